@@ -1,0 +1,43 @@
+import { z } from "zod";
+
+/** IANA zone names are checked against the runtime's own time-zone database. */
+export function isValidTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const PLUGIN_ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
+export const CHANNEL_PATTERN = /^[A-Za-z0-9._-]+$/;
+
+export const configSchema = z.strictObject({
+  $schema: z.string().optional(),
+  pluginId: z
+    .string()
+    .regex(PLUGIN_ID_PATTERN, "must be lower-case letters, digits, '.', '_' or '-' (it becomes part of file names and URLs)"),
+  displayName: z.string().min(1, "must not be empty"),
+  publisher: z.string().min(1, "must not be empty"),
+  appUrl: z
+    .url({ protocol: /^https?$/, error: "must be an absolute http(s) URL such as https://example.com" })
+    .transform((u) => u.replace(/\/+$/, "")),
+  channel: z.string().regex(CHANNEL_PATTERN, "may hold only letters, digits, '.', '_' and '-'").default("stable"),
+  timezone: z
+    .string()
+    .refine(isValidTimeZone, "is not an IANA time zone name (for example Europe/Berlin or America/New_York)")
+    .optional(),
+  store: z.string().min(1).default("file://./public-store"),
+  assistantIntegration: z.array(z.string()).optional(),
+  artifactType: z.literal("dmg").default("dmg"),
+});
+
+export type RelcastConfigInput = z.input<typeof configSchema>;
+export type RelcastConfig = z.output<typeof configSchema> & {
+  /** Folder the config file was read from; relative store paths resolve against it. */
+  baseDir: string;
+  /** Where the config came from, for messages. */
+  source: string;
+  timezone: string;
+};

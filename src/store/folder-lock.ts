@@ -1,0 +1,59 @@
+import { open, readFile, unlink } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { RelcastError } from "../core/errors.js";
+
+const STALE_AFTER_MS = 10_000;
+const GIVE_UP_AFTER_MS = 60_000;
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * A lock file created with O_EXCL guards the tiny compare-and-rename section
+ * of a conditional write. A lock left by a killed process is taken over when
+ * its owner is gone or it is older than any critical section can be.
+ */
+export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>): Promise<T> {
+  const token = `${process.pid}:${Date.now()}:${randomBytes(6).toString("hex")}`;
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fh = await open(lockPath, "wx");
+      await fh.writeFile(token);
+      await fh.close();
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      await breakIfStale(lockPath);
+      if (Date.now() - started > GIVE_UP_AFTER_MS) {
+        throw new RelcastError("E_STORE", `timed out waiting for lock ${lockPath}`, "another relcast process holds it; if none runs, delete the lock file");
+      }
+      await new Promise((r) => setTimeout(r, Math.min(50, 2 + attempt) + Math.random() * 10));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    const current = await readFile(lockPath, "utf8").catch(() => "");
+    if (current === token) await unlink(lockPath).catch(() => undefined);
+  }
+}
+
+async function breakIfStale(lockPath: string): Promise<void> {
+  const content = await readFile(lockPath, "utf8").catch(() => undefined);
+  if (content === undefined) return;
+  const [pidText, timeText] = content.split(":");
+  const pid = Number(pidText);
+  const age = Date.now() - Number(timeText);
+  const stale = (Number.isInteger(pid) && pid > 0 && !processAlive(pid)) || !(age < STALE_AFTER_MS);
+  if (!stale) return;
+  // Re-read just before removing so a lock taken over meanwhile is left alone.
+  const again = await readFile(lockPath, "utf8").catch(() => undefined);
+  if (again === content) await unlink(lockPath).catch(() => undefined);
+}

@@ -1,0 +1,57 @@
+import type { Readable } from "node:stream";
+
+/** What a store knows about one object. `etag` is opaque: only compare it for equality. */
+export interface ObjectMeta {
+  key: string;
+  size: number;
+  etag: string;
+  lastModified: Date;
+  contentType?: string;
+  cacheControl?: string;
+}
+
+export type PutBody = Buffer | string | { file: string };
+
+export interface PutOptions {
+  contentType: string;
+  cacheControl?: string;
+  /** `*`: create only; fails with PreconditionFailedError when the key exists. */
+  ifNoneMatch?: "*";
+  /** Replace only if the current ETag equals this one. */
+  ifMatch?: string;
+}
+
+export interface ByteRange {
+  start: number;
+  /** Inclusive end. */
+  end: number;
+}
+
+/** Where objects live, in the §2.6 `<store_scheme>://<bucket>` form. */
+export interface StoreLocation {
+  scheme: "file" | "s3";
+  bucket: string;
+  /** Key prefix inside the bucket, without leading or trailing slash ("" for none). */
+  prefix: string;
+}
+
+/**
+ * The few verbs the pipeline needs. Keys are relative to the store root
+ * (`releases/1.2.0/x.dmg`). Conditional writes throw PreconditionFailedError.
+ */
+export interface ObjectStore {
+  readonly location: StoreLocation;
+  /** `<scheme>://<bucket>[/<prefix>]/<key>`, the object-store URI of §2.6. */
+  uriFor(key: string): string;
+  head(key: string): Promise<ObjectMeta | undefined>;
+  get(key: string): Promise<{ body: Buffer; meta: ObjectMeta } | undefined>;
+  getStream(key: string, range?: ByteRange): Promise<{ stream: Readable; meta: ObjectMeta } | undefined>;
+  put(key: string, body: PutBody, options: PutOptions): Promise<{ etag: string }>;
+  /** Server-side copy where the store supports it. Overwrites unless options say otherwise. */
+  copy(fromKey: string, toKey: string, options: PutOptions): Promise<{ etag: string }>;
+  list(prefix: string): AsyncIterable<ObjectMeta>;
+  delete(key: string): Promise<void>;
+  /** Throws a RelcastError E_STORE naming the fix when the store cannot be used. */
+  checkReachable(): Promise<void>;
+  close?(): Promise<void>;
+}
