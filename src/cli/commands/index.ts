@@ -1,0 +1,8 @@
+import type { Command } from "commander";
+
+/**
+ * Every `relcast <command>` is one file in this folder exporting a
+ * `register<Name>(program)` function; this list is the whole CLI.
+ */
+export const commandRegistrations: Array<(program: Command) => void> = [
+];

@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from "commander";
+import { commandRegistrations } from "./commands/index.js";
+import { reportError } from "./report-error.js";
+
+/** Entry point of the `relcast` binary: builds the command tree and maps errors to exit codes. */
+export function buildProgram(): Command {
+  const program = new Command("relcast")
+    .description("Publish self-updating macOS plugin releases: zip, sign, upload, catalog, appcast.")
+    .option("--debug", "print stack traces and debug logs")
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride();
+  for (const register of commandRegistrations) register(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === "number" ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // commander already printed its message (or help/version).
+      return err.exitCode === 0 ? 0 : 2;
+    }
+    return reportError(err, { debug: argv.includes("--debug") });
+  }
+}
+
+const code = await main(process.argv);
+process.exitCode = code;
