@@ -1,0 +1,61 @@
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import type { S3Client } from "@aws-sdk/client-s3";
+import { Upload } from "@aws-sdk/lib-storage";
+import type { UploadProgress } from "./s3-options.js";
+
+export interface FileUploadRequest {
+  client: S3Client;
+  bucket: string;
+  /** Full key, prefix included. */
+  key: string;
+  file: string;
+  contentType: string;
+  cacheControl?: string;
+  ifNoneMatch?: "*";
+  ifMatch?: string;
+  partSizeBytes: number;
+  queueSize: number;
+  /** Reported with the store-relative key. */
+  progressKey: string;
+  onProgress?: (progress: UploadProgress) => void;
+}
+
+/**
+ * Streams a file from disk with lib-storage: one PutObject when it fits in a
+ * part, otherwise a multipart upload with `queueSize` parts in flight. Only
+ * partSize × queueSize bytes are held in memory.
+ *
+ * Conditions ride along in `params`: Upload spreads them into PutObject and
+ * CompleteMultipartUpload (where S3 evaluates them) and the serializers of
+ * CreateMultipartUpload/UploadPart drop members their request shapes lack.
+ * A failed upload (lost condition included) is aborted so no parts linger.
+ */
+export async function uploadFile(req: FileUploadRequest): Promise<{ etag: string }> {
+  const { size } = await stat(req.file);
+  const upload = new Upload({
+    client: req.client,
+    partSize: req.partSizeBytes,
+    queueSize: req.queueSize,
+    leavePartsOnError: false,
+    params: {
+      Bucket: req.bucket,
+      Key: req.key,
+      Body: createReadStream(req.file, { highWaterMark: 1024 * 1024 }),
+      ContentLength: size,
+      ContentType: req.contentType,
+      ...(req.cacheControl !== undefined && { CacheControl: req.cacheControl }),
+      ...(req.ifNoneMatch !== undefined && { IfNoneMatch: req.ifNoneMatch }),
+      ...(req.ifMatch !== undefined && { IfMatch: req.ifMatch }),
+    },
+  });
+  const onProgress = req.onProgress;
+  if (onProgress) {
+    upload.on("httpUploadProgress", (p) => {
+      onProgress({ key: req.progressKey, loaded: p.loaded ?? 0, total: p.total ?? size });
+    });
+  }
+  const result = await upload.done();
+  if (!result.ETag) throw new Error(`upload of ${req.key} returned no ETag`);
+  return { etag: result.ETag };
+}

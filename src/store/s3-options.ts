@@ -1,0 +1,46 @@
+/** Bytes sent so far for one upload; `total` is unknown only for streams of unknown size. */
+export interface UploadProgress {
+  key: string;
+  loaded: number;
+  total?: number;
+}
+
+export type ChecksumMode = "WHEN_SUPPORTED" | "WHEN_REQUIRED";
+
+/**
+ * Settings of one S3 (or S3-compatible) store. Credentials never appear here:
+ * they come from the standard AWS chain (env, shared profile, web identity).
+ */
+export interface S3StoreOptions {
+  bucket: string;
+  /** Key prefix inside the bucket, without leading or trailing slash. */
+  prefix?: string;
+  /** Falls back to AWS_REGION / the profile when absent. */
+  region?: string;
+  /** For R2, B2, MinIO and test servers. */
+  endpoint?: string;
+  forcePathStyle?: boolean;
+  /** `WHEN_REQUIRED` for providers that reject the SDK's default CRC checksums (R2, B2). */
+  requestChecksumCalculation?: ChecksumMode;
+  /** Multipart part size for file uploads; S3 requires at least 5 MiB. */
+  partSizeBytes?: number;
+  /** Parts uploaded in parallel per file. */
+  queueSize?: number;
+  onProgress?: (progress: UploadProgress) => void;
+}
+
+export const MIN_PART_SIZE = 5 * 1024 * 1024;
+export const DEFAULT_PART_SIZE = 8 * 1024 * 1024;
+export const DEFAULT_QUEUE_SIZE = 4;
+/** SDK attempts per request (standard retry mode: backoff on 5xx, throttling, network). */
+export const MAX_ATTEMPTS = 5;
+
+/** `releases/x.dmg` → `<prefix>/releases/x.dmg`. */
+export function fullKey(prefix: string, key: string): string {
+  return prefix === "" ? key : `${prefix}/${key}`;
+}
+
+/** Trims slashes so `a/b/`, `/a/b` and `a/b` name the same prefix. */
+export function normalizePrefix(prefix: string | undefined): string {
+  return (prefix ?? "").replace(/^\/+|\/+$/g, "");
+}

@@ -1,0 +1,176 @@
+import type { Readable } from "node:stream";
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+} from "@aws-sdk/client-s3";
+import { PreconditionFailedError } from "../core/errors.js";
+import type { ByteRange, ObjectMeta, ObjectStore, PutBody, PutOptions, StoreLocation } from "./object-store.js";
+import { assertSafeKey } from "./object-key.js";
+import { createS3Client } from "./s3-client.js";
+import { isNotFound, mapS3Error, type WriteCondition } from "./s3-errors.js";
+import { uploadFile } from "./s3-file-upload.js";
+import { copySource, metaFromHeaders } from "./s3-object-meta.js";
+import { DEFAULT_PART_SIZE, DEFAULT_QUEUE_SIZE, MIN_PART_SIZE, fullKey, normalizePrefix, type S3StoreOptions } from "./s3-options.js";
+import { abortStaleMultipartUploads, type StaleUploadSweep } from "./s3-stale-uploads.js";
+
+/** The S3 store adds one maintenance verb beyond ObjectStore, for `relcast gc`. */
+export interface S3Store extends ObjectStore {
+  abortStaleUploads(olderThan: Date): Promise<StaleUploadSweep>;
+}
+
+function conditionOf(options: PutOptions): WriteCondition | undefined {
+  return options.ifNoneMatch ? "if-none-match" : options.ifMatch !== undefined ? "if-match" : undefined;
+}
+
+export function createS3Store(options: S3StoreOptions): S3Store {
+  const client = createS3Client(options);
+  const bucket = options.bucket;
+  const prefix = normalizePrefix(options.prefix);
+  const partSizeBytes = Math.max(options.partSizeBytes ?? DEFAULT_PART_SIZE, MIN_PART_SIZE);
+  const queueSize = Math.max(1, options.queueSize ?? DEFAULT_QUEUE_SIZE);
+  const location: StoreLocation = { scheme: "s3", bucket, prefix };
+  const abs = (key: string) => fullKey(prefix, assertSafeKey(key));
+  const ctx = (operation: string, key?: string, condition?: WriteCondition) => ({
+    operation,
+    bucket,
+    ...(key !== undefined && { key: fullKey(prefix, key) }),
+    ...(options.endpoint !== undefined && { endpoint: options.endpoint }),
+    ...(condition !== undefined && { condition }),
+  });
+  // PreconditionFailedError carries the store-relative key the caller used.
+  const rekey = (err: Error, key: string) => (err instanceof PreconditionFailedError ? new PreconditionFailedError(key, err.condition) : err);
+
+  async function head(key: string): Promise<ObjectMeta | undefined> {
+    try {
+      return metaFromHeaders(key, await client.send(new HeadObjectCommand({ Bucket: bucket, Key: abs(key) })));
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw mapS3Error(err, ctx("HeadObject", key));
+    }
+  }
+
+  async function getStream(key: string, range?: ByteRange): Promise<{ stream: Readable; meta: ObjectMeta } | undefined> {
+    try {
+      const res = await client.send(
+        new GetObjectCommand({ Bucket: bucket, Key: abs(key), ...(range && { Range: `bytes=${range.start}-${range.end}` }) }),
+      );
+      return { stream: res.Body as Readable, meta: metaFromHeaders(key, res) };
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw mapS3Error(err, ctx("GetObject", key));
+    }
+  }
+
+  async function get(key: string): Promise<{ body: Buffer; meta: ObjectMeta } | undefined> {
+    try {
+      const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: abs(key) }));
+      const bytes = res.Body ? await res.Body.transformToByteArray() : new Uint8Array();
+      return { body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), meta: metaFromHeaders(key, res) };
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw mapS3Error(err, ctx("GetObject", key));
+    }
+  }
+
+  async function put(key: string, body: PutBody, opts: PutOptions): Promise<{ etag: string }> {
+    const condition = conditionOf(opts);
+    const Key = abs(key);
+    try {
+      if (typeof body === "object" && !Buffer.isBuffer(body)) {
+        return await uploadFile({
+          client, bucket, key: Key, file: body.file, contentType: opts.contentType, partSizeBytes, queueSize, progressKey: key,
+          ...(opts.cacheControl !== undefined && { cacheControl: opts.cacheControl }),
+          ...(opts.ifNoneMatch !== undefined && { ifNoneMatch: opts.ifNoneMatch }),
+          ...(opts.ifMatch !== undefined && { ifMatch: opts.ifMatch }),
+          ...(options.onProgress !== undefined && { onProgress: options.onProgress }),
+        });
+      }
+      const res = await client.send(
+        new PutObjectCommand({
+          Bucket: bucket, Key, Body: body, ContentType: opts.contentType,
+          ...(opts.cacheControl !== undefined && { CacheControl: opts.cacheControl }),
+          ...(opts.ifNoneMatch !== undefined && { IfNoneMatch: opts.ifNoneMatch }),
+          ...(opts.ifMatch !== undefined && { IfMatch: opts.ifMatch }),
+        }),
+      );
+      return { etag: res.ETag ?? "" };
+    } catch (err) {
+      throw rekey(mapS3Error(err, ctx("PutObject", key, condition)), key);
+    }
+  }
+
+  async function copy(fromKey: string, toKey: string, opts: PutOptions): Promise<{ etag: string }> {
+    const condition = conditionOf(opts);
+    // Some S3-compatible servers (moto, older MinIO) ignore conditions on
+    // CopyObject; a HEAD first gives them at least the sequential guarantee.
+    if (condition) {
+      const current = await head(toKey);
+      if (opts.ifNoneMatch && current) throw new PreconditionFailedError(toKey, "if-none-match");
+      if (opts.ifMatch !== undefined && current?.etag !== opts.ifMatch) throw new PreconditionFailedError(toKey, "if-match");
+    }
+    try {
+      const res = await client.send(
+        new CopyObjectCommand({
+          Bucket: bucket, Key: abs(toKey), CopySource: copySource(bucket, abs(fromKey)),
+          MetadataDirective: "REPLACE", ContentType: opts.contentType,
+          ...(opts.cacheControl !== undefined && { CacheControl: opts.cacheControl }),
+          ...(opts.ifNoneMatch !== undefined && { IfNoneMatch: opts.ifNoneMatch }),
+          ...(opts.ifMatch !== undefined && { IfMatch: opts.ifMatch }),
+        }),
+      );
+      return { etag: res.CopyObjectResult?.ETag ?? "" };
+    } catch (err) {
+      throw rekey(mapS3Error(err, ctx(`CopyObject from ${fullKey(prefix, fromKey)} to`, toKey, condition)), toKey);
+    }
+  }
+
+  async function* list(listPrefix: string): AsyncIterable<ObjectMeta> {
+    const root = prefix === "" ? "" : `${prefix}/`;
+    let token: string | undefined;
+    do {
+      let page;
+      try {
+        page = await client.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: root + listPrefix, ...(token !== undefined && { ContinuationToken: token }) }),
+        );
+      } catch (err) {
+        throw mapS3Error(err, ctx("ListObjectsV2", listPrefix));
+      }
+      for (const o of page.Contents ?? []) {
+        if (!o.Key) continue;
+        yield { key: o.Key.slice(root.length), size: o.Size ?? 0, etag: o.ETag ?? "", lastModified: o.LastModified ?? new Date(0) };
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token !== undefined);
+  }
+
+  async function remove(key: string): Promise<void> {
+    try {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: abs(key) }));
+    } catch (err) {
+      if (isNotFound(err)) return;
+      throw mapS3Error(err, ctx("DeleteObject", key));
+    }
+  }
+
+  async function checkReachable(): Promise<void> {
+    try {
+      await client.send(new HeadBucketCommand({ Bucket: bucket }));
+    } catch (err) {
+      throw mapS3Error(err, ctx("HeadBucket"));
+    }
+  }
+
+  return {
+    location,
+    uriFor: (key) => `s3://${bucket}/${abs(key)}`,
+    head, get, getStream, put, copy, list, delete: remove, checkReachable,
+    abortStaleUploads: (olderThan) => abortStaleMultipartUploads(client, bucket, prefix, olderThan),
+    close: async () => client.destroy(),
+  };
+}
