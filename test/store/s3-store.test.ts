@@ -1,0 +1,118 @@
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { writeFile, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RelcastError } from "../../src/core/errors.js";
+import { CACHE_IMMUTABLE } from "../../src/store/content-types.js";
+import { createS3Store } from "../../src/store/s3-store.js";
+import type { S3StoreOptions, UploadProgress } from "../../src/store/s3-options.js";
+import { MOTO_ENV, motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
+import { runStoreContract } from "./store-contract.js";
+
+const BUCKET = "relcast-contract";
+const reason = motoUnavailableReason();
+let moto: MotoServer | undefined;
+
+async function aws(...args: string[]): Promise<unknown> {
+  const { stdout } = await promisify(execFile)("aws", ["--endpoint-url", moto!.endpoint, "--output", "json", ...args], {
+    env: { ...process.env, ...MOTO_ENV },
+  });
+  return stdout.trim() === "" ? undefined : JSON.parse(stdout);
+}
+
+function storeOptions(extra: Partial<S3StoreOptions> = {}): S3StoreOptions {
+  return {
+    bucket: BUCKET,
+    prefix: `t-${randomBytes(4).toString("hex")}`,
+    region: "us-east-1",
+    endpoint: moto!.endpoint,
+    forcePathStyle: true,
+    partSizeBytes: 5 * 1024 * 1024,
+    queueSize: 4,
+    ...extra,
+  };
+}
+
+if (reason) {
+  console.warn(`S3 store tests skipped: ${reason}`);
+  describe.skip(`S3 store against moto_server (skipped: ${reason})`, () => {
+    it("needs moto_server", () => undefined);
+  });
+} else {
+  beforeAll(async () => {
+    moto = await startMotoServer();
+    await aws("s3api", "create-bucket", "--bucket", BUCKET);
+  });
+  afterAll(async () => {
+    await moto?.stop();
+  });
+
+  runStoreContract("s3 (moto)", async () => createS3Store(storeOptions()), { report: (line) => console.log(line) });
+
+  describe("S3 store specifics against moto_server", () => {
+    it("is visible to the aws cli with the ContentType and CacheControl it was put with", async () => {
+      const options = storeOptions();
+      const store = createS3Store(options);
+      await store.put("releases/1.0.0/p.dmg", "dmg bytes", { contentType: "application/x-apple-diskimage", cacheControl: CACHE_IMMUTABLE });
+      const head = (await aws("s3api", "head-object", "--bucket", BUCKET, "--key", `${options.prefix}/releases/1.0.0/p.dmg`)) as Record<string, unknown>;
+      expect(head.ContentType).toBe("application/x-apple-diskimage");
+      expect(head.CacheControl).toBe(CACHE_IMMUTABLE);
+      expect(head.ContentLength).toBe(9);
+      expect(store.uriFor("releases/1.0.0/p.dmg")).toBe(`s3://${BUCKET}/${options.prefix}/releases/1.0.0/p.dmg`);
+      await store.close?.();
+    });
+
+    it("uploads a file in parallel parts, reports progress, and leaves no parts after a lost create", async () => {
+      const progress: UploadProgress[] = [];
+      const options = storeOptions({ onProgress: (p) => progress.push(p) });
+      const store = createS3Store(options);
+      const dir = await mkdtemp(path.join(tmpdir(), "relcast-s3-"));
+      try {
+        const file = path.join(dir, "p.dmg");
+        await writeFile(file, randomBytes(12 * 1024 * 1024));
+        const { etag } = await store.put("releases/1.0.0/p.dmg", { file }, { contentType: "application/x-apple-diskimage", ifNoneMatch: "*" });
+        expect(etag).toMatch(/-3"?$/); // multipart ETag: md5-of-parts "-<partCount>"
+        expect(progress.at(-1)).toMatchObject({ key: "releases/1.0.0/p.dmg", loaded: 12 * 1024 * 1024, total: 12 * 1024 * 1024 });
+        await expect(store.put("releases/1.0.0/p.dmg", { file }, { contentType: "application/x-apple-diskimage", ifNoneMatch: "*" })).rejects.toThrow(/precondition/);
+        const pending = (await aws("s3api", "list-multipart-uploads", "--bucket", BUCKET, "--prefix", `${options.prefix}/`)) as { Uploads?: unknown[] } | undefined;
+        expect(pending?.Uploads ?? []).toHaveLength(0);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+        await store.close?.();
+      }
+    });
+
+    it("aborts stale incomplete multipart uploads under its prefix only", async () => {
+      const options = storeOptions();
+      const store = createS3Store(options);
+      await aws("s3api", "create-multipart-upload", "--bucket", BUCKET, "--key", `${options.prefix}/releases/9.9.9/p.dmg`);
+      await aws("s3api", "create-multipart-upload", "--bucket", BUCKET, "--key", `elsewhere-${options.prefix}/p.dmg`);
+      const sweep = await store.abortStaleUploads(new Date(Date.now() + 60_000));
+      expect(sweep.aborted.map((a) => a.key)).toEqual([`${options.prefix}/releases/9.9.9/p.dmg`]);
+      const left = (await aws("s3api", "list-multipart-uploads", "--bucket", BUCKET)) as { Uploads?: { Key: string }[] };
+      expect(left.Uploads?.map((u) => u.Key)).toContain(`elsewhere-${options.prefix}/p.dmg`);
+      expect((await store.abortStaleUploads(new Date(0))).aborted).toHaveLength(0);
+      await store.close?.();
+    });
+
+    it("explains a missing bucket and an unreachable endpoint as E_STORE with a fix", async () => {
+      const missing = createS3Store(storeOptions({ bucket: "no-such-bucket-here" }));
+      const err = await missing.checkReachable().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RelcastError);
+      expect((err as RelcastError).code).toBe("E_STORE");
+      expect((err as RelcastError).message).toMatch(/bucket "no-such-bucket-here" does not exist/);
+      expect((err as RelcastError).hint).toMatch(/create the bucket/);
+
+      const closed = createS3Store(storeOptions({ endpoint: "http://127.0.0.1:9" }));
+      const down = await closed.checkReachable().catch((e: unknown) => e);
+      expect((down as RelcastError).code).toBe("E_STORE");
+      expect((down as RelcastError).message).toMatch(/unreachable/);
+      expect((down as RelcastError).hint).toMatch(/s3\.endpoint/);
+      await missing.close?.();
+      await closed.close?.();
+    });
+  });
+}
