@@ -31,6 +31,21 @@ export const configSchema = z.strictObject({
   store: z.string().min(1).default("file://./public-store"),
   assistantIntegration: z.array(z.string()).optional(),
   artifactType: z.literal("dmg").default("dmg"),
+  /** Only for s3:// stores; credentials always come from the standard AWS chain. */
+  s3: z
+    .strictObject({
+      region: z.string().min(1).optional(),
+      endpoint: z.url({ error: "must be an absolute URL such as http://127.0.0.1:9000" }).optional(),
+      forcePathStyle: z.boolean().optional(),
+      requestChecksumCalculation: z.enum(["WHEN_SUPPORTED", "WHEN_REQUIRED"]).optional(),
+    })
+    .optional(),
+  cacheControl: z
+    .strictObject({
+      immutable: z.string().min(1).optional(),
+      mutable: z.string().min(1).optional(),
+    })
+    .optional(),
 });
 
 export type RelcastConfigInput = z.input<typeof configSchema>;

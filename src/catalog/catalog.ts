@@ -1,0 +1,54 @@
+import semver from "semver";
+import { RelcastError } from "../core/errors.js";
+import { catalogSchema, type Catalog, type ReleaseRecord } from "../release/record-schema.js";
+import { fromTimestamp } from "../release/timestamps.js";
+
+/** Newest first by publication time; equal times fall back to the higher semver first. */
+export function compareNewestFirst(a: ReleaseRecord, b: ReleaseRecord): number {
+  const ta = fromTimestamp(a.publishedAt).getTime() * 1e6 + (a.publishedAt._nanoseconds % 1e6);
+  const tb = fromTimestamp(b.publishedAt).getTime() * 1e6 + (b.publishedAt._nanoseconds % 1e6);
+  if (ta !== tb) return tb - ta;
+  const va = semver.valid(a.version);
+  const vb = semver.valid(b.version);
+  if (va && vb) return semver.rcompare(va, vb);
+  return a.version < b.version ? 1 : a.version > b.version ? -1 : 0;
+}
+
+export function buildCatalog(pluginId: string, records: readonly ReleaseRecord[]): Catalog {
+  const versions = [...records].sort(compareNewestFirst);
+  return { pluginId, count: versions.length, versions };
+}
+
+/** Adds or replaces (same version) one record. */
+export function mergeIntoCatalog(current: Catalog | undefined, pluginId: string, record: ReleaseRecord): Catalog {
+  const others = (current?.versions ?? []).filter((r) => r.version !== record.version);
+  return buildCatalog(pluginId, [...others, record]);
+}
+
+export function serializeCatalog(catalog: Catalog): string {
+  return JSON.stringify(catalog, null, 2) + "\n";
+}
+
+/** Parses the catalog read from a store; a hand-edited broken file is a clear error, never overwritten. */
+export function parseCatalog(text: string, source: string): Catalog {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new RelcastError(
+      "E_CATALOG",
+      `the catalog ${source} is not valid JSON (${(err as Error).message})`,
+      "restore it from the records with `relcast rebuild` (each release keeps releases/<version>/release.json)",
+    );
+  }
+  const parsed = catalogSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new RelcastError(
+      "E_CATALOG",
+      `the catalog ${source} does not match the §2.5 envelope: ${issue?.path.join(".") || "(root)"} ${issue?.message ?? ""}`.trim(),
+      "restore it from the records with `relcast rebuild`",
+    );
+  }
+  return parsed.data;
+}

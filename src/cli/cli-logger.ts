@@ -1,0 +1,22 @@
+import { createLogger, type Logger } from "../core/logger.js";
+import { maskSecrets } from "../core/secrets.js";
+import { inGitHubActions } from "./github-actions.js";
+
+/** Plain stderr lines, or GitHub Actions groups and annotations when run there. */
+export function cliLogger(options: { quiet: boolean; debug: boolean }): Logger {
+  const base = createLogger(options);
+  if (!inGitHubActions()) return base;
+  const write = (line: string) => process.stdout.write(maskSecrets(line) + "\n");
+  return {
+    ...base,
+    warn: (m) => write(`::warning::${m.replace(/\r?\n/g, "%0A")}`),
+    async group(title, fn) {
+      write(`::group::${title}`);
+      try {
+        return await fn();
+      } finally {
+        write("::endgroup::");
+      }
+    },
+  };
+}

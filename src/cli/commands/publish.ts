@@ -1,0 +1,85 @@
+import { Command, Option } from "commander";
+import { RelcastError } from "../../core/errors.js";
+import { loadConfig } from "../../config/load-config.js";
+import { runRelease } from "../../release/pipeline.js";
+import { formatPlan } from "../../release/release-plan.js";
+import { normalizeVersion } from "../../release/version-input.js";
+import { loadSigningKey } from "../../sparkle/signing-key.js";
+import { openStore } from "../../store/open-store.js";
+import { cliLogger } from "../cli-logger.js";
+import { addMask } from "../github-actions.js";
+import { reportPublished } from "../publish-report.js";
+
+interface PublishFlags {
+  version: string;
+  app: string;
+  dmg: string;
+  notes: string;
+  summary?: string;
+  buildNumber?: string;
+  config?: string;
+  store?: string;
+  channel?: string;
+  keyFile?: string;
+  publishedAt?: string;
+  dryRun?: boolean;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+function parseBuildNumber(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(text)) throw new RelcastError("E_USAGE", `--build-number "${text}" is not a non-negative integer`, "pass the integer CFBundleVersion, e.g. --build-number 42");
+  return Number(text);
+}
+
+function parsePublishedAt(text: string | undefined): Date | undefined {
+  if (text === undefined) return undefined;
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime()) || !/^\d{4}-\d{2}-\d{2}T/.test(text)) {
+    throw new RelcastError("E_USAGE", `--published-at "${text}" is not an ISO 8601 timestamp`, "use e.g. 2026-01-31T12:00:00.000Z");
+  }
+  return date;
+}
+
+export function registerPublish(program: Command): void {
+  program
+    .command("publish")
+    .description("zip, sign and publish one release; then update catalog and appcast")
+    .requiredOption("--version <semver>", "release version (a leading v is stripped)")
+    .requiredOption("--app <dir>", "built plugin bundle folder (holds Contents/Info.plist)")
+    .requiredOption("--dmg <file>", "disk image to publish")
+    .requiredOption("--notes <file>", "release notes, one bullet per line")
+    .option("--summary <text>", "one-line summary (default: the first note)")
+    .option("--build-number <n>", "build number when CFBundleVersion is not an integer")
+    .option("--config <file>", "config file", "relcast.config.json")
+    .option("--store <url>", "file:///abs, file://./rel or s3://bucket[/prefix] (overrides config)")
+    .option("--channel <name>", "release channel (overrides config)")
+    .option("--key-file <file>", "base64 Ed25519 key (else $RELCAST_SIGNING_KEY)")
+    .addOption(new Option("--published-at <iso>", "publication time (migration and reproducible builds)").hideHelp())
+    .option("--dry-run", "print the plan and write nothing")
+    .option("--json", "print the record as JSON on stdout")
+    .option("-q, --quiet", "only errors on stderr")
+    .action(async (flags: PublishFlags, command: Command) => {
+      const debug = Boolean(command.optsWithGlobals().debug);
+      const logger = cliLogger({ quiet: Boolean(flags.quiet), debug });
+      const version = normalizeVersion(flags.version);
+      const key = await loadSigningKey(flags.keyFile);
+      addMask(process.env.RELCAST_SIGNING_KEY ?? "");
+      const config = await loadConfig(flags.config, { store: flags.store, channel: flags.channel });
+      const store = await openStore(config.store, flags.store ? process.cwd() : config.baseDir, { s3: config.s3 });
+      try {
+        const ctx = await runRelease({
+          config, logger, store, key,
+          inputs: {
+            version, appDir: flags.app, dmgFile: flags.dmg, notesFile: flags.notes, summary: flags.summary,
+            buildNumber: parseBuildNumber(flags.buildNumber), publishedAt: parsePublishedAt(flags.publishedAt), dryRun: Boolean(flags.dryRun),
+          },
+        });
+        if (flags.dryRun) process.stderr.write(formatPlan(ctx.plan!) + "\n");
+        reportPublished(ctx, { json: Boolean(flags.json) });
+      } finally {
+        await store.close?.();
+      }
+    });
+}

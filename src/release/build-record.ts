@@ -1,0 +1,72 @@
+import type { RelcastConfig } from "../config/schema.js";
+import type { ObjectStore } from "../store/object-store.js";
+import type { ReleaseNotes } from "./release-notes.js";
+import type { ReleaseRecord } from "./record-schema.js";
+import type { LocalArtifact } from "./release-context.js";
+import {
+  APPCAST_KEY, dmgFileName, latestKey, publicAppcastUrl, publicDownloadUrl, versionedKey, zipFileName,
+} from "./release-layout.js";
+import { publishedTimes } from "./timestamps.js";
+
+export interface RecordInputs {
+  config: RelcastConfig;
+  store: ObjectStore;
+  version: string;
+  summary: string;
+  notes: ReleaseNotes;
+  dmg: LocalArtifact;
+  zip: LocalArtifact;
+  buildNumber: number;
+  edSignature: string;
+  minimumSystemVersion?: string | undefined;
+  publishedAt: Date;
+}
+
+/** The §2.6 record, every field in the spec's form. Pure: no I/O. */
+export function buildRecord(input: RecordInputs): ReleaseRecord {
+  const { config, store, version } = input;
+  const dmgName = dmgFileName(config.pluginId, version);
+  const zipName = zipFileName(config.pluginId, version);
+  const times = publishedTimes(input.publishedAt, config.timezone);
+  const dmgUrl = publicDownloadUrl(config.appUrl, dmgName);
+  const record: ReleaseRecord = {
+    pluginId: config.pluginId,
+    displayName: config.displayName,
+    publisher: config.publisher,
+    version,
+    semver: version,
+    channel: config.channel,
+    artifactType: config.artifactType,
+    summary: input.summary,
+    releaseNotes: input.notes.text,
+    releaseNotesList: input.notes.list,
+    sizeBytes: input.dmg.sizeBytes,
+    sha256: input.dmg.sha256,
+    downloadUrl: store.uriFor(versionedKey(version, dmgName)),
+    publicDownloadUrl: dmgUrl,
+    publicLatestDownloadUrl: dmgUrl,
+    appcastUrl: store.uriFor(APPCAST_KEY),
+    publicAppcastUrl: publicAppcastUrl(config.appUrl, config.pluginId),
+    objectStore: {
+      bucket: store.location.bucket,
+      objectPath: versionedKey(version, dmgName),
+      artifactFileName: dmgName,
+      latestObjectPath: latestKey(dmgName),
+    },
+    autoupdate: {
+      publicDownloadUrl: publicDownloadUrl(config.appUrl, zipName),
+      buildNumber: input.buildNumber,
+      edSignature: input.edSignature,
+      sizeBytes: input.zip.sizeBytes,
+      sha256: input.zip.sha256,
+      ...(input.minimumSystemVersion ? { minimumSystemVersion: input.minimumSystemVersion } : {}),
+    },
+    ...(config.assistantIntegration ? { assistantIntegration: config.assistantIntegration } : {}),
+    publishedAt: times.publishedAt,
+    publishedAtIso: times.publishedAtIso,
+    publishedAtLocal: times.publishedAtLocal,
+    publishedAtTimezone: times.publishedAtTimezone,
+    updatedAt: times.publishedAt,
+  };
+  return record;
+}

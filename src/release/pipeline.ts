@@ -1,0 +1,40 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { feedsStep } from "../steps/feeds/index.js";
+import { latestStep } from "../steps/latest/index.js";
+import { planStep } from "../steps/plan/index.js";
+import { preflightStep } from "../steps/preflight/index.js";
+import { signStep } from "../steps/sign/index.js";
+import { recordStep, uploadStep } from "../steps/upload/index.js";
+import { zipStep } from "../steps/zip/index.js";
+import type { ReleaseContext } from "./release-context.js";
+import type { Step } from "./step.js";
+
+/** A release, in order. Everything before `upload` only reads. */
+export const PLAN_STEPS: readonly Step[] = [preflightStep, zipStep, signStep, planStep];
+export const APPLY_STEPS: readonly Step[] = [uploadStep, recordStep, latestStep, feedsStep];
+
+export async function runSteps(ctx: ReleaseContext, steps: readonly Step[]): Promise<void> {
+  for (const step of steps) {
+    const reason = step.skip?.(ctx);
+    if (reason) {
+      ctx.logger.debug(`${step.name}: skipped (${reason})`);
+      continue;
+    }
+    await ctx.logger.group(step.name, () => step.run(ctx));
+  }
+}
+
+/** Runs the plan steps and, unless dry-run, the apply steps; the work folder is always removed. */
+export async function runRelease(ctx: Omit<ReleaseContext, "workDir" | "written">): Promise<ReleaseContext> {
+  const workDir = await mkdtemp(path.join(os.tmpdir(), "relcast-"));
+  const full: ReleaseContext = { ...ctx, workDir, written: [] };
+  try {
+    await runSteps(full, PLAN_STEPS);
+    if (!full.inputs.dryRun) await runSteps(full, APPLY_STEPS);
+    return full;
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}

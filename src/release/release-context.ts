@@ -1,0 +1,58 @@
+import type { RelcastConfig } from "../config/schema.js";
+import type { Logger } from "../core/logger.js";
+import type { BundleInfo } from "../bundle/info-plist.js";
+import type { ObjectStore } from "../store/object-store.js";
+import type { SigningKey } from "../sparkle/signing-key.js";
+import type { ReleaseNotes } from "./release-notes.js";
+import type { ReleaseRecord } from "./record-schema.js";
+import type { ReleasePlan } from "./release-plan.js";
+
+export interface ReleaseInputs {
+  version: string;
+  appDir: string;
+  dmgFile: string;
+  notesFile: string;
+  summary?: string | undefined;
+  buildNumber?: number | undefined;
+  /** Fixed publication time (migration, reproducible tests); default now. */
+  publishedAt?: Date | undefined;
+  dryRun: boolean;
+}
+
+export interface LocalArtifact {
+  file: string;
+  sizeBytes: number;
+  sha256: string;
+}
+
+/**
+ * The one object every step reads and writes. Steps fill the optional
+ * fields in pipeline order; a step that needs a field a previous step
+ * should have set calls `need()`.
+ */
+export interface ReleaseContext {
+  config: RelcastConfig;
+  inputs: ReleaseInputs;
+  logger: Logger;
+  store: ObjectStore;
+  key: SigningKey;
+  /** Temp folder for the zip; removed by the pipeline. */
+  workDir: string;
+  bundle?: BundleInfo;
+  notes?: ReleaseNotes;
+  buildNumber?: number;
+  dmg?: LocalArtifact;
+  zip?: LocalArtifact;
+  edSignature?: string;
+  /** The record already in the store for this version, if any. */
+  existingRecord?: ReleaseRecord;
+  record?: ReleaseRecord;
+  plan?: ReleasePlan;
+  /** Keys written by this run, in order. */
+  written: string[];
+}
+
+export function need<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`pipeline bug: ${what} is not set yet`);
+  return value;
+}

@@ -1,0 +1,45 @@
+import { readFile } from "node:fs/promises";
+import { RelcastError } from "../core/errors.js";
+
+export const MAX_NOTES_BYTES = 256 * 1024;
+
+export interface ReleaseNotes {
+  list: string[];
+  /** The §2.6 `releaseNotes`: `- <bullet>` lines joined by "\n". */
+  text: string;
+}
+
+/** Each non-empty line is one bullet; a leading "- " or "* " is dropped. */
+export function parseReleaseNotes(content: string): ReleaseNotes {
+  const list = content
+    .replace(/^\uFEFF/, "")
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0)
+    .map((line) => line.replace(/^[-*]\s+/, "").trim())
+    .filter((line) => line.length > 0);
+  return { list, text: list.map((b) => `- ${b}`).join("\n") };
+}
+
+export async function readReleaseNotes(file: string): Promise<ReleaseNotes> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (err) {
+    throw new RelcastError("E_INPUT", `cannot read notes file ${file} (${(err as NodeJS.ErrnoException).code})`, "pass --notes a text file with one bullet per line");
+  }
+  if (bytes.length > MAX_NOTES_BYTES) {
+    throw new RelcastError("E_INPUT", `notes file ${file} is ${bytes.length} bytes; the limit is ${MAX_NOTES_BYTES}`, "keep release notes short and link the full notes with a URL");
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new RelcastError("E_INPUT", `notes file ${file} is not valid UTF-8`, "save the notes as UTF-8 text");
+  }
+  const notes = parseReleaseNotes(text);
+  if (notes.list.length === 0) {
+    throw new RelcastError("E_INPUT", `notes file ${file} has no non-empty lines`, "write at least one line describing the release");
+  }
+  return notes;
+}

@@ -1,0 +1,109 @@
+import { createHash, type Hash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { ed25519 } from "@noble/curves/ed25519.js";
+
+/**
+ * Ed25519 (RFC 8032) over a file without holding it in memory. Signing needs
+ * two passes over the message (nonce, then challenge); both stream through
+ * the native SHA-512, and only the curve arithmetic runs in JS
+ * (@noble/curves). Output is byte-identical to openssl / libsodium.
+ */
+const Point = ed25519.Point;
+const L = Point.Fn.ORDER;
+
+/** An expanded signing key: clamped scalar, nonce prefix and public key. */
+export interface ExpandedKey {
+  scalar: bigint;
+  prefix: Buffer;
+  publicKey: Buffer;
+}
+
+const READ_CHUNK = 1 << 20;
+
+function littleEndian(bytes: Uint8Array): bigint {
+  let n = 0n;
+  for (let i = bytes.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(bytes[i]!);
+  return n;
+}
+
+function toLittleEndian32(n: bigint): Buffer {
+  const out = Buffer.alloc(32);
+  let v = n;
+  for (let i = 0; i < 32; i++) {
+    out[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  return out;
+}
+
+function clampedScalar(head: Uint8Array): bigint {
+  const a = Buffer.from(head.subarray(0, 32));
+  a[0]! &= 248;
+  a[31]! &= 127;
+  a[31]! |= 64;
+  return littleEndian(a);
+}
+
+/** From the 32-byte seed Sparkle's `generate_keys -x` exports. */
+export function expandSeed(seed: Uint8Array): ExpandedKey {
+  const digest = createHash("sha512").update(seed).digest();
+  const scalar = clampedScalar(digest);
+  return { scalar, prefix: digest.subarray(32), publicKey: Buffer.from(Point.BASE.multiply(scalar % L).toBytes()) };
+}
+
+/** From the legacy 64-byte expanded secret (clamped scalar bytes + prefix) and its 32-byte public key. */
+export function fromExpandedSecret(secret64: Uint8Array, publicKey: Uint8Array): ExpandedKey {
+  const scalar = littleEndian(secret64.subarray(0, 32));
+  return { scalar, prefix: Buffer.from(secret64.subarray(32, 64)), publicKey: Buffer.from(publicKey) };
+}
+
+/** The public key that the scalar really yields; differs from `publicKey` when a legacy file is inconsistent. */
+export function derivePublicKey(key: ExpandedKey): Buffer {
+  return Buffer.from(Point.BASE.multiply(key.scalar % L).toBytes());
+}
+
+type MessageSource = Buffer | { file: string };
+
+async function feed(hash: Hash, source: MessageSource): Promise<void> {
+  if (Buffer.isBuffer(source)) {
+    hash.update(source);
+    return;
+  }
+  for await (const chunk of createReadStream(source.file, { highWaterMark: READ_CHUNK })) hash.update(chunk as Buffer);
+}
+
+function modL(hash: Buffer): bigint {
+  return littleEndian(hash) % L;
+}
+
+export async function signEd25519(key: ExpandedKey, message: MessageSource): Promise<Buffer> {
+  const nonceHash = createHash("sha512").update(key.prefix);
+  await feed(nonceHash, message);
+  const r = modL(nonceHash.digest());
+  const R = Buffer.from(Point.BASE.multiply(r === 0n ? L : r).toBytes());
+  const challengeHash = createHash("sha512").update(R).update(key.publicKey);
+  await feed(challengeHash, message);
+  const k = modL(challengeHash.digest());
+  const s = (r + k * (key.scalar % L)) % L;
+  return Buffer.concat([R, toLittleEndian32(s)]);
+}
+
+/** RFC 8032 verification (cofactorless, canonical S), streaming the message once. */
+export async function verifyEd25519(publicKey: Uint8Array, signature: Uint8Array, message: MessageSource): Promise<boolean> {
+  if (publicKey.length !== 32 || signature.length !== 64) return false;
+  let A, R;
+  try {
+    A = Point.fromBytes(publicKey);
+    R = Point.fromBytes(signature.subarray(0, 32));
+  } catch {
+    return false;
+  }
+  const s = littleEndian(signature.subarray(32));
+  if (s >= L) return false;
+  const challengeHash = createHash("sha512").update(signature.subarray(0, 32)).update(publicKey);
+  await feed(challengeHash, message);
+  const k = modL(challengeHash.digest());
+  const left = Point.BASE.multiplyUnsafe(s);
+  const right = R.add(A.multiplyUnsafe(k));
+  return left.equals(right);
+}

@@ -1,0 +1,65 @@
+import { readFile } from "node:fs/promises";
+import { RelcastError } from "../core/errors.js";
+import { registerSecret } from "../core/secrets.js";
+import { derivePublicKey, expandSeed, fromExpandedSecret, type ExpandedKey } from "./ed25519-stream.js";
+
+export const KEY_ENV = "RELCAST_SIGNING_KEY";
+
+export interface SigningKey extends ExpandedKey {
+  /** Where it came from, for messages (never the value). */
+  source: string;
+  publicKeyBase64: string;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * Parses a key in either format Sparkle's `generate_keys -x` has written:
+ * base64 of the 32-byte seed (current), or of 96 bytes (legacy: 64-byte
+ * expanded secret + 32-byte public key).
+ */
+export function parseSigningKey(text: string, source: string): SigningKey {
+  const trimmed = text.trim();
+  registerSecret(trimmed);
+  if (trimmed.length === 0) {
+    throw new RelcastError("E_KEY", `signing key from ${source} is empty`, "export it with Sparkle's `generate_keys -x <file>` or `relcast keys generate`");
+  }
+  const compact = trimmed.replace(/\s+/g, "");
+  if (!BASE64.test(compact) || compact.length % 4 !== 0) {
+    throw new RelcastError("E_KEY", `signing key from ${source} is not valid base64`, "the key file must hold only the base64 text that `generate_keys -x` writes");
+  }
+  const bytes = Buffer.from(compact, "base64");
+  let key: ExpandedKey;
+  if (bytes.length === 32) {
+    key = expandSeed(bytes);
+  } else if (bytes.length === 96) {
+    key = fromExpandedSecret(bytes.subarray(0, 64), bytes.subarray(64));
+    if (!derivePublicKey(key).equals(key.publicKey)) {
+      throw new RelcastError("E_KEY", `legacy 96-byte signing key from ${source} is inconsistent: its public half does not match its secret half`, "re-export the key with Sparkle's `generate_keys -x`");
+    }
+  } else {
+    throw new RelcastError(
+      "E_KEY",
+      `signing key from ${source} decodes to ${bytes.length} bytes; expected 32 (seed) or 96 (legacy expanded key + public key)`,
+      "use the file written by Sparkle's `generate_keys -x` or `relcast keys generate`",
+    );
+  }
+  const publicKeyBase64 = key.publicKey.toString("base64");
+  return { ...key, source, publicKeyBase64 };
+}
+
+/** `--key-file` wins over the environment variable. */
+export async function loadSigningKey(keyFile: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<SigningKey> {
+  if (keyFile) {
+    let text: string;
+    try {
+      text = await readFile(keyFile, "utf8");
+    } catch (err) {
+      throw new RelcastError("E_KEY", `cannot read key file ${keyFile} (${(err as NodeJS.ErrnoException).code})`, "pass --key-file <path to the base64 key> or set RELCAST_SIGNING_KEY");
+    }
+    return parseSigningKey(text, `key file ${keyFile}`);
+  }
+  const fromEnv = env[KEY_ENV];
+  if (fromEnv !== undefined && fromEnv.trim() !== "") return parseSigningKey(fromEnv, `$${KEY_ENV}`);
+  throw new RelcastError("E_KEY", "no signing key given", `pass --key-file <file> or set ${KEY_ENV} to the base64 Ed25519 key`);
+}

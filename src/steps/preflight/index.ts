@@ -1,0 +1,83 @@
+import { stat } from "node:fs/promises";
+import { RelcastError } from "../../core/errors.js";
+import { digestFile } from "../../core/file-digest.js";
+import { readBundleInfo } from "../../bundle/info-plist.js";
+import { readReleaseNotes } from "../../release/release-notes.js";
+import { recordKey } from "../../release/release-layout.js";
+import { releaseRecordSchema } from "../../release/record-schema.js";
+import type { ReleaseContext } from "../../release/release-context.js";
+import type { Step } from "../../release/step.js";
+
+async function requireDirectory(dir: string): Promise<void> {
+  const st = await stat(dir).catch(() => undefined);
+  if (!st) throw new RelcastError("E_INPUT", `plugin bundle not found: ${dir}`, "pass --app the path of the built .bundle/.app folder");
+  if (!st.isDirectory()) throw new RelcastError("E_INPUT", `--app ${dir} is a file, not a bundle folder`, "pass --app the bundle folder itself (not a zip or dmg)");
+}
+
+async function requireDiskImage(file: string): Promise<void> {
+  const st = await stat(file).catch(() => undefined);
+  if (!st) throw new RelcastError("E_INPUT", `disk image not found: ${file}`, "pass --dmg the path of the built .dmg");
+  if (!st.isFile()) throw new RelcastError("E_INPUT", `--dmg ${file} is not a file`, "pass --dmg the path of the built .dmg");
+  if (st.size === 0) throw new RelcastError("E_INPUT", `disk image ${file} is empty (0 bytes)`, "rebuild the disk image; an empty file cannot be installed");
+}
+
+/** CFBundleVersion must be a plain integer (it is `autoupdate.buildNumber`), else --build-number. */
+function resolveBuildNumber(ctx: ReleaseContext): number {
+  const fromFlag = ctx.inputs.buildNumber;
+  const fromPlist = ctx.bundle?.bundleVersion;
+  if (fromPlist !== undefined && /^\d+$/.test(fromPlist)) {
+    const n = Number(fromPlist);
+    if (fromFlag !== undefined && fromFlag !== n) {
+      throw new RelcastError("E_PLIST", `--build-number ${fromFlag} differs from CFBundleVersion ${fromPlist} in Info.plist`, "drop --build-number or fix CFBundleVersion; Sparkle compares the bundle's own CFBundleVersion");
+    }
+    return n;
+  }
+  if (fromFlag !== undefined) return fromFlag;
+  throw new RelcastError(
+    "E_PLIST",
+    fromPlist === undefined ? "Info.plist has no CFBundleVersion" : `CFBundleVersion "${fromPlist}" in Info.plist is not an integer build number`,
+    "set CFBundleVersion to an integer build number, or pass --build-number <n>",
+  );
+}
+
+/** All validation; nothing is written. */
+export const preflightStep: Step = {
+  name: "preflight",
+  async run(ctx) {
+    const { inputs, key } = ctx;
+    await requireDirectory(inputs.appDir);
+    await requireDiskImage(inputs.dmgFile);
+    ctx.bundle = await readBundleInfo(inputs.appDir);
+    ctx.notes = await readReleaseNotes(inputs.notesFile);
+    const short = ctx.bundle.shortVersion;
+    if (short !== undefined && short !== inputs.version) {
+      throw new RelcastError("E_PLIST", `CFBundleShortVersionString in Info.plist is ${short}, but --version is ${inputs.version}`, "publish the version the bundle was built as, or rebuild the bundle with the new version");
+    }
+    if (ctx.bundle.publicEdKey !== undefined && ctx.bundle.publicEdKey !== key.publicKeyBase64) {
+      throw new RelcastError(
+        "E_KEY",
+        `the signing key (${key.source}) does not match SUPublicEDKey in the bundle's Info.plist; installed copies would reject this update`,
+        `sign with the key whose public key is SUPublicEDKey (relcast keys public --key-file <f> prints it; this key's is ${key.publicKeyBase64})`,
+      );
+    }
+    ctx.buildNumber = resolveBuildNumber(ctx);
+    const dmg = await digestFile(inputs.dmgFile);
+    ctx.dmg = { file: inputs.dmgFile, ...dmg };
+    await ctx.store.checkReachable();
+    const existing = await ctx.store.get(recordKey(inputs.version));
+    if (existing) {
+      const parsed = releaseRecordSchema.safeParse(JSON.parse(existing.body.toString("utf8")));
+      if (!parsed.success) {
+        throw new RelcastError("E_CATALOG", `the stored record ${recordKey(inputs.version)} is not a valid release record`, "inspect it by hand; relcast never overwrites a published record");
+      }
+      ctx.existingRecord = parsed.data;
+      if (parsed.data.sha256 !== undefined && parsed.data.sha256 !== dmg.sha256) {
+        throw new RelcastError(
+          "E_CONFLICT",
+          `version ${inputs.version} is already published with a different disk image (sha256 ${parsed.data.sha256.slice(0, 12)}…, yours ${dmg.sha256.slice(0, 12)}…)`,
+          "published versions are immutable: bump the version (e.g. the next patch) and publish that",
+        );
+      }
+    }
+  },
+};

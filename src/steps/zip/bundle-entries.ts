@@ -1,0 +1,46 @@
+import { lstat, readdir, readlink } from "node:fs/promises";
+import path from "node:path";
+
+export type BundleEntry =
+  | { kind: "dir"; name: string }
+  | { kind: "file"; name: string; abs: string; size: number; executable: boolean }
+  | { kind: "symlink"; name: string; target: string };
+
+/** Files that Finder and copies from other file systems leave behind; Sparkle's zips must not hold them. */
+export function isJunkName(base: string): boolean {
+  return base === ".DS_Store" || base.startsWith("._") || base === "__MACOSX";
+}
+
+/**
+ * Every entry below the bundle, in byte-wise sorted order (a stable order is
+ * what makes the zip reproducible), with the bundle folder as the top entry.
+ */
+export async function listBundleEntries(bundleDir: string): Promise<{ entries: BundleEntry[]; skipped: string[] }> {
+  const top = path.basename(path.resolve(bundleDir));
+  const entries: BundleEntry[] = [{ kind: "dir", name: `${top}/` }];
+  const skipped: string[] = [];
+  async function walk(abs: string, rel: string): Promise<void> {
+    const names = (await readdir(abs)).sort((a, b) => (Buffer.compare(Buffer.from(a), Buffer.from(b))));
+    for (const name of names) {
+      const childAbs = path.join(abs, name);
+      const childRel = `${rel}${name}`;
+      if (isJunkName(name)) {
+        skipped.push(childRel);
+        continue;
+      }
+      const st = await lstat(childAbs);
+      if (st.isSymbolicLink()) {
+        entries.push({ kind: "symlink", name: childRel, target: await readlink(childAbs) });
+      } else if (st.isDirectory()) {
+        entries.push({ kind: "dir", name: `${childRel}/` });
+        await walk(childAbs, `${childRel}/`);
+      } else if (st.isFile()) {
+        entries.push({ kind: "file", name: childRel, abs: childAbs, size: st.size, executable: (st.mode & 0o111) !== 0 });
+      } else {
+        skipped.push(childRel);
+      }
+    }
+  }
+  await walk(path.resolve(bundleDir), `${top}/`);
+  return { entries, skipped };
+}

@@ -1,0 +1,164 @@
+import { createReadStream } from "node:fs";
+import { copyFile, link, mkdir, open, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
+import type { Stats } from "node:fs";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { PreconditionFailedError, RelcastError } from "../core/errors.js";
+import { withFileLock } from "./folder-lock.js";
+import { assertSafeKey, FOLDER_STORE_INTERNAL } from "./object-key.js";
+import { contentTypeFor } from "./content-types.js";
+import type { ByteRange, ObjectMeta, ObjectStore, PutBody, PutOptions, StoreLocation } from "./object-store.js";
+
+/**
+ * A local folder laid out exactly like the bucket. Writes go to a temp file
+ * first and appear atomically: create-once by link() (fails if the name
+ * exists), replace by rename() under a lock after comparing the ETag. A
+ * reader therefore never sees a half-written object.
+ */
+function metaFrom(key: string, st: Stats): ObjectMeta {
+  return {
+    key,
+    size: st.size,
+    etag: `"${st.ino.toString(16)}-${st.size.toString(16)}-${st.mtimeMs.toString(16).replace(".", "")}"`,
+    lastModified: st.mtime,
+    contentType: contentTypeFor(key),
+  };
+}
+
+export function createFolderStore(root: string): ObjectStore {
+  const absRoot = path.resolve(root);
+  const location: StoreLocation = { scheme: "file", bucket: absRoot, prefix: "" };
+  const fileFor = (key: string) => path.join(absRoot, ...assertSafeKey(key).split("/"));
+
+  async function statOrUndefined(file: string): Promise<Stats | undefined> {
+    try {
+      const st = await stat(file);
+      return st.isFile() ? st : undefined;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
+      throw err;
+    }
+  }
+
+  async function writeTemp(file: string, body: PutBody): Promise<string> {
+    await mkdir(path.dirname(file), { recursive: true });
+    const temp = path.join(path.dirname(file), `.relcast-tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
+    if (typeof body === "object" && !Buffer.isBuffer(body)) await copyFile(body.file, temp);
+    else await writeFile(temp, body);
+    return temp;
+  }
+
+  async function put(key: string, body: PutBody, options: PutOptions): Promise<{ etag: string }> {
+    const file = fileFor(key);
+    const temp = await writeTemp(file, body);
+    try {
+      if (options.ifNoneMatch === "*") {
+        try {
+          await link(temp, file);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === "EEXIST") throw new PreconditionFailedError(key, "if-none-match");
+          throw err;
+        }
+        await unlink(temp);
+      } else {
+        await withFileLock(path.join(path.dirname(file), `.relcast-lock-${path.basename(file)}`), async () => {
+          if (options.ifMatch !== undefined) {
+            const current = await statOrUndefined(file);
+            if (!current || metaFrom(key, current).etag !== options.ifMatch) throw new PreconditionFailedError(key, "if-match");
+          }
+          await rename(temp, file);
+        });
+      }
+    } catch (err) {
+      await unlink(temp).catch(() => undefined);
+      throw err;
+    }
+    const st = await stat(file);
+    return { etag: metaFrom(key, st).etag };
+  }
+
+  return {
+    location,
+    uriFor: (key) => `file://${absRoot}/${assertSafeKey(key)}`,
+    async head(key) {
+      const st = await statOrUndefined(fileFor(key));
+      return st ? metaFrom(key, st) : undefined;
+    },
+    async get(key) {
+      // Read through one descriptor so body and ETag describe the same file.
+      let fh;
+      try {
+        fh = await open(fileFor(key), "r");
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") return undefined;
+        throw err;
+      }
+      try {
+        const st = await fh.stat();
+        if (!st.isFile()) return undefined;
+        const body = await fh.readFile();
+        return { body, meta: metaFrom(key, st) };
+      } finally {
+        await fh.close();
+      }
+    },
+    async getStream(key: string, range?: ByteRange) {
+      const file = fileFor(key);
+      const st = await statOrUndefined(file);
+      if (!st) return undefined;
+      const stream = createReadStream(file, range ? { start: range.start, end: range.end } : {});
+      return { stream, meta: metaFrom(key, st) };
+    },
+    put,
+    async copy(fromKey, toKey, options) {
+      return put(toKey, { file: fileFor(fromKey) }, options);
+    },
+    async *list(prefix) {
+      const results: ObjectMeta[] = [];
+      await walk(absRoot, "", prefix, results);
+      results.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      yield* results;
+    },
+    async delete(key) {
+      await unlink(fileFor(key)).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== "ENOENT") throw err;
+      });
+    },
+    async checkReachable() {
+      try {
+        await mkdir(absRoot, { recursive: true });
+        const probe = path.join(absRoot, `.relcast-probe-${process.pid}-${randomBytes(4).toString("hex")}`);
+        await writeFile(probe, "");
+        await unlink(probe);
+      } catch (err) {
+        throw new RelcastError(
+          "E_STORE",
+          `folder store ${absRoot} is not writable (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+          "pass --store file://<a folder you can write to>",
+        );
+      }
+    },
+  };
+}
+
+async function walk(root: string, rel: string, prefix: string, out: ObjectMeta[]): Promise<void> {
+  // Only descend into folders that can hold keys with the prefix.
+  if (rel && !prefix.startsWith(rel) && !rel.startsWith(prefix)) return;
+  let entries;
+  try {
+    entries = await readdir(path.join(root, rel), { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw err;
+  }
+  for (const entry of entries) {
+    const key = rel + entry.name;
+    if (FOLDER_STORE_INTERNAL.test(key)) continue;
+    if (entry.isDirectory()) await walk(root, key + "/", prefix, out);
+    else if (entry.isFile() && key.startsWith(prefix)) {
+      const st = await stat(path.join(root, key)).catch(() => undefined);
+      if (st) out.push(metaFrom(key, st));
+    }
+  }
+}
