@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RelcastError } from "../../src/core/errors.js";
 import { CACHE_IMMUTABLE } from "../../src/store/content-types.js";
+import { openStore } from "../../src/store/open-store.js";
 import { createS3Store } from "../../src/store/s3-store.js";
 import type { S3StoreOptions, UploadProgress } from "../../src/store/s3-options.js";
 import { MOTO_ENV, motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
@@ -95,6 +96,20 @@ if (reason) {
       const left = (await aws("s3api", "list-multipart-uploads", "--bucket", BUCKET)) as { Uploads?: { Key: string }[] };
       expect(left.Uploads?.map((u) => u.Key)).toContain(`elsewhere-${options.prefix}/p.dmg`);
       expect((await store.abortStaleUploads(new Date(0))).aborted).toHaveLength(0);
+      await store.close?.();
+    });
+
+    it("opens through openStore(s3://bucket/prefix) with the config's s3 settings", async () => {
+      const store = await openStore(`s3://${BUCKET}/via-open-store/`, process.cwd(), {
+        s3: { region: "us-east-1", endpoint: moto!.endpoint, forcePathStyle: true, requestChecksumCalculation: "WHEN_REQUIRED" },
+      });
+      expect(store.location).toEqual({ scheme: "s3", bucket: BUCKET, prefix: "via-open-store" });
+      await store.checkReachable();
+      await store.put("releases/appcast.xml", "<rss/>", { contentType: "application/xml", cacheControl: "no-cache" });
+      expect(store.uriFor("releases/appcast.xml")).toBe(`s3://${BUCKET}/via-open-store/releases/appcast.xml`);
+      const head = (await aws("s3api", "head-object", "--bucket", BUCKET, "--key", "via-open-store/releases/appcast.xml")) as Record<string, unknown>;
+      expect(head.ContentType).toBe("application/xml");
+      expect(head.CacheControl).toBe("no-cache");
       await store.close?.();
     });
 

@@ -7,14 +7,20 @@ import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { PreconditionFailedError } from "../../src/core/errors.js";
-import { CACHE_IMMUTABLE, CACHE_NO_CACHE } from "../../src/store/content-types.js";
-import type { ObjectStore } from "../../src/store/object-store.js";
+import { CACHE_IMMUTABLE, CACHE_NO_CACHE, contentTypeFor } from "../../src/store/content-types.js";
+import type { ObjectMeta, ObjectStore } from "../../src/store/object-store.js";
 
 export interface ContractOptions {
   /** Size of the file put from disk; big enough to go multipart on S3. */
   largeFileBytes?: number;
   /** Called with measured numbers (CAS attempts) so a suite can report them. */
   report?: (line: string) => void;
+  /**
+   * `stored`: the store keeps the Content-Type and Cache-Control it was given
+   * (S3). `derived`: it has no per-object headers; the content type follows
+   * the key's extension and cache control is left to the web server (folder).
+   */
+  headers?: "stored" | "derived";
 }
 
 async function streamToBuffer(stream: Readable): Promise<Buffer> {
@@ -45,12 +51,28 @@ async function writeRandomFile(file: string, bytes: number): Promise<string> {
 
 const json = { contentType: "application/json", cacheControl: CACHE_NO_CACHE };
 
+type HeaderCheck = (meta: ObjectMeta | undefined, want: { contentType: string; cacheControl?: string }) => void;
+
+function headerCheck(mode: "stored" | "derived"): HeaderCheck {
+  return (meta, want) => {
+    expect(meta).toBeDefined();
+    if (mode === "stored") {
+      expect(meta?.contentType).toBe(want.contentType);
+      expect(meta?.cacheControl).toBe(want.cacheControl);
+    } else {
+      expect(meta?.contentType).toBe(contentTypeFor(meta!.key));
+      expect(meta?.cacheControl).toBeUndefined();
+    }
+  };
+}
+
 /**
  * The behaviour every ObjectStore must show. Each test gets a fresh, empty
  * store from `makeStore` (a new folder, or a new prefix in a bucket).
  */
 export function runStoreContract(name: string, makeStore: () => Promise<ObjectStore>, options: ContractOptions = {}): void {
   const largeFileBytes = options.largeFileBytes ?? 20 * 1024 * 1024;
+  const expectHeaders = headerCheck(options.headers ?? "stored");
   describe(`ObjectStore contract: ${name}`, () => {
     const opened: ObjectStore[] = [];
     const fresh = async () => {
@@ -83,12 +105,8 @@ export function runStoreContract(name: string, makeStore: () => Promise<ObjectSt
       const store = await fresh();
       await store.put("releases/1.0.0/p.dmg", "dmg", { contentType: "application/x-apple-diskimage", cacheControl: CACHE_IMMUTABLE });
       await store.put("releases/appcast.xml", "<rss/>", { contentType: "application/xml", cacheControl: CACHE_NO_CACHE });
-      const dmg = await store.head("releases/1.0.0/p.dmg");
-      expect(dmg?.contentType).toBe("application/x-apple-diskimage");
-      expect(dmg?.cacheControl).toBe(CACHE_IMMUTABLE);
-      const feed = await store.get("releases/appcast.xml");
-      expect(feed?.meta.contentType).toBe("application/xml");
-      expect(feed?.meta.cacheControl).toBe(CACHE_NO_CACHE);
+      expectHeaders(await store.head("releases/1.0.0/p.dmg"), { contentType: "application/x-apple-diskimage", cacheControl: CACHE_IMMUTABLE });
+      expectHeaders((await store.get("releases/appcast.xml"))?.meta, { contentType: "application/xml", cacheControl: CACHE_NO_CACHE });
     });
 
     it("lists by prefix with store-relative keys, nested prefixes included", async () => {
@@ -118,8 +136,8 @@ export function runStoreContract(name: string, makeStore: () => Promise<ObjectSt
       await store.copy("releases/1.0.0/p.dmg", "releases/latest/p.dmg", { contentType: "application/x-apple-diskimage", cacheControl: CACHE_NO_CACHE });
       const latest = await store.get("releases/latest/p.dmg");
       expect(latest?.body.toString()).toBe("payload");
-      expect(latest?.meta.cacheControl).toBe(CACHE_NO_CACHE);
-      expect((await store.head("releases/1.0.0/p.dmg"))?.cacheControl).toBe(CACHE_IMMUTABLE);
+      expectHeaders(latest?.meta, { contentType: "application/x-apple-diskimage", cacheControl: CACHE_NO_CACHE });
+      expectHeaders(await store.head("releases/1.0.0/p.dmg"), { contentType: "application/x-apple-diskimage", cacheControl: CACHE_IMMUTABLE });
       await store.copy("releases/1.0.0/p.dmg", "releases/latest/p.dmg", { contentType: "application/x-apple-diskimage", cacheControl: CACHE_NO_CACHE });
       await expect(
         store.copy("releases/1.0.0/p.dmg", "releases/latest/p.dmg", { contentType: "application/x-apple-diskimage", ifNoneMatch: "*" }),
@@ -200,8 +218,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<ObjectSt
         const head = await store.head("releases/2.0.0/big.dmg");
         expect(head?.size).toBe(largeFileBytes);
         expect(head?.etag).toBe(etag);
-        expect(head?.contentType).toBe("application/x-apple-diskimage");
-        expect(head?.cacheControl).toBe(CACHE_IMMUTABLE);
+        expectHeaders(head, opts);
         const back = await store.getStream("releases/2.0.0/big.dmg");
         const hash = createHash("sha256");
         for await (const chunk of back!.stream) hash.update(chunk as Uint8Array);
