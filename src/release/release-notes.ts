@@ -16,7 +16,7 @@ export function parseReleaseNotes(content: string): ReleaseNotes {
     .split(/\r?\n/)
     .map((line) => line.trim())
     .filter((line) => line.length > 0)
-    .map((line) => line.replace(/^[-*]\s+/, "").trim())
+    .map((line) => line.replace(/^[-*](\s+|$)/, "").trim())
     .filter((line) => line.length > 0);
   return { list, text: list.map((b) => `- ${b}`).join("\n") };
 }

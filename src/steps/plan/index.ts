@@ -30,6 +30,14 @@ async function planArtifact(ctx: ReleaseContext, key: string, artifact: LocalArt
   return { ...base, action: "skip-identical" };
 }
 
+async function latestObjectsComplete(ctx: ReleaseContext, versionedKeys: string[]): Promise<boolean> {
+  for (const key of versionedKeys) {
+    const [source, copy] = await Promise.all([ctx.store.head(key), ctx.store.head(`${LATEST_PREFIX}${key.split("/").pop()}`)]);
+    if (!source || !copy || source.size !== copy.size) return false;
+  }
+  return true;
+}
+
 /** Computes the record and every write, reading the store but writing nothing. */
 export const planStep: Step = {
   name: "plan",
@@ -69,6 +77,7 @@ export const planStep: Step = {
     let latest: ReleasePlan["latest"];
     if (isPrerelease(inputs.version)) latest = { update: false, reason: `unchanged: ${inputs.version} is a prerelease` };
     else if (highest && semver.gt(highest, inputs.version)) latest = { update: false, reason: `unchanged: ${highest} is higher than ${inputs.version}` };
+    else if (highest === inputs.version && (await latestObjectsComplete(ctx, [dmgKey, zipKey]))) latest = { update: false, reason: `unchanged: ${inputs.version} is already latest` };
     else latest = { update: true, reason: `${LATEST_PREFIX}${config.pluginId}-${inputs.version}.dmg|.zip${highest && highest !== inputs.version ? ` (replaces ${highest})` : ""}` };
     if (latest.update) {
       for (const key of [dmgKey, zipKey]) {

@@ -1,0 +1,25 @@
+import { execFileSync } from "node:child_process";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../helpers/run-cli.js";
+import { makeWorkspace } from "../helpers/workspace.js";
+
+describe("20 publishes at once into one folder store", () => {
+  it("loses no record: catalog count 20, 20 appcast items, every record stored, latest is the highest", async () => {
+    const ws = await makeWorkspace();
+    const versions = Array.from({ length: 20 }, (_, i) => `1.${i}.0`);
+    const plugins = await Promise.all(versions.map((v, i) => ws.plugin(v, 1000 + i)));
+    const results = await Promise.all(versions.map((v, i) => runCli(ws.publishArgs(plugins[i]!, v, ["--quiet"]))));
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const catalog = JSON.parse(await readFile(path.join(ws.storeDir, "releases", "catalog.json"), "utf8"));
+    expect(catalog.count).toBe(20);
+    expect(new Set(catalog.versions.map((v: { version: string }) => v.version))).toEqual(new Set(versions));
+    const items = execFileSync("python3", ["-c", "import sys,xml.etree.ElementTree as E;print(len(E.parse(sys.argv[1]).getroot().find('channel').findall('item')))", path.join(ws.storeDir, "releases", "appcast.xml")]);
+    expect(Number(items.toString())).toBe(20);
+    for (const v of versions) expect(await readdir(path.join(ws.storeDir, "releases", v))).toEqual(expect.arrayContaining(["release.json", `bridge-plugin-${v}.dmg`, `bridge-plugin-${v}.zip`]));
+    expect((await readdir(path.join(ws.storeDir, "releases", "latest"))).sort()).toEqual(["bridge-plugin-1.19.0.dmg", "bridge-plugin-1.19.0.zip"]);
+    const leftovers = (await readdir(path.join(ws.storeDir, "releases"))).filter((n) => n.startsWith(".relcast-"));
+    expect(leftovers).toEqual([]);
+  }, 120_000);
+});

@@ -1,0 +1,57 @@
+import { execFileSync } from "node:child_process";
+import { createHash, createPrivateKey, randomBytes } from "node:crypto";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import nacl from "tweetnacl";
+import { describe, expect, it } from "vitest";
+import { expandSeed, signEd25519, verifyEd25519 } from "../../src/sparkle/ed25519-stream.js";
+import { parseSigningKey } from "../../src/sparkle/signing-key.js";
+
+const PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
+
+describe("streaming Ed25519", () => {
+  it("matches openssl pkeyutl byte for byte on a file", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "relcast-ed-"));
+    const seed = randomBytes(32);
+    const pem = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: "der", type: "pkcs8" }).export({ format: "pem", type: "pkcs8" });
+    await writeFile(path.join(dir, "key.pem"), pem);
+    const message = path.join(dir, "message.bin");
+    await writeFile(message, randomBytes(3 * 1024 * 1024 + 17));
+    const ours = await signEd25519(expandSeed(seed), { file: message });
+    const theirs = execFileSync("openssl", ["pkeyutl", "-sign", "-rawin", "-inkey", path.join(dir, "key.pem"), "-in", message]);
+    expect(ours.equals(theirs)).toBe(true);
+  });
+
+  it("matches tweetnacl (pure-JS reference) for random messages and rejects tampering", async () => {
+    for (let i = 0; i < 20; i++) {
+      const seed = randomBytes(32);
+      const msg = randomBytes(i * 37);
+      const ref = nacl.sign.keyPair.fromSeed(seed);
+      const ours = await signEd25519(expandSeed(seed), msg);
+      expect(Buffer.from(nacl.sign.detached(msg, ref.secretKey)).equals(ours)).toBe(true);
+      expect(await verifyEd25519(ref.publicKey, ours, msg)).toBe(true);
+      const bad = Buffer.from(ours);
+      bad[i % 64]! ^= 1;
+      expect(await verifyEd25519(ref.publicKey, bad, msg)).toBe(false);
+    }
+  });
+
+  it("a legacy 96-byte key (expanded secret + public key) signs exactly like its seed", async () => {
+    const seed = randomBytes(32);
+    const h = createHash("sha512").update(seed).digest();
+    h[0]! &= 248;
+    h[31]! &= 127;
+    h[31]! |= 64;
+    const seedKey = parseSigningKey(seed.toString("base64"), "test seed");
+    const legacy = parseSigningKey(Buffer.concat([h, seedKey.publicKey]).toString("base64"), "test legacy");
+    expect(legacy.publicKeyBase64).toBe(seedKey.publicKeyBase64);
+    const msg = randomBytes(1000);
+    expect((await signEd25519(legacy, msg)).equals(await signEd25519(seedKey, msg))).toBe(true);
+  });
+
+  it("refuses a legacy key whose halves do not belong together", () => {
+    const bogus = Buffer.concat([randomBytes(64), randomBytes(32)]).toString("base64");
+    expect(() => parseSigningKey(bogus, "bogus")).toThrow(/inconsistent/);
+  });
+});
