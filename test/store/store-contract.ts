@@ -1,14 +1,12 @@
-import { createHash, randomBytes } from "node:crypto";
-import { createWriteStream } from "node:fs";
+import { createHash } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { PreconditionFailedError } from "../../src/core/errors.js";
-import { CACHE_IMMUTABLE, CACHE_NO_CACHE, contentTypeFor } from "../../src/store/content-types.js";
-import type { ObjectMeta, ObjectStore } from "../../src/store/object-store.js";
+import { CACHE_IMMUTABLE, CACHE_NO_CACHE } from "../../src/store/content-types.js";
+import type { ObjectStore } from "../../src/store/object-store.js";
+import { collect, headerCheck, streamToBuffer, writeRandomFile } from "./store-contract-helpers.js";
 
 export interface ContractOptions {
   /** Size of the file put from disk; big enough to go multipart on S3. */
@@ -23,48 +21,7 @@ export interface ContractOptions {
   headers?: "stored" | "derived";
 }
 
-async function streamToBuffer(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
-  return Buffer.concat(chunks);
-}
-
-async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const x of it) out.push(x);
-  return out;
-}
-
-async function writeRandomFile(file: string, bytes: number): Promise<string> {
-  const hash = createHash("sha256");
-  const chunk = 1024 * 1024;
-  async function* source() {
-    for (let done = 0; done < bytes; done += chunk) {
-      const part = randomBytes(Math.min(chunk, bytes - done));
-      hash.update(part);
-      yield part;
-    }
-  }
-  await pipeline(source(), createWriteStream(file));
-  return hash.digest("hex");
-}
-
 const json = { contentType: "application/json", cacheControl: CACHE_NO_CACHE };
-
-type HeaderCheck = (meta: ObjectMeta | undefined, want: { contentType: string; cacheControl?: string }) => void;
-
-function headerCheck(mode: "stored" | "derived"): HeaderCheck {
-  return (meta, want) => {
-    expect(meta).toBeDefined();
-    if (mode === "stored") {
-      expect(meta?.contentType).toBe(want.contentType);
-      expect(meta?.cacheControl).toBe(want.cacheControl);
-    } else {
-      expect(meta?.contentType).toBe(contentTypeFor(meta!.key));
-      expect(meta?.cacheControl).toBeUndefined();
-    }
-  };
-}
 
 /**
  * The behaviour every ObjectStore must show. Each test gets a fresh, empty
