@@ -15,14 +15,25 @@ import type { Step } from "./step.js";
 export const PLAN_STEPS: readonly Step[] = [preflightStep, zipStep, signStep, planStep];
 export const APPLY_STEPS: readonly Step[] = [uploadStep, recordStep, latestStep, feedsStep];
 
+/**
+ * Test hook for crash-safety tests: RELCAST_FAILPOINT=before:<step> or
+ * after:<step> kills the process with SIGKILL at that boundary, exactly as
+ * a runner being cancelled would.
+ */
+function failpoint(where: "before" | "after", step: string): void {
+  if (process.env.RELCAST_FAILPOINT === `${where}:${step}`) process.kill(process.pid, "SIGKILL");
+}
+
 export async function runSteps(ctx: ReleaseContext, steps: readonly Step[]): Promise<void> {
   for (const step of steps) {
+    failpoint("before", step.name);
     const reason = step.skip?.(ctx);
     if (reason) {
       ctx.logger.debug(`${step.name}: skipped (${reason})`);
       continue;
     }
     await ctx.logger.group(step.name, () => step.run(ctx));
+    failpoint("after", step.name);
   }
 }
 

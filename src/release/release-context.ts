@@ -4,7 +4,7 @@ import type { BundleInfo } from "../bundle/info-plist.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { SigningKey } from "../sparkle/signing-key.js";
 import type { ReleaseNotes } from "./release-notes.js";
-import type { ReleaseRecord } from "./record-schema.js";
+import type { Catalog, ReleaseRecord } from "./record-schema.js";
 import type { ReleasePlan } from "./release-plan.js";
 
 export interface ReleaseInputs {
@@ -44,6 +44,8 @@ export interface ReleaseContext {
   dmg?: LocalArtifact;
   zip?: LocalArtifact;
   edSignature?: string;
+  /** The catalog as preflight found it (undefined for a new store). */
+  catalog?: Catalog;
   /** The record already in the store for this version, if any. */
   existingRecord?: ReleaseRecord;
   record?: ReleaseRecord;

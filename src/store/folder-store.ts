@@ -125,6 +125,11 @@ export function createFolderStore(root: string): ObjectStore {
         if (err.code !== "ENOENT") throw err;
       });
     },
+    async sweepIncomplete(olderThan) {
+      const removed: string[] = [];
+      await sweepInternal(absRoot, olderThan, removed);
+      return removed;
+    },
     async checkReachable() {
       try {
         await mkdir(absRoot, { recursive: true });
@@ -140,6 +145,27 @@ export function createFolderStore(root: string): ObjectStore {
       }
     },
   };
+}
+
+/** Temp files and locks (`.relcast-*`) that a killed run left behind. */
+async function sweepInternal(dir: string, olderThan: Date, removed: string[]): Promise<void> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const abs = path.join(dir, entry.name);
+    if (entry.isDirectory()) await sweepInternal(abs, olderThan, removed);
+    else if (entry.name.startsWith(".relcast-")) {
+      const st = await stat(abs).catch(() => undefined);
+      if (st && st.mtime < olderThan) {
+        await unlink(abs).catch(() => undefined);
+        removed.push(`temp file ${abs}`);
+      }
+    }
+  }
 }
 
 async function walk(root: string, rel: string, prefix: string, out: ObjectMeta[]): Promise<void> {

@@ -53,5 +53,11 @@ export interface ObjectStore {
   delete(key: string): Promise<void>;
   /** Throws a RelcastError E_STORE naming the fix when the store cannot be used. */
   checkReachable(): Promise<void>;
+  /**
+   * Removes what interrupted runs leave behind and nobody can see (temp files,
+   * stale locks, incomplete multipart uploads) older than the given time.
+   * Returns a description of each item removed.
+   */
+  sweepIncomplete(olderThan: Date): Promise<string[]>;
   close?(): Promise<void>;
 }

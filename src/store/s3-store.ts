@@ -171,6 +171,10 @@ export function createS3Store(options: S3StoreOptions): S3Store {
     uriFor: (key) => `s3://${bucket}/${abs(key)}`,
     head, get, getStream, put, copy, list, delete: remove, checkReachable,
     abortStaleUploads: (olderThan) => abortStaleMultipartUploads(client, bucket, prefix, olderThan),
+    async sweepIncomplete(olderThan) {
+      const sweep = await abortStaleMultipartUploads(client, bucket, prefix, olderThan);
+      return sweep.aborted.map((a) => `incomplete multipart upload of ${a.key} (started ${a.initiated?.toISOString() ?? "unknown"})`);
+    },
     close: async () => client.destroy(),
   };
 }

@@ -7,6 +7,7 @@ export const CLI = path.join(REPO_ROOT, "dist", "src", "cli", "main.js");
 
 export interface CliResult {
   code: number;
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -26,9 +27,9 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?:
     child.on("error", reject);
     if (options.input !== undefined) child.stdin.end(options.input);
     else child.stdin.end();
-    child.on("close", (code) => {
+    child.on("close", (code, signal) => {
       capturedOutput.push(stdout, stderr);
-      resolve({ code: code ?? -1, stdout, stderr });
+      resolve({ code: code ?? -1, signal, stdout, stderr });
     });
   });
 }

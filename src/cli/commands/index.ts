@@ -1,5 +1,7 @@
 import type { Command } from "commander";
+import { registerGc } from "./gc.js";
 import { registerPublish } from "./publish.js";
+import { registerRebuild } from "./rebuild.js";
 
 /**
  * Every `relcast <command>` is one file in this folder exporting a
@@ -7,4 +9,6 @@ import { registerPublish } from "./publish.js";
  */
 export const commandRegistrations: Array<(program: Command) => void> = [
   registerPublish,
+  registerRebuild,
+  registerGc,
 ];

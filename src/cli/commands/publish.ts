@@ -1,13 +1,13 @@
 import { Command, Option } from "commander";
 import { RelcastError } from "../../core/errors.js";
-import { loadConfig } from "../../config/load-config.js";
 import { runRelease } from "../../release/pipeline.js";
 import { formatPlan } from "../../release/release-plan.js";
 import { normalizeVersion } from "../../release/version-input.js";
 import { loadSigningKey } from "../../sparkle/signing-key.js";
-import { openStore } from "../../store/open-store.js";
 import { cliLogger } from "../cli-logger.js";
+import { withConfiguredStore } from "../configured-store.js";
 import { addMask } from "../github-actions.js";
+import { uploadProgressReporter } from "../upload-progress.js";
 import { reportPublished } from "../publish-report.js";
 
 interface PublishFlags {
@@ -66,9 +66,8 @@ export function registerPublish(program: Command): void {
       const version = normalizeVersion(flags.version);
       const key = await loadSigningKey(flags.keyFile);
       addMask(process.env.RELCAST_SIGNING_KEY ?? "");
-      const config = await loadConfig(flags.config, { store: flags.store, channel: flags.channel });
-      const store = await openStore(config.store, flags.store ? process.cwd() : config.baseDir, { s3: config.s3 });
-      try {
+      const settings = { onProgress: uploadProgressReporter({ tty: Boolean(process.stderr.isTTY) && !flags.json, quiet: Boolean(flags.quiet) }) };
+      await withConfiguredStore(flags, { channel: flags.channel }, settings, async (config, store) => {
         const ctx = await runRelease({
           config, logger, store, key,
           inputs: {
@@ -78,8 +77,6 @@ export function registerPublish(program: Command): void {
         });
         if (flags.dryRun) process.stderr.write(formatPlan(ctx.plan!) + "\n");
         reportPublished(ctx, { json: Boolean(flags.json) });
-      } finally {
-        await store.close?.();
-      }
+      });
     });
 }

@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import { RelcastError } from "../../core/errors.js";
 import { digestFile } from "../../core/file-digest.js";
 import { readBundleInfo } from "../../bundle/info-plist.js";
+import { readCatalog } from "../../catalog/feed-files.js";
 import { readReleaseNotes } from "../../release/release-notes.js";
 import { recordKey } from "../../release/release-layout.js";
 import { releaseRecordSchema } from "../../release/record-schema.js";
@@ -64,6 +65,8 @@ export const preflightStep: Step = {
     const dmg = await digestFile(inputs.dmgFile);
     ctx.dmg = { file: inputs.dmgFile, ...dmg };
     await ctx.store.checkReachable();
+    // A catalog someone broke by hand stops the run here, before any upload.
+    ctx.catalog = await readCatalog(ctx.store);
     const existing = await ctx.store.get(recordKey(inputs.version));
     if (existing) {
       const parsed = releaseRecordSchema.safeParse(JSON.parse(existing.body.toString("utf8")));

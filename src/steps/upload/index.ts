@@ -12,18 +12,27 @@ import { storedDigest } from "../../store/stored-digest.js";
 export async function applyCreate(ctx: ReleaseContext, write: PlannedWrite, expectedSha256?: string): Promise<void> {
   if (write.action !== "create" || !write.source) return;
   const body = "file" in write.source ? { file: write.source.file } : write.source.text;
-  try {
-    await ctx.store.put(write.key, body, { contentType: write.contentType, cacheControl: write.cacheControl, ifNoneMatch: "*" });
-    ctx.written.push(write.key);
-    ctx.logger.info(`uploaded ${write.key}${write.sizeBytes !== undefined ? ` (${write.sizeBytes} bytes)` : ""}`);
-  } catch (err) {
-    if (!(err instanceof PreconditionFailedError)) throw err;
-    const stored = expectedSha256 ? await storedDigest(ctx.store, write.key) : undefined;
-    if (expectedSha256 && stored?.sha256 === expectedSha256) {
-      ctx.logger.info(`${write.key} was written meanwhile with the same bytes; keeping it`);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await ctx.store.put(write.key, body, { contentType: write.contentType, cacheControl: write.cacheControl, ifNoneMatch: "*" });
+      ctx.written.push(write.key);
+      ctx.logger.info(`uploaded ${write.key}${write.sizeBytes !== undefined ? ` (${write.sizeBytes} bytes)` : ""}`);
       return;
+    } catch (err) {
+      if (!(err instanceof PreconditionFailedError)) throw err;
+      const stored = expectedSha256 ? await storedDigest(ctx.store, write.key) : undefined;
+      if (expectedSha256 && stored?.sha256 === expectedSha256) {
+        ctx.logger.info(`${write.key} was written meanwhile with the same bytes; keeping it`);
+        return;
+      }
+      // S3 answers 409 while a concurrent upload of the same key is still completing:
+      // the object is not there yet, so wait and try again.
+      if (expectedSha256 && stored === undefined && attempt < 10) {
+        await new Promise((r) => setTimeout(r, 100 * attempt + Math.random() * 100));
+        continue;
+      }
+      throw new RelcastError("E_CONFLICT", `${write.key} was created by another publish while this one ran`, "another pipeline published this version; check the catalog and bump the version if needed");
     }
-    throw new RelcastError("E_CONFLICT", `${write.key} was created by another publish while this one ran`, "another pipeline published this version; check the catalog and bump the version if needed");
   }
 }
 

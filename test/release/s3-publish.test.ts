@@ -1,0 +1,88 @@
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { feedProblems } from "../helpers/feed-consistency.js";
+import { MOTO_ENV, motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
+import { runCli } from "../helpers/run-cli.js";
+import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
+import { openStore } from "../../src/store/open-store.js";
+
+const reason = motoUnavailableReason();
+
+describe.skipIf(Boolean(reason))(`publish to S3 (moto_server)${reason ? ` — skipped: ${reason}` : ""}`, () => {
+  let moto: MotoServer;
+  beforeAll(async () => {
+    moto = await startMotoServer();
+  });
+  afterAll(async () => {
+    await moto?.stop();
+  });
+
+  async function s3Workspace(): Promise<{ ws: Workspace; bucket: string; aws: (...a: string[]) => Promise<string> }> {
+    const bucket = `rel-${randomBytes(4).toString("hex")}`;
+    const s3 = { endpoint: moto.endpoint, forcePathStyle: true, region: "us-east-1" };
+    const ws = await makeWorkspace({ store: `s3://${bucket}/plugins`, s3 });
+    const aws = async (...args: string[]) =>
+      (await promisify(execFile)("aws", ["--endpoint-url", moto.endpoint, ...args], { env: { ...process.env, ...MOTO_ENV } })).stdout;
+    await aws("s3api", "create-bucket", "--bucket", bucket);
+    return { ws, bucket, aws };
+  }
+
+  it("uploads with s3:// URIs in the record, right content types and cache headers (checked with the aws cli)", async () => {
+    const { ws, bucket, aws } = await s3Workspace();
+    const p = await ws.plugin("1.0.0", 100);
+    const res = await runCli(ws.publishArgs(p, "1.0.0", ["--json"]));
+    expect(res.code, res.stderr).toBe(0);
+    const record = JSON.parse(res.stdout);
+    expect(record.downloadUrl).toBe(`s3://${bucket}/plugins/releases/1.0.0/bridge-plugin-1.0.0.dmg`);
+    expect(record.appcastUrl).toBe(`s3://${bucket}/plugins/releases/appcast.xml`);
+    const head = (key: string) => aws("s3api", "head-object", "--bucket", bucket, "--key", `plugins/${key}`).then((o) => JSON.parse(o));
+    expect(await head("releases/1.0.0/bridge-plugin-1.0.0.dmg")).toMatchObject({ ContentType: "application/x-apple-diskimage", CacheControl: "public, max-age=31536000, immutable", ContentLength: 262144 });
+    expect(await head("releases/1.0.0/bridge-plugin-1.0.0.zip")).toMatchObject({ ContentType: "application/zip" });
+    expect(await head("releases/latest/bridge-plugin-1.0.0.dmg")).toMatchObject({ CacheControl: "no-cache" });
+    expect(await head("releases/catalog.json")).toMatchObject({ ContentType: "application/json", CacheControl: "no-cache" });
+    expect(await head("releases/appcast.xml")).toMatchObject({ ContentType: "application/xml", CacheControl: "no-cache" });
+    const again = await runCli(ws.publishArgs(p, "1.0.0"));
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain("already published");
+  });
+
+  it("20 publishes at once: catalog count 20, 20 appcast items, all records", async () => {
+    const { ws, bucket } = await s3Workspace();
+    const versions = Array.from({ length: 20 }, (_, i) => `2.${i}.0`);
+    const plugins = await Promise.all(versions.map((v, i) => ws.plugin(v, 2000 + i)));
+    const results = await Promise.all(versions.map((v, i) => runCli(ws.publishArgs(plugins[i]!, v, ["--quiet"]))));
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const store = await openStore(`s3://${bucket}/plugins`, ws.dir, { s3: { endpoint: moto.endpoint, forcePathStyle: true, region: "us-east-1" } });
+    const catalog = JSON.parse((await store.get("releases/catalog.json"))!.body.toString("utf8"));
+    expect(catalog.count).toBe(20);
+    expect(new Set(catalog.versions.map((v: { version: string }) => v.version))).toEqual(new Set(versions));
+    const appcast = (await store.get("releases/appcast.xml"))!.body.toString("utf8");
+    expect(appcast.match(/<item>/g)).toHaveLength(20);
+    for (const v of versions) expect(await store.head(`releases/${v}/release.json`)).toBeDefined();
+    expect(await feedProblems(store, "bridge-plugin")).toEqual([]);
+    const latest: string[] = [];
+    for await (const o of store.list("releases/latest/")) latest.push(o.key);
+    expect(latest.sort()).toEqual(["releases/latest/bridge-plugin-2.19.0.dmg", "releases/latest/bridge-plugin-2.19.0.zip"]);
+  }, 180_000);
+
+  it("rebuild restores a catalog that was hand-edited into invalid JSON", async () => {
+    const { ws, bucket } = await s3Workspace();
+    for (const [v, b] of [["1.0.0", 1], ["1.1.0", 2]] as const) {
+      const p = await ws.plugin(v, b);
+      expect((await runCli(ws.publishArgs(p, v))).code).toBe(0);
+    }
+    const store = await openStore(`s3://${bucket}/plugins`, ws.dir, { s3: { endpoint: moto.endpoint, forcePathStyle: true, region: "us-east-1" } });
+    const good = (await store.get("releases/catalog.json"))!.body.toString("utf8");
+    await store.put("releases/catalog.json", "{ broken", { contentType: "application/json" });
+    const p = await ws.plugin("1.2.0", 3);
+    const refused = await runCli(ws.publishArgs(p, "1.2.0"));
+    expect(refused.code).toBe(12);
+    expect(refused.stderr).toMatch(/catalog .* is not valid JSON[\s\S]*relcast rebuild/);
+    expect(await store.head("releases/1.2.0/bridge-plugin-1.2.0.dmg")).toBeUndefined();
+    const rebuilt = await runCli(["rebuild", "--config", ws.configFile]);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(JSON.parse((await store.get("releases/catalog.json"))!.body.toString("utf8"))).toEqual(JSON.parse(good));
+  }, 120_000);
+});
