@@ -119,8 +119,10 @@ describe("verifyRequest", () => {
       expect(result).toMatchObject({ check: "digest-mismatch" });
       if (!result.ok) expect(result.message).toMatch(message);
     });
-    it("checks a Digest sent on GET but does not require one", async () => {
+    it("checks a Digest sent on GET and requires one only when a GET has a body", async () => {
       expect((await verifyRequest(request(GET_V))).ok).toBe(true);
+      expect((await verifyRequest(request(GET_V, { body: Buffer.alloc(0) }))).ok).toBe(true);
+      expect(await verifyRequest(request(GET_V, { body: Buffer.from("x") }))).toMatchObject({ check: "digest-missing", expectedDigest: "SHA-256=LXEWQrcmsEQBYnyp+6wy9chTD7GQPMTbAiWHF5IaSIE=" });
       expect(await verifyRequest(request(GET_V, {}, { digest: RESERIALISED_DIGEST }))).toMatchObject({ check: "digest-mismatch" });
     });
     it("accepts a SHA-256 computed while streaming", async () => {
