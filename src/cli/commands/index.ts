@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { registerGc } from "./gc.js";
+import { registerHmac } from "./hmac.js";
 import { registerPublish } from "./publish.js";
 import { registerRebuild } from "./rebuild.js";
 
@@ -11,4 +12,5 @@ export const commandRegistrations: Array<(program: Command) => void> = [
   registerPublish,
   registerRebuild,
   registerGc,
+  registerHmac,
 ];
