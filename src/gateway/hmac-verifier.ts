@@ -11,7 +11,7 @@ export interface HmacVerifyInput {
   /** Lower-case header names. */
   headers: Record<string, string>;
   body?: Buffer;
-  lookupSecret: (clientId: string) => string | undefined;
+  lookupSecret: (clientId: string) => string | undefined | Promise<string | undefined>;
   now?: Date;
   allowDeprecatedRequestLine?: boolean;
   maxSkewSeconds?: number;
@@ -19,6 +19,6 @@ export interface HmacVerifyInput {
 
 export type HmacVerifyResult =
   | { ok: true; clientId: string; deprecatedRequestLine: boolean }
-  | { ok: false; check: string; message: string; expectedSigningString?: string };
+  | { ok: false; check: string; message: string; expectedSigningString?: string; expectedDigest?: string };
 
 export type HmacVerifier = (input: HmacVerifyInput) => HmacVerifyResult | Promise<HmacVerifyResult>;

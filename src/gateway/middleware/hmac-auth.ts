@@ -8,9 +8,9 @@ import { hmacChallenge } from "./challenges.js";
  * Checks the HMAC signature (and Digest) with the HMAC kit's verifier and
  * turns the credential into the caller's identity (company and product).
  * Every failure is 401 with the hmac challenge; the body names the failed
- * check and, for signature mismatches, the signing string the gateway
- * expected (it holds only the Date and the request-line, which the caller
- * sent, so it helps debugging without revealing anything).
+ * check and, when known, the signing string and Digest the gateway expected
+ * (built only from the Date, the request-line and the body, all of which the
+ * caller sent, so they help debugging without revealing anything).
  */
 export interface HmacAuthOptions {
   verify: HmacVerifier;
@@ -37,6 +37,7 @@ export function hmacAuth(options: HmacAuthOptions): Middleware {
     if (!result.ok) {
       const extra: Record<string, unknown> = { check: result.check };
       if (result.expectedSigningString !== undefined) extra.expected_signing_string = result.expectedSigningString;
+      if (result.expectedDigest !== undefined) extra.expected_digest = result.expectedDigest;
       throw new HttpError(401, "invalid_hmac", result.message, { "www-authenticate": hmacChallenge() }, extra);
     }
     const credential = options.credentials.get(result.clientId);
