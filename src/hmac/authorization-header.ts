@@ -1,0 +1,102 @@
+import { describeChar, firstNonPlainChar, isPlainStringChar, quoteForMessage } from "./plain-string.js";
+
+/**
+ * Parser and formatter for the Authorization header grammar of spec §5.2:
+ *
+ *   hmac username="<id>", algorithm="hmac-sha256", headers="date request-line", signature="<b64>"
+ *
+ * The scheme and parameter names are matched case-insensitively (RFC 7235
+ * and ABNF literals); separators, order and quoting are exact. Values are
+ * returned untouched; what they must be is checked by the verifier so that
+ * each problem gets its own named check.
+ */
+export const PARAM_ORDER = ["username", "algorithm", "headers", "signature"] as const;
+export type ParamName = (typeof PARAM_ORDER)[number];
+export type AuthorizationParams = Record<ParamName, string>;
+
+export type ParseAuthorizationResult =
+  | { ok: true; params: AuthorizationParams }
+  | { ok: false; message: string };
+
+export const MAX_AUTHORIZATION_LENGTH = 4096;
+export const SIGNED_HEADERS = "date request-line";
+export const ALGORITHM = "hmac-sha256";
+
+export function formatAuthorization(username: string, signature: string): string {
+  return `hmac username="${username}", algorithm="${ALGORITHM}", headers="${SIGNED_HEADERS}", signature="${signature}"`;
+}
+
+const fail = (message: string): ParseAuthorizationResult => ({ ok: false, message });
+
+export function parseAuthorization(raw: string): ParseAuthorizationResult {
+  const value = raw.replace(/^[ \t]+|[ \t]+$/g, "");
+  if (value.length === 0) return fail("the Authorization header is empty");
+  if (value.length > MAX_AUTHORIZATION_LENGTH) {
+    return fail(`the Authorization header is ${value.length} characters long; the limit is ${MAX_AUTHORIZATION_LENGTH}`);
+  }
+  const space = value.indexOf(" ");
+  const scheme = space < 0 ? value : value.slice(0, space);
+  if (scheme.toLowerCase() !== "hmac") return fail(`the scheme must be "hmac", got ${quoteForMessage(scheme)}`);
+  if (space < 0) return fail('"hmac" must be followed by one space and the parameters');
+
+  const found: Array<[string, string]> = [];
+  let i = space + 1;
+  for (;;) {
+    const nameStart = i;
+    while (i < value.length && /[A-Za-z0-9_-]/.test(value[i]!)) i++;
+    const name = value.slice(nameStart, i);
+    if (name.length === 0) {
+      const what = i < value.length ? `found ${describeAt(value, i)}` : "the header ends";
+      return fail(`expected a parameter name at column ${i + 1}, but ${what}`);
+    }
+    if (value[i] !== "=") return fail(`parameter ${quoteForMessage(name)} must be followed by "=" at column ${i + 1}`);
+    if (value[i + 1] !== '"') return fail(`the value of ${quoteForMessage(name)} must be in double quotes (column ${i + 2})`);
+    i += 2;
+    const valueStart = i;
+    while (i < value.length && isPlainStringChar(value.charCodeAt(i))) i++;
+    if (i >= value.length) return fail(`the value of ${quoteForMessage(name)} has no closing double quote`);
+    if (value[i] !== '"') {
+      return fail(`the value of ${quoteForMessage(name)} contains ${describeChar(value, i)} at column ${i + 1}`);
+    }
+    found.push([name, value.slice(valueStart, i)]);
+    i++;
+    if (i === value.length) break;
+    if (value[i] !== "," || value[i + 1] !== " " || value[i + 2] === " " || value[i + 2] === "\t") {
+      return fail(`parameters must be separated by a comma and exactly one space (column ${i + 1})`);
+    }
+    i += 2;
+  }
+  return collectParams(found);
+}
+
+function describeAt(value: string, index: number): string {
+  const code = value.charCodeAt(index);
+  return code >= 0x21 && code <= 0x7e ? `"${value[index]}"` : describeChar(value, index);
+}
+
+function collectParams(found: Array<[string, string]>): ParseAuthorizationResult {
+  const params: Partial<AuthorizationParams> = {};
+  for (const [rawName] of found) {
+    const name = rawName.toLowerCase();
+    if (!(PARAM_ORDER as readonly string[]).includes(name)) {
+      return fail(`unknown parameter ${quoteForMessage(rawName)}; only ${PARAM_ORDER.join(", ")} are allowed`);
+    }
+    if (params[name as ParamName] !== undefined) return fail(`parameter "${name}" appears more than once`);
+    params[name as ParamName] = "";
+  }
+  const missing = PARAM_ORDER.filter((name) => params[name] === undefined);
+  if (missing.length > 0) return fail(`missing parameter${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`);
+  const order = found.map(([n]) => n.toLowerCase());
+  if (order.some((n, k) => n !== PARAM_ORDER[k])) {
+    return fail(`parameters must come in the order ${PARAM_ORDER.join(", ")}; got ${order.join(", ")}`);
+  }
+  const [username, algorithm, headers, signature] = found.map(([, v]) => v) as [string, string, string, string];
+  return { ok: true, params: { username, algorithm, headers, signature } };
+}
+
+/** Why a client id cannot be sent as a plain-string, or undefined when it can. */
+export function clientIdProblem(clientId: string): string | undefined {
+  if (clientId.length === 0) return "the client id is empty";
+  const bad = firstNonPlainChar(clientId);
+  return bad < 0 ? undefined : `the client id contains ${describeChar(clientId, bad)}`;
+}

@@ -1,0 +1,27 @@
+import { bodySha256, checkDigestHeader, requiresDigest } from "./body-digest.js";
+import { failure, singleHeader, type RequestHeaders, type VerifyFailure } from "./verify-result.js";
+
+export type BodyEvidence = {
+  /** The raw body bytes as received. */
+  body?: Uint8Array | string | undefined;
+  /** SHA-256 of the raw body, computed while streaming; wins over `body`. */
+  bodySha256?: Buffer | undefined;
+};
+
+/**
+ * Checks `digest-missing` and `digest-mismatch`. A Digest is required for
+ * POST, PUT, PATCH and DELETE (even with an empty body); on other methods a
+ * Digest that is sent is still checked. No body evidence means an empty body.
+ */
+export function checkDigest(method: string, headers: RequestHeaders, evidence: BodyEvidence): { ok: true } | VerifyFailure {
+  const received = singleHeader(headers, "digest");
+  const hash = () => evidence.bodySha256 ?? bodySha256(evidence.body);
+  if (received === undefined) {
+    if (!requiresDigest(method)) return { ok: true };
+    const expectedDigest = `SHA-256=${hash().toString("base64")}`;
+    return failure("digest-missing", `${method} requests must carry a Digest header (spec §5.2)`, { expectedDigest });
+  }
+  if (received === null) return failure("digest-mismatch", "the Digest header was sent more than once");
+  const result = checkDigestHeader(received, hash());
+  return result.ok ? result : failure("digest-mismatch", result.message, { expectedDigest: result.expected });
+}

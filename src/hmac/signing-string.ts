@@ -1,0 +1,42 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+
+/**
+ * The signing string of spec §5.2 and the signature over it. Two lines
+ * joined by "\n", no trailing newline:
+ *
+ *   date: <Date header value, verbatim>
+ *   <METHOD> <path>?<query> HTTP/1.1
+ *
+ * The protocol token is always `HTTP/1.1`, whatever version the transport
+ * really used (Kong puts the transport's version there).
+ */
+export function requestLine(method: string, target: string): string {
+  return `${method} ${target} HTTP/1.1`;
+}
+
+export function buildSigningString(date: string, method: string, target: string): string {
+  return `date: ${date}\n${requestLine(method, target)}`;
+}
+
+/** Base64(HMAC-SHA256(key = UTF-8 bytes of the secret, message = signing string)). */
+export function computeSignature(secret: string, signingString: string): string {
+  return createHmac("sha256", Buffer.from(secret, "utf8")).update(signingString, "utf8").digest("base64");
+}
+
+const CANONICAL_SIGNATURE = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
+
+/** Why a signature parameter can never be a Base64 HMAC-SHA256, or undefined when it can. */
+export function signatureShapeProblem(signature: string): string | undefined {
+  if (CANONICAL_SIGNATURE.test(signature)) return undefined;
+  if (/^[A-Za-z0-9_-]{43}=?$/.test(signature)) return "the signature looks like base64url; use standard Base64 (+ and /) with \"=\" padding";
+  if (/^[A-Za-z0-9+/]{43}$/.test(signature)) return "the signature lacks its \"=\" padding";
+  if (/^[0-9a-fA-F]{64}$/.test(signature)) return "the signature is hex; spec §5.2 wants Base64 of the 32 HMAC bytes";
+  return `the signature must be 44 characters of Base64 (32 bytes), got ${signature.length} characters`;
+}
+
+/** Timing-safe comparison of two Base64 signatures of equal, public length. */
+export function signaturesEqual(expected: string, provided: string): boolean {
+  const a = Buffer.from(expected, "latin1");
+  const b = Buffer.from(provided, "latin1");
+  return a.length === b.length && timingSafeEqual(a, b);
+}
