@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { registerGateway } from "./gateway.js";
 import { registerHmac } from "./hmac.js";
 
 /**
@@ -7,4 +8,5 @@ import { registerHmac } from "./hmac.js";
  */
 export const commandRegistrations: Array<(program: Command) => void> = [
   registerHmac,
+  registerGateway,
 ];
