@@ -93,4 +93,19 @@ describe("relcast gateway (CLI)", () => {
     expect(status).toBe(3);
     expect(stderr).toContain(`${bad}: field "products.crm.upstream"`);
   });
+
+  it("runs the bounded load test script once with small numbers", () => {
+    const out = execFileSync(process.execPath, [path.join(repo, "scripts/gateway-load.mjs"), "--requests", "60", "--concurrency", "4", "--max-seconds", "20", "--json"], {
+      encoding: "utf8",
+    });
+    const summary = JSON.parse(out) as { host: string; results: { name: string; requests: number; unexpected: number; reqPerSec: number; p99ms: number }[] };
+    expect(summary.host).toBe("127.0.0.1");
+    expect(summary.results).toHaveLength(6);
+    for (const r of summary.results) {
+      expect(r.unexpected, r.name).toBe(0);
+      expect(r.requests).toBe(60);
+      expect(r.reqPerSec).toBeGreaterThan(0);
+      expect(r.p99ms).toBeGreaterThan(0);
+    }
+  });
 });
