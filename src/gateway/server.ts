@@ -16,6 +16,7 @@ import { productAccess } from "./middleware/scope.js";
 import { signedBody } from "./middleware/signed-body.js";
 import { authorizeEndpoint } from "./oauth/authorize.js";
 import { ConsentSeal } from "./oauth/consent-csrf.js";
+import { SignInThrottle } from "./oauth/sign-in-throttle.js";
 import { checkAccessToken } from "./oauth/introspect.js";
 import { tokenEndpoint } from "./oauth/token.js";
 import { proxy } from "./proxy.js";
@@ -53,7 +54,7 @@ export function createGatewayHandler(options: GatewayOptions) {
   const users = new Map(config.users.map((u) => [u.username, u]));
   const seal = new ConsentSeal(persistentKey(db, "consent_seal_key", () => randomBytes(32)));
 
-  const authorize = authorizeEndpoint({ store, seal, clock, clients, users, maxBodyBytes: authBodyBytes });
+  const authorize = authorizeEndpoint({ store, seal, clock, clients, users, throttle: new SignInThrottle({ clock }), maxBodyBytes: authBodyBytes });
   const token = tokenEndpoint({ store, clients, maxBodyBytes: authBodyBytes });
   const products = compose([
     productRoute(config.products),

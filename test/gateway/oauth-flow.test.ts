@@ -72,6 +72,17 @@ describe("OAuth 2.0 authorization code flow over HTTP", () => {
     expect(retry.status).toBe(303);
   });
 
+  it("locks a user name for 15 minutes after 5 wrong passwords", async () => {
+    const form = await readForm(await openConsent(h, { client_id: CLIENT.id, response_type: "code", scope: "crm" }));
+    for (let i = 0; i < 5; i++) expect((await submitForm(h, form, { username: USER.name, password: `guess-${i}`, decision: "approve" })).status).toBe(200);
+    const locked = await submitForm(h, form, { username: USER.name, password: USER.password, decision: "approve" });
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get("retry-after"))).toBe(900);
+    h.clock.advance(900);
+    const fresh = await readForm(await openConsent(h, { client_id: CLIENT.id, response_type: "code", scope: "crm" }));
+    expect((await submitForm(h, fresh, { username: USER.name, password: USER.password, decision: "approve" })).status).toBe(303);
+  });
+
   it("refuses a form posted without the browser's CSRF cookie, a tampered form, and a second submission", async () => {
     const form = await readForm(await openConsent(h, { client_id: CLIENT.id, response_type: "code", scope: "crm" }));
     const fields = { username: USER.name, password: USER.password, decision: "approve" };

@@ -11,6 +11,7 @@ import type { TokenStore } from "../state/token-store.js";
 import { checkAuthorizeQuery, redirectWith } from "./authorize-request.js";
 import { clearConsentCookie, consentCookie, consentCookieName, readCookie, type ConsentSeal } from "./consent-csrf.js";
 import { renderConsentPage, renderErrorPage } from "./consent-page.js";
+import type { SignInThrottle } from "./sign-in-throttle.js";
 
 /** `GET /auth` shows the sign-in and consent form; `POST /auth` decides it. */
 export interface AuthorizeOptions {
@@ -19,6 +20,7 @@ export interface AuthorizeOptions {
   clock: Clock;
   clients: ReadonlyMap<string, OAuthClientConfig>;
   users: ReadonlyMap<string, UserConfig>;
+  throttle: SignInThrottle;
   maxBodyBytes: number;
 }
 
@@ -80,13 +82,20 @@ async function decide(options: AuthorizeOptions, req: IncomingMessage, res: Serv
 
   const username = form.get("username") ?? "";
   const password = form.get("password") ?? "";
+  const again = (status: number, error: string, headers: Record<string, string> = {}) => {
+    const scopes = parseScope(sealed.scope) ?? [];
+    const html = renderConsentPage({ clientName: client.name ?? client.clientId, scopes, sealedRequest: form.get("request")!, username, error });
+    sendHtml(res, status, html, headers);
+  };
+  const wait = options.throttle.retryAfter(username);
+  if (wait > 0) return again(429, "Too many failed sign-ins for this user name. Try again later.", { "retry-after": String(wait) });
   const user = options.users.get(username);
   const ok = user ? await verifySecret(password, user.passwordHash) : await verifyAgainstDummy(password);
   if (!user || !ok) {
-    const scopes = parseScope(sealed.scope) ?? [];
-    const html = renderConsentPage({ clientName: client.name ?? client.clientId, scopes, sealedRequest: form.get("request")!, username, error: "Unknown user name or wrong password." });
-    return sendHtml(res, 200, html);
+    options.throttle.fail(username);
+    return again(200, "Unknown user name or wrong password.");
   }
+  options.throttle.succeed(username);
   if (!options.store.useConsentNonce(sealed.nonce, sealed.exp)) return alreadyUsed();
   const code = options.store.issueCode({
     clientId: client.clientId,
