@@ -19,6 +19,8 @@ export function bodySha256(body: Uint8Array | string = new Uint8Array()): Buffer
   return createHash("sha256").update(body).digest();
 }
 
+export const EMPTY_BODY_SHA256: Buffer = bodySha256();
+
 export function digestHeaderValue(body?: Uint8Array | string): string {
   return PREFIX + bodySha256(body).toString("base64");
 }

@@ -20,7 +20,7 @@ export const signRequestInputSchema = z.object({
   url: z.string().min(1, "is empty"),
   body: z.union([z.string(), z.custom<Uint8Array>((v) => v instanceof Uint8Array, "must be a string or bytes")]).optional(),
   /** A Date, or an IMF-fixdate string used verbatim; defaults to now. */
-  date: z.union([z.date(), z.string()]).optional(),
+  date: z.union([z.date(), z.string()], { error: "must be a valid Date or an IMF-fixdate string" }).optional(),
 });
 
 export type SignRequestInput = z.input<typeof signRequestInputSchema>;
@@ -64,10 +64,7 @@ export function signRequest(input: SignRequestInput): SignedRequest {
 
 function resolveDate(date: Date | string | undefined): string {
   if (date === undefined) return formatHttpDate(new Date());
-  if (date instanceof Date) {
-    if (Number.isNaN(date.getTime())) throw new RelcastError("E_INPUT", "hmac sign: date is an invalid Date");
-    return formatHttpDate(date);
-  }
+  if (date instanceof Date) return formatHttpDate(date);
   const parsed = parseHttpDate(date);
   if (!parsed.ok) {
     throw new RelcastError("E_INPUT", `hmac sign: date ${JSON.stringify(date.slice(0, 64))} ${parsed.reason}`, `for example: ${formatHttpDate(new Date())}`);
