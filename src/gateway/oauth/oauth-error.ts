@@ -3,7 +3,7 @@ import { sendJson } from "../http/respond.js";
 
 /**
  * Token endpoint errors, RFC 6749 §5.2: status 400, except invalid_client
- * which is 401 (with a Basic challenge when the client used HTTP Basic).
+ * which is 401 with a Basic challenge (RFC 6749 §5.2 allows it either way).
  */
 export type OAuthErrorCode =
   | "invalid_request"
@@ -17,7 +17,6 @@ export class OAuthError extends Error {
   constructor(
     readonly error: OAuthErrorCode,
     readonly description: string,
-    readonly usedBasicAuth = false,
   ) {
     super(`${error}: ${description}`);
     this.name = "OAuthError";

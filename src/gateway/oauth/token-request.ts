@@ -58,12 +58,12 @@ export interface ClientCredentials {
 /** Client credentials from the body (spec §4.2) or HTTP Basic (RFC 6749 §2.3.1); never both. */
 export function clientCredentials(params: Map<string, string>, authorization: string | undefined): ClientCredentials {
   const basic = authorization && /^basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
-  if (authorization && !basic) throw new OAuthError("invalid_client", "unsupported Authorization scheme on the token endpoint", true);
+  if (authorization && !basic) throw new OAuthError("invalid_client", "unsupported Authorization scheme on the token endpoint");
   if (basic) {
     if (params.has("client_secret")) throw new OAuthError("invalid_request", "send client credentials in one place only");
     const decoded = Buffer.from(basic[1]!, "base64").toString("utf8");
     const colon = decoded.indexOf(":");
-    if (colon < 0) throw new OAuthError("invalid_client", "malformed Basic credentials", true);
+    if (colon < 0) throw new OAuthError("invalid_client", "malformed Basic credentials");
     const clientId = safeDecode(decoded.slice(0, colon));
     const clientSecret = safeDecode(decoded.slice(colon + 1));
     if (params.has("client_id") && params.get("client_id") !== clientId) throw new OAuthError("invalid_request", "client_id differs from the Basic credentials");
@@ -79,6 +79,6 @@ function safeDecode(text: string): string {
   try {
     return decodeURIComponent(text.replace(/\+/g, " "));
   } catch {
-    throw new OAuthError("invalid_client", "malformed Basic credentials", true);
+    throw new OAuthError("invalid_client", "malformed Basic credentials");
   }
 }

@@ -44,7 +44,7 @@ async function authenticate(clients: ReadonlyMap<string, OAuthClientConfig>, par
   const creds = clientCredentials(params, authorization);
   const client = clients.get(creds.clientId);
   const valid = client ? await verifySecret(creds.clientSecret, client.secretHash) : await verifyAgainstDummy(creds.clientSecret);
-  if (!client || !valid) throw new OAuthError("invalid_client", "client authentication failed", creds.viaBasic);
+  if (!client || !valid) throw new OAuthError("invalid_client", "client authentication failed");
   return client;
 }
 
