@@ -2,8 +2,9 @@ import { open, readFile, unlink } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { RelcastError } from "../core/errors.js";
 
-const STALE_AFTER_MS = 10_000;
-const GIVE_UP_AFTER_MS = 60_000;
+// A live holder is only presumed hung after this long; the critical section takes milliseconds.
+const STALE_AFTER_MS = 120_000;
+const GIVE_UP_AFTER_MS = 180_000;
 
 function processAlive(pid: number): boolean {
   try {

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { registerGateway } from "./gateway.js";
 import { registerGc } from "./gc.js";
 import { registerHmac } from "./hmac.js";
 import { registerPublish } from "./publish.js";
@@ -13,4 +14,5 @@ export const commandRegistrations: Array<(program: Command) => void> = [
   registerRebuild,
   registerGc,
   registerHmac,
+  registerGateway,
 ];

@@ -1,0 +1,24 @@
+/**
+ * The shape of the HMAC kit's `verifyRequest` (src/hmac, issue 9), as the
+ * gateway uses it. The gateway depends on this type, not on the kit's
+ * module, so the middleware can be tested with any verifier and the kit can
+ * change internals freely.
+ */
+export interface HmacVerifyInput {
+  method: string;
+  /** Path and query exactly as received. */
+  requestTarget: string;
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+  body?: Buffer;
+  lookupSecret: (clientId: string) => string | undefined | Promise<string | undefined>;
+  now?: Date;
+  allowDeprecatedRequestLine?: boolean;
+  maxSkewSeconds?: number;
+}
+
+export type HmacVerifyResult =
+  | { ok: true; clientId: string; deprecatedRequestLine: boolean }
+  | { ok: false; check: string; message: string; expectedSigningString?: string; expectedDigest?: string };
+
+export type HmacVerifier = (input: HmacVerifyInput) => HmacVerifyResult | Promise<HmacVerifyResult>;

@@ -1,0 +1,34 @@
+import { HttpError } from "../http/http-error.js";
+import type { Middleware } from "../http/middleware.js";
+import { hmacChallenge } from "./challenges.js";
+
+/**
+ * Replay protection of spec §5.2: the Date header is required, must be an
+ * RFC 7231 IMF-fixdate, and must differ from the gateway's clock by less than
+ * `maxSkewSeconds`. Runs before the secret lookup and before any body is read,
+ * so stale requests cost almost nothing. Check names match the HMAC kit's.
+ */
+const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+export function parseHttpDate(value: string): Date | undefined {
+  if (!IMF_FIXDATE.test(value)) return undefined;
+  const date = new Date(value);
+  // Reject impossible dates (31 Feb) and wrong weekdays, which Date would silently accept.
+  return Number.isNaN(date.getTime()) || date.toUTCString() !== value ? undefined : date;
+}
+
+export function dateSkew(options: { maxSkewSeconds: number }): Middleware {
+  return async (ctx, next) => {
+    const header = ctx.req.headers.date;
+    const reject = (check: string, description: string) =>
+      new HttpError(401, "invalid_hmac", description, { "www-authenticate": hmacChallenge() }, { check });
+    if (!header) throw reject("date-missing", "the Date header is required on HMAC requests");
+    const date = parseHttpDate(header);
+    if (!date) throw reject("date-format", "the Date header must be an RFC 7231 HTTP-date such as `Tue, 15 Nov 1994 08:12:31 GMT`");
+    const skew = Math.abs(ctx.now.getTime() - date.getTime()) / 1000;
+    if (skew >= options.maxSkewSeconds) {
+      throw reject("date-skew", `the Date header differs from the gateway clock by ${Math.round(skew)} s; it must be less than ${options.maxSkewSeconds} s`);
+    }
+    await next();
+  };
+}

@@ -1,0 +1,49 @@
+import type { HmacCredential } from "../config-schema.js";
+import { HttpError } from "../http/http-error.js";
+import { flatHeaders, type Middleware } from "../http/middleware.js";
+import type { HmacVerifier } from "../hmac-verifier.js";
+import { hmacChallenge } from "./challenges.js";
+
+/**
+ * Checks the HMAC signature (and Digest) with the HMAC kit's verifier and
+ * turns the credential into the caller's identity (company and product).
+ * Every failure is 401 with the hmac challenge; the body names the failed
+ * check and, when known, the signing string and Digest the gateway expected
+ * (built only from the Date, the request-line and the body, all of which the
+ * caller sent, so they help debugging without revealing anything).
+ */
+export interface HmacAuthOptions {
+  verify: HmacVerifier;
+  credentials: ReadonlyMap<string, HmacCredential>;
+  maxSkewSeconds: number;
+  allowDeprecatedRequestLine: boolean;
+}
+
+/** The changelog date (2023-12-12) that deprecated the request-line without query (RFC 9745 form). */
+const DEPRECATION = "@1702339200";
+
+export function hmacAuth(options: HmacAuthOptions): Middleware {
+  return async (ctx, next) => {
+    const result = await options.verify({
+      method: ctx.req.method ?? "GET",
+      requestTarget: ctx.req.url ?? "/",
+      headers: flatHeaders(ctx.req),
+      body: ctx.body,
+      lookupSecret: (clientId) => options.credentials.get(clientId)?.secret,
+      now: ctx.now,
+      allowDeprecatedRequestLine: options.allowDeprecatedRequestLine,
+      maxSkewSeconds: options.maxSkewSeconds,
+    });
+    if (!result.ok) {
+      const extra: Record<string, unknown> = { check: result.check };
+      if (result.expectedSigningString !== undefined) extra.expected_signing_string = result.expectedSigningString;
+      if (result.expectedDigest !== undefined) extra.expected_digest = result.expectedDigest;
+      throw new HttpError(401, "invalid_hmac", result.message, { "www-authenticate": hmacChallenge() }, extra);
+    }
+    const credential = options.credentials.get(result.clientId);
+    if (!credential) throw new HttpError(401, "invalid_hmac", "unknown credential", { "www-authenticate": hmacChallenge() }, { check: "credential" });
+    if (result.deprecatedRequestLine) ctx.res.setHeader("deprecation", DEPRECATION);
+    ctx.identity = { kind: "company", company: credential.company, clientId: credential.clientId, product: credential.product };
+    await next();
+  };
+}

@@ -1,0 +1,39 @@
+import type { ProductConfig } from "../config-schema.js";
+import { HttpError } from "../http/http-error.js";
+import type { Middleware } from "../http/middleware.js";
+
+/**
+ * Resolves `/v2/<product>/<version>/<resource path>` (spec §9) to the
+ * product's upstream. Dot segments, encoded slashes and backslashes are
+ * refused so that the path the gateway authorizes is the path the upstream
+ * serves (no `/v2/a/v1/../../b/...` tricks).
+ */
+const UNSAFE_PATH = /(^|\/)\.{1,2}(\/|$)|%2e|%2f|%5c|\\/i;
+const VERSION = /^v\d+$/;
+
+export function productRoute(products: Readonly<Record<string, ProductConfig>>): Middleware {
+  const upstreams = new Map(Object.entries(products).map(([name, p]) => [name, new URL(p.upstream)]));
+  return async (ctx, next) => {
+    const target = ctx.req.url ?? "";
+    const q = target.indexOf("?");
+    const path = q < 0 ? target : target.slice(0, q);
+    const query = q < 0 ? "" : target.slice(q);
+    if (!path.startsWith("/") || UNSAFE_PATH.test(path)) {
+      throw new HttpError(400, "invalid_request", "path must not contain dot segments, encoded slashes or backslashes");
+    }
+    const [, gatewayVersion, name, productVersion] = path.split("/");
+    const config = name === undefined ? undefined : products[name];
+    const upstream = name === undefined ? undefined : upstreams.get(name);
+    if (gatewayVersion !== "v2" || !config || !upstream || !productVersion || !VERSION.test(productVersion)) {
+      throw new HttpError(404, "not_found", "no product route here; product paths look like /v2/<product>/v1/<resource>");
+    }
+    ctx.product = {
+      name: name!,
+      upstream,
+      auth: config.auth,
+      timeoutMs: config.timeoutMs,
+      upstreamTarget: path.slice(`/v2/${name}`.length) + query,
+    };
+    await next();
+  };
+}

@@ -1,0 +1,69 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { OAuthClientConfig } from "../config-schema.js";
+import { sendJson } from "../http/respond.js";
+import { parseScope } from "../scope-set.js";
+import { verifyAgainstDummy, verifySecret } from "../secret-hash.js";
+import type { TokenStore } from "../state/token-store.js";
+import { authorizationCodeGrant, refreshTokenGrant, type GrantResult } from "./grants.js";
+import { OAuthError, sendOAuthError } from "./oauth-error.js";
+import { clientCredentials, readTokenParams } from "./token-request.js";
+
+/** `POST /auth/oauth2/token`: both grants of spec §4.2/§4.3, errors per RFC 6749 §5.2. */
+export interface TokenEndpointOptions {
+  store: TokenStore;
+  clients: ReadonlyMap<string, OAuthClientConfig>;
+  maxBodyBytes: number;
+}
+
+export function tokenEndpoint(options: TokenEndpointOptions) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
+      if (req.method !== "POST") {
+        req.resume();
+        sendJson(res, 405, { error: "invalid_request", error_description: "use POST" }, { allow: "POST", "cache-control": "no-store" });
+        return;
+      }
+      const params = await readTokenParams(req, options.maxBodyBytes);
+      const client = await authenticate(options.clients, params, req.headers.authorization);
+      const result = runGrant(options.store, client.clientId, params);
+      if (!result.ok) throw new OAuthError(result.error, result.description);
+      sendJson(
+        res,
+        200,
+        { access_token: result.tokens.accessToken, token_type: "bearer", expires_in: result.tokens.expiresIn, refresh_token: result.tokens.refreshToken },
+        { "cache-control": "no-store", pragma: "no-cache" },
+      );
+    } catch (err) {
+      if (err instanceof OAuthError) sendOAuthError(res, err);
+      else throw err;
+    }
+  };
+}
+
+async function authenticate(clients: ReadonlyMap<string, OAuthClientConfig>, params: Map<string, string>, authorization: string | undefined) {
+  const creds = clientCredentials(params, authorization);
+  const client = clients.get(creds.clientId);
+  const valid = client ? await verifySecret(creds.clientSecret, client.secretHash) : await verifyAgainstDummy(creds.clientSecret);
+  if (!client || !valid) throw new OAuthError("invalid_client", "client authentication failed");
+  return client;
+}
+
+function runGrant(store: TokenStore, clientId: string, params: Map<string, string>): GrantResult {
+  const grantType = params.get("grant_type");
+  if (!grantType) throw new OAuthError("invalid_request", "grant_type is required");
+  if (grantType !== "authorization_code" && grantType !== "refresh_token") {
+    throw new OAuthError("unsupported_grant_type", `grant_type ${JSON.stringify(grantType)} is not supported`);
+  }
+  const scopeText = params.get("scope");
+  if (scopeText === undefined) throw new OAuthError("invalid_request", "scope is required and must equal the authorized scope");
+  const scope = parseScope(scopeText);
+  if (!scope) throw new OAuthError("invalid_scope", "scope is malformed");
+  if (grantType === "authorization_code") {
+    const code = params.get("code");
+    if (!code) throw new OAuthError("invalid_request", "code is required");
+    return authorizationCodeGrant(store, { clientId, code, scope, redirectUri: params.get("redirect_uri") });
+  }
+  const refreshToken = params.get("refresh_token");
+  if (!refreshToken) throw new OAuthError("invalid_request", "refresh_token is required");
+  return refreshTokenGrant(store, { clientId, refreshToken, scope });
+}

@@ -1,0 +1,63 @@
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
+import type { CallerIdentity } from "./http/middleware.js";
+
+/**
+ * Header rules of the proxy. Credentials never reach the upstream; the
+ * caller's identity does, in `X-Relcast-*` headers that clients cannot
+ * forge (any they send are dropped first).
+ */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
+const CREDENTIALS = new Set(["authorization", "cookie"]);
+const IDENTITY_PREFIX = "x-relcast-";
+
+function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
+  const value = headers.connection;
+  return new Set((value ?? "").split(",").map((t) => t.trim().toLowerCase()).filter(Boolean));
+}
+
+export function identityHeaders(identity: CallerIdentity, product: string): Record<string, string> {
+  const common = { "x-relcast-product": product, "x-relcast-client": identity.clientId };
+  return identity.kind === "user"
+    ? { ...common, "x-relcast-auth": "bearer", "x-relcast-user": identity.username, "x-relcast-scope": identity.scopes.join(" ") }
+    : { ...common, "x-relcast-auth": "hmac", "x-relcast-company": identity.company };
+}
+
+export function upstreamRequestHeaders(
+  incoming: IncomingHttpHeaders,
+  identity: CallerIdentity,
+  product: string,
+  upstreamHost: string,
+  remoteAddress: string | undefined,
+): OutgoingHttpHeaders {
+  const dropped = connectionTokens(incoming);
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || CREDENTIALS.has(name) || dropped.has(name) || name.startsWith(IDENTITY_PREFIX)) continue;
+    out[name] = value;
+  }
+  const forwardedFor = [incoming["x-forwarded-for"], remoteAddress].filter(Boolean).join(", ");
+  if (forwardedFor) out["x-forwarded-for"] = forwardedFor;
+  if (incoming.host) out["x-forwarded-host"] = incoming.host;
+  out.host = upstreamHost;
+  return { ...out, ...identityHeaders(identity, product) };
+}
+
+export function downstreamResponseHeaders(incoming: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const dropped = connectionTokens(incoming);
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
