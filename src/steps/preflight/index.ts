@@ -35,7 +35,12 @@ function resolveBuildNumber(ctx: ReleaseContext): number {
     }
     return n;
   }
-  if (fromFlag !== undefined) return fromFlag;
+  if (fromFlag !== undefined) {
+    if (fromPlist !== undefined) {
+      ctx.logger.warn(`CFBundleVersion "${fromPlist}" is not ${fromFlag}: an installed copy reports "${fromPlist}" to Sparkle, which may offer build ${fromFlag} again; relcast verify reports this mismatch`);
+    }
+    return fromFlag;
+  }
   throw new RelcastError(
     "E_PLIST",
     fromPlist === undefined ? "Info.plist has no CFBundleVersion" : `CFBundleVersion "${fromPlist}" in Info.plist is not an integer build number`,
