@@ -1,4 +1,5 @@
 import semver from "semver";
+import type { ReleaseRecord } from "../release/record-schema.js";
 import { compareSparkleVersions } from "./version-comparator.js";
 
 /** The channel whose items carry no `<sparkle:channel>` and that every installed copy sees. */
@@ -43,6 +44,15 @@ export function checkPair(a: BuildOrderEntry, b: BuildOrderEntry): BuildOrderVio
   if (byBuild === 0) return { lower, higher, kind: "equal-build" };
   if (byBuild > 0 && seenTogether(lower, higher)) return { lower, higher, kind: "inverted" };
   return undefined;
+}
+
+/**
+ * The build-order entries of stored records. Yanked releases stay in: a
+ * copy that installed one still compares every offer against its build.
+ * Records without an auto-update archive have no build and are left out.
+ */
+export function buildOrderEntries(records: readonly ReleaseRecord[]): BuildOrderEntry[] {
+  return records.flatMap((r) => (r.autoupdate ? [{ version: r.version, build: String(r.autoupdate.buildNumber), channel: r.channel }] : []));
 }
 
 /** Every violating pair among the given releases. */

@@ -1,4 +1,4 @@
-import { appcastRecords, isYanked } from "../catalog/appcast-selection.js";
+import { appcastRecords, isYanked, type FeedRecord } from "../catalog/appcast-selection.js";
 import type { ReleaseRecord } from "../release/record-schema.js";
 import { publicDownloadUrl, zipFileName } from "../release/release-layout.js";
 import type { FeedItem, ParsedAppcast } from "./appcast-reader.js";
@@ -50,8 +50,7 @@ export function checkFeedAgreement(records: readonly ReleaseRecord[], appcast: P
     }
     const problems = found.length > 1 ? [`the appcast has ${found.length} items for ${record.version}`] : [];
     const item = found[0]!;
-    const feedRecord = record as Parameters<typeof itemDisagreements>[0];
-    problems.push(...item.problems, ...itemDisagreements(feedRecord, item));
+    problems.push(...item.problems, ...itemDisagreements(record as FeedRecord, item));
     const url = item.enclosure?.url ?? "";
     const zipName = zipFileName(expect.pluginId, record.version);
     if (expect.appUrl && url !== publicDownloadUrl(expect.appUrl, zipName)) problems.push(`enclosure url ${url} is not ${publicDownloadUrl(expect.appUrl, zipName)}`);

@@ -7,14 +7,13 @@ import { compareNewestFirst, parseCatalog } from "../catalog/catalog.js";
 import { isRelcastError } from "../core/errors.js";
 import type { Catalog } from "../release/record-schema.js";
 import { APPCAST_KEY, CATALOG_KEY, versionedKey, zipFileName } from "../release/release-layout.js";
-import { buildOrderViolations, describeViolation } from "../sparkle/build-order.js";
-import { buildOrderEntries } from "../steps/preflight/build-order-check.js";
+import { buildOrderEntries, buildOrderViolations, describeViolation } from "../sparkle/build-order.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { readAppcast } from "./appcast-reader.js";
 import { checkArchive } from "./archive-check.js";
 import { downloadObject } from "./download-object.js";
 import { checkFeedAgreement, type FeedExpectations } from "./feed-agreement.js";
-import { expectedLatest, latestProblems } from "./latest-check.js";
+import { checkLatest, expectedLatest } from "./latest-check.js";
 import { recordProblems } from "./record-check.js";
 import { NOT_RUN, outcome, rowProblems, type ReleaseRow } from "./release-row.js";
 import { bundleIdProblems } from "./bundle-id-check.js";
@@ -31,7 +30,7 @@ export interface VerifyReport {
   releases: ReleaseRow[];
   /** Problems of the catalog, the appcast as a whole, and items no release owns. */
   feed: string[];
-  latest: { version: string | undefined; problems: string[] };
+  latest: { version: string | undefined; problems: string[]; warnings: string[] };
   ok: boolean;
 }
 
@@ -75,7 +74,7 @@ async function guarded(what: string, fn: () => Promise<string[]>): Promise<strin
  */
 export async function verifyStore(store: ObjectStore, options: VerifyOptions = {}): Promise<VerifyReport> {
   const [catalogObj, appcastObj] = await Promise.all([store.get(CATALOG_KEY), store.get(APPCAST_KEY)]);
-  const empty = { releases: [], latest: { version: undefined, problems: [] } };
+  const empty = { releases: [], latest: { version: undefined, problems: [], warnings: [] } };
   if (!catalogObj) {
     const feed = appcastObj ? [`${APPCAST_KEY} exists but ${CATALOG_KEY} does not; run relcast rebuild`] : [];
     return { pluginId: options.pluginId, ...empty, feed, ok: feed.length === 0 };
@@ -131,7 +130,7 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
     }
   }
   for (const [version, problem] of bundleIdProblems(bundles)) rowOf.get(version)!.checks.plist = outcome([...rowOf.get(version)!.checks.plist.problems, problem]);
-  const latest = { version: expectedLatest(records)?.version, problems: await latestProblems(store, pluginId, records) };
+  const latest = { version: expectedLatest(records)?.version, ...(await checkLatest(store, pluginId, records)) };
   const ok = feed.length === 0 && latest.problems.length === 0 && releases.every((r) => rowProblems(r).length === 0);
   return { pluginId, releases, feed, latest, ok };
 }

@@ -30,6 +30,7 @@ export function formatVerifyReport(report: VerifyReport): string {
     ...report.latest.problems.map((p) => `latest: ${p}`),
     ...report.releases.flatMap((row) => rowProblems(row).map((p) => `${row.version}: ${p}`)),
   ];
+  if (report.latest.warnings.length > 0) lines.push("", "warnings:", ...report.latest.warnings.map((w) => `  latest: ${w}`));
   if (problems.length > 0) lines.push("", `${problems.length} problem(s):`, ...problems.map((p) => `  ${p}`));
   else lines.push("", `${report.releases.length} release(s) verified, no problems`);
   return lines.join("\n") + "\n";

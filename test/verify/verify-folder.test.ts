@@ -170,6 +170,22 @@ describe("relcast verify on a folder store", () => {
     expect(res.stdout.split("\n").find((l) => l.startsWith("1.0.1 "))).toMatch(/\byanked\s+ok$/);
   });
 
+  it("warns, but passes, on a publish killed between its latest and feeds steps", async () => {
+    const store = await copyStore();
+    const p = await ws.plugin("1.4.0", 140);
+    const killed = await runCli([...ws.publishArgs(p, "1.4.0"), "--store", `file://${store}`], { env: { RELCAST_FAILPOINT: "before:feeds" } });
+    expect(killed.signal).toBe("SIGKILL");
+    const res = await verify(store);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/warnings:\n {2}latest: latest\/ holds 1\.4\.0, which has a record but is not in the catalog yet/);
+    const resumed = await runCli([...ws.publishArgs(p, "1.4.0"), "--store", `file://${store}`, "--quiet"]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const after = await verify(store);
+    expect(after.code, after.stdout).toBe(0);
+    expect(after.stdout).not.toContain("warnings:");
+    expect(after.stdout).toContain("latest: 1.4.0 ok");
+  });
+
   it("reports an empty store as nothing published, and a broken catalog as a feed problem", async () => {
     const empty = await mkdtemp(path.join(copies, "empty-"));
     const none = await verify(empty);

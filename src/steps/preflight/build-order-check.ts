@@ -2,17 +2,8 @@ import semver from "semver";
 import { RelcastError } from "../../core/errors.js";
 import type { ReleaseRecord } from "../../release/record-schema.js";
 import {
-  buildWindow, checkPair, describeViolation, type BuildOrderEntry, type BuildOrderViolation,
+  buildOrderEntries, buildWindow, checkPair, describeViolation, type BuildOrderEntry, type BuildOrderViolation,
 } from "../../sparkle/build-order.js";
-
-/**
- * The build-order entries of stored records. Yanked releases stay in: a
- * copy that installed one still compares every offer against its build.
- * Records without an auto-update archive have no build and are left out.
- */
-export function buildOrderEntries(records: readonly ReleaseRecord[]): BuildOrderEntry[] {
-  return records.flatMap((r) => (r.autoupdate ? [{ version: r.version, build: String(r.autoupdate.buildNumber), channel: r.channel }] : []));
-}
 
 /** The violation closest to the candidate in semver, so the message names its neighbour. */
 function nearest(candidate: BuildOrderEntry, violations: BuildOrderViolation[]): BuildOrderViolation {
