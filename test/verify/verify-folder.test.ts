@@ -16,6 +16,20 @@ with open(sys.argv[1], "rb") as f: d = plistlib.load(f)
 with open(sys.argv[1], "wb") as f: plistlib.dump(d, f, fmt=plistlib.FMT_BINARY)
 `;
 
+/** Python cryptography's verdict on each catalog release's edSignature over the stored zip: "<version> ok|bad". */
+const PY_SIGNATURES = `
+import base64, json, sys
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+store, pub = sys.argv[1], Ed25519PublicKey.from_public_bytes(base64.b64decode(sys.argv[2]))
+for r in json.load(open(store + "/releases/catalog.json"))["versions"]:
+    try:
+        pub.verify(base64.b64decode(r["autoupdate"]["edSignature"]), open("%s/releases/%s/bridge-plugin-%s.zip" % (store, r["version"], r["version"]), "rb").read())
+        print(r["version"], "ok")
+    except InvalidSignature:
+        print(r["version"], "bad")
+`;
+
 describe("relcast verify on a folder store", () => {
   let ws: Workspace;
   let copies: string;
@@ -39,6 +53,10 @@ describe("relcast verify on a folder store", () => {
     const dir = path.join(copies, `store-${n++}`);
     await cp(ws.storeDir, dir, { recursive: true });
     return dir;
+  }
+
+  function pythonVerdicts(store: string): string[] {
+    return execFileSync("python3", ["-c", PY_SIGNATURES, store, ws.key.publicKeyBase64]).toString().trim().split("\n");
   }
 
   function verify(store: string, extra: string[] = ["--public-key", ws.key.publicKeyBase64]) {
@@ -70,6 +88,7 @@ describe("relcast verify on a folder store", () => {
     for (const l of lines.slice(1, 6)) expect(l.split(/\s+/).slice(3)).toEqual(Array(8).fill("ok"));
     expect(res.stdout).toContain("latest: 1.1.1 ok");
     expect(res.stdout).toContain("5 release(s) verified, no problems");
+    expect(pythonVerdicts(ws.storeDir).every((l) => l.endsWith(" ok"))).toBe(true);
   });
 
   it("uses each archive's SUPublicEDKey without --public-key, works from --store alone, and prints JSON", async () => {
@@ -116,6 +135,7 @@ describe("relcast verify on a folder store", () => {
     const appcast = await readFile(rel(store, "appcast.xml"), "utf8");
     await writeFile(rel(store, "appcast.xml"), appcast.replace(`sparkle:edSignature="${right}"`, `sparkle:edSignature="${wrong}"`));
     const out = await expectFailure(store, "1.1.0", /1\.1\.0: edSignature does not verify over the stored zip/);
+    expect(pythonVerdicts(store).sort()).toEqual(["1.0.0 ok", "1.0.1 ok", "1.1.0 bad", "1.1.1 ok", "1.2.0-beta.1 ok"]);
     expect(out.split("\n").find((l) => l.startsWith("1.1.0 "))!.split(/\s+/).slice(3)).toEqual(["ok", "ok", "ok", "FAIL", "ok", "ok", "ok", "ok"]);
   });
 
