@@ -8,7 +8,10 @@ import { mergeIntoCatalog, parseCatalog, serializeCatalog } from "./catalog.js";
 import { compareAndSwap } from "./compare-and-swap.js";
 
 export function appcastOptionsFor(config: RelcastConfig): AppcastOptions {
-  return { title: `${config.displayName} updates`, link: config.appUrl, description: `Updates of ${config.displayName} by ${config.publisher}` };
+  return {
+    title: `${config.displayName} updates`, link: config.appUrl, description: `Updates of ${config.displayName} by ${config.publisher}`,
+    maxItemsPerChannel: config.appcast?.maxAppcastItems,
+  };
 }
 
 export async function readCatalog(store: ObjectStore): Promise<Catalog | undefined> {

@@ -10,6 +10,30 @@ export function isValidTimeZone(name: string): boolean {
   }
 }
 
+/** Sparkle drops release-notes links that are not http(s); `{version}` is filled in per release. */
+export function isHttpUrlTemplate(text: string): boolean {
+  try {
+    const url = new URL(text.replaceAll("{version}", "1.0.0"));
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+const httpUrlTemplate = z.string().refine(isHttpUrlTemplate, "must be an absolute http(s) URL ({version} is replaced by the release's version)");
+
+/** Feed-wide Sparkle options; the per-release ones are frozen into each record at publish time. */
+export const appcastConfigSchema = z.strictObject({
+  /** The appcast keeps only the newest N items per channel; the catalog keeps every release. */
+  maxAppcastItems: z.number().int().min(1).optional(),
+  /** Default `<sparkle:phasedRolloutInterval>` in seconds for new releases. */
+  phasedRolloutInterval: z.number().int().min(1).optional(),
+  /** `<sparkle:releaseNotesLink>` for new releases instead of inline notes, e.g. https://example.com/notes/{version}.html */
+  releaseNotesUrl: httpUrlTemplate.optional(),
+  /** `<sparkle:fullReleaseNotesLink>` for new releases (the full version history). */
+  fullReleaseNotesUrl: httpUrlTemplate.optional(),
+});
+
 export const PLUGIN_ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
 export const CHANNEL_PATTERN = /^[A-Za-z0-9._-]+$/;
 
@@ -31,6 +55,7 @@ export const configSchema = z.strictObject({
   store: z.string().min(1).default("file://./public-store"),
   assistantIntegration: z.array(z.string()).optional(),
   artifactType: z.literal("dmg").default("dmg"),
+  appcast: appcastConfigSchema.optional(),
   /** Only for s3:// stores; credentials always come from the standard AWS chain. */
   s3: z
     .strictObject({

@@ -1,5 +1,6 @@
 import type { RelcastConfig } from "../config/schema.js";
 import type { ObjectStore } from "../store/object-store.js";
+import type { AutoupdateOptions } from "./autoupdate-options.js";
 import type { ReleaseNotes } from "./release-notes.js";
 import type { ReleaseRecord } from "./record-schema.js";
 import type { LocalArtifact } from "./release-context.js";
@@ -19,6 +20,7 @@ export interface RecordInputs {
   buildNumber: number;
   edSignature: string;
   minimumSystemVersion?: string | undefined;
+  autoupdateOptions?: AutoupdateOptions | undefined;
   publishedAt: Date;
 }
 
@@ -60,6 +62,7 @@ export function buildRecord(input: RecordInputs): ReleaseRecord {
       sizeBytes: input.zip.sizeBytes,
       sha256: input.zip.sha256,
       ...(input.minimumSystemVersion ? { minimumSystemVersion: input.minimumSystemVersion } : {}),
+      ...input.autoupdateOptions,
     },
     ...(config.assistantIntegration ? { assistantIntegration: config.assistantIntegration } : {}),
     publishedAt: times.publishedAt,

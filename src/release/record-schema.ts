@@ -19,6 +19,16 @@ export const autoupdateSchema = z.looseObject({
   /** relcast extras: hex SHA-256 of the zip and the bundle's LSMinimumSystemVersion. */
   sha256: z.string().optional(),
   minimumSystemVersion: z.string().optional(),
+  /**
+   * Per-release Sparkle options, frozen at publish time so `relcast rebuild`
+   * writes the same appcast. `criticalUpdate.version`: critical only for
+   * installs whose build is below it (Sparkle's `sparkle:version` attribute).
+   */
+  criticalUpdate: z.strictObject({ version: z.string().optional() }).optional(),
+  minimumAutoupdateVersion: z.string().optional(),
+  phasedRolloutInterval: z.number().int().positive().optional(),
+  releaseNotesLink: z.string().optional(),
+  fullReleaseNotesLink: z.string().optional(),
 });
 
 export const releaseRecordSchema = z.looseObject({

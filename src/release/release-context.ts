@@ -3,6 +3,7 @@ import type { Logger } from "../core/logger.js";
 import type { BundleInfo } from "../bundle/info-plist.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { SigningKey } from "../sparkle/signing-key.js";
+import type { AutoupdateFlags, AutoupdateOptions } from "./autoupdate-options.js";
 import type { ReleaseNotes } from "./release-notes.js";
 import type { Catalog, ReleaseRecord } from "./record-schema.js";
 import type { ReleasePlan } from "./release-plan.js";
@@ -16,6 +17,8 @@ export interface ReleaseInputs {
   buildNumber?: number | undefined;
   /** Fixed publication time (migration, reproducible tests); default now. */
   publishedAt?: Date | undefined;
+  /** Per-release Sparkle flags (--critical, --phased-rollout-interval, ...). */
+  autoupdate?: AutoupdateFlags | undefined;
   dryRun: boolean;
 }
 
@@ -41,6 +44,8 @@ export interface ReleaseContext {
   bundle?: BundleInfo;
   notes?: ReleaseNotes;
   buildNumber?: number;
+  /** Sparkle options resolved from flags and config, stored in the record. */
+  autoupdateOptions?: AutoupdateOptions;
   dmg?: LocalArtifact;
   zip?: LocalArtifact;
   edSignature?: string;

@@ -4,6 +4,7 @@ import { registerGc } from "./gc.js";
 import { registerHmac } from "./hmac.js";
 import { registerPublish } from "./publish.js";
 import { registerRebuild } from "./rebuild.js";
+import { registerVerify } from "./verify.js";
 
 /**
  * Every `relcast <command>` is one file in this folder exporting a
@@ -12,6 +13,7 @@ import { registerRebuild } from "./rebuild.js";
 export const commandRegistrations: Array<(program: Command) => void> = [
   registerPublish,
   registerRebuild,
+  registerVerify,
   registerGc,
   registerHmac,
   registerGateway,

@@ -21,6 +21,11 @@ interface PublishFlags {
   store?: string;
   channel?: string;
   keyFile?: string;
+  critical?: true | string;
+  minimumAutoupdateVersion?: string;
+  phasedRolloutInterval?: string;
+  releaseNotesUrl?: string;
+  fullReleaseNotesUrl?: string;
   publishedAt?: string;
   dryRun?: boolean;
   json?: boolean;
@@ -56,6 +61,11 @@ export function registerPublish(program: Command): void {
     .option("--store <url>", "file:///abs, file://./rel or s3://bucket[/prefix] (overrides config)")
     .option("--channel <name>", "release channel (overrides config)")
     .option("--key-file <file>", "base64 Ed25519 key (else $RELCAST_SIGNING_KEY)")
+    .option("--critical [build]", "mark the update critical (for installs below <build> only, when given)")
+    .option("--minimum-autoupdate-version <build>", "installs below this build are not updated automatically (major upgrade)")
+    .option("--phased-rollout-interval <seconds>", "Sparkle phased rollout: seconds between groups (0: none; default from config)")
+    .option("--release-notes-url <url>", "sparkle:releaseNotesLink instead of inline notes ({version} is filled in)")
+    .option("--full-release-notes-url <url>", "sparkle:fullReleaseNotesLink (the full version history)")
     .addOption(new Option("--published-at <iso>", "publication time (migration and reproducible builds)").hideHelp())
     .option("--dry-run", "print the plan and write nothing")
     .option("--json", "print the record as JSON on stdout")
@@ -73,6 +83,10 @@ export function registerPublish(program: Command): void {
           inputs: {
             version, appDir: flags.app, dmgFile: flags.dmg, notesFile: flags.notes, summary: flags.summary,
             buildNumber: parseBuildNumber(flags.buildNumber), publishedAt: parsePublishedAt(flags.publishedAt), dryRun: Boolean(flags.dryRun),
+            autoupdate: {
+              critical: flags.critical, minimumAutoupdateVersion: flags.minimumAutoupdateVersion, phasedRolloutInterval: flags.phasedRolloutInterval,
+              releaseNotesUrl: flags.releaseNotesUrl, fullReleaseNotesUrl: flags.fullReleaseNotesUrl,
+            },
           },
         });
         if (flags.dryRun) process.stderr.write(formatPlan(ctx.plan!) + "\n");

@@ -57,7 +57,8 @@ export const planStep: Step = {
     const record = existing ?? buildRecord({
       config, store: ctx.store, version: inputs.version, summary: inputs.summary ?? need(ctx.notes, "notes").list[0] ?? "",
       notes: need(ctx.notes, "notes"), dmg, zip, buildNumber: need(ctx.buildNumber, "build number"),
-      edSignature: need(ctx.edSignature, "signature"), minimumSystemVersion: ctx.bundle?.minimumSystemVersion, publishedAt,
+      edSignature: need(ctx.edSignature, "signature"), minimumSystemVersion: ctx.bundle?.minimumSystemVersion,
+      autoupdateOptions: ctx.autoupdateOptions, publishedAt,
     });
     const immutable = config.cacheControl?.immutable ?? CACHE_IMMUTABLE;
     const mutable = config.cacheControl?.mutable ?? CACHE_NO_CACHE;

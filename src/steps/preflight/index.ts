@@ -8,6 +8,8 @@ import { recordKey } from "../../release/release-layout.js";
 import { releaseRecordSchema } from "../../release/record-schema.js";
 import type { ReleaseContext } from "../../release/release-context.js";
 import type { Step } from "../../release/step.js";
+import { changedOptions, resolveAutoupdateOptions } from "../../release/autoupdate-options.js";
+import { assertBuildOrder } from "./build-order-check.js";
 
 async function requireDirectory(dir: string): Promise<void> {
   const st = await stat(dir).catch(() => undefined);
@@ -33,7 +35,12 @@ function resolveBuildNumber(ctx: ReleaseContext): number {
     }
     return n;
   }
-  if (fromFlag !== undefined) return fromFlag;
+  if (fromFlag !== undefined) {
+    if (fromPlist !== undefined) {
+      ctx.logger.warn(`CFBundleVersion "${fromPlist}" is not ${fromFlag}: an installed copy reports "${fromPlist}" to Sparkle, which may offer build ${fromFlag} again; relcast verify reports this mismatch`);
+    }
+    return fromFlag;
+  }
   throw new RelcastError(
     "E_PLIST",
     fromPlist === undefined ? "Info.plist has no CFBundleVersion" : `CFBundleVersion "${fromPlist}" in Info.plist is not an integer build number`,
@@ -62,11 +69,13 @@ export const preflightStep: Step = {
       );
     }
     ctx.buildNumber = resolveBuildNumber(ctx);
+    ctx.autoupdateOptions = resolveAutoupdateOptions(ctx.config, inputs.autoupdate ?? {}, inputs.version, ctx.buildNumber);
     const dmg = await digestFile(inputs.dmgFile);
     ctx.dmg = { file: inputs.dmgFile, ...dmg };
     await ctx.store.checkReachable();
     // A catalog someone broke by hand stops the run here, before any upload.
     ctx.catalog = await readCatalog(ctx.store);
+    assertBuildOrder({ version: inputs.version, build: String(ctx.buildNumber), channel: ctx.config.channel }, ctx.catalog?.versions ?? []);
     const existing = await ctx.store.get(recordKey(inputs.version));
     if (existing) {
       const parsed = releaseRecordSchema.safeParse(JSON.parse(existing.body.toString("utf8")));
@@ -74,6 +83,14 @@ export const preflightStep: Step = {
         throw new RelcastError("E_CATALOG", `the stored record ${recordKey(inputs.version)} is not a valid release record`, "inspect it by hand; relcast never overwrites a published record");
       }
       ctx.existingRecord = parsed.data;
+      const changed = changedOptions(parsed.data, ctx.autoupdateOptions);
+      if (changed.length > 0) {
+        throw new RelcastError(
+          "E_CONFLICT",
+          `version ${inputs.version} is already published with other appcast options (${changed.join(", ")})`,
+          "published records are immutable: re-run with the flags of the first publish, or publish a new version",
+        );
+      }
       if (parsed.data.sha256 !== undefined && parsed.data.sha256 !== dmg.sha256) {
         throw new RelcastError(
           "E_CONFLICT",

@@ -3,13 +3,15 @@ import { need, type ReleaseContext } from "../../release/release-context.js";
 import { zipFileName } from "../../release/release-layout.js";
 import type { Step } from "../../release/step.js";
 import { zipBundle } from "./reproducible-zip.js";
+import { assertZipFollowsRules } from "./zip-check.js";
 
-/** Zips the bundle into the work folder (never into the store directly). */
+/** Zips the bundle into the work folder (never into the store directly) and checks the zip it wrote. */
 export const zipStep: Step = {
   name: "zip",
   async run(ctx: ReleaseContext) {
     const out = path.join(ctx.workDir, zipFileName(ctx.config.pluginId, ctx.inputs.version));
     const result = await zipBundle(ctx.inputs.appDir, out);
+    await assertZipFollowsRules(result.file, ctx.inputs.appDir, result.symlinks);
     for (const skipped of result.skipped) ctx.logger.warn(`left out of the zip: ${skipped} (Finder/AppleDouble junk or special file)`);
     ctx.zip = { file: result.file, sizeBytes: result.sizeBytes, sha256: result.sha256 };
     ctx.logger.info(`zipped ${result.entryCount} entries, ${result.sizeBytes} bytes, sha256 ${result.sha256}`);

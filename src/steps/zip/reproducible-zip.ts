@@ -28,6 +28,8 @@ export interface ZipResult {
   sha256: string;
   entryCount: number;
   skipped: string[];
+  /** The bundle's symlinks (zip entry name and target), to check the zip kept them. */
+  symlinks: Array<{ name: string; target: string }>;
 }
 
 /**
@@ -58,5 +60,6 @@ export async function zipBundle(bundleDir: string, outFile: string, level = 6): 
   });
   const finalized = archive.finalize();
   await Promise.all([pipeline(archive, meter, createWriteStream(outFile)), finalized]);
-  return { file: outFile, sizeBytes: size, sha256: hash.digest("hex"), entryCount: entries.length, skipped };
+  const symlinks = entries.flatMap((e) => (e.kind === "symlink" ? [{ name: e.name, target: e.target }] : []));
+  return { file: outFile, sizeBytes: size, sha256: hash.digest("hex"), entryCount: entries.length, skipped, symlinks };
 }

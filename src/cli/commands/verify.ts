@@ -1,0 +1,59 @@
+import { access } from "node:fs/promises";
+import type { Command } from "commander";
+import { DEFAULT_CONFIG_FILE, loadConfig } from "../../config/load-config.js";
+import type { RelcastConfig } from "../../config/schema.js";
+import { RelcastError } from "../../core/errors.js";
+import { openStore } from "../../store/open-store.js";
+import { verifyStore } from "../../verify/verify-store.js";
+import { failingNames, formatVerifyReport } from "../../verify/verify-table.js";
+
+interface VerifyFlags {
+  config?: string;
+  store?: string;
+  publicKey?: string;
+  json?: boolean;
+}
+
+function parsePublicKey(text: string | undefined): Buffer | undefined {
+  if (text === undefined) return undefined;
+  const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(text.trim()) ? Buffer.from(text.trim(), "base64") : Buffer.alloc(0);
+  if (bytes.length !== 32) throw new RelcastError("E_USAGE", `--public-key is not the base64 of a 32-byte Ed25519 public key`, "pass the SUPublicEDKey value from the app's Info.plist (relcast keys public prints it)");
+  return bytes;
+}
+
+/** The config when there is one; without it, --store alone is enough (the catalog names the plugin). */
+async function optionalConfig(flags: VerifyFlags): Promise<RelcastConfig | undefined> {
+  if (flags.config) return loadConfig(flags.config, { store: flags.store });
+  const present = await access(DEFAULT_CONFIG_FILE).then(() => true, () => false);
+  if (present) return loadConfig(DEFAULT_CONFIG_FILE, { store: flags.store });
+  if (flags.store) return undefined;
+  throw new RelcastError("E_CONFIG", `no ${DEFAULT_CONFIG_FILE} here and no --store given`, "pass --config <file> or --store <url>");
+}
+
+export function registerVerify(program: Command): void {
+  program
+    .command("verify")
+    .description("download what catalog and appcast point at and check sizes, hashes, signatures, zips, Info.plist versions, build order and latest")
+    .option("--config <file>", `config file (default ${DEFAULT_CONFIG_FILE} when present)`)
+    .option("--store <url>", "store URL (overrides config)")
+    .option("--public-key <b64>", "SUPublicEDKey to check signatures with (default: each archive's own SUPublicEDKey)")
+    .option("--json", "print the report as JSON on stdout")
+    .action(async (flags: VerifyFlags) => {
+      const publicKey = parsePublicKey(flags.publicKey);
+      const config = await optionalConfig(flags);
+      const store = config
+        ? await openStore(config.store, flags.store ? process.cwd() : config.baseDir, { s3: config.s3 })
+        : await openStore(flags.store!, process.cwd());
+      try {
+        const report = await verifyStore(store, {
+          publicKey, pluginId: config?.pluginId, appUrl: config?.appUrl, maxItemsPerChannel: config?.appcast?.maxAppcastItems,
+        });
+        process.stdout.write(flags.json ? JSON.stringify(report, null, 2) + "\n" : formatVerifyReport(report));
+        if (!report.ok) {
+          throw new RelcastError("E_VERIFY", `verify found problems in ${failingNames(report).join(", ")}`, "read the problem lines above; `relcast rebuild` repairs feeds, damaged objects need the release re-published under a new version");
+        }
+      } finally {
+        await store.close?.();
+      }
+    });
+}

@@ -1,0 +1,61 @@
+import { appcastRecords, isYanked, type FeedRecord } from "../catalog/appcast-selection.js";
+import type { ReleaseRecord } from "../release/record-schema.js";
+import { publicDownloadUrl, zipFileName } from "../release/release-layout.js";
+import type { FeedItem, ParsedAppcast } from "./appcast-reader.js";
+import { itemDisagreements } from "./item-agreement.js";
+import { NOT_RUN, outcome, type CheckResult } from "./release-row.js";
+
+export interface FeedExpectations {
+  pluginId: string;
+  /** When known (from the config), enclosure URLs must start with it. */
+  appUrl?: string | undefined;
+  maxItemsPerChannel?: number | undefined;
+}
+
+export interface FeedAgreement {
+  /** Per release version: how its appcast item (or its absence) checks out. */
+  byVersion: Map<string, CheckResult>;
+  /** Items that stand for no catalog release, duplicates, and feed-wide problems. */
+  feed: string[];
+}
+
+/**
+ * Catalog and appcast agree: each release the appcast should offer (not
+ * yanked, has an update archive, within maxAppcastItems) has exactly one
+ * item with the record's values, and the appcast offers nothing else.
+ */
+export function checkFeedAgreement(records: readonly ReleaseRecord[], appcast: ParsedAppcast | undefined, expect: FeedExpectations): FeedAgreement {
+  const feed = [...(appcast?.problems ?? [])];
+  const items = new Map<string, FeedItem[]>();
+  for (const item of appcast?.items ?? []) {
+    const key = item.shortVersion ?? `(item without shortVersionString, sparkle:version ${item.version ?? "?"})`;
+    items.set(key, [...(items.get(key) ?? []), item]);
+  }
+  const offered = new Set(appcastRecords(records, expect.maxItemsPerChannel).map((r) => r.version));
+  const known = new Set(records.map((r) => r.version));
+  for (const [version, list] of items) {
+    if (!known.has(version)) feed.push(`the appcast offers ${version}, which the catalog does not list (${list.length} item(s))`);
+  }
+  const byVersion = new Map<string, CheckResult>();
+  for (const record of records) {
+    const found = items.get(record.version) ?? [];
+    if (!offered.has(record.version)) {
+      const why = isYanked(record) ? "it is yanked" : !record.autoupdate ? "it has no update archive" : "it is beyond maxAppcastItems for its channel";
+      byVersion.set(record.version, found.length > 0 ? outcome([`the appcast offers ${record.version} but ${why}`]) : NOT_RUN);
+      continue;
+    }
+    if (found.length === 0) {
+      byVersion.set(record.version, outcome([appcast ? `the appcast has no item for ${record.version}` : "there is no appcast"]));
+      continue;
+    }
+    const problems = found.length > 1 ? [`the appcast has ${found.length} items for ${record.version}`] : [];
+    const item = found[0]!;
+    problems.push(...item.problems, ...itemDisagreements(record as FeedRecord, item));
+    const url = item.enclosure?.url ?? "";
+    const zipName = zipFileName(expect.pluginId, record.version);
+    if (expect.appUrl && url !== publicDownloadUrl(expect.appUrl, zipName)) problems.push(`enclosure url ${url} is not ${publicDownloadUrl(expect.appUrl, zipName)}`);
+    else if (!url.endsWith(`/downloads/${zipName}`)) problems.push(`enclosure url ${url} does not name ${zipName}`);
+    byVersion.set(record.version, outcome(problems));
+  }
+  return { byVersion, feed };
+}

@@ -1,0 +1,72 @@
+import semver from "semver";
+import { isYanked } from "../catalog/appcast-selection.js";
+import type { ReleaseRecord } from "../release/record-schema.js";
+import { dmgFileName, LATEST_PREFIX, recordKey, versionedKey, zipFileName } from "../release/release-layout.js";
+import { isPrerelease } from "../release/version-input.js";
+import { versionOfLatestKey } from "../steps/latest/latest-files.js";
+import type { ObjectStore } from "../store/object-store.js";
+import { downloadObject } from "./download-object.js";
+
+/** The version `releases/latest/` must hold: the highest semver that is neither a prerelease nor yanked. */
+export function expectedLatest(records: readonly ReleaseRecord[]): ReleaseRecord | undefined {
+  const candidates = records.filter((r) => semver.valid(r.version) && !isPrerelease(r.version) && !isYanked(r));
+  return candidates.sort((a, b) => semver.rcompare(a.version, b.version))[0];
+}
+
+async function sameBytes(store: ObjectStore, copyKey: string, originalKey: string): Promise<boolean> {
+  const [copy, original] = await Promise.all([downloadObject(store, copyKey), downloadObject(store, originalKey)]);
+  return !copy || !original || (copy.sha256 === original.sha256 && copy.sizeBytes === original.sizeBytes);
+}
+
+export interface LatestFindings {
+  problems: string[];
+  /** States an interrupted publish leaves and its re-run clears; reported, not failed. */
+  warnings: string[];
+}
+
+/** A version in latest/ above the catalog's whose record exists: what a publish stopped before its feeds step leaves. */
+async function pendingVersion(store: ObjectStore, pluginId: string, keys: Iterable<string>, want: ReleaseRecord | undefined, records: readonly ReleaseRecord[]): Promise<string | undefined> {
+  const versions = [...new Set([...keys].map((k) => versionOfLatestKey(k, pluginId)))].filter(
+    (v): v is string => v !== undefined && (!want || semver.gt(v, want.version)) && !records.some((r) => r.version === v),
+  );
+  const highest = versions.sort(semver.rcompare)[0];
+  return highest && (await store.head(recordKey(highest))) ? highest : undefined;
+}
+
+/**
+ * `releases/latest/` holds exactly the expected release's disk image and zip
+ * (when it has one), byte for byte the versioned objects, and nothing
+ * older. A publish stopped between its `latest` and `feeds` steps leaves a
+ * higher version there (with its record) and maybe the old one: its re-run
+ * clears that, so it is a warning as long as every object is byte for byte
+ * one of those two releases.
+ */
+export async function checkLatest(store: ObjectStore, pluginId: string, records: readonly ReleaseRecord[]): Promise<LatestFindings> {
+  const want = expectedLatest(records);
+  const found: LatestFindings = { problems: [], warnings: [] };
+  const present = new Set<string>();
+  for await (const meta of store.list(LATEST_PREFIX)) present.add(meta.key);
+  const namesOf = (version: string, withZip: boolean) => [dmgFileName(pluginId, version), ...(withZip ? [zipFileName(pluginId, version)] : [])];
+  const expectedNames = want ? namesOf(want.version, want.autoupdate !== undefined) : [];
+  const pending = await pendingVersion(store, pluginId, present, want, records);
+  if (pending) {
+    const allowed = new Map([...namesOf(pending, true).map((n) => [n, pending] as const), ...expectedNames.map((n) => [n, want!.version] as const)]);
+    for (const key of present) {
+      const name = key.slice(LATEST_PREFIX.length);
+      const version = allowed.get(name);
+      if (!version) found.problems.push(`${key} should not be in latest/ (a publish of ${pending} was interrupted; latest is ${want?.version ?? "empty"} or ${pending})`);
+      else if (!(await sameBytes(store, key, versionedKey(version, name)))) found.problems.push(`${key} differs from ${versionedKey(version, name)}`);
+    }
+    found.warnings.push(`latest/ holds ${pending}, which has a record but is not in the catalog yet (an interrupted publish); re-run that publish or relcast rebuild`);
+    return found;
+  }
+  for (const name of expectedNames) {
+    const key = `${LATEST_PREFIX}${name}`;
+    if (!present.has(key)) found.problems.push(`${key} is missing; latest must hold ${want!.version}, the highest stable version`);
+    else if (!(await sameBytes(store, key, versionedKey(want!.version, name)))) found.problems.push(`${key} differs from ${versionedKey(want!.version, name)}`);
+  }
+  for (const key of present) {
+    if (!expectedNames.some((n) => key === `${LATEST_PREFIX}${n}`)) found.problems.push(`${key} should not be in latest/ (latest is ${want?.version ?? "empty: no stable release"})`);
+  }
+  return found;
+}

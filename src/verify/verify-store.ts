@@ -1,0 +1,136 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { FeedRecord } from "../catalog/appcast-selection.js";
+import { isYanked } from "../catalog/appcast-selection.js";
+import { compareNewestFirst, parseCatalog } from "../catalog/catalog.js";
+import { isRelcastError } from "../core/errors.js";
+import type { Catalog } from "../release/record-schema.js";
+import { APPCAST_KEY, CATALOG_KEY, versionedKey, zipFileName } from "../release/release-layout.js";
+import { buildOrderEntries, buildOrderViolations, describeViolation } from "../sparkle/build-order.js";
+import type { ObjectStore } from "../store/object-store.js";
+import { readAppcast } from "./appcast-reader.js";
+import { checkArchive } from "./archive-check.js";
+import { downloadObject } from "./download-object.js";
+import { checkFeedAgreement, type FeedExpectations } from "./feed-agreement.js";
+import { checkLatest, expectedLatest } from "./latest-check.js";
+import { recordProblems } from "./record-check.js";
+import { NOT_RUN, outcome, rowProblems, type ReleaseRow } from "./release-row.js";
+import { bundleIdProblems } from "./bundle-id-check.js";
+import { runPool } from "./run-pool.js";
+
+export interface VerifyOptions extends Partial<FeedExpectations> {
+  publicKey?: Buffer | undefined;
+  /** Releases checked at once (downloads in flight). */
+  concurrency?: number;
+}
+
+export interface VerifyReport {
+  pluginId: string | undefined;
+  releases: ReleaseRow[];
+  /** Problems of the catalog, the appcast as a whole, and items no release owns. */
+  feed: string[];
+  latest: { version: string | undefined; problems: string[]; warnings: string[] };
+  ok: boolean;
+}
+
+async function checkDmg(store: ObjectStore, record: Catalog["versions"][number]): Promise<string[]> {
+  const key = record.objectStore.objectPath;
+  const got = await downloadObject(store, key);
+  if (!got) return [`disk image ${key} is missing`];
+  const found: string[] = [];
+  if (got.sizeBytes !== record.sizeBytes) found.push(`disk image ${key} is ${got.sizeBytes} bytes; the record says ${record.sizeBytes}`);
+  if (record.sha256 !== undefined && got.sha256 !== record.sha256) found.push(`disk image ${key} has SHA-256 ${got.sha256.slice(0, 12)}…, the record says ${record.sha256.slice(0, 12)}…`);
+  return found;
+}
+
+function catalogProblems(catalog: Catalog, pluginId: string | undefined): string[] {
+  const found: string[] = [];
+  if (pluginId && catalog.pluginId !== pluginId) found.push(`the catalog is for plugin ${catalog.pluginId}, not ${pluginId}`);
+  if (catalog.count !== catalog.versions.length) found.push(`the catalog says count ${catalog.count} but lists ${catalog.versions.length} releases`);
+  const seen = new Set<string>();
+  for (const r of catalog.versions) {
+    if (seen.has(r.version)) found.push(`the catalog lists ${r.version} twice`);
+    seen.add(r.version);
+  }
+  const sorted = [...catalog.versions].sort(compareNewestFirst);
+  if (sorted.some((r, i) => r !== catalog.versions[i])) found.push("the catalog is not ordered newest first");
+  return found;
+}
+
+/** Turns an unexpected failure of one check into a problem of that check instead of aborting the run. */
+async function guarded(what: string, fn: () => Promise<string[]>): Promise<string[]> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (isRelcastError(err) && err.code === "E_STORE") throw err;
+    return [`${what} could not be checked: ${(err as Error).message}`];
+  }
+}
+
+/**
+ * Downloads everything the catalog and the appcast point at and checks it
+ * as an installed copy of the plugin would meet it. Never writes.
+ */
+export async function verifyStore(store: ObjectStore, options: VerifyOptions = {}): Promise<VerifyReport> {
+  const [catalogObj, appcastObj] = await Promise.all([store.get(CATALOG_KEY), store.get(APPCAST_KEY)]);
+  const empty = { releases: [], latest: { version: undefined, problems: [], warnings: [] } };
+  if (!catalogObj) {
+    const feed = appcastObj ? [`${APPCAST_KEY} exists but ${CATALOG_KEY} does not; run relcast rebuild`] : [];
+    return { pluginId: options.pluginId, ...empty, feed, ok: feed.length === 0 };
+  }
+  let catalog: Catalog;
+  try {
+    catalog = parseCatalog(catalogObj.body.toString("utf8"), store.uriFor(CATALOG_KEY));
+  } catch (err) {
+    return { pluginId: options.pluginId, ...empty, feed: [(err as Error).message], ok: false };
+  }
+  const pluginId = options.pluginId ?? catalog.pluginId;
+  const records = catalog.versions;
+  const appcast = appcastObj ? readAppcast(appcastObj.body.toString("utf8")) : undefined;
+  const agreement = checkFeedAgreement(records, appcast, { pluginId, appUrl: options.appUrl, maxItemsPerChannel: options.maxItemsPerChannel });
+  const feed = [...catalogProblems(catalog, options.pluginId), ...agreement.feed];
+  if (!appcast && records.some((r) => r.autoupdate && !isYanked(r))) feed.push(`${APPCAST_KEY} is missing`);
+
+  const workDir = await mkdtemp(path.join(os.tmpdir(), "relcast-verify-"));
+  const bundles = new Map<string, string | undefined>();
+  let releases: ReleaseRow[];
+  try {
+    releases = await runPool(records, options.concurrency ?? 4, async (record): Promise<ReleaseRow> => {
+      const row: ReleaseRow = {
+        version: record.version, channel: record.channel, build: record.autoupdate ? String(record.autoupdate.buildNumber) : "-", yanked: isYanked(record),
+        checks: {
+          record: outcome(await guarded("the record", () => recordProblems(store, record))),
+          dmg: outcome(await guarded("the disk image", () => checkDmg(store, record))),
+          zip: NOT_RUN, signature: NOT_RUN, plist: NOT_RUN, zipRules: NOT_RUN,
+          appcast: agreement.byVersion.get(record.version) ?? NOT_RUN, order: outcome(),
+        },
+      };
+      if (record.autoupdate) {
+        try {
+          const found = await checkArchive(store, versionedKey(record.version, zipFileName(pluginId, record.version)), record as FeedRecord, options.publicKey, workDir);
+          Object.assign(row.checks, { zip: found.zip, signature: found.signature, plist: found.plist, zipRules: found.rules });
+          bundles.set(record.version, found.bundle?.bundleIdentifier);
+        } catch (err) {
+          if (isRelcastError(err) && err.code === "E_STORE") throw err;
+          row.checks.zip = outcome([`the update zip could not be checked: ${(err as Error).message}`]);
+        }
+      }
+      return row;
+    });
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+  const rowOf = new Map(releases.map((r) => [r.version, r]));
+  for (const v of buildOrderViolations(buildOrderEntries(records))) {
+    const line = `build order: ${describeViolation(v)}`;
+    for (const version of [v.lower.version, v.higher.version]) {
+      const order = rowOf.get(version)!.checks.order;
+      rowOf.get(version)!.checks.order = outcome([...order.problems, line]);
+    }
+  }
+  for (const [version, problem] of bundleIdProblems(bundles)) rowOf.get(version)!.checks.plist = outcome([...rowOf.get(version)!.checks.plist.problems, problem]);
+  const latest = { version: expectedLatest(records)?.version, ...(await checkLatest(store, pluginId, records)) };
+  const ok = feed.length === 0 && latest.problems.length === 0 && releases.every((r) => rowProblems(r).length === 0);
+  return { pluginId, releases, feed, latest, ok };
+}

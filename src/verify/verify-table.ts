@@ -1,0 +1,46 @@
+import { CHECK_COLUMNS, rowProblems, type CheckResult, type ReleaseRow } from "./release-row.js";
+import type { VerifyReport } from "./verify-store.js";
+
+const HEADERS: Record<(typeof CHECK_COLUMNS)[number], string> = {
+  record: "record", dmg: "dmg", zip: "zip", signature: "sig", plist: "plist", zipRules: "rules", appcast: "appcast", order: "order",
+};
+
+function cell(result: CheckResult, row: ReleaseRow, column: string): string {
+  if (column === "appcast" && row.yanked && result.ok) return "yanked";
+  if (!result.ok) return "FAIL";
+  return result.skipped ? "-" : "ok";
+}
+
+function pad(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd());
+}
+
+/** The human report: one line per release, then every problem prefixed with the release it belongs to. */
+export function formatVerifyReport(report: VerifyReport): string {
+  const lines: string[] = [];
+  const head = ["version", "channel", "build", ...CHECK_COLUMNS.map((c) => HEADERS[c])];
+  const body = report.releases.map((row) => [row.version, row.channel, row.build, ...CHECK_COLUMNS.map((c) => cell(row.checks[c], row, c))]);
+  lines.push(...pad([head, ...body]));
+  lines.push("");
+  lines.push(`latest: ${report.latest.version ?? "(no stable release)"} ${report.latest.problems.length === 0 ? "ok" : "FAIL"}`);
+  lines.push(`feed: ${report.feed.length === 0 ? "ok" : "FAIL"}`);
+  const problems = [
+    ...report.feed.map((p) => `feed: ${p}`),
+    ...report.latest.problems.map((p) => `latest: ${p}`),
+    ...report.releases.flatMap((row) => rowProblems(row).map((p) => `${row.version}: ${p}`)),
+  ];
+  if (report.latest.warnings.length > 0) lines.push("", "warnings:", ...report.latest.warnings.map((w) => `  latest: ${w}`));
+  if (problems.length > 0) lines.push("", `${problems.length} problem(s):`, ...problems.map((p) => `  ${p}`));
+  else lines.push("", `${report.releases.length} release(s) verified, no problems`);
+  return lines.join("\n") + "\n";
+}
+
+/** Which releases (or "feed", "latest") have problems, for the one-line error. */
+export function failingNames(report: VerifyReport): string[] {
+  return [
+    ...(report.feed.length > 0 ? ["feed"] : []),
+    ...(report.latest.problems.length > 0 ? ["latest"] : []),
+    ...report.releases.filter((r) => rowProblems(r).length > 0).map((r) => r.version),
+  ];
+}

@@ -1,0 +1,78 @@
+import { execFileSync } from "node:child_process";
+import { mkdtemp } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { readZipListing } from "../../src/sparkle/zip-listing.js";
+import { zipRuleProblems } from "../../src/sparkle/zip-rules.js";
+
+/**
+ * Zips written by Python's zipfile (an independent producer), entry by
+ * entry: "d" folder, "f" file, "l" symlink (content = target), as a Unix
+ * zip would store them.
+ */
+const PY_ZIP = `
+import json, sys, zipfile
+for out, entries in json.loads(sys.stdin.read()).items():
+    with zipfile.ZipFile(out, "w") as z:
+        for kind, name, data in entries:
+            info = zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0))
+            info.create_system = 3
+            mode = {"d": 0o40755, "f": 0o100644, "l": 0o120755}[kind]
+            info.external_attr = (mode << 16) | (0x10 if kind == "d" else 0)
+            z.writestr(info, data)
+`;
+
+type Spec = Array<["d" | "f" | "l", string, string]>;
+
+const GOOD: Spec = [
+  ["d", "P.bundle/", ""],
+  ["d", "P.bundle/Contents/", ""],
+  ["f", "P.bundle/Contents/Info.plist", "<plist/>"],
+  ["d", "P.bundle/Contents/Frameworks/B.framework/", ""],
+  ["d", "P.bundle/Contents/Frameworks/B.framework/Versions/A/", ""],
+  ["f", "P.bundle/Contents/Frameworks/B.framework/Versions/A/B", "bin"],
+  ["l", "P.bundle/Contents/Frameworks/B.framework/Versions/Current", "A"],
+  ["l", "P.bundle/Contents/Frameworks/B.framework/B", "Versions/Current/B"],
+];
+
+const BAD: Array<[string, Spec, RegExp]> = [
+  ["two top-level bundles", [...GOOD, ["d", "Q.bundle/", ""]], /exactly one top-level bundle, found 2: P\.bundle, Q\.bundle/],
+  ["a top-level file", [["f", "P.bundle", "x"]], /top-level entry P\.bundle is not a folder/],
+  ["no Info.plist", GOOD.filter(([, name]) => !name.endsWith("Info.plist")), /P\.bundle has no Contents\/Info\.plist/],
+  ["__MACOSX debris", [...GOOD.slice(0, 3), ["f", "P.bundle/__MACOSX/._x", "x"]], /__MACOSX/],
+  ["an AppleDouble file", [...GOOD, ["f", "P.bundle/Contents/._Info.plist", "x"]], /AppleDouble file in the zip: P\.bundle\/Contents\/\._Info\.plist/],
+  ["an absolute symlink", [...GOOD, ["l", "P.bundle/Contents/Resources", "/etc"]], /points to the absolute path \/etc/],
+  ["a symlink leaving the bundle", [...GOOD, ["l", "P.bundle/Contents/x", "../../other"]], /P\.bundle\/Contents\/x -> \.\.\/\.\.\/other points outside P\.bundle/],
+  ["a flattened Versions/Current", GOOD.map(([k, name, d]) => (name.endsWith("Current") ? ["d", `${name}/`, ""] : [k, name, d]) as Spec[number]), /Versions\/Current is a dir, not a symlink/],
+  ["a flattened framework binary", GOOD.map(([k, name, d]) => (name.endsWith("B.framework/B") ? ["f", name, "bin"] : [k, name, d]) as Spec[number]), /B\.framework\/B is a file at the top of a versioned framework/],
+];
+
+describe("zip rules (on zips Python's zipfile wrote)", () => {
+  const file = (name: string) => path.join(dir, `${name.replace(/\W+/g, "-")}.zip`);
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "relcast-ziprules-"));
+    const all = Object.fromEntries([["good", GOOD] as const, ...BAD.map(([name, spec]) => [name, spec] as const)].map(([name, spec]) => [file(name), spec]));
+    execFileSync("python3", ["-c", PY_ZIP], { input: JSON.stringify(all) });
+  });
+
+  async function problemsOf(name: string): Promise<string[]> {
+    return zipRuleProblems((await readZipListing(file(name))).entries);
+  }
+
+  it("accepts one bundle with Info.plist and a framework whose aliases are symlinks", async () => {
+    expect(await problemsOf("good")).toEqual([]);
+  });
+
+  it("reads symlink targets and wanted files", async () => {
+    const listing = await readZipListing(file("good"), (name) => name.endsWith("Info.plist"));
+    expect(listing.entries.find((e) => e.name.endsWith("Versions/Current"))).toMatchObject({ kind: "symlink", target: "A" });
+    expect(listing.files.get("P.bundle/Contents/Info.plist")?.toString()).toBe("<plist/>");
+  });
+
+  it.each(BAD)("refuses %s", async (name, _spec, message) => {
+    const problems = await problemsOf(name);
+    expect(problems.join("\n")).toMatch(message);
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { readAppcast } from "../../src/verify/appcast-reader.js";
+
+const NS = "http://www.andymatuschak.org/xml-namespaces/sparkle";
+const SIG = Buffer.alloc(64, 7).toString("base64");
+
+function feed(items: string, root = `<rss version="2.0" xmlns:sparkle="${NS}">`, channelHead = "<title>T</title>"): string {
+  return `<?xml version="1.0" encoding="utf-8"?>\n${root}<channel>${channelHead}${items}</channel></rss>`;
+}
+
+function item(over: Record<string, string> = {}): string {
+  const v = { pubDate: "Wed, 09 Jan 2006 19:20:11 +0000", url: "https://x.example/p-1.0.0.zip", sig: SIG, channel: "", extra: "", ...over };
+  return `<item><title>Version 1.0.0</title><pubDate>${v.pubDate}</pubDate><sparkle:version>100</sparkle:version>` +
+    `<sparkle:shortVersionString>1.0.0</sparkle:shortVersionString>${v.channel}${v.extra}` +
+    `<enclosure url="${v.url}" length="10" type="application/octet-stream" sparkle:edSignature="${v.sig}"/></item>`;
+}
+
+describe("appcast reader (what Sparkle would reject)", () => {
+  it("reads a good feed with no problems, including critical and links", () => {
+    const parsed = readAppcast(feed(item({ extra: '<sparkle:criticalUpdate sparkle:version="90"/><sparkle:releaseNotesLink>https://x.example/n?a=1&amp;b=2</sparkle:releaseNotesLink>' })));
+    expect(parsed.problems).toEqual([]);
+    expect(parsed.items).toHaveLength(1);
+    expect(parsed.items[0]).toMatchObject({ version: "100", shortVersion: "1.0.0", critical: "90", releaseNotesLink: "https://x.example/n?a=1&b=2", problems: [] });
+    expect(readAppcast(feed(item({ extra: "<sparkle:criticalUpdate/>" }))).items[0]!.critical).toBe("");
+  });
+
+  it.each<[string, string, RegExp]>([
+    ["malformed XML", feed(item()).replace("</channel>", ""), /not well-formed XML .*Sparkle rejects the whole feed/],
+    ["the https namespace URI", feed(item(), `<rss version="2.0" xmlns:sparkle="https://www.andymatuschak.org/xml-namespaces/sparkle">`), /must declare xmlns:sparkle="http:\/\/www\.andymatuschak/],
+    ["another prefix", feed(item(), `<rss version="2.0" xmlns:sp="${NS}">`), /must declare xmlns:sparkle=/],
+    ["a channel without title", feed(item(), undefined, ""), /the <channel> has no <title>/],
+    ["two channels", feed(item()).replace("</channel></rss>", "</channel><channel><title>U</title></channel></rss>"), /2 <channel> elements/],
+  ])("flags %s for the whole feed", (_name, xml, message) => {
+    expect(readAppcast(xml).problems.join("\n")).toMatch(message);
+  });
+
+  it.each<[string, Record<string, string>, RegExp]>([
+    ["white space inside the signature", { sig: `${SIG.slice(0, 40)} ${SIG.slice(40)}` }, /could not be decoded/],
+    ["a 63-byte signature", { sig: Buffer.alloc(63, 1).toString("base64") }, /decodes to 63 bytes, not 64/],
+    ["an ISO pubDate", { pubDate: "2006-01-09T19:20:11Z" }, /pubDate "2006-01-09T19:20:11Z" is not in the form/],
+    ["a file:// enclosure", { url: "file:///tmp/p.zip" }, /enclosure url "file:\/\/\/tmp\/p\.zip" is not http\(s\)/],
+    ["a channel name with a space", { channel: "<sparkle:channel>be ta</sparkle:channel>" }, /sparkle:channel "be ta" has characters/],
+    ["a non-http release-notes link", { extra: "<sparkle:releaseNotesLink>ftp://x/n</sparkle:releaseNotesLink>" }, /releaseNotesLink "ftp:\/\/x\/n" is not http\(s\)/],
+  ])("flags an item with %s", (_name, over, message) => {
+    const parsed = readAppcast(feed(item(over)));
+    expect(parsed.problems).toEqual([]);
+    expect(parsed.items[0]!.problems.join("\n")).toMatch(message);
+  });
+
+  it("accepts a signature with white space only at the ends, as Sparkle trims it", () => {
+    expect(readAppcast(feed(item({ sig: ` ${SIG}\n` }))).items[0]!.problems).toEqual([]);
+  });
+});
