@@ -4,6 +4,7 @@ import { registerGc } from "./gc.js";
 import { registerHmac } from "./hmac.js";
 import { registerPublish } from "./publish.js";
 import { registerRebuild } from "./rebuild.js";
+import { registerVerifyInstall } from "./verify-install.js";
 
 /**
  * Every `relcast <command>` is one file in this folder exporting a
@@ -15,4 +16,5 @@ export const commandRegistrations: Array<(program: Command) => void> = [
   registerGc,
   registerHmac,
   registerGateway,
+  registerVerifyInstall,
 ];
