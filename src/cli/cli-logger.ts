@@ -1,12 +1,12 @@
 import { createLogger, type Logger } from "../core/logger.js";
 import { maskSecrets } from "../core/secrets.js";
-import { inGitHubActions } from "./github-actions.js";
+import { inGitHubActions, writeWorkflowCommand } from "./github-actions.js";
 
 /** Plain stderr lines, or GitHub Actions groups and annotations when run there. */
 export function cliLogger(options: { quiet: boolean; debug: boolean }): Logger {
   const base = createLogger(options);
   if (!inGitHubActions()) return base;
-  const write = (line: string) => process.stdout.write(maskSecrets(line) + "\n");
+  const write = (line: string) => writeWorkflowCommand(maskSecrets(line));
   return {
     ...base,
     warn: (m) => write(`::warning::${m.replace(/\r?\n/g, "%0A")}`),

@@ -1,29 +1,70 @@
 import { appendFileSync } from "node:fs";
-import { maskSecrets } from "../core/secrets.js";
+import { randomBytes } from "node:crypto";
+import { maskSecrets, onSecretRegistered } from "../core/secrets.js";
 
-/** GitHub Actions workflow-command helpers; all no-ops outside Actions. */
+/**
+ * GitHub Actions workflow-command helpers; all no-ops outside Actions.
+ * Commands go to stderr (the runner reads both streams), so stdout stays
+ * machine-readable: `relcast publish --json > record.json` works in a step.
+ */
 export function inGitHubActions(): boolean {
   return process.env.GITHUB_ACTIONS === "true";
 }
 
+export function writeWorkflowCommand(line: string): void {
+  process.stderr.write(line + "\n");
+}
+
+/** Escaping of a workflow command's message (GitHub's toolkit `escapeData`). */
 function escapeData(text: string): string {
   return text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
 
-export function annotateError(message: string): void {
-  if (inGitHubActions()) process.stdout.write(`::error::${escapeData(maskSecrets(message))}\n`);
+/** Escaping of a workflow command's property value (`escapeProperty`): also `:` and `,`. */
+function escapeProperty(text: string): string {
+  return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 
-/** Asks the runner to mask a value in all later log lines. */
-export function addMask(value: string): void {
-  if (inGitHubActions() && value) process.stdout.write(`::add-mask::${value}\n`);
+export interface AnnotationProperties {
+  title?: string;
+  file?: string;
 }
 
+/** `::error title=...,file=...::message`, shown on the run's summary page. */
+export function annotateError(message: string, properties: AnnotationProperties = {}): void {
+  if (!inGitHubActions()) return;
+  const props = Object.entries(properties)
+    .filter(([, v]) => v !== undefined && v !== "")
+    .map(([k, v]) => `${k}=${escapeProperty(maskSecrets(v as string))}`)
+    .join(",");
+  writeWorkflowCommand(`::error${props ? ` ${props}` : ""}::${escapeData(maskSecrets(message))}`);
+}
+
+/**
+ * In Actions, every secret the process registers (signing key in each
+ * encoding, client secrets, tokens) is masked by the runner from the moment
+ * it is known, before any line that could carry it is printed.
+ */
+export function maskSecretsInRunnerLog(): void {
+  if (!inGitHubActions()) return;
+  onSecretRegistered((value) => writeWorkflowCommand(`::add-mask::${escapeData(value)}`));
+}
+
+/**
+ * Step outputs in the multi-line form (`name<<DELIM` … `DELIM`), so a value
+ * holding a newline cannot inject another output. The delimiter is random.
+ */
 export function setOutputs(outputs: Record<string, string>): void {
   const file = process.env.GITHUB_OUTPUT;
   if (!inGitHubActions() || !file) return;
-  const lines = Object.entries(outputs).map(([k, v]) => `${k}=${maskSecrets(v)}`);
-  appendFileSync(file, lines.join("\n") + "\n");
+  const chunks = Object.entries(outputs).map(([name, raw]) => {
+    const value = maskSecrets(raw);
+    let delimiter: string;
+    do delimiter = `ghadelimiter_${randomBytes(12).toString("hex")}`;
+    while (value.includes(delimiter));
+    return `${name}<<${delimiter}\n${value}\n${delimiter}\n`;
+  });
+  appendFileSync(file, chunks.join(""));
 }
 
 export function appendStepSummary(markdown: string): void {

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from "commander";
 import { commandRegistrations } from "./commands/index.js";
+import { registerSecret } from "../core/secrets.js";
+import { maskSecretsInRunnerLog } from "./github-actions.js";
 import { reportError } from "./report-error.js";
 
 /** Entry point of the `relcast` binary: builds the command tree and maps errors to exit codes. */
@@ -15,6 +17,9 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  maskSecretsInRunnerLog();
+  // The key in the environment is a secret whether or not this command reads it.
+  registerSecret(process.env.RELCAST_SIGNING_KEY);
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

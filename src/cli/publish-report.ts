@@ -24,6 +24,10 @@ export function reportPublished(ctx: ReleaseContext, options: { json: boolean })
       `| Appcast | ${record.publicAppcastUrl} |`,
       `| Published | ${record.publishedAtIso ?? ""} (${record.publishedAtLocal ?? ""}) |`,
       "",
+      "### Release notes",
+      "",
+      ...record.releaseNotesList.map((note) => `- ${note}`),
+      "",
     ].join("\n"),
   );
 }

@@ -11,14 +11,14 @@ export function reportError(err: unknown, options: { debug: boolean }): number {
   if (isRelcastError(err)) {
     write(`relcast: error [${err.code}]: ${err.message}`);
     if (err.hint) write(`  fix: ${err.hint}`);
-    annotateError(`${err.message}${err.hint ? ` (fix: ${err.hint})` : ""}`);
+    annotateError(`${err.message}${err.hint ? ` (fix: ${err.hint})` : ""}`, { title: `relcast ${err.code}` });
     if (options.debug && err.stack) write(err.stack);
     return err.exitCode;
   }
   const message = err instanceof Error ? err.message : String(err);
   write(`relcast: internal error: ${message}`);
   write("  fix: re-run with --debug and report the output at the project's issue tracker");
-  annotateError(message);
+  annotateError(message, { title: "relcast internal error" });
   if (options.debug && err instanceof Error && err.stack) write(err.stack);
   return EXIT_CODES.E_INTERNAL;
 }

@@ -5,17 +5,34 @@
  * of the encodings we can derive from it.
  */
 const secrets = new Set<string>();
+const listeners: Array<(value: string) => void> = [];
+
+function add(value: string): void {
+  if (secrets.has(value)) return;
+  secrets.add(value);
+  for (const listener of listeners) listener(value);
+}
 
 export function registerSecret(value: string | undefined | null): void {
   if (!value) return;
   const trimmed = value.trim();
   if (trimmed.length < 6) return;
-  secrets.add(trimmed);
+  add(trimmed);
   const decoded = Buffer.from(trimmed, "base64");
   if (decoded.length >= 16 && decoded.toString("base64") === trimmed) {
-    secrets.add(decoded.toString("hex"));
-    secrets.add(decoded.toString("base64url"));
+    add(decoded.toString("hex"));
+    add(decoded.toString("base64url"));
   }
+}
+
+/**
+ * Called with every secret (and each derived encoding) as it is registered,
+ * and at once with those registered earlier: the CLI uses it to ask a CI
+ * runner to mask the value before anything else is printed.
+ */
+export function onSecretRegistered(listener: (value: string) => void): void {
+  listeners.push(listener);
+  for (const value of secrets) listener(value);
 }
 
 export function registeredSecrets(): readonly string[] {

@@ -5,6 +5,7 @@ import { registerHmac } from "./hmac.js";
 import { registerPublish } from "./publish.js";
 import { registerRebuild } from "./rebuild.js";
 import { registerVerify } from "./verify.js";
+import { registerVerifyInstall } from "./verify-install.js";
 
 /**
  * Every `relcast <command>` is one file in this folder exporting a
@@ -17,4 +18,5 @@ export const commandRegistrations: Array<(program: Command) => void> = [
   registerGc,
   registerHmac,
   registerGateway,
+  registerVerifyInstall,
 ];

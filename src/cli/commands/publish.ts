@@ -6,7 +6,6 @@ import { normalizeVersion } from "../../release/version-input.js";
 import { loadSigningKey } from "../../sparkle/signing-key.js";
 import { cliLogger } from "../cli-logger.js";
 import { withConfiguredStore } from "../configured-store.js";
-import { addMask } from "../github-actions.js";
 import { uploadProgressReporter } from "../upload-progress.js";
 import { reportPublished } from "../publish-report.js";
 
@@ -75,7 +74,6 @@ export function registerPublish(program: Command): void {
       const logger = cliLogger({ quiet: Boolean(flags.quiet), debug });
       const version = normalizeVersion(flags.version);
       const key = await loadSigningKey(flags.keyFile);
-      addMask(process.env.RELCAST_SIGNING_KEY ?? "");
       const settings = { onProgress: uploadProgressReporter({ tty: Boolean(process.stderr.isTTY) && !flags.json, quiet: Boolean(flags.quiet) }) };
       await withConfiguredStore(flags, { channel: flags.channel }, settings, async (config, store) => {
         const ctx = await runRelease({
