@@ -1,4 +1,4 @@
-import { open, readFile, unlink } from "node:fs/promises";
+import { link, readFile, stat, unlink, writeFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { RelcastError } from "../core/errors.js";
 
@@ -16,27 +16,40 @@ function processAlive(pid: number): boolean {
 }
 
 /**
- * A lock file created with O_EXCL guards the tiny compare-and-rename section
- * of a conditional write. A lock left by a killed process is taken over when
- * its owner is gone or it is older than any critical section can be.
+ * Creates the lock file already holding its token: the token is written to
+ * a temp file that is then hard-linked into place (fails if the lock
+ * exists). A lock created empty and filled afterwards could be read empty by
+ * a waiter, judged stale and removed while its holder is inside.
+ */
+async function tryCreateLock(lockPath: string, token: string): Promise<boolean> {
+  const temp = `${lockPath}-${randomBytes(6).toString("hex")}`;
+  await writeFile(temp, token, { flag: "wx" });
+  try {
+    await link(temp, lockPath);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw err;
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
+}
+
+/**
+ * A lock file guards the tiny compare-and-rename section of a conditional
+ * write. A lock left by a killed process is taken over when its owner is
+ * gone or it is older than any critical section can be.
  */
 export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>): Promise<T> {
   const token = `${process.pid}:${Date.now()}:${randomBytes(6).toString("hex")}`;
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
-    try {
-      const fh = await open(lockPath, "wx");
-      await fh.writeFile(token);
-      await fh.close();
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      await breakIfStale(lockPath);
-      if (Date.now() - started > GIVE_UP_AFTER_MS) {
-        throw new RelcastError("E_STORE", `timed out waiting for lock ${lockPath}`, "another relcast process holds it; if none runs, delete the lock file");
-      }
-      await new Promise((r) => setTimeout(r, Math.min(50, 2 + attempt) + Math.random() * 10));
+    if (await tryCreateLock(lockPath, token)) break;
+    await breakIfStale(lockPath);
+    if (Date.now() - started > GIVE_UP_AFTER_MS) {
+      throw new RelcastError("E_STORE", `timed out waiting for lock ${lockPath}`, "another relcast process holds it; if none runs, delete the lock file");
     }
+    await new Promise((r) => setTimeout(r, Math.min(50, 2 + attempt) + Math.random() * 10));
   }
   try {
     return await fn();
@@ -49,10 +62,11 @@ export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>): P
 async function breakIfStale(lockPath: string): Promise<void> {
   const content = await readFile(lockPath, "utf8").catch(() => undefined);
   if (content === undefined) return;
-  const [pidText, timeText] = content.split(":");
-  const pid = Number(pidText);
-  const age = Date.now() - Number(timeText);
-  const stale = (Number.isInteger(pid) && pid > 0 && !processAlive(pid)) || !(age < STALE_AFTER_MS);
+  const m = /^(\d+):(\d+):/.exec(content);
+  // A token we cannot read (an older relcast's lock, a damaged file) is judged by the file's age alone.
+  const since = m ? Number(m[2]) : (await stat(lockPath).catch(() => undefined))?.mtimeMs;
+  if (since === undefined) return;
+  const stale = (m !== null && !processAlive(Number(m[1]))) || Date.now() - since >= STALE_AFTER_MS;
   if (!stale) return;
   // Re-read just before removing so a lock taken over meanwhile is left alone.
   const again = await readFile(lockPath, "utf8").catch(() => undefined);

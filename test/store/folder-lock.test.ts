@@ -1,0 +1,61 @@
+import { mkdtemp, readdir, rm, utimes, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { withFileLock } from "../../src/store/folder-lock.js";
+
+async function lockDir(): Promise<string> {
+  return mkdtemp(path.join(os.tmpdir(), "relcast-lock-"));
+}
+
+describe("folder lock", () => {
+  it("respects a fresh lock whose token cannot be read yet (it was once broken as stale: two writers, a lost record)", async () => {
+    const dir = await lockDir();
+    const lock = path.join(dir, ".relcast-lock-catalog.json");
+    await writeFile(lock, "");
+    let entered = false;
+    const waiting = withFileLock(lock, async () => {
+      entered = true;
+    });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(entered).toBe(false);
+    await rm(lock);
+    await waiting;
+    expect(entered).toBe(true);
+  });
+
+  it("takes over a lock with an unreadable token once the file is older than any critical section", async () => {
+    const dir = await lockDir();
+    const lock = path.join(dir, ".relcast-lock-x");
+    await writeFile(lock, "garbage");
+    const old = new Date(Date.now() - 10 * 60_000);
+    await utimes(lock, old, old);
+    let entered = false;
+    await withFileLock(lock, async () => {
+      entered = true;
+    });
+    expect(entered).toBe(true);
+  });
+
+  it("takes over the lock of a process that is gone, and keeps no temp files", async () => {
+    const dir = await lockDir();
+    const lock = path.join(dir, ".relcast-lock-y");
+    await writeFile(lock, `999999999:${Date.now()}:deadbeef`);
+    await withFileLock(lock, async () => undefined);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("lets exactly one of many concurrent holders in at a time", async () => {
+    const dir = await lockDir();
+    const lock = path.join(dir, ".relcast-lock-z");
+    let inside = 0;
+    let maxInside = 0;
+    await Promise.all(Array.from({ length: 30 }, () => withFileLock(lock, async () => {
+      inside++;
+      maxInside = Math.max(maxInside, inside);
+      await new Promise((r) => setTimeout(r, 2));
+      inside--;
+    })));
+    expect(maxInside).toBe(1);
+  });
+});
