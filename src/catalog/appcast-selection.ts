@@ -6,7 +6,7 @@ export type FeedRecord = ReleaseRecord & { autoupdate: NonNullable<ReleaseRecord
 
 /** A yanked release stays in the catalog but is never offered (the shape the yank command writes). */
 export function isYanked(record: ReleaseRecord): boolean {
-  return (record as { yanked?: unknown }).yanked === true;
+  return record.yanked === true;
 }
 
 /**

@@ -19,10 +19,22 @@ export function buildCatalog(pluginId: string, records: readonly ReleaseRecord[]
   return { pluginId, count: versions.length, versions };
 }
 
-/** Adds or replaces (same version) one record. */
+/** The yank fields of a catalog entry, or none. */
+export function yankFields(record: ReleaseRecord): Pick<ReleaseRecord, "yanked" | "yankedReason" | "yankedAt"> {
+  if (record.yanked !== true) return {};
+  return { yanked: true, ...(record.yankedAt !== undefined && { yankedAt: record.yankedAt }), ...(record.yankedReason !== undefined && { yankedReason: record.yankedReason }) };
+}
+
+/**
+ * Adds or replaces (same version) one record. A yank belongs to the catalog
+ * entry, not to the immutable record, so re-publishing a yanked version
+ * keeps it yanked.
+ */
 export function mergeIntoCatalog(current: Catalog | undefined, pluginId: string, record: ReleaseRecord): Catalog {
+  const previous = current?.versions.find((r) => r.version === record.version);
   const others = (current?.versions ?? []).filter((r) => r.version !== record.version);
-  return buildCatalog(pluginId, [...others, record]);
+  const merged = previous?.yanked && !record.yanked ? { ...record, ...yankFields(previous) } : record;
+  return buildCatalog(pluginId, [...others, merged]);
 }
 
 export function serializeCatalog(catalog: Catalog): string {

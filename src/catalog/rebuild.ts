@@ -3,9 +3,11 @@ import { RelcastError } from "../core/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { RELEASES_PREFIX } from "../release/release-layout.js";
 import { releaseRecordSchema, type ReleaseRecord } from "../release/record-schema.js";
+import { withYankState, readYankMarker } from "../site/yank-marker.js";
 import { regenerateAppcast, updateCatalog } from "./feed-files.js";
 
 const RECORD_KEY = /^releases\/([^/]+)\/release\.json$/;
+const YANK_KEY = /^releases\/([^/]+)\/yank\.json$/;
 
 export interface RebuildResult {
   records: ReleaseRecord[];
@@ -16,7 +18,10 @@ export interface RebuildResult {
 export async function readAllRecords(store: ObjectStore, pluginId: string): Promise<RebuildResult> {
   const records: ReleaseRecord[] = [];
   const skipped: RebuildResult["skipped"] = [];
+  const yanked = new Set<string>();
   for await (const meta of store.list(RELEASES_PREFIX)) {
+    const yank = YANK_KEY.exec(meta.key);
+    if (yank) yanked.add(yank[1]!);
     if (!RECORD_KEY.test(meta.key)) continue;
     const got = await store.get(meta.key);
     if (!got) continue;
@@ -38,11 +43,15 @@ export async function readAllRecords(store: ObjectStore, pluginId: string): Prom
     }
     records.push(parsed.data);
   }
+  for (const [i, record] of records.entries()) {
+    if (yanked.has(record.version)) records[i] = withYankState(record, await readYankMarker(store, record.version));
+  }
   return { records, skipped };
 }
 
 /**
- * Regenerates catalog and appcast from the immutable records: repairs a
+ * Regenerates catalog and appcast from the immutable records and the yank
+ * markers: repairs a
  * hand-edited or lost catalog and migrates stores written by older tools.
  */
 export async function rebuildFeeds(store: ObjectStore, config: RelcastConfig, options: { allowSkipped: boolean }): Promise<RebuildResult> {

@@ -1,11 +1,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { downloadsStep } from "../steps/downloads/index.js";
 import { feedsStep } from "../steps/feeds/index.js";
 import { latestStep } from "../steps/latest/index.js";
 import { planStep } from "../steps/plan/index.js";
 import { preflightStep } from "../steps/preflight/index.js";
 import { signStep } from "../steps/sign/index.js";
+import { siteStep } from "../steps/site/index.js";
 import { recordStep, uploadStep } from "../steps/upload/index.js";
 import { zipStep } from "../steps/zip/index.js";
 import type { ReleaseContext } from "./release-context.js";
@@ -13,7 +15,7 @@ import type { Step } from "./step.js";
 
 /** A release, in order. Everything before `upload` only reads. */
 export const PLAN_STEPS: readonly Step[] = [preflightStep, zipStep, signStep, planStep];
-export const APPLY_STEPS: readonly Step[] = [uploadStep, recordStep, latestStep, feedsStep];
+export const APPLY_STEPS: readonly Step[] = [uploadStep, recordStep, downloadsStep, latestStep, feedsStep, siteStep];
 
 /**
  * Test hook for crash-safety tests: RELCAST_FAILPOINT=before:<step> or

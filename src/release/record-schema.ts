@@ -63,7 +63,20 @@ export const releaseRecordSchema = z.looseObject({
   publishedAtLocal: z.string().optional(),
   publishedAtTimezone: z.string().optional(),
   updatedAt: timestampSchema,
+  /** Set in the catalog (never in release.json) while a release is yanked; see releases/<v>/yank.json. */
+  yanked: z.literal(true).optional(),
+  yankedReason: z.string().optional(),
+  yankedAt: z.string().optional(),
 });
+
+/** `releases/<v>/yank.json`: the yank state the catalog entry carries. */
+export const yankMarkerSchema = z.strictObject({
+  yanked: z.literal(true),
+  yankedAt: z.string(),
+  yankedReason: z.string().optional(),
+});
+
+export type YankMarker = z.infer<typeof yankMarkerSchema>;
 
 export type ReleaseRecord = z.infer<typeof releaseRecordSchema>;
 

@@ -39,3 +39,43 @@ export function publicAppcastUrl(appUrl: string, pluginId: string): string {
 export function publicCatalogUrl(appUrl: string, pluginId: string): string {
   return `${appUrl}/api/v1/plugins/${pluginId}/releases.json`;
 }
+
+/**
+ * The public site (our choice for a plain static host, documented in
+ * docs/site.md): the store's root is `{app_url}`, and these keys answer the
+ * public URLs of the records as files.
+ */
+export const DOWNLOADS_PREFIX = "downloads/";
+export const INDEX_KEY = "index.html";
+export const CHANGELOG_KEY = "changelog.html";
+
+export function publicApiPrefix(pluginId: string): string {
+  return `api/v1/plugins/${pluginId}/`;
+}
+
+export function publicAppcastKey(pluginId: string): string {
+  return `${publicApiPrefix(pluginId)}appcast.xml`;
+}
+
+export function publicCatalogKey(pluginId: string): string {
+  return `${publicApiPrefix(pluginId)}releases.json`;
+}
+
+export function downloadKey(fileName: string): string {
+  return `${DOWNLOADS_PREFIX}${fileName}`;
+}
+
+/** The stable "latest" download names, e.g. `bridge-plugin-latest.dmg`. */
+export function latestDownloadName(pluginId: string, extension: "dmg" | "zip"): string {
+  return `${pluginId}-latest.${extension}`;
+}
+
+/** Which version the stable latest downloads hold, written after them. */
+export function latestDownloadStateKey(pluginId: string): string {
+  return `${DOWNLOADS_PREFIX}${pluginId}-latest.json`;
+}
+
+/** A yank is its own object: records are create-once and never rewritten. */
+export function yankKey(version: string): string {
+  return `${RELEASES_PREFIX}${version}/yank.json`;
+}

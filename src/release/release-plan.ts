@@ -1,6 +1,6 @@
 import type { ReleaseRecord } from "./record-schema.js";
 
-export type PlannedAction = "create" | "skip-identical" | "update-cas" | "copy" | "delete-older";
+export type PlannedAction = "create" | "skip-identical" | "update-cas" | "copy" | "delete-older" | "public-copy" | "site-sync";
 
 export interface PlannedWrite {
   key: string;

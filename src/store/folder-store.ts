@@ -51,6 +51,9 @@ export function createFolderStore(root: string): ObjectStore {
   async function put(key: string, body: PutBody, options: PutOptions): Promise<{ etag: string }> {
     const file = fileFor(key);
     const temp = await writeTemp(file, body);
+    // link() and rename() keep the inode and mtime, so the temp file's stat is the
+    // object's ETag; stat-ing the key afterwards would race with a concurrent delete.
+    const written = await stat(temp);
     try {
       if (options.ifNoneMatch === "*") {
         try {
@@ -73,8 +76,7 @@ export function createFolderStore(root: string): ObjectStore {
       await unlink(temp).catch(() => undefined);
       throw err;
     }
-    const st = await stat(file);
-    return { etag: metaFrom(key, st).etag };
+    return { etag: metaFrom(key, written).etag };
   }
 
   return {

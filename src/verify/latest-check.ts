@@ -1,17 +1,11 @@
 import semver from "semver";
-import { isYanked } from "../catalog/appcast-selection.js";
+import { expectedLatest } from "../release/latest-choice.js";
 import type { ReleaseRecord } from "../release/record-schema.js";
 import { dmgFileName, LATEST_PREFIX, recordKey, versionedKey, zipFileName } from "../release/release-layout.js";
-import { isPrerelease } from "../release/version-input.js";
 import { versionOfLatestKey } from "../steps/latest/latest-files.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { downloadObject } from "./download-object.js";
 
-/** The version `releases/latest/` must hold: the highest semver that is neither a prerelease nor yanked. */
-export function expectedLatest(records: readonly ReleaseRecord[]): ReleaseRecord | undefined {
-  const candidates = records.filter((r) => semver.valid(r.version) && !isPrerelease(r.version) && !isYanked(r));
-  return candidates.sort((a, b) => semver.rcompare(a.version, b.version))[0];
-}
 
 async function sameBytes(store: ObjectStore, copyKey: string, originalKey: string): Promise<boolean> {
   const [copy, original] = await Promise.all([downloadObject(store, copyKey), downloadObject(store, originalKey)]);

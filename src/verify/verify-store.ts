@@ -13,11 +13,13 @@ import { readAppcast } from "./appcast-reader.js";
 import { checkArchive } from "./archive-check.js";
 import { downloadObject } from "./download-object.js";
 import { checkFeedAgreement, type FeedExpectations } from "./feed-agreement.js";
-import { checkLatest, expectedLatest } from "./latest-check.js";
+import { expectedLatest } from "../release/latest-choice.js";
+import { checkLatest } from "./latest-check.js";
 import { recordProblems } from "./record-check.js";
 import { NOT_RUN, outcome, rowProblems, type ReleaseRow } from "./release-row.js";
 import { bundleIdProblems } from "./bundle-id-check.js";
 import { runPool } from "./run-pool.js";
+import { checkSite, type SiteFindings } from "./site-check.js";
 
 export interface VerifyOptions extends Partial<FeedExpectations> {
   publicKey?: Buffer | undefined;
@@ -31,6 +33,7 @@ export interface VerifyReport {
   /** Problems of the catalog, the appcast as a whole, and items no release owns. */
   feed: string[];
   latest: { version: string | undefined; problems: string[]; warnings: string[] };
+  site: SiteFindings;
   ok: boolean;
 }
 
@@ -74,7 +77,7 @@ async function guarded(what: string, fn: () => Promise<string[]>): Promise<strin
  */
 export async function verifyStore(store: ObjectStore, options: VerifyOptions = {}): Promise<VerifyReport> {
   const [catalogObj, appcastObj] = await Promise.all([store.get(CATALOG_KEY), store.get(APPCAST_KEY)]);
-  const empty = { releases: [], latest: { version: undefined, problems: [], warnings: [] } };
+  const empty = { releases: [], latest: { version: undefined, problems: [], warnings: [] }, site: { problems: [], warnings: [] } };
   if (!catalogObj) {
     const feed = appcastObj ? [`${APPCAST_KEY} exists but ${CATALOG_KEY} does not; run relcast rebuild`] : [];
     return { pluginId: options.pluginId, ...empty, feed, ok: feed.length === 0 };
@@ -131,6 +134,7 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
   }
   for (const [version, problem] of bundleIdProblems(bundles)) rowOf.get(version)!.checks.plist = outcome([...rowOf.get(version)!.checks.plist.problems, problem]);
   const latest = { version: expectedLatest(records)?.version, ...(await checkLatest(store, pluginId, records)) };
-  const ok = feed.length === 0 && latest.problems.length === 0 && releases.every((r) => rowProblems(r).length === 0);
-  return { pluginId, releases, feed, latest, ok };
+  const site = await checkSite(store, pluginId, records);
+  const ok = feed.length === 0 && latest.problems.length === 0 && site.problems.length === 0 && releases.every((r) => rowProblems(r).length === 0);
+  return { pluginId, releases, feed, latest, site, ok };
 }

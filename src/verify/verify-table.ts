@@ -25,12 +25,15 @@ export function formatVerifyReport(report: VerifyReport): string {
   lines.push("");
   lines.push(`latest: ${report.latest.version ?? "(no stable release)"} ${report.latest.problems.length === 0 ? "ok" : "FAIL"}`);
   lines.push(`feed: ${report.feed.length === 0 ? "ok" : "FAIL"}`);
+  lines.push(`site: ${report.site.problems.length === 0 ? "ok" : "FAIL"}`);
   const problems = [
     ...report.feed.map((p) => `feed: ${p}`),
     ...report.latest.problems.map((p) => `latest: ${p}`),
+    ...report.site.problems.map((p) => `site: ${p}`),
     ...report.releases.flatMap((row) => rowProblems(row).map((p) => `${row.version}: ${p}`)),
   ];
-  if (report.latest.warnings.length > 0) lines.push("", "warnings:", ...report.latest.warnings.map((w) => `  latest: ${w}`));
+  const warnings = [...report.latest.warnings.map((w) => `latest: ${w}`), ...report.site.warnings.map((w) => `site: ${w}`)];
+  if (warnings.length > 0) lines.push("", "warnings:", ...warnings.map((w) => `  ${w}`));
   if (problems.length > 0) lines.push("", `${problems.length} problem(s):`, ...problems.map((p) => `  ${p}`));
   else lines.push("", `${report.releases.length} release(s) verified, no problems`);
   return lines.join("\n") + "\n";
@@ -41,6 +44,7 @@ export function failingNames(report: VerifyReport): string[] {
   return [
     ...(report.feed.length > 0 ? ["feed"] : []),
     ...(report.latest.problems.length > 0 ? ["latest"] : []),
+    ...(report.site.problems.length > 0 ? ["site"] : []),
     ...report.releases.filter((r) => rowProblems(r).length > 0).map((r) => r.version),
   ];
 }

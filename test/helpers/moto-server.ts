@@ -1,5 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ATOMIC_SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), "moto-atomic-server.py");
 
 export interface MotoServer {
   endpoint: string;
@@ -21,7 +25,7 @@ export const MOTO_ENV = {
  * failure (thrown); elsewhere the reason is returned so tests skip saying why.
  */
 export function motoUnavailableReason(): string | undefined {
-  const probe = spawnSync("moto_server", ["--help"], { encoding: "utf8", timeout: 30_000 });
+  const probe = spawnSync("python3", ["-c", "import moto.moto_server.werkzeug_app, werkzeug.serving"], { encoding: "utf8", timeout: 30_000 });
   const reason =
     probe.error || probe.status !== 0
       ? `moto_server is not runnable (${probe.error?.message ?? `exit ${probe.status}: ${probe.stderr.trim().split("\n").pop()}`}); install it with \`pip install 'moto[server]'\``
@@ -63,8 +67,9 @@ export async function startMotoServer(): Promise<MotoServer> {
   const port = await freePort();
   const endpoint = `http://127.0.0.1:${port}`;
   let stderr = "";
-  // The pyenv shim execs the interpreter, so the pid spawned is moto's own.
-  const child = spawn("moto_server", ["-H", "127.0.0.1", "-p", String(port)], { stdio: ["ignore", "ignore", "pipe"] });
+  // moto's own server, with its conditional writes made atomic as S3's are (see the script).
+  // The pyenv shim execs the interpreter, so the pid spawned is the server's own.
+  const child = spawn("python3", [ATOMIC_SERVER, "127.0.0.1", String(port)], { stdio: ["ignore", "ignore", "pipe"] });
   child.stderr?.on("data", (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000);
   });

@@ -4,8 +4,11 @@ import { registerGc } from "./gc.js";
 import { registerHmac } from "./hmac.js";
 import { registerPublish } from "./publish.js";
 import { registerRebuild } from "./rebuild.js";
+import { registerServe } from "./serve.js";
+import { registerSite } from "./site.js";
 import { registerVerify } from "./verify.js";
 import { registerVerifyInstall } from "./verify-install.js";
+import { registerYank } from "./yank.js";
 
 /**
  * Every `relcast <command>` is one file in this folder exporting a
@@ -15,6 +18,9 @@ export const commandRegistrations: Array<(program: Command) => void> = [
   registerPublish,
   registerRebuild,
   registerVerify,
+  registerYank,
+  registerSite,
+  registerServe,
   registerGc,
   registerHmac,
   registerGateway,

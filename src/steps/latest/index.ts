@@ -1,13 +1,13 @@
 import semver from "semver";
 import { need } from "../../release/release-context.js";
 import type { Step } from "../../release/step.js";
-import { latestObjects } from "./latest-files.js";
+import { latestObjects, yankedAmong } from "./latest-files.js";
 
 /**
  * Copies this release to `releases/latest/` when it is the highest stable
- * version, then removes every older version found there. Each publisher
- * lists after its own copy, so concurrent publishers converge on the highest
- * version without a shared pointer.
+ * version, then removes every older or yanked version found there. Each
+ * publisher lists after its own copy, so concurrent publishers converge on
+ * the highest version without a shared pointer.
  */
 export const latestStep: Step = {
   name: "latest",
@@ -20,11 +20,12 @@ export const latestStep: Step = {
       ctx.logger.info(`latest: ${write.key}`);
     }
     const present = await latestObjects(ctx.store, ctx.config.pluginId);
-    const highest = semver.rsort(present.map((p) => p.version))[0];
+    const yanked = await yankedAmong(ctx.store, [...new Set(present.map((p) => p.version))]);
+    const highest = semver.rsort(present.map((p) => p.version).filter((v) => !yanked.has(v)))[0];
     for (const obj of present) {
-      if (highest && semver.lt(obj.version, highest)) {
+      if (yanked.has(obj.version) || (highest && semver.lt(obj.version, highest))) {
         await ctx.store.delete(obj.key);
-        ctx.logger.info(`latest: removed ${obj.key} (older than ${highest})`);
+        ctx.logger.info(`latest: removed ${obj.key} (${yanked.has(obj.version) ? "yanked" : `older than ${highest}`})`);
       }
     }
   },

@@ -1,5 +1,5 @@
 import semver from "semver";
-import { LATEST_PREFIX } from "../../release/release-layout.js";
+import { LATEST_PREFIX, yankKey } from "../../release/release-layout.js";
 import type { ObjectStore } from "../../store/object-store.js";
 
 /** Parses `releases/latest/<id>-<version>.(dmg|zip)` back into a version. */
@@ -22,4 +22,10 @@ export async function latestObjects(store: ObjectStore, pluginId: string): Promi
 
 export async function latestVersionsPresent(store: ObjectStore, pluginId: string): Promise<string[]> {
   return [...new Set((await latestObjects(store, pluginId)).map((o) => o.version))];
+}
+
+/** Of the versions given, those with a yank marker (a yank may be moving latest away from them right now). */
+export async function yankedAmong(store: ObjectStore, versions: readonly string[]): Promise<Set<string>> {
+  const marked = await Promise.all(versions.map(async (v) => ((await store.head(yankKey(v))) ? v : undefined)));
+  return new Set(marked.filter((v): v is string => v !== undefined));
 }

@@ -2,15 +2,16 @@ import semver from "semver";
 import { RelcastError } from "../../core/errors.js";
 import { buildRecord } from "../../release/build-record.js";
 import { need, type LocalArtifact, type ReleaseContext } from "../../release/release-context.js";
+import { downloadCopies } from "../../site/public-site.js";
 import {
-  APPCAST_KEY, CATALOG_KEY, dmgFileName, LATEST_PREFIX, recordKey, versionedKey, zipFileName,
+  APPCAST_KEY, CATALOG_KEY, CHANGELOG_KEY, INDEX_KEY, publicAppcastKey, publicCatalogKey, dmgFileName, LATEST_PREFIX, recordKey, versionedKey, zipFileName,
 } from "../../release/release-layout.js";
 import type { PlannedWrite, ReleasePlan } from "../../release/release-plan.js";
 import { isPrerelease } from "../../release/version-input.js";
 import type { Step } from "../../release/step.js";
 import { APPCAST_CONTENT_TYPE, CACHE_IMMUTABLE, CACHE_NO_CACHE, contentTypeFor } from "../../store/content-types.js";
 import { storedDigest } from "../../store/stored-digest.js";
-import { latestVersionsPresent } from "../latest/latest-files.js";
+import { latestVersionsPresent, yankedAmong } from "../latest/latest-files.js";
 
 function conflict(key: string, version: string): RelcastError {
   return new RelcastError(
@@ -74,9 +75,12 @@ export const planStep: Step = {
       contentType: "application/json", cacheControl: immutable, source: { text: recordText },
     });
     const present = await latestVersionsPresent(ctx.store, config.pluginId);
-    const highest = present.length > 0 ? semver.rsort([...present])[0] : undefined;
+    const yanked = await yankedAmong(ctx.store, [...new Set([...present, inputs.version])]);
+    const live = present.filter((v) => !yanked.has(v));
+    const highest = live.length > 0 ? semver.rsort([...live])[0] : undefined;
     let latest: ReleasePlan["latest"];
-    if (isPrerelease(inputs.version)) latest = { update: false, reason: `unchanged: ${inputs.version} is a prerelease` };
+    if (yanked.has(inputs.version)) latest = { update: false, reason: `unchanged: ${inputs.version} is yanked` };
+    else if (isPrerelease(inputs.version)) latest = { update: false, reason: `unchanged: ${inputs.version} is a prerelease` };
     else if (highest && semver.gt(highest, inputs.version)) latest = { update: false, reason: `unchanged: ${highest} is higher than ${inputs.version}` };
     else if (highest === inputs.version && (await latestObjectsComplete(ctx, [dmgKey, zipKey]))) latest = { update: false, reason: `unchanged: ${inputs.version} is already latest` };
     else latest = { update: true, reason: `${LATEST_PREFIX}${config.pluginId}-${inputs.version}.dmg|.zip${highest && highest !== inputs.version ? ` (replaces ${highest})` : ""}` };
@@ -85,8 +89,14 @@ export const planStep: Step = {
         writes.push({ key: `${LATEST_PREFIX}${key.split("/").pop()}`, action: "copy", copyFrom: key, contentType: contentTypeFor(key), cacheControl: mutable });
       }
     }
+    for (const copy of downloadCopies(record)) {
+      writes.push({ key: copy.to, action: "public-copy", copyFrom: copy.from, contentType: contentTypeFor(copy.to), cacheControl: immutable });
+    }
     writes.push({ key: CATALOG_KEY, action: "update-cas", contentType: "application/json", cacheControl: mutable });
     writes.push({ key: APPCAST_KEY, action: "update-cas", contentType: APPCAST_CONTENT_TYPE, cacheControl: mutable });
+    for (const key of [publicCatalogKey(config.pluginId), publicAppcastKey(config.pluginId), INDEX_KEY, CHANGELOG_KEY]) {
+      writes.push({ key, action: "site-sync", contentType: key.endsWith(".xml") ? APPCAST_CONTENT_TYPE : contentTypeFor(key), cacheControl: mutable });
+    }
     const allStored = writes.slice(0, 3).every((w) => w.action === "skip-identical");
     const anyStored = writes.slice(0, 3).some((w) => w.action === "skip-identical");
     ctx.record = record;

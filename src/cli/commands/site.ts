@@ -1,0 +1,54 @@
+import path from "node:path";
+import type { Command } from "commander";
+import { RelcastError } from "../../core/errors.js";
+import { syncPublicSite } from "../../site/public-site.js";
+import { openStore } from "../../store/open-store.js";
+import { withConfiguredStore } from "../configured-store.js";
+
+interface SiteFlags {
+  config?: string;
+  store?: string;
+  out?: string;
+}
+
+function report(done: string[], where: string): void {
+  for (const line of done) process.stderr.write(`${line}\n`);
+  process.stderr.write(`public site ${done.length === 0 ? "already up to date" : "written"} in ${where}\n`);
+}
+
+export function registerSite(program: Command): void {
+  const site = program.command("site").description("the public site at {app_url}: feeds, downloads, index.html, changelog.html");
+  site
+    .command("sync")
+    .description("write the public site into the store itself (older stores, repair); publish does this on its own")
+    .option("--config <file>", "config file", "relcast.config.json")
+    .option("--store <url>", "store URL (overrides config)")
+    .action(async (flags: SiteFlags) => {
+      await withConfiguredStore(flags, {}, {}, async (config, store) => {
+        await store.checkReachable();
+        report(await syncPublicSite(store, store, config, { allDownloads: true }), store.uriFor("index.html").replace(/\/index\.html$/, ""));
+      });
+    });
+  site
+    .command("build")
+    .description("write the public site as a folder, for GitHub Pages, nginx or any static host")
+    .requiredOption("--out <dir>", "folder to write (created; files relcast writes are replaced)")
+    .option("--config <file>", "config file", "relcast.config.json")
+    .option("--store <url>", "store URL to read (overrides config)")
+    .action(async (flags: SiteFlags) => {
+      const out = path.resolve(flags.out!);
+      await withConfiguredStore(flags, {}, {}, async (config, store) => {
+        await store.checkReachable();
+        if (store.location.scheme === "file" && path.resolve(store.location.bucket) === out) {
+          throw new RelcastError("E_USAGE", `--out ${out} is the store itself`, "use `relcast site sync` to write the site into the store, or pick another --out folder");
+        }
+        const target = await openStore(`file://${out}`, process.cwd(), {});
+        try {
+          await target.checkReachable();
+          report(await syncPublicSite(store, target, config, { allDownloads: true }), out);
+        } finally {
+          await target.close?.();
+        }
+      });
+    });
+}

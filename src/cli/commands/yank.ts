@@ -1,0 +1,47 @@
+import type { Command } from "commander";
+import { RelcastError } from "../../core/errors.js";
+import { normalizeVersion } from "../../release/version-input.js";
+import { unyankRelease, yankRelease, type YankResult } from "../../site/yank.js";
+import { withConfiguredStore } from "../configured-store.js";
+
+interface YankFlags {
+  config?: string;
+  store?: string;
+  reason?: string;
+}
+
+function report(result: YankResult, verb: string, debug: boolean): void {
+  if (debug) for (const line of result.actions) process.stderr.write(`debug: ${line}\n`);
+  process.stderr.write(`${verb} ${result.version}; latest is ${result.latest ?? "none (no stable release left)"}\n`);
+}
+
+export function registerYank(program: Command): void {
+  program
+    .command("yank <version>")
+    .description("take a version out of the appcast and latest; keeps its record (marked yanked) and artifacts")
+    .option("--reason <text>", "why, shown in the catalog and on the downloads page")
+    .option("--config <file>", "config file", "relcast.config.json")
+    .option("--store <url>", "store URL (overrides config)")
+    .action(async (version: string, flags: YankFlags, command: Command) => {
+      const v = normalizeVersion(version);
+      if (flags.reason !== undefined && (flags.reason.trim() === "" || flags.reason.length > 500 || /[\r\n]/.test(flags.reason))) {
+        throw new RelcastError("E_USAGE", "--reason must be one line of 1 to 500 characters", "give a short reason, e.g. --reason \"crashes on launch on macOS 12\"");
+      }
+      await withConfiguredStore(flags, {}, {}, async (config, store) => {
+        await store.checkReachable();
+        report(await yankRelease(store, config, v, flags.reason?.trim()), "yanked", Boolean(command.optsWithGlobals().debug));
+      });
+    });
+  program
+    .command("unyank <version>")
+    .description("undo `relcast yank`: the version is offered again (and is latest again if it is the highest)")
+    .option("--config <file>", "config file", "relcast.config.json")
+    .option("--store <url>", "store URL (overrides config)")
+    .action(async (version: string, flags: YankFlags, command: Command) => {
+      const v = normalizeVersion(version);
+      await withConfiguredStore(flags, {}, {}, async (config, store) => {
+        await store.checkReachable();
+        report(await unyankRelease(store, config, v), "unyanked", Boolean(command.optsWithGlobals().debug));
+      });
+    });
+}

@@ -1,0 +1,83 @@
+import type { RelcastConfig } from "../config/schema.js";
+import { expectedLatest } from "../release/latest-choice.js";
+import type { Catalog, ReleaseRecord } from "../release/record-schema.js";
+import { downloadKey, latestDownloadName, publicAppcastKey, publicCatalogKey, zipFileName } from "../release/release-layout.js";
+import { escapeHtml, fillTemplate, packageFile } from "./page-template.js";
+
+/** 1,234,567 bytes → "1.2 MB" (decimal units, as Finder shows sizes). */
+export function humanSize(bytes: number): string {
+  const units = ["bytes", "KB", "MB", "GB", "TB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return unit === 0 ? `${bytes} bytes` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+// Links are relative to the site root, so the page works on any host and under `relcast serve`.
+function dmgHref(r: ReleaseRecord): string {
+  return downloadKey(r.objectStore.artifactFileName);
+}
+
+function zipHref(r: ReleaseRecord): string {
+  return downloadKey(zipFileName(r.pluginId, r.version));
+}
+
+function notesList(r: ReleaseRecord): string {
+  if (r.releaseNotesList.length === 0) return "";
+  return `<ul>${r.releaseNotesList.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul>`;
+}
+
+function details(r: ReleaseRecord): string {
+  const rows: Array<[string, string]> = [
+    ["Published", `<time datetime="${escapeHtml(r.publishedAtIso ?? "")}">${escapeHtml(r.publishedAtIso ?? "")}</time>${r.publishedAtLocal ? ` (${escapeHtml(r.publishedAtLocal)}${r.publishedAtTimezone ? `, ${escapeHtml(r.publishedAtTimezone)}` : ""})` : ""}`],
+    ["Disk image", `${humanSize(r.sizeBytes)} (${r.sizeBytes} bytes)`],
+  ];
+  if (r.sha256) rows.push(["SHA-256", `<code>${escapeHtml(r.sha256)}</code>`]);
+  if (r.autoupdate) rows.push(["Build", String(r.autoupdate.buildNumber)]);
+  if (r.channel && r.channel !== "stable") rows.push(["Channel", escapeHtml(r.channel)]);
+  if (r.yanked) rows.push(["Yanked", `${escapeHtml(r.yankedAt ?? "")}${r.yankedReason ? `: ${escapeHtml(r.yankedReason)}` : ""}`]);
+  return `<dl>${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("")}</dl>`;
+}
+
+function buttons(r: ReleaseRecord, label: string): string {
+  const zip = r.autoupdate
+    ? `<a class="button secondary" href="${escapeHtml(zipHref(r))}" download>Update archive (.zip, ${humanSize(r.autoupdate.sizeBytes)})<span class="sr-only"> ${label}</span></a>`
+    : "";
+  return `<p class="buttons"><a class="button" href="${escapeHtml(dmgHref(r))}" download>Download .dmg (${humanSize(r.sizeBytes)})<span class="sr-only"> ${label}</span></a>${zip}</p>`;
+}
+
+function latestSection(latest: ReleaseRecord | undefined, pluginId: string): string {
+  if (!latest) return "<p>No stable release has been published yet.</p>";
+  const stable = downloadKey(latestDownloadName(pluginId, "dmg"));
+  return `<article class="latest" id="latest" aria-labelledby="latest-version"><h3 id="latest-version">Version ${escapeHtml(latest.version)}</h3>`
+    + `<p>${escapeHtml(latest.summary)}</p>${buttons(latest, `of version ${latest.version}`)}${details(latest)}${notesList(latest)}`
+    + `<p>Always the newest: <a href="${escapeHtml(stable)}">${escapeHtml(stable)}</a></p></article>`;
+}
+
+function versionEntry(r: ReleaseRecord): string {
+  const id = `v${r.version.replace(/[^A-Za-z0-9.-]/g, "-")}`;
+  const mark = r.yanked ? ` <span class="yanked">yanked</span>` : "";
+  const body = r.yanked ? "" : buttons(r, `of version ${r.version}`);
+  return `<article class="release" id="${escapeHtml(id)}" aria-labelledby="${escapeHtml(id)}-h"><h3 id="${escapeHtml(id)}-h">Version ${escapeHtml(r.version)}${mark}</h3>`
+    + `<p>${escapeHtml(r.summary)}</p>${body}${details(r)}${notesList(r)}</article>`;
+}
+
+/** index.html: the latest stable version first, then every version in catalog order (newest first). */
+export function renderDownloadsPage(config: Pick<RelcastConfig, "displayName" | "publisher" | "pluginId">, catalog: Catalog): string {
+  const latest = expectedLatest(catalog.versions);
+  return fillTemplate(
+    packageFile("templates/downloads.html"),
+    {
+      displayName: config.displayName, publisher: config.publisher, count: String(catalog.count),
+      appcastHref: publicAppcastKey(config.pluginId), catalogHref: publicCatalogKey(config.pluginId),
+    },
+    {
+      css: packageFile("templates/site.css"),
+      latest: latestSection(latest, config.pluginId),
+      versions: catalog.versions.length > 0 ? catalog.versions.map(versionEntry).join("\n") : "<p>No releases yet.</p>",
+    },
+  );
+}

@@ -1,0 +1,43 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The package root (holds templates/ and data/), from src/ or dist/src/ alike. */
+function packageRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, "package.json"))) {
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error("pipeline bug: package.json not found above the site module");
+    dir = up;
+  }
+  return dir;
+}
+
+const cache = new Map<string, string>();
+
+/** A file shipped with relcast (`templates/…`, `data/…`), read once. */
+export function packageFile(relative: string): string {
+  let text = cache.get(relative);
+  if (text === undefined) {
+    text = readFileSync(path.join(packageRoot(), relative), "utf8");
+    cache.set(relative, text);
+  }
+  return text;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+}
+
+/**
+ * Fills `{{name}}` with escaped text and `{{{name}}}` with HTML the caller
+ * built (and escaped) itself. A placeholder without a value is a bug, not
+ * an empty string.
+ */
+export function fillTemplate(template: string, text: Record<string, string>, html: Record<string, string>): string {
+  return template.replace(/\{\{\{(\w+)\}\}\}|\{\{(\w+)\}\}/g, (_m, raw: string | undefined, plain: string | undefined) => {
+    const value = raw !== undefined ? html[raw] : text[plain!];
+    if (value === undefined) throw new Error(`pipeline bug: template placeholder ${raw ?? plain} has no value`);
+    return raw !== undefined ? value : escapeHtml(value);
+  });
+}
