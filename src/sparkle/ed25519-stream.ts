@@ -1,5 +1,5 @@
 import { createHash, type Hash } from "node:crypto";
-import { createReadStream } from "node:fs";
+import { open } from "node:fs/promises";
 import { ed25519 } from "@noble/curves/ed25519.js";
 
 /**
@@ -18,7 +18,7 @@ export interface ExpandedKey {
   publicKey: Buffer;
 }
 
-const READ_CHUNK = 1 << 20;
+const READ_CHUNK = 4 << 20;
 
 function littleEndian(bytes: Uint8Array): bigint {
   let n = 0n;
@@ -64,12 +64,36 @@ export function derivePublicKey(key: ExpandedKey): Buffer {
 
 type MessageSource = Buffer | { file: string };
 
+/**
+ * Streams a file through the hash with two buffers reused for the whole file:
+ * the next read runs in the thread pool while this chunk is hashed, and
+ * nothing is allocated per chunk (memory stays flat whatever the file size).
+ */
 async function feed(hash: Hash, source: MessageSource): Promise<void> {
   if (Buffer.isBuffer(source)) {
     hash.update(source);
     return;
   }
-  for await (const chunk of createReadStream(source.file, { highWaterMark: READ_CHUNK })) hash.update(chunk as Buffer);
+  const handle = await open(source.file, "r");
+  let pending: ReturnType<typeof handle.read> | undefined;
+  try {
+    const buffers = [Buffer.allocUnsafe(READ_CHUNK), Buffer.allocUnsafe(READ_CHUNK)];
+    let position = 0;
+    let turn = 0;
+    pending = handle.read(buffers[0]!, 0, READ_CHUNK, position);
+    for (;;) {
+      const { bytesRead } = await pending;
+      if (bytesRead === 0) break;
+      const current = buffers[turn]!;
+      position += bytesRead;
+      turn ^= 1;
+      pending = handle.read(buffers[turn]!, 0, READ_CHUNK, position);
+      hash.update(current.subarray(0, bytesRead));
+    }
+  } finally {
+    await pending?.catch(() => undefined);
+    await handle.close();
+  }
 }
 
 function modL(hash: Buffer): bigint {

@@ -48,12 +48,18 @@ export function parseSigningKey(text: string, source: string): SigningKey {
   return { ...key, source, publicKeyBase64 };
 }
 
-/** `--key-file` wins over the environment variable. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** `--key-file` wins (`-` reads the key from stdin, as `sign_update -f -` does) over the environment variable. */
 export async function loadSigningKey(keyFile: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<SigningKey> {
   if (keyFile) {
     let text: string;
     try {
-      text = await readFile(keyFile, "utf8");
+      text = keyFile === "-" ? await readStdin() : await readFile(keyFile, "utf8");
     } catch (err) {
       throw new RelcastError("E_KEY", `cannot read key file ${keyFile} (${(err as NodeJS.ErrnoException).code})`, "pass --key-file <path to the base64 key> or set RELCAST_SIGNING_KEY");
     }

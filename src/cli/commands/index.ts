@@ -2,9 +2,11 @@ import type { Command } from "commander";
 import { registerGateway } from "./gateway.js";
 import { registerGc } from "./gc.js";
 import { registerHmac } from "./hmac.js";
+import { registerKeys } from "./keys.js";
 import { registerPublish } from "./publish.js";
 import { registerRebuild } from "./rebuild.js";
 import { registerServe } from "./serve.js";
+import { registerSign } from "./sign.js";
 import { registerSite } from "./site.js";
 import { registerVerify } from "./verify.js";
 import { registerVerifyInstall } from "./verify-install.js";
@@ -19,6 +21,8 @@ export const commandRegistrations: Array<(program: Command) => void> = [
   registerRebuild,
   registerVerify,
   registerYank,
+  registerKeys,
+  registerSign,
   registerSite,
   registerServe,
   registerGc,
