@@ -6,13 +6,13 @@ import { maskSecretsInRunnerLog } from "./github-actions.js";
 import { reportError } from "./report-error.js";
 
 /** Entry point of the `relcast` binary: builds the command tree and maps errors to exit codes. */
-export function buildProgram(): Command {
+export async function buildProgram(argv: string[]): Promise<Command> {
   const program = new Command("relcast")
     .description("Publish self-updating macOS plugin releases: zip, sign, upload, catalog, appcast.")
     .option("--debug", "print stack traces and debug logs")
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
-  for (const register of commandRegistrations) register(program);
+  for (const register of await commandRegistrations(argv)) register(program);
   return program;
 }
 
@@ -20,7 +20,7 @@ export async function main(argv: string[]): Promise<number> {
   maskSecretsInRunnerLog();
   // The key in the environment is a secret whether or not this command reads it.
   registerSecret(process.env.RELCAST_SIGNING_KEY);
-  const program = buildProgram();
+  const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : 0;

@@ -1,32 +1,33 @@
 import type { Command } from "commander";
-import { registerGateway } from "./gateway.js";
-import { registerGc } from "./gc.js";
-import { registerHmac } from "./hmac.js";
-import { registerKeys } from "./keys.js";
-import { registerPublish } from "./publish.js";
-import { registerRebuild } from "./rebuild.js";
-import { registerServe } from "./serve.js";
-import { registerSign } from "./sign.js";
-import { registerSite } from "./site.js";
-import { registerVerify } from "./verify.js";
-import { registerVerifyInstall } from "./verify-install.js";
-import { registerYank } from "./yank.js";
+
+type Register = (program: Command) => void;
 
 /**
  * Every `relcast <command>` is one file in this folder exporting a
- * `register<Name>(program)` function; this list is the whole CLI.
+ * `register<Name>(program)` function; this table is the whole CLI. Modules
+ * load only when their command runs, so `relcast sign` does not pay for the
+ * AWS SDK or SQLite (start-up time matters in scripts that sign many files).
  */
-export const commandRegistrations: Array<(program: Command) => void> = [
-  registerPublish,
-  registerRebuild,
-  registerVerify,
-  registerYank,
-  registerKeys,
-  registerSign,
-  registerSite,
-  registerServe,
-  registerGc,
-  registerHmac,
-  registerGateway,
-  registerVerifyInstall,
-];
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  publish: async () => (await import("./publish.js")).registerPublish,
+  rebuild: async () => (await import("./rebuild.js")).registerRebuild,
+  verify: async () => (await import("./verify.js")).registerVerify,
+  yank: async () => (await import("./yank.js")).registerYank,
+  unyank: async () => (await import("./yank.js")).registerYank,
+  keys: async () => (await import("./keys.js")).registerKeys,
+  sign: async () => (await import("./sign.js")).registerSign,
+  site: async () => (await import("./site.js")).registerSite,
+  serve: async () => (await import("./serve.js")).registerServe,
+  gc: async () => (await import("./gc.js")).registerGc,
+  hmac: async () => (await import("./hmac.js")).registerHmac,
+  gateway: async () => (await import("./gateway.js")).registerGateway,
+  "verify-install": async () => (await import("./verify-install.js")).registerVerifyInstall,
+};
+
+/** The first argument that is not an option names the command; unknown or absent → all (for help and errors). */
+export async function commandRegistrations(argv: string[]): Promise<Register[]> {
+  const name = argv.slice(2).find((arg) => !arg.startsWith("-"));
+  const loaders = name !== undefined && name in COMMANDS ? [COMMANDS[name]!] : [...new Set(Object.values(COMMANDS))];
+  const registers = await Promise.all(loaders.map((load) => load()));
+  return [...new Set(registers)];
+}

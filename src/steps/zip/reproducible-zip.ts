@@ -1,26 +1,15 @@
-import { createHash } from "node:crypto";
-import { createReadStream, createWriteStream } from "node:fs";
-import { Readable, Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import { ZipArchive } from "archiver";
-import { listBundleEntries } from "./bundle-entries.js";
+import { createReadStream } from "node:fs";
+import os from "node:os";
+import { digestFile } from "../../core/file-digest.js";
+import { listBundleEntries, type BundleEntry } from "./bundle-entries.js";
+import { deflatedChunks, type DeflatedChunk } from "./deflate-chunks.js";
+import { ZipWriter } from "./zip-writer.js";
 
-/** DOS time cannot go below 1980; every entry gets this instant so bytes depend only on content. */
-export const ZIP_FIXED_DATE = new Date(Date.UTC(1980, 0, 1, 0, 0, 0));
-
-// Permission bits only: the zip writer adds the file-type bits itself.
+// Permission bits only: the writer adds the file-type bits.
 const DIR_MODE = 0o755;
 const FILE_MODE = 0o644;
 const EXEC_MODE = 0o755;
 const LINK_MODE = 0o755;
-
-/** Opens the file only when the zip writer reaches it (append() keeps entry order; file() does not). */
-function lazyFileStream(file: string, onError: (err: Error) => void): Readable {
-  async function* chunks() {
-    for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) yield chunk as Buffer;
-  }
-  return Readable.from(chunks(), { objectMode: false }).on("error", onError);
-}
 
 export interface ZipResult {
   file: string;
@@ -32,34 +21,70 @@ export interface ZipResult {
   symlinks: Array<{ name: string; target: string }>;
 }
 
+type WorkItem = { entry: BundleEntry; chunk?: DeflatedChunk; first?: boolean };
+
+/** Entries in zip order, with each file cut into chunks whose deflate starts as soon as the item is pulled. */
+async function* workItems(entries: BundleEntry[], level: number): AsyncGenerator<WorkItem> {
+  for (const entry of entries) {
+    if (entry.kind !== "file") {
+      yield { entry };
+      continue;
+    }
+    let first = true;
+    for await (const chunk of deflatedChunks(entry.abs, entry.size, level)) {
+      yield { entry, chunk, first };
+      first = false;
+    }
+  }
+}
+
+async function* rereadFile(file: string, size: number): AsyncGenerator<Buffer> {
+  if (size === 0) return;
+  for await (const chunk of createReadStream(file, { start: 0, end: size - 1, highWaterMark: 1 << 20 })) yield chunk as Buffer;
+}
+
 /**
  * Zips the bundle folder (top folder kept) with sorted entries, fixed dates,
  * normalised permissions (755 for executables and folders, 644 otherwise),
- * symlinks stored as links, and no `._*`/`.DS_Store` junk.
+ * symlinks stored as links, and no `._*`/`.DS_Store` junk. Deflate runs on
+ * every core: chunks are compressed ahead in the thread pool while the
+ * writer takes their results in order, so the bytes never depend on timing.
  */
 export async function zipBundle(bundleDir: string, outFile: string, level = 6): Promise<ZipResult> {
   const { entries, skipped } = await listBundleEntries(bundleDir);
-  const archive = new ZipArchive({ zlib: { level }, forceLocalTime: false, store: false });
-  for (const entry of entries) {
-    if (entry.kind === "dir") archive.append("", { name: entry.name, date: ZIP_FIXED_DATE, mode: DIR_MODE });
-    else if (entry.kind === "symlink") {
-      // archiver's symlink() stamps the current time; append() with type symlink takes our date.
-      const data = { name: entry.name, type: "symlink", linkname: entry.target, date: ZIP_FIXED_DATE, mode: LINK_MODE };
-      archive.append(Buffer.alloc(0), data as unknown as Parameters<ZipArchive["append"]>[1]);
+  const ahead = Math.max(4, os.availableParallelism() * 4);
+  const writer = await ZipWriter.create(outFile);
+  const source = workItems(entries, level);
+  const queue: Array<Promise<IteratorResult<WorkItem>>> = [];
+  try {
+    const refill = () => {
+      while (queue.length < ahead) {
+        const item = source.next();
+        item.catch(() => undefined); // awaited in order below; this only stops an early rejection counting as unhandled
+        queue.push(item);
+      }
+    };
+    refill();
+    for (;;) {
+      const next = await queue.shift()!;
+      if (next.done) break;
+      refill();
+      const { entry, chunk, first } = next.value;
+      if (entry.kind === "dir") await writer.addDirectory(entry.name, DIR_MODE);
+      else if (entry.kind === "symlink") await writer.addSymlink(entry.name, entry.target, LINK_MODE);
+      else {
+        if (first) await writer.beginFile(entry.name, entry.executable ? EXEC_MODE : FILE_MODE, chunk!.deflated !== undefined);
+        await writer.appendChunk(chunk!.raw, chunk!.deflated ? await chunk!.deflated : chunk!.raw);
+        if (chunk!.last) await writer.endFile(() => rereadFile(entry.abs, entry.size));
+      }
     }
-    else archive.append(lazyFileStream(entry.abs, (err) => archive.destroy(err)), { name: entry.name, date: ZIP_FIXED_DATE, mode: entry.executable ? EXEC_MODE : FILE_MODE });
+    const { entryCount } = await writer.finish();
+    const { sha256, sizeBytes } = await digestFile(outFile);
+    const symlinks = entries.flatMap((e) => (e.kind === "symlink" ? [{ name: e.name, target: e.target }] : []));
+    return { file: outFile, sizeBytes, sha256, entryCount, skipped, symlinks };
+  } catch (err) {
+    await writer.abort();
+    await source.return(undefined).catch(() => undefined);
+    throw err;
   }
-  const hash = createHash("sha256");
-  let size = 0;
-  const meter = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      hash.update(chunk);
-      size += chunk.length;
-      done(null, chunk);
-    },
-  });
-  const finalized = archive.finalize();
-  await Promise.all([pipeline(archive, meter, createWriteStream(outFile)), finalized]);
-  const symlinks = entries.flatMap((e) => (e.kind === "symlink" ? [{ name: e.name, target: e.target }] : []));
-  return { file: outFile, sizeBytes: size, sha256: hash.digest("hex"), entryCount: entries.length, skipped, symlinks };
 }
