@@ -1,0 +1,123 @@
+import { execFileSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { zipBundle } from "../../../src/steps/zip/reproducible-zip.js";
+
+/**
+ * The zip writer checked by independent readers: Info-ZIP's unzip/zipinfo
+ * and Python's zipfile read back what relcast wrote, byte for byte.
+ */
+const PY_READ = `
+import json, sys, zipfile, hashlib, stat
+out = []
+with zipfile.ZipFile(sys.argv[1]) as z:
+    for i in z.infolist():
+        mode = i.external_attr >> 16
+        data = z.read(i)
+        out.append({"name": i.filename, "mode": mode, "method": i.compress_type, "date": list(i.date_time),
+                     "utf8": bool(i.flag_bits & 0x800), "size": i.file_size,
+                     "sha": hashlib.sha256(data).hexdigest(), "text": data.decode("utf-8", "replace") if stat.S_ISLNK(mode) else None})
+print(json.dumps(out))
+`;
+
+interface PyEntry { name: string; mode: number; method: number; date: number[]; utf8: boolean; size: number; sha: string; text: string | null }
+
+const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
+
+describe("reproducible zip writer (read back by unzip, zipinfo and Python zipfile)", () => {
+  let dir: string;
+  let bundle: string;
+  const contents = new Map<string, Buffer>();
+  // Compressible across several 1 MiB chunks, with repeats that reach back over chunk edges.
+  const line = (i: number) => `line ${i % 977} of a compressible resource, repeated with small changes ${i % 13}\n`;
+  const multiChunk = Buffer.from(Array.from({ length: 60_000 }, (_, i) => line(i)).join(""));
+  const random = randomBytes(3 * (1 << 20) + 12345);
+  const smallRandom = randomBytes(4000);
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "relcast-zipw-"));
+    bundle = path.join(dir, "Demo.bundle");
+    const files: Record<string, Buffer> = {
+      "Contents/Info.plist": Buffer.from("<plist><dict/></plist>\n"),
+      "Contents/MacOS/Demo": Buffer.from("#!/bin/sh\necho demo\n"),
+      "Contents/Resources/big.txt": multiChunk,
+      "Contents/Resources/noise.bin": random,
+      "Contents/Resources/small-noise.bin": smallRandom,
+      "Contents/Resources/empty": Buffer.alloc(0),
+      "Contents/Resources/Überblick – café.txt": Buffer.from("non-ASCII name\n"),
+      "Contents/Frameworks/B.framework/Versions/A/B": Buffer.from("binary"),
+    };
+    for (const [rel, data] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(bundle, rel)), { recursive: true });
+      await writeFile(path.join(bundle, rel), data);
+      contents.set(`Demo.bundle/${rel}`, data);
+    }
+    await chmod(path.join(bundle, "Contents/MacOS/Demo"), 0o700);
+    await chmod(path.join(bundle, "Contents/Info.plist"), 0o600);
+    await symlink("A", path.join(bundle, "Contents/Frameworks/B.framework/Versions/Current"));
+    await symlink("Versions/Current/B", path.join(bundle, "Contents/Frameworks/B.framework/B"));
+    await writeFile(path.join(bundle, "Contents/.DS_Store"), "junk");
+    await writeFile(path.join(bundle, "Contents/._Info.plist"), "junk");
+  });
+  afterAll(async () => { await rm(dir, { recursive: true, force: true }); });
+
+  it("writes the same bytes twice, whatever the file times, and unzip -t finds no errors", async () => {
+    const a = await zipBundle(bundle, path.join(dir, "a.zip"));
+    await utimes(path.join(bundle, "Contents/Resources/big.txt"), new Date(2001, 1, 1), new Date(2001, 1, 1));
+    const b = await zipBundle(bundle, path.join(dir, "b.zip"));
+    const [ba, bb] = [await readFile(a.file), await readFile(b.file)];
+    expect(ba.equals(bb)).toBe(true);
+    expect(a.sha256).toBe(sha(ba));
+    expect(a.sizeBytes).toBe((await stat(a.file)).size);
+    expect(a.skipped.sort()).toEqual(["Demo.bundle/Contents/._Info.plist", "Demo.bundle/Contents/.DS_Store"].sort());
+    const test = execFileSync("unzip", ["-t", a.file], { encoding: "utf8" });
+    expect(test).toMatch(/No errors detected/);
+  });
+
+  it("stores every file's bytes, fixed dates, normalised modes and symlinks as links", async () => {
+    const z = await zipBundle(bundle, path.join(dir, "c.zip"));
+    const entries = JSON.parse(execFileSync("python3", ["-c", PY_READ, z.file], { encoding: "utf8" })) as PyEntry[];
+    const byName = new Map(entries.map((e) => [e.name, e]));
+    expect(entries.map((e) => e.name)).toEqual([...entries.map((e) => e.name)].sort());
+    expect(z.entryCount).toBe(entries.length);
+    for (const [name, data] of contents) {
+      const e = byName.get(name);
+      expect(e, name).toBeDefined();
+      expect(e!.sha, name).toBe(sha(data));
+      expect(e!.size, name).toBe(data.length);
+    }
+    for (const e of entries) expect(e.date, e.name).toEqual([1980, 1, 1, 0, 0, 0]);
+    const mode = (n: string) => byName.get(`Demo.bundle/${n}`)!.mode;
+    expect(mode("Contents/MacOS/Demo")).toBe(0o100755);
+    expect(mode("Contents/Info.plist")).toBe(0o100644);
+    expect(mode("Contents/")).toBe(0o40755);
+    expect(mode("Contents/Frameworks/B.framework/Versions/Current")).toBe(0o120755);
+    expect(byName.get("Demo.bundle/Contents/Frameworks/B.framework/Versions/Current")!.text).toBe("A");
+    expect(byName.get("Demo.bundle/Contents/Frameworks/B.framework/B")!.text).toBe("Versions/Current/B");
+    expect(z.symlinks).toContainEqual({ name: "Demo.bundle/Contents/Frameworks/B.framework/B", target: "Versions/Current/B" });
+    // Deflate where it pays, store where it does not (random bytes never shrink).
+    expect(byName.get("Demo.bundle/Contents/Resources/big.txt")!.method).toBe(8);
+    expect(byName.get("Demo.bundle/Contents/Resources/noise.bin")!.method).toBe(0);
+    expect(byName.get("Demo.bundle/Contents/Resources/small-noise.bin")!.method).toBe(0);
+    // The non-ASCII name is flagged UTF-8 so Archive Utility and unzip show it right.
+    expect(byName.get("Demo.bundle/Contents/Resources/Überblick – café.txt")!.utf8).toBe(true);
+    const info = execFileSync("zipinfo", [z.file], { encoding: "utf8" });
+    expect(info).toMatch(/^lrwxr-xr-x .* Demo\.bundle\/Contents\/Frameworks\/B\.framework\/Versions\/Current$/m);
+    expect(info).toMatch(/^-rwxr-xr-x .* Demo\.bundle\/Contents\/MacOS\/Demo$/m);
+  });
+
+  it("extracts with unzip to the same tree, links included", async () => {
+    const z = await zipBundle(bundle, path.join(dir, "d.zip"));
+    const out = path.join(dir, "out");
+    execFileSync("unzip", ["-q", z.file, "-d", out]);
+    for (const [name, data] of contents) expect(sha(await readFile(path.join(out, name))), name).toBe(sha(data));
+    expect(execFileSync("readlink", [path.join(out, "Demo.bundle/Contents/Frameworks/B.framework/B")], { encoding: "utf8" }).trim()).toBe("Versions/Current/B");
+  });
+
+  it("refuses a missing bundle with an error naming it", async () => {
+    await expect(zipBundle(path.join(dir, "Nope.bundle"), path.join(dir, "e.zip"))).rejects.toThrow(/Nope\.bundle/);
+  });
+});
