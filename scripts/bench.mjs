@@ -1,0 +1,311 @@
+// `npm run bench`: relcast against the tools a release engineer would script
+// instead, run side by side in this process tree on generated inputs (a temp
+// folder, removed at the end). Prints a table and writes bench/results.json.
+//
+//   RELCAST_BENCH_SCALE=0.25  shrink every input (quick look; targets are for 1)
+//   RELCAST_BENCH_ONLY=sign,zip,upload,history,memory  run a subset
+//   RELCAST_BENCH_RUNS=3      runs per side (the median wall time is compared)
+import { spawn, spawnSync } from "node:child_process";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { makeBenchBundle } from "./bench/make-bundle.mjs";
+import { makeHistoryStore } from "./bench/history-store.mjs";
+import { makeSamplePlugin } from "./sample-plugin.mjs";
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const cli = path.join(repo, "dist", "src", "cli", "main.js");
+const MEASURE = path.join(repo, "scripts", "bench", "measure.py");
+const SCALE = Number(process.env.RELCAST_BENCH_SCALE ?? 1);
+const RUNS = Math.max(1, Number(process.env.RELCAST_BENCH_RUNS ?? 3));
+const ONLY = (process.env.RELCAST_BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+const MiB = 1 << 20;
+const GiB = 1 << 30;
+const cores = os.availableParallelism();
+const AWS_ENV = { AWS_ACCESS_KEY_ID: "bench", AWS_SECRET_ACCESS_KEY: "bench", AWS_REGION: "us-east-1", AWS_DEFAULT_REGION: "us-east-1", AWS_EC2_METADATA_DISABLED: "true" };
+
+if (!(SCALE > 0)) throw new Error(`RELCAST_BENCH_SCALE must be a positive number, got "${process.env.RELCAST_BENCH_SCALE}"`);
+const wanted = (name) => ONLY.length === 0 || ONLY.includes(name);
+const tmp = await mkdtemp(path.join(os.tmpdir(), "relcast-bench-"));
+const started = [];
+const cleanup = async () => {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+  await rm(tmp, { recursive: true, force: true });
+};
+for (const signal of ["SIGINT", "SIGTERM"]) process.once(signal, () => void cleanup().then(() => process.exit(130)));
+
+const fmtBytes = (n) => (n >= GiB ? `${(n / GiB).toFixed(2)} GiB` : `${Math.round(n / MiB)} MiB`);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+
+/** Runs a command under measure.py: wall seconds, peak RSS (MB) of the process tree's largest process, CPU seconds. */
+function measure(argv, { cwd = tmp, env = {}, stdout = "-" } = {}) {
+  const run = spawnSync("python3", [MEASURE, stdout, ...argv], { cwd, env: { ...process.env, ...env }, encoding: "utf8", maxBuffer: 16 * MiB });
+  if (run.status !== 0) throw new Error(`measure.py failed for ${argv.join(" ")}: ${run.stderr}`);
+  const m = JSON.parse(run.stdout);
+  if (m.rc !== 0) throw new Error(`${argv.join(" ")} exited ${m.rc}:\n${m.stderr}`);
+  return { wall: m.wall, rssMb: m.maxRssKb / 1024, cpu: m.cpu };
+}
+
+/** RUNS rounds of both sides, alternating who goes first; medians of wall time, worst peak RSS. */
+function sideBySide(ours, reference, { before } = {}) {
+  const o = [];
+  const r = [];
+  for (let i = 0; i < RUNS; i++) {
+    const order = i % 2 === 0 ? [[ours, o], [reference, r]] : [[reference, r], [ours, o]];
+    for (const [fn, into] of order) {
+      before?.();
+      into.push(fn());
+    }
+  }
+  const summary = (xs) => ({ wall: round(median(xs.map((x) => x.wall)), 3), rssMb: round(Math.max(...xs.map((x) => x.rssMb)), 1), cpuPct: round((100 * median(xs.map((x) => x.cpu))) / median(xs.map((x) => x.wall)), 0) });
+  return { ours: summary(o), reference: summary(r) };
+}
+
+async function writeBigFile(file, bytes) {
+  const block = randomBytes(8 * MiB);
+  const out = createWriteStream(file);
+  for (let written = 0, n = 0; written < bytes; n++) {
+    const chunk = Buffer.from(block.subarray(0, Math.min(block.length, bytes - written)));
+    chunk.writeUInt32BE(n, 0);
+    if (!out.write(chunk)) await new Promise((r) => out.once("drain", r));
+    written += chunk.length;
+  }
+  await new Promise((resolve, reject) => out.end((err) => (err ? reject(err) : resolve())));
+}
+
+function keyPair() {
+  const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+  return {
+    seedB64: privateKey.export({ format: "der", type: "pkcs8" }).subarray(-32).toString("base64"),
+    pem: privateKey.export({ format: "pem", type: "pkcs8" }),
+    publicB64: publicKey.export({ format: "der", type: "spki" }).subarray(-32).toString("base64"),
+  };
+}
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** moto_server on a free loopback port, stopped (by its pid) at the end. */
+async function startMoto() {
+  const port = await freePort();
+  const child = spawn("moto_server", ["-H", "127.0.0.1", "-p", String(port)], { stdio: "ignore", env: { ...process.env, ...AWS_ENV } });
+  started.push(child);
+  const endpoint = `http://127.0.0.1:${port}`;
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+    if (child.exitCode !== null) throw new Error(`moto_server exited with ${child.exitCode}; install it with pip install 'moto[server]'`);
+    try {
+      await (await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(1000) })).arrayBuffer();
+      return { endpoint, child };
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`moto_server did not answer on ${endpoint}`);
+}
+
+function aws(endpoint, ...args) {
+  const run = spawnSync("aws", ["--endpoint-url", endpoint, ...args], { env: { ...process.env, ...AWS_ENV }, encoding: "utf8" });
+  if (run.status !== 0) throw new Error(`aws ${args.join(" ")}: ${run.stderr}`);
+  return run.stdout;
+}
+
+const rows = [];
+function row(name, input, sides, checks) {
+  const ratio = round(sides.ours.wall / sides.reference.wall, 2);
+  const failed = checks.filter((c) => !c.ok).map((c) => c.label);
+  rows.push({ name, input, ...sides, ratio, checks, pass: failed.length === 0 });
+  console.log(`  ${name}: ours ${sides.ours.wall}s ${sides.ours.rssMb} MB, reference ${sides.reference.wall}s ${sides.reference.rssMb} MB, ratio ${ratio}` + (failed.length ? `  FAIL: ${failed.join("; ")}` : "  pass"));
+}
+
+// 1. Signing: relcast sign against openssl pkeyutl -sign -rawin, same key, same file.
+async function benchSign() {
+  const bytes = Math.round(GiB * SCALE);
+  const file = path.join(tmp, "sign-input.bin");
+  await writeBigFile(file, bytes);
+  const key = keyPair();
+  await writeFile(path.join(tmp, "sign.key"), key.seedB64 + "\n", { mode: 0o600 });
+  await writeFile(path.join(tmp, "sign.pem"), key.pem, { mode: 0o600 });
+  const sides = sideBySide(
+    () => measure(["node", cli, "sign", file, "--ed-key-file", "sign.key"], { stdout: path.join(tmp, "sign-ours.txt") }),
+    () => measure(["openssl", "pkeyutl", "-sign", "-rawin", "-inkey", "sign.pem", "-in", file, "-out", "sign-openssl.bin"]),
+  );
+  const ours = /sparkle:edSignature="([^"]+)"/.exec(await readFile(path.join(tmp, "sign-ours.txt"), "utf8"))?.[1];
+  const theirs = (await readFile(path.join(tmp, "sign-openssl.bin"))).toString("base64");
+  await rm(file);
+  row("sign", fmtBytes(bytes), sides, [
+    { label: "time ≤ 1.0× openssl", ok: sides.ours.wall <= sides.reference.wall },
+    { label: "peak RSS < 100 MB", ok: sides.ours.rssMb < 100 },
+    { label: "signature equals openssl's byte for byte", ok: ours === theirs },
+  ]);
+}
+
+// 2. Zip: relcast's reproducible zip step against Info-ZIP zip -r -y -q (default level).
+async function benchZip() {
+  const root = path.join(tmp, "zip");
+  const totalBytes = Math.round(400 * MiB * SCALE);
+  const files = Math.max(50, Math.round(3000 * SCALE));
+  const bundle = await makeBenchBundle(root, { files, totalBytes, seed: 7 });
+  const name = path.basename(bundle);
+  const outputs = [];
+  const sides = sideBySide(
+    () => {
+      const out = path.join(root, `ours-${outputs.length}.zip`);
+      const m = measure(["node", path.join(repo, "scripts", "bench", "zip-one.mjs"), bundle, out], { stdout: `${out}.txt` });
+      outputs.push(`${out}.txt`);
+      return m;
+    },
+    () => measure(["zip", "-r", "-y", "-q", path.join(root, "zip.zip"), name], { cwd: path.dirname(bundle) }),
+    { before: () => spawnSync("rm", ["-f", path.join(root, "zip.zip")]) },
+  );
+  const digests = new Set(await Promise.all(outputs.map(async (f) => (await readFile(f, "utf8")).split(" ")[0])));
+  const test = spawnSync("unzip", ["-tq", path.join(root, "ours-0.zip")], { encoding: "utf8" });
+  await rm(root, { recursive: true, force: true });
+  row("zip", `${fmtBytes(totalBytes)}, ${files} files`, sides, [
+    { label: "time ≤ 1.0× zip", ok: sides.ours.wall <= sides.reference.wall },
+    { label: `uses more than one core (${sides.ours.cpuPct}% CPU)`, ok: cores < 2 || sides.ours.cpuPct > 110 },
+    { label: "reproducible (same bytes every run)", ok: digests.size === 1 },
+    { label: "unzip -t passes", ok: test.status === 0 },
+  ]);
+}
+
+// 3. Upload: relcast's S3 store against aws s3 cp, both to the same local moto_server.
+async function benchUpload(moto) {
+  const bytes = Math.round(GiB * SCALE);
+  const file = path.join(tmp, "upload-input.bin");
+  await writeBigFile(file, bytes);
+  aws(moto.endpoint, "s3api", "create-bucket", "--bucket", "bench-upload");
+  const clear = () => aws(moto.endpoint, "s3", "rm", "--recursive", "--only-show-errors", "s3://bench-upload/");
+  const sizes = [];
+  const sides = sideBySide(
+    () => {
+      const m = measure(["node", path.join(repo, "scripts", "bench", "upload-one.mjs"), moto.endpoint, "bench-upload", "ours.bin", file], { env: AWS_ENV });
+      sizes.push(JSON.parse(aws(moto.endpoint, "s3api", "head-object", "--bucket", "bench-upload", "--key", "ours.bin")).ContentLength);
+      return m;
+    },
+    () => measure(["aws", "--endpoint-url", moto.endpoint, "s3", "cp", "--only-show-errors", file, "s3://bench-upload/aws.bin"], { env: AWS_ENV }),
+    { before: clear },
+  );
+  clear();
+  await rm(file);
+  row("upload", fmtBytes(bytes), sides, [
+    { label: "time ≤ 1.0× aws s3 cp", ok: sides.ours.wall <= sides.reference.wall },
+    { label: "uploaded size matches", ok: sizes.every((n) => n === bytes) },
+  ]);
+}
+
+async function writeConfig(dir, pluginId, store, extra = {}) {
+  const file = path.join(dir, "relcast.config.json");
+  await writeFile(file, JSON.stringify({ pluginId, displayName: "Bench Plugin", publisher: "Bench", appUrl: "https://updates.example.com", channel: "stable", timezone: "UTC", store, ...extra }, null, 2));
+  return file;
+}
+
+// 4. History: one more publish into a store of 10,000 releases against one of 10.
+async function benchHistory() {
+  const root = path.join(tmp, "history");
+  await mkdir(root, { recursive: true });
+  const key = keyPair();
+  const keyFile = path.join(root, "key.txt");
+  await writeFile(keyFile, key.seedB64 + "\n", { mode: 0o600 });
+  const big = Math.max(100, Math.round(10_000 * SCALE));
+  const seeds = {};
+  for (const count of [10, big]) {
+    seeds[count] = path.join(root, `seed-${count}`);
+    const config = await writeConfig(root, "bench-plugin", `file://${seeds[count]}`);
+    await makeHistoryStore({ cli, config, keyFile, publicKey: key.publicB64, storeDir: seeds[count], work: path.join(root, "build"), count });
+  }
+  const plugin = await makeSamplePlugin({ dir: path.join(root, "new"), version: "1.0.0", build: 1_000_000, publicKey: key.publicB64 });
+  const publish = (count) => () => {
+    const store = path.join(root, `run-${count}`);
+    const config = path.join(root, `run-${count}.config.json`);
+    return measure(["node", cli, "publish", "--config", config, "--version", "1.0.0", "--app", plugin.app, "--dmg", plugin.dmg, "--notes", plugin.notes, "--key-file", keyFile, "--json"], { stdout: `${store}.json` });
+  };
+  for (const count of [10, big]) await writeFile(path.join(root, `run-${count}.config.json`), JSON.stringify({ ...JSON.parse(await readFile(path.join(root, "relcast.config.json"), "utf8")), store: `file://${path.join(root, `run-${count}`)}` }));
+  const fresh = async () => {
+    for (const count of [10, big]) {
+      await rm(path.join(root, `run-${count}`), { recursive: true, force: true });
+      await cp(seeds[count], path.join(root, `run-${count}`), { recursive: true, verbatimSymlinks: true });
+    }
+  };
+  const o = [];
+  const r = [];
+  for (let i = 0; i < RUNS; i++) {
+    await fresh();
+    if (i % 2 === 0) { o.push(publish(big)()); r.push(publish(10)()); } else { r.push(publish(10)()); o.push(publish(big)()); }
+  }
+  const catalog = JSON.parse(await readFile(path.join(root, `run-${big}`, "releases", "catalog.json"), "utf8"));
+  await rm(root, { recursive: true, force: true });
+  const pick = (xs) => ({ wall: round(median(xs.map((x) => x.wall)), 3), rssMb: round(Math.max(...xs.map((x) => x.rssMb)), 1), cpuPct: round((100 * median(xs.map((x) => x.cpu))) / median(xs.map((x) => x.wall)), 0) });
+  const sides = { ours: pick(o), reference: pick(r) };
+  const memRatio = round(sides.ours.rssMb / sides.reference.rssMb, 2);
+  row(`history (${big} vs 10 releases)`, "publish of a small plugin", sides, [
+    { label: "time ≤ 1.5× the 10-release store", ok: sides.ours.wall <= 1.5 * sides.reference.wall },
+    { label: `memory ≤ 1.5× the 10-release store (${memRatio}×)`, ok: memRatio <= 1.5 },
+    { label: `catalog holds ${big + 1} releases, newest first`, ok: catalog.count === big + 1 && catalog.versions[0].version === "1.0.0" },
+  ]);
+  rows.at(-1).memoryRatio = memRatio;
+}
+
+// 5. Memory: publishing a 2 GiB disk image, to a folder store and to S3 (moto).
+async function benchMemory(moto) {
+  const root = path.join(tmp, "memory");
+  await mkdir(root, { recursive: true });
+  const key = keyPair();
+  const keyFile = path.join(root, "key.txt");
+  await writeFile(keyFile, key.seedB64 + "\n", { mode: 0o600 });
+  const bytes = Math.round(2 * GiB * SCALE);
+  const plugin = await makeSamplePlugin({ dir: root, version: "2.0.0", build: 200, publicKey: key.publicB64 });
+  await writeBigFile(plugin.dmg, bytes);
+  const stores = [["folder", `file://${path.join(root, "store")}`]];
+  if (moto) {
+    aws(moto.endpoint, "s3api", "create-bucket", "--bucket", "bench-memory");
+    stores.push(["s3", "s3://bench-memory"]);
+  }
+  for (const [kind, url] of stores) {
+    const config = await writeConfig(root, "bench-plugin", url, kind === "s3" ? { s3: { endpoint: moto.endpoint, forcePathStyle: true, region: "us-east-1" } } : {});
+    const m = measure(["node", cli, "publish", "--config", config, "--version", "2.0.0", "--app", plugin.app, "--dmg", plugin.dmg, "--notes", plugin.notes, "--key-file", keyFile, "--json"], { env: AWS_ENV });
+    const sides = { ours: { wall: round(m.wall, 3), rssMb: round(m.rssMb, 1), cpuPct: round((100 * m.cpu) / m.wall, 0) }, reference: { wall: round(m.wall, 3), rssMb: 250, cpuPct: 0 } };
+    rows.push({ name: `memory (${kind} store)`, input: `publish of a ${fmtBytes(bytes)} dmg`, ...sides, ratio: round(m.rssMb / 250, 2), pass: m.rssMb < 250, checks: [{ label: "peak RSS < 250 MB", ok: m.rssMb < 250 }] });
+    console.log(`  memory (${kind}): ${round(m.wall, 1)}s, peak RSS ${round(m.rssMb, 1)} MB (limit 250 MB)`);
+    if (kind === "s3") aws(moto.endpoint, "s3", "rm", "--recursive", "--only-show-errors", "s3://bench-memory/");
+  }
+  await rm(root, { recursive: true, force: true });
+}
+
+try {
+  console.log(`relcast bench: ${cores} cores, node ${process.version}, scale ${SCALE}, ${RUNS} run(s) per side, inputs in ${tmp}`);
+  const moto = wanted("upload") || wanted("memory") ? await startMoto() : undefined;
+  if (wanted("sign")) await benchSign();
+  if (wanted("zip")) await benchZip();
+  if (wanted("upload")) await benchUpload(moto);
+  if (wanted("history")) await benchHistory();
+  if (wanted("memory")) await benchMemory(moto);
+
+  const table = [["benchmark", "input", "relcast", "reference", "ratio", "result"]];
+  for (const r of rows) {
+    const ref = r.name.startsWith("memory") ? "limit 250 MB" : `${r.reference.wall}s ${r.reference.rssMb} MB`;
+    table.push([r.name, r.input, `${r.ours.wall}s ${r.ours.rssMb} MB ${r.ours.cpuPct}% CPU`, ref, r.name.startsWith("memory") ? `${r.ratio} of limit` : `${r.ratio}×${r.memoryRatio ? ` (mem ${r.memoryRatio}×)` : ""}`, r.pass ? "pass" : `FAIL: ${r.checks.filter((c) => !c.ok).map((c) => c.label).join("; ")}`]);
+  }
+  const widths = table[0].map((_, i) => Math.max(...table.map((t) => t[i].length)));
+  console.log("");
+  for (const t of table) console.log(t.map((c, i) => c.padEnd(widths[i])).join("  "));
+  const results = { date: new Date().toISOString(), cores, node: process.version, scale: SCALE, runs: RUNS, rows };
+  await mkdir(path.join(repo, "bench"), { recursive: true });
+  await writeFile(path.join(repo, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n");
+  console.log(`\n${rows.filter((r) => r.pass).length}/${rows.length} pass; written to bench/results.json`);
+  process.exitCode = rows.every((r) => r.pass) ? 0 : 1;
+} finally {
+  await cleanup();
+}
