@@ -1,14 +1,11 @@
 // Builds a folder store that holds `count` releases, for the history benchmark. The first
 // release is published for real; the others are its record with another version, build and
-// date, and hard links to its artifacts (so the store is complete without 10,000 copies).
-// Catalog and appcast are then written as a publish would leave them, and the public site
-// is synced with `relcast site sync`.
+// date, and hard links to its artifacts and downloads (so the store is complete without 10,000 copies).
+// Catalog, appcast and index are then rebuilt from the records (`relcast rebuild`) and the
+// public site is synced (`relcast site sync`), as a store that grew by publishes holds them.
 import { execFileSync } from "node:child_process";
 import { link, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { buildCatalog, serializeCatalog } from "../../dist/src/catalog/catalog.js";
-import { renderAppcast } from "../../dist/src/catalog/appcast.js";
-import { appcastOptionsFor } from "../../dist/src/catalog/feed-files.js";
 import { makeSamplePlugin } from "../sample-plugin.mjs";
 
 const TEMPLATE_VERSION = "0.0.1";
@@ -21,11 +18,10 @@ export function historyVersion(i) {
 export async function makeHistoryStore({ cli, config, keyFile, publicKey, storeDir, work, count }) {
   const plugin = await makeSamplePlugin({ dir: work, version: TEMPLATE_VERSION, build: 1, publicKey });
   execFileSync(process.execPath, [cli, "publish", "--config", config, "--version", TEMPLATE_VERSION, "--app", plugin.app, "--dmg", plugin.dmg,
-    "--notes", plugin.notes, "--key-file", keyFile, "--published-at", "2020-01-01T00:00:00.000Z", "--json"], { stdio: ["ignore", "ignore", "pipe"] });
+    "--notes", plugin.notes, "--key-file", keyFile, "--published-at", "2020-01-01T00:00:00.000Z", "--json"], { stdio: ["ignore", "ignore", "pipe"], maxBuffer: 64 << 20 });
   const settings = JSON.parse(await readFile(config, "utf8"));
   const template = await readFile(path.join(storeDir, "releases", TEMPLATE_VERSION, "release.json"), "utf8");
   const start = Date.parse("2020-01-01T00:00:00.000Z") / 1000;
-  const records = [JSON.parse(template)];
   for (let i = 2; i <= count; i++) {
     const version = historyVersion(i);
     const record = JSON.parse(template.replaceAll(TEMPLATE_VERSION, version));
@@ -40,12 +36,12 @@ export async function makeHistoryStore({ cli, config, keyFile, publicKey, storeD
     await writeFile(path.join(storeDir, "releases", version, "release.json"), JSON.stringify(record, null, 2) + "\n");
     for (const ext of ["dmg", "zip"]) {
       const name = (v) => `${settings.pluginId}-${v}.${ext}`;
-      await link(path.join(storeDir, "releases", TEMPLATE_VERSION, name(TEMPLATE_VERSION)), path.join(storeDir, "releases", version, name(version)));
+      const template = path.join(storeDir, "releases", TEMPLATE_VERSION, name(TEMPLATE_VERSION));
+      await link(template, path.join(storeDir, "releases", version, name(version)));
+      await link(template, path.join(storeDir, "downloads", name(version)));
     }
-    records.push(record);
   }
-  const catalog = buildCatalog(settings.pluginId, records);
-  await writeFile(path.join(storeDir, "releases", "catalog.json"), serializeCatalog(catalog));
-  await writeFile(path.join(storeDir, "releases", "appcast.xml"), renderAppcast(catalog.versions, appcastOptionsFor(settings)));
-  execFileSync(process.execPath, [cli, "site", "sync", "--config", config], { stdio: ["ignore", "ignore", "pipe"] });
+  // Catalog, appcast and catalog index as relcast writes them, from the records.
+  execFileSync(process.execPath, [cli, "rebuild", "--config", config], { stdio: ["ignore", "ignore", "pipe"], maxBuffer: 64 << 20 });
+  execFileSync(process.execPath, [cli, "site", "sync", "--config", config], { stdio: ["ignore", "ignore", "pipe"], maxBuffer: 64 << 20 });
 }

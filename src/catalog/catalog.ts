@@ -4,7 +4,7 @@ import { catalogSchema, type Catalog, type ReleaseRecord } from "../release/reco
 import { fromTimestamp } from "../release/timestamps.js";
 
 /** Newest first by publication time; equal times fall back to the higher semver first. */
-export function compareNewestFirst(a: ReleaseRecord, b: ReleaseRecord): number {
+export function compareNewestFirst(a: Pick<ReleaseRecord, "publishedAt" | "version">, b: Pick<ReleaseRecord, "publishedAt" | "version">): number {
   const ta = fromTimestamp(a.publishedAt).getTime() * 1e6 + (a.publishedAt._nanoseconds % 1e6);
   const tb = fromTimestamp(b.publishedAt).getTime() * 1e6 + (b.publishedAt._nanoseconds % 1e6);
   if (ta !== tb) return tb - ta;

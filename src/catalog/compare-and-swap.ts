@@ -1,7 +1,17 @@
 import { PreconditionFailedError, RelcastError } from "../core/errors.js";
 import type { ObjectStore, PutOptions } from "../store/object-store.js";
 
-const MAX_ATTEMPTS = 60;
+export const CAS_ATTEMPTS = 60;
+
+/** Jittered exponential backoff after a lost race. */
+export async function casBackoff(attempt: number): Promise<void> {
+  const backoff = Math.min(1000, 10 * 2 ** Math.min(attempt, 7));
+  await new Promise((r) => setTimeout(r, backoff / 2 + Math.random() * backoff));
+}
+
+export function casGaveUp(key: string): RelcastError {
+  return new RelcastError("E_STORE", `gave up updating ${key} after ${CAS_ATTEMPTS} lost races`, "too many publishes at once; re-run this publish (it resumes where it stopped)");
+}
 
 /**
  * Read-modify-write of one object with If-Match (If-None-Match:* when it does
@@ -14,7 +24,7 @@ export async function compareAndSwap(
   compute: (current: Buffer | undefined) => Promise<string | Buffer | undefined> | string | Buffer | undefined,
   options: Omit<PutOptions, "ifMatch" | "ifNoneMatch">,
 ): Promise<{ written: boolean; attempts: number }> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  for (let attempt = 1; attempt <= CAS_ATTEMPTS; attempt++) {
     const current = await store.get(key);
     const next = await compute(current?.body);
     if (next === undefined) return { written: false, attempts: attempt };
@@ -24,9 +34,8 @@ export async function compareAndSwap(
       return { written: true, attempts: attempt };
     } catch (err) {
       if (!(err instanceof PreconditionFailedError)) throw err;
-      const backoff = Math.min(1000, 10 * 2 ** Math.min(attempt, 7));
-      await new Promise((r) => setTimeout(r, backoff / 2 + Math.random() * backoff));
+      await casBackoff(attempt);
     }
   }
-  throw new RelcastError("E_STORE", `gave up updating ${key} after ${MAX_ATTEMPTS} lost races`, "too many publishes at once; re-run this publish (it resumes where it stopped)");
+  throw casGaveUp(key);
 }

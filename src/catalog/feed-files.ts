@@ -1,16 +1,32 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { PreconditionFailedError } from "../core/errors.js";
 import type { RelcastConfig } from "../config/schema.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { APPCAST_CONTENT_TYPE, CACHE_NO_CACHE } from "../store/content-types.js";
 import { APPCAST_KEY, CATALOG_KEY } from "../release/release-layout.js";
 import type { Catalog, ReleaseRecord } from "../release/record-schema.js";
 import { renderAppcast, type AppcastOptions } from "./appcast.js";
-import { mergeIntoCatalog, parseCatalog, serializeCatalog } from "./catalog.js";
-import { compareAndSwap } from "./compare-and-swap.js";
+
+/** Sparkle clients read the whole feed on every check: 100 items per channel keeps it small. */
+export const DEFAULT_APPCAST_ITEMS = 100;
+import { buildCatalog, parseCatalog, serializeCatalog, yankFields } from "./catalog.js";
+import { isIndexed, writeCatalogIndex } from "./catalog-index.js";
+import { readCatalogView, rememberView, viewWith, type CatalogView } from "./catalog-view.js";
+import { writeMergedCatalog } from "./catalog-write.js";
+import { CAS_ATTEMPTS, casBackoff, casGaveUp, compareAndSwap } from "./compare-and-swap.js";
+
+/** The appcast's per-channel limit: `maxAppcastItems` (default 100; 0 lists every release). */
+export function appcastLimit(config: Pick<RelcastConfig, "appcast">): number | undefined {
+  const n = config.appcast?.maxAppcastItems ?? DEFAULT_APPCAST_ITEMS;
+  return n === 0 ? undefined : n;
+}
 
 export function appcastOptionsFor(config: RelcastConfig): AppcastOptions {
   return {
     title: `${config.displayName} updates`, link: config.appUrl, description: `Updates of ${config.displayName} by ${config.publisher}`,
-    maxItemsPerChannel: config.appcast?.maxAppcastItems,
+    maxItemsPerChannel: appcastLimit(config),
   };
 }
 
@@ -19,19 +35,57 @@ export async function readCatalog(store: ObjectStore): Promise<Catalog | undefin
   return got ? parseCatalog(got.body.toString("utf8"), store.uriFor(CATALOG_KEY)) : undefined;
 }
 
-/** Adds (or replaces) records in the catalog by compare-and-swap. */
-export async function updateCatalog(store: ObjectStore, config: RelcastConfig, records: ReleaseRecord[], replaceAll = false): Promise<void> {
-  await compareAndSwap(
-    store,
-    CATALOG_KEY,
-    (current) => {
-      let catalog: Catalog | undefined = replaceAll || !current ? undefined : parseCatalog(current.toString("utf8"), store.uriFor(CATALOG_KEY));
-      for (const record of records) catalog = mergeIntoCatalog(catalog, config.pluginId, record);
-      catalog ??= { pluginId: config.pluginId, count: 0, versions: [] };
-      return serializeCatalog(catalog);
-    },
-    { contentType: "application/json", cacheControl: config.cacheControl?.mutable ?? CACHE_NO_CACHE },
-  );
+/** Replaces the whole catalog with these records (`relcast rebuild`), by compare-and-swap. */
+export async function replaceCatalog(store: ObjectStore, config: RelcastConfig, records: ReleaseRecord[]): Promise<void> {
+  await compareAndSwap(store, CATALOG_KEY, () => serializeCatalog(buildCatalog(config.pluginId, records)), {
+    contentType: "application/json", cacheControl: config.cacheControl?.mutable ?? CACHE_NO_CACHE,
+  });
+}
+
+/**
+ * Adds (or replaces, same version) one record by compare-and-swap, streaming:
+ * the catalog is read once as a view (usually cached from preflight), then
+ * copied entry by entry into a temp file with the record at its place, and
+ * written If-Match the ETag it was read at. A re-run that changes nothing
+ * writes nothing.
+ */
+export async function updateCatalog(store: ObjectStore, config: RelcastConfig, record: ReleaseRecord): Promise<void> {
+  const limit = appcastLimit(config);
+  const source = store.uriFor(CATALOG_KEY);
+  const options = { contentType: "application/json", cacheControl: config.cacheControl?.mutable ?? CACHE_NO_CACHE };
+  const dir = await mkdtemp(path.join(os.tmpdir(), "relcast-catalog-"));
+  try {
+    for (let attempt = 1; attempt <= CAS_ATTEMPTS; attempt++) {
+      const view = await readCatalogView(store, limit);
+      try {
+        if (!view) {
+          const text = serializeCatalog(buildCatalog(config.pluginId, [record]));
+          const { etag } = await store.put(CATALOG_KEY, text, { ...options, ifNoneMatch: "*" });
+          rememberView(store, viewWith({ etag: "", pluginId: config.pluginId, count: 0, entries: [], records: [] }, record, etag, limit), limit);
+          return;
+        }
+        const got = await store.getStream(CATALOG_KEY);
+        if (!got || got.meta.etag !== view.etag) {
+          got?.stream.destroy();
+          continue; // changed since the view was read: read it again
+        }
+        const previous = view.records.find((r) => r.version === record.version);
+        const merged = previous?.yanked && !record.yanked ? { ...record, ...yankFields(previous) } : record;
+        const file = path.join(dir, `catalog-${attempt}.json`);
+        const { changed, firstOffset } = await writeMergedCatalog(source, got.stream as AsyncIterable<Buffer>, view, merged, file);
+        if (!changed) return;
+        const { etag } = await store.put(CATALOG_KEY, { file }, { ...options, ifMatch: view.etag });
+        rememberView(store, { ...viewWith(view, merged, etag, limit), firstOffset }, limit);
+        return;
+      } catch (err) {
+        if (!(err instanceof PreconditionFailedError)) throw err;
+        await casBackoff(attempt);
+      }
+    }
+    throw casGaveUp(CATALOG_KEY);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -40,13 +94,18 @@ export async function updateCatalog(store: ObjectStore, config: RelcastConfig, r
  * rendered from a catalog that holds every earlier publisher's record.
  */
 export async function regenerateAppcast(store: ObjectStore, config: RelcastConfig): Promise<void> {
+  const limit = appcastLimit(config);
+  const cacheControl = config.cacheControl?.mutable ?? CACHE_NO_CACHE;
+  let rendered: CatalogView | undefined;
   await compareAndSwap(
     store,
     APPCAST_KEY,
     async () => {
-      const catalog = await readCatalog(store);
-      return renderAppcast(catalog?.versions ?? [], appcastOptionsFor(config));
+      rendered = await readCatalogView(store, limit);
+      return renderAppcast(rendered?.records ?? [], appcastOptionsFor(config));
     },
-    { contentType: APPCAST_CONTENT_TYPE, cacheControl: config.cacheControl?.mutable ?? CACHE_NO_CACHE },
+    { contentType: APPCAST_CONTENT_TYPE, cacheControl },
   );
+  // Then the index of the catalog the appcast was rendered from, unless it is already there.
+  if (rendered && !isIndexed(rendered)) await writeCatalogIndex(store, rendered, limit, cacheControl);
 }

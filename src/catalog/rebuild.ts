@@ -4,7 +4,7 @@ import type { ObjectStore } from "../store/object-store.js";
 import { RELEASES_PREFIX } from "../release/release-layout.js";
 import { releaseRecordSchema, type ReleaseRecord } from "../release/record-schema.js";
 import { withYankState, readYankMarker } from "../site/yank-marker.js";
-import { regenerateAppcast, updateCatalog } from "./feed-files.js";
+import { regenerateAppcast, replaceCatalog } from "./feed-files.js";
 
 const RECORD_KEY = /^releases\/([^/]+)\/release\.json$/;
 const YANK_KEY = /^releases\/([^/]+)\/yank\.json$/;
@@ -63,7 +63,7 @@ export async function rebuildFeeds(store: ObjectStore, config: RelcastConfig, op
       "fix or remove those records, or pass --skip-invalid to rebuild without them",
     );
   }
-  await updateCatalog(store, config, result.records, true);
+  await replaceCatalog(store, config, result.records);
   await regenerateAppcast(store, config);
   return result;
 }

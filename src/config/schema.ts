@@ -24,8 +24,8 @@ const httpUrlTemplate = z.string().refine(isHttpUrlTemplate, "must be an absolut
 
 /** Feed-wide Sparkle options; the per-release ones are frozen into each record at publish time. */
 export const appcastConfigSchema = z.strictObject({
-  /** The appcast keeps only the newest N items per channel; the catalog keeps every release. */
-  maxAppcastItems: z.number().int().min(1).optional(),
+  /** The appcast keeps only the highest N builds per channel (default 100; 0 = every release); the catalog keeps every release. */
+  maxAppcastItems: z.number().int().min(0).optional(),
   /** Default `<sparkle:phasedRolloutInterval>` in seconds for new releases. */
   phasedRolloutInterval: z.number().int().min(1).optional(),
   /** `<sparkle:releaseNotesLink>` for new releases instead of inline notes, e.g. https://example.com/notes/{version}.html */

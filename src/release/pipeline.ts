@@ -34,7 +34,9 @@ export async function runSteps(ctx: ReleaseContext, steps: readonly Step[]): Pro
       ctx.logger.debug(`${step.name}: skipped (${reason})`);
       continue;
     }
+    const started = performance.now();
     await ctx.logger.group(step.name, () => step.run(ctx));
+    ctx.logger.debug(`${step.name}: ${Math.round(performance.now() - started)} ms`);
     failpoint("after", step.name);
   }
 }

@@ -5,7 +5,8 @@ import type { ObjectStore } from "../store/object-store.js";
 import type { SigningKey } from "../sparkle/signing-key.js";
 import type { AutoupdateFlags, AutoupdateOptions } from "./autoupdate-options.js";
 import type { ReleaseNotes } from "./release-notes.js";
-import type { Catalog, ReleaseRecord } from "./record-schema.js";
+import type { CatalogView } from "../catalog/catalog-view.js";
+import type { ReleaseRecord } from "./record-schema.js";
 import type { ReleasePlan } from "./release-plan.js";
 
 export interface ReleaseInputs {
@@ -50,7 +51,7 @@ export interface ReleaseContext {
   zip?: LocalArtifact;
   edSignature?: string;
   /** The catalog as preflight found it (undefined for a new store). */
-  catalog?: Catalog;
+  catalog?: CatalogView | undefined;
   /** The record already in the store for this version, if any. */
   existingRecord?: ReleaseRecord;
   record?: ReleaseRecord;

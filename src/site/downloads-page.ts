@@ -1,6 +1,7 @@
 import type { RelcastConfig } from "../config/schema.js";
 import { expectedLatest } from "../release/latest-choice.js";
-import type { Catalog, ReleaseRecord } from "../release/record-schema.js";
+import { PAGE_RELEASES } from "../catalog/catalog-view.js";
+import type { ReleaseRecord } from "../release/record-schema.js";
 import { downloadKey, latestDownloadName, publicAppcastKey, publicCatalogKey, zipFileName } from "../release/release-layout.js";
 import { escapeHtml, fillTemplate, packageFile } from "./page-template.js";
 
@@ -65,9 +66,19 @@ function versionEntry(r: ReleaseRecord): string {
     + `<p>${escapeHtml(r.summary)}</p>${body}${details(r)}${notesList(r)}</article>`;
 }
 
-/** index.html: the latest stable version first, then every version in catalog order (newest first). */
-export function renderDownloadsPage(config: Pick<RelcastConfig, "displayName" | "publisher" | "pluginId">, catalog: Catalog): string {
+/**
+ * index.html: the latest stable version first, then the newest
+ * {@link PAGE_RELEASES} versions in catalog order (newest first); older ones
+ * are in the catalog JSON, so the page stays small however long the history.
+ * `catalog.versions` must start with the catalog's newest entries.
+ */
+export function renderDownloadsPage(config: Pick<RelcastConfig, "displayName" | "publisher" | "pluginId">, catalog: { count: number; versions: readonly ReleaseRecord[] }): string {
   const latest = expectedLatest(catalog.versions);
+  const shown = catalog.versions.slice(0, PAGE_RELEASES);
+  const older = catalog.count - shown.length;
+  const more = older > 0
+    ? `\n<p class="older">${older} older release${older === 1 ? " is" : "s are"} listed in <a href="${escapeHtml(publicCatalogKey(config.pluginId))}">releases.json</a>; their downloads stay at <code>downloads/${escapeHtml(config.pluginId)}-&lt;version&gt;.dmg</code>.</p>`
+    : "";
   return fillTemplate(
     packageFile("templates/downloads.html"),
     {
@@ -77,7 +88,7 @@ export function renderDownloadsPage(config: Pick<RelcastConfig, "displayName" | 
     {
       css: packageFile("templates/site.css"),
       latest: latestSection(latest, config.pluginId),
-      versions: catalog.versions.length > 0 ? catalog.versions.map(versionEntry).join("\n") : "<p>No releases yet.</p>",
+      versions: shown.length > 0 ? shown.map(versionEntry).join("\n") + more : "<p>No releases yet.</p>",
     },
   );
 }

@@ -1,6 +1,8 @@
 import type { RelcastConfig } from "../config/schema.js";
 import { RelcastError } from "../core/errors.js";
-import { parseCatalog } from "../catalog/catalog.js";
+import { scanCatalog } from "../catalog/catalog-scan.js";
+import { parseCatalogEntry, readCatalogView } from "../catalog/catalog-view.js";
+import { appcastLimit } from "../catalog/feed-files.js";
 import type { ReleaseRecord } from "../release/record-schema.js";
 import {
   APPCAST_KEY, CATALOG_KEY, CHANGELOG_KEY, downloadKey, INDEX_KEY, publicAppcastKey, publicCatalogKey, versionedKey, zipFileName,
@@ -11,7 +13,7 @@ import { renderChangelogPage } from "./changelog-page.js";
 import { renderDownloadsPage } from "./downloads-page.js";
 import { syncLatestDownloads } from "./latest-downloads.js";
 import { reconcileLatest } from "./latest-reconcile.js";
-import { putIfChanged, transferObject } from "./transfer-object.js";
+import { copyIfChanged, putIfChanged, transferObject } from "./transfer-object.js";
 
 const MAX_ROUNDS = 30;
 
@@ -39,6 +41,18 @@ export async function ensureDownloads(source: ObjectStore, target: ObjectStore, 
   return done;
 }
 
+/** Every release's download copies (site sync/build), reading the catalog as a stream. */
+async function ensureAllDownloads(source: ObjectStore, target: ObjectStore, cacheControl: string): Promise<string[]> {
+  const got = await source.getStream(CATALOG_KEY);
+  if (!got) return [];
+  const done: string[] = [];
+  const where = source.uriFor(CATALOG_KEY);
+  await scanCatalog(where, got.stream as AsyncIterable<Buffer>, async (raw, index) => {
+    done.push(...(await ensureDownloads(source, target, parseCatalogEntry(raw, index, where), cacheControl)));
+  });
+  return done;
+}
+
 /**
  * Writes the public site from the canonical catalog and appcast: the feeds
  * at their public paths, index.html, changelog.html, the stable latest
@@ -52,23 +66,25 @@ export async function syncPublicSite(source: ObjectStore, target: ObjectStore, c
   const mutable = { cacheControl: config.cacheControl?.mutable ?? CACHE_NO_CACHE };
   const immutable = config.cacheControl?.immutable ?? CACHE_IMMUTABLE;
   const done: string[] = [];
+  const limit = appcastLimit(config);
   for (let round = 1; round <= MAX_ROUNDS; round++) {
-    const catalogObject = await source.get(CATALOG_KEY);
-    if (!catalogObject) return done;
+    const view = await readCatalogView(source, limit);
+    if (!view) return done;
     const appcastObject = await source.get(APPCAST_KEY);
-    const catalog = parseCatalog(catalogObject.body.toString("utf8"), source.uriFor(CATALOG_KEY));
-    if (options.allDownloads) for (const record of catalog.versions) done.push(...(await ensureDownloads(source, target, record, immutable)));
-    if (source === target) done.push(...(await reconcileLatest(target, config.pluginId, catalog.versions, mutable.cacheControl)));
-    done.push(...(await syncLatestDownloads(source, target, config.pluginId, catalog.versions, mutable.cacheControl)));
+    if (options.allDownloads) done.push(...(await ensureAllDownloads(source, target, immutable)));
+    if (source === target) done.push(...(await reconcileLatest(target, config.pluginId, view.records, mutable.cacheControl)));
+    done.push(...(await syncLatestDownloads(source, target, config.pluginId, view.records, mutable.cacheControl)));
+    if (await copyIfChanged(source, target, CATALOG_KEY, publicCatalogKey(config.pluginId), { contentType: "application/json", ...mutable })) {
+      done.push(`wrote ${publicCatalogKey(config.pluginId)}`);
+    }
     const pages: Array<[string, Buffer | string, string]> = [
-      [publicCatalogKey(config.pluginId), catalogObject.body, "application/json"],
       ...(appcastObject ? [[publicAppcastKey(config.pluginId), appcastObject.body, APPCAST_CONTENT_TYPE] as [string, Buffer, string]] : []),
-      [INDEX_KEY, renderDownloadsPage(config, catalog), contentTypeFor(INDEX_KEY)],
+      [INDEX_KEY, renderDownloadsPage(config, { count: view.count, versions: view.records }), contentTypeFor(INDEX_KEY)],
       [CHANGELOG_KEY, renderChangelogPage(config), contentTypeFor(CHANGELOG_KEY)],
     ];
     for (const [key, body, contentType] of pages) if (await putIfChanged(target, key, body, { contentType, ...mutable })) done.push(`wrote ${key}`);
     const [catalogNow, appcastNow] = await Promise.all([source.head(CATALOG_KEY), source.head(APPCAST_KEY)]);
-    if (catalogNow?.etag === catalogObject.meta.etag && appcastNow?.etag === appcastObject?.meta.etag) return done;
+    if (catalogNow?.etag === view.etag && appcastNow?.etag === appcastObject?.meta.etag) return done;
   }
   throw new RelcastError("E_STORE", `the catalog kept changing while the public site was written (${MAX_ROUNDS} rounds)`, "many publishes at once: run `relcast site sync` when they are done");
 }

@@ -38,12 +38,27 @@ export function seenTogether(a: BuildOrderEntry, b: BuildOrderEntry): boolean {
  * are not semver are left alone.
  */
 export function checkPair(a: BuildOrderEntry, b: BuildOrderEntry): BuildOrderViolation | undefined {
-  if (a.version === b.version || !semver.valid(a.version) || !semver.valid(b.version)) return undefined;
-  const [lower, higher] = semver.lt(a.version, b.version) ? [a, b] : [b, a];
+  if (a.version === b.version) return undefined;
+  const [va, vb] = [parsedSemver(a.version), parsedSemver(b.version)];
+  if (!va || !vb) return undefined;
+  const [lower, higher] = va.compare(vb) < 0 ? [a, b] : [b, a];
   const byBuild = compareSparkleVersions(lower.build, higher.build);
   if (byBuild === 0) return { lower, higher, kind: "equal-build" };
   if (byBuild > 0 && seenTogether(lower, higher)) return { lower, higher, kind: "inverted" };
   return undefined;
+}
+
+// Parsed versions, so checking one release against 10,000 parses each version once.
+const parsedVersions = new Map<string, semver.SemVer | null>();
+
+function parsedSemver(version: string): semver.SemVer | null {
+  let parsed = parsedVersions.get(version);
+  if (parsed === undefined) {
+    if (parsedVersions.size > 100_000) parsedVersions.clear();
+    parsed = semver.parse(version);
+    parsedVersions.set(version, parsed);
+  }
+  return parsed;
 }
 
 /**

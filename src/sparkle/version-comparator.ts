@@ -95,7 +95,14 @@ function sign(n: number | bigint): Ordering {
 }
 
 /** -1 when `a` is older than `b`, 1 when newer, 0 when Sparkle treats them as the same version. */
+const PLAIN_NUMBER = /^\d{1,15}$/;
+
 export function compareSparkleVersions(a: string, b: string): Ordering {
+  // Fast path for the usual build numbers: one numeric part each compares as numbers.
+  if (PLAIN_NUMBER.test(a) && PLAIN_NUMBER.test(b)) {
+    const d = Number(a) - Number(b);
+    return d < 0 ? -1 : d > 0 ? 1 : 0;
+  }
   const partsA = splitVersion(a);
   const partsB = splitVersion(b);
   balance(partsA, partsB);

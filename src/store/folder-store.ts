@@ -106,10 +106,24 @@ export function createFolderStore(root: string): ObjectStore {
       }
     },
     async getStream(key: string, range?: ByteRange) {
-      const file = fileFor(key);
-      const st = await statOrUndefined(file);
-      if (!st) return undefined;
-      const stream = createReadStream(file, range ? { start: range.start, end: range.end } : {});
+      // One descriptor for bytes and ETag: a concurrent replace cannot pair old meta with new bytes.
+      let fh;
+      try {
+        fh = await open(fileFor(key), "r");
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") return undefined;
+        throw err;
+      }
+      const st = await fh.stat().catch(async (err: unknown) => {
+        await fh.close();
+        throw err;
+      });
+      if (!st.isFile()) {
+        await fh.close();
+        return undefined;
+      }
+      const stream = fh.createReadStream({ highWaterMark: 1 << 20, ...(range ? { start: range.start, end: range.end } : {}) });
       return { stream, meta: metaFrom(key, st) };
     },
     put,
@@ -118,7 +132,8 @@ export function createFolderStore(root: string): ObjectStore {
     },
     async *list(prefix) {
       const results: ObjectMeta[] = [];
-      await walk(absRoot, "", prefix, results);
+      // Every key with the prefix lies under the prefix's last folder: start there, not at the root.
+      await walk(absRoot, prefix.slice(0, prefix.lastIndexOf("/") + 1), prefix, results);
       results.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       yield* results;
     },

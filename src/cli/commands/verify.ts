@@ -1,3 +1,4 @@
+import { appcastLimit } from "../../catalog/feed-files.js";
 import { access } from "node:fs/promises";
 import type { Command } from "commander";
 import { DEFAULT_CONFIG_FILE, loadConfig } from "../../config/load-config.js";
@@ -46,7 +47,7 @@ export function registerVerify(program: Command): void {
         : await openStore(flags.store!, process.cwd());
       try {
         const report = await verifyStore(store, {
-          publicKey, pluginId: config?.pluginId, appUrl: config?.appUrl, maxItemsPerChannel: config?.appcast?.maxAppcastItems,
+          publicKey, pluginId: config?.pluginId, appUrl: config?.appUrl, maxItemsPerChannel: appcastLimit(config ?? {}),
         });
         process.stdout.write(flags.json ? JSON.stringify(report, null, 2) + "\n" : formatVerifyReport(report));
         if (!report.ok) {

@@ -7,7 +7,7 @@ export const feedsStep: Step = {
   name: "feeds",
   async run(ctx) {
     const record = need(ctx.record, "record");
-    await updateCatalog(ctx.store, ctx.config, [record]);
+    await updateCatalog(ctx.store, ctx.config, record);
     await regenerateAppcast(ctx.store, ctx.config);
     ctx.logger.info(`catalog and appcast updated (${ctx.store.uriFor("releases/appcast.xml")})`);
   },

@@ -36,8 +36,8 @@ function hint(candidate: BuildOrderEntry, existing: readonly BuildOrderEntry[]):
  * any existing build number. `existing` comes from the catalog preflight
  * already read; a re-run of the same version is not compared with itself.
  */
-export function assertBuildOrder(candidate: BuildOrderEntry, records: readonly ReleaseRecord[]): void {
-  const existing = buildOrderEntries(records).filter((e) => e.version !== candidate.version);
+export function assertBuildOrder(candidate: BuildOrderEntry, entries: readonly BuildOrderEntry[]): void {
+  const existing = entries.filter((e) => e.version !== candidate.version);
   const violations = existing.flatMap((e) => checkPair(candidate, e) ?? []);
   if (violations.length === 0) return;
   throw new RelcastError("E_VERSION", `build order: ${describeViolation(nearest(candidate, violations))}`, hint(candidate, existing));

@@ -2,7 +2,8 @@ import { stat } from "node:fs/promises";
 import { RelcastError } from "../../core/errors.js";
 import { digestFile } from "../../core/file-digest.js";
 import { readBundleInfo } from "../../bundle/info-plist.js";
-import { readCatalog } from "../../catalog/feed-files.js";
+import { appcastLimit } from "../../catalog/feed-files.js";
+import { buildOrderEntriesOf, readCatalogView } from "../../catalog/catalog-view.js";
 import { readReleaseNotes } from "../../release/release-notes.js";
 import { recordKey } from "../../release/release-layout.js";
 import { releaseRecordSchema } from "../../release/record-schema.js";
@@ -74,8 +75,8 @@ export const preflightStep: Step = {
     ctx.dmg = { file: inputs.dmgFile, ...dmg };
     await ctx.store.checkReachable();
     // A catalog someone broke by hand stops the run here, before any upload.
-    ctx.catalog = await readCatalog(ctx.store);
-    assertBuildOrder({ version: inputs.version, build: String(ctx.buildNumber), channel: ctx.config.channel }, ctx.catalog?.versions ?? []);
+    ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config));
+    assertBuildOrder({ version: inputs.version, build: String(ctx.buildNumber), channel: ctx.config.channel }, buildOrderEntriesOf(ctx.catalog));
     const existing = await ctx.store.get(recordKey(inputs.version));
     if (existing) {
       const parsed = releaseRecordSchema.safeParse(JSON.parse(existing.body.toString("utf8")));
