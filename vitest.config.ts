@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // After each test file: no secret in any captured output, log or store.
+    setupFiles: ["test/setup/secrets-scan.ts"],
   },
 });

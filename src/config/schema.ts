@@ -63,6 +63,8 @@ export const configSchema = z.strictObject({
       endpoint: z.url({ error: "must be an absolute URL such as http://127.0.0.1:9000" }).optional(),
       forcePathStyle: z.boolean().optional(),
       requestChecksumCalculation: z.enum(["WHEN_SUPPORTED", "WHEN_REQUIRED"]).optional(),
+      /** A request with no bytes moving for this long is abandoned and retried (default 30000). */
+      requestTimeoutMs: z.number().int().min(100).optional(),
     })
     .optional(),
   cacheControl: z

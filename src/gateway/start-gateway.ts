@@ -38,7 +38,11 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const purge = setInterval(() => store.purgeExpired(), PURGE_INTERVAL_MS);
   purge.unref();
 
-  const server = http.createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 120_000, headersTimeout: 15_000, keepAliveTimeout: 5_000 }, handler);
+  const server = http.createServer(
+    // connectionsCheckingInterval: how often the two timeouts are enforced (Node's default, 30 s, lets a slow client hold a socket for 45 s).
+    { maxHeaderSize: 16 * 1024, requestTimeout: 120_000, headersTimeout: 15_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 2_000 },
+    handler,
+  );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 8080, options.host ?? "127.0.0.1", () => resolve());

@@ -10,6 +10,7 @@ export interface StoreSettings {
     endpoint?: string | undefined;
     forcePathStyle?: boolean | undefined;
     requestChecksumCalculation?: "WHEN_SUPPORTED" | "WHEN_REQUIRED" | undefined;
+    requestTimeoutMs?: number | undefined;
   } | undefined;
   onProgress?: (loaded: number, total: number | undefined, key: string) => void;
 }

@@ -1,5 +1,5 @@
 import { S3Client } from "@aws-sdk/client-s3";
-import { MAX_ATTEMPTS, type S3StoreOptions } from "./s3-options.js";
+import { CONNECT_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, MAX_ATTEMPTS, type S3StoreOptions } from "./s3-options.js";
 
 /**
  * One configured client per store. Region, credentials and profile come from
@@ -11,11 +11,15 @@ export function createS3Client(options: S3StoreOptions): S3Client {
     ...(options.region !== undefined && { region: options.region }),
     ...(options.endpoint !== undefined && { endpoint: options.endpoint }),
     forcePathStyle: options.forcePathStyle ?? false,
-    // Providers that reject unsolicited CRC headers (R2, B2) usually also
-    // return none, so response validation follows the same setting.
     requestChecksumCalculation: checksum,
-    responseChecksumValidation: checksum,
+    // Reads are not checked against x-amz-checksum-* headers: relcast checks
+    // what matters itself (SHA-256 of every artifact in verify, the catalog by
+    // parsing), and S3-compatible servers disagree on the full-object checksum
+    // of multipart objects (moto sends a wrong one; real S3 a composite one).
+    responseChecksumValidation: "WHEN_REQUIRED",
     retryMode: "standard",
     maxAttempts: MAX_ATTEMPTS,
+    // Without these a server that accepts and then stalls would hang the run forever.
+    requestHandler: { requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, connectionTimeout: CONNECT_TIMEOUT_MS, throwOnRequestTimeout: true },
   });
 }

@@ -75,7 +75,9 @@ export function mapS3Error(err: unknown, ctx: S3ErrorContext): Error {
     return fail(detail, "check AWS credentials: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or the OIDC role in CI");
   }
   if (status === 403 || name === "AccessDenied" || name === "Forbidden") {
-    return fail(`access denied${name && name !== "AccessDenied" ? ` (${name})` : ""}`, `the credentials in use lack permission on bucket "${ctx.bucket}"; grant s3:GetObject, s3:PutObject, s3:ListBucket, s3:DeleteObject, or use other credentials`);
+    // A HEAD answer has no body, so S3 cannot say whether the key is unknown or only lacks permission.
+    const shown = name && !["AccessDenied", "Unknown", "Forbidden", "403"].includes(name) ? ` (${name})` : "";
+    return fail(`access denied${shown}`, `check the AWS credentials in use (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or the OIDC role in CI) and that they may s3:GetObject, s3:PutObject, s3:ListBucket and s3:DeleteObject on bucket "${ctx.bucket}"`);
   }
   if (/region is missing/i.test((err as SdkErrorShape)?.message ?? "")) {
     return fail("no region configured", "set s3.region in the config or AWS_REGION in the environment");

@@ -22,6 +22,8 @@ export interface S3StoreOptions {
   forcePathStyle?: boolean;
   /** `WHEN_REQUIRED` for providers that reject the SDK's default CRC checksums (R2, B2). */
   requestChecksumCalculation?: ChecksumMode;
+  /** A request whose socket is idle this long is abandoned (and retried); a stalled server cannot hang a publish. */
+  requestTimeoutMs?: number;
   /** Multipart part size for file uploads; S3 requires at least 5 MiB. */
   partSizeBytes?: number;
   /** Parts uploaded in parallel per file. */
@@ -34,6 +36,8 @@ export const DEFAULT_PART_SIZE = 8 * 1024 * 1024;
 export const DEFAULT_QUEUE_SIZE = 4;
 /** SDK attempts per request (standard retry mode: backoff on 5xx, throttling, network). */
 export const MAX_ATTEMPTS = 5;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const CONNECT_TIMEOUT_MS = 10_000;
 
 /** `releases/x.dmg` → `<prefix>/releases/x.dmg`. */
 export function fullKey(prefix: string, key: string): string {

@@ -13,6 +13,7 @@ export function s3OptionsFrom(bucket: string, prefix: string, settings: StoreSet
     ...(s3.endpoint !== undefined && { endpoint: s3.endpoint }),
     ...(s3.forcePathStyle !== undefined && { forcePathStyle: s3.forcePathStyle }),
     ...(s3.requestChecksumCalculation !== undefined && { requestChecksumCalculation: s3.requestChecksumCalculation }),
+    ...(s3.requestTimeoutMs !== undefined && { requestTimeoutMs: s3.requestTimeoutMs }),
     ...(onProgress !== undefined && { onProgress: (p) => onProgress(p.loaded, p.total, p.key) }),
   };
 }

@@ -1,3 +1,4 @@
+import { capturingLogger, registerSecret } from "../helpers/secrets.js";
 import { mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -91,7 +92,8 @@ export async function startHarness(verifyHmac: HmacVerifier, configure?: (c: Gat
   configure?.(raw);
   const config = parseGatewayConfig(raw, "test-gateway.json");
   const clock = manualClock(new Date("2025-03-01T10:00:00Z"));
-  const start = () => startGateway({ config, dbFile, verifyHmac, port: 0, host: "127.0.0.1", clock });
+  registerSecret(CLIENT.secret, HMAC_CRED.secret, HMAC_OTHER.secret, USER.password);
+  const start = () => startGateway({ config, dbFile, verifyHmac, port: 0, host: "127.0.0.1", clock, logger: capturingLogger() });
   const harness: Harness = {
     gateway: await start(),
     upstream,

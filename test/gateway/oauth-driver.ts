@@ -1,3 +1,4 @@
+import { registerSecret } from "../helpers/secrets.js";
 import { expect } from "vitest";
 import type { Harness } from "./harness.js";
 import { CLIENT, USER } from "./harness.js";
@@ -69,7 +70,9 @@ export interface Tokens {
 export async function tokensFor(h: Harness, scope = "crm"): Promise<Tokens> {
   const res = await tokenRequest(h, codeGrant(await authorize(h, scope), scope));
   expect(res.status).toBe(200);
-  return (await res.json()) as Tokens;
+  const tokens = (await res.json()) as Tokens;
+  registerSecret(tokens.access_token, tokens.refresh_token);
+  return tokens;
 }
 
 export function callApi(h: Harness, path: string, accessToken: string, init: RequestInit = {}): Promise<Response> {

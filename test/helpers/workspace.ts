@@ -1,5 +1,7 @@
+import { registerSecret, registerStoreDir } from "./secrets.js";
+import { walkFiles } from "./walk-files.js";
 import { generateKeyPairSync } from "node:crypto";
-import { mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { makeSamplePlugin } from "../../scripts/sample-plugin.mjs";
@@ -15,6 +17,7 @@ export function newKey(): TestKey {
   const { privateKey, publicKey } = generateKeyPairSync("ed25519");
   const seed = privateKey.export({ format: "der", type: "pkcs8" }).subarray(-32);
   const pub = publicKey.export({ format: "der", type: "spki" }).subarray(-32);
+  registerSecret(seed.toString("base64"), seed.toString("hex"), Buffer.concat([seed, pub]).toString("base64"));
   return { seed, publicKey: pub, seedBase64: seed.toString("base64"), publicKeyBase64: pub.toString("base64") };
 }
 
@@ -34,6 +37,7 @@ export async function makeWorkspace(configExtra: Record<string, unknown> = {}): 
   const keyFile = path.join(dir, "key.txt");
   await writeFile(keyFile, key.seedBase64 + "\n", { mode: 0o600 });
   const storeDir = path.join(dir, "store");
+  registerStoreDir(storeDir);
   const configFile = path.join(dir, "relcast.config.json");
   await writeFile(configFile, JSON.stringify({
     pluginId: "bridge-plugin", displayName: "Bridge Plugin", publisher: "Example Tools",
@@ -54,22 +58,9 @@ export async function makeWorkspace(configExtra: Record<string, unknown> = {}): 
 /** Every file under a folder with size and mtime: equal snapshots mean nothing was written. */
 export async function snapshotTree(root: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  async function walk(dir: string): Promise<void> {
-    let entries;
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) await walk(p);
-      else {
-        const st = await stat(p);
-        out[path.relative(root, p)] = `${st.size}:${st.mtimeMs}:${(await readFile(p)).subarray(0, 64).toString("hex")}`;
-      }
-    }
+  for await (const p of walkFiles(root)) {
+    const st = await stat(p);
+    out[path.relative(root, p)] = `${st.size}:${st.mtimeMs}:${(await readFile(p)).subarray(0, 64).toString("hex")}`;
   }
-  await walk(root);
   return out;
 }

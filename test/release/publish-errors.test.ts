@@ -9,7 +9,7 @@ interface Case {
   name: string;
   exit: number;
   message: RegExp;
-  prepare(ws: Workspace, p: Plugin): Promise<{ args: string[]; env?: NodeJS.ProcessEnv }>;
+  prepare(ws: Workspace, p: Plugin): Promise<{ args: string[]; env?: NodeJS.ProcessEnv; unchanged?: string }>;
 }
 
 const cases: Case[] = [
@@ -29,6 +29,12 @@ const cases: Case[] = [
   { name: "config with an unknown field", exit: 3, message: /unknown field.*colour|colour.*unknown/i, prepare: async (ws, p) => { const f = path.join(ws.dir, "bad-config.json"); await writeFile(f, JSON.stringify({ pluginId: "x", displayName: "X", publisher: "P", appUrl: "https://a.example", colour: "red" })); return { args: [...ws.publishArgs(p, "2.0.0"), "--config", f] }; } },
   { name: "config missing appUrl", exit: 3, message: /appUrl.*missing|missing.*appUrl/, prepare: async (ws, p) => { const f = path.join(ws.dir, "no-url.json"); await writeFile(f, JSON.stringify({ pluginId: "x", displayName: "X", publisher: "P" })); return { args: [...ws.publishArgs(p, "2.0.0"), "--config", f] }; } },
   { name: "config that is not JSON", exit: 3, message: /is not valid JSON/, prepare: async (ws, p) => { const f = path.join(ws.dir, "broken.json"); await writeFile(f, "{ pluginId: "); return { args: [...ws.publishArgs(p, "2.0.0"), "--config", f] }; } },
+  { name: "notes over 256 KiB", exit: 4, message: /notes file .*huge\.md is \d+ bytes; the limit is 262144/, prepare: async (ws, p) => { const f = path.join(ws.dir, "huge.md"); await writeFile(f, "- a very long note\n".repeat(20_000)); return { args: ws.publishArgs({ ...p, notes: f }, "2.0.0") }; } },
+  { name: "--dmg that is a folder", exit: 4, message: /--dmg .* is not a file/, prepare: async (ws, p) => ({ args: ws.publishArgs({ ...p, dmg: ws.dir }, "2.0.0") }) },
+  { name: "--app that is a file", exit: 4, message: /--app .* is a file, not a bundle folder/, prepare: async (ws, p) => ({ args: ws.publishArgs({ ...p, app: p.dmg }, "2.0.0") }) },
+  { name: "prerelease whose build ranks below an older release", exit: 5, message: /build order: .*2\.0\.0-rc\.1 \(build 50\)/, prepare: async (ws) => { const rc = await ws.plugin("2.0.0-rc.1", 50); return { args: ws.publishArgs(rc, "2.0.0-rc.1") }; } },
+  { name: "unreachable S3 endpoint", exit: 9, message: /unreachable/, prepare: async (ws, p) => { const f = path.join(ws.dir, "s3-down.json"); await writeFile(f, JSON.stringify({ pluginId: "bridge-plugin", displayName: "B", publisher: "P", appUrl: "https://a.example", store: "s3://relcast-nowhere", s3: { endpoint: "http://127.0.0.1:1", forcePathStyle: true, region: "us-east-1", requestTimeoutMs: 500 } })); return { args: [...ws.publishArgs(p, "2.0.0"), "--config", f], env: { AWS_ACCESS_KEY_ID: "test", AWS_SECRET_ACCESS_KEY: "test" } }; } },
+  { name: "catalog hand-edited into invalid JSON", exit: 12, message: /catalog .*catalog\.json is not valid JSON[\s\S]*relcast rebuild/, prepare: async (ws, p) => { const store = path.join(ws.dir, "broken-store"); await mkdir(path.join(store, "releases"), { recursive: true }); await writeFile(path.join(store, "releases", "catalog.json"), '{"pluginId": "bridge-plugin", "count": 1, "versions": [ {"version": "1.0.0",'); return { args: [...ws.publishArgs(p, "2.0.0"), "--store", `file://${store}`], unchanged: store }; } },
   { name: "unsupported store URL", exit: 3, message: /unsupported store URL "ftp:\/\/x"/, prepare: async (ws, p) => ({ args: [...ws.publishArgs(p, "2.0.0"), "--store", "ftp://x"] }) },
 ];
 
@@ -46,7 +52,8 @@ describe("publish refuses bad input with one clear error and writes nothing", ()
   });
 
   it.each(cases)("$name → exit $exit", async (c) => {
-    const { args, env } = await c.prepare(ws, plugin);
+    const { args, env, unchanged } = await c.prepare(ws, plugin);
+    const other = unchanged ? await snapshotTree(unchanged) : undefined;
     const res = await runCli(args, env ? { env } : {});
     expect(res.code, res.stderr).toBe(c.exit);
     expect(res.stderr).toMatch(c.message);
@@ -55,6 +62,7 @@ describe("publish refuses bad input with one clear error and writes nothing", ()
     expect(res.stderr.split("\n").filter((l) => l.startsWith("relcast: error"))).toHaveLength(1);
     expect(res.stdout + res.stderr).not.toContain(ws.key.seedBase64);
     expect(await snapshotTree(ws.storeDir)).toEqual(before);
+    if (unchanged) expect(await snapshotTree(unchanged)).toEqual(other);
   });
 
   it("prints a stack trace only with --debug", async () => {
