@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Most tests wait on child processes and servers, not the CPU: three files at once even on two cores.
+    maxWorkers: 3,
     // After each test file: no secret in any captured output, log or store.
     setupFiles: ["test/setup/secrets-scan.ts"],
   },

@@ -33,7 +33,10 @@ export async function secretLeaks(): Promise<string[]> {
   const leaks: string[] = [];
   const secrets = [...registeredSecrets];
   const shown = (s: string) => `${s.slice(0, 3)}… (${s.length} chars)`;
-  for (const [i, out] of capturedOutput.entries()) {
+  for (const [i, raw] of capturedOutput.entries()) {
+    // `::add-mask::<value>` is how a step tells the Actions runner what to mask: the runner
+    // consumes the line and never shows it, so it is the one place a secret may be written.
+    const out = raw.replace(/^::add-mask::.*$/gm, "");
     for (const s of secrets) if (out.includes(s)) leaks.push(`secret ${shown(s)} in captured output #${i}: ${out.slice(Math.max(0, out.indexOf(s) - 60), out.indexOf(s)).replace(/\s+/g, " ")}…`);
   }
   for (const dir of registeredStoreDirs) {
