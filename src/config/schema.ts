@@ -65,6 +65,10 @@ export const configSchema = z.strictObject({
       requestChecksumCalculation: z.enum(["WHEN_SUPPORTED", "WHEN_REQUIRED"]).optional(),
       /** A request with no bytes moving for this long is abandoned and retried (default 30000). */
       requestTimeoutMs: z.number().int().min(100).optional(),
+      /** Parts of a multipart upload in flight at once (default 4; each holds a part in memory). */
+      uploadConcurrency: z.number().int().min(1).max(64).optional(),
+      /** Multipart part size in MiB (default 8, as the aws cli; S3 needs at least 5). */
+      partSizeMiB: z.number().int().min(5).max(5120).optional(),
     })
     .optional(),
   cacheControl: z

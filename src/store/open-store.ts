@@ -11,6 +11,8 @@ export interface StoreSettings {
     forcePathStyle?: boolean | undefined;
     requestChecksumCalculation?: "WHEN_SUPPORTED" | "WHEN_REQUIRED" | undefined;
     requestTimeoutMs?: number | undefined;
+    uploadConcurrency?: number | undefined;
+    partSizeMiB?: number | undefined;
   } | undefined;
   onProgress?: (loaded: number, total: number | undefined, key: string) => void;
 }

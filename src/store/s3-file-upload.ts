@@ -21,6 +21,8 @@ export interface FileUploadRequest {
   onProgress?: (progress: UploadProgress) => void;
 }
 
+const MAX_PARTS = 10_000;
+
 /**
  * Streams a file from disk with lib-storage: one PutObject when it fits in a
  * part, otherwise a multipart upload with `queueSize` parts in flight. Only
@@ -35,7 +37,8 @@ export async function uploadFile(req: FileUploadRequest): Promise<{ etag: string
   const { size } = await stat(req.file);
   const upload = new Upload({
     client: req.client,
-    partSize: req.partSizeBytes,
+    // S3 takes at most 10,000 parts: grow the part for files beyond that.
+    partSize: Math.max(req.partSizeBytes, Math.ceil(size / MAX_PARTS)),
     queueSize: req.queueSize,
     leavePartsOnError: false,
     params: {

@@ -14,6 +14,8 @@ export function s3OptionsFrom(bucket: string, prefix: string, settings: StoreSet
     ...(s3.forcePathStyle !== undefined && { forcePathStyle: s3.forcePathStyle }),
     ...(s3.requestChecksumCalculation !== undefined && { requestChecksumCalculation: s3.requestChecksumCalculation }),
     ...(s3.requestTimeoutMs !== undefined && { requestTimeoutMs: s3.requestTimeoutMs }),
+    ...(s3.uploadConcurrency !== undefined && { queueSize: s3.uploadConcurrency }),
+    ...(s3.partSizeMiB !== undefined && { partSizeBytes: s3.partSizeMiB * 1024 * 1024 }),
     ...(onProgress !== undefined && { onProgress: (p) => onProgress(p.loaded, p.total, p.key) }),
   };
 }

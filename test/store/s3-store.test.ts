@@ -1,6 +1,8 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { writeFile, mkdtemp, rm } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -83,6 +85,41 @@ if (reason) {
       } finally {
         await rm(dir, { recursive: true, force: true });
         await store.close?.();
+      }
+    });
+
+    it("reuses connections for multipart parts (the SDK's own agent opened one per part)", async () => {
+      // moto closes every connection, so a proxy that keeps them open stands in for S3.
+      const upstream = new URL(moto!.endpoint);
+      const upAgent = new http.Agent({ keepAlive: true });
+      let requests = 0;
+      const connections = new Set<unknown>();
+      const proxy = http.createServer((req, res) => {
+        requests++;
+        connections.add(req.socket);
+        const forward = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers, agent: upAgent }, (upRes) => {
+          const headers = { ...upRes.headers };
+          delete headers.connection;
+          res.writeHead(upRes.statusCode ?? 502, headers);
+          upRes.pipe(res);
+        });
+        req.pipe(forward);
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+      const store = createS3Store(storeOptions({ endpoint: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, queueSize: 2 }));
+      const dir = await mkdtemp(path.join(tmpdir(), "relcast-s3-"));
+      try {
+        const file = path.join(dir, "p.dmg");
+        await writeFile(file, randomBytes(30 * 1024 * 1024));
+        await store.put("releases/1.0.0/p.dmg", { file }, { contentType: "application/x-apple-diskimage" });
+        expect(requests).toBe(8); // create, 6 parts, complete
+        expect(connections.size).toBeLessThanOrEqual(3); // two parts in flight, plus a spare
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+        await store.close?.();
+        upAgent.destroy();
+        proxy.closeAllConnections();
+        await new Promise((resolve) => proxy.close(resolve));
       }
     });
 
