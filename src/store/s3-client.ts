@@ -29,8 +29,8 @@ export function createS3Client(options: S3StoreOptions): S3Client {
       // Our own keep-alive agents: with its default agents the SDK opens a new
       // connection, without keep-alive, for every request that carries
       // `Expect: 100-continue` (every multipart part), a TCP and server
-      // set-up per 8 MiB. Measured against moto: 1 GiB in 128 parts went from
-      // 128 connections to 10.
+      // set-up (a TLS handshake on S3) per 8 MiB. Measured through a
+      // keep-alive proxy: 200 MB in 24 parts went from 25 connections to 7.
       httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 50 }),
       httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 50 }),
     },
