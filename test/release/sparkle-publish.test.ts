@@ -123,3 +123,16 @@ describe("publish: Sparkle refusals and appcast options", () => {
     expect(res.stdout).toContain("4 release(s) verified, no problems");
   });
 });
+
+describe("publish: a bundle without SUPublicEDKey", () => {
+  it("warns that installed copies cannot check the signature, names the key to add, and still publishes", async () => {
+    const ws = await makeWorkspace();
+    const res = await runCli(ws.publishArgs(await ws.plugin("1.0.0", 100, { publicKey: null }), "1.0.0"));
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/warning: the bundle's Info.plist has no SUPublicEDKey/);
+    expect(res.stderr).toContain(`add SUPublicEDKey = ${ws.key.publicKeyBase64}`);
+    const signed = await runCli(ws.publishArgs(await ws.plugin("1.1.0", 110), "1.1.0"));
+    expect(signed.code, signed.stderr).toBe(0);
+    expect(signed.stderr).not.toMatch(/SUPublicEDKey/);
+  });
+});

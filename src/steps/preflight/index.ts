@@ -62,7 +62,11 @@ export const preflightStep: Step = {
     if (short !== undefined && short !== inputs.version) {
       throw new RelcastError("E_PLIST", `CFBundleShortVersionString in Info.plist is ${short}, but --version is ${inputs.version}`, "publish the version the bundle was built as, or rebuild the bundle with the new version");
     }
-    if (ctx.bundle.publicEdKey !== undefined && ctx.bundle.publicEdKey !== key.publicKeyBase64) {
+    if (ctx.bundle.publicEdKey === undefined) {
+      ctx.logger.warn(
+        `the bundle's Info.plist has no SUPublicEDKey: installed copies cannot check this update's edSignature and fall back on Apple code signing alone; add SUPublicEDKey = ${key.publicKeyBase64} (relcast keys public prints it)`,
+      );
+    } else if (ctx.bundle.publicEdKey !== key.publicKeyBase64) {
       throw new RelcastError(
         "E_KEY",
         `the signing key (${key.source}) does not match SUPublicEDKey in the bundle's Info.plist; installed copies would reject this update`,
