@@ -125,7 +125,7 @@ describe("publish: Sparkle refusals and appcast options", () => {
 });
 
 describe("publish: a bundle without SUPublicEDKey", () => {
-  it("warns that installed copies cannot check the signature, names the key to add, and still publishes", async () => {
+  it("warns that updated copies could not check later updates, names the key to add, and still publishes", async () => {
     const ws = await makeWorkspace();
     const res = await runCli(ws.publishArgs(await ws.plugin("1.0.0", 100, { publicKey: null }), "1.0.0"));
     expect(res.code, res.stderr).toBe(0);

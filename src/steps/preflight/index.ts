@@ -64,7 +64,7 @@ export const preflightStep: Step = {
     }
     if (ctx.bundle.publicEdKey === undefined) {
       ctx.logger.warn(
-        `the bundle's Info.plist has no SUPublicEDKey: installed copies cannot check this update's edSignature and fall back on Apple code signing alone; add SUPublicEDKey = ${key.publicKeyBase64} (relcast keys public prints it)`,
+        `the bundle's Info.plist has no SUPublicEDKey: copies updated to this version could not check the edSignature of later updates (Sparkle would rely on Apple code signing alone); add SUPublicEDKey = ${key.publicKeyBase64} (relcast keys public prints it)`,
       );
     } else if (ctx.bundle.publicEdKey !== key.publicKeyBase64) {
       throw new RelcastError(
