@@ -10,5 +10,7 @@ export default defineConfig({
     maxWorkers: 3,
     // After each test file: no secret in any captured output, log or store.
     setupFiles: ["test/setup/secrets-scan.ts"],
+    // Once, before any file: builds dist/ when src/ is newer (files never rebuild it themselves).
+    globalSetup: ["test/setup/build-once.ts"],
   },
 });

@@ -36,7 +36,6 @@ describe("relcast gateway (CLI)", () => {
   let upstream: Upstream;
   let configFile: string;
   beforeAll(async () => {
-    execFileSync(process.execPath, [path.join(repo, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: repo });
     dir = await mkdtemp(path.join(os.tmpdir(), "relcast-gateway-cli-"));
     upstream = await startUpstream();
     configFile = path.join(dir, "gateway.json");

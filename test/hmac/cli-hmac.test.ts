@@ -1,8 +1,8 @@
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, statSync, writeFileSync, readdirSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { authorizationFor, DATE, DEPRECATED_V1_SIGNATURE, VECTORS, type Vector } from "./fixed-vectors.js";
 
 /** `relcast hmac sign|verify` run as a child process against the built CLI. */
@@ -14,17 +14,6 @@ const file = (name: string, content: string | Buffer) => {
   writeFileSync(path, content);
   return path;
 };
-
-function newestMtime(folder: string): number {
-  return Math.max(...readdirSync(folder, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => statSync(join(e.parentPath, e.name)).mtimeMs));
-}
-
-beforeAll(() => {
-  const built = (() => { try { return statSync(join(ROOT, "dist", "src", "hmac", "verify-request.js")).mtimeMs; } catch { return 0; } })();
-  if (built < Math.max(newestMtime(join(ROOT, "src", "hmac")), newestMtime(join(ROOT, "src", "cli")))) {
-    execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
-  }
-});
 
 function relcast(args: string[]) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", env: { ...process.env, GITHUB_ACTIONS: "" } });
