@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import path from "node:path";
+import { walkFiles } from "../helpers/walk-files.js";
 
 /**
  * Global setup: builds dist/ once, before any test file runs, when a source
@@ -11,22 +12,15 @@ import path from "node:path";
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const ENTRY = path.join(ROOT, "dist", "src", "cli", "main.js");
 
-function newestMtime(folder: string): number {
+async function newestMtime(folder: string): Promise<number> {
   let newest = 0;
-  for (const e of readdirSync(folder, { recursive: true, withFileTypes: true })) {
-    if (e.isFile()) newest = Math.max(newest, statSync(path.join(e.parentPath, e.name)).mtimeMs);
-  }
+  for await (const file of walkFiles(folder)) newest = Math.max(newest, (await stat(file)).mtimeMs);
   return newest;
 }
 
-export default function setup(): void {
-  let built = 0;
-  try {
-    built = statSync(ENTRY).mtimeMs;
-  } catch {
-    // not built yet
-  }
-  const sources = Math.max(newestMtime(path.join(ROOT, "src")), statSync(path.join(ROOT, "tsconfig.build.json")).mtimeMs);
+export default async function setup(): Promise<void> {
+  const built = await stat(ENTRY).then((s) => s.mtimeMs, () => 0); // 0: not built yet
+  const sources = Math.max(await newestMtime(path.join(ROOT, "src")), (await stat(path.join(ROOT, "tsconfig.build.json"))).mtimeMs);
   if (built >= sources) return;
   execFileSync("npm", ["run", "build", "--silent"], { cwd: ROOT, stdio: "inherit" });
 }
