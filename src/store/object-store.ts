@@ -59,5 +59,12 @@ export interface ObjectStore {
    * Returns a description of each item removed.
    */
   sweepIncomplete(olderThan: Date): Promise<string[]>;
+  /**
+   * Entries a reader of this store skips because they are not plain objects
+   * (the folder store's symbolic links and special files), one sentence each;
+   * `relcast verify` reports them as problems. Stores without such entries
+   * leave it out.
+   */
+  strayEntries?(): Promise<string[]>;
   close?(): Promise<void>;
 }

@@ -1,10 +1,12 @@
 import { stat } from "node:fs/promises";
 import { RelcastError } from "../../core/errors.js";
 import { digestFile } from "../../core/file-digest.js";
-import { readBundleInfo } from "../../bundle/info-plist.js";
+import { publicEdKeyProblem, readBundleInfo } from "../../bundle/info-plist.js";
+import { checkBundleTree } from "../../bundle/bundle-tree-check.js";
 import { appcastLimit } from "../../catalog/feed-files.js";
 import { buildOrderEntriesOf, readCatalogView } from "../../catalog/catalog-view.js";
 import { readReleaseNotes } from "../../release/release-notes.js";
+import { requireXmlText } from "../../release/xml-text.js";
 import { recordKey } from "../../release/release-layout.js";
 import { releaseRecordSchema } from "../../release/record-schema.js";
 import type { ReleaseContext } from "../../release/release-context.js";
@@ -57,10 +59,24 @@ export const preflightStep: Step = {
     await requireDirectory(inputs.appDir);
     await requireDiskImage(inputs.dmgFile);
     ctx.bundle = await readBundleInfo(inputs.appDir);
+    await checkBundleTree(inputs.appDir);
     ctx.notes = await readReleaseNotes(inputs.notesFile);
+    if (inputs.summary !== undefined) requireXmlText(inputs.summary, "--summary");
     const short = ctx.bundle.shortVersion;
     if (short !== undefined && short !== inputs.version) {
       throw new RelcastError("E_PLIST", `CFBundleShortVersionString in Info.plist is ${short}, but --version is ${inputs.version}`, "publish the version the bundle was built as, or rebuild the bundle with the new version");
+    }
+    const minimumSystem = ctx.bundle.minimumSystemVersion;
+    if (minimumSystem !== undefined && !/^\d{1,4}(\.\d{1,4}){0,2}$/.test(minimumSystem)) {
+      throw new RelcastError("E_PLIST", `LSMinimumSystemVersion "${minimumSystem}" in Info.plist is not a macOS version`, "write it as numbers and dots, e.g. 12.0 (it becomes sparkle:minimumSystemVersion)");
+    }
+    const keyProblem = ctx.bundle.publicEdKey === undefined ? undefined : publicEdKeyProblem(ctx.bundle.publicEdKey);
+    if (keyProblem) {
+      throw new RelcastError(
+        "E_PLIST",
+        `SUPublicEDKey "${ctx.bundle.publicEdKey}" in the bundle's Info.plist is malformed: ${keyProblem}`,
+        `set SUPublicEDKey to the base64 public key Sparkle's generate_keys prints (this signing key's is ${key.publicKeyBase64})`,
+      );
     }
     if (ctx.bundle.publicEdKey === undefined) {
       ctx.logger.warn(
@@ -83,7 +99,13 @@ export const preflightStep: Step = {
     assertBuildOrder({ version: inputs.version, build: String(ctx.buildNumber), channel: ctx.config.channel }, buildOrderEntriesOf(ctx.catalog));
     const existing = await ctx.store.get(recordKey(inputs.version));
     if (existing) {
-      const parsed = releaseRecordSchema.safeParse(JSON.parse(existing.body.toString("utf8")));
+      let raw: unknown;
+      try {
+        raw = JSON.parse(existing.body.toString("utf8"));
+      } catch {
+        raw = undefined;
+      }
+      const parsed = releaseRecordSchema.safeParse(raw);
       if (!parsed.success) {
         throw new RelcastError("E_CATALOG", `the stored record ${recordKey(inputs.version)} is not a valid release record`, "inspect it by hand; relcast never overwrites a published record");
       }
