@@ -8,7 +8,7 @@ import { PreconditionFailedError, RelcastError } from "../core/errors.js";
 import { withFileLock } from "./folder-lock.js";
 import { assertSafeKey, FOLDER_STORE_INTERNAL } from "./object-key.js";
 import { contentTypeFor } from "./content-types.js";
-import { foldersAreReal, makeFoldersNoFollow, openNoFollow, statNoFollow } from "./no-follow.js";
+import { blockedFolder, foldersAreReal, makeFoldersNoFollow, openNoFollow, statNoFollow } from "./no-follow.js";
 import type { ByteRange, ObjectMeta, ObjectStore, PutBody, PutOptions, StoreLocation } from "./object-store.js";
 
 /**
@@ -147,9 +147,14 @@ export function createFolderStore(root: string): ObjectStore {
       await sweepInternal(absRoot, olderThan, removed);
       return removed;
     },
-    async strayEntries() {
+    async strayEntries(folders) {
       const found: string[] = [];
-      await findStray(absRoot, "", found);
+      if (!folders) await findStray(absRoot, "", found, true);
+      for (const folder of folders ?? []) {
+        const blocked = await blockedFolder(absRoot, folder.split("/").filter(Boolean));
+        if (blocked !== undefined) found.push(`${blocked}/ is a symbolic link or a file where relcast keeps a folder; the folder store never follows links: remove it`);
+        else await findStray(absRoot, folder, found, false);
+      }
       return found;
     },
     async checkReachable() {
@@ -191,7 +196,7 @@ async function sweepInternal(dir: string, olderThan: Date, removed: string[]): P
 }
 
 /** Every symbolic link and special file below the root (readdir's Dirent does not follow links). */
-async function findStray(root: string, rel: string, found: string[]): Promise<void> {
+async function findStray(root: string, rel: string, found: string[], recursive: boolean): Promise<void> {
   let entries;
   try {
     entries = await readdir(path.join(root, rel), { withFileTypes: true });
@@ -201,7 +206,9 @@ async function findStray(root: string, rel: string, found: string[]): Promise<vo
   }
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const key = rel + entry.name;
-    if (entry.isDirectory()) await findStray(root, `${key}/`, found);
+    if (entry.isDirectory()) {
+      if (recursive) await findStray(root, `${key}/`, found, true);
+    }
     else if (entry.isSymbolicLink()) {
       const target = await readlink(path.join(root, key)).catch(() => "?");
       found.push(`${key} is a symbolic link (to ${target}); the folder store never follows links, so readers see no object there: remove it`);

@@ -42,6 +42,18 @@ export async function foldersAreReal(root: string, parts: readonly string[]): Pr
   return true;
 }
 
+/** The first folder on the way to `parts` that exists but is a link or a file ("a/b"); undefined when all are real or missing. */
+export async function blockedFolder(root: string, parts: readonly string[]): Promise<string | undefined> {
+  let dir = root;
+  for (const [i, part] of parts.entries()) {
+    dir = path.join(dir, part);
+    const st = await lstatOrUndefined(dir);
+    if (!st) return undefined;
+    if (!st.isDirectory()) return parts.slice(0, i + 1).join("/");
+  }
+  return undefined;
+}
+
 /** The object's own stat when it is a regular file reached without any link; else undefined. */
 export async function statNoFollow(root: string, parts: readonly string[]): Promise<Stats | undefined> {
   if (!(await foldersAreReal(root, parts))) return undefined;

@@ -7,7 +7,7 @@ import { appcastLimit } from "../../catalog/feed-files.js";
 import { buildOrderEntriesOf, readCatalogView } from "../../catalog/catalog-view.js";
 import { readReleaseNotes } from "../../release/release-notes.js";
 import { requireXmlText } from "../../release/xml-text.js";
-import { recordKey } from "../../release/release-layout.js";
+import { DOWNLOADS_PREFIX, LATEST_PREFIX, publicApiPrefix, RELEASES_PREFIX, recordKey } from "../../release/release-layout.js";
 import { releaseRecordSchema } from "../../release/record-schema.js";
 import type { ReleaseContext } from "../../release/release-context.js";
 import type { Step } from "../../release/step.js";
@@ -49,6 +49,11 @@ function resolveBuildNumber(ctx: ReleaseContext): number {
     fromPlist === undefined ? "Info.plist has no CFBundleVersion" : `CFBundleVersion "${fromPlist}" in Info.plist is not an integer build number`,
     "set CFBundleVersion to an integer build number, or pass --build-number <n>",
   );
+}
+
+/** The folders a publish of `version` writes into. */
+function publishFolders(pluginId: string, version: string): string[] {
+  return ["", RELEASES_PREFIX, `${RELEASES_PREFIX}${version}/`, LATEST_PREFIX, DOWNLOADS_PREFIX, publicApiPrefix(pluginId)];
 }
 
 /** All validation; nothing is written. */
@@ -94,6 +99,11 @@ export const preflightStep: Step = {
     const dmg = await digestFile(inputs.dmgFile);
     ctx.dmg = { file: inputs.dmgFile, ...dmg };
     await ctx.store.checkReachable();
+    // A link planted in a folder the publish writes to would send its bytes out of the store: refuse before the first write.
+    const stray = (await ctx.store.strayEntries?.(publishFolders(ctx.config.pluginId, inputs.version))) ?? [];
+    if (stray.length > 0) {
+      throw new RelcastError("E_STORE", `the store holds what relcast never writes: ${stray[0]}${stray.length > 1 ? ` (and ${stray.length - 1} more)` : ""}`, "remove the links from the store (relcast verify lists them all) and publish again");
+    }
     // A catalog someone broke by hand stops the run here, before any upload.
     ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config));
     assertBuildOrder({ version: inputs.version, build: String(ctx.buildNumber), channel: ctx.config.channel }, buildOrderEntriesOf(ctx.catalog));
