@@ -37,7 +37,7 @@ export function upstreamRequestHeaders(
   identity: CallerIdentity,
   product: string,
   upstreamHost: string,
-  remoteAddress: string | undefined,
+  forwardedFor: string | undefined,
 ): OutgoingHttpHeaders {
   const dropped = connectionTokens(incoming);
   const out: OutgoingHttpHeaders = {};
@@ -45,7 +45,7 @@ export function upstreamRequestHeaders(
     if (value === undefined || HOP_BY_HOP.has(name) || CREDENTIALS.has(name) || dropped.has(name) || name.startsWith(IDENTITY_PREFIX)) continue;
     out[name] = value;
   }
-  const forwardedFor = [incoming["x-forwarded-for"], remoteAddress].filter(Boolean).join(", ");
+  delete out["x-forwarded-for"];
   if (forwardedFor) out["x-forwarded-for"] = forwardedFor;
   if (incoming.host) out["x-forwarded-host"] = incoming.host;
   out.host = upstreamHost;

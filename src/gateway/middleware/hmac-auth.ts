@@ -1,6 +1,6 @@
 import type { HmacCredential } from "../config-schema.js";
 import { HttpError } from "../http/http-error.js";
-import { flatHeaders, type Middleware } from "../http/middleware.js";
+import { flatHeaders, rawTarget, type Middleware } from "../http/middleware.js";
 import type { HmacVerifier } from "../hmac-verifier.js";
 import { hmacChallenge } from "./challenges.js";
 
@@ -23,14 +23,15 @@ export interface HmacAuthOptions {
 const DEPRECATION = "@1702339200";
 
 export function hmacAuth(options: HmacAuthOptions): Middleware {
-  return async (ctx, next) => {
+  return async (c, next) => {
+    const incoming = c.env.incoming;
     const result = await options.verify({
-      method: ctx.req.method ?? "GET",
-      requestTarget: ctx.req.url ?? "/",
-      headers: flatHeaders(ctx.req),
-      body: ctx.body,
+      method: incoming.method ?? "GET",
+      requestTarget: rawTarget(incoming),
+      headers: flatHeaders(incoming),
+      body: c.get("body"),
       lookupSecret: (clientId) => options.credentials.get(clientId)?.secret,
-      now: ctx.now,
+      now: c.get("now"),
       allowDeprecatedRequestLine: options.allowDeprecatedRequestLine,
       maxSkewSeconds: options.maxSkewSeconds,
     });
@@ -42,8 +43,8 @@ export function hmacAuth(options: HmacAuthOptions): Middleware {
     }
     const credential = options.credentials.get(result.clientId);
     if (!credential) throw new HttpError(401, "invalid_hmac", "unknown credential", { "www-authenticate": hmacChallenge() }, { check: "credential" });
-    if (result.deprecatedRequestLine) ctx.res.setHeader("deprecation", DEPRECATION);
-    ctx.identity = { kind: "company", company: credential.company, clientId: credential.clientId, product: credential.product };
+    if (result.deprecatedRequestLine) c.env.outgoing.setHeader("deprecation", DEPRECATION);
+    c.set("identity", { kind: "company", company: credential.company, clientId: credential.clientId, product: credential.product });
     await next();
   };
 }

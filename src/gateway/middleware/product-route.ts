@@ -1,6 +1,6 @@
 import type { ProductConfig } from "../config-schema.js";
 import { HttpError } from "../http/http-error.js";
-import type { Middleware } from "../http/middleware.js";
+import { rawTarget, type Middleware } from "../http/middleware.js";
 
 /**
  * Resolves `/v2/<product>/<version>/<resource path>` (spec §9) to the
@@ -13,8 +13,8 @@ const VERSION = /^v\d+$/;
 
 export function productRoute(products: Readonly<Record<string, ProductConfig>>): Middleware {
   const upstreams = new Map(Object.entries(products).map(([name, p]) => [name, new URL(p.upstream)]));
-  return async (ctx, next) => {
-    const target = ctx.req.url ?? "";
+  return async (c, next) => {
+    const target = rawTarget(c.env.incoming);
     const q = target.indexOf("?");
     const path = q < 0 ? target : target.slice(0, q);
     const query = q < 0 ? "" : target.slice(q);
@@ -27,13 +27,13 @@ export function productRoute(products: Readonly<Record<string, ProductConfig>>):
     if (gatewayVersion !== "v2" || !config || !upstream || !productVersion || !VERSION.test(productVersion)) {
       throw new HttpError(404, "not_found", "no product route here; product paths look like /v2/<product>/v1/<resource>");
     }
-    ctx.product = {
+    c.set("product", {
       name: name!,
       upstream,
       auth: config.auth,
       timeoutMs: config.timeoutMs,
       upstreamTarget: path.slice(`/v2/${name}`.length) + query,
-    };
+    });
     await next();
   };
 }
