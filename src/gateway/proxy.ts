@@ -2,6 +2,7 @@ import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Handler } from "hono";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
+import type { ForwardingRules } from "./forwarded-for.js";
 import { HttpError } from "./http/http-error.js";
 import type { CallerIdentity, GatewayEnv, ProductTarget } from "./http/middleware.js";
 import { downstreamResponseHeaders, upstreamRequestHeaders } from "./proxy-headers.js";
@@ -20,15 +21,12 @@ const agents = {
   "https:": new https.Agent({ keepAlive: true, maxSockets: 256 }),
 };
 
-/** The X-Forwarded-For value to send upstream for a request (see forwarded-for.ts). */
-export type ForwardedFor = (req: IncomingMessage) => string | undefined;
-
-export function proxy(forwardedFor: ForwardedFor): Handler<GatewayEnv> {
+export function proxy(forwarding: ForwardingRules): Handler<GatewayEnv> {
   return async (c) => {
     const product = c.get("product");
     const identity = c.get("identity");
     if (!product || !identity) throw new HttpError(500, "server_error", "proxy runs after routing and authentication");
-    await forward(product, identity, c.get("body"), c.env.incoming, c.env.outgoing, forwardedFor);
+    await forward(product, identity, c.get("body"), c.env.incoming, c.env.outgoing, forwarding);
     return RESPONSE_ALREADY_SENT;
   };
 }
@@ -39,12 +37,15 @@ function forward(
   body: Buffer | undefined,
   req: IncomingMessage,
   res: ServerResponse,
-  forwardedFor: ForwardedFor,
+  forwarding: ForwardingRules,
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const base = product.upstream;
     const basePath = base.pathname.replace(/\/+$/, "");
-    const headers = upstreamRequestHeaders(req.headers, identity, product.name, base.host, forwardedFor(req));
+    const headers = upstreamRequestHeaders(req.headers, identity, product.name, base.host, {
+      for: forwarding.forwardedFor(req),
+      proto: forwarding.isHttps(req) ? "https" : "http",
+    });
     if (body) headers["content-length"] = body.length;
     const transport = base.protocol === "https:" ? https : http;
     const upstreamReq = transport.request({

@@ -22,6 +22,9 @@ import { checkAccessToken } from "./oauth/introspect.js";
 import { SignInThrottle } from "./oauth/sign-in-throttle.js";
 import { tokenEndpoint } from "./oauth/token.js";
 import { proxy } from "./proxy.js";
+import { forwardingRules } from "./forwarded-for.js";
+import { noDotSegments } from "./middleware/request-target.js";
+import { singleValuedHeaders } from "./middleware/single-headers.js";
 import { persistentKey, type GatewayDb } from "./state/db.js";
 import { TokenStore } from "./state/token-store.js";
 
@@ -66,12 +69,14 @@ export function createGatewayApp(options: GatewayOptions) {
   const users = new Map(config.users.map((u) => [u.username, u]));
   const seal = new ConsentSeal(persistentKey(db, "consent_seal_key", () => randomBytes(32)));
 
+  const forwarding = forwardingRules(config.trustedProxies);
+
   const app = new Hono<GatewayEnv>();
-  app.use(requestClock(clock), accessLog(logger));
+  app.use(requestClock(clock), accessLog(logger), singleValuedHeaders(), noDotSegments());
   app.get("/healthz", (c) => jsonResponse(c, 200, { status: "ok" }));
 
   if (routes !== "api") {
-    const authorize = authorizeEndpoint({ store, seal, clock, clients, users, throttle: new SignInThrottle({ clock }), maxBodyBytes: authBodyBytes });
+    const authorize = authorizeEndpoint({ store, seal, clock, clients, users, isHttps: forwarding.isHttps, throttle: new SignInThrottle({ clock }), maxBodyBytes: authBodyBytes });
     const token = tokenEndpoint({ store, clients, maxBodyBytes: authBodyBytes });
     app.use("/auth", authSecureHeaders, maxTargetLength(MAX_AUTH_URL));
     app.use("/auth/*", authSecureHeaders, maxTargetLength(MAX_AUTH_URL));
@@ -95,7 +100,7 @@ export function createGatewayApp(options: GatewayOptions) {
       productRoute(config.products),
       authenticate({ bearer: bearerAuth({ verifyToken: (t) => checkAccessToken(store, t) }), hmac }),
       productAccess(),
-      proxy((req) => [req.headers["x-forwarded-for"], req.socket.remoteAddress].filter(Boolean).join(", ") || undefined),
+      proxy(forwarding),
     );
   }
 

@@ -4,11 +4,13 @@ import { rawTarget, type Middleware } from "../http/middleware.js";
 
 /**
  * Resolves `/v2/<product>/<version>/<resource path>` (spec §9) to the
- * product's upstream. Dot segments, encoded slashes and backslashes are
- * refused so that the path the gateway authorizes is the path the upstream
- * serves (no `/v2/a/v1/../../b/...` tricks).
+ * product's upstream. The path the gateway authorizes must be the path the
+ * upstream serves, whatever the upstream's URL rules: dot segments (plain
+ * or encoded), any encoded dot, slash or backslash, `;` path parameters
+ * (servlet containers strip them), empty segments and backslashes are
+ * refused with 400, never forwarded.
  */
-const UNSAFE_PATH = /(^|\/)\.{1,2}(\/|$)|%2e|%2f|%5c|\\/i;
+const UNSAFE_PATH = /(^|\/)\.{1,2}(\/|$)|%2e|%2f|%5c|\\|;|\/\//i;
 const VERSION = /^v\d+$/;
 
 export function productRoute(products: Readonly<Record<string, ProductConfig>>): Middleware {
@@ -19,7 +21,7 @@ export function productRoute(products: Readonly<Record<string, ProductConfig>>):
     const path = q < 0 ? target : target.slice(0, q);
     const query = q < 0 ? "" : target.slice(q);
     if (!path.startsWith("/") || UNSAFE_PATH.test(path)) {
-      throw new HttpError(400, "invalid_request", "path must not contain dot segments, encoded slashes or backslashes");
+      throw new HttpError(400, "invalid_request", "the path must not contain `.`/`..` segments, `;` parameters, empty segments, encoded dots or slashes, or backslashes");
     }
     const [, gatewayVersion, name, productVersion] = path.split("/");
     const config = name === undefined ? undefined : products[name];

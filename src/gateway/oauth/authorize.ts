@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import type { TLSSocket } from "node:tls";
+import type { IncomingMessage } from "node:http";
 import type { Clock } from "../clock.js";
 import type { OAuthClientConfig, UserConfig } from "../config-schema.js";
 import { HttpError } from "../http/http-error.js";
@@ -24,6 +24,8 @@ export interface AuthorizeOptions {
   users: ReadonlyMap<string, UserConfig>;
   throttle: SignInThrottle;
   maxBodyBytes: number;
+  /** TLS here, or a trusted proxy says so: the consent cookie is then `Secure`. */
+  isHttps: (req: IncomingMessage) => boolean;
 }
 
 type C = Context<GatewayEnv>;
@@ -37,10 +39,6 @@ export function authorizeEndpoint(options: AuthorizeOptions) {
   };
 }
 
-function isSecure(c: C): boolean {
-  return (c.env.incoming.socket as TLSSocket).encrypted === true || c.req.header("x-forwarded-proto") === "https";
-}
-
 function showForm(options: AuthorizeOptions, c: C): Response {
   const target = c.env.incoming.url ?? "";
   const q = target.indexOf("?");
@@ -49,7 +47,7 @@ function showForm(options: AuthorizeOptions, c: C): Response {
   if (check.kind === "redirect") return redirectResponse(c, check.location);
   const { field, nonce } = options.seal.seal(check.request, options.clock());
   const html = renderConsentPage({ clientName: check.client.name ?? check.client.clientId, scopes: check.scopes, sealedRequest: field });
-  setCookie(c, consentCookieName(nonce), nonce, { ...CONSENT_COOKIE, secure: isSecure(c) });
+  setCookie(c, consentCookieName(nonce), nonce, { ...CONSENT_COOKIE, secure: options.isHttps(c.env.incoming) });
   return htmlResponse(c, 200, html);
 }
 
