@@ -1,4 +1,4 @@
-import type { ReleaseContext } from "../release/release-context.js";
+import type { ReleaseContext } from "../steps/release-context.js";
 import { appendStepSummary, setOutputs } from "./github-actions.js";
 
 /** What a finished publish prints: the record (--json) or a short human summary, plus Actions outputs. */

@@ -1,8 +1,8 @@
 import { Command, Option } from "commander";
 import { RelcastError } from "../../core/errors.js";
 import { runRelease } from "../../release/pipeline.js";
-import { formatPlan } from "../../release/release-plan.js";
-import { normalizeVersion } from "../../release/version-input.js";
+import { formatPlan } from "../../domain/release-plan.js";
+import { normalizeVersion } from "../../domain/version-input.js";
 import { loadSigningKey } from "../../sparkle/signing-key.js";
 import { cliLogger } from "../cli-logger.js";
 import { withConfiguredStore } from "../configured-store.js";

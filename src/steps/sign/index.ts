@@ -1,6 +1,6 @@
 import { RelcastError } from "../../core/errors.js";
-import { need, type ReleaseContext } from "../../release/release-context.js";
-import type { Step } from "../../release/step.js";
+import { need, type ReleaseContext } from "../release-context.js";
+import type { Step } from "../step.js";
 import { signEd25519, verifyEd25519 } from "../../sparkle/ed25519-stream.js";
 
 /** Ed25519 over the exact zip bytes; checked against the public key before anything is uploaded. */
