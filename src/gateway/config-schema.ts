@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseTrustedProxy } from "./forwarded-for.js";
 import { SECRET_HASH_PATTERN } from "./secret-hash.js";
 import { SCOPE_TOKEN_PATTERN, scopeProduct } from "./scope-set.js";
 
@@ -50,6 +51,9 @@ export const gatewayConfigSchema = z
     oauthClients: z.array(oauthClient).default([]),
     hmacCredentials: z.array(hmacCredential).default([]),
     users: z.array(user).default([]),
+    trustedProxies: z
+      .array(z.string().refine((v) => parseTrustedProxy(v) !== undefined, "must be an IP address or a CIDR range such as 10.0.0.0/8"))
+      .default([]),
     products: z.record(z.string().regex(PRODUCT_NAME_PATTERN, "product names must be lower-case letters, digits and '-'"), product),
     hmac: z
       .strictObject({

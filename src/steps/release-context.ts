@@ -3,6 +3,7 @@ import type { Logger } from "../core/logger.js";
 import type { BundleInfo } from "../bundle/info-plist.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { SigningKey } from "../sparkle/signing-key.js";
+import type { StreamingSignature } from "../sparkle/ed25519-stream.js";
 import type { AutoupdateFlags, AutoupdateOptions } from "../domain/autoupdate-options.js";
 import type { ReleaseNotes } from "../domain/release-notes.js";
 import type { CatalogView } from "../catalog/catalog-entry.js";
@@ -44,6 +45,8 @@ export interface ReleaseContext {
   autoupdateOptions?: AutoupdateOptions;
   dmg?: LocalArtifact;
   zip?: LocalArtifact;
+  /** The zip's signature with its first pass already fed by the zip writer; the sign step finishes it. */
+  zipSignature?: StreamingSignature;
   edSignature?: string;
   /** The catalog as preflight found it (undefined for a new store). */
   catalog?: CatalogView | undefined;

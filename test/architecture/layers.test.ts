@@ -20,11 +20,14 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   steps: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "site"],
   release: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "site", "steps"],
   verify: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "site"],
-  cli: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "site", "steps", "release", "verify", "hmac", "gateway", "gateway-client", "install"],
+  api: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "site", "steps", "release"],
+  cli: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "site", "steps", "release", "api", "verify", "hmac", "gateway", "gateway-client", "install"],
   hmac: ["core"],
   gateway: ["core", "hmac"],
   "gateway-client": ["core"],
   install: ["core"],
+  // src/index.ts: the package's main export (publishing as a function), on top of everything but the CLI.
+  "(root)": ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "site", "steps", "release", "api", "verify", "hmac", "gateway", "gateway-client", "install"],
 };
 
 const SRC = path.resolve(import.meta.dirname, "../../src");

@@ -1,11 +1,8 @@
 import { Command, Option } from "commander";
 import { RelcastError } from "../../core/errors.js";
-import { runRelease } from "../../release/pipeline.js";
+import { publish } from "../../api/publish.js";
 import { formatPlan } from "../../domain/release-plan.js";
-import { normalizeVersion } from "../../domain/version-input.js";
-import { loadSigningKey } from "../../sparkle/signing-key.js";
 import { cliLogger } from "../cli-logger.js";
-import { withConfiguredStore } from "../configured-store.js";
 import { uploadProgressReporter } from "../upload-progress.js";
 import { reportPublished } from "../publish-report.js";
 
@@ -71,24 +68,18 @@ export function registerPublish(program: Command): void {
     .option("-q, --quiet", "only errors on stderr")
     .action(async (flags: PublishFlags, command: Command) => {
       const debug = Boolean(command.optsWithGlobals().debug);
-      const logger = cliLogger({ quiet: Boolean(flags.quiet), debug });
-      const version = normalizeVersion(flags.version);
-      const key = await loadSigningKey(flags.keyFile);
-      const settings = { onProgress: uploadProgressReporter({ tty: Boolean(process.stderr.isTTY) && !flags.json, quiet: Boolean(flags.quiet) }) };
-      await withConfiguredStore(flags, { channel: flags.channel }, settings, async (config, store) => {
-        const ctx = await runRelease({
-          config, logger, store, key,
-          inputs: {
-            version, appDir: flags.app, dmgFile: flags.dmg, notesFile: flags.notes, summary: flags.summary,
-            buildNumber: parseBuildNumber(flags.buildNumber), publishedAt: parsePublishedAt(flags.publishedAt), dryRun: Boolean(flags.dryRun),
-            autoupdate: {
-              critical: flags.critical, minimumAutoupdateVersion: flags.minimumAutoupdateVersion, phasedRolloutInterval: flags.phasedRolloutInterval,
-              releaseNotesUrl: flags.releaseNotesUrl, fullReleaseNotesUrl: flags.fullReleaseNotesUrl,
-            },
-          },
-        });
-        if (flags.dryRun) process.stderr.write(formatPlan(ctx.plan!) + "\n");
-        reportPublished(ctx, { json: Boolean(flags.json) });
+      const result = await publish({
+        version: flags.version, app: flags.app, dmg: flags.dmg, notes: flags.notes, summary: flags.summary,
+        buildNumber: parseBuildNumber(flags.buildNumber), publishedAt: parsePublishedAt(flags.publishedAt),
+        config: flags.config, store: flags.store, channel: flags.channel, keyFile: flags.keyFile, dryRun: Boolean(flags.dryRun),
+        autoupdate: {
+          critical: flags.critical, minimumAutoupdateVersion: flags.minimumAutoupdateVersion, phasedRolloutInterval: flags.phasedRolloutInterval,
+          releaseNotesUrl: flags.releaseNotesUrl, fullReleaseNotesUrl: flags.fullReleaseNotesUrl,
+        },
+        logger: cliLogger({ quiet: Boolean(flags.quiet), debug }),
+        onProgress: uploadProgressReporter({ tty: Boolean(process.stderr.isTTY) && !flags.json, quiet: Boolean(flags.quiet) }),
       });
+      if (flags.dryRun) process.stderr.write(formatPlan(result.plan) + "\n");
+      reportPublished(result, { json: Boolean(flags.json), quiet: Boolean(flags.quiet) });
     });
 }

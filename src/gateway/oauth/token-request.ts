@@ -1,5 +1,6 @@
-import type { IncomingMessage } from "node:http";
+import type { Context } from "hono";
 import { HttpError } from "../http/http-error.js";
+import type { GatewayEnv } from "../http/middleware.js";
 import { readBoundedBody } from "../http/read-body.js";
 import { OAuthError } from "./oauth-error.js";
 
@@ -7,15 +8,14 @@ import { OAuthError } from "./oauth-error.js";
  * Reads the token request parameters: JSON (spec §4.2) or form encoding
  * (what RFC 6749 clients send). Every value must be a single string.
  */
-export async function readTokenParams(req: IncomingMessage, limit: number): Promise<Map<string, string>> {
-  const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+export async function readTokenParams(c: Context<GatewayEnv>, limit: number): Promise<Map<string, string>> {
+  const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json" && type !== "application/x-www-form-urlencoded") {
-    req.resume();
     throw new OAuthError("invalid_request", "Content-Type must be application/json or application/x-www-form-urlencoded");
   }
   let body: Buffer;
   try {
-    body = await readBoundedBody(req, limit);
+    body = await readBoundedBody(c, limit);
   } catch (err) {
     if (err instanceof HttpError) throw new OAuthError("invalid_request", err.description);
     throw err;

@@ -1,11 +1,12 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Context } from "hono";
 import type { OAuthClientConfig } from "../config-schema.js";
-import { sendJson } from "../http/respond.js";
+import type { GatewayEnv } from "../http/middleware.js";
+import { jsonResponse } from "../http/respond.js";
 import { parseScope } from "../scope-set.js";
 import { verifyAgainstDummy, verifySecret } from "../secret-hash.js";
 import type { TokenStore } from "../state/token-store.js";
 import { authorizationCodeGrant, refreshTokenGrant, type GrantResult } from "./grants.js";
-import { OAuthError, sendOAuthError } from "./oauth-error.js";
+import { OAuthError, oauthErrorResponse } from "./oauth-error.js";
 import { clientCredentials, readTokenParams } from "./token-request.js";
 
 /** `POST /auth/oauth2/token`: both grants of spec §4.2/§4.3, errors per RFC 6749 §5.2. */
@@ -16,26 +17,24 @@ export interface TokenEndpointOptions {
 }
 
 export function tokenEndpoint(options: TokenEndpointOptions) {
-  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  return async (c: Context<GatewayEnv>): Promise<Response> => {
     try {
-      if (req.method !== "POST") {
-        req.resume();
-        sendJson(res, 405, { error: "invalid_request", error_description: "use POST" }, { allow: "POST", "cache-control": "no-store" });
-        return;
+      if (c.req.method !== "POST") {
+        return jsonResponse(c, 405, { error: "invalid_request", error_description: "use POST" }, { allow: "POST", "cache-control": "no-store" });
       }
-      const params = await readTokenParams(req, options.maxBodyBytes);
-      const client = await authenticate(options.clients, params, req.headers.authorization);
+      const params = await readTokenParams(c, options.maxBodyBytes);
+      const client = await authenticate(options.clients, params, c.req.header("authorization"));
       const result = runGrant(options.store, client.clientId, params);
       if (!result.ok) throw new OAuthError(result.error, result.description);
-      sendJson(
-        res,
+      return jsonResponse(
+        c,
         200,
         { access_token: result.tokens.accessToken, token_type: "bearer", expires_in: result.tokens.expiresIn, refresh_token: result.tokens.refreshToken },
         { "cache-control": "no-store", pragma: "no-cache" },
       );
     } catch (err) {
-      if (err instanceof OAuthError) sendOAuthError(res, err);
-      else throw err;
+      if (err instanceof OAuthError) return oauthErrorResponse(c, err);
+      throw err;
     }
   };
 }
