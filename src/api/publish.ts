@@ -1,12 +1,12 @@
 import { loadConfig } from "../config/load-config.js";
 import { silentLogger, type Logger } from "../core/logger.js";
 import { runRelease } from "../release/pipeline.js";
-import type { AutoupdateFlags } from "../release/autoupdate-options.js";
-import type { ReleaseRecord } from "../release/record-schema.js";
-import type { ReleaseContext } from "../release/release-context.js";
-import type { ReleasePlan } from "../release/release-plan.js";
-import { checkNotesSource } from "../release/release-notes.js";
-import { normalizeVersion } from "../release/version-input.js";
+import type { AutoupdateFlags } from "../domain/autoupdate-options.js";
+import type { ReleaseRecord } from "../domain/record-schema.js";
+import type { ReleaseContext } from "../steps/release-context.js";
+import type { ReleasePlan } from "../domain/release-plan.js";
+import { normalizeVersion } from "../domain/version-input.js";
+import { checkNotesSource } from "../steps/preflight/notes-file.js";
 import { loadSigningKey, parseSigningKey } from "../sparkle/signing-key.js";
 import { openStore, type StoreSettings } from "../store/open-store.js";
 

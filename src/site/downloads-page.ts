@@ -1,9 +1,9 @@
 import type { RelcastConfig } from "../config/schema.js";
-import { expectedLatest } from "../release/latest-choice.js";
+import { expectedLatest } from "../domain/latest-choice.js";
 import { PAGE_RELEASES } from "../catalog/catalog-view.js";
-import type { ReleaseRecord } from "../release/record-schema.js";
-import { downloadKey, latestDownloadName, publicAppcastKey, publicCatalogKey, zipFileName } from "../release/release-layout.js";
-import { recordNotesHtml } from "../release/notes/notes-html.js";
+import type { ReleaseRecord } from "../domain/record-schema.js";
+import { downloadKey, latestDownloadName, publicAppcastKey, publicCatalogKey, zipFileName } from "../domain/release-layout.js";
+import { recordNotesHtml } from "../domain/notes/notes-html.js";
 import { escapeHtml, fillTemplate, packageFile } from "./page-template.js";
 
 /** 1,234,567 bytes → "1.2 MB" (decimal units, as Finder shows sizes). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { parseReleaseNotes } from "../../src/release/release-notes.js";
-import { formatLocal, publishedTimes, rfc822 } from "../../src/release/timestamps.js";
-import { normalizeVersion } from "../../src/release/version-input.js";
+import { parseReleaseNotes } from "../../src/domain/release-notes.js";
+import { formatLocal, publishedTimes, rfc822 } from "../../src/domain/timestamps.js";
+import { normalizeVersion } from "../../src/domain/version-input.js";
 
 describe("release notes", () => {
   it("list items of either bullet are the notes; a lazy continuation line joins its item; an empty item is dropped", () => {

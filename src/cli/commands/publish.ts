@@ -1,7 +1,7 @@
 import { Command, Option } from "commander";
 import { RelcastError } from "../../core/errors.js";
 import { publish } from "../../api/publish.js";
-import { formatPlan } from "../../release/release-plan.js";
+import { formatPlan } from "../../domain/release-plan.js";
 import { cliLogger } from "../cli-logger.js";
 import { uploadProgressReporter } from "../upload-progress.js";
 import { reportPublished } from "../publish-report.js";

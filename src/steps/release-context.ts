@@ -3,11 +3,13 @@ import type { Logger } from "../core/logger.js";
 import type { BundleInfo } from "../bundle/info-plist.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { SigningKey } from "../sparkle/signing-key.js";
-import type { AutoupdateFlags, AutoupdateOptions } from "./autoupdate-options.js";
-import type { ReleaseNotes } from "./release-notes.js";
-import type { CatalogView } from "../catalog/catalog-view.js";
-import type { ReleaseRecord } from "./record-schema.js";
-import type { ReleasePlan } from "./release-plan.js";
+import type { StreamingSignature } from "../sparkle/ed25519-stream.js";
+import type { AutoupdateFlags, AutoupdateOptions } from "../domain/autoupdate-options.js";
+import type { ReleaseNotes } from "../domain/release-notes.js";
+import type { CatalogView } from "../catalog/catalog-entry.js";
+import type { ReleaseRecord } from "../domain/record-schema.js";
+import type { LocalArtifact } from "../domain/build-record.js";
+import type { ReleasePlan } from "../domain/release-plan.js";
 
 export interface ReleaseInputs {
   version: string;
@@ -23,12 +25,6 @@ export interface ReleaseInputs {
   /** Per-release Sparkle flags (--critical, --phased-rollout-interval, ...). */
   autoupdate?: AutoupdateFlags | undefined;
   dryRun: boolean;
-}
-
-export interface LocalArtifact {
-  file: string;
-  sizeBytes: number;
-  sha256: string;
 }
 
 /**
@@ -51,6 +47,8 @@ export interface ReleaseContext {
   autoupdateOptions?: AutoupdateOptions;
   dmg?: LocalArtifact;
   zip?: LocalArtifact;
+  /** The zip's signature with its first pass already fed by the zip writer; the sign step finishes it. */
+  zipSignature?: StreamingSignature;
   edSignature?: string;
   /** The catalog as preflight found it (undefined for a new store). */
   catalog?: CatalogView | undefined;

@@ -1,7 +1,7 @@
-import type { ReleaseRecord } from "../release/record-schema.js";
-import { recordNotesHtml } from "../release/notes/notes-html.js";
-import { fromTimestamp, rfc822 } from "../release/timestamps.js";
-import { DEFAULT_CHANNEL } from "../sparkle/build-order.js";
+import type { ReleaseRecord } from "./record-schema.js";
+import { recordNotesHtml } from "./notes/notes-html.js";
+import { fromTimestamp, rfc822 } from "./timestamps.js";
+import { DEFAULT_CHANNEL } from "./build-order.js";
 
 function escapeHtml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { parseReleaseNotes } from "../../../src/release/release-notes.js";
-import { changelogSection } from "../../../src/release/notes/keep-a-changelog.js";
-import { renderNotesHtml } from "../../../src/release/notes/markdown.js";
+import { parseReleaseNotes } from "../../../src/domain/release-notes.js";
+import { changelogSection } from "../../../src/domain/notes/keep-a-changelog.js";
+import { renderNotesHtml } from "../../../src/domain/notes/markdown.js";
 import { runPython } from "../../hmac/run-python.js";
 
 const KEEP_A_CHANGELOG = `# Changelog
