@@ -57,7 +57,7 @@ export const planStep: Step = {
     }
     const publishedAt = existing ? new Date(existing.publishedAt._seconds * 1000 + Math.floor(existing.publishedAt._nanoseconds / 1e6)) : inputs.publishedAt ?? new Date();
     const record = existing ?? buildRecord({
-      config, store: ctx.store, version: inputs.version, summary: inputs.summary ?? need(ctx.notes, "notes").list[0] ?? "",
+      config, store: ctx.store, version: inputs.version, summary: inputs.summary ?? need(ctx.notes, "notes").firstText,
       notes: need(ctx.notes, "notes"), dmg, zip, buildNumber: need(ctx.buildNumber, "build number"),
       edSignature: need(ctx.edSignature, "signature"), minimumSystemVersion: ctx.bundle?.minimumSystemVersion,
       autoupdateOptions: ctx.autoupdateOptions, publishedAt,
