@@ -4,15 +4,21 @@ import { commandRegistrations } from "./commands/index.js";
 import { registerSecret } from "../core/secrets.js";
 import { maskSecretsInRunnerLog } from "./github-actions.js";
 import { reportError } from "./report-error.js";
+import { applyConventions } from "./command-tree.js";
+import { packageVersion } from "../core/package-version.js";
 
 /** Entry point of the `relcast` binary: builds the command tree and maps errors to exit codes. */
 export async function buildProgram(argv: string[]): Promise<Command> {
   const program = new Command("relcast")
     .description("Publish self-updating macOS plugin releases: zip, sign, upload, catalog, appcast.")
+    .version(packageVersion(), "-V, --version", "print relcast's version")
     .option("--debug", "print stack traces and debug logs")
+    // Root options only before the command name: `publish --version 1.2.0` is publish's flag.
+    .enablePositionalOptions()
     .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
   for (const register of await commandRegistrations(argv)) register(program);
+  applyConventions(program);
   return program;
 }
 

@@ -1,14 +1,25 @@
-import type { ReleaseContext } from "../release/release-context.js";
+import type { PublishResult } from "../api/publish.js";
 import { appendStepSummary, setOutputs } from "./github-actions.js";
 
-/** What a finished publish prints: the record (--json) or a short human summary, plus Actions outputs. */
-export function reportPublished(ctx: ReleaseContext, options: { json: boolean }): void {
-  const record = ctx.record!;
-  const plan = ctx.plan!;
+/**
+ * What a finished publish prints: the record (--json) or a short human
+ * summary, plus Actions outputs. The public appcast URL comes first: it is
+ * the value the bundle's SUFeedURL must hold.
+ */
+export function reportPublished(result: PublishResult, options: { json: boolean; quiet: boolean }): void {
+  const { record, plan } = result;
   if (options.json) process.stdout.write(JSON.stringify(record, null, 2) + "\n");
-  if (ctx.inputs.dryRun) return;
+  if (result.dryRun) return;
   const verb = plan.mode === "noop" ? "already published (nothing to do)" : plan.mode === "resume" ? "published (resumed)" : "published";
-  process.stderr.write(`${record.pluginId} ${record.version} ${verb}\n  appcast: ${ctx.store.uriFor("releases/appcast.xml")}\n  catalog: ${ctx.store.uriFor("releases/catalog.json")}\n`);
+  if (!options.quiet) {
+    process.stderr.write(
+      `${record.pluginId} ${record.version} ${verb}\n` +
+        `  SUFeedURL: ${result.appcastUrl}\n` +
+        `  download:  ${result.downloadUrl}\n` +
+        `  store:     ${result.storeAppcastUri}\n` +
+        `             ${result.storeCatalogUri}\n`,
+    );
+  }
   setOutputs({ version: record.version, "appcast-url": record.publicAppcastUrl, "download-url": record.publicDownloadUrl });
   appendStepSummary(
     [

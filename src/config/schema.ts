@@ -1,8 +1,11 @@
 import { z } from "zod";
-import { CHANNEL_PATTERN, isHttpUrl, PLUGIN_ID_MAX_LENGTH, PLUGIN_ID_PATTERN } from "../release/record-fields.js";
-import { xmlTextProblem } from "../release/xml-text.js";
+import { isHttpUrl } from "../core/http-url.js";
+import { xmlTextProblem } from "../core/xml-text.js";
 
-export { CHANNEL_PATTERN, PLUGIN_ID_PATTERN } from "../release/record-fields.js";
+export const PLUGIN_ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
+/** A plugin id becomes part of every file name (`<id>-<version>-latest.json` and friends): 64 keeps those far below 255 bytes. */
+export const PLUGIN_ID_MAX_LENGTH = 64;
+export const CHANNEL_PATTERN = /^[A-Za-z0-9._-]+$/;
 
 /** IANA zone names are checked against the runtime's own time-zone database. */
 export function isValidTimeZone(name: string): boolean {

@@ -18,6 +18,8 @@ const HOP_BY_HOP = new Set([
   "upgrade",
 ]);
 const CREDENTIALS = new Set(["authorization", "cookie"]);
+/** Set by the gateway from what it knows; a client's own values never pass (see forwarded-for.ts). */
+const FORWARDING = new Set(["x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "forwarded", "x-real-ip"]);
 const IDENTITY_PREFIX = "x-relcast-";
 
 function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
@@ -37,16 +39,16 @@ export function upstreamRequestHeaders(
   identity: CallerIdentity,
   product: string,
   upstreamHost: string,
-  remoteAddress: string | undefined,
+  forwarded: { for: string | undefined; proto: "http" | "https" },
 ): OutgoingHttpHeaders {
   const dropped = connectionTokens(incoming);
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(incoming)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || CREDENTIALS.has(name) || dropped.has(name) || name.startsWith(IDENTITY_PREFIX)) continue;
+    if (value === undefined || HOP_BY_HOP.has(name) || CREDENTIALS.has(name) || FORWARDING.has(name) || dropped.has(name) || name.startsWith(IDENTITY_PREFIX)) continue;
     out[name] = value;
   }
-  const forwardedFor = [incoming["x-forwarded-for"], remoteAddress].filter(Boolean).join(", ");
-  if (forwardedFor) out["x-forwarded-for"] = forwardedFor;
+  if (forwarded.for) out["x-forwarded-for"] = forwarded.for;
+  out["x-forwarded-proto"] = forwarded.proto;
   if (incoming.host) out["x-forwarded-host"] = incoming.host;
   out.host = upstreamHost;
   return { ...out, ...identityHeaders(identity, product) };

@@ -1,4 +1,4 @@
-import { createHash, type Hash } from "node:crypto";
+import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
 import { ed25519 } from "@noble/curves/ed25519.js";
 
@@ -65,13 +65,13 @@ export function derivePublicKey(key: ExpandedKey): Buffer {
 type MessageSource = Buffer | { file: string };
 
 /**
- * Streams a file through the hash with two buffers reused for the whole file:
+ * Streams a file through a hash with two buffers reused for the whole file:
  * the next read runs in the thread pool while this chunk is hashed, and
  * nothing is allocated per chunk (memory stays flat whatever the file size).
  */
-async function feed(hash: Hash, source: MessageSource): Promise<void> {
+async function feed(update: (bytes: Buffer) => void, source: MessageSource): Promise<void> {
   if (Buffer.isBuffer(source)) {
-    hash.update(source);
+    update(source);
     return;
   }
   const handle = await open(source.file, "r");
@@ -88,7 +88,7 @@ async function feed(hash: Hash, source: MessageSource): Promise<void> {
       position += bytesRead;
       turn ^= 1;
       pending = handle.read(buffers[turn]!, 0, READ_CHUNK, position);
-      hash.update(current.subarray(0, bytesRead));
+      update(current.subarray(0, bytesRead));
     }
   } finally {
     await pending?.catch(() => undefined);
@@ -100,21 +100,48 @@ function modL(hash: Buffer): bigint {
   return littleEndian(hash) % L;
 }
 
-export async function signEd25519(key: ExpandedKey, message: MessageSource): Promise<Buffer> {
-  const nonceHash = createHash("sha512").update(key.prefix);
-  await feed(nonceHash, message);
-  const r = modL(nonceHash.digest());
-  const R = Buffer.from(Point.BASE.multiply(r === 0n ? L : r).toBytes());
-  const challengeHash = createHash("sha512").update(R).update(key.publicKey);
-  await feed(challengeHash, message);
-  const k = modL(challengeHash.digest());
-  const s = (r + k * (key.scalar % L)) % L;
-  return Buffer.concat([R, toLittleEndian32(s)]);
+/**
+ * A signature whose first pass (the nonce hash, SHA-512 of prefix ‖ message)
+ * is fed while the message is produced, e.g. by the zip writer as it writes;
+ * `finish` then makes the second pass over the finished file. The result is
+ * the same signature as `signEd25519` over the same bytes.
+ */
+export interface StreamingSignature {
+  update(bytes: Uint8Array): void;
+  /** Reads the message once (the challenge hash) and signs; `verified` checks the result against the key's public key with that same hash. */
+  finish(message: MessageSource): Promise<{ signature: Buffer; verified: boolean }>;
 }
 
-/** RFC 8032 verification (cofactorless, canonical S), streaming the message once. */
-export async function verifyEd25519(publicKey: Uint8Array, signature: Uint8Array, message: MessageSource): Promise<boolean> {
-  if (publicKey.length !== 32 || signature.length !== 64) return false;
+export function startSignature(key: ExpandedKey): StreamingSignature {
+  const nonceHash = createHash("sha512").update(key.prefix);
+  return {
+    update: (bytes) => void nonceHash.update(bytes),
+    async finish(message) {
+      const r = modL(nonceHash.digest());
+      const R = Buffer.from(Point.BASE.multiply(r === 0n ? L : r).toBytes());
+      const challengeHash = createHash("sha512").update(R).update(key.publicKey);
+      await feed((b) => challengeHash.update(b), message);
+      const k = modL(challengeHash.digest());
+      const s = (r + k * (key.scalar % L)) % L;
+      const signature = Buffer.concat([R, toLittleEndian32(s)]);
+      return { signature, verified: verifyWithChallenge(key.publicKey, signature, k) };
+    },
+  };
+}
+
+/** Signs, feeding the first pass here unless `started` was fed it already; `verified` as in `finish`. */
+export async function signAndCheck(key: ExpandedKey, message: MessageSource, started?: StreamingSignature): Promise<{ signature: Buffer; verified: boolean }> {
+  const signing = started ?? startSignature(key);
+  if (!started) await feed((b) => signing.update(b), message);
+  return signing.finish(message);
+}
+
+export async function signEd25519(key: ExpandedKey, message: MessageSource): Promise<Buffer> {
+  return (await signAndCheck(key, message)).signature;
+}
+
+/** The verification equation [S]B = R + [k]A for a challenge k already hashed from R ‖ A ‖ message. */
+function verifyWithChallenge(publicKey: Uint8Array, signature: Uint8Array, k: bigint): boolean {
   let A, R;
   try {
     A = Point.fromBytes(publicKey);
@@ -124,10 +151,13 @@ export async function verifyEd25519(publicKey: Uint8Array, signature: Uint8Array
   }
   const s = littleEndian(signature.subarray(32));
   if (s >= L) return false;
+  return Point.BASE.multiplyUnsafe(s).equals(R.add(A.multiplyUnsafe(k)));
+}
+
+/** RFC 8032 verification (cofactorless, canonical S), streaming the message once. */
+export async function verifyEd25519(publicKey: Uint8Array, signature: Uint8Array, message: MessageSource): Promise<boolean> {
+  if (publicKey.length !== 32 || signature.length !== 64) return false;
   const challengeHash = createHash("sha512").update(signature.subarray(0, 32)).update(publicKey);
-  await feed(challengeHash, message);
-  const k = modL(challengeHash.digest());
-  const left = Point.BASE.multiplyUnsafe(s);
-  const right = R.add(A.multiplyUnsafe(k));
-  return left.equals(right);
+  await feed((b) => challengeHash.update(b), message);
+  return verifyWithChallenge(publicKey, signature, modL(challengeHash.digest()));
 }

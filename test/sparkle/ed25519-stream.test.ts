@@ -1,11 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { createHash, createPrivateKey, randomBytes } from "node:crypto";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import nacl from "tweetnacl";
 import { describe, expect, it } from "vitest";
-import { expandSeed, signEd25519, verifyEd25519 } from "../../src/sparkle/ed25519-stream.js";
+import { expandSeed, signAndCheck, signEd25519, startSignature, verifyEd25519 } from "../../src/sparkle/ed25519-stream.js";
 import { parseSigningKey } from "../../src/sparkle/signing-key.js";
 
 const PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
@@ -21,6 +21,26 @@ describe("streaming Ed25519", () => {
     const ours = await signEd25519(expandSeed(seed), { file: message });
     const theirs = execFileSync("openssl", ["pkeyutl", "-sign", "-rawin", "-inkey", path.join(dir, "key.pem"), "-in", message]);
     expect(ours.equals(theirs)).toBe(true);
+  });
+
+  it("a signature whose first pass is fed in pieces as the file is written equals openssl's, and checks itself", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "relcast-ed-"));
+    const seed = randomBytes(32);
+    const pem = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: "der", type: "pkcs8" }).export({ format: "pem", type: "pkcs8" });
+    await writeFile(path.join(dir, "key.pem"), pem);
+    const bytes = randomBytes(5 * 1024 * 1024 + 3);
+    const message = path.join(dir, "message.bin");
+    await writeFile(message, bytes);
+    const started = startSignature(expandSeed(seed));
+    for (let at = 0; at < bytes.length; at += 100_003) started.update(bytes.subarray(at, at + 100_003));
+    const { signature, verified } = await signAndCheck(expandSeed(seed), { file: message }, started);
+    const theirs = execFileSync("openssl", ["pkeyutl", "-sign", "-rawin", "-inkey", path.join(dir, "key.pem"), "-in", message]);
+    expect(signature.equals(theirs)).toBe(true);
+    expect(verified).toBe(true);
+    // A key whose public half is not its secret's: the self-check says so.
+    const damaged = { ...expandSeed(seed), publicKey: expandSeed(randomBytes(32)).publicKey };
+    expect((await signAndCheck(damaged, { file: message })).verified).toBe(false);
+    await rm(dir, { recursive: true, force: true });
   });
 
   it("matches tweetnacl (pure-JS reference) for random messages and rejects tampering", async () => {

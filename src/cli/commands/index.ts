@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   unyank: async () => (await import("./yank.js")).registerYank,
   keys: async () => (await import("./keys.js")).registerKeys,
   sign: async () => (await import("./sign.js")).registerSign,
+  delta: async () => (await import("./delta.js")).registerDelta,
   site: async () => (await import("./site.js")).registerSite,
   serve: async () => (await import("./serve.js")).registerServe,
   gc: async () => (await import("./gc.js")).registerGc,

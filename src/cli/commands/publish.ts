@@ -1,11 +1,8 @@
 import { Command, Option } from "commander";
 import { RelcastError } from "../../core/errors.js";
-import { runRelease } from "../../release/pipeline.js";
-import { formatPlan } from "../../release/release-plan.js";
-import { normalizeVersion } from "../../release/version-input.js";
-import { loadSigningKey } from "../../sparkle/signing-key.js";
+import { publish } from "../../api/publish.js";
+import { formatPlan } from "../../domain/release-plan.js";
 import { cliLogger } from "../cli-logger.js";
-import { withConfiguredStore } from "../configured-store.js";
 import { uploadProgressReporter } from "../upload-progress.js";
 import { reportPublished } from "../publish-report.js";
 
@@ -13,7 +10,8 @@ interface PublishFlags {
   version: string;
   app: string;
   dmg: string;
-  notes: string;
+  notes?: string;
+  changelog?: string;
   summary?: string;
   buildNumber?: string;
   config?: string;
@@ -53,7 +51,8 @@ export function registerPublish(program: Command): void {
     .requiredOption("--version <semver>", "release version (a leading v is stripped)")
     .requiredOption("--app <dir>", "built plugin bundle folder (holds Contents/Info.plist)")
     .requiredOption("--dmg <file>", "disk image to publish")
-    .requiredOption("--notes <file>", "release notes, one bullet per line")
+    .option("--notes <file>", "release notes in Markdown (list items become the record's notes)")
+    .option("--changelog <file>", "take the notes from this version's section of a Keep a Changelog file (CHANGELOG.md)")
     .option("--summary <text>", "one-line summary (default: the first note)")
     .option("--build-number <n>", "build number when CFBundleVersion is not an integer")
     .option("--config <file>", "config file", "relcast.config.json")
@@ -71,24 +70,18 @@ export function registerPublish(program: Command): void {
     .option("-q, --quiet", "only errors on stderr")
     .action(async (flags: PublishFlags, command: Command) => {
       const debug = Boolean(command.optsWithGlobals().debug);
-      const logger = cliLogger({ quiet: Boolean(flags.quiet), debug });
-      const version = normalizeVersion(flags.version);
-      const key = await loadSigningKey(flags.keyFile);
-      const settings = { onProgress: uploadProgressReporter({ tty: Boolean(process.stderr.isTTY) && !flags.json, quiet: Boolean(flags.quiet) }) };
-      await withConfiguredStore(flags, { channel: flags.channel }, settings, async (config, store) => {
-        const ctx = await runRelease({
-          config, logger, store, key,
-          inputs: {
-            version, appDir: flags.app, dmgFile: flags.dmg, notesFile: flags.notes, summary: flags.summary,
-            buildNumber: parseBuildNumber(flags.buildNumber), publishedAt: parsePublishedAt(flags.publishedAt), dryRun: Boolean(flags.dryRun),
-            autoupdate: {
-              critical: flags.critical, minimumAutoupdateVersion: flags.minimumAutoupdateVersion, phasedRolloutInterval: flags.phasedRolloutInterval,
-              releaseNotesUrl: flags.releaseNotesUrl, fullReleaseNotesUrl: flags.fullReleaseNotesUrl,
-            },
-          },
-        });
-        if (flags.dryRun) process.stderr.write(formatPlan(ctx.plan!) + "\n");
-        reportPublished(ctx, { json: Boolean(flags.json) });
+      const result = await publish({
+        version: flags.version, app: flags.app, dmg: flags.dmg, notes: flags.notes, changelog: flags.changelog, summary: flags.summary,
+        buildNumber: parseBuildNumber(flags.buildNumber), publishedAt: parsePublishedAt(flags.publishedAt),
+        config: flags.config, store: flags.store, channel: flags.channel, keyFile: flags.keyFile, dryRun: Boolean(flags.dryRun),
+        autoupdate: {
+          critical: flags.critical, minimumAutoupdateVersion: flags.minimumAutoupdateVersion, phasedRolloutInterval: flags.phasedRolloutInterval,
+          releaseNotesUrl: flags.releaseNotesUrl, fullReleaseNotesUrl: flags.fullReleaseNotesUrl,
+        },
+        logger: cliLogger({ quiet: Boolean(flags.quiet), debug }),
+        onProgress: uploadProgressReporter({ tty: Boolean(process.stderr.isTTY) && !flags.json, quiet: Boolean(flags.quiet) }),
       });
+      if (flags.dryRun) process.stderr.write(formatPlan(result.plan) + "\n");
+      reportPublished(result, { json: Boolean(flags.json), quiet: Boolean(flags.quiet) });
     });
 }

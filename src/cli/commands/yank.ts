@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 import { RelcastError } from "../../core/errors.js";
-import { normalizeVersion } from "../../release/version-input.js";
-import { requireXmlText } from "../../release/xml-text.js";
-import { unyankRelease, yankRelease, type YankResult } from "../../site/yank.js";
+import { normalizeVersion } from "../../domain/version-input.js";
+import { unyankRelease, yankRelease, type YankResult } from "../../release/yank.js";
+import { requireXmlText } from "../../core/xml-text.js";
 import { withConfiguredStore } from "../configured-store.js";
 
 interface YankFlags {

@@ -1,10 +1,12 @@
-import type { ServerResponse } from "node:http";
-import { sendJson } from "./respond.js";
+import type { Context } from "hono";
+import type { GatewayEnv } from "./middleware.js";
+import { jsonResponse } from "./respond.js";
 
 /**
- * A rejection raised by a middleware. The server turns it into the one error
- * body of the product routes: `{ "error": <code>, "error_description": <text> }`
- * (the RFC 6749/6750 shape), plus any `extra` fields.
+ * A rejection raised by a middleware. The app's error handler turns it into
+ * the one error body of the product routes: `{ "error": <code>,
+ * "error_description": <text> }` (the RFC 6749/6750 shape), plus any `extra`
+ * fields.
  */
 export class HttpError extends Error {
   constructor(
@@ -19,10 +21,6 @@ export class HttpError extends Error {
   }
 }
 
-export function sendHttpError(res: ServerResponse, err: HttpError): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  sendJson(res, err.status, { error: err.error, error_description: err.description, ...err.extra }, { "cache-control": "no-store", ...err.headers });
+export function httpErrorResponse(c: Context<GatewayEnv>, err: HttpError): Response {
+  return jsonResponse(c, err.status, { error: err.error, error_description: err.description, ...err.extra }, { "cache-control": "no-store", ...err.headers });
 }

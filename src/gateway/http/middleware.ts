@@ -1,9 +1,14 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { HttpBindings } from "@hono/node-server";
+import type { MiddlewareHandler } from "hono";
+import type { IncomingMessage } from "node:http";
 
 /**
- * Hono-style middleware: each function does one job, then either calls
- * `next()` or throws an HttpError. The state object carries what earlier
- * middleware learned (product, caller identity, buffered body).
+ * The gateway runs on hono (`@hono/node-server`). Each concern is one hono
+ * middleware that either calls `next()` or throws an HttpError; what earlier
+ * middleware learned travels in the context variables below. The node
+ * request (`c.env.incoming`) is kept for what the Fetch API view normalises
+ * away: the raw request target, repeated headers, and the body stream the
+ * proxy pipes.
  */
 export type CallerIdentity =
   | { kind: "user"; username: string; clientId: string; scopes: string[] }
@@ -18,9 +23,7 @@ export interface ProductTarget {
   upstreamTarget: string;
 }
 
-export interface GatewayContext {
-  req: IncomingMessage;
-  res: ServerResponse;
+export interface GatewayVariables {
   /** Request time from the injected clock, read once per request. */
   now: Date;
   product?: ProductTarget;
@@ -29,17 +32,12 @@ export interface GatewayContext {
   body?: Buffer;
 }
 
-export type Middleware = (ctx: GatewayContext, next: () => Promise<void>) => Promise<void>;
-
-export function compose(middleware: readonly Middleware[]): Middleware {
-  return (ctx, next) => {
-    const run = (i: number): Promise<void> => {
-      const fn = i < middleware.length ? middleware[i] : undefined;
-      return fn ? fn(ctx, () => run(i + 1)) : next();
-    };
-    return run(0);
-  };
+export interface GatewayEnv {
+  Bindings: HttpBindings;
+  Variables: GatewayVariables;
 }
+
+export type Middleware = MiddlewareHandler<GatewayEnv>;
 
 /** Lower-cases and flattens node's header object into name → single value. */
 export function flatHeaders(req: IncomingMessage): Record<string, string> {
@@ -48,4 +46,9 @@ export function flatHeaders(req: IncomingMessage): Record<string, string> {
     if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
   }
   return out;
+}
+
+/** The request target exactly as the client sent it (hono's URL view resolves `..` and `.`). */
+export function rawTarget(req: IncomingMessage): string {
+  return req.url ?? "/";
 }

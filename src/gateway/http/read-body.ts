@@ -1,29 +1,27 @@
+import type { Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import type { IncomingMessage } from "node:http";
 import { HttpError } from "./http-error.js";
+import type { GatewayEnv } from "./middleware.js";
 
 /**
- * Reads a request body into memory, refusing (413) as soon as it passes
- * `limit` bytes: by Content-Length before reading, or while reading for
- * chunked bodies. Only for small bodies (forms, token requests, HMAC Digest).
+ * Reads a small request body (forms, token requests, HMAC Digest) into
+ * memory with hono's body limit: refused by Content-Length before reading,
+ * or while reading a chunked body, as soon as it passes `limit` bytes.
+ * The refusal is an HttpError 413 the caller may translate.
  */
-export async function readBoundedBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = req.headers["content-length"];
-  if (declared !== undefined && Number(declared) > limit) {
-    req.resume();
-    throw tooLarge(limit);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buf = chunk as Buffer;
-    size += buf.length;
-    if (size > limit) {
-      req.resume();
+export async function readBoundedBody(c: Context<GatewayEnv>, limit: number): Promise<Buffer> {
+  let body: Buffer | undefined;
+  const limiter = bodyLimit({
+    maxSize: limit,
+    onError: () => {
       throw tooLarge(limit);
-    }
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks, size);
+    },
+  });
+  await limiter(c, async () => {
+    body = Buffer.from(await c.req.arrayBuffer());
+  });
+  return body ?? Buffer.alloc(0);
 }
 
 function tooLarge(limit: number): HttpError {

@@ -1,36 +1,38 @@
-import type { ServerResponse } from "node:http";
+import type { Context } from "hono";
+import type { GatewayEnv } from "./middleware.js";
 
-/** Writers for the three kinds of responses the gateway makes itself. */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    ...headers,
-    "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(text),
-  });
-  res.end(text);
+/**
+ * The responses the gateway makes itself, as hono responses. The security
+ * headers of the HTML pages come from hono's secureHeaders middleware
+ * (server.ts); these add only what belongs to each kind of answer.
+ */
+type Headers = Record<string, string | string[]>;
+
+export function jsonResponse(c: Context<GatewayEnv>, status: number, body: unknown, headers: Headers = {}): Response {
+  for (const [name, value] of Object.entries(headers)) setHeader(c, name, value);
+  return c.json(body, status as 200);
 }
 
-/** Security headers for every HTML page: no framing (clickjacking), no caching, no referrer leaks of query strings. */
-const HTML_HEADERS = {
-  "content-type": "text/html; charset=utf-8",
-  "cache-control": "no-store",
-  pragma: "no-cache",
-  "x-frame-options": "DENY",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-};
-
-export function sendHtml(res: ServerResponse, status: number, html: string, headers: Record<string, string | string[]> = {}): void {
-  res.writeHead(status, { ...HTML_HEADERS, ...headers, "content-length": Buffer.byteLength(html) });
-  res.end(html);
+/** HTML pages are never cached: they carry a one-time form. */
+export function htmlResponse(c: Context<GatewayEnv>, status: number, html: string, headers: Headers = {}): Response {
+  setHeader(c, "cache-control", "no-store");
+  setHeader(c, "pragma", "no-cache");
+  for (const [name, value] of Object.entries(headers)) setHeader(c, name, value);
+  return c.html(html, status as 200);
 }
 
 /** 303 after a form POST, so the browser follows with GET. */
-export function redirect(res: ServerResponse, location: string, headers: Record<string, string | string[]> = {}): void {
-  res.writeHead(303, { ...headers, location, "cache-control": "no-store", "content-length": 0, "referrer-policy": "no-referrer" });
-  res.end();
+export function redirectResponse(c: Context<GatewayEnv>, location: string): Response {
+  setHeader(c, "cache-control", "no-store");
+  setHeader(c, "referrer-policy", "no-referrer");
+  return c.redirect(location, 303);
+}
+
+function setHeader(c: Context<GatewayEnv>, name: string, value: string | string[]): void {
+  if (Array.isArray(value)) {
+    c.header(name, undefined);
+    for (const v of value) c.header(name, v, { append: true });
+  } else c.header(name, value);
 }
 
 export function escapeHtml(text: string): string {

@@ -13,12 +13,12 @@ export interface AuthenticateOptions {
 }
 
 export function authenticate(options: AuthenticateOptions): Middleware {
-  return async (ctx, next) => {
-    const accepted = ctx.product?.auth ?? ["bearer", "hmac"];
-    const header = ctx.req.headers.authorization;
+  return async (c, next) => {
+    const accepted = c.get("product")?.auth ?? ["bearer", "hmac"];
+    const header = c.req.header("authorization");
     const scheme = header?.trimStart().split(/\s/, 1)[0]?.toLowerCase();
-    if (scheme === "bearer" && accepted.includes("bearer")) return options.bearer(ctx, next);
-    if (scheme === "hmac" && accepted.includes("hmac")) return options.hmac(ctx, next);
+    if (scheme === "bearer" && accepted.includes("bearer")) return options.bearer(c, next);
+    if (scheme === "hmac" && accepted.includes("hmac")) return options.hmac(c, next);
     const challenges = accepted.map((m) => (m === "bearer" ? bearerChallenge() : hmacChallenge()));
     const description = header
       ? `this route accepts ${accepted.map((m) => (m === "bearer" ? "Bearer" : "hmac")).join(" or ")} credentials`

@@ -17,19 +17,19 @@ const DESCRIPTIONS = {
   revoked: "the access token was revoked",
 } as const;
 
-export function bearerAuth(options: { verifyToken: (token: string) => AccessCheck }): Middleware {
-  return async (ctx, next) => {
-    const match = BEARER.exec(ctx.req.headers.authorization ?? "");
+export function bearerAuth(options: { verifyToken: (token: string) => AccessCheck | Promise<AccessCheck> }): Middleware {
+  return async (c, next) => {
+    const match = BEARER.exec(c.req.header("authorization") ?? "");
     if (!match) {
       const description = "Authorization must be `Bearer <token>`";
       throw new HttpError(400, "invalid_request", description, { "www-authenticate": bearerChallenge({ error: "invalid_request", description }) });
     }
-    const check = options.verifyToken(match[1]!);
+    const check = await options.verifyToken(match[1]!);
     if (!check.ok) {
       const description = DESCRIPTIONS[check.reason];
       throw new HttpError(401, "invalid_token", description, { "www-authenticate": bearerChallenge({ error: "invalid_token", description }) });
     }
-    ctx.identity = { kind: "user", ...check.identity };
+    c.set("identity", { kind: "user", ...check.identity });
     await next();
   };
 }

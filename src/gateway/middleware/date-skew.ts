@@ -18,14 +18,14 @@ export function parseHttpDate(value: string): Date | undefined {
 }
 
 export function dateSkew(options: { maxSkewSeconds: number }): Middleware {
-  return async (ctx, next) => {
-    const header = ctx.req.headers.date;
+  return async (c, next) => {
+    const header = c.req.header("date");
     const reject = (check: string, description: string) =>
       new HttpError(401, "invalid_hmac", description, { "www-authenticate": hmacChallenge() }, { check });
     if (!header) throw reject("date-missing", "the Date header is required on HMAC requests");
     const date = parseHttpDate(header);
     if (!date) throw reject("date-format", "the Date header must be an RFC 7231 HTTP-date such as `Tue, 15 Nov 1994 08:12:31 GMT`");
-    const skew = Math.abs(ctx.now.getTime() - date.getTime()) / 1000;
+    const skew = Math.abs(c.get("now").getTime() - date.getTime()) / 1000;
     if (skew >= options.maxSkewSeconds) {
       throw reject("date-skew", `the Date header differs from the gateway clock by ${Math.round(skew)} s; it must be less than ${options.maxSkewSeconds} s`);
     }

@@ -1,6 +1,7 @@
+import { randomBytes } from "node:crypto";
 import type { HmacCredential } from "../config-schema.js";
 import { HttpError } from "../http/http-error.js";
-import { flatHeaders, type Middleware } from "../http/middleware.js";
+import { flatHeaders, rawTarget, type Middleware } from "../http/middleware.js";
 import type { HmacVerifier } from "../hmac-verifier.js";
 import { hmacChallenge } from "./challenges.js";
 
@@ -11,6 +12,11 @@ import { hmacChallenge } from "./challenges.js";
  * check and, when known, the signing string and Digest the gateway expected
  * (built only from the Date, the request-line and the body, all of which the
  * caller sent, so they help debugging without revealing anything).
+ *
+ * An unknown client id must not be told apart from a wrong signature (that
+ * would let anyone enumerate credentials): its signature is checked against
+ * a random key of this process, so it fails the same check, with the same
+ * answer, after the same work.
  */
 export interface HmacAuthOptions {
   verify: HmacVerifier;
@@ -22,15 +28,18 @@ export interface HmacAuthOptions {
 /** The changelog date (2023-12-12) that deprecated the request-line without query (RFC 9745 form). */
 const DEPRECATION = "@1702339200";
 
+const UNKNOWN_CLIENT_KEY = randomBytes(32).toString("base64url");
+
 export function hmacAuth(options: HmacAuthOptions): Middleware {
-  return async (ctx, next) => {
+  return async (c, next) => {
+    const incoming = c.env.incoming;
     const result = await options.verify({
-      method: ctx.req.method ?? "GET",
-      requestTarget: ctx.req.url ?? "/",
-      headers: flatHeaders(ctx.req),
-      body: ctx.body,
-      lookupSecret: (clientId) => options.credentials.get(clientId)?.secret,
-      now: ctx.now,
+      method: incoming.method ?? "GET",
+      requestTarget: rawTarget(incoming),
+      headers: flatHeaders(incoming),
+      body: c.get("body"),
+      lookupSecret: (clientId) => options.credentials.get(clientId)?.secret ?? UNKNOWN_CLIENT_KEY,
+      now: c.get("now"),
       allowDeprecatedRequestLine: options.allowDeprecatedRequestLine,
       maxSkewSeconds: options.maxSkewSeconds,
     });
@@ -41,9 +50,10 @@ export function hmacAuth(options: HmacAuthOptions): Middleware {
       throw new HttpError(401, "invalid_hmac", result.message, { "www-authenticate": hmacChallenge() }, extra);
     }
     const credential = options.credentials.get(result.clientId);
-    if (!credential) throw new HttpError(401, "invalid_hmac", "unknown credential", { "www-authenticate": hmacChallenge() }, { check: "credential" });
-    if (result.deprecatedRequestLine) ctx.res.setHeader("deprecation", DEPRECATION);
-    ctx.identity = { kind: "company", company: credential.company, clientId: credential.clientId, product: credential.product };
+    // Only reachable if someone signed with this process's random key.
+    if (!credential) throw new HttpError(401, "invalid_hmac", "the signature does not match", { "www-authenticate": hmacChallenge() }, { check: "signature" });
+    if (result.deprecatedRequestLine) c.env.outgoing.setHeader("deprecation", DEPRECATION);
+    c.set("identity", { kind: "company", company: credential.company, clientId: credential.clientId, product: credential.product });
     await next();
   };
 }

@@ -1,25 +1,27 @@
 import type { ProductConfig } from "../config-schema.js";
 import { HttpError } from "../http/http-error.js";
-import type { Middleware } from "../http/middleware.js";
+import { rawTarget, type Middleware } from "../http/middleware.js";
 
 /**
  * Resolves `/v2/<product>/<version>/<resource path>` (spec §9) to the
- * product's upstream. Dot segments, encoded slashes and backslashes are
- * refused so that the path the gateway authorizes is the path the upstream
- * serves (no `/v2/a/v1/../../b/...` tricks).
+ * product's upstream. The path the gateway authorizes must be the path the
+ * upstream serves, whatever the upstream's URL rules: dot segments (plain
+ * or encoded), any encoded dot, slash or backslash, `;` path parameters
+ * (servlet containers strip them), empty segments and backslashes are
+ * refused with 400, never forwarded.
  */
-const UNSAFE_PATH = /(^|\/)\.{1,2}(\/|$)|%2e|%2f|%5c|\\/i;
+const UNSAFE_PATH = /(^|\/)\.{1,2}(\/|$)|%2e|%2f|%5c|\\|;|\/\//i;
 const VERSION = /^v\d+$/;
 
 export function productRoute(products: Readonly<Record<string, ProductConfig>>): Middleware {
   const upstreams = new Map(Object.entries(products).map(([name, p]) => [name, new URL(p.upstream)]));
-  return async (ctx, next) => {
-    const target = ctx.req.url ?? "";
+  return async (c, next) => {
+    const target = rawTarget(c.env.incoming);
     const q = target.indexOf("?");
     const path = q < 0 ? target : target.slice(0, q);
     const query = q < 0 ? "" : target.slice(q);
     if (!path.startsWith("/") || UNSAFE_PATH.test(path)) {
-      throw new HttpError(400, "invalid_request", "path must not contain dot segments, encoded slashes or backslashes");
+      throw new HttpError(400, "invalid_request", "the path must not contain `.`/`..` segments, `;` parameters, empty segments, encoded dots or slashes, or backslashes");
     }
     const [, gatewayVersion, name, productVersion] = path.split("/");
     const config = name === undefined ? undefined : products[name];
@@ -27,13 +29,13 @@ export function productRoute(products: Readonly<Record<string, ProductConfig>>):
     if (gatewayVersion !== "v2" || !config || !upstream || !productVersion || !VERSION.test(productVersion)) {
       throw new HttpError(404, "not_found", "no product route here; product paths look like /v2/<product>/v1/<resource>");
     }
-    ctx.product = {
+    c.set("product", {
       name: name!,
       upstream,
       auth: config.auth,
       timeoutMs: config.timeoutMs,
       upstreamTarget: path.slice(`/v2/${name}`.length) + query,
-    };
+    });
     await next();
   };
 }

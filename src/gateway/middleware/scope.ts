@@ -9,12 +9,13 @@ import { bearerChallenge, hmacChallenge } from "./challenges.js";
  * to it (spec §2.2; 401 with the hmac challenge, like every HMAC failure).
  */
 export function productAccess(): Middleware {
-  return async (ctx, next) => {
-    const product = ctx.product;
-    const identity = ctx.identity;
+  return async (c, next) => {
+    const product = c.get("product");
+    const identity = c.get("identity");
+    const method = c.req.method;
     if (!product || !identity) throw new HttpError(500, "server_error", "productAccess runs after productRoute and authentication");
-    if (identity.kind === "user" && !scopeCoversProduct(identity.scopes, product.name, ctx.req.method ?? "GET")) {
-      const description = `the token's scope does not cover ${product.name} for ${ctx.req.method}`;
+    if (identity.kind === "user" && !scopeCoversProduct(identity.scopes, product.name, method)) {
+      const description = `the token's scope does not cover ${product.name} for ${method}`;
       throw new HttpError(403, "insufficient_scope", description, {
         "www-authenticate": bearerChallenge({ error: "insufficient_scope", description, scope: product.name }),
       });

@@ -9,8 +9,8 @@ import { hasBody, readBoundedBody } from "../http/read-body.js";
  * stream.
  */
 export function signedBody(options: { maxBodyBytes: number }): Middleware {
-  return async (ctx, next) => {
-    if (hasBody(ctx.req)) ctx.body = await readBoundedBody(ctx.req, options.maxBodyBytes);
+  return async (c, next) => {
+    if (hasBody(c.env.incoming)) c.set("body", await readBoundedBody(c, options.maxBodyBytes));
     await next();
   };
 }

@@ -1,15 +1,17 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
-import type { TLSSocket } from "node:tls";
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { IncomingMessage } from "node:http";
 import type { Clock } from "../clock.js";
 import type { OAuthClientConfig, UserConfig } from "../config-schema.js";
 import { HttpError } from "../http/http-error.js";
+import type { GatewayEnv } from "../http/middleware.js";
 import { readBoundedBody } from "../http/read-body.js";
-import { redirect, sendHtml } from "../http/respond.js";
+import { htmlResponse, redirectResponse } from "../http/respond.js";
 import { parseScope } from "../scope-set.js";
 import { verifyAgainstDummy, verifySecret } from "../secret-hash.js";
 import type { TokenStore } from "../state/token-store.js";
 import { checkAuthorizeQuery, redirectWith } from "./authorize-request.js";
-import { clearConsentCookie, consentCookie, consentCookieName, readCookie, type ConsentSeal } from "./consent-csrf.js";
+import { CONSENT_COOKIE, consentCookieName, type ConsentSeal } from "./consent-csrf.js";
 import { renderConsentPage, renderErrorPage } from "./consent-page.js";
 import type { SignInThrottle } from "./sign-in-throttle.js";
 
@@ -22,41 +24,45 @@ export interface AuthorizeOptions {
   users: ReadonlyMap<string, UserConfig>;
   throttle: SignInThrottle;
   maxBodyBytes: number;
+  /** TLS here, or a trusted proxy says so: the consent cookie is then `Secure`. */
+  isHttps: (req: IncomingMessage) => boolean;
+  /** The issuer identifier for this request (RFC 8414), added to every redirect as `iss` (RFC 9207). */
+  issuer: (c: Context<GatewayEnv>) => string;
 }
 
+type C = Context<GatewayEnv>;
+
 export function authorizeEndpoint(options: AuthorizeOptions) {
-  return async (req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> => {
-    if (req.method === "GET" || req.method === "HEAD") return showForm(options, req, res, query);
-    if (req.method === "POST") return decide(options, req, res);
-    req.resume();
-    sendHtml(res, 405, renderErrorPage("Method not allowed", "Use GET or POST."), { allow: "GET, HEAD, POST" });
+  return async (c: C): Promise<Response> => {
+    const method = c.req.method;
+    if (method === "GET" || method === "HEAD") return showForm(options, c);
+    if (method === "POST") return decide(options, c);
+    return htmlResponse(c, 405, renderErrorPage("Method not allowed", "Use GET or POST."), { allow: "GET, HEAD, POST" });
   };
 }
 
-function isSecure(req: IncomingMessage): boolean {
-  return (req.socket as TLSSocket).encrypted === true || req.headers["x-forwarded-proto"] === "https";
-}
-
-function showForm(options: AuthorizeOptions, req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void {
-  const check = checkAuthorizeQuery(query, options.clients);
-  if (check.kind === "show") return sendHtml(res, 400, renderErrorPage(check.title, check.detail));
-  if (check.kind === "redirect") return redirect(res, check.location);
+function showForm(options: AuthorizeOptions, c: C): Response {
+  const target = c.env.incoming.url ?? "";
+  const q = target.indexOf("?");
+  const check = checkAuthorizeQuery(new URLSearchParams(q < 0 ? "" : target.slice(q + 1)), options.clients, options.issuer(c));
+  if (check.kind === "show") return htmlResponse(c, 400, renderErrorPage(check.title, check.detail));
+  if (check.kind === "redirect") return redirectResponse(c, check.location);
   const { field, nonce } = options.seal.seal(check.request, options.clock());
   const html = renderConsentPage({ clientName: check.client.name ?? check.client.clientId, scopes: check.scopes, sealedRequest: field });
-  sendHtml(res, 200, html, { "set-cookie": consentCookie(nonce, isSecure(req)) });
+  setCookie(c, consentCookieName(nonce), nonce, { ...CONSENT_COOKIE, secure: options.isHttps(c.env.incoming) });
+  return htmlResponse(c, 200, html);
 }
 
-async function decide(options: AuthorizeOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+async function decide(options: AuthorizeOptions, c: C): Promise<Response> {
+  const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/x-www-form-urlencoded") {
-    req.resume();
-    return sendHtml(res, 415, renderErrorPage("Unsupported form", "The sign-in form must be posted as application/x-www-form-urlencoded."));
+    return htmlResponse(c, 415, renderErrorPage("Unsupported form", "The sign-in form must be posted as application/x-www-form-urlencoded."));
   }
   let body: Buffer;
   try {
-    body = await readBoundedBody(req, options.maxBodyBytes);
+    body = await readBoundedBody(c, options.maxBodyBytes);
   } catch (err) {
-    if (err instanceof HttpError) return sendHtml(res, err.status, renderErrorPage("Form too large", err.description), err.headers);
+    if (err instanceof HttpError) return htmlResponse(c, err.status, renderErrorPage("Form too large", err.description), err.headers);
     throw err;
   }
   const form = new URLSearchParams(body.toString("utf8"));
@@ -64,28 +70,31 @@ async function decide(options: AuthorizeOptions, req: IncomingMessage, res: Serv
   const sealed = options.seal.open(form.get("request") ?? "", now);
   const client = sealed && options.clients.get(sealed.clientId);
   if (!sealed || !client) {
-    return sendHtml(res, 400, renderErrorPage("Sign-in form expired", "This form has expired or was altered. Start again from the application."));
+    return htmlResponse(c, 400, renderErrorPage("Sign-in form expired", "This form has expired or was altered. Start again from the application."));
   }
-  const cookie = readCookie(req.headers.cookie, consentCookieName(sealed.nonce));
+  const cookieName = consentCookieName(sealed.nonce);
+  const cookie = getCookie(c, cookieName);
   if (!cookie || cookie !== sealed.nonce) {
-    return sendHtml(res, 403, renderErrorPage("Request refused", "The form was not submitted from this browser's sign-in page. Start again from the application."));
+    return htmlResponse(c, 403, renderErrorPage("Request refused", "The form was not submitted from this browser's sign-in page. Start again from the application."));
   }
   const decision = form.get("decision");
-  const finish = (params: Record<string, string | undefined>) =>
-    redirect(res, redirectWith(client.redirectUrl, { ...params, state: sealed.state }), { "set-cookie": clearConsentCookie(sealed.nonce) });
-  const alreadyUsed = () => sendHtml(res, 400, renderErrorPage("Form already used", "This sign-in form was already submitted. Start again from the application."));
+  const finish = (params: Record<string, string | undefined>) => {
+    deleteCookie(c, cookieName, { path: CONSENT_COOKIE.path, httpOnly: true, sameSite: "Strict" });
+    return redirectResponse(c, redirectWith(client.redirectUrl, { ...params, state: sealed.state, iss: options.issuer(c) }));
+  };
+  const alreadyUsed = () => htmlResponse(c, 400, renderErrorPage("Form already used", "This sign-in form was already submitted. Start again from the application."));
   if (decision === "deny") {
-    if (!options.store.useConsentNonce(sealed.nonce, sealed.exp)) return alreadyUsed();
+    if (!(await options.store.useConsentNonce(sealed.nonce, sealed.exp))) return alreadyUsed();
     return finish({ error: "access_denied", error_description: "the user denied the request" });
   }
-  if (decision !== "approve") return sendHtml(res, 400, renderErrorPage("Invalid form", "decision must be approve or deny."));
+  if (decision !== "approve") return htmlResponse(c, 400, renderErrorPage("Invalid form", "decision must be approve or deny."));
 
   const username = form.get("username") ?? "";
   const password = form.get("password") ?? "";
   const again = (status: number, error: string, headers: Record<string, string> = {}) => {
     const scopes = parseScope(sealed.scope) ?? [];
     const html = renderConsentPage({ clientName: client.name ?? client.clientId, scopes, sealedRequest: form.get("request")!, username, error });
-    sendHtml(res, status, html, headers);
+    return htmlResponse(c, status, html, headers);
   };
   const wait = options.throttle.retryAfter(username);
   if (wait > 0) return again(429, "Too many failed sign-ins for this user name. Try again later.", { "retry-after": String(wait) });
@@ -96,13 +105,14 @@ async function decide(options: AuthorizeOptions, req: IncomingMessage, res: Serv
     return again(200, "Unknown user name or wrong password.");
   }
   options.throttle.succeed(username);
-  if (!options.store.useConsentNonce(sealed.nonce, sealed.exp)) return alreadyUsed();
-  const code = options.store.issueCode({
+  if (!(await options.store.useConsentNonce(sealed.nonce, sealed.exp))) return alreadyUsed();
+  const code = await options.store.issueCode({
     clientId: client.clientId,
     username: user.username,
     scope: sealed.scope,
     redirectUrl: client.redirectUrl,
     redirectSent: sealed.redirectUri !== undefined,
+    codeChallenge: sealed.codeChallenge,
   });
-  finish({ code });
+  return finish({ code });
 }

@@ -17,6 +17,8 @@ export interface AuthRequest {
   state?: string;
   /** Only when the client sent redirect_uri; the token request must then repeat it. */
   redirectUri?: string;
+  /** PKCE S256 challenge, when the client sent one. */
+  codeChallenge?: string;
 }
 
 export interface SealedRequest extends AuthRequest {
@@ -53,20 +55,5 @@ export function consentCookieName(nonce: string): string {
   return `relcast_consent_${nonce.slice(0, 12).replace(/[^A-Za-z0-9]/g, "x")}`;
 }
 
-export function consentCookie(nonce: string, secure: boolean): string {
-  const attrs = [`${consentCookieName(nonce)}=${nonce}`, "Path=/auth", "HttpOnly", "SameSite=Strict", `Max-Age=${CONSENT_FORM_SECONDS}`];
-  if (secure) attrs.push("Secure");
-  return attrs.join("; ");
-}
-
-export function clearConsentCookie(nonce: string): string {
-  return `${consentCookieName(nonce)}=; Path=/auth; HttpOnly; SameSite=Strict; Max-Age=0`;
-}
-
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? "").split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
-}
+/** Attributes of the consent cookie (set and read with hono's cookie helpers). */
+export const CONSENT_COOKIE = { path: "/auth", httpOnly: true, sameSite: "Strict", maxAge: CONSENT_FORM_SECONDS } as const;

@@ -1,5 +1,6 @@
-import type { ServerResponse } from "node:http";
-import { sendJson } from "../http/respond.js";
+import type { Context } from "hono";
+import type { GatewayEnv } from "../http/middleware.js";
+import { jsonResponse } from "../http/respond.js";
 
 /**
  * Token endpoint errors, RFC 6749 §5.2: status 400, except invalid_client
@@ -11,7 +12,8 @@ export type OAuthErrorCode =
   | "invalid_grant"
   | "invalid_scope"
   | "unauthorized_client"
-  | "unsupported_grant_type";
+  | "unsupported_grant_type"
+  | "unsupported_token_type";
 
 export class OAuthError extends Error {
   constructor(
@@ -27,8 +29,8 @@ export class OAuthError extends Error {
   }
 }
 
-export function sendOAuthError(res: ServerResponse, err: OAuthError): void {
+export function oauthErrorResponse(c: Context<GatewayEnv>, err: OAuthError): Response {
   const headers: Record<string, string> = { "cache-control": "no-store", pragma: "no-cache" };
   if (err.error === "invalid_client") headers["www-authenticate"] = 'Basic realm="relcast", charset="UTF-8"';
-  sendJson(res, err.status, { error: err.error, error_description: err.description }, headers);
+  return jsonResponse(c, err.status, { error: err.error, error_description: err.description }, headers);
 }

@@ -1,5 +1,6 @@
-import type { IncomingMessage } from "node:http";
+import type { Context } from "hono";
 import { HttpError } from "../http/http-error.js";
+import type { GatewayEnv } from "../http/middleware.js";
 import { readBoundedBody } from "../http/read-body.js";
 import { OAuthError } from "./oauth-error.js";
 
@@ -7,15 +8,14 @@ import { OAuthError } from "./oauth-error.js";
  * Reads the token request parameters: JSON (spec §4.2) or form encoding
  * (what RFC 6749 clients send). Every value must be a single string.
  */
-export async function readTokenParams(req: IncomingMessage, limit: number): Promise<Map<string, string>> {
-  const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+export async function readTokenParams(c: Context<GatewayEnv>, limit: number): Promise<Map<string, string>> {
+  const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json" && type !== "application/x-www-form-urlencoded") {
-    req.resume();
     throw new OAuthError("invalid_request", "Content-Type must be application/json or application/x-www-form-urlencoded");
   }
   let body: Buffer;
   try {
-    body = await readBoundedBody(req, limit);
+    body = await readBoundedBody(c, limit);
   } catch (err) {
     if (err instanceof HttpError) throw new OAuthError("invalid_request", err.description);
     throw err;
@@ -51,11 +51,12 @@ function formParams(body: Buffer): Map<string, string> {
 
 export interface ClientCredentials {
   clientId: string;
-  clientSecret: string;
+  /** Absent when a public client identifies itself by client_id alone. */
+  clientSecret?: string;
   viaBasic: boolean;
 }
 
-/** Client credentials from the body (spec §4.2) or HTTP Basic (RFC 6749 §2.3.1); never both. */
+/** Client credentials from the body (spec §4.2) or HTTP Basic (RFC 6749 §2.3.1); never both. A public client sends only client_id. */
 export function clientCredentials(params: Map<string, string>, authorization: string | undefined): ClientCredentials {
   const basic = authorization && /^basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
   if (authorization && !basic) throw new OAuthError("invalid_client", "unsupported Authorization scheme on the token endpoint");
@@ -71,8 +72,8 @@ export function clientCredentials(params: Map<string, string>, authorization: st
   }
   const clientId = params.get("client_id");
   const clientSecret = params.get("client_secret");
-  if (!clientId || !clientSecret) throw new OAuthError("invalid_client", "client_id and client_secret are required");
-  return { clientId, clientSecret, viaBasic: false };
+  if (!clientId) throw new OAuthError("invalid_client", "client_id is required (with client_secret, unless the client is public)");
+  return { clientId, clientSecret: clientSecret || undefined, viaBasic: false };
 }
 
 function safeDecode(text: string): string {

@@ -3,15 +3,15 @@ import { RelcastError } from "../../core/errors.js";
 import { digestFile } from "../../core/file-digest.js";
 import { publicEdKeyProblem, readBundleInfo } from "../../bundle/info-plist.js";
 import { checkBundleTree } from "../../bundle/bundle-tree-check.js";
-import { appcastLimit } from "../../catalog/feed-files.js";
+import { appcastLimit } from "../../domain/appcast.js";
 import { buildOrderEntriesOf, readCatalogView } from "../../catalog/catalog-view.js";
-import { readReleaseNotes } from "../../release/release-notes.js";
-import { requireXmlText } from "../../release/xml-text.js";
-import { DOWNLOADS_PREFIX, LATEST_PREFIX, publicApiPrefix, RELEASES_PREFIX, recordKey } from "../../release/release-layout.js";
-import { releaseRecordSchema } from "../../release/record-schema.js";
-import type { ReleaseContext } from "../../release/release-context.js";
-import type { Step } from "../../release/step.js";
-import { changedOptions, resolveAutoupdateOptions } from "../../release/autoupdate-options.js";
+import { loadReleaseNotes } from "./notes-file.js";
+import { requireXmlText } from "../../core/xml-text.js";
+import { DOWNLOADS_PREFIX, LATEST_PREFIX, publicApiPrefix, RELEASES_PREFIX, recordKey } from "../../domain/release-layout.js";
+import { releaseRecordSchema } from "../../domain/record-schema.js";
+import type { ReleaseContext } from "../release-context.js";
+import type { Step } from "../step.js";
+import { changedOptions, resolveAutoupdateOptions } from "../../domain/autoupdate-options.js";
 import { assertBuildOrder } from "./build-order-check.js";
 
 async function requireDirectory(dir: string): Promise<void> {
@@ -65,7 +65,7 @@ export const preflightStep: Step = {
     await requireDiskImage(inputs.dmgFile);
     ctx.bundle = await readBundleInfo(inputs.appDir);
     await checkBundleTree(inputs.appDir);
-    ctx.notes = await readReleaseNotes(inputs.notesFile);
+    ctx.notes = await loadReleaseNotes({ notesFile: inputs.notesFile, changelogFile: inputs.changelogFile }, inputs.version);
     if (inputs.summary !== undefined) requireXmlText(inputs.summary, "--summary");
     const short = ctx.bundle.shortVersion;
     if (short !== undefined && short !== inputs.version) {

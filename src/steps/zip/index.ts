@@ -1,7 +1,8 @@
 import path from "node:path";
-import { need, type ReleaseContext } from "../../release/release-context.js";
-import { zipFileName } from "../../release/release-layout.js";
-import type { Step } from "../../release/step.js";
+import { need, type ReleaseContext } from "../release-context.js";
+import { zipFileName } from "../../domain/release-layout.js";
+import type { Step } from "../step.js";
+import { startSignature } from "../../sparkle/ed25519-stream.js";
 import { zipBundle } from "./reproducible-zip.js";
 import { assertZipFollowsRules } from "./zip-check.js";
 
@@ -10,10 +11,13 @@ export const zipStep: Step = {
   name: "zip",
   async run(ctx: ReleaseContext) {
     const out = path.join(ctx.workDir, zipFileName(ctx.config.pluginId, ctx.inputs.version));
-    const result = await zipBundle(ctx.inputs.appDir, out);
+    // The signature's first SHA-512 pass and the SHA-256 see the bytes as they are written.
+    const signature = startSignature(ctx.key);
+    const result = await zipBundle(ctx.inputs.appDir, out, { observers: [signature] });
     await assertZipFollowsRules(result.file, ctx.inputs.appDir, result.symlinks);
     for (const skipped of result.skipped) ctx.logger.warn(`left out of the zip: ${skipped} (Finder/AppleDouble junk or special file)`);
     ctx.zip = { file: result.file, sizeBytes: result.sizeBytes, sha256: result.sha256 };
+    ctx.zipSignature = signature;
     ctx.logger.info(`zipped ${result.entryCount} entries, ${result.sizeBytes} bytes, sha256 ${result.sha256}`);
     need(ctx.zip, "zip");
   },

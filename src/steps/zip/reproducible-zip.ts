@@ -1,9 +1,9 @@
+import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import os from "node:os";
-import { digestFile } from "../../core/file-digest.js";
 import { listBundleEntries, type BundleEntry } from "./bundle-entries.js";
-import { deflatedChunks, type DeflatedChunk } from "./deflate-chunks.js";
-import { ZipWriter } from "./zip-writer.js";
+import { CHUNK_BYTES, deflatedChunks, type DeflatedChunk } from "./deflate-chunks.js";
+import { DeflateSlots } from "./deflate-slots.js";
+import { ZipWriter, type ZipObserver } from "./zip-writer.js";
 
 // Permission bits only: the writer adds the file-type bits.
 const DIR_MODE = 0o755;
@@ -21,17 +21,27 @@ export interface ZipResult {
   symlinks: Array<{ name: string; target: string }>;
 }
 
+export interface ZipOptions {
+  /** zlib level; 6 is Info-ZIP's default and ours. */
+  level?: number;
+  /** Also see the zip's bytes in order as they are written (e.g. the first pass of its signature). */
+  observers?: readonly ZipObserver[];
+}
+
+/** Chunks read ahead of the writer: enough to keep every deflate slot busy between small files, 16 MiB of input at most. */
+const AHEAD_ITEMS = Math.max(8, Math.floor((16 << 20) / CHUNK_BYTES));
+
 type WorkItem = { entry: BundleEntry; chunk?: DeflatedChunk; first?: boolean };
 
 /** Entries in zip order, with each file cut into chunks whose deflate starts as soon as the item is pulled. */
-async function* workItems(entries: BundleEntry[], level: number): AsyncGenerator<WorkItem> {
+async function* workItems(entries: BundleEntry[], level: number, slots: DeflateSlots): AsyncGenerator<WorkItem> {
   for (const entry of entries) {
     if (entry.kind !== "file") {
       yield { entry };
       continue;
     }
     let first = true;
-    for await (const chunk of deflatedChunks(entry.abs, entry.size, level)) {
+    for await (const chunk of deflatedChunks(entry.abs, entry.size, level, slots)) {
       yield { entry, chunk, first };
       first = false;
     }
@@ -50,15 +60,15 @@ async function* rereadFile(file: string, size: number): AsyncGenerator<Buffer> {
  * every core: chunks are compressed ahead in the thread pool while the
  * writer takes their results in order, so the bytes never depend on timing.
  */
-export async function zipBundle(bundleDir: string, outFile: string, level = 6): Promise<ZipResult> {
+export async function zipBundle(bundleDir: string, outFile: string, options: ZipOptions = {}): Promise<ZipResult> {
   const { entries, skipped } = await listBundleEntries(bundleDir);
-  const ahead = Math.max(4, os.availableParallelism() * 4);
-  const writer = await ZipWriter.create(outFile);
-  const source = workItems(entries, level);
+  const sha256 = createHash("sha256");
+  const writer = await ZipWriter.create(outFile, [sha256, ...(options.observers ?? [])]);
+  const source = workItems(entries, options.level ?? 6, new DeflateSlots());
   const queue: Array<Promise<IteratorResult<WorkItem>>> = [];
   try {
     const refill = () => {
-      while (queue.length < ahead) {
+      while (queue.length < AHEAD_ITEMS) {
         const item = source.next();
         item.catch(() => undefined); // awaited in order below; this only stops an early rejection counting as unhandled
         queue.push(item);
@@ -78,10 +88,9 @@ export async function zipBundle(bundleDir: string, outFile: string, level = 6): 
         if (chunk!.last) await writer.endFile(() => rereadFile(entry.abs, entry.size));
       }
     }
-    const { entryCount } = await writer.finish();
-    const { sha256, sizeBytes } = await digestFile(outFile);
+    const { entryCount, sizeBytes } = await writer.finish();
     const symlinks = entries.flatMap((e) => (e.kind === "symlink" ? [{ name: e.name, target: e.target }] : []));
-    return { file: outFile, sizeBytes, sha256, entryCount, skipped, symlinks };
+    return { file: outFile, sizeBytes, sha256: sha256.digest("hex"), entryCount, skipped, symlinks };
   } catch (err) {
     await writer.abort();
     await source.return(undefined).catch(() => undefined);

@@ -17,38 +17,120 @@ function tooLarge(what: string): RelcastError {
   return new RelcastError("E_INPUT", `the bundle is too large for a zip without ZIP64 (${what})`, "keep the bundle under 4 GiB and 65,535 entries; relcast writes classic zips, which every macOS unzipper reads");
 }
 
+/** Sees the zip's final bytes once each, in file order (a SHA-256, the first pass of a signature). */
+export interface ZipObserver {
+  update(bytes: Buffer): void;
+}
+
+/** Bytes gathered before one positional writev: few syscalls, and a local header usually patched in memory. */
+const FLUSH_BYTES = 4 << 20;
+const REREAD_BYTES = 1 << 20;
+
 /**
  * Writes a zip at explicit positions: a file's local header is written with
  * placeholders, its data follows, and the header is patched when the CRC and
  * sizes are known (no data descriptors). A file that deflate does not shrink
  * is rewritten stored, as Info-ZIP does.
+ *
+ * Observers get every byte of the finished zip in order while it is written,
+ * so its digests need no second read: bytes before the open entry are final;
+ * the open entry's bytes are fed when its header is patched, from memory, or
+ * (for an entry larger than the write buffer) read back from the page cache.
  */
 export class ZipWriter {
   private offset = 0;
   private readonly entries: EntryFields[] = [];
-  private open_: EntryFields | undefined;
+  private open_: { entry: EntryFields; header: Buffer } | undefined;
+  /** Bytes [pendingStart, offset) not yet written to the file. */
+  private pending: Buffer[] = [];
+  private pendingStart = 0;
+  private observedTo = 0;
 
-  private constructor(private readonly handle: FileHandle) {}
+  private constructor(private readonly handle: FileHandle, private readonly observers: readonly ZipObserver[]) {}
 
-  static async create(file: string): Promise<ZipWriter> {
-    return new ZipWriter(await open(file, "w"));
+  static async create(file: string, observers: readonly ZipObserver[] = []): Promise<ZipWriter> {
+    // Read as well as write: observers are fed large entries back from the page cache.
+    return new ZipWriter(await open(file, "w+"), observers);
   }
 
-  private async write(bytes: Buffer): Promise<void> {
+  private async append(bytes: Buffer): Promise<void> {
     if (this.offset + bytes.length > ZIP32_LIMIT) throw tooLarge("more than 4 GiB of zip");
-    let done = 0;
-    while (done < bytes.length) {
-      const { bytesWritten } = await this.handle.write(bytes, done, bytes.length - done, this.offset + done);
-      done += bytesWritten;
-    }
+    if (bytes.length > 0) this.pending.push(bytes);
     this.offset += bytes.length;
+    if (this.offset - this.pendingStart >= FLUSH_BYTES) await this.flush();
+  }
+
+  /** Writes the buffered bytes, first showing observers those already final (so they need no re-read). */
+  private async flush(): Promise<void> {
+    await this.observeUpTo(this.open_ ? this.open_.entry.localHeaderOffset : this.offset);
+    const buffers = this.pending;
+    let position = this.pendingStart;
+    this.pending = [];
+    this.pendingStart = this.offset;
+    let index = 0;
+    while (index < buffers.length) {
+      const batch = buffers.slice(index, index + 512);
+      let { bytesWritten } = await this.handle.writev(batch, position);
+      position += bytesWritten;
+      // A short write: skip the buffers written in full, then retry the rest of the partial one.
+      while (index < buffers.length && bytesWritten >= buffers[index]!.length) bytesWritten -= buffers[index++]!.length;
+      if (bytesWritten > 0) buffers[index] = buffers[index]!.subarray(bytesWritten);
+    }
+  }
+
+  /** Feeds observers the bytes [observedTo, end): from the buffer, or read back where already written. */
+  private async observeUpTo(end: number): Promise<void> {
+    if (this.observers.length === 0) {
+      this.observedTo = Math.max(this.observedTo, end);
+      return;
+    }
+    if (this.observedTo < this.pendingStart && this.observedTo < end) {
+      const upTo = Math.min(end, this.pendingStart);
+      const buffer = Buffer.allocUnsafe(REREAD_BYTES);
+      while (this.observedTo < upTo) {
+        const want = Math.min(REREAD_BYTES, upTo - this.observedTo);
+        const { bytesRead } = await this.handle.read(buffer, 0, want, this.observedTo);
+        if (bytesRead === 0) throw new Error("zip writer: the output file is shorter than what was written");
+        for (const o of this.observers) o.update(buffer.subarray(0, bytesRead));
+        this.observedTo += bytesRead;
+      }
+    }
+    let at = this.pendingStart;
+    for (const piece of this.pending) {
+      const pieceEnd = at + piece.length;
+      if (pieceEnd > this.observedTo && at < end) {
+        const part = piece.subarray(Math.max(0, this.observedTo - at), Math.min(piece.length, end - at));
+        for (const o of this.observers) o.update(part);
+        this.observedTo += part.length;
+      }
+      at = pieceEnd;
+      if (at >= end) break;
+    }
+  }
+
+  /** Drops what was written from `to` on (the open entry's data, to be written again stored). */
+  private rewind(to: number): void {
+    if (to < this.pendingStart) {
+      this.pending = [];
+      this.pendingStart = to;
+    } else {
+      let keep = to - this.pendingStart;
+      const kept: Buffer[] = [];
+      for (const piece of this.pending) {
+        if (keep <= 0) break;
+        kept.push(piece.length <= keep ? piece : piece.subarray(0, keep));
+        keep -= piece.length;
+      }
+      this.pending = kept;
+    }
+    this.offset = to;
   }
 
   private async addWhole(name: Buffer, mode: number, data: Buffer): Promise<void> {
     const entry: EntryFields = { name, method: METHOD_STORE, crc32: crc32(data), compressedSize: data.length, size: data.length, mode, localHeaderOffset: this.offset };
-    await this.write(localHeader(entry));
-    await this.write(data);
     this.entries.push(entry);
+    await this.append(localHeader(entry));
+    await this.append(data);
   }
 
   addDirectory(name: string, mode: number): Promise<void> {
@@ -61,44 +143,49 @@ export class ZipWriter {
 
   async beginFile(name: string, mode: number, deflate: boolean): Promise<void> {
     const entry: EntryFields = { name: Buffer.from(name, "utf8"), method: deflate ? METHOD_DEFLATE : METHOD_STORE, crc32: 0, compressedSize: 0, size: 0, mode: 0o100000 | mode, localHeaderOffset: this.offset };
-    await this.write(localHeader(entry));
-    this.open_ = entry;
+    const header = localHeader(entry);
+    this.open_ = { entry, header };
+    await this.append(header);
   }
 
   /** `deflated` is the chunk's deflate output, or the raw bytes again for a stored file. */
   async appendChunk(raw: Buffer, deflated: Buffer): Promise<void> {
-    const entry = this.open_!;
+    const entry = this.open_!.entry;
     entry.crc32 = crc32(raw, entry.crc32);
     entry.size += raw.length;
     entry.compressedSize += deflated.length;
     if (entry.size > ZIP32_LIMIT) throw tooLarge(`${entry.name.toString()} is over 4 GiB`);
-    await this.write(deflated);
+    await this.append(deflated);
   }
 
   /** `rawAgain` yields the file's bytes again; called only when deflate did not shrink them. */
   async endFile(rawAgain: () => AsyncIterable<Buffer>): Promise<void> {
-    const entry = this.open_!;
-    this.open_ = undefined;
+    const { entry, header } = this.open_!;
     if (entry.method === METHOD_DEFLATE && entry.compressedSize >= entry.size) {
-      this.offset = entry.localHeaderOffset + 30 + entry.name.length;
+      this.rewind(entry.localHeaderOffset + header.length);
       entry.method = METHOD_STORE;
       entry.compressedSize = 0;
       for await (const chunk of rawAgain()) {
-        await this.write(chunk);
         entry.compressedSize += chunk.length;
+        await this.append(chunk);
       }
     }
     const patch = localHeaderPatch(entry);
-    await this.handle.write(patch.bytes, 0, patch.bytes.length, patch.at);
+    if (patch.at >= this.pendingStart) patch.bytes.copy(header, patch.at - entry.localHeaderOffset);
+    else await this.handle.write(patch.bytes, 0, patch.bytes.length, patch.at);
+    this.open_ = undefined;
     this.entries.push(entry);
+    await this.observeUpTo(this.offset);
   }
 
   async finish(): Promise<{ entryCount: number; sizeBytes: number }> {
     if (this.entries.length > ZIP32_MAX_ENTRIES) throw tooLarge(`${this.entries.length} entries`);
     const centralOffset = this.offset;
     const central = Buffer.concat(this.entries.map(centralHeader));
-    await this.write(central);
-    await this.write(endOfCentralDirectory(this.entries.length, central.length, centralOffset));
+    await this.append(central);
+    await this.append(endOfCentralDirectory(this.entries.length, central.length, centralOffset));
+    await this.flush();
+    await this.observeUpTo(this.offset);
     await this.handle.truncate(this.offset);
     await this.handle.close();
     return { entryCount: this.entries.length, sizeBytes: this.offset };

@@ -36,6 +36,12 @@ describe("reproducible zip writer (read back by unzip, zipinfo and Python zipfil
   const multiChunk = Buffer.from(Array.from({ length: 60_000 }, (_, i) => line(i)).join(""));
   const random = randomBytes(3 * (1 << 20) + 12345);
   const smallRandom = randomBytes(4000);
+  // Larger than the writer's 4 MiB buffer, so their entries are written before their headers are patched.
+  const largeRandom = randomBytes(5 * (1 << 20) + 999);
+  const hexText = Buffer.from(randomBytes(5 * (1 << 20)).toString("hex"));
+  // Random but for 400 zero bytes in the last 16 KiB: the probes say deflate, the whole file does not shrink.
+  const mostlyRandom = randomBytes(5 * (1 << 20) + 777);
+  mostlyRandom.fill(0, mostlyRandom.length - 8000, mostlyRandom.length - 7600);
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), "relcast-zipw-"));
@@ -47,6 +53,9 @@ describe("reproducible zip writer (read back by unzip, zipinfo and Python zipfil
       "Contents/Resources/noise.bin": random,
       "Contents/Resources/small-noise.bin": smallRandom,
       "Contents/Resources/empty": Buffer.alloc(0),
+      "Contents/Resources/large-noise.bin": largeRandom,
+      "Contents/Resources/hex.txt": hexText,
+      "Contents/Resources/mostly-noise.bin": mostlyRandom,
       "Contents/Resources/Überblick – café.txt": Buffer.from("non-ASCII name\n"),
       "Contents/Frameworks/B.framework/Versions/A/B": Buffer.from("binary"),
     };
@@ -102,11 +111,24 @@ describe("reproducible zip writer (read back by unzip, zipinfo and Python zipfil
     expect(byName.get("Demo.bundle/Contents/Resources/big.txt")!.method).toBe(8);
     expect(byName.get("Demo.bundle/Contents/Resources/noise.bin")!.method).toBe(0);
     expect(byName.get("Demo.bundle/Contents/Resources/small-noise.bin")!.method).toBe(0);
+    expect(byName.get("Demo.bundle/Contents/Resources/large-noise.bin")!.method).toBe(0);
+    expect(byName.get("Demo.bundle/Contents/Resources/hex.txt")!.method).toBe(8);
+    expect(byName.get("Demo.bundle/Contents/Resources/mostly-noise.bin")!.method).toBe(0);
     // The non-ASCII name is flagged UTF-8 so Archive Utility and unzip show it right.
     expect(byName.get("Demo.bundle/Contents/Resources/Überblick – café.txt")!.utf8).toBe(true);
     const info = execFileSync("zipinfo", [z.file], { encoding: "utf8" });
     expect(info).toMatch(/^lrwxr-xr-x .* Demo\.bundle\/Contents\/Frameworks\/B\.framework\/Versions\/Current$/m);
     expect(info).toMatch(/^-rwxr-xr-x .* Demo\.bundle\/Contents\/MacOS\/Demo$/m);
+  });
+
+  it("shows observers every byte of the zip once, in order, as it is written", async () => {
+    const seen = createHash("sha512");
+    let count = 0;
+    const z = await zipBundle(bundle, path.join(dir, "f.zip"), { observers: [{ update: (b) => { seen.update(b); count += b.length; } }] });
+    const bytes = await readFile(z.file);
+    expect(count).toBe(bytes.length);
+    expect(seen.digest("hex")).toBe(createHash("sha512").update(bytes).digest("hex"));
+    expect(z.sha256).toBe(sha(bytes));
   });
 
   it("extracts with unzip to the same tree, links included", async () => {

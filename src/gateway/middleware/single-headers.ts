@@ -1,0 +1,26 @@
+import { HttpError } from "../http/http-error.js";
+import type { Middleware } from "../http/middleware.js";
+
+/**
+ * Credentials and the headers a signature covers must mean one thing. Node
+ * keeps only the first of two `Authorization` headers and joins two `Date`
+ * or `Digest` headers with a comma, so the gateway and an upstream (or a
+ * proxy in front) could each read a different value. A request that sends
+ * any of them more than once is refused with 400 before anything reads them.
+ */
+export const SINGLE_VALUED = ["authorization", "date", "digest"] as const;
+
+export function singleValuedHeaders(names: readonly string[] = SINGLE_VALUED): Middleware {
+  const watched = new Set(names);
+  return async (c, next) => {
+    const raw = c.env.incoming.rawHeaders;
+    const seen = new Set<string>();
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i]!.toLowerCase();
+      if (!watched.has(name)) continue;
+      if (seen.has(name)) throw new HttpError(400, "invalid_request", `the ${name} header appears more than once; send it once`);
+      seen.add(name);
+    }
+    await next();
+  };
+}
