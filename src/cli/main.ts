@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from "commander";
 import { commandRegistrations } from "./commands/index.js";
-import { registerSecret } from "../core/secrets.js";
+import { maskSecrets, registerKeyShapedArguments, registerSecret } from "../core/secrets.js";
 import { maskSecretsInRunnerLog } from "./github-actions.js";
 import { reportError } from "./report-error.js";
 import { applyConventions } from "./command-tree.js";
@@ -16,6 +16,8 @@ export async function buildProgram(argv: string[]): Promise<Command> {
     // Root options only before the command name: `publish --version 1.2.0` is publish's flag.
     .enablePositionalOptions()
     .showHelpAfterError("(run with --help for usage)")
+    // commander's own messages echo flag values: they pass the secret mask too.
+    .configureOutput({ writeErr: (text) => process.stderr.write(maskSecrets(text)), writeOut: (text) => process.stdout.write(maskSecrets(text)) })
     .exitOverride();
   for (const register of await commandRegistrations(argv)) register(program);
   applyConventions(program);
@@ -26,6 +28,8 @@ export async function main(argv: string[]): Promise<number> {
   maskSecretsInRunnerLog();
   // The key in the environment is a secret whether or not this command reads it.
   registerSecret(process.env.RELCAST_SIGNING_KEY);
+  // A key pasted into a flag (e.g. --key-file <the key>) is masked before anything can print it.
+  registerKeyShapedArguments(argv);
   const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv);
