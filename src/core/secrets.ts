@@ -75,6 +75,8 @@ export function registerKeyShapedArguments(argv: readonly string[]): void {
     const flag = eq > 0 ? arg.slice(0, eq) : argv[i - 1];
     const value = eq > 0 ? arg.slice(eq + 1) : arg;
     if (flag !== undefined && PUBLIC_KEY_FLAGS.has(flag)) continue;
-    if (looksLikeKey(value)) registerSecret(value);
+    if (!looksLikeKey(value)) continue;
+    registerSecret(value);
+    if (/^[0-9a-fA-F]{64}$/.test(value.trim())) registerSecret(Buffer.from(value.trim(), "hex").toString("base64"));
   }
 }

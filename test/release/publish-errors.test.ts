@@ -68,6 +68,8 @@ const cases: Case[] = [
   configCase("appUrl with a query", { appUrl: "https://updates.example.com/?x=1" }, /field "appUrl" must be an absolute http\(s\) URL/),
   configCase("releaseNotesUrl that is a file URL", { appcast: { releaseNotesUrl: "file:///etc/passwd" } }, /field "appcast\.releaseNotesUrl" must be an absolute http\(s\) URL/),
   { name: "--release-notes-url with a control character", exit: 2, message: /--release-notes-url .* is not an absolute http\(s\) URL/, prepare: async (ws, p) => ({ args: ws.publishArgs(p, "2.0.0", ["--release-notes-url", "https://a.example/\x1b{version}"]) }) },
+  // Item 6: a key where a path belongs is refused without echoing it (the matrix checks the seed is nowhere in the output).
+  { name: "the key itself as --key-file", exit: 6, message: /the --key-file value looks like a key itself, not the path of a key file \(the value is not shown\)/, prepare: async (ws, p) => ({ args: [...ws.publishArgs(p, "2.0.0").filter((a, i, all) => a !== "--key-file" && all[i - 1] !== "--key-file"), "--key-file", ws.key.seedBase64] }) },
   // Item 10: user mistakes get their own class and a fix, never exit 70.
   configCase("pluginId over 64 characters", { pluginId: "p".repeat(65) }, /field "pluginId" must be at most 64 characters/),
   bundleCase("non-UTF-8 file name", 4, /the bundle has a file name that is not valid UTF-8: .*\/Contents\/Resources\/caf\\xe9\.txt/, async (app) => { await writeFile(Buffer.concat([Buffer.from(path.join(app, "Contents", "Resources", "caf")), Buffer.from([0xe9]), Buffer.from(".txt")]), "latin1 name"); }),
