@@ -9,6 +9,8 @@ import { appendStepSummary, setOutputs } from "./github-actions.js";
  */
 export function reportPublished(result: PublishResult, options: { json: boolean; quiet: boolean }): void {
   const { record, plan } = result;
+  // A dry run sets the outputs too (the URLs the release will have), so a workflow can check them before publishing.
+  setOutputs({ version: record.version, "appcast-url": record.publicAppcastUrl, "download-url": record.publicDownloadUrl });
   if (result.dryRun) {
     if (options.json) process.stdout.write(JSON.stringify({ record, plan: planJson(plan), contents: result.preview?.contents ?? {} }, null, 2) + "\n");
     return;
@@ -24,7 +26,6 @@ export function reportPublished(result: PublishResult, options: { json: boolean;
         `             ${result.storeCatalogUri}\n`,
     );
   }
-  setOutputs({ version: record.version, "appcast-url": record.publicAppcastUrl, "download-url": record.publicDownloadUrl });
   appendStepSummary(
     [
       `## ${record.displayName} ${record.version} ${verb}`,

@@ -53,6 +53,7 @@ export function buildRecord(input: RecordInputs): ReleaseRecord {
     summary: input.summary,
     releaseNotes: input.notes.text,
     releaseNotesList: input.notes.list,
+    releaseNotesMarkdown: input.notes.markdown,
     sizeBytes: input.dmg.sizeBytes,
     sha256: input.dmg.sha256,
     downloadUrl: store.uriFor(versionedKey(version, dmgName)),

@@ -15,7 +15,9 @@ export interface ReleaseInputs {
   version: string;
   appDir: string;
   dmgFile: string;
-  notesFile: string;
+  /** Release notes in Markdown (`--notes`), or the version's section of a Keep a Changelog file (`--changelog`). */
+  notesFile?: string | undefined;
+  changelogFile?: string | undefined;
   summary?: string | undefined;
   buildNumber?: number | undefined;
   /** Fixed publication time (migration, reproducible tests); default now. */

@@ -4,10 +4,10 @@ import { formatLocal, publishedTimes, rfc822 } from "../../src/domain/timestamps
 import { normalizeVersion } from "../../src/domain/version-input.js";
 
 describe("release notes", () => {
-  it("makes one bullet per non-empty line and drops '- ' and '* '", () => {
+  it("list items of either bullet are the notes; a lazy continuation line joins its item; an empty item is dropped", () => {
     const notes = parseReleaseNotes("\uFEFF- First\r\n\n*  Second  \nThird\n-\n");
-    expect(notes.list).toEqual(["First", "Second", "Third"]);
-    expect(notes.text).toBe("- First\n- Second\n- Third");
+    expect(notes.list).toEqual(["First", "Second Third"]);
+    expect(notes.text).toBe("- First\n- Second Third");
   });
 });
 

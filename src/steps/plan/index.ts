@@ -56,7 +56,7 @@ export const planStep: Step = {
     }
     const notes = need(ctx.notes, "notes");
     const record = existing ?? buildRecord({
-      config, store: ctx.store, version: inputs.version, summary: inputs.summary ?? notes.list[0] ?? "", notes, dmg, zip,
+      config, store: ctx.store, version: inputs.version, summary: inputs.summary ?? notes.firstText, notes, dmg, zip,
       buildNumber: need(ctx.buildNumber, "build number"), edSignature: need(ctx.edSignature, "signature"),
       minimumSystemVersion: ctx.bundle?.minimumSystemVersion, autoupdateOptions: ctx.autoupdateOptions,
       publishedAt: inputs.publishedAt ?? new Date(),

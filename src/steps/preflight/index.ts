@@ -4,7 +4,7 @@ import { digestFile } from "../../core/file-digest.js";
 import { readBundleInfo } from "../../bundle/info-plist.js";
 import { appcastLimit } from "../../domain/appcast.js";
 import { buildOrderEntriesOf, readCatalogView } from "../../catalog/catalog-view.js";
-import { readReleaseNotes } from "./notes-file.js";
+import { loadReleaseNotes } from "./notes-file.js";
 import { recordKey } from "../../domain/release-layout.js";
 import { releaseRecordSchema } from "../../domain/record-schema.js";
 import type { ReleaseContext } from "../release-context.js";
@@ -57,7 +57,7 @@ export const preflightStep: Step = {
     await requireDirectory(inputs.appDir);
     await requireDiskImage(inputs.dmgFile);
     ctx.bundle = await readBundleInfo(inputs.appDir);
-    ctx.notes = await readReleaseNotes(inputs.notesFile);
+    ctx.notes = await loadReleaseNotes({ notesFile: inputs.notesFile, changelogFile: inputs.changelogFile }, inputs.version);
     const short = ctx.bundle.shortVersion;
     if (short !== undefined && short !== inputs.version) {
       throw new RelcastError("E_PLIST", `CFBundleShortVersionString in Info.plist is ${short}, but --version is ${inputs.version}`, "publish the version the bundle was built as, or rebuild the bundle with the new version");
