@@ -28,7 +28,7 @@ function helpTree(): Promise<Map<string, string>> {
 /** A section number of a specification users do not have ("§4.8", "spec §5.2"); RFC sections are public. */
 const SPEC_SECTION = /(?<!RFC\s\d{3,5}\s)§\s*\d/;
 
-describe("docs a user can follow alone", () => {
+describe("docs a user can follow alone", { timeout: 180_000 }, () => {
   it("every command and subcommand in `relcast --help` is in the README", async () => {
     const readme = await readFile(path.join(REPO_ROOT, "README.md"), "utf8");
     const commands = [...(await helpTree()).keys()].filter((c) => c !== "relcast");
