@@ -1,6 +1,6 @@
 import { RELEASES_PREFIX } from "../domain/release-layout.js";
 import { releaseRecordSchema, type ReleaseRecord } from "../domain/record-schema.js";
-import { CACHE_NO_CACHE } from "../store/content-types.js";
+import { isReleaseVersion } from "../domain/record-fields.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { CatalogEntry, CatalogView } from "./catalog-entry.js";
 
@@ -46,7 +46,7 @@ export function serializeCatalogIndex(view: CatalogView, limit: number | undefin
 const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
 
 function rowOk(r: unknown): r is Row {
-  return Array.isArray(r) && r.length === 6 && typeof r[0] === "string" && typeof r[1] === "string" && (r[2] === null || typeof r[2] === "string")
+  return Array.isArray(r) && r.length === 6 && typeof r[0] === "string" && isReleaseVersion(r[0]) && typeof r[1] === "string" && (r[2] === null || typeof r[2] === "string")
     && isInt(r[3]) && isInt(r[4]) && (r[5] === 0 || r[5] === 1);
 }
 
@@ -78,10 +78,4 @@ export function parseCatalogIndex(text: string, catalogEtag: string, limit: numb
 export async function readCatalogIndex(store: ObjectStore, catalogEtag: string, limit: number | undefined): Promise<CatalogView | undefined> {
   const got = await store.get(CATALOG_INDEX_KEY);
   return got ? parseCatalogIndex(got.body.toString("utf8"), catalogEtag, limit) : undefined;
-}
-
-/** Writes the index of `view` (last writer wins: a reader checks the ETag, so a late stale write only costs a full read). */
-export async function writeCatalogIndex(store: ObjectStore, view: CatalogView, limit: number | undefined, cacheControl = CACHE_NO_CACHE): Promise<void> {
-  await store.put(CATALOG_INDEX_KEY, serializeCatalogIndex(view, limit), { contentType: "application/json", cacheControl });
-  indexed.add(view);
 }
