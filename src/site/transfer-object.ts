@@ -22,7 +22,7 @@ export async function transferObject(source: ObjectStore, target: ObjectStore, f
   try {
     const file = path.join(dir, "object");
     await pipeline(got.stream, createWriteStream(file));
-    await target.put(toKey, { file }, options);
+    await target.put(toKey, { file, handOver: true }, options);
     return true;
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { createReadStream } from "node:fs";
+import { constants } from "node:fs";
 import { copyFile, link, mkdir, open, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
 import type { Stats } from "node:fs";
 import path from "node:path";
@@ -7,6 +7,7 @@ import { PreconditionFailedError, RelcastError } from "../core/errors.js";
 import { withFileLock } from "./folder-lock.js";
 import { assertSafeKey, FOLDER_STORE_INTERNAL } from "./object-key.js";
 import { contentTypeFor } from "./content-types.js";
+import { linkOrCopy } from "./link-or-copy.js";
 import type { ByteRange, ObjectMeta, ObjectStore, PutBody, PutOptions, StoreLocation } from "./object-store.js";
 
 /**
@@ -43,8 +44,10 @@ export function createFolderStore(root: string): ObjectStore {
   async function writeTemp(file: string, body: PutBody): Promise<string> {
     await mkdir(path.dirname(file), { recursive: true });
     const temp = path.join(path.dirname(file), `.relcast-tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
-    if (typeof body === "object" && !Buffer.isBuffer(body)) await copyFile(body.file, temp);
-    else await writeFile(temp, body);
+    if (typeof body === "object" && !Buffer.isBuffer(body)) {
+      if (body.handOver) await linkOrCopy(body.file, temp);
+      else await copyFile(body.file, temp, constants.COPYFILE_FICLONE);
+    } else await writeFile(temp, body);
     return temp;
   }
 
@@ -70,6 +73,10 @@ export function createFolderStore(root: string): ObjectStore {
             if (!current || metaFrom(key, current).etag !== options.ifMatch) throw new PreconditionFailedError(key, "if-match");
           }
           await rename(temp, file);
+        });
+        // rename() between two links of one inode does nothing and keeps the temp name: drop it.
+        await unlink(temp).catch((err: NodeJS.ErrnoException) => {
+          if (err.code !== "ENOENT") throw err;
         });
       }
     } catch (err) {
@@ -128,7 +135,8 @@ export function createFolderStore(root: string): ObjectStore {
     },
     put,
     async copy(fromKey, toKey, options) {
-      return put(toKey, { file: fileFor(fromKey) }, options);
+      // Objects are never changed in place, so a copy can be the same inode (see link-or-copy.ts).
+      return put(toKey, { file: fileFor(fromKey), handOver: true }, options);
     },
     async *list(prefix) {
       const results: ObjectMeta[] = [];

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { PreconditionFailedError, RelcastError } from "../../core/errors.js";
 import { need, type ReleaseContext } from "../../release/release-context.js";
 import type { PlannedWrite } from "../../release/release-plan.js";
@@ -11,7 +12,8 @@ import { storedDigest } from "../../store/stored-digest.js";
  */
 export async function applyCreate(ctx: ReleaseContext, write: PlannedWrite, expectedSha256?: string): Promise<void> {
   if (write.action !== "create" || !write.source) return;
-  const body = "file" in write.source ? { file: write.source.file } : write.source.text;
+  // A file in this run's work folder (the zip) is ours alone: the store may keep it instead of copying it.
+  const body = "file" in write.source ? { file: write.source.file, handOver: write.source.file.startsWith(ctx.workDir + path.sep) } : write.source.text;
   for (let attempt = 1; ; attempt++) {
     try {
       await ctx.store.put(write.key, body, { contentType: write.contentType, cacheControl: write.cacheControl, ifNoneMatch: "*" });
