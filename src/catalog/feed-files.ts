@@ -74,7 +74,8 @@ export async function updateCatalog(store: ObjectStore, config: RelcastConfig, r
         const file = path.join(dir, `catalog-${attempt}.json`);
         const { changed, firstOffset } = await writeMergedCatalog(source, got.stream as AsyncIterable<Buffer>, view, merged, file);
         if (!changed) return;
-        const { etag } = await store.put(CATALOG_KEY, { file }, { ...options, ifMatch: view.etag });
+        // The temp file is this run's alone and removed after: a folder store may keep it as the object.
+        const { etag } = await store.put(CATALOG_KEY, { file, handOver: true }, { ...options, ifMatch: view.etag });
         rememberView(store, { ...viewWith(view, merged, etag, limit), firstOffset }, limit);
         return;
       } catch (err) {

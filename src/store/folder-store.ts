@@ -185,7 +185,8 @@ async function sweepInternal(dir: string, olderThan: Date, removed: string[]): P
     if (entry.isDirectory()) await sweepInternal(abs, olderThan, removed);
     else if (entry.name.startsWith(".relcast-")) {
       const st = await stat(abs).catch(() => undefined);
-      if (st && st.mtime < olderThan) {
+      // A temp file that is a hard link keeps its source's mtime; its ctime is when the link was made.
+      if (st && Math.max(st.mtimeMs, st.ctimeMs) < olderThan.getTime()) {
         await unlink(abs).catch(() => undefined);
         removed.push(`temp file ${abs}`);
       }
