@@ -9,6 +9,7 @@ type Register = (program: Command) => void;
  * AWS SDK or SQLite (start-up time matters in scripts that sign many files).
  */
 const COMMANDS: Record<string, () => Promise<Register>> = {
+  init: async () => (await import("./init.js")).registerInit,
   publish: async () => (await import("./publish.js")).registerPublish,
   rebuild: async () => (await import("./rebuild.js")).registerRebuild,
   verify: async () => (await import("./verify.js")).registerVerify,
@@ -16,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   unyank: async () => (await import("./yank.js")).registerYank,
   keys: async () => (await import("./keys.js")).registerKeys,
   sign: async () => (await import("./sign.js")).registerSign,
+  delta: async () => (await import("./delta.js")).registerDelta,
   site: async () => (await import("./site.js")).registerSite,
   serve: async () => (await import("./serve.js")).registerServe,
   gc: async () => (await import("./gc.js")).registerGc,

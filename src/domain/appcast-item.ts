@@ -1,0 +1,52 @@
+import type { ReleaseRecord } from "./record-schema.js";
+import { recordNotesHtml } from "./notes/notes-html.js";
+import { fromTimestamp, rfc822 } from "./timestamps.js";
+import { DEFAULT_CHANNEL } from "./build-order.js";
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+/**
+ * The item's description: the rendered Markdown notes, or for records from
+ * before Markdown notes the summary and the list. "]]>" cannot occur inside
+ * CDATA, so it is split.
+ */
+export function notesHtml(record: ReleaseRecord): string {
+  const html = record.releaseNotesMarkdown !== undefined
+    ? recordNotesHtml(record)
+    : `${record.summary ? `<p>${escapeHtml(record.summary)}</p>` : ""}<ul>${record.releaseNotesList.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul>`;
+  return html.replace(/]]>/g, "]]]]><![CDATA[>");
+}
+
+/**
+ * One `<item>` as fast-xml-parser builder input. Element names and the
+ * order follow what Sparkle's generate_appcast (FeedXML.swift) writes for a
+ * new item; Sparkle's parser (SUAppcast.m) does not depend on the order.
+ * Notes are either a `<sparkle:releaseNotesLink>` (which Sparkle prefers
+ * when present) or inline HTML in CDATA, never both.
+ */
+export function appcastItem(record: ReleaseRecord & { autoupdate: NonNullable<ReleaseRecord["autoupdate"]> }): Record<string, unknown> {
+  const au = record.autoupdate;
+  const item: Record<string, unknown> = {
+    title: `Version ${record.version}`,
+    pubDate: rfc822(fromTimestamp(record.publishedAt)),
+  };
+  if (au.fullReleaseNotesLink) item["sparkle:fullReleaseNotesLink"] = au.fullReleaseNotesLink;
+  if (record.channel && record.channel !== DEFAULT_CHANNEL) item["sparkle:channel"] = record.channel;
+  if (au.minimumAutoupdateVersion) item["sparkle:minimumAutoupdateVersion"] = au.minimumAutoupdateVersion;
+  if (au.phasedRolloutInterval) item["sparkle:phasedRolloutInterval"] = String(au.phasedRolloutInterval);
+  if (au.criticalUpdate) item["sparkle:criticalUpdate"] = au.criticalUpdate.version ? { "@_sparkle:version": au.criticalUpdate.version } : "";
+  item["sparkle:version"] = String(au.buildNumber);
+  item["sparkle:shortVersionString"] = record.version;
+  if (au.minimumSystemVersion) item["sparkle:minimumSystemVersion"] = au.minimumSystemVersion;
+  if (au.releaseNotesLink) item["sparkle:releaseNotesLink"] = au.releaseNotesLink;
+  else item.description = { __cdata: notesHtml(record) };
+  item.enclosure = {
+    "@_url": au.publicDownloadUrl,
+    "@_length": String(au.sizeBytes),
+    "@_type": "application/octet-stream",
+    "@_sparkle:edSignature": au.edSignature,
+  };
+  return item;
+}

@@ -1,0 +1,87 @@
+import type { RelcastConfig } from "../config/schema.js";
+import type { AutoupdateOptions } from "./autoupdate-options.js";
+import type { ReleaseNotes } from "./release-notes.js";
+import type { ReleaseRecord } from "./record-schema.js";
+import {
+  APPCAST_KEY, dmgFileName, latestKey, publicAppcastUrl, publicDownloadUrl, versionedKey, zipFileName,
+} from "./release-layout.js";
+import { publishedTimes } from "./timestamps.js";
+
+/** A file of the release on this machine (the disk image, the zip). */
+export interface LocalArtifact {
+  file: string;
+  sizeBytes: number;
+  sha256: string;
+}
+
+/** What a record says about the store (its URIs and bucket); the store itself is not needed. */
+export interface RecordStore {
+  uriFor(key: string): string;
+  readonly location: { bucket: string };
+}
+
+export interface RecordInputs {
+  config: RelcastConfig;
+  store: RecordStore;
+  version: string;
+  summary: string;
+  notes: ReleaseNotes;
+  dmg: LocalArtifact;
+  zip: LocalArtifact;
+  buildNumber: number;
+  edSignature: string;
+  minimumSystemVersion?: string | undefined;
+  autoupdateOptions?: AutoupdateOptions | undefined;
+  publishedAt: Date;
+}
+
+/** The §2.6 record, every field in the spec's form. Pure: no I/O. */
+export function buildRecord(input: RecordInputs): ReleaseRecord {
+  const { config, store, version } = input;
+  const dmgName = dmgFileName(config.pluginId, version);
+  const zipName = zipFileName(config.pluginId, version);
+  const times = publishedTimes(input.publishedAt, config.timezone);
+  const dmgUrl = publicDownloadUrl(config.appUrl, dmgName);
+  const record: ReleaseRecord = {
+    pluginId: config.pluginId,
+    displayName: config.displayName,
+    publisher: config.publisher,
+    version,
+    semver: version,
+    channel: config.channel,
+    artifactType: config.artifactType,
+    summary: input.summary,
+    releaseNotes: input.notes.text,
+    releaseNotesList: input.notes.list,
+    releaseNotesMarkdown: input.notes.markdown,
+    sizeBytes: input.dmg.sizeBytes,
+    sha256: input.dmg.sha256,
+    downloadUrl: store.uriFor(versionedKey(version, dmgName)),
+    publicDownloadUrl: dmgUrl,
+    publicLatestDownloadUrl: dmgUrl,
+    appcastUrl: store.uriFor(APPCAST_KEY),
+    publicAppcastUrl: publicAppcastUrl(config.appUrl, config.pluginId),
+    objectStore: {
+      bucket: store.location.bucket,
+      objectPath: versionedKey(version, dmgName),
+      artifactFileName: dmgName,
+      latestObjectPath: latestKey(dmgName),
+    },
+    autoupdate: {
+      publicDownloadUrl: publicDownloadUrl(config.appUrl, zipName),
+      buildNumber: input.buildNumber,
+      edSignature: input.edSignature,
+      sizeBytes: input.zip.sizeBytes,
+      sha256: input.zip.sha256,
+      ...(input.minimumSystemVersion ? { minimumSystemVersion: input.minimumSystemVersion } : {}),
+      ...input.autoupdateOptions,
+    },
+    ...(config.assistantIntegration ? { assistantIntegration: config.assistantIntegration } : {}),
+    publishedAt: times.publishedAt,
+    publishedAtIso: times.publishedAtIso,
+    publishedAtLocal: times.publishedAtLocal,
+    publishedAtTimezone: times.publishedAtTimezone,
+    updatedAt: times.publishedAt,
+  };
+  return record;
+}

@@ -1,0 +1,62 @@
+import semver from "semver";
+import { RelcastError } from "../core/errors.js";
+import { catalogSchema, type Catalog, type ReleaseRecord } from "./record-schema.js";
+import { fromTimestamp } from "./timestamps.js";
+import { yankFields } from "./yank-state.js";
+
+/** Newest first by publication time; equal times fall back to the higher semver first. */
+export function compareNewestFirst(a: Pick<ReleaseRecord, "publishedAt" | "version">, b: Pick<ReleaseRecord, "publishedAt" | "version">): number {
+  const ta = fromTimestamp(a.publishedAt).getTime() * 1e6 + (a.publishedAt._nanoseconds % 1e6);
+  const tb = fromTimestamp(b.publishedAt).getTime() * 1e6 + (b.publishedAt._nanoseconds % 1e6);
+  if (ta !== tb) return tb - ta;
+  const va = semver.valid(a.version);
+  const vb = semver.valid(b.version);
+  if (va && vb) return semver.rcompare(va, vb);
+  return a.version < b.version ? 1 : a.version > b.version ? -1 : 0;
+}
+
+export function buildCatalog(pluginId: string, records: readonly ReleaseRecord[]): Catalog {
+  const versions = [...records].sort(compareNewestFirst);
+  return { pluginId, count: versions.length, versions };
+}
+
+
+/**
+ * Adds or replaces (same version) one record. A yank belongs to the catalog
+ * entry, not to the immutable record, so re-publishing a yanked version
+ * keeps it yanked.
+ */
+export function mergeIntoCatalog(current: Catalog | undefined, pluginId: string, record: ReleaseRecord): Catalog {
+  const previous = current?.versions.find((r) => r.version === record.version);
+  const others = (current?.versions ?? []).filter((r) => r.version !== record.version);
+  const merged = previous?.yanked && !record.yanked ? { ...record, ...yankFields(previous) } : record;
+  return buildCatalog(pluginId, [...others, merged]);
+}
+
+export function serializeCatalog(catalog: Catalog): string {
+  return JSON.stringify(catalog, null, 2) + "\n";
+}
+
+/** Parses the catalog read from a store; a hand-edited broken file is a clear error, never overwritten. */
+export function parseCatalog(text: string, source: string): Catalog {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new RelcastError(
+      "E_CATALOG",
+      `the catalog ${source} is not valid JSON (${(err as Error).message})`,
+      "restore it from the records with `relcast rebuild` (each release keeps releases/<version>/release.json)",
+    );
+  }
+  const parsed = catalogSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new RelcastError(
+      "E_CATALOG",
+      `the catalog ${source} does not match the §2.5 envelope: ${issue?.path.join(".") || "(root)"} ${issue?.message ?? ""}`.trim(),
+      "restore it from the records with `relcast rebuild`",
+    );
+  }
+  return parsed.data;
+}

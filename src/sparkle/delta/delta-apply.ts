@@ -1,0 +1,287 @@
+/**
+ * Applies a Sparkle binary delta (major version 3), following Sparkle's
+ * SUBinaryDeltaApply and SPUSparkleDeltaArchive reader: check the old tree's
+ * hash, copy it, then carry out every item in order (delete, clone, patch,
+ * extract, permissions) and check the result's hash. Written apart from the
+ * creator: it reads only the file, never the creator's item lists.
+ *
+ * Reading is defensive where Sparkle's is trusting: every path must start with
+ * "/" and hold no "." / ".." / empty component, no item may write below a
+ * symlink, clone indexes and lengths are bounds-checked, and a failed apply
+ * removes what it wrote.
+ */
+import { chmod, copyFile, cp, lstat, mkdir, mkdtemp, open, readFile, rm, symlink, writeFile, type FileHandle } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { RelcastError } from "../../core/errors.js";
+import { applyBsdiffPatch } from "./bspatch.js";
+import { runCodec } from "./delta-codec.js";
+import { Command, compressionName, type CompressionName, DELTA_MAGIC, MAJOR_VERSION, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from "./delta-format.js";
+import { hashTree, lstatOrUndefined, PERMISSION_FLAGS } from "./tree-hash.js";
+
+export interface DeltaHeader {
+  compression: CompressionName;
+  compressionLevel: number;
+  fileSystemCompression: boolean;
+  majorVersion: number;
+  minorVersion: number;
+  beforeHash: string;
+  afterHash: string;
+}
+
+export interface DeltaItem {
+  rel: string;
+  commands: number;
+  mode: number;
+  clonedFrom?: string;
+  dataLength: number;
+}
+
+function corrupt(file: string, why: string): RelcastError {
+  return new RelcastError("E_VERIFY", `${file} is not a valid Sparkle delta: ${why}.`, "Recreate the delta with `relcast delta create`.");
+}
+
+/** Sequential reader over the decompressed body. */
+class BodyReader {
+  private position = 0;
+  constructor(private readonly fh: FileHandle, readonly size: number, private readonly name: string) {}
+  async bytes(n: number): Promise<Buffer> {
+    if (n < 0 || this.position + n > this.size) throw corrupt(this.name, `it ends early (wanted ${n} bytes at ${this.position} of ${this.size})`);
+    const buf = Buffer.alloc(n);
+    let done = 0;
+    while (done < n) {
+      const { bytesRead } = await this.fh.read(buf, done, n - done, this.position + done);
+      if (bytesRead === 0) throw corrupt(this.name, "it ends early");
+      done += bytesRead;
+    }
+    this.position += n;
+    return buf;
+  }
+  async u8(): Promise<number> {
+    return (await this.bytes(1))[0]!;
+  }
+  async u16(): Promise<number> {
+    return (await this.bytes(2)).readUInt16LE(0);
+  }
+  async u32(): Promise<number> {
+    return (await this.bytes(4)).readUInt32LE(0);
+  }
+  async u64(): Promise<number> {
+    const v = (await this.bytes(8)).readBigUInt64LE(0);
+    if (v > BigInt(this.size)) throw corrupt(this.name, `a length of ${v} bytes exceeds the delta`);
+    return Number(v);
+  }
+  async copyTo(fh: FileHandle, n: number): Promise<void> {
+    if (this.position + n > this.size) throw corrupt(this.name, "a file's data runs past the end");
+    const chunk = Buffer.allocUnsafe(Math.min(n, 1 << 20) || 1);
+    let left = n;
+    while (left > 0) {
+      const { bytesRead } = await this.fh.read(chunk, 0, Math.min(chunk.length, left), this.position);
+      if (bytesRead === 0) throw corrupt(this.name, "it ends early");
+      await fh.write(chunk.subarray(0, bytesRead));
+      this.position += bytesRead;
+      left -= bytesRead;
+    }
+  }
+}
+
+export interface OpenedDelta {
+  header: DeltaHeader;
+  items: DeltaItem[];
+  reader: BodyReader;
+  close(): Promise<void>;
+}
+
+function checkRelativePath(file: string, rel: string): void {
+  const parts = rel.split("/");
+  if (!rel.startsWith("/") || rel.length < 2 || parts.slice(1).some((p) => p === "" || p === "." || p === "..") || rel.includes("\\")) {
+    throw corrupt(file, `unsafe path ${JSON.stringify(rel)}`);
+  }
+}
+
+/** Reads the header and item list; the body stays open for the data. */
+export async function openDelta(deltaFile: string, scratch: string): Promise<OpenedDelta> {
+  const raw = await open(deltaFile, "r");
+  const head = Buffer.alloc(6);
+  try {
+    const { bytesRead } = await raw.read(head, 0, 6, 0);
+    if (bytesRead < 6 || head.toString("latin1", 0, 4) !== DELTA_MAGIC) throw corrupt(deltaFile, `it does not start with "${DELTA_MAGIC}"`);
+  } finally {
+    await raw.close();
+  }
+  const compression = compressionName(head[4]!);
+  if (!compression) throw corrupt(deltaFile, `compression ${head[4]} is not one relcast reads (none, bzip2, lzma)`);
+  const bodyFile = path.join(scratch, "body");
+  await runCodec("decompress", compression, deltaFile, 6, bodyFile, false);
+  const fh = await open(bodyFile, "r");
+  const reader = new BodyReader(fh, (await fh.stat()).size, deltaFile);
+  try {
+    const majorVersion = await reader.u16();
+    const minorVersion = await reader.u16();
+    if (majorVersion !== MAJOR_VERSION) throw corrupt(deltaFile, `major version ${majorVersion}; relcast reads version ${MAJOR_VERSION} (Sparkle 2's format)`);
+    const beforeHash = (await reader.bytes(20)).toString("hex");
+    const afterHash = (await reader.bytes(20)).toString("hex");
+    const header: DeltaHeader = { compression, compressionLevel: head[5]! & 0x0f, fileSystemCompression: (head[5]! & 0x80) !== 0, majorVersion, minorVersion, beforeHash, afterHash };
+
+    const tableLength = await reader.u64();
+    const paths = tableLength === 0 ? [] : (await reader.bytes(tableLength)).toString("utf8").split("\0");
+    if (paths.length > 0 && paths.pop() !== "") throw corrupt(deltaFile, "the path table does not end with NUL");
+    for (const p of paths) checkRelativePath(deltaFile, p);
+    const items: DeltaItem[] = [];
+    if (paths.length > 0) {
+      for (;;) {
+        const commands = await reader.u8();
+        if (commands === Command.end) break;
+        if (commands & ~0x1f) throw corrupt(deltaFile, `unknown command bits 0x${commands.toString(16)}`);
+        if (items.length >= paths.length) throw corrupt(deltaFile, "more items than paths");
+        let mode = 0;
+        let dataLength = 0;
+        let clonedFrom: string | undefined;
+        if (commands & Command.clone) {
+          if (commands & Command.modifyPermissions) mode = await reader.u16();
+          const index = await reader.u32();
+          if (index >= paths.length) throw corrupt(deltaFile, `clone index ${index} is past the ${paths.length} paths`);
+          clonedFrom = paths[index];
+          if (commands & Command.binaryDiff) dataLength = await reader.u64();
+        } else if (commands & Command.binaryDiff) {
+          if (commands & Command.modifyPermissions) mode = await reader.u16();
+          dataLength = await reader.u64();
+        } else if (commands & Command.extract) {
+          mode = await reader.u16();
+          const type = mode & S_IFMT;
+          if (type === S_IFREG) dataLength = await reader.u64();
+          else if (type === S_IFLNK) dataLength = await reader.u16();
+          else if (type !== S_IFDIR) throw corrupt(deltaFile, `extract item ${paths[items.length]} has file type 0${type.toString(8)}`);
+        } else if (commands & Command.modifyPermissions) {
+          mode = await reader.u16();
+        }
+        items.push({ rel: paths[items.length]!, commands, mode, clonedFrom, dataLength });
+      }
+    }
+    return { header, items, reader, close: () => fh.close() };
+  } catch (err) {
+    await fh.close();
+    throw err;
+  }
+}
+
+/** No component between `root` and the item may be a symlink (Sparkle checks the parent; we check all). */
+async function refuseLinkedParents(root: string, rel: string, deltaFile: string): Promise<void> {
+  const parts = rel.split("/").slice(1, -1);
+  let at = root;
+  for (const part of parts) {
+    at = path.join(at, part);
+    const st = await lstatOrUndefined(at);
+    if (!st) return;
+    if (st.isSymbolicLink()) throw corrupt(deltaFile, `${rel} would be written through the symlink ${path.relative(root, at)}`);
+  }
+}
+
+export interface ApplyResult {
+  header: DeltaHeader;
+  items: number;
+}
+
+/**
+ * Applies `deltaFile` to the bundle folder `oldRoot`, writing the new bundle to
+ * `outRoot` (which must not exist). On any failure `outRoot` is removed.
+ */
+export async function applyDelta(oldRoot: string, outRoot: string, deltaFile: string, options: { tmpDir?: string } = {}): Promise<ApplyResult> {
+  if (await lstatOrUndefined(outRoot)) throw new RelcastError("E_INPUT", `${outRoot} already exists.`, "Name a new folder for the patched bundle.");
+  const scratch = await mkdtemp(path.join(options.tmpDir ?? os.tmpdir(), "relcast-apply-"));
+  let opened: OpenedDelta | undefined;
+  let wrote = false;
+  try {
+    opened = await openDelta(deltaFile, scratch);
+    const { header, items, reader } = opened;
+    const before = (await hashTree(oldRoot)).hash.toString("hex");
+    if (before !== header.beforeHash) {
+      throw new RelcastError("E_VERIFY", `${oldRoot} is not the bundle this delta was made from (tree hash ${before}, delta expects ${header.beforeHash}).`, "Apply the delta to the release named in its file name.");
+    }
+    wrote = true;
+    await cp(oldRoot, outRoot, { recursive: true, verbatimSymlinks: true, preserveTimestamps: false, errorOnExist: true, force: false });
+
+    for (const item of items) {
+      const dest = path.join(outRoot, item.rel);
+      const src = path.join(oldRoot, item.rel);
+      await refuseLinkedParents(outRoot, item.rel, deltaFile);
+      const c = item.commands;
+      if (c & Command.delete) await rm(dest, { recursive: true, force: true });
+
+      if (c & Command.clone && !(c & Command.binaryDiff)) {
+        const from = path.join(oldRoot, item.clonedFrom!);
+        await refuseLinkedParents(oldRoot, item.clonedFrom!, deltaFile);
+        if (!(await lstatOrUndefined(from))?.isFile()) throw corrupt(deltaFile, `clone source ${item.clonedFrom} is not a file in the old bundle`);
+        await rm(dest, { recursive: true, force: true });
+        await copyFile(from, dest);
+        await chmod(dest, (await lstat(from)).mode & PERMISSION_FLAGS);
+      } else if (c & Command.binaryDiff) {
+        const patch = await reader.bytes(item.dataLength);
+        const fromRel = c & Command.clone ? item.clonedFrom! : item.rel;
+        await refuseLinkedParents(oldRoot, fromRel, deltaFile);
+        const from = path.join(oldRoot, fromRel);
+        const fromStat = await lstatOrUndefined(from);
+        if (!fromStat?.isFile()) throw corrupt(deltaFile, `patch source ${fromRel} is not a file in the old bundle`);
+        const result = applyBsdiffPatch(await readFile(from), patch);
+        const existing = await lstatOrUndefined(dest);
+        // bspatch rewrites the file in place, keeping its mode; clones take the source's mode.
+        const keepMode = c & Command.clone || !existing?.isFile() ? fromStat.mode & PERMISSION_FLAGS : existing.mode & PERMISSION_FLAGS;
+        if (existing && !existing.isFile()) await rm(dest, { recursive: true, force: true });
+        await writeFile(dest, result, { mode: 0o600 });
+        await chmod(dest, keepMode);
+      } else if (c & Command.extract) {
+        const type = item.mode & S_IFMT;
+        if (type === S_IFREG) {
+          await rm(dest, { recursive: true, force: true });
+          const fh = await open(dest, "wx", 0o600);
+          try {
+            await reader.copyTo(fh, item.dataLength);
+          } finally {
+            await fh.close();
+          }
+          await chmod(dest, item.mode & PERMISSION_FLAGS);
+        } else if (type === S_IFLNK) {
+          if (item.dataLength > 4096) throw corrupt(deltaFile, `link ${item.rel} has a ${item.dataLength}-byte target`);
+          const target = (await reader.bytes(item.dataLength)).toString("utf8");
+          await rm(dest, { recursive: true, force: true });
+          await symlink(target, dest);
+        } else {
+          await mkdir(dest, { mode: 0o700 });
+          await chmod(dest, item.mode & PERMISSION_FLAGS);
+        }
+      }
+
+      if (c & Command.modifyPermissions) {
+        const st = await lstatOrUndefined(dest);
+        if (!st) throw corrupt(deltaFile, `permissions for ${item.rel}, which does not exist`);
+        // Linux has no lchmod; Sparkle hashes every symlink as 0755 anyway.
+        if (!st.isSymbolicLink()) await chmod(dest, (st.mode & ~PERMISSION_FLAGS & 0o7777) | (item.mode & PERMISSION_FLAGS));
+      }
+    }
+
+    const after = (await hashTree(outRoot)).hash.toString("hex");
+    if (after !== header.afterHash) {
+      throw new RelcastError("E_VERIFY", `Applying ${path.basename(deltaFile)} gave tree hash ${after}, not the ${header.afterHash} it promises.`, "Recreate the delta; do not publish this one.");
+    }
+    return { header, items: items.length };
+  } catch (err) {
+    if (wrote) await rm(outRoot, { recursive: true, force: true });
+    throw err;
+  } finally {
+    await opened?.close();
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Header and items only, for `relcast delta info`. */
+export async function readDeltaInfo(deltaFile: string, options: { tmpDir?: string } = {}): Promise<{ header: DeltaHeader; items: DeltaItem[] }> {
+  const scratch = await mkdtemp(path.join(options.tmpDir ?? os.tmpdir(), "relcast-info-"));
+  try {
+    const opened = await openDelta(deltaFile, scratch);
+    await opened.close();
+    return { header: opened.header, items: opened.items };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+

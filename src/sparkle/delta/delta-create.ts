@@ -1,0 +1,336 @@
+/**
+ * Creates a Sparkle binary delta (major version 3) between two bundle folders,
+ * choosing items the way Sparkle's SUBinaryDeltaCreate does:
+ * - removed entries become delete items;
+ * - unchanged entries are left out; a permission change alone is a
+ *   modify-permissions item (symlinks only ever carry 0755);
+ * - a changed regular file of at least 4 KiB whose old and new sizes are both
+ *   within `diffLimitBytes` becomes a bsdiff item (plus new permissions);
+ * - any other new or changed entry is extracted whole (with a delete first when
+ *   its type changed, e.g. a file that became a folder); before that, a file
+ *   over 4 KiB identical to some old file is cloned from it, and a file over
+ *   16 KiB that moved (same name left the old tree, sizes within 60%, or a
+ *   framework's Versions/A → Versions/B) is cloned and diffed;
+ * - items are ordered case-insensitively with old paths first, diffs last.
+ * The payload is written to a scratch file and compressed into `outFile`.
+ */
+import { randomUUID } from "node:crypto";
+import { lstat, mkdtemp, open, readFile, readlink, rename, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { RelcastError } from "../../core/errors.js";
+import { createBsdiffPatch } from "./bsdiff-create.js";
+import { runCodec } from "./delta-codec.js";
+import { COMPRESSION_LEVEL, Command, Compression, type CompressionName, DELTA_MAGIC, MAJOR_VERSION, MINOR_VERSION, S_IFMT } from "./delta-format.js";
+import { CUSTOM_ICON_PATH, hashTree, PERMISSION_FLAGS, SYMLINK_PERMISSIONS, type TreeEntry } from "./tree-hash.js";
+
+/** Files above this size (old or new) are shipped whole instead of diffed; see docs/sparkle.md. */
+export const DEFAULT_DIFF_LIMIT_BYTES = 24 * 1024 * 1024;
+const MIN_SIZE_FOR_DIFF = 4096;
+const MIN_SIZE_FOR_CLONE = 4096;
+const MIN_SIZE_FOR_CLONE_DIFF = 4096 * 4;
+
+export interface CreateDeltaOptions {
+  compression: CompressionName;
+  diffLimitBytes?: number;
+  tmpDir?: string;
+}
+
+export interface DeltaSummary {
+  beforeHash: string;
+  afterHash: string;
+  size: number;
+  counts: { deleted: number; extracted: number; diffed: number; cloned: number; permissions: number; wholeOverLimit: number };
+}
+
+interface Item {
+  rel: string;
+  commands: number;
+  /** Mode word written for the item, when it has one. */
+  mode?: number;
+  clonedFrom?: string;
+  /** Where the item's data comes from. */
+  data?: { kind: "file"; abs: string; size: number } | { kind: "link"; target: Buffer } | { kind: "patch"; file: string; size: number };
+}
+
+const caseInsensitive = (a: string, b: string): number => {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
+function baseName(rel: string): string {
+  return rel.slice(rel.lastIndexOf("/") + 1);
+}
+function dirName(rel: string): string {
+  return rel.slice(0, rel.lastIndexOf("/"));
+}
+
+async function sameContent(a: TreeEntry, b: TreeEntry, oldHashes: Map<string, Buffer>, newHashes: Map<string, Buffer>): Promise<boolean> {
+  if (a.kind !== b.kind) return false;
+  if (a.kind === "dir") return true;
+  if (a.kind === "symlink") return (await readlink(a.abs)) === (await readlink(b.abs));
+  if (a.size !== b.size) return false;
+  return oldHashes.get(a.rel)!.equals(newHashes.get(b.rel)!);
+}
+
+function checkTree(entries: TreeEntry[], which: string): void {
+  for (const e of entries) {
+    if (e.rel === CUSTOM_ICON_PATH) throw new RelcastError("E_INPUT", `The ${which} bundle has a custom icon set through a resource fork (${e.rel}); Sparkle cannot diff such bundles.`, "Remove the Icon\\r file from the bundle.");
+    if (e.kind === "file" && baseName(e.rel) === "Sparkle" && /\/Sparkle\.framework\/Versions\/[^/]+$/.test(dirName(e.rel)) && e.perms !== 0o755) {
+      throw new RelcastError("E_INPUT", `Sparkle's executable ${e.rel} in the ${which} bundle has mode 0${e.perms.toString(8)}; Sparkle requires 0755 to apply deltas.`, "chmod 755 it before packaging.");
+    }
+  }
+}
+
+export async function createDelta(oldRoot: string, newRoot: string, outFile: string, options: CreateDeltaOptions): Promise<DeltaSummary> {
+  const limit = options.diffLimitBytes ?? DEFAULT_DIFF_LIMIT_BYTES;
+  const before = await hashTree(oldRoot);
+  const after = await hashTree(newRoot);
+  checkTree(before.entries, "old");
+  checkTree(after.entries, "new");
+
+  const oldState = new Map(before.entries.map((e) => [e.rel, e]));
+  // null: present before, gone now. Unchanged entries are dropped.
+  const newState = new Map<string, TreeEntry | null>(before.entries.map((e) => [e.rel, null]));
+  for (const entry of after.entries) {
+    const old = oldState.get(entry.rel);
+    if (old && old.perms === entry.perms && (await sameContent(old, entry, before.fileHashes, after.fileHashes))) {
+      newState.delete(entry.rel);
+      continue;
+    }
+    newState.set(entry.rel, entry);
+    if (old?.kind === "dir" && entry.kind !== "dir") {
+      for (const child of oldState.keys()) if (child.startsWith(`${entry.rel}/`)) newState.delete(child);
+    }
+  }
+  const keys = [...newState.keys()].sort((a, b) => caseInsensitive(a, b) || (oldState.has(a) ? -1 : 1));
+
+  // Where moved files may have come from.
+  const oldByHash = new Map<string, string[]>();
+  for (const [rel, hash] of before.fileHashes) oldByHash.set(hash.toString("hex"), [...(oldByHash.get(hash.toString("hex")) ?? []), rel]);
+  const removedByName = new Map<string, string>();
+  const oldFrameworkVersions = new Map<string, string>();
+  for (const key of keys) {
+    if (newState.get(key) !== null) continue;
+    const old = oldState.get(key)!;
+    if (old.kind === "file") {
+      const existing = removedByName.get(baseName(key));
+      if (!existing || old.size > oldState.get(existing)!.size) removedByName.set(baseName(key), key);
+    }
+    if (old.kind === "dir" && baseName(dirName(key)) === "Versions" && dirName(dirName(key)).endsWith(".framework")) oldFrameworkVersions.set(dirName(dirName(key)), key);
+  }
+  const frameworkSubstitutes = new Map<string, string>();
+  for (const key of keys) {
+    const entry = newState.get(key);
+    if (!entry || oldState.has(key) || entry.kind !== "dir") continue;
+    if (baseName(dirName(key)) !== "Versions" || !dirName(dirName(key)).endsWith(".framework")) continue;
+    const oldVersion = oldFrameworkVersions.get(dirName(dirName(key)));
+    if (oldVersion) frameworkSubstitutes.set(`${key}/`, `${oldVersion}/`);
+  }
+
+  const cloneSource = (key: string, entry: TreeEntry): { from: string; diff: boolean } | undefined => {
+    if (entry.kind !== "file" || entry.size <= MIN_SIZE_FOR_CLONE) return undefined;
+    for (const candidate of oldByHash.get(after.fileHashes.get(key)!.toString("hex")) ?? []) {
+      if (oldState.get(candidate)?.kind === "file") return { from: candidate, diff: false };
+    }
+    if (entry.size <= MIN_SIZE_FOR_CLONE_DIFF || entry.size > limit) return undefined;
+    for (const [prefix, substitute] of frameworkSubstitutes) {
+      if (!key.startsWith(prefix)) continue;
+      const from = substitute + key.slice(prefix.length);
+      const old = oldState.get(from);
+      if (old?.kind === "file" && old.size <= limit) return { from, diff: true };
+    }
+    const moved = removedByName.get(baseName(key));
+    const old = moved ? oldState.get(moved) : undefined;
+    if (moved && old && old.size <= limit) {
+      const ratio = Math.min(old.size, entry.size) / Math.max(old.size, entry.size);
+      if (ratio >= 0.6) return { from: moved, diff: true };
+    }
+    return undefined;
+  };
+
+  const scratch = await mkdtemp(path.join(options.tmpDir ?? os.tmpdir(), "relcast-delta-"));
+  const counts = { deleted: 0, extracted: 0, diffed: 0, cloned: 0, permissions: 0, wholeOverLimit: 0 };
+  try {
+    const items: Item[] = [];
+    const diffs: Array<{ key: string; from: string; entry: TreeEntry; clone: boolean }> = [];
+    for (const key of keys) {
+      const entry = newState.get(key)!;
+      if (entry === null) {
+        items.push({ rel: key, commands: Command.delete });
+        counts.deleted++;
+        continue;
+      }
+      const old = oldState.get(key);
+      const permsChanged = !!old && old.kind === entry.kind && old.perms !== entry.perms && !(entry.kind === "symlink" && entry.perms !== SYMLINK_PERMISSIONS);
+      const contentEqual = !!old && (await sameContent(old, entry, before.fileHashes, after.fileHashes));
+      const diffable = !!old && old.kind === "file" && entry.kind === "file" && entry.size >= MIN_SIZE_FOR_DIFF && !contentEqual;
+      if (diffable && old.size <= limit && entry.size <= limit) {
+        diffs.push({ key, from: key, entry, clone: false });
+        continue;
+      }
+      if (diffable) counts.wholeOverLimit++;
+      if (contentEqual) {
+        if (permsChanged) {
+          items.push({ rel: key, commands: Command.modifyPermissions, mode: entry.perms });
+          counts.permissions++;
+        }
+        continue;
+      }
+      const clone = cloneSource(key, entry);
+      if (clone?.diff) {
+        diffs.push({ key, from: clone.from, entry, clone: true });
+        continue;
+      }
+      if (clone) {
+        const source = oldState.get(clone.from)!;
+        const changed = source.perms !== entry.perms;
+        items.push({
+          rel: key,
+          commands: Command.clone | (changed ? Command.modifyPermissions : 0),
+          mode: changed ? (source.mode & ~PERMISSION_FLAGS) | entry.perms : undefined,
+          clonedFrom: clone.from,
+        });
+        counts.cloned++;
+        continue;
+      }
+      const typeChanged = !!old && old.kind !== entry.kind;
+      const mode = entry.kind === "symlink" ? (entry.mode & S_IFMT) | SYMLINK_PERMISSIONS : entry.mode & (S_IFMT | PERMISSION_FLAGS);
+      items.push({
+        rel: key,
+        commands: Command.extract | (typeChanged ? Command.delete : 0),
+        mode,
+        data:
+          entry.kind === "file"
+            ? { kind: "file", abs: entry.abs, size: entry.size }
+            : entry.kind === "symlink"
+              ? { kind: "link", target: await readlink(entry.abs, { encoding: "buffer" }) }
+              : undefined,
+      });
+      counts.extracted++;
+    }
+
+    // Per-file patches, one at a time (each holds both files and a suffix array in memory).
+    for (const [i, d] of diffs.entries()) {
+      const source = oldState.get(d.from)!;
+      const patch = createBsdiffPatch(await readFile(source.abs), await readFile(d.entry.abs));
+      const file = path.join(scratch, `patch-${i}`);
+      await writeFile(file, patch);
+      const changed = source.perms !== d.entry.perms && (d.clone || source.kind === d.entry.kind);
+      items.push({
+        rel: d.key,
+        commands: Command.binaryDiff | (d.clone ? Command.clone : 0) | (changed ? Command.modifyPermissions : 0),
+        mode: changed ? (source.mode & ~PERMISSION_FLAGS) | d.entry.perms : undefined,
+        clonedFrom: d.clone ? d.from : undefined,
+        data: { kind: "patch", file, size: patch.length },
+      });
+      if (d.clone) counts.cloned++;
+      counts.diffed++;
+    }
+
+    const payload = path.join(scratch, "payload");
+    await writePayload(payload, before.hash, after.hash, items);
+    const header = Buffer.alloc(6);
+    header.write(DELTA_MAGIC, 0, "latin1");
+    header[4] = Compression[options.compression];
+    header[5] = COMPRESSION_LEVEL[options.compression] & 0x0f;
+    const partial = path.join(path.dirname(path.resolve(outFile)), `.${path.basename(outFile)}.${randomUUID()}.tmp`);
+    try {
+      await writeFile(partial, header, { flag: "wx" });
+      await runCodec("compress", options.compression, payload, 0, partial, true);
+      await rename(partial, outFile);
+    } catch (err) {
+      await rm(partial, { force: true });
+      throw err;
+    }
+    const size = (await lstat(outFile)).size;
+    return { beforeHash: before.hash.toString("hex"), afterHash: after.hash.toString("hex"), size, counts };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+async function writePayload(file: string, beforeHash: Buffer, afterHash: Buffer, items: Item[]): Promise<void> {
+  const index = new Map<string, number>();
+  const paths: string[] = [];
+  for (const item of items) {
+    index.set(item.rel, paths.length);
+    paths.push(item.rel);
+  }
+  for (const item of items) {
+    if (item.clonedFrom !== undefined && !index.has(item.clonedFrom)) {
+      index.set(item.clonedFrom, paths.length);
+      paths.push(item.clonedFrom);
+    }
+  }
+  const fh = await open(file, "w");
+  try {
+    const head = Buffer.alloc(4);
+    head.writeUInt16LE(MAJOR_VERSION, 0);
+    head.writeUInt16LE(MINOR_VERSION, 2);
+    const table = Buffer.concat(paths.map((p) => Buffer.from(`${p}\0`, "utf8")));
+    const tableLength = Buffer.alloc(8);
+    tableLength.writeBigUInt64LE(BigInt(table.length));
+    await fh.write(Buffer.concat([head, beforeHash, afterHash, tableLength, table]));
+
+    const records: Buffer[] = [];
+    for (const item of items) {
+      const parts: Buffer[] = [Buffer.from([item.commands])];
+      const u16 = (v: number): Buffer => {
+        const b = Buffer.alloc(2);
+        b.writeUInt16LE(v & 0xffff);
+        return b;
+      };
+      const u64 = (v: number): Buffer => {
+        const b = Buffer.alloc(8);
+        b.writeBigUInt64LE(BigInt(v));
+        return b;
+      };
+      const c = item.commands;
+      if (c & Command.clone) {
+        if (c & Command.modifyPermissions) parts.push(u16(item.mode!));
+        const i = Buffer.alloc(4);
+        i.writeUInt32LE(index.get(item.clonedFrom!)!);
+        parts.push(i);
+        if (c & Command.binaryDiff) parts.push(u64(item.data!.kind === "patch" ? item.data!.size : 0));
+      } else if (c & Command.binaryDiff) {
+        if (c & Command.modifyPermissions) parts.push(u16(item.mode!));
+        parts.push(u64(item.data!.kind === "patch" ? item.data!.size : 0));
+      } else if (c & Command.extract) {
+        parts.push(u16(item.mode!));
+        if (item.data?.kind === "file") parts.push(u64(item.data.size));
+        else if (item.data?.kind === "link") parts.push(u16(item.data.target.length));
+      } else if (c & Command.modifyPermissions) {
+        parts.push(u16(item.mode!));
+      }
+      records.push(...parts);
+    }
+    records.push(Buffer.from([Command.end]));
+    await fh.write(Buffer.concat(records));
+
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    for (const item of items) {
+      const data = item.data;
+      if (!data) continue;
+      if (data.kind === "link") {
+        await fh.write(data.target);
+        continue;
+      }
+      const source = await open(data.kind === "file" ? data.abs : data.file, "r");
+      try {
+        let left = data.size;
+        while (left > 0) {
+          const { bytesRead } = await source.read(chunk, 0, Math.min(chunk.length, left), null);
+          if (bytesRead === 0) throw new RelcastError("E_INPUT", `${data.kind === "file" ? data.abs : "a patch"} shrank while the delta was written.`, "Do not change the bundle while relcast reads it.");
+          await fh.write(chunk.subarray(0, bytesRead));
+          left -= bytesRead;
+        }
+      } finally {
+        await source.close();
+      }
+    }
+  } finally {
+    await fh.close();
+  }
+}

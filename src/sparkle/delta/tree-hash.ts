@@ -1,0 +1,129 @@
+/**
+ * Walks and hashes a bundle exactly as Sparkle's SUBinaryDeltaCommon does, so
+ * an installed copy accepts our before/after hashes:
+ * - fts order with FTS_PHYSICAL (links are not followed): a folder comes before
+ *   its children, siblings sorted by strcmp of their names (C locale);
+ * - the root itself and a root "/Icon\r" are skipped, as is anything that is
+ *   not a file, folder or symlink;
+ * - for every entry, SHA-1 is fed: the entry's content hash (SHA-1 of a file's
+ *   bytes, of a link's target, or twenty 0xdd bytes for a folder), its path
+ *   relative to the root starting with "/", its fts type as a little-endian
+ *   uint16 (folder 1, file 8, symlink 12) and its permission bits as a
+ *   little-endian uint16 (always 0755 for symlinks).
+ */
+import { createHash } from "node:crypto";
+import type { Stats } from "node:fs";
+import { lstat, open, readdir, readlink } from "node:fs/promises";
+import path from "node:path";
+
+export type EntryKind = "dir" | "file" | "symlink";
+
+export interface TreeEntry {
+  /** Path relative to the root, starting with "/" (Sparkle's key). */
+  rel: string;
+  abs: string;
+  kind: EntryKind;
+  /** Permission bits (mode & 07777). */
+  perms: number;
+  /** Full st_mode (type bits and permissions). */
+  mode: number;
+  size: number;
+}
+
+export const FTS_D = 1;
+export const FTS_F = 8;
+export const FTS_SL = 12;
+export const PERMISSION_FLAGS = 0o7777;
+export const SYMLINK_PERMISSIONS = 0o755;
+export const CUSTOM_ICON_PATH = "/Icon\r";
+const DIRECTORY_HASH = Buffer.alloc(20, 0xdd);
+
+export function ftsType(kind: EntryKind): number {
+  return kind === "dir" ? FTS_D : kind === "file" ? FTS_F : FTS_SL;
+}
+
+const byteOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+
+/** Entries below `root` in Sparkle's (fts) order. */
+export async function walkTree(root: string): Promise<TreeEntry[]> {
+  const out: TreeEntry[] = [];
+  async function visit(abs: string, rel: string): Promise<void> {
+    const names = (await readdir(abs)).sort(byteOrder);
+    for (const name of names) {
+      const childAbs = path.join(abs, name);
+      const childRel = `${rel}/${name}`;
+      const st = await lstat(childAbs);
+      const kind: EntryKind | undefined = st.isSymbolicLink() ? "symlink" : st.isDirectory() ? "dir" : st.isFile() ? "file" : undefined;
+      if (!kind) continue;
+      out.push({ rel: childRel, abs: childAbs, kind, perms: st.mode & PERMISSION_FLAGS, mode: st.mode, size: kind === "dir" ? 0 : st.size });
+      if (kind === "dir") await visit(childAbs, childRel);
+    }
+  }
+  await visit(path.resolve(root), "");
+  return out;
+}
+
+const READ_CHUNK = 1 << 20;
+
+/** SHA-1 of a file's bytes, read through one reused buffer. */
+export async function sha1OfFile(abs: string, buffer: Buffer = Buffer.allocUnsafe(READ_CHUNK)): Promise<Buffer> {
+  const hash = createHash("sha1");
+  const fh = await open(abs, "r");
+  try {
+    for (;;) {
+      const { bytesRead } = await fh.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+    }
+  } finally {
+    await fh.close();
+  }
+  return hash.digest();
+}
+
+export async function contentHash(entry: TreeEntry, buffer?: Buffer): Promise<Buffer> {
+  if (entry.kind === "dir") return DIRECTORY_HASH;
+  if (entry.kind === "symlink") return createHash("sha1").update(await readlink(entry.abs, { encoding: "buffer" })).digest();
+  return sha1OfFile(entry.abs, buffer);
+}
+
+export interface HashedTree {
+  /** Sparkle's tree hash (20 bytes). */
+  hash: Buffer;
+  entries: TreeEntry[];
+  /** Content hash of every regular file, by relative path. */
+  fileHashes: Map<string, Buffer>;
+}
+
+export async function hashTree(root: string): Promise<HashedTree> {
+  const entries = await walkTree(root);
+  const tree = createHash("sha1");
+  const fileHashes = new Map<string, Buffer>();
+  const buffer = Buffer.allocUnsafe(READ_CHUNK);
+  const u16 = Buffer.alloc(4);
+  for (const entry of entries) {
+    if (entry.rel === CUSTOM_ICON_PATH) continue;
+    const content = await contentHash(entry, buffer);
+    if (entry.kind === "file") fileHashes.set(entry.rel, content);
+    tree.update(content);
+    tree.update(Buffer.from(entry.rel, "utf8"));
+    u16.writeUInt16LE(ftsType(entry.kind), 0);
+    u16.writeUInt16LE(entry.kind === "symlink" ? SYMLINK_PERMISSIONS : entry.perms, 2);
+    tree.update(u16);
+  }
+  return { hash: tree.digest(), entries, fileHashes };
+}
+
+export async function treeHashHex(root: string): Promise<string> {
+  return (await hashTree(root)).hash.toString("hex");
+}
+
+/** lstat that answers undefined for a missing path. */
+export async function lstatOrUndefined(abs: string): Promise<Stats | undefined> {
+  try {
+    return await lstat(abs);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
+    throw err;
+  }
+}

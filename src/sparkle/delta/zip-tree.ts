@@ -1,0 +1,111 @@
+/**
+ * Unpacks a bundle zip into a folder the way an unzipper on macOS lays it out
+ * (modes from the Unix attributes; folders without an entry get 0755, files
+ * without attributes 0644), refusing anything that could write outside the
+ * target: absolute names, "..", backslashes, entries below a symlink, more
+ * than one top-level folder. Returns the bundle folder.
+ */
+import { createWriteStream } from "node:fs";
+import { chmod, mkdir, symlink } from "node:fs/promises";
+import path from "node:path";
+import { pipeline } from "node:stream/promises";
+import yauzl from "yauzl";
+import { RelcastError } from "../../core/errors.js";
+
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+const S_IFDIR = 0o040000;
+const MADE_BY_UNIX = 3;
+
+function bad(zip: string, why: string): RelcastError {
+  return new RelcastError("E_INPUT", `Cannot unpack ${zip}: ${why}.`, "Use the zip relcast published for that release (one top-level bundle folder, relative names).");
+}
+
+function openZip(file: string): Promise<yauzl.ZipFile> {
+  return new Promise((resolve, reject) =>
+    yauzl.open(file, { lazyEntries: true, decodeStrings: true, validateEntrySizes: true, strictFileNames: true }, (err, zip) => (err ? reject(err) : resolve(zip!))),
+  );
+}
+
+function readStream(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<NodeJS.ReadableStream> {
+  return new Promise((resolve, reject) => zip.openReadStream(entry, (err, stream) => (err ? reject(err) : resolve(stream!))));
+}
+
+export async function extractBundleZip(zipFile: string, into: string): Promise<string> {
+  let zip: yauzl.ZipFile;
+  try {
+    zip = await openZip(zipFile);
+  } catch (err) {
+    throw bad(zipFile, (err as Error).message);
+  }
+  const links = new Set<string>();
+  const made = new Set<string>();
+  let top: string | undefined;
+  const ensureDir = async (rel: string): Promise<void> => {
+    const parts = rel.split("/");
+    for (let i = 1; i <= parts.length; i++) {
+      const sub = parts.slice(0, i).join("/");
+      if (made.has(sub)) continue;
+      if (links.has(sub)) throw bad(zipFile, `${rel} lies below the symlink ${sub}`);
+      await mkdir(path.join(into, sub), { recursive: true, mode: 0o755 });
+      made.add(sub);
+    }
+  };
+  try {
+    for (;;) {
+      const entry = await new Promise<yauzl.Entry | undefined>((resolve, reject) => {
+        const onEntry = (e: yauzl.Entry): void => {
+          zip.off("end", onEnd);
+          zip.off("error", onError);
+          resolve(e);
+        };
+        const onEnd = (): void => {
+          zip.off("entry", onEntry);
+          zip.off("error", onError);
+          resolve(undefined);
+        };
+        const onError = (err: Error): void => {
+          zip.off("entry", onEntry);
+          zip.off("end", onEnd);
+          reject(bad(zipFile, err.message));
+        };
+        zip.once("entry", onEntry);
+        zip.once("end", onEnd);
+        zip.once("error", onError);
+        zip.readEntry();
+      });
+      if (!entry) break;
+      const name = entry.fileName.replace(/\/$/, "");
+      const parts = name.split("/");
+      if (name === "" || name.startsWith("/") || name.includes("\\") || parts.some((p) => p === "" || p === "." || p === ".." || p.includes("\0"))) {
+        throw bad(zipFile, `unsafe entry name ${JSON.stringify(entry.fileName)}`);
+      }
+      if (top === undefined) top = parts[0];
+      else if (parts[0] !== top) throw bad(zipFile, `more than one top-level entry (${top}, ${parts[0]})`);
+      const unixMode = entry.versionMadeBy >> 8 === MADE_BY_UNIX ? entry.externalFileAttributes >>> 16 : 0;
+      const type = unixMode & S_IFMT;
+      const abs = path.join(into, name);
+      const parent = parts.slice(0, -1).join("/");
+      if (parent) await ensureDir(parent);
+      if (links.has(name) || made.has(name)) throw bad(zipFile, `duplicate entry ${name}`);
+      if (entry.fileName.endsWith("/") || type === S_IFDIR) {
+        await ensureDir(name);
+        await chmod(abs, unixMode & 0o7777 || 0o755);
+      } else if (type === S_IFLNK) {
+        if (entry.uncompressedSize > 4096) throw bad(zipFile, `symlink ${name} has a ${entry.uncompressedSize}-byte target`);
+        const chunks: Buffer[] = [];
+        for await (const chunk of await readStream(zip, entry)) chunks.push(chunk as Buffer);
+        await symlink(Buffer.concat(chunks).toString("utf8"), abs);
+        links.add(name);
+      } else {
+        await pipeline(await readStream(zip, entry), createWriteStream(abs, { flags: "wx", mode: 0o600 }));
+        await chmod(abs, unixMode & 0o7777 || 0o644);
+        made.add(name);
+      }
+    }
+  } finally {
+    zip.close();
+  }
+  if (top === undefined) throw bad(zipFile, "the zip is empty");
+  return path.join(into, top);
+}

@@ -1,0 +1,66 @@
+import type { RelcastConfig } from "../config/schema.js";
+import type { Logger } from "../core/logger.js";
+import type { BundleInfo } from "../bundle/info-plist.js";
+import type { ObjectStore } from "../store/object-store.js";
+import type { SigningKey } from "../sparkle/signing-key.js";
+import type { StreamingSignature } from "../sparkle/ed25519-stream.js";
+import type { AutoupdateFlags, AutoupdateOptions } from "../domain/autoupdate-options.js";
+import type { ReleaseNotes } from "../domain/release-notes.js";
+import type { CatalogView } from "../catalog/catalog-entry.js";
+import type { ReleaseRecord } from "../domain/record-schema.js";
+import type { LocalArtifact } from "../domain/build-record.js";
+import type { ReleasePlan } from "../domain/release-plan.js";
+
+export interface ReleaseInputs {
+  version: string;
+  appDir: string;
+  dmgFile: string;
+  /** Release notes in Markdown (`--notes`), or the version's section of a Keep a Changelog file (`--changelog`). */
+  notesFile?: string | undefined;
+  changelogFile?: string | undefined;
+  summary?: string | undefined;
+  buildNumber?: number | undefined;
+  /** Fixed publication time (migration, reproducible tests); default now. */
+  publishedAt?: Date | undefined;
+  /** Per-release Sparkle flags (--critical, --phased-rollout-interval, ...). */
+  autoupdate?: AutoupdateFlags | undefined;
+  dryRun: boolean;
+}
+
+/**
+ * The one object every step reads and writes. Steps fill the optional
+ * fields in pipeline order; a step that needs a field a previous step
+ * should have set calls `need()`.
+ */
+export interface ReleaseContext {
+  config: RelcastConfig;
+  inputs: ReleaseInputs;
+  logger: Logger;
+  store: ObjectStore;
+  key: SigningKey;
+  /** Temp folder for the zip; removed by the pipeline. */
+  workDir: string;
+  bundle?: BundleInfo;
+  notes?: ReleaseNotes;
+  buildNumber?: number;
+  /** Sparkle options resolved from flags and config, stored in the record. */
+  autoupdateOptions?: AutoupdateOptions;
+  dmg?: LocalArtifact;
+  zip?: LocalArtifact;
+  /** The zip's signature with its first pass already fed by the zip writer; the sign step finishes it. */
+  zipSignature?: StreamingSignature;
+  edSignature?: string;
+  /** The catalog as preflight found it (undefined for a new store). */
+  catalog?: CatalogView | undefined;
+  /** The record already in the store for this version, if any. */
+  existingRecord?: ReleaseRecord;
+  record?: ReleaseRecord;
+  plan?: ReleasePlan;
+  /** Keys written by this run, in order. */
+  written: string[];
+}
+
+export function need<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`pipeline bug: ${what} is not set yet`);
+  return value;
+}
