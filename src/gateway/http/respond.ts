@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { GatewayEnv } from "./middleware.js";
+import { escapeHtml } from "../../core/html-escape.js";
 
 /**
  * The responses the gateway makes itself, as hono responses. The security
@@ -35,6 +36,3 @@ function setHeader(c: Context<GatewayEnv>, name: string, value: string | string[
   } else c.header(name, value);
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
