@@ -1,6 +1,5 @@
 import type { Context } from "hono";
 import type { GatewayEnv } from "./middleware.js";
-import { escapeHtml } from "../../core/html-escape.js";
 
 /**
  * The responses the gateway makes itself, as hono responses. The security
