@@ -12,6 +12,7 @@ import { recordStep, uploadStep } from "../steps/upload/index.js";
 import { zipStep } from "../steps/zip/index.js";
 import type { ReleaseContext } from "../steps/release-context.js";
 import type { Step } from "../steps/step.js";
+import { withInterruptCleanup } from "./interrupt.js";
 
 /** A release, in order. Everything before `upload` only reads. */
 export const PLAN_STEPS: readonly Step[] = [preflightStep, zipStep, signStep, planStep];
@@ -23,11 +24,15 @@ export const APPLY_STEPS: readonly Step[] = [uploadStep, recordStep, downloadsSt
  * a runner being cancelled would.
  */
 function failpoint(where: "before" | "after", step: string): void {
-  if (process.env.RELCAST_FAILPOINT === `${where}:${step}`) process.kill(process.pid, "SIGKILL");
+  // RELCAST_FAILPOINT_SIGNAL=SIGTERM|SIGINT sends that instead: the interrupt tests' Ctrl-C at a known step.
+  if (process.env.RELCAST_FAILPOINT === `${where}:${step}`) process.kill(process.pid, (process.env.RELCAST_FAILPOINT_SIGNAL as NodeJS.Signals | undefined) ?? "SIGKILL");
 }
+
+let currentStep = "start";
 
 export async function runSteps(ctx: ReleaseContext, steps: readonly Step[]): Promise<void> {
   for (const step of steps) {
+    currentStep = step.name;
     failpoint("before", step.name);
     const reason = step.skip?.(ctx);
     if (reason) {
@@ -46,11 +51,13 @@ export async function runRelease(ctx: Omit<ReleaseContext, "workDir" | "written"
   const workDir = await mkdtemp(path.join(os.tmpdir(), "relcast-"));
   const full: ReleaseContext = { ...ctx, workDir, written: [], etags: new Map() };
   try {
-    await runSteps(full, PLAN_STEPS);
-    // A dry run is the same code stopped here; `inspect` sees the plan while its files still exist.
-    await inspect?.(full);
-    if (!full.inputs.dryRun) await runSteps(full, APPLY_STEPS);
-    return full;
+    return await withInterruptCleanup(full, () => currentStep, async () => {
+      await runSteps(full, PLAN_STEPS);
+      // A dry run is the same code stopped here; `inspect` sees the plan while its files still exist.
+      await inspect?.(full);
+      if (!full.inputs.dryRun) await runSteps(full, APPLY_STEPS);
+      return full;
+    });
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }

@@ -1,4 +1,4 @@
-import { constants } from "node:fs";
+import { constants, unlinkSync } from "node:fs";
 import { access, copyFile, link, lstat, mkdir, open, readdir, readlink, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
 import type { Stats } from "node:fs";
@@ -35,11 +35,15 @@ export function createFolderStore(root: string): ObjectStore {
   const partsOf = (key: string) => assertSafeKey(key).split("/");
   const fileFor = (key: string) => path.join(absRoot, ...partsOf(key));
 
+  /** Temp files this process is writing: an interrupted run removes them at once. */
+  const inFlight = new Set<string>();
+
   /** Copies a local file (or, with `fromKey`, a store object opened without following links) into a new temp file. */
   async function writeTemp(key: string, body: PutBody, fromKey?: string): Promise<string> {
     await mkdir(absRoot, { recursive: true });
     await makeFoldersNoFollow(absRoot, partsOf(key));
     const temp = path.join(path.dirname(fileFor(key)), `.relcast-tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
+    inFlight.add(temp);
     if (fromKey !== undefined) {
       const source = await openNoFollow(absRoot, partsOf(fromKey));
       if (!source) throw Object.assign(new Error(`no object ${fromKey} to copy (missing or a link)`), { code: "ENOENT" });
@@ -100,6 +104,8 @@ export function createFolderStore(root: string): ObjectStore {
     } catch (err) {
       await unlink(temp).catch(() => undefined);
       throw err;
+    } finally {
+      inFlight.delete(temp);
     }
     return { etag: metaFrom(key, written).etag };
   }
@@ -160,6 +166,20 @@ export function createFolderStore(root: string): ObjectStore {
     async sweepIncomplete(olderThan) {
       const removed: string[] = [];
       await sweepInternal(absRoot, olderThan, removed);
+      return removed;
+    },
+    async abortInFlight() {
+      // Synchronous on purpose: nothing else of the interrupted run gets to write in between.
+      const removed: string[] = [];
+      for (const temp of inFlight) {
+        try {
+          unlinkSync(temp);
+          removed.push(`removed the temp file ${temp}`);
+        } catch {
+          // already linked into place or removed
+        }
+      }
+      inFlight.clear();
       return removed;
     },
     async strayEntries(folders) {

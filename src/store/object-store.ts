@@ -72,5 +72,11 @@ export interface ObjectStore {
    * those folders and the way to them are checked, not the whole store.
    */
   strayEntries?(folders?: readonly string[]): Promise<string[]>;
+  /**
+   * Called when the process is interrupted (Ctrl-C, SIGTERM): removes this
+   * process's temp files and aborts its multipart uploads now, instead of
+   * leaving them for `relcast gc`. Returns a description of each.
+   */
+  abortInFlight?(): Promise<string[]>;
   close?(): Promise<void>;
 }

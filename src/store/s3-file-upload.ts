@@ -33,6 +33,24 @@ const MAX_PARTS = 10_000;
  * CreateMultipartUpload/UploadPart drop members their request shapes lack.
  * A failed upload (lost condition included) is aborted so no parts linger.
  */
+/** Uploads of this process still running, so an interrupted run can abort their multipart uploads. */
+const active = new Map<Upload, { key: string; done: Promise<unknown> }>();
+
+/** Aborts every running upload (S3 discards their parts) and waits, at most `waitMs`, for the aborts to finish. */
+export async function abortActiveUploads(waitMs = 5000): Promise<string[]> {
+  const aborted: string[] = [];
+  const waits: Array<Promise<unknown>> = [];
+  for (const [upload, { key, done }] of active) {
+    await upload.abort().catch(() => undefined);
+    waits.push(done.catch(() => undefined));
+    aborted.push(`aborted the upload of ${key}`);
+  }
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.all(waits), new Promise((r) => (timer = setTimeout(r, waitMs)))]);
+  clearTimeout(timer);
+  return aborted;
+}
+
 export async function uploadFile(req: FileUploadRequest): Promise<{ etag: string }> {
   const { size } = await stat(req.file);
   const upload = new Upload({
@@ -58,7 +76,14 @@ export async function uploadFile(req: FileUploadRequest): Promise<{ etag: string
       onProgress({ key: req.progressKey, loaded: p.loaded ?? 0, total: p.total ?? size });
     });
   }
-  const result = await upload.done();
+  const done = upload.done();
+  active.set(upload, { key: req.key, done });
+  let result;
+  try {
+    result = await done;
+  } finally {
+    active.delete(upload);
+  }
   if (!result.ETag) throw new Error(`upload of ${req.key} returned no ETag`);
   return { etag: result.ETag };
 }

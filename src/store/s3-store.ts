@@ -16,6 +16,7 @@ import { isNotFound, mapS3Error, type WriteCondition } from "./s3-errors.js";
 import { uploadFile } from "./s3-file-upload.js";
 import { copySource, metaFromHeaders } from "./s3-object-meta.js";
 import { DEFAULT_PART_SIZE, DEFAULT_QUEUE_SIZE, MIN_PART_SIZE, fullKey, normalizePrefix, type S3StoreOptions } from "./s3-options.js";
+import { abortActiveUploads } from "./s3-file-upload.js";
 import { abortStaleMultipartUploads, type StaleUploadSweep } from "./s3-stale-uploads.js";
 
 /** The S3 store adds one maintenance verb beyond ObjectStore, for `relcast gc`. */
@@ -170,6 +171,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
     location,
     uriFor: (key) => `s3://${bucket}/${abs(key)}`,
     head, get, getStream, put, copy, list, delete: remove, checkReachable,
+    abortInFlight: () => abortActiveUploads(),
     abortStaleUploads: (olderThan) => abortStaleMultipartUploads(client, bucket, prefix, olderThan),
     async sweepIncomplete(olderThan) {
       const sweep = await abortStaleMultipartUploads(client, bucket, prefix, olderThan);

@@ -8,7 +8,7 @@ export function registerGc(program: Command): void {
     .description("remove what interrupted runs left behind: temp files, stale locks, incomplete multipart uploads")
     .option("--config <file>", "config file", "relcast.config.json")
     .option("--store <url>", "store URL (overrides config)")
-    .option("--older-than <minutes>", "only remove leftovers older than this", "60")
+    .option("--older-than <minutes>", "only remove leftovers older than this (default one day: longer than any publish runs)", "1440")
     .action(async (flags: { config?: string; store?: string; olderThan: string }) => {
       const minutes = Number(flags.olderThan);
       if (!Number.isFinite(minutes) || minutes < 0) throw new RelcastError("E_USAGE", `--older-than "${flags.olderThan}" is not a number of minutes`, "pass e.g. --older-than 60 (0 removes everything; only when no publish runs)");

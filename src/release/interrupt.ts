@@ -1,0 +1,53 @@
+import { rmSync } from "node:fs";
+import { APPCAST_KEY, CATALOG_KEY, INDEX_KEY, publicAppcastKey, publicCatalogKey } from "../domain/release-layout.js";
+import type { ReleaseContext } from "../steps/release-context.js";
+
+const EXIT_FOR: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+
+/** What an interrupted publish had made public, in one sentence. */
+function publicState(ctx: ReleaseContext): string {
+  const feeds = new Set([CATALOG_KEY, APPCAST_KEY, publicCatalogKey(ctx.config.pluginId), publicAppcastKey(ctx.config.pluginId), INDEX_KEY]);
+  const version = ctx.inputs.version;
+  if (ctx.written.some((k) => feeds.has(k))) {
+    return `${version} may already be public: the feeds were being updated (${ctx.written.filter((k) => feeds.has(k)).join(", ")} written); re-run the same command to finish the site`;
+  }
+  if (ctx.written.length > 0) {
+    return `nothing became public: ${ctx.written.length} object(s) of ${version} were uploaded, but catalog and appcast still describe the previous releases; re-run the same command to finish, or leave them (relcast verify reports them)`;
+  }
+  return "nothing became public and nothing was written to the store";
+}
+
+/**
+ * While `fn` runs, Ctrl-C and SIGTERM stop the publish cleanly: say in which
+ * step it stopped and what became public, remove the temp folder and this
+ * process's temp objects, abort its multipart uploads, then exit 130/143.
+ * A second signal during the cleanup exits at once.
+ */
+export async function withInterruptCleanup<T>(ctx: ReleaseContext, currentStep: () => string, fn: () => Promise<T>): Promise<T> {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(EXIT_FOR[signal] ?? 1);
+    stopping = true;
+    const write = (line: string) => process.stderr.write(`relcast: ${line}\n`);
+    write(`interrupted by ${signal} in step ${currentStep()}; ${publicState(ctx)}`);
+    // The folder store's abort is synchronous, so the run writes nothing more before the exit; S3 aborts need the network.
+    void (ctx.store.abortInFlight?.() ?? Promise.resolve([])).catch(() => [] as string[]).then((done) => {
+      try {
+        rmSync(ctx.workDir, { recursive: true, force: true });
+      } catch {
+        // reported below as what gc removes
+      }
+      for (const line of done) write(line);
+      write(`removed the temp folder ${ctx.workDir}${done.length ? `, ${done.length} temp object(s)/upload(s)` : ""}; relcast gc removes anything a killed run leaves`);
+      process.exit(EXIT_FOR[signal] ?? 1);
+    });
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    return await fn();
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
