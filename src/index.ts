@@ -5,6 +5,6 @@
 export { publish, type PublishOptions, type PublishResult } from "./api/publish.js";
 export { RelcastError, EXIT_CODES, isRelcastError, type ErrorCode } from "./core/errors.js";
 export { createLogger, silentLogger, type Logger, type LoggerOptions } from "./core/logger.js";
-export type { ReleaseRecord } from "./release/record-schema.js";
-export type { ReleasePlan, PlannedWrite } from "./release/release-plan.js";
-export type { AutoupdateFlags } from "./release/autoupdate-options.js";
+export type { ReleaseRecord } from "./domain/record-schema.js";
+export type { ReleasePlan, PlannedWrite } from "./domain/release-plan.js";
+export type { AutoupdateFlags } from "./domain/autoupdate-options.js";

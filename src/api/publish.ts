@@ -1,11 +1,12 @@
 import { loadConfig } from "../config/load-config.js";
 import { silentLogger, type Logger } from "../core/logger.js";
 import { runRelease } from "../release/pipeline.js";
-import type { AutoupdateFlags } from "../release/autoupdate-options.js";
-import type { ReleaseRecord } from "../release/record-schema.js";
-import type { ReleaseContext } from "../release/release-context.js";
-import type { ReleasePlan } from "../release/release-plan.js";
-import { normalizeVersion } from "../release/version-input.js";
+import type { AutoupdateFlags } from "../domain/autoupdate-options.js";
+import type { ReleaseRecord } from "../domain/record-schema.js";
+import type { ReleaseContext } from "../steps/release-context.js";
+import type { ReleasePlan } from "../domain/release-plan.js";
+import { normalizeVersion } from "../domain/version-input.js";
+import { checkNotesSource } from "../steps/preflight/notes-file.js";
 import { loadSigningKey, parseSigningKey } from "../sparkle/signing-key.js";
 import { openStore, type StoreSettings } from "../store/open-store.js";
 
@@ -16,8 +17,10 @@ export interface PublishOptions {
   app: string;
   /** The disk image to publish. */
   dmg: string;
-  /** Release notes file (Markdown). */
-  notes: string;
+  /** Release notes file (Markdown); or `changelog`. */
+  notes?: string | undefined;
+  /** A Keep a Changelog file (CHANGELOG.md): the notes are the version's section. */
+  changelog?: string | undefined;
   /** One-line summary; default: the first note. */
   summary?: string | undefined;
   buildNumber?: number | undefined;
@@ -57,6 +60,7 @@ export interface PublishResult {
  * the writes (none with `dryRun`). Errors are `RelcastError`s with a `code`.
  */
 export async function publish(options: PublishOptions): Promise<PublishResult> {
+  checkNotesSource({ notesFile: options.notes, changelogFile: options.changelog });
   const version = normalizeVersion(options.version);
   const key = options.key !== undefined ? parseSigningKey(options.key, "the key option") : await loadSigningKey(options.keyFile);
   const config = await loadConfig(options.config, { store: options.store, channel: options.channel });
@@ -66,7 +70,7 @@ export async function publish(options: PublishOptions): Promise<PublishResult> {
     ctx = await runRelease({
       config, store, key, logger: options.logger ?? silentLogger,
       inputs: {
-        version, appDir: options.app, dmgFile: options.dmg, notesFile: options.notes, summary: options.summary,
+        version, appDir: options.app, dmgFile: options.dmg, notesFile: options.notes, changelogFile: options.changelog, summary: options.summary,
         buildNumber: options.buildNumber, publishedAt: options.publishedAt, dryRun: Boolean(options.dryRun),
         autoupdate: options.autoupdate,
       },

@@ -1,8 +1,8 @@
-import { RELEASES_PREFIX } from "../release/release-layout.js";
-import { releaseRecordSchema, type ReleaseRecord } from "../release/record-schema.js";
+import { RELEASES_PREFIX } from "../domain/release-layout.js";
+import { releaseRecordSchema, type ReleaseRecord } from "../domain/record-schema.js";
 import { CACHE_NO_CACHE } from "../store/content-types.js";
 import type { ObjectStore } from "../store/object-store.js";
-import type { CatalogEntry, CatalogView } from "./catalog-view.js";
+import type { CatalogEntry, CatalogView } from "./catalog-entry.js";
 
 /**
  * `releases/catalog-index.json`: the catalog view of the catalog with a given

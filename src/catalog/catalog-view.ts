@@ -1,50 +1,18 @@
 import { RelcastError } from "../core/errors.js";
-import { expectedLatest } from "../release/latest-choice.js";
-import { CATALOG_KEY } from "../release/release-layout.js";
-import { releaseRecordSchema, type ReleaseRecord } from "../release/record-schema.js";
+import { expectedLatest } from "../domain/latest-choice.js";
+import { CATALOG_KEY } from "../domain/release-layout.js";
+import { releaseRecordSchema, type ReleaseRecord } from "../domain/record-schema.js";
 import type { ObjectStore } from "../store/object-store.js";
-import type { BuildOrderEntry } from "../sparkle/build-order.js";
-import { appcastRecords, isYanked } from "./appcast-selection.js";
+import type { BuildOrderEntry } from "../domain/build-order.js";
+import { appcastRecords } from "../domain/appcast-selection.js";
+import { isYanked } from "../domain/yank-state.js";
+import { entryOf, type CatalogEntry, type CatalogView } from "./catalog-entry.js";
 import { readCatalogIndex } from "./catalog-index.js";
 import { scanCatalog } from "./catalog-scan.js";
-import { compareNewestFirst } from "./catalog.js";
+import { compareNewestFirst } from "../domain/catalog.js";
 
 /** How many of the newest releases index.html shows (the catalog JSON lists them all). */
 export const PAGE_RELEASES = 50;
-
-/** What a publish needs to know of every release: small, so 10,000 of them cost little. */
-export interface CatalogEntry {
-  version: string;
-  channel: string;
-  build: string | undefined;
-  publishedAt: ReleaseRecord["publishedAt"];
-  yanked: boolean;
-}
-
-/**
- * A catalog as a publish sees it, read in one streaming pass: a summary of
- * every entry (catalog order) and the full records of only those a publish
- * writes from: the newest {@link PAGE_RELEASES} (index.html), the appcast's
- * selection (the highest builds of each channel), the expected latest
- * release and every yanked one. Memory and time stay flat in the history.
- */
-export interface CatalogView {
-  etag: string;
-  pluginId: string;
-  count: number;
-  entries: CatalogEntry[];
-  /** Full records, in catalog order (a subset of the catalog, see above). */
-  records: ReleaseRecord[];
-  /** Byte offset of the first entry in the file the view was read from (a newest release is inserted there). */
-  firstOffset?: number | undefined;
-}
-
-export function entryOf(record: ReleaseRecord): CatalogEntry {
-  return {
-    version: record.version, channel: record.channel, build: record.autoupdate ? String(record.autoupdate.buildNumber) : undefined,
-    publishedAt: record.publishedAt, yanked: isYanked(record),
-  };
-}
 
 export function buildOrderEntriesOf(view: CatalogView | undefined): BuildOrderEntry[] {
   return (view?.entries ?? []).flatMap((e) => (e.build === undefined ? [] : [{ version: e.version, build: e.build, channel: e.channel }]));

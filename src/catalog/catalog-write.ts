@@ -1,9 +1,10 @@
 import { once } from "node:events";
 import { createWriteStream } from "node:fs";
 import { PreconditionFailedError } from "../core/errors.js";
-import type { ReleaseRecord } from "../release/record-schema.js";
+import type { ReleaseRecord } from "../domain/record-schema.js";
 import { scanCatalog } from "./catalog-scan.js";
-import { placement, type CatalogView } from "./catalog-view.js";
+import type { CatalogView } from "./catalog-entry.js";
+import { placement } from "./catalog-view.js";
 
 /** A record as serializeCatalog writes it inside `versions` (4 spaces in). */
 export function recordText(record: ReleaseRecord): string {

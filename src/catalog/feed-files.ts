@@ -5,30 +5,17 @@ import { PreconditionFailedError } from "../core/errors.js";
 import type { RelcastConfig } from "../config/schema.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { APPCAST_CONTENT_TYPE, CACHE_NO_CACHE } from "../store/content-types.js";
-import { APPCAST_KEY, CATALOG_KEY } from "../release/release-layout.js";
-import type { Catalog, ReleaseRecord } from "../release/record-schema.js";
-import { renderAppcast, type AppcastOptions } from "./appcast.js";
+import { APPCAST_KEY, CATALOG_KEY } from "../domain/release-layout.js";
+import type { Catalog, ReleaseRecord } from "../domain/record-schema.js";
+import { appcastLimit, appcastOptionsFor, renderAppcast } from "../domain/appcast.js";
 
-/** Sparkle clients read the whole feed on every check: 100 items per channel keeps it small. */
-export const DEFAULT_APPCAST_ITEMS = 100;
-import { buildCatalog, parseCatalog, serializeCatalog, yankFields } from "./catalog.js";
+import { buildCatalog, parseCatalog, serializeCatalog } from "../domain/catalog.js";
+import { yankFields } from "../domain/yank-state.js";
 import { isIndexed, writeCatalogIndex } from "./catalog-index.js";
-import { readCatalogView, rememberView, viewWith, type CatalogView } from "./catalog-view.js";
+import type { CatalogView } from "./catalog-entry.js";
+import { readCatalogView, rememberView, viewWith } from "./catalog-view.js";
 import { writeMergedCatalog } from "./catalog-write.js";
-import { CAS_ATTEMPTS, casBackoff, casGaveUp, compareAndSwap } from "./compare-and-swap.js";
-
-/** The appcast's per-channel limit: `maxAppcastItems` (default 100; 0 lists every release). */
-export function appcastLimit(config: Pick<RelcastConfig, "appcast">): number | undefined {
-  const n = config.appcast?.maxAppcastItems ?? DEFAULT_APPCAST_ITEMS;
-  return n === 0 ? undefined : n;
-}
-
-export function appcastOptionsFor(config: RelcastConfig): AppcastOptions {
-  return {
-    title: `${config.displayName} updates`, link: config.appUrl, description: `Updates of ${config.displayName} by ${config.publisher}`,
-    maxItemsPerChannel: appcastLimit(config),
-  };
-}
+import { CAS_ATTEMPTS, casBackoff, casGaveUp, compareAndSwap } from "../store/compare-and-swap.js";
 
 export async function readCatalog(store: ObjectStore): Promise<Catalog | undefined> {
   const got = await store.get(CATALOG_KEY);

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { RelcastError } from "../core/errors.js";
 import { configSchema, isValidTimeZone, type RelcastConfig } from "./schema.js";
-import { describeZodIssues } from "./zod-message.js";
+import { describeZodIssues } from "../core/zod-message.js";
 
 export const DEFAULT_CONFIG_FILE = "relcast.config.json";
 

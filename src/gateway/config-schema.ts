@@ -18,7 +18,8 @@ const httpUrl = z.url({ protocol: /^https?$/, error: "must be an absolute http(s
 const oauthClient = z.strictObject({
   clientId: identifier,
   name: z.string().min(1).optional(),
-  secretHash,
+  /** Absent for a public client (a native or browser app that cannot keep a secret): it authenticates by client_id alone and must use PKCE. */
+  secretHash: secretHash.optional(),
   redirectUrl: httpUrl.refine((u) => !u.includes("#"), "must not contain a fragment (RFC 6749 §3.1.2)"),
   scopes: z.array(z.string().regex(SCOPE_TOKEN_PATTERN, "is not a valid scope token")).min(1, "must list at least one scope"),
 });
@@ -51,6 +52,13 @@ export const gatewayConfigSchema = z
     oauthClients: z.array(oauthClient).default([]),
     hmacCredentials: z.array(hmacCredential).default([]),
     users: z.array(user).default([]),
+    issuer: httpUrl
+      .refine((u) => {
+        const url = new URL(u);
+        return !url.search && !url.hash && !u.endsWith("/");
+      }, "must be the gateway's base URL without query, fragment or trailing slash (RFC 8414 §2)")
+      .optional(),
+    database: z.string().min(1, "must be a SQLite file path or a postgres:// URL").optional(),
     trustedProxies: z
       .array(z.string().refine((v) => parseTrustedProxy(v) !== undefined, "must be an IP address or a CIDR range such as 10.0.0.0/8"))
       .default([]),

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { RelcastError } from "../core/errors.js";
 import { registerSecret } from "../core/secrets.js";
-import { describeZodIssues } from "../config/zod-message.js";
+import { describeZodIssues } from "../core/zod-message.js";
 import { gatewayConfigSchema, type GatewayConfig, type HmacCredential } from "./config-schema.js";
 
 /**

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { every } from "hono/combine";
 import { secureHeaders } from "hono/secure-headers";
 import { silentLogger, type Logger } from "../core/logger.js";
@@ -25,8 +25,9 @@ import { proxy } from "./proxy.js";
 import { forwardingRules } from "./forwarded-for.js";
 import { noDotSegments } from "./middleware/request-target.js";
 import { singleValuedHeaders } from "./middleware/single-headers.js";
-import { persistentKey, type GatewayDb } from "./state/db.js";
-import { TokenStore } from "./state/token-store.js";
+import type { TokenStore } from "./state/token-store.js";
+import { discoveryEndpoint, METADATA_PATH, REVOKE_PATH, TOKEN_PATH } from "./oauth/discovery.js";
+import { revokeEndpoint } from "./oauth/revoke.js";
 
 /**
  * Composes the gateway as one hono app: `{auth_url}` routes (`/auth`,
@@ -39,7 +40,7 @@ export type RouteSet = "all" | "auth" | "api";
 
 export interface GatewayOptions {
   config: GatewayConfig;
-  db: GatewayDb;
+  store: TokenStore;
   verifyHmac: HmacVerifier;
   clock?: Clock;
   routes?: RouteSet;
@@ -58,30 +59,34 @@ const authSecureHeaders = secureHeaders({
   contentSecurityPolicy: { defaultSrc: ["'none'"], styleSrc: ["'unsafe-inline'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'self'"] },
 });
 
-export function createGatewayApp(options: GatewayOptions) {
-  const { config, db } = options;
+export async function createGatewayApp(options: GatewayOptions) {
+  const { config, store } = options;
   const clock = options.clock ?? systemClock;
   const routes = options.routes ?? "all";
   const logger = options.logger ?? silentLogger;
   const authBodyBytes = options.authBodyBytes ?? 16 * 1024;
-  const store = new TokenStore(db, clock);
   const clients = new Map(config.oauthClients.map((c) => [c.clientId, c]));
   const users = new Map(config.users.map((u) => [u.username, u]));
-  const seal = new ConsentSeal(persistentKey(db, "consent_seal_key", () => randomBytes(32)));
+  const seal = new ConsentSeal(await store.persistentKey("consent_seal_key", () => randomBytes(32)));
 
   const forwarding = forwardingRules(config.trustedProxies);
+  // RFC 8414 issuer: the configured one, else this request's own origin.
+  const issuer = (c: Context<GatewayEnv>) => config.issuer ?? `${forwarding.isHttps(c.env.incoming) ? "https" : "http"}://${c.env.incoming.headers.host ?? "localhost"}`;
 
   const app = new Hono<GatewayEnv>();
   app.use(requestClock(clock), accessLog(logger), singleValuedHeaders(), noDotSegments());
   app.get("/healthz", (c) => jsonResponse(c, 200, { status: "ok" }));
 
   if (routes !== "api") {
-    const authorize = authorizeEndpoint({ store, seal, clock, clients, users, isHttps: forwarding.isHttps, throttle: new SignInThrottle({ clock }), maxBodyBytes: authBodyBytes });
+    const authorize = authorizeEndpoint({ store, seal, clock, clients, users, isHttps: forwarding.isHttps, issuer, throttle: new SignInThrottle({ clock }), maxBodyBytes: authBodyBytes });
     const token = tokenEndpoint({ store, clients, maxBodyBytes: authBodyBytes });
     app.use("/auth", authSecureHeaders, maxTargetLength(MAX_AUTH_URL));
     app.use("/auth/*", authSecureHeaders, maxTargetLength(MAX_AUTH_URL));
     app.all("/auth", authorize);
-    app.all("/auth/oauth2/token", token);
+    app.all(TOKEN_PATH, token);
+    app.all(REVOKE_PATH, revokeEndpoint({ store, clients, maxBodyBytes: authBodyBytes }));
+    app.use(METADATA_PATH, authSecureHeaders);
+    app.get(METADATA_PATH, discoveryEndpoint(config, issuer));
   }
 
   if (routes !== "auth") {
@@ -115,7 +120,7 @@ export function createGatewayApp(options: GatewayOptions) {
     logger.error(`gateway: ${incoming.method} ${(incoming.url ?? "").split("?")[0]} failed: ${err instanceof Error ? err.message : String(err)}`);
     return httpErrorResponse(c, new HttpError(500, "server_error", "internal error"));
   });
-  return { app, store };
+  return app;
 }
 
 /** Reads the injected clock once per request, so every check of one request sees the same time. */

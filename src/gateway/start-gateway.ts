@@ -6,15 +6,17 @@ import { systemClock, type Clock } from "./clock.js";
 import type { GatewayConfig } from "./config-schema.js";
 import type { HmacVerifier } from "./hmac-verifier.js";
 import { createGatewayApp, type RouteSet } from "./server.js";
-import { openGatewayDb } from "./state/db.js";
+import { openTokenStore } from "./state/open-store.js";
 
 /**
- * Opens the state file and listens. Header size and timeouts are bounded
- * here for every route; body limits are per route (see server.ts).
+ * Opens the state (a SQLite file, or PostgreSQL for several instances) and
+ * listens. Header size and timeouts are bounded here for every route; body
+ * limits are per route (see server.ts).
  */
 export interface StartGatewayOptions {
   config: GatewayConfig;
-  dbFile: string;
+  /** A SQLite file, or a postgres:// URL. */
+  database: string;
   verifyHmac: HmacVerifier;
   port?: number;
   host?: string;
@@ -26,6 +28,8 @@ export interface StartGatewayOptions {
 export interface RunningGateway {
   url: string;
   port: number;
+  /** The state's location for logs (a PostgreSQL URL without its password). */
+  state: string;
   close(): Promise<void>;
 }
 
@@ -38,11 +42,20 @@ function badRequestTarget(): Response {
 }
 
 export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
-  const db = openGatewayDb(options.dbFile);
   const clock = options.clock ?? systemClock;
-  const { app, store } = createGatewayApp({ ...options, db, clock, logger: options.logger ?? silentLogger });
-  store.purgeExpired();
-  const purge = setInterval(() => store.purgeExpired(), PURGE_INTERVAL_MS);
+  const logger = options.logger ?? silentLogger;
+  const store = await openTokenStore(options.database, clock);
+  let app;
+  try {
+    app = await createGatewayApp({ ...options, store, clock, logger });
+    await store.purgeExpired();
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  const purge = setInterval(() => {
+    store.purgeExpired().catch((err: unknown) => logger.warn(`gateway: purging expired state failed: ${(err as Error).message}`));
+  }, PURGE_INTERVAL_MS);
   purge.unref();
 
   const server = http.createServer(
@@ -50,21 +63,27 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     { maxHeaderSize: 16 * 1024, requestTimeout: 120_000, headersTimeout: 15_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 2_000 },
     getRequestListener(app.fetch, { errorHandler: badRequestTarget }),
   );
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 8080, options.host ?? "127.0.0.1", () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? 8080, options.host ?? "127.0.0.1", () => resolve());
+    });
+  } catch (err) {
+    clearInterval(purge);
+    await store.close();
+    throw err;
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     url: `http://${host}:${address.port}`,
     port: address.port,
+    state: store.description,
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(purge);
         server.close(() => {
-          db.close();
-          resolve();
+          void store.close().then(resolve, resolve);
         });
         server.closeAllConnections();
       }),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { describeZodIssues } from "../config/zod-message.js";
+import { describeZodIssues } from "../core/zod-message.js";
 import { RelcastError } from "../core/errors.js";
 import { clientIdProblem, formatAuthorization } from "./authorization-header.js";
 import { digestHeaderValue, requiresDigest } from "./body-digest.js";

@@ -10,8 +10,8 @@ import { signStep } from "../steps/sign/index.js";
 import { siteStep } from "../steps/site/index.js";
 import { recordStep, uploadStep } from "../steps/upload/index.js";
 import { zipStep } from "../steps/zip/index.js";
-import type { ReleaseContext } from "./release-context.js";
-import type { Step } from "./step.js";
+import type { ReleaseContext } from "../steps/release-context.js";
+import type { Step } from "../steps/step.js";
 
 /** A release, in order. Everything before `upload` only reads. */
 export const PLAN_STEPS: readonly Step[] = [preflightStep, zipStep, signStep, planStep];

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { expectedLatest } from "../release/latest-choice.js";
-import type { ReleaseRecord } from "../release/record-schema.js";
-import { downloadKey, latestDownloadName, latestDownloadStateKey, versionedKey, zipFileName } from "../release/release-layout.js";
+import { expectedLatest } from "../domain/latest-choice.js";
+import type { ReleaseRecord } from "../domain/record-schema.js";
+import { downloadKey, latestDownloadName, latestDownloadStateKey, versionedKey, zipFileName } from "../domain/release-layout.js";
 import { contentTypeFor } from "../store/content-types.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { putIfChanged, transferObject } from "./transfer-object.js";

@@ -1,8 +1,8 @@
 import semver from "semver";
-import { expectedLatest } from "../release/latest-choice.js";
-import type { ReleaseRecord } from "../release/record-schema.js";
-import { dmgFileName, LATEST_PREFIX, versionedKey, zipFileName } from "../release/release-layout.js";
-import { latestObjects } from "../steps/latest/latest-files.js";
+import { expectedLatest } from "../domain/latest-choice.js";
+import type { ReleaseRecord } from "../domain/record-schema.js";
+import { dmgFileName, LATEST_PREFIX, versionedKey, zipFileName } from "../domain/release-layout.js";
+import { latestObjects } from "../catalog/latest-objects.js";
 import { contentTypeFor } from "../store/content-types.js";
 import type { ObjectStore } from "../store/object-store.js";
 

@@ -2,11 +2,11 @@ import type { RelcastConfig } from "../config/schema.js";
 import { RelcastError } from "../core/errors.js";
 import { scanCatalog } from "../catalog/catalog-scan.js";
 import { parseCatalogEntry, readCatalogView } from "../catalog/catalog-view.js";
-import { appcastLimit } from "../catalog/feed-files.js";
-import type { ReleaseRecord } from "../release/record-schema.js";
+import { appcastLimit } from "../domain/appcast.js";
+import type { ReleaseRecord } from "../domain/record-schema.js";
 import {
   APPCAST_KEY, CATALOG_KEY, CHANGELOG_KEY, downloadKey, INDEX_KEY, publicAppcastKey, publicCatalogKey, versionedKey, zipFileName,
-} from "../release/release-layout.js";
+} from "../domain/release-layout.js";
 import { APPCAST_CONTENT_TYPE, CACHE_IMMUTABLE, CACHE_NO_CACHE, contentTypeFor } from "../store/content-types.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { renderChangelogPage } from "./changelog-page.js";

@@ -1,5 +1,5 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { SPARKLE_NS } from "../catalog/appcast.js";
+import { SPARKLE_NS } from "../domain/appcast.js";
 import { CHANNEL_PATTERN } from "../config/schema.js";
 
 /** One `<item>` as Sparkle's parser would pick it apart (SUAppcast.m / SUAppcastItem.m). */

@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import type { FeedRecord } from "../catalog/appcast-selection.js";
+import type { FeedRecord } from "../domain/appcast-selection.js";
 import { parseInfoPlist, type BundleInfo } from "../bundle/info-plist.js";
 import { verifyEd25519 } from "../sparkle/ed25519-stream.js";
 import { readZipListing } from "../sparkle/zip-listing.js";

@@ -1,6 +1,7 @@
-import { appcastRecords, isYanked, type FeedRecord } from "../catalog/appcast-selection.js";
-import type { ReleaseRecord } from "../release/record-schema.js";
-import { publicDownloadUrl, zipFileName } from "../release/release-layout.js";
+import { appcastRecords, type FeedRecord } from "../domain/appcast-selection.js";
+import { isYanked } from "../domain/yank-state.js";
+import type { ReleaseRecord } from "../domain/record-schema.js";
+import { publicDownloadUrl, zipFileName } from "../domain/release-layout.js";
 import type { FeedItem, ParsedAppcast } from "./appcast-reader.js";
 import { itemDisagreements } from "./item-agreement.js";
 import { NOT_RUN, outcome, type CheckResult } from "./release-row.js";

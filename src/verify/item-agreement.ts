@@ -1,6 +1,6 @@
-import type { FeedRecord } from "../catalog/appcast-selection.js";
-import { fromTimestamp, rfc822 } from "../release/timestamps.js";
-import { DEFAULT_CHANNEL } from "../sparkle/build-order.js";
+import type { FeedRecord } from "../domain/appcast-selection.js";
+import { fromTimestamp, rfc822 } from "../domain/timestamps.js";
+import { DEFAULT_CHANNEL } from "../domain/build-order.js";
 import type { FeedItem } from "./appcast-reader.js";
 
 /**

@@ -1,8 +1,8 @@
 import semver from "semver";
-import { expectedLatest } from "../release/latest-choice.js";
-import type { ReleaseRecord } from "../release/record-schema.js";
-import { dmgFileName, LATEST_PREFIX, recordKey, versionedKey, zipFileName } from "../release/release-layout.js";
-import { versionOfLatestKey } from "../steps/latest/latest-files.js";
+import { expectedLatest } from "../domain/latest-choice.js";
+import type { ReleaseRecord } from "../domain/record-schema.js";
+import { dmgFileName, LATEST_PREFIX, recordKey, versionedKey, zipFileName } from "../domain/release-layout.js";
+import { versionOfLatestKey } from "../catalog/latest-objects.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { downloadObject } from "./download-object.js";
 

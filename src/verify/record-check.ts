@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
-import { releaseRecordSchema, type ReleaseRecord } from "../release/record-schema.js";
-import { recordKey } from "../release/release-layout.js";
+import { releaseRecordSchema, type ReleaseRecord } from "../domain/record-schema.js";
+import { recordKey } from "../domain/release-layout.js";
 import type { ObjectStore } from "../store/object-store.js";
 
 /** The fields that pin a release's bytes; yank state and `updatedAt` may change, these never do. */

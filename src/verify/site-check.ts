@@ -1,9 +1,9 @@
-import { parseCatalog } from "../catalog/catalog.js";
-import { expectedLatest } from "../release/latest-choice.js";
-import type { ReleaseRecord } from "../release/record-schema.js";
+import { parseCatalog } from "../domain/catalog.js";
+import { expectedLatest } from "../domain/latest-choice.js";
+import type { ReleaseRecord } from "../domain/record-schema.js";
 import {
   APPCAST_KEY, CATALOG_KEY, downloadKey, INDEX_KEY, latestDownloadName, latestDownloadStateKey, publicAppcastKey, publicCatalogKey, zipFileName,
-} from "../release/release-layout.js";
+} from "../domain/release-layout.js";
 import type { ObjectStore } from "../store/object-store.js";
 
 export interface SiteFindings {

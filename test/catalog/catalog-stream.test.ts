@@ -7,13 +7,13 @@ import { CATALOG_INDEX_KEY, parseCatalogIndex, serializeCatalogIndex } from "../
 import { scanCatalog } from "../../src/catalog/catalog-scan.js";
 import { readCatalogView, viewFromStream, viewWith } from "../../src/catalog/catalog-view.js";
 import { writeMergedCatalog } from "../../src/catalog/catalog-write.js";
-import { buildCatalog, mergeIntoCatalog, serializeCatalog } from "../../src/catalog/catalog.js";
-import { appcastRecords } from "../../src/catalog/appcast-selection.js";
-import { renderAppcast } from "../../src/catalog/appcast.js";
-import { appcastOptionsFor } from "../../src/catalog/feed-files.js";
-import { expectedLatest } from "../../src/release/latest-choice.js";
+import { buildCatalog, mergeIntoCatalog, serializeCatalog } from "../../src/domain/catalog.js";
+import { appcastRecords } from "../../src/domain/appcast-selection.js";
+import { renderAppcast } from "../../src/domain/appcast.js";
+import { appcastOptionsFor } from "../../src/domain/appcast.js";
+import { expectedLatest } from "../../src/domain/latest-choice.js";
 import { renderDownloadsPage } from "../../src/site/downloads-page.js";
-import type { ReleaseRecord } from "../../src/release/record-schema.js";
+import type { ReleaseRecord } from "../../src/domain/record-schema.js";
 import { createFolderStore } from "../../src/store/folder-store.js";
 
 /** A complete §2.6 record; `i` orders versions, builds and dates. */

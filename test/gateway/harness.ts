@@ -84,7 +84,8 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(verifyHmac: HmacVerifier, configure?: (c: GatewayConfigInput) => void): Promise<Harness> {
+/** `database`: a postgres:// URL to use instead of the temp SQLite file. */
+export async function startHarness(verifyHmac: HmacVerifier, configure?: (c: GatewayConfigInput) => void, database?: string): Promise<Harness> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "relcast-gateway-"));
   const dbFile = path.join(dir, "state.sqlite");
   const upstream = await startUpstream();
@@ -93,7 +94,7 @@ export async function startHarness(verifyHmac: HmacVerifier, configure?: (c: Gat
   const config = parseGatewayConfig(raw, "test-gateway.json");
   const clock = manualClock(new Date("2025-03-01T10:00:00Z"));
   registerSecret(CLIENT.secret, HMAC_CRED.secret, HMAC_OTHER.secret, USER.password);
-  const start = () => startGateway({ config, dbFile, verifyHmac, port: 0, host: "127.0.0.1", clock, logger: capturingLogger() });
+  const start = () => startGateway({ config, database: database ?? dbFile, verifyHmac, port: 0, host: "127.0.0.1", clock, logger: capturingLogger() });
   const harness: Harness = {
     gateway: await start(),
     upstream,

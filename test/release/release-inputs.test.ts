@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { parseReleaseNotes } from "../../src/release/release-notes.js";
-import { formatLocal, publishedTimes, rfc822 } from "../../src/release/timestamps.js";
-import { normalizeVersion } from "../../src/release/version-input.js";
+import { parseReleaseNotes } from "../../src/domain/release-notes.js";
+import { formatLocal, publishedTimes, rfc822 } from "../../src/domain/timestamps.js";
+import { normalizeVersion } from "../../src/domain/version-input.js";
 
 describe("release notes", () => {
-  it("makes one bullet per non-empty line and drops '- ' and '* '", () => {
+  it("list items of either bullet are the notes; a lazy continuation line joins its item; an empty item is dropped", () => {
     const notes = parseReleaseNotes("\uFEFF- First\r\n\n*  Second  \nThird\n-\n");
-    expect(notes.list).toEqual(["First", "Second", "Third"]);
-    expect(notes.text).toBe("- First\n- Second\n- Third");
+    expect(notes.list).toEqual(["First", "Second Third"]);
+    expect(notes.text).toBe("- First\n- Second Third");
   });
 });
 

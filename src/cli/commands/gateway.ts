@@ -7,6 +7,7 @@ import { loadGatewayConfig } from "../../gateway/load-gateway-config.js";
 import { hashSecret } from "../../gateway/secret-hash.js";
 import type { RouteSet } from "../../gateway/server.js";
 import { startGateway } from "../../gateway/start-gateway.js";
+import { isPostgresUrl } from "../../gateway/state/postgres-driver.js";
 
 /**
  * `relcast gateway --config <gateway.json>` runs the reference gateway until
@@ -37,8 +38,8 @@ async function runGateway(flags: GatewayFlags, debug: boolean): Promise<void> {
   const logger = createLogger({ debug: debug || flags.accessLog === true });
   if (!flags.config) throw new RelcastError("E_USAGE", "relcast gateway needs --config <gateway.json>", "see examples/gateway.json and docs/gateway.md");
   const config = await loadGatewayConfig(flags.config);
-  const dbFile = path.resolve(flags.db ?? path.join(path.dirname(config.source), "gateway-state.sqlite"));
-  const gateway = await startGateway({ config, dbFile, verifyHmac: kitVerifier, port: flags.port, host: flags.host, routes: flags.routes, logger }).catch(
+  const database = stateLocation(flags.db, config.database, config.source);
+  const gateway = await startGateway({ config, database, verifyHmac: kitVerifier, port: flags.port, host: flags.host, routes: flags.routes, logger }).catch(
     (err: NodeJS.ErrnoException) => {
       if (err.code === "EADDRINUSE" || err.code === "EACCES" || err.code === "EADDRNOTAVAIL") {
         throw new RelcastError("E_NETWORK", `cannot listen on ${flags.host}:${flags.port} (${err.code})`, "pick another --port or --host");
@@ -46,7 +47,7 @@ async function runGateway(flags: GatewayFlags, debug: boolean): Promise<void> {
       throw err;
     },
   );
-  logger.info(`relcast gateway listening on ${gateway.url} (routes: ${flags.routes}, state: ${dbFile})`);
+  logger.info(`relcast gateway listening on ${gateway.url} (routes: ${flags.routes}, state: ${gateway.state})`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       logger.info(`relcast gateway: ${signal}, closing`);
@@ -59,6 +60,17 @@ async function runGateway(flags: GatewayFlags, debug: boolean): Promise<void> {
     process.on("SIGINT", onInt);
     process.on("SIGTERM", onTerm);
   });
+}
+
+/**
+ * `--db` (a file relative to the working folder), else the config's
+ * `database` (relative to the config), else gateway-state.sqlite next to the
+ * config. A postgres:// URL is used as given.
+ */
+function stateLocation(flag: string | undefined, fromConfig: string | undefined, configFile: string): string {
+  if (flag) return isPostgresUrl(flag) ? flag : path.resolve(flag);
+  if (fromConfig) return isPostgresUrl(fromConfig) ? fromConfig : path.resolve(path.dirname(configFile), fromConfig);
+  return path.join(path.dirname(configFile), "gateway-state.sqlite");
 }
 
 async function readStdin(): Promise<string> {
@@ -74,7 +86,7 @@ export function registerGateway(program: Command): void {
     .option("--config <file>", "gateway config, required (see docs/gateway.md)")
     .option("--port <port>", "TCP port (0 picks a free one)", parsePort, 8080)
     .option("--host <address>", "address to listen on", "127.0.0.1")
-    .option("--db <file>", "SQLite state file (default: gateway-state.sqlite next to the config)")
+    .option("--db <file|url>", "state: a SQLite file, or a postgres:// URL to share it between instances (default: config `database`, else gateway-state.sqlite next to the config)")
     .option("--routes <set>", "serve all routes, only the auth routes, or only the product api routes", parseRoutes, "all" as RouteSet)
     .option("--access-log", "log one line per request to stderr (never query strings or credentials)")
     .action(async (flags: GatewayFlags) => {

@@ -1,7 +1,7 @@
 import { Command, Option } from "commander";
 import { RelcastError } from "../../core/errors.js";
 import { publish } from "../../api/publish.js";
-import { formatPlan } from "../../release/release-plan.js";
+import { formatPlan } from "../../domain/release-plan.js";
 import { cliLogger } from "../cli-logger.js";
 import { uploadProgressReporter } from "../upload-progress.js";
 import { reportPublished } from "../publish-report.js";
@@ -10,7 +10,8 @@ interface PublishFlags {
   version: string;
   app: string;
   dmg: string;
-  notes: string;
+  notes?: string;
+  changelog?: string;
   summary?: string;
   buildNumber?: string;
   config?: string;
@@ -50,7 +51,8 @@ export function registerPublish(program: Command): void {
     .requiredOption("--version <semver>", "release version (a leading v is stripped)")
     .requiredOption("--app <dir>", "built plugin bundle folder (holds Contents/Info.plist)")
     .requiredOption("--dmg <file>", "disk image to publish")
-    .requiredOption("--notes <file>", "release notes, one bullet per line")
+    .option("--notes <file>", "release notes in Markdown (list items become the record's notes)")
+    .option("--changelog <file>", "take the notes from this version's section of a Keep a Changelog file (CHANGELOG.md)")
     .option("--summary <text>", "one-line summary (default: the first note)")
     .option("--build-number <n>", "build number when CFBundleVersion is not an integer")
     .option("--config <file>", "config file", "relcast.config.json")
@@ -69,7 +71,7 @@ export function registerPublish(program: Command): void {
     .action(async (flags: PublishFlags, command: Command) => {
       const debug = Boolean(command.optsWithGlobals().debug);
       const result = await publish({
-        version: flags.version, app: flags.app, dmg: flags.dmg, notes: flags.notes, summary: flags.summary,
+        version: flags.version, app: flags.app, dmg: flags.dmg, notes: flags.notes, changelog: flags.changelog, summary: flags.summary,
         buildNumber: parseBuildNumber(flags.buildNumber), publishedAt: parsePublishedAt(flags.publishedAt),
         config: flags.config, store: flags.store, channel: flags.channel, keyFile: flags.keyFile, dryRun: Boolean(flags.dryRun),
         autoupdate: {

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { rebuildFeeds } from "../../catalog/rebuild.js";
+import { rebuildFeeds } from "../../release/rebuild.js";
 import { withConfiguredStore } from "../configured-store.js";
 
 export function registerRebuild(program: Command): void {

@@ -1,4 +1,4 @@
-import { appcastLimit } from "../../catalog/feed-files.js";
+import { appcastLimit } from "../../domain/appcast.js";
 import { access } from "node:fs/promises";
 import type { Command } from "commander";
 import { DEFAULT_CONFIG_FILE, loadConfig } from "../../config/load-config.js";

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { RelcastError } from "../../core/errors.js";
-import { normalizeVersion } from "../../release/version-input.js";
-import { unyankRelease, yankRelease, type YankResult } from "../../site/yank.js";
+import { normalizeVersion } from "../../domain/version-input.js";
+import { unyankRelease, yankRelease, type YankResult } from "../../release/yank.js";
 import { withConfiguredStore } from "../configured-store.js";
 
 interface YankFlags {

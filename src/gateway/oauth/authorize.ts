@@ -26,6 +26,8 @@ export interface AuthorizeOptions {
   maxBodyBytes: number;
   /** TLS here, or a trusted proxy says so: the consent cookie is then `Secure`. */
   isHttps: (req: IncomingMessage) => boolean;
+  /** The issuer identifier for this request (RFC 8414), added to every redirect as `iss` (RFC 9207). */
+  issuer: (c: Context<GatewayEnv>) => string;
 }
 
 type C = Context<GatewayEnv>;
@@ -42,7 +44,7 @@ export function authorizeEndpoint(options: AuthorizeOptions) {
 function showForm(options: AuthorizeOptions, c: C): Response {
   const target = c.env.incoming.url ?? "";
   const q = target.indexOf("?");
-  const check = checkAuthorizeQuery(new URLSearchParams(q < 0 ? "" : target.slice(q + 1)), options.clients);
+  const check = checkAuthorizeQuery(new URLSearchParams(q < 0 ? "" : target.slice(q + 1)), options.clients, options.issuer(c));
   if (check.kind === "show") return htmlResponse(c, 400, renderErrorPage(check.title, check.detail));
   if (check.kind === "redirect") return redirectResponse(c, check.location);
   const { field, nonce } = options.seal.seal(check.request, options.clock());
@@ -78,11 +80,11 @@ async function decide(options: AuthorizeOptions, c: C): Promise<Response> {
   const decision = form.get("decision");
   const finish = (params: Record<string, string | undefined>) => {
     deleteCookie(c, cookieName, { path: CONSENT_COOKIE.path, httpOnly: true, sameSite: "Strict" });
-    return redirectResponse(c, redirectWith(client.redirectUrl, { ...params, state: sealed.state }));
+    return redirectResponse(c, redirectWith(client.redirectUrl, { ...params, state: sealed.state, iss: options.issuer(c) }));
   };
   const alreadyUsed = () => htmlResponse(c, 400, renderErrorPage("Form already used", "This sign-in form was already submitted. Start again from the application."));
   if (decision === "deny") {
-    if (!options.store.useConsentNonce(sealed.nonce, sealed.exp)) return alreadyUsed();
+    if (!(await options.store.useConsentNonce(sealed.nonce, sealed.exp))) return alreadyUsed();
     return finish({ error: "access_denied", error_description: "the user denied the request" });
   }
   if (decision !== "approve") return htmlResponse(c, 400, renderErrorPage("Invalid form", "decision must be approve or deny."));
@@ -103,13 +105,14 @@ async function decide(options: AuthorizeOptions, c: C): Promise<Response> {
     return again(200, "Unknown user name or wrong password.");
   }
   options.throttle.succeed(username);
-  if (!options.store.useConsentNonce(sealed.nonce, sealed.exp)) return alreadyUsed();
-  const code = options.store.issueCode({
+  if (!(await options.store.useConsentNonce(sealed.nonce, sealed.exp))) return alreadyUsed();
+  const code = await options.store.issueCode({
     clientId: client.clientId,
     username: user.username,
     scope: sealed.scope,
     redirectUrl: client.redirectUrl,
     redirectSent: sealed.redirectUri !== undefined,
+    codeChallenge: sealed.codeChallenge,
   });
   return finish({ code });
 }

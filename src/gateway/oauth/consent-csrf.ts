@@ -17,6 +17,8 @@ export interface AuthRequest {
   state?: string;
   /** Only when the client sent redirect_uri; the token request must then repeat it. */
   redirectUri?: string;
+  /** PKCE S256 challenge, when the client sent one. */
+  codeChallenge?: string;
 }
 
 export interface SealedRequest extends AuthRequest {

@@ -11,8 +11,8 @@ export interface TokenIdentity {
 export type AccessCheck = { ok: true; identity: TokenIdentity } | { ok: false; reason: "unknown" | "expired" | "revoked" };
 
 /** Looks an access token up (by its hash) and decides whether it is usable now. */
-export function checkAccessToken(store: TokenStore, token: string): AccessCheck {
-  const row = store.findAccess(token);
+export async function checkAccessToken(store: TokenStore, token: string): Promise<AccessCheck> {
+  const row = await store.findAccess(token);
   if (!row) return { ok: false, reason: "unknown" };
   if (row.family.revokedAt !== null) return { ok: false, reason: "revoked" };
   if (row.expiresAt <= store.now()) return { ok: false, reason: "expired" };

@@ -51,11 +51,12 @@ function formParams(body: Buffer): Map<string, string> {
 
 export interface ClientCredentials {
   clientId: string;
-  clientSecret: string;
+  /** Absent when a public client identifies itself by client_id alone. */
+  clientSecret?: string;
   viaBasic: boolean;
 }
 
-/** Client credentials from the body (spec §4.2) or HTTP Basic (RFC 6749 §2.3.1); never both. */
+/** Client credentials from the body (spec §4.2) or HTTP Basic (RFC 6749 §2.3.1); never both. A public client sends only client_id. */
 export function clientCredentials(params: Map<string, string>, authorization: string | undefined): ClientCredentials {
   const basic = authorization && /^basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization);
   if (authorization && !basic) throw new OAuthError("invalid_client", "unsupported Authorization scheme on the token endpoint");
@@ -71,8 +72,8 @@ export function clientCredentials(params: Map<string, string>, authorization: st
   }
   const clientId = params.get("client_id");
   const clientSecret = params.get("client_secret");
-  if (!clientId || !clientSecret) throw new OAuthError("invalid_client", "client_id and client_secret are required");
-  return { clientId, clientSecret, viaBasic: false };
+  if (!clientId) throw new OAuthError("invalid_client", "client_id is required (with client_secret, unless the client is public)");
+  return { clientId, clientSecret: clientSecret || undefined, viaBasic: false };
 }
 
 function safeDecode(text: string): string {

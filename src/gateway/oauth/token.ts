@@ -3,11 +3,11 @@ import type { OAuthClientConfig } from "../config-schema.js";
 import type { GatewayEnv } from "../http/middleware.js";
 import { jsonResponse } from "../http/respond.js";
 import { parseScope } from "../scope-set.js";
-import { verifyAgainstDummy, verifySecret } from "../secret-hash.js";
 import type { TokenStore } from "../state/token-store.js";
 import { authorizationCodeGrant, refreshTokenGrant, type GrantResult } from "./grants.js";
+import { authenticateClient } from "./client-auth.js";
 import { OAuthError, oauthErrorResponse } from "./oauth-error.js";
-import { clientCredentials, readTokenParams } from "./token-request.js";
+import { readTokenParams } from "./token-request.js";
 
 /** `POST /auth/oauth2/token`: both grants of spec §4.2/§4.3, errors per RFC 6749 §5.2. */
 export interface TokenEndpointOptions {
@@ -23,8 +23,8 @@ export function tokenEndpoint(options: TokenEndpointOptions) {
         return jsonResponse(c, 405, { error: "invalid_request", error_description: "use POST" }, { allow: "POST", "cache-control": "no-store" });
       }
       const params = await readTokenParams(c, options.maxBodyBytes);
-      const client = await authenticate(options.clients, params, c.req.header("authorization"));
-      const result = runGrant(options.store, client.clientId, params);
+      const client = await authenticateClient(options.clients, params, c.req.header("authorization"));
+      const result = await runGrant(options.store, client, params);
       if (!result.ok) throw new OAuthError(result.error, result.description);
       return jsonResponse(
         c,
@@ -39,15 +39,8 @@ export function tokenEndpoint(options: TokenEndpointOptions) {
   };
 }
 
-async function authenticate(clients: ReadonlyMap<string, OAuthClientConfig>, params: Map<string, string>, authorization: string | undefined) {
-  const creds = clientCredentials(params, authorization);
-  const client = clients.get(creds.clientId);
-  const valid = client ? await verifySecret(creds.clientSecret, client.secretHash) : await verifyAgainstDummy(creds.clientSecret);
-  if (!client || !valid) throw new OAuthError("invalid_client", "client authentication failed");
-  return client;
-}
-
-function runGrant(store: TokenStore, clientId: string, params: Map<string, string>): GrantResult {
+function runGrant(store: TokenStore, client: OAuthClientConfig, params: Map<string, string>): Promise<GrantResult> {
+  const clientId = client.clientId;
   const grantType = params.get("grant_type");
   if (!grantType) throw new OAuthError("invalid_request", "grant_type is required");
   if (grantType !== "authorization_code" && grantType !== "refresh_token") {
@@ -60,7 +53,7 @@ function runGrant(store: TokenStore, clientId: string, params: Map<string, strin
   if (grantType === "authorization_code") {
     const code = params.get("code");
     if (!code) throw new OAuthError("invalid_request", "code is required");
-    return authorizationCodeGrant(store, { clientId, code, scope, redirectUri: params.get("redirect_uri") });
+    return authorizationCodeGrant(store, { clientId, code, scope, redirectUri: params.get("redirect_uri"), codeVerifier: params.get("code_verifier"), requirePkce: !client.secretHash });
   }
   const refreshToken = params.get("refresh_token");
   if (!refreshToken) throw new OAuthError("invalid_request", "refresh_token is required");

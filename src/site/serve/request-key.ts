@@ -1,4 +1,4 @@
-import { INDEX_KEY } from "../../release/release-layout.js";
+import { INDEX_KEY } from "../../domain/release-layout.js";
 
 export type KeyResult = { ok: true; key: string } | { ok: false; status: 400 | 404; reason: string };
 

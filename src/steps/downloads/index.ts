@@ -1,5 +1,5 @@
-import { need } from "../../release/release-context.js";
-import type { Step } from "../../release/step.js";
+import { need } from "../release-context.js";
+import type { Step } from "../step.js";
 import { ensureDownloads } from "../../site/public-site.js";
 import { CACHE_IMMUTABLE } from "../../store/content-types.js";
 

@@ -1,6 +1,6 @@
 import { regenerateAppcast, updateCatalog } from "../../catalog/feed-files.js";
-import { need } from "../../release/release-context.js";
-import type { Step } from "../../release/step.js";
+import { need } from "../release-context.js";
+import type { Step } from "../step.js";
 
 /** Catalog, then appcast: last, so a feed never names an object that is not there. */
 export const feedsStep: Step = {

@@ -1,7 +1,7 @@
 import semver from "semver";
-import { need } from "../../release/release-context.js";
-import type { Step } from "../../release/step.js";
-import { latestObjects, yankedAmong } from "./latest-files.js";
+import { need } from "../release-context.js";
+import type { Step } from "../step.js";
+import { latestObjects, yankedAmong } from "../../catalog/latest-objects.js";
 
 /**
  * Copies this release to `releases/latest/` when it is the highest stable

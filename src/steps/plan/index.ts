@@ -1,17 +1,18 @@
 import semver from "semver";
 import { RelcastError } from "../../core/errors.js";
-import { buildRecord } from "../../release/build-record.js";
-import { need, type LocalArtifact, type ReleaseContext } from "../../release/release-context.js";
+import { buildRecord } from "../../domain/build-record.js";
+import type { LocalArtifact } from "../../domain/build-record.js";
+import { need, type ReleaseContext } from "../release-context.js";
 import { downloadCopies } from "../../site/public-site.js";
 import {
   APPCAST_KEY, CATALOG_KEY, CHANGELOG_KEY, INDEX_KEY, publicAppcastKey, publicCatalogKey, dmgFileName, LATEST_PREFIX, recordKey, versionedKey, zipFileName,
-} from "../../release/release-layout.js";
-import type { PlannedWrite, ReleasePlan } from "../../release/release-plan.js";
-import { isPrerelease } from "../../release/version-input.js";
-import type { Step } from "../../release/step.js";
+} from "../../domain/release-layout.js";
+import type { PlannedWrite, ReleasePlan } from "../../domain/release-plan.js";
+import { isPrerelease } from "../../domain/version-input.js";
+import type { Step } from "../step.js";
 import { APPCAST_CONTENT_TYPE, CACHE_IMMUTABLE, CACHE_NO_CACHE, contentTypeFor } from "../../store/content-types.js";
 import { storedDigest } from "../../store/stored-digest.js";
-import { latestVersionsPresent, yankedAmong } from "../latest/latest-files.js";
+import { latestVersionsPresent, yankedAmong } from "../../catalog/latest-objects.js";
 
 function conflict(key: string, version: string): RelcastError {
   return new RelcastError(
@@ -56,7 +57,7 @@ export const planStep: Step = {
     }
     const publishedAt = existing ? new Date(existing.publishedAt._seconds * 1000 + Math.floor(existing.publishedAt._nanoseconds / 1e6)) : inputs.publishedAt ?? new Date();
     const record = existing ?? buildRecord({
-      config, store: ctx.store, version: inputs.version, summary: inputs.summary ?? need(ctx.notes, "notes").list[0] ?? "",
+      config, store: ctx.store, version: inputs.version, summary: inputs.summary ?? need(ctx.notes, "notes").firstText,
       notes: need(ctx.notes, "notes"), dmg, zip, buildNumber: need(ctx.buildNumber, "build number"),
       edSignature: need(ctx.edSignature, "signature"), minimumSystemVersion: ctx.bundle?.minimumSystemVersion,
       autoupdateOptions: ctx.autoupdateOptions, publishedAt,

@@ -1,9 +1,9 @@
 import semver from "semver";
 import { RelcastError } from "../../core/errors.js";
-import type { ReleaseRecord } from "../../release/record-schema.js";
+import type { ReleaseRecord } from "../../domain/record-schema.js";
 import {
   buildOrderEntries, buildWindow, checkPair, describeViolation, type BuildOrderEntry, type BuildOrderViolation,
-} from "../../sparkle/build-order.js";
+} from "../../domain/build-order.js";
 
 /** The violation closest to the candidate in semver, so the message names its neighbour. */
 function nearest(candidate: BuildOrderEntry, violations: BuildOrderViolation[]): BuildOrderViolation {

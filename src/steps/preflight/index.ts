@@ -2,14 +2,14 @@ import { stat } from "node:fs/promises";
 import { RelcastError } from "../../core/errors.js";
 import { digestFile } from "../../core/file-digest.js";
 import { readBundleInfo } from "../../bundle/info-plist.js";
-import { appcastLimit } from "../../catalog/feed-files.js";
+import { appcastLimit } from "../../domain/appcast.js";
 import { buildOrderEntriesOf, readCatalogView } from "../../catalog/catalog-view.js";
-import { readReleaseNotes } from "../../release/release-notes.js";
-import { recordKey } from "../../release/release-layout.js";
-import { releaseRecordSchema } from "../../release/record-schema.js";
-import type { ReleaseContext } from "../../release/release-context.js";
-import type { Step } from "../../release/step.js";
-import { changedOptions, resolveAutoupdateOptions } from "../../release/autoupdate-options.js";
+import { loadReleaseNotes } from "./notes-file.js";
+import { recordKey } from "../../domain/release-layout.js";
+import { releaseRecordSchema } from "../../domain/record-schema.js";
+import type { ReleaseContext } from "../release-context.js";
+import type { Step } from "../step.js";
+import { changedOptions, resolveAutoupdateOptions } from "../../domain/autoupdate-options.js";
 import { assertBuildOrder } from "./build-order-check.js";
 
 async function requireDirectory(dir: string): Promise<void> {
@@ -57,7 +57,7 @@ export const preflightStep: Step = {
     await requireDirectory(inputs.appDir);
     await requireDiskImage(inputs.dmgFile);
     ctx.bundle = await readBundleInfo(inputs.appDir);
-    ctx.notes = await readReleaseNotes(inputs.notesFile);
+    ctx.notes = await loadReleaseNotes({ notesFile: inputs.notesFile, changelogFile: inputs.changelogFile }, inputs.version);
     const short = ctx.bundle.shortVersion;
     if (short !== undefined && short !== inputs.version) {
       throw new RelcastError("E_PLIST", `CFBundleShortVersionString in Info.plist is ${short}, but --version is ${inputs.version}`, "publish the version the bundle was built as, or rebuild the bundle with the new version");

@@ -1,6 +1,6 @@
 import { RelcastError } from "../../core/errors.js";
-import { need, type ReleaseContext } from "../../release/release-context.js";
-import type { Step } from "../../release/step.js";
+import { need, type ReleaseContext } from "../release-context.js";
+import type { Step } from "../step.js";
 import { signAndCheck } from "../../sparkle/ed25519-stream.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { Step } from "../../release/step.js";
+import type { Step } from "../step.js";
 import { syncPublicSite } from "../../site/public-site.js";
 
 /**

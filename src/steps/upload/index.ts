@@ -1,8 +1,8 @@
 import { PreconditionFailedError, RelcastError } from "../../core/errors.js";
-import { need, type ReleaseContext } from "../../release/release-context.js";
-import type { PlannedWrite } from "../../release/release-plan.js";
-import { recordKey, RELEASES_PREFIX, LATEST_PREFIX } from "../../release/release-layout.js";
-import type { Step } from "../../release/step.js";
+import { need, type ReleaseContext } from "../release-context.js";
+import type { PlannedWrite } from "../../domain/release-plan.js";
+import { recordKey, RELEASES_PREFIX, LATEST_PREFIX } from "../../domain/release-layout.js";
+import type { Step } from "../step.js";
 import { storedDigest } from "../../store/stored-digest.js";
 
 /**

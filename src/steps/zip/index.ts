@@ -1,7 +1,7 @@
 import path from "node:path";
-import { need, type ReleaseContext } from "../../release/release-context.js";
-import { zipFileName } from "../../release/release-layout.js";
-import type { Step } from "../../release/step.js";
+import { need, type ReleaseContext } from "../release-context.js";
+import { zipFileName } from "../../domain/release-layout.js";
+import type { Step } from "../step.js";
 import { startSignature } from "../../sparkle/ed25519-stream.js";
 import { zipBundle } from "./reproducible-zip.js";
 import { assertZipFollowsRules } from "./zip-check.js";

@@ -1,6 +1,6 @@
 import { RelcastError } from "../core/errors.js";
-import { yankKey } from "../release/release-layout.js";
-import { yankMarkerSchema, type ReleaseRecord, type YankMarker } from "../release/record-schema.js";
+import { yankKey } from "../domain/release-layout.js";
+import { yankMarkerSchema, type YankMarker } from "../domain/record-schema.js";
 import type { ObjectStore } from "../store/object-store.js";
 
 /** Reads `releases/<v>/yank.json`; a damaged marker is an error, never silently "not yanked". */
@@ -18,14 +18,4 @@ export async function readYankMarker(store: ObjectStore, version: string): Promi
     throw new RelcastError("E_CATALOG", `the yank marker ${store.uriFor(yankKey(version))} is not valid`, `run \`relcast unyank ${version}\` or \`relcast yank ${version}\` again to rewrite it`);
   }
   return parsed.data;
-}
-
-export function serializeYankMarker(marker: YankMarker): string {
-  return JSON.stringify(marker, null, 2) + "\n";
-}
-
-/** The catalog entry with the marker's state applied (or removed, without a marker). */
-export function withYankState(record: ReleaseRecord, marker: YankMarker | undefined): ReleaseRecord {
-  const { yanked: _y, yankedReason: _r, yankedAt: _a, ...rest } = record;
-  return marker ? { ...rest, ...marker } : rest;
 }

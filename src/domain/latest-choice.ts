@@ -1,5 +1,5 @@
 import semver from "semver";
-import { isYanked } from "../catalog/appcast-selection.js";
+import { isYanked } from "./yank-state.js";
 import type { ReleaseRecord } from "./record-schema.js";
 import { isPrerelease } from "./version-input.js";
 

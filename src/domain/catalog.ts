@@ -1,7 +1,8 @@
 import semver from "semver";
 import { RelcastError } from "../core/errors.js";
-import { catalogSchema, type Catalog, type ReleaseRecord } from "../release/record-schema.js";
-import { fromTimestamp } from "../release/timestamps.js";
+import { catalogSchema, type Catalog, type ReleaseRecord } from "./record-schema.js";
+import { fromTimestamp } from "./timestamps.js";
+import { yankFields } from "./yank-state.js";
 
 /** Newest first by publication time; equal times fall back to the higher semver first. */
 export function compareNewestFirst(a: Pick<ReleaseRecord, "publishedAt" | "version">, b: Pick<ReleaseRecord, "publishedAt" | "version">): number {
@@ -19,11 +20,6 @@ export function buildCatalog(pluginId: string, records: readonly ReleaseRecord[]
   return { pluginId, count: versions.length, versions };
 }
 
-/** The yank fields of a catalog entry, or none. */
-export function yankFields(record: ReleaseRecord): Pick<ReleaseRecord, "yanked" | "yankedReason" | "yankedAt"> {
-  if (record.yanked !== true) return {};
-  return { yanked: true, ...(record.yankedAt !== undefined && { yankedAt: record.yankedAt }), ...(record.yankedReason !== undefined && { yankedReason: record.yankedReason }) };
-}
 
 /**
  * Adds or replaces (same version) one record. A yank belongs to the catalog

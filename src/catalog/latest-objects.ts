@@ -1,6 +1,6 @@
 import semver from "semver";
-import { LATEST_PREFIX, yankKey } from "../../release/release-layout.js";
-import type { ObjectStore } from "../../store/object-store.js";
+import { LATEST_PREFIX, yankKey } from "../domain/release-layout.js";
+import type { ObjectStore } from "../store/object-store.js";
 
 /** Parses `releases/latest/<id>-<version>.(dmg|zip)` back into a version. */
 export function versionOfLatestKey(key: string, pluginId: string): string | undefined {

@@ -1,13 +1,10 @@
-import type { ReleaseRecord } from "../release/record-schema.js";
-import { DEFAULT_CHANNEL } from "../sparkle/build-order.js";
+import type { ReleaseRecord } from "./record-schema.js";
+import { DEFAULT_CHANNEL } from "./build-order.js";
 import { compareSparkleVersions } from "../sparkle/version-comparator.js";
+import { isYanked } from "./yank-state.js";
 
 export type FeedRecord = ReleaseRecord & { autoupdate: NonNullable<ReleaseRecord["autoupdate"]> };
 
-/** A yanked release stays in the catalog but is never offered (the shape the yank command writes). */
-export function isYanked(record: ReleaseRecord): boolean {
-  return record.yanked === true;
-}
 
 /**
  * The records the appcast lists, in the order given (catalog order): every

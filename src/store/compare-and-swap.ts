@@ -1,5 +1,5 @@
 import { PreconditionFailedError, RelcastError } from "../core/errors.js";
-import type { ObjectStore, PutOptions } from "../store/object-store.js";
+import type { ObjectStore, PutOptions } from "./object-store.js";
 
 export const CAS_ATTEMPTS = 60;
 

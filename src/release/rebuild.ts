@@ -1,10 +1,11 @@
 import type { RelcastConfig } from "../config/schema.js";
 import { RelcastError } from "../core/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
-import { RELEASES_PREFIX } from "../release/release-layout.js";
-import { releaseRecordSchema, type ReleaseRecord } from "../release/record-schema.js";
-import { withYankState, readYankMarker } from "../site/yank-marker.js";
-import { regenerateAppcast, replaceCatalog } from "./feed-files.js";
+import { RELEASES_PREFIX } from "../domain/release-layout.js";
+import { releaseRecordSchema, type ReleaseRecord } from "../domain/record-schema.js";
+import { readYankMarker } from "../catalog/yank-marker.js";
+import { withYankState } from "../domain/yank-state.js";
+import { regenerateAppcast, replaceCatalog } from "../catalog/feed-files.js";
 
 const RECORD_KEY = /^releases\/([^/]+)\/release\.json$/;
 const YANK_KEY = /^releases\/([^/]+)\/yank\.json$/;

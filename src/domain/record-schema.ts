@@ -42,6 +42,8 @@ export const releaseRecordSchema = z.looseObject({
   summary: z.string(),
   releaseNotes: z.string(),
   releaseNotesList: z.array(z.string()),
+  /** relcast extra: the notes as written (CommonMark); the appcast and the pages render it. Absent in older records. */
+  releaseNotesMarkdown: z.string().optional(),
   sizeBytes: z.number().int().nonnegative(),
   /** relcast extra: hex SHA-256 of the disk image. */
   sha256: z.string().optional(),

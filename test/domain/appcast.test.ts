@@ -2,9 +2,9 @@ import { execFileSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { renderAppcast } from "../../src/catalog/appcast.js";
-import { buildCatalog } from "../../src/catalog/catalog.js";
-import type { ReleaseRecord } from "../../src/release/record-schema.js";
+import { renderAppcast } from "../../src/domain/appcast.js";
+import { buildCatalog } from "../../src/domain/catalog.js";
+import type { ReleaseRecord } from "../../src/domain/record-schema.js";
 import { REPO_ROOT } from "../helpers/run-cli.js";
 
 const GOLDEN = path.join(REPO_ROOT, "test", "fixtures", "appcast-golden.xml");

@@ -1,15 +1,15 @@
 import type { RelcastConfig } from "../config/schema.js";
 import { RelcastError } from "../core/errors.js";
-import { parseCatalog, serializeCatalog } from "../catalog/catalog.js";
-import { compareAndSwap } from "../catalog/compare-and-swap.js";
+import { parseCatalog, serializeCatalog } from "../domain/catalog.js";
+import { compareAndSwap } from "../store/compare-and-swap.js";
 import { readCatalog, regenerateAppcast } from "../catalog/feed-files.js";
-import { expectedLatest } from "../release/latest-choice.js";
-import type { Catalog, YankMarker } from "../release/record-schema.js";
-import { CATALOG_KEY, yankKey } from "../release/release-layout.js";
+import { expectedLatest } from "../domain/latest-choice.js";
+import type { Catalog, YankMarker } from "../domain/record-schema.js";
+import { CATALOG_KEY, yankKey } from "../domain/release-layout.js";
 import { CACHE_NO_CACHE } from "../store/content-types.js";
 import type { ObjectStore } from "../store/object-store.js";
-import { syncPublicSite } from "./public-site.js";
-import { serializeYankMarker, withYankState } from "./yank-marker.js";
+import { syncPublicSite } from "../site/public-site.js";
+import { serializeYankMarker, withYankState } from "../domain/yank-state.js";
 
 export interface YankResult {
   version: string;

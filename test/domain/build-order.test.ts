@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isRelcastError } from "../../src/core/errors.js";
-import type { ReleaseRecord } from "../../src/release/record-schema.js";
-import { buildOrderEntries, buildOrderViolations, buildWindow, checkPair, seenTogether } from "../../src/sparkle/build-order.js";
+import type { ReleaseRecord } from "../../src/domain/record-schema.js";
+import { buildOrderEntries, buildOrderViolations, buildWindow, checkPair, seenTogether } from "../../src/domain/build-order.js";
 import { assertBuildOrder } from "../../src/steps/preflight/build-order-check.js";
 
 const e = (version: string, build: string | number, channel = "stable") => ({ version, build: String(build), channel });

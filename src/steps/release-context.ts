@@ -4,17 +4,20 @@ import type { BundleInfo } from "../bundle/info-plist.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { SigningKey } from "../sparkle/signing-key.js";
 import type { StreamingSignature } from "../sparkle/ed25519-stream.js";
-import type { AutoupdateFlags, AutoupdateOptions } from "./autoupdate-options.js";
-import type { ReleaseNotes } from "./release-notes.js";
-import type { CatalogView } from "../catalog/catalog-view.js";
-import type { ReleaseRecord } from "./record-schema.js";
-import type { ReleasePlan } from "./release-plan.js";
+import type { AutoupdateFlags, AutoupdateOptions } from "../domain/autoupdate-options.js";
+import type { ReleaseNotes } from "../domain/release-notes.js";
+import type { CatalogView } from "../catalog/catalog-entry.js";
+import type { ReleaseRecord } from "../domain/record-schema.js";
+import type { LocalArtifact } from "../domain/build-record.js";
+import type { ReleasePlan } from "../domain/release-plan.js";
 
 export interface ReleaseInputs {
   version: string;
   appDir: string;
   dmgFile: string;
-  notesFile: string;
+  /** Release notes in Markdown (`--notes`), or the version's section of a Keep a Changelog file (`--changelog`). */
+  notesFile?: string | undefined;
+  changelogFile?: string | undefined;
   summary?: string | undefined;
   buildNumber?: number | undefined;
   /** Fixed publication time (migration, reproducible tests); default now. */
@@ -22,12 +25,6 @@ export interface ReleaseInputs {
   /** Per-release Sparkle flags (--critical, --phased-rollout-interval, ...). */
   autoupdate?: AutoupdateFlags | undefined;
   dryRun: boolean;
-}
-
-export interface LocalArtifact {
-  file: string;
-  sizeBytes: number;
-  sha256: string;
 }
 
 /**

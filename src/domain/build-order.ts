@@ -1,6 +1,6 @@
 import semver from "semver";
-import type { ReleaseRecord } from "../release/record-schema.js";
-import { compareSparkleVersions } from "./version-comparator.js";
+import type { ReleaseRecord } from "./record-schema.js";
+import { compareSparkleVersions } from "../sparkle/version-comparator.js";
 
 /** The channel whose items carry no `<sparkle:channel>` and that every installed copy sees. */
 export const DEFAULT_CHANNEL = "stable";

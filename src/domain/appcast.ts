@@ -1,5 +1,6 @@
 import { XMLBuilder } from "fast-xml-parser";
-import type { ReleaseRecord } from "../release/record-schema.js";
+import type { RelcastConfig } from "../config/schema.js";
+import type { ReleaseRecord } from "./record-schema.js";
 import { appcastItem } from "./appcast-item.js";
 import { appcastRecords } from "./appcast-selection.js";
 
@@ -34,4 +35,20 @@ export function renderAppcast(records: readonly ReleaseRecord[], options: Appcas
     rss: { "@_version": "2.0", "@_xmlns:sparkle": SPARKLE_NS, channel },
   }) as string;
   return `<?xml version="1.0" encoding="utf-8"?>\n${body}`;
+}
+
+/** Sparkle clients read the whole feed on every check: 100 items per channel keeps it small. */
+export const DEFAULT_APPCAST_ITEMS = 100;
+
+/** The appcast's per-channel limit: `maxAppcastItems` (default 100; 0 lists every release). */
+export function appcastLimit(config: Pick<RelcastConfig, "appcast">): number | undefined {
+  const n = config.appcast?.maxAppcastItems ?? DEFAULT_APPCAST_ITEMS;
+  return n === 0 ? undefined : n;
+}
+
+export function appcastOptionsFor(config: RelcastConfig): AppcastOptions {
+  return {
+    title: `${config.displayName} updates`, link: config.appUrl, description: `Updates of ${config.displayName} by ${config.publisher}`,
+    maxItemsPerChannel: appcastLimit(config),
+  };
 }

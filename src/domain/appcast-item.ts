@@ -1,16 +1,22 @@
-import type { ReleaseRecord } from "../release/record-schema.js";
-import { fromTimestamp, rfc822 } from "../release/timestamps.js";
-import { DEFAULT_CHANNEL } from "../sparkle/build-order.js";
+import type { ReleaseRecord } from "./record-schema.js";
+import { recordNotesHtml } from "./notes/notes-html.js";
+import { fromTimestamp, rfc822 } from "./timestamps.js";
+import { DEFAULT_CHANNEL } from "./build-order.js";
 
 function escapeHtml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
-/** Notes as an HTML list; "]]>" cannot occur inside CDATA, so it is split. */
+/**
+ * The item's description: the rendered Markdown notes, or for records from
+ * before Markdown notes the summary and the list. "]]>" cannot occur inside
+ * CDATA, so it is split.
+ */
 export function notesHtml(record: ReleaseRecord): string {
-  const items = record.releaseNotesList.map((n) => `<li>${escapeHtml(n)}</li>`).join("");
-  const summary = record.summary ? `<p>${escapeHtml(record.summary)}</p>` : "";
-  return `${summary}<ul>${items}</ul>`.replace(/]]>/g, "]]]]><![CDATA[>");
+  const html = record.releaseNotesMarkdown !== undefined
+    ? recordNotesHtml(record)
+    : `${record.summary ? `<p>${escapeHtml(record.summary)}</p>` : ""}<ul>${record.releaseNotesList.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul>`;
+  return html.replace(/]]>/g, "]]]]><![CDATA[>");
 }
 
 /**

@@ -1,17 +1,28 @@
 import type { RelcastConfig } from "../config/schema.js";
-import type { ObjectStore } from "../store/object-store.js";
 import type { AutoupdateOptions } from "./autoupdate-options.js";
 import type { ReleaseNotes } from "./release-notes.js";
 import type { ReleaseRecord } from "./record-schema.js";
-import type { LocalArtifact } from "./release-context.js";
 import {
   APPCAST_KEY, dmgFileName, latestKey, publicAppcastUrl, publicDownloadUrl, versionedKey, zipFileName,
 } from "./release-layout.js";
 import { publishedTimes } from "./timestamps.js";
 
+/** A file of the release on this machine (the disk image, the zip). */
+export interface LocalArtifact {
+  file: string;
+  sizeBytes: number;
+  sha256: string;
+}
+
+/** What a record says about the store (its URIs and bucket); the store itself is not needed. */
+export interface RecordStore {
+  uriFor(key: string): string;
+  readonly location: { bucket: string };
+}
+
 export interface RecordInputs {
   config: RelcastConfig;
-  store: ObjectStore;
+  store: RecordStore;
   version: string;
   summary: string;
   notes: ReleaseNotes;
@@ -42,6 +53,7 @@ export function buildRecord(input: RecordInputs): ReleaseRecord {
     summary: input.summary,
     releaseNotes: input.notes.text,
     releaseNotesList: input.notes.list,
+    releaseNotesMarkdown: input.notes.markdown,
     sizeBytes: input.dmg.sizeBytes,
     sha256: input.dmg.sha256,
     downloadUrl: store.uriFor(versionedKey(version, dmgName)),

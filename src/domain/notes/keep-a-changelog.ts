@@ -1,0 +1,56 @@
+import semver from "semver";
+import { RelcastError } from "../../core/errors.js";
+import { notesMarkdown } from "./markdown.js";
+
+/**
+ * A version heading of a Keep a Changelog file (https://keepachangelog.com):
+ * `## [1.2.0] - 2026-11-20`, also without brackets, with a leading `v`, or
+ * with the date left out. `## [Unreleased]` is a heading of no version.
+ */
+const VERSION_HEADING = /^\[?v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\]?(?:\s*(?:-|–|—)\s*.*)?$/;
+
+export interface ChangelogSection {
+  /** The Markdown under the version's heading, up to the next `##` heading. */
+  markdown: string;
+  /** The heading as written, e.g. "[1.2.0] - 2026-11-20". */
+  heading: string;
+}
+
+/** Every version the file has a section for, in file order, and the section of `version`. */
+export function changelogSection(content: string, version: string, file: string): ChangelogSection {
+  const lines = content.replace(/^\uFEFF/, "").split(/\r?\n/);
+  const tokens = notesMarkdown().parse(lines.join("\n"), {});
+  const headings: Array<{ version: string | undefined; text: string; line: number }> = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    if (token.type !== "heading_open" || token.tag !== "h2" || !token.map) continue;
+    const text = tokens[i + 1]?.content.trim() ?? "";
+    const match = VERSION_HEADING.exec(text);
+    headings.push({ version: match && semver.valid(match[1]!) ? match[1]! : undefined, text, line: token.map[0] });
+  }
+  const index = headings.findIndex((h) => h.version === version);
+  if (index === -1) {
+    const versions = headings.flatMap((h) => (h.version ? [h.version] : []));
+    throw new RelcastError(
+      "E_INPUT",
+      versions.length > 0
+        ? `${file} has no section for version ${version}; it has sections for ${versions.join(", ")}`
+        : `${file} has no version sections (no "## [x.y.z] - date" headings)`,
+      `add a "## [${version}] - YYYY-MM-DD" section (Keep a Changelog format), or pass the notes with --notes <file>`,
+    );
+  }
+  const start = headings[index]!.line + 1;
+  const end = headings[index + 1]?.line ?? trailingLinkDefinitions(lines);
+  return { heading: headings[index]!.text, markdown: lines.slice(start, Math.max(start, end)).join("\n").trim() + "\n" };
+}
+
+/**
+ * The line where the file's closing block of link reference definitions
+ * (`[1.2.0]: https://…/compare/v1.1.0...v1.2.0`) begins, so the last
+ * section does not carry them.
+ */
+function trailingLinkDefinitions(lines: readonly string[]): number {
+  let end = lines.length;
+  while (end > 0 && (lines[end - 1]!.trim() === "" || /^\s{0,3}\[[^\]]+\]:\s*\S/.test(lines[end - 1]!))) end--;
+  return end;
+}

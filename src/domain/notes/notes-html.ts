@@ -1,0 +1,16 @@
+import type { ReleaseRecord } from "../record-schema.js";
+import { renderNotesHtml, type RenderOptions } from "./markdown.js";
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+/**
+ * The HTML of a record's notes: its Markdown rendered (records since
+ * Markdown notes), else its plain list (older records).
+ */
+export function recordNotesHtml(record: Pick<ReleaseRecord, "releaseNotesList" | "releaseNotesMarkdown">, options: RenderOptions = {}): string {
+  if (record.releaseNotesMarkdown !== undefined) return renderNotesHtml(record.releaseNotesMarkdown, options);
+  if (record.releaseNotesList.length === 0) return "";
+  return `<ul>${record.releaseNotesList.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul>`;
+}

@@ -1,0 +1,40 @@
+import type { Context } from "hono";
+import type { GatewayConfig } from "../config-schema.js";
+import type { GatewayEnv } from "../http/middleware.js";
+import { jsonResponse } from "../http/respond.js";
+
+/**
+ * Authorization server metadata (RFC 8414) at
+ * `/.well-known/oauth-authorization-server`: enough for a client library to
+ * find every endpoint and learn what this server accepts, with no other
+ * configuration than the issuer URL.
+ */
+export const METADATA_PATH = "/.well-known/oauth-authorization-server";
+export const AUTHORIZE_PATH = "/auth";
+export const TOKEN_PATH = "/auth/oauth2/token";
+export const REVOKE_PATH = "/auth/oauth2/revoke";
+
+const CLIENT_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"];
+
+export function authorizationServerMetadata(issuer: string, config: GatewayConfig): Record<string, unknown> {
+  const scopes = Object.keys(config.products).flatMap((p) => [p, `${p}:read`]);
+  return {
+    issuer,
+    authorization_endpoint: issuer + AUTHORIZE_PATH,
+    token_endpoint: issuer + TOKEN_PATH,
+    revocation_endpoint: issuer + REVOKE_PATH,
+    response_types_supported: ["code"],
+    response_modes_supported: ["query"],
+    grant_types_supported: ["authorization_code", "refresh_token"],
+    code_challenge_methods_supported: ["S256"],
+    token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    scopes_supported: scopes,
+    authorization_response_iss_parameter_supported: true,
+  };
+}
+
+export function discoveryEndpoint(config: GatewayConfig, issuer: (c: Context<GatewayEnv>) => string) {
+  return (c: Context<GatewayEnv>): Response =>
+    jsonResponse(c, 200, authorizationServerMetadata(issuer(c), config), { "cache-control": "public, max-age=3600" });
+}

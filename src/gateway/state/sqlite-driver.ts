@@ -1,0 +1,76 @@
+import Database from "better-sqlite3";
+import { RelcastError } from "../../core/errors.js";
+import { MIGRATIONS } from "./migrations.js";
+import { Serial, type Row, type SqlDriver, type SqlRunner, type SqlValue } from "./sql-driver.js";
+
+/**
+ * The embedded default: one SQLite file. WAL lets an auth process and a
+ * product process share it; busy_timeout makes their writes wait for each
+ * other. better-sqlite3 is synchronous, so a transaction that awaits between
+ * statements is kept alone in this process by a queue (every write waits its
+ * turn) and against other processes by BEGIN IMMEDIATE.
+ */
+export function openSqliteDriver(file: string): SqlDriver {
+  let db: Database.Database;
+  try {
+    db = new Database(file);
+  } catch (err) {
+    throw new RelcastError("E_CONFIG", `cannot open gateway database ${file}: ${(err as Error).message}`, "pass --db <file> in a writable folder, or a postgres:// URL");
+  }
+  if (file !== ":memory:") db.pragma("journal_mode = WAL");
+  db.pragma("busy_timeout = 5000");
+  db.pragma("foreign_keys = ON");
+  db.pragma("synchronous = NORMAL");
+  migrate(db);
+
+  const statements = new Map<string, Database.Statement>();
+  const prepare = (sql: string) => {
+    let statement = statements.get(sql);
+    if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+    return statement;
+  };
+  const direct: SqlRunner = {
+    all: async (sql, params = []) => prepare(sql).all(...(params as SqlValue[])) as Row[],
+    run: async (sql, params = []) => prepare(sql).run(...(params as SqlValue[])).changes,
+  };
+  const writes = new Serial();
+  return {
+    dialect: "sqlite",
+    lockRows: "",
+    description: file,
+    all: direct.all,
+    run: (sql, params) => writes.run(() => direct.run(sql, params)),
+    transaction: (fn) =>
+      writes.run(async () => {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          const result = await fn(direct);
+          db.exec("COMMIT");
+          return result;
+        } catch (err) {
+          if (db.inTransaction) db.exec("ROLLBACK");
+          throw err;
+        }
+      }),
+    close: async () => {
+      await writes.run(async () => db.close());
+    },
+  };
+}
+
+function migrate(db: Database.Database): void {
+  const current = db.pragma("user_version", { simple: true }) as number;
+  if (current > MIGRATIONS.length) {
+    throw new RelcastError(
+      "E_CONFIG",
+      `gateway database schema version ${current} is newer than this relcast knows (${MIGRATIONS.length})`,
+      "upgrade relcast or point --db at another file",
+    );
+  }
+  for (let version = current; version < MIGRATIONS.length; version++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[version]!.sqlite);
+      db.pragma(`user_version = ${version + 1}`);
+    }).immediate();
+  }
+}
