@@ -11,6 +11,18 @@ export const timestampSchema = z.strictObject({
   _nanoseconds: z.number().int().min(0).max(999_999_999),
 });
 
+/** One Sparkle delta update of a release (relcast extra): from which release, where, and how to check it. */
+export const deltaRecordSchema = z.strictObject({
+  fromVersion: z.string(),
+  fromBuild: z.number().int().nonnegative(),
+  url: z.string(),
+  sizeBytes: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  edSignature: z.string(),
+});
+
+export type DeltaRecord = z.infer<typeof deltaRecordSchema>;
+
 export const autoupdateSchema = z.looseObject({
   publicDownloadUrl: z.string(),
   buildNumber: z.number().int().nonnegative(),
@@ -29,6 +41,8 @@ export const autoupdateSchema = z.looseObject({
   phasedRolloutInterval: z.number().int().positive().optional(),
   releaseNotesLink: z.string().optional(),
   fullReleaseNotesLink: z.string().optional(),
+  /** Sparkle delta updates to this release, highest from-build first (the appcast's <sparkle:deltas>). */
+  deltas: z.array(deltaRecordSchema).optional(),
 });
 
 export const releaseRecordSchema = z.looseObject({

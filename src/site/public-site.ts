@@ -5,7 +5,7 @@ import { parseCatalogEntry, readCatalogView } from "../catalog/catalog-view.js";
 import { appcastLimit } from "../domain/appcast.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import {
-  APPCAST_KEY, CATALOG_KEY, CHANGELOG_KEY, downloadKey, INDEX_KEY, publicAppcastKey, publicCatalogKey, versionedKey, zipFileName,
+  APPCAST_KEY, CATALOG_KEY, CHANGELOG_KEY, deltaFileName, downloadKey, INDEX_KEY, publicAppcastKey, publicCatalogKey, versionedKey, zipFileName,
 } from "../domain/release-layout.js";
 import { APPCAST_CONTENT_TYPE, CACHE_IMMUTABLE, CACHE_NO_CACHE, contentTypeFor } from "../store/content-types.js";
 import type { ObjectStore } from "../store/object-store.js";
@@ -24,7 +24,11 @@ export interface SiteSyncOptions {
 
 /** The two download copies of one release: `downloads/<id>-<v>.dmg|.zip`. */
 export function downloadCopies(record: ReleaseRecord): Array<{ from: string; to: string }> {
-  const names = [record.objectStore.artifactFileName, ...(record.autoupdate ? [zipFileName(record.pluginId, record.version)] : [])];
+  const names = [
+    record.objectStore.artifactFileName,
+    ...(record.autoupdate ? [zipFileName(record.pluginId, record.version)] : []),
+    ...(record.autoupdate?.deltas ?? []).map((d) => deltaFileName(record.pluginId, record.version, d.fromVersion)),
+  ];
   return names.map((name) => ({ from: versionedKey(record.version, name), to: downloadKey(name) }));
 }
 

@@ -22,7 +22,7 @@ import { RelcastError } from "../../core/errors.js";
 import { createBsdiffPatchParts } from "./bsdiff-create.js";
 import { runCodec } from "./delta-codec.js";
 import { COMPRESSION_LEVEL, Command, Compression, type CompressionName, DELTA_MAGIC, MAJOR_VERSION, MINOR_VERSION, S_IFMT } from "./delta-format.js";
-import { CUSTOM_ICON_PATH, hashTree, PERMISSION_FLAGS, SYMLINK_PERMISSIONS, type TreeEntry } from "./tree-hash.js";
+import { CUSTOM_ICON_PATH, type HashedTree, hashTree, PERMISSION_FLAGS, SYMLINK_PERMISSIONS, type TreeEntry } from "./tree-hash.js";
 
 /** Files above this size (old or new) are shipped whole instead of diffed; see docs/sparkle.md. */
 export const DEFAULT_DIFF_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -34,6 +34,8 @@ export interface CreateDeltaOptions {
   compression: CompressionName;
   diffLimitBytes?: number;
   tmpDir?: string;
+  /** `hashTree(newRoot)` when the caller already has it (one new tree, several deltas). */
+  newTree?: HashedTree;
 }
 
 export interface DeltaSummary {
@@ -86,7 +88,7 @@ function checkTree(entries: TreeEntry[], which: string): void {
 export async function createDelta(oldRoot: string, newRoot: string, outFile: string, options: CreateDeltaOptions): Promise<DeltaSummary> {
   const limit = options.diffLimitBytes ?? DEFAULT_DIFF_LIMIT_BYTES;
   const before = await hashTree(oldRoot);
-  const after = await hashTree(newRoot);
+  const after = options.newTree ?? (await hashTree(newRoot));
   checkTree(before.entries, "old");
   checkTree(after.entries, "new");
 

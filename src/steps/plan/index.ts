@@ -5,7 +5,7 @@ import type { LocalArtifact } from "../../domain/build-record.js";
 import { need, type ReleaseContext } from "../release-context.js";
 import { downloadCopies } from "../../site/public-site.js";
 import {
-  APPCAST_KEY, CATALOG_KEY, CHANGELOG_KEY, INDEX_KEY, publicAppcastKey, publicCatalogKey, dmgFileName, LATEST_PREFIX, recordKey, versionedKey, zipFileName,
+  APPCAST_KEY, CATALOG_KEY, CHANGELOG_KEY, INDEX_KEY, publicAppcastKey, publicCatalogKey, dmgFileName, LATEST_PREFIX, publicDownloadUrl, recordKey, versionedKey, zipFileName,
 } from "../../domain/release-layout.js";
 import type { PlannedWrite, ReleasePlan } from "../../domain/release-plan.js";
 import { isPrerelease } from "../../domain/version-input.js";
@@ -61,6 +61,9 @@ export const planStep: Step = {
       notes: need(ctx.notes, "notes"), dmg, zip, buildNumber: need(ctx.buildNumber, "build number"),
       edSignature: need(ctx.edSignature, "signature"), minimumSystemVersion: ctx.bundle?.minimumSystemVersion,
       autoupdateOptions: ctx.autoupdateOptions, publishedAt,
+      deltas: (ctx.deltas ?? []).map((d) => ({
+        fromVersion: d.fromVersion, fromBuild: d.fromBuild, url: publicDownloadUrl(config.appUrl, d.fileName), sizeBytes: d.sizeBytes, sha256: d.sha256, edSignature: d.edSignature,
+      })),
     });
     const immutable = config.cacheControl?.immutable ?? CACHE_IMMUTABLE;
     const mutable = config.cacheControl?.mutable ?? CACHE_NO_CACHE;
@@ -75,6 +78,8 @@ export const planStep: Step = {
       key: recordKey(inputs.version), action: existing ? "skip-identical" : "create", sizeBytes: Buffer.byteLength(recordText),
       contentType: "application/json", cacheControl: immutable, source: { text: recordText },
     });
+    // Delta updates: created once beside the zip, before the record and the feeds that name them.
+    for (const delta of ctx.deltas ?? []) writes.push(await planArtifact(ctx, versionedKey(inputs.version, delta.fileName), delta, immutable));
     const present = await latestVersionsPresent(ctx.store, config.pluginId);
     const yanked = await yankedAmong(ctx.store, [...new Set([...present, inputs.version])]);
     const live = present.filter((v) => !yanked.has(v));
@@ -98,8 +103,9 @@ export const planStep: Step = {
     for (const key of [publicCatalogKey(config.pluginId), publicAppcastKey(config.pluginId), INDEX_KEY, CHANGELOG_KEY]) {
       writes.push({ key, action: "site-sync", contentType: key.endsWith(".xml") ? APPCAST_CONTENT_TYPE : contentTypeFor(key), cacheControl: mutable });
     }
-    const allStored = writes.slice(0, 3).every((w) => w.action === "skip-identical");
-    const anyStored = writes.slice(0, 3).some((w) => w.action === "skip-identical");
+    const own = writes.slice(0, 3 + (ctx.deltas?.length ?? 0));
+    const allStored = own.every((w) => w.action === "skip-identical");
+    const anyStored = own.some((w) => w.action === "skip-identical");
     ctx.record = record;
     ctx.plan = { version: inputs.version, mode: allStored ? "noop" : anyStored ? "resume" : "new", record, writes, latest };
   },

@@ -37,16 +37,16 @@ export async function applyCreate(ctx: ReleaseContext, write: PlannedWrite, expe
 }
 
 function isVersionedArtifact(key: string): boolean {
-  return key.startsWith(RELEASES_PREFIX) && !key.startsWith(LATEST_PREFIX) && !key.endsWith("/release.json") && (key.endsWith(".dmg") || key.endsWith(".zip"));
+  return key.startsWith(RELEASES_PREFIX) && !key.startsWith(LATEST_PREFIX) && !key.endsWith("/release.json") && (key.endsWith(".dmg") || key.endsWith(".zip") || key.endsWith(".delta"));
 }
 
-/** The versioned disk image and zip, immutable, created once. */
+/** The versioned disk image, zip and delta updates, immutable, created once. */
 export const uploadStep: Step = {
   name: "upload",
   async run(ctx) {
     const plan = need(ctx.plan, "plan");
     for (const write of plan.writes.filter((w) => isVersionedArtifact(w.key))) {
-      const sha = write.key.endsWith(".dmg") ? ctx.dmg?.sha256 : ctx.zip?.sha256;
+      const sha = write.key.endsWith(".dmg") ? ctx.dmg?.sha256 : write.key.endsWith(".delta") ? ctx.deltas?.find((d) => write.key.endsWith(`/${d.fileName}`))?.sha256 : ctx.zip?.sha256;
       await applyCreate(ctx, write, sha);
     }
   },
