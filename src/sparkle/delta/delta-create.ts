@@ -36,6 +36,8 @@ export interface CreateDeltaOptions {
   tmpDir?: string;
   /** `hashTree(newRoot)` when the caller already has it (one new tree, several deltas). */
   newTree?: HashedTree;
+  /** `hashTree(oldRoot)` when the caller already has it. */
+  oldTree?: HashedTree;
 }
 
 export interface DeltaSummary {
@@ -87,7 +89,7 @@ function checkTree(entries: TreeEntry[], which: string): void {
 
 export async function createDelta(oldRoot: string, newRoot: string, outFile: string, options: CreateDeltaOptions): Promise<DeltaSummary> {
   const limit = options.diffLimitBytes ?? DEFAULT_DIFF_LIMIT_BYTES;
-  const before = await hashTree(oldRoot);
+  const before = options.oldTree ?? (await hashTree(oldRoot));
   const after = options.newTree ?? (await hashTree(newRoot));
   checkTree(before.entries, "old");
   checkTree(after.entries, "new");

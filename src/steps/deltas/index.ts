@@ -115,14 +115,15 @@ export const deltasStep: Step = {
         const oldRoot = await extractBundleZip(oldZip, path.join(work, "old"));
         const fileName = deltaFileName(config.pluginId, inputs.version, candidate.version);
         const file = path.join(root, fileName);
-        const made = await createDelta(oldRoot, newRoot, file, { compression, diffLimitBytes, newTree, tmpDir: work });
+        const oldTree = await hashTree(oldRoot);
+        const made = await createDelta(oldRoot, newRoot, file, { compression, diffLimitBytes, newTree, oldTree, tmpDir: work });
         if (made.afterHash !== newHash) throw new Error(`pipeline bug: delta from ${candidate.version} targets ${made.afterHash}, not ${newHash}`);
         if (Math.floor(made.size / 7) > Math.floor(zip.sizeBytes / 8) && !existing) {
           ctx.logger.info(`delta from ${candidate.version}: ${made.size} bytes is more than 7/8 of the ${zip.sizeBytes}-byte zip; not kept`);
           await rm(file, { force: true });
           continue;
         }
-        const applied = await applyDelta(oldRoot, path.join(work, "applied"), file, { tmpDir: work });
+        const applied = await applyDelta(oldRoot, path.join(work, "applied"), file, { tmpDir: work, oldTree });
         if (applied.header.afterHash !== newHash) {
           throw new RelcastError("E_INTERNAL", `the delta from ${candidate.version} did not rebuild ${inputs.version} (tree hash ${applied.header.afterHash}, expected ${newHash})`, "publish with --no-deltas and report this");
         }
