@@ -238,6 +238,7 @@ export async function applyDelta(oldRoot: string, outRoot: string, deltaFile: st
       throw new RelcastError("E_VERIFY", `${oldRoot} is not the bundle this delta was made from (tree hash ${before}, delta expects ${header.beforeHash}).`, "Apply the delta to the release named in its file name.");
     }
     wrote = true;
+    await mkdir(path.dirname(path.resolve(outRoot)), { recursive: true });
     await copyTree(oldRoot, outRoot, options.oldTree !== undefined);
 
     for (const item of items) {
