@@ -3,7 +3,7 @@
 // folder, removed at the end). Prints a table and writes bench/results.json.
 //
 //   RELCAST_BENCH_SCALE=0.25  shrink every input (quick look; targets are for 1)
-//   RELCAST_BENCH_ONLY=sign,zip,upload,history,memory,deltas  run a subset
+//   RELCAST_BENCH_ONLY=sign,zip,upload,history,memory,gateway,deltas  run a subset
 //   RELCAST_BENCH_RUNS=3      runs per side (the median wall time is compared)
 import { spawn, spawnSync } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
@@ -15,6 +15,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { makeBenchBundle } from "./bench/make-bundle.mjs";
 import { makeHistoryStore } from "./bench/history-store.mjs";
+import { benchGatewayThroughput } from "./bench/gateway-throughput.mjs";
 import { makeSamplePlugin } from "./sample-plugin.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -353,6 +354,9 @@ try {
   if (wanted("history")) await benchHistory();
   if (wanted("memory")) await benchMemory(moto);
   if (wanted("deltas")) await benchDeltas();
+  // Gateway throughput (scripts/bench/gateway-throughput.mjs): HMAC-proxied req/s vs a bare node proxy, per database; target ratio >= 0.8.
+  const gatewayRows = wanted("gateway") ? await benchGatewayThroughput({ repo, tmp, runs: RUNS, requests: Math.max(1000, Math.round(20_000 * SCALE)), maxSeconds: 15 }) : [];
+  for (const g of gatewayRows) g.pass = g.ratio >= 0.8;
 
   const table = [["benchmark", "input", "relcast", "reference", "ratio", "result"]];
   for (const r of rows) {
@@ -362,11 +366,18 @@ try {
   const widths = table[0].map((_, i) => Math.max(...table.map((t) => t[i].length)));
   console.log("");
   for (const t of table) console.log(t.map((c, i) => c.padEnd(widths[i])).join("  "));
-  const results = { date: new Date().toISOString(), cores, node: process.version, scale: SCALE, runs: RUNS, rows };
+  for (const g of gatewayRows) {
+    console.log(
+      `gateway HMAC proxy (${g.database}): ${g.gatewayReqPerSec} req/s vs bare node proxy ${g.bareReqPerSec} req/s, ratio ${g.ratio} (target >= 0.8): ${g.pass ? "pass" : "FAIL"}` +
+        ` (CPU per request ${g.gatewayCpuMicrosPerRequest} vs ${g.bareCpuMicrosPerRequest} µs, ratio ${g.cpuRatio})`,
+    );
+  }
+  const results = { date: new Date().toISOString(), cores, node: process.version, scale: SCALE, runs: RUNS, rows, gateway: gatewayRows };
   await mkdir(path.join(repo, "bench"), { recursive: true });
   await writeFile(path.join(repo, "bench", "results.json"), JSON.stringify(results, null, 2) + "\n");
-  console.log(`\n${rows.filter((r) => r.pass).length}/${rows.length} pass; written to bench/results.json`);
-  process.exitCode = rows.every((r) => r.pass) ? 0 : 1;
+  const all = [...rows, ...gatewayRows];
+  console.log(`\n${all.filter((r) => r.pass).length}/${all.length} pass; written to bench/results.json`);
+  process.exitCode = all.every((r) => r.pass) ? 0 : 1;
 } finally {
   await cleanup();
 }

@@ -1,43 +1,10 @@
 #!/usr/bin/env node
-import { Command, CommanderError } from "commander";
 import { commandRegistrations } from "./commands/index.js";
-import { registerSecret } from "../core/secrets.js";
-import { maskSecretsInRunnerLog } from "./github-actions.js";
-import { reportError } from "./report-error.js";
-import { applyConventions } from "./command-tree.js";
-import { packageVersion } from "../core/package-version.js";
+import { createProgram, runProgram } from "./program.js";
 
-/** Entry point of the `relcast` binary: builds the command tree and maps errors to exit codes. */
-export async function buildProgram(argv: string[]): Promise<Command> {
-  const program = new Command("relcast")
-    .description("Publish self-updating macOS plugin releases: zip, sign, upload, catalog, appcast.")
-    .version(packageVersion(), "-V, --version", "print relcast's version")
-    .option("--debug", "print stack traces and debug logs")
-    // Root options only before the command name: `publish --version 1.2.0` is publish's flag.
-    .enablePositionalOptions()
-    .showHelpAfterError("(run with --help for usage)")
-    .exitOverride();
-  for (const register of await commandRegistrations(argv)) register(program);
-  applyConventions(program);
-  return program;
-}
-
+/** Entry point of the `relcast` binary: loads only the command being run (see commands/index.ts). */
 export async function main(argv: string[]): Promise<number> {
-  maskSecretsInRunnerLog();
-  // The key in the environment is a secret whether or not this command reads it.
-  registerSecret(process.env.RELCAST_SIGNING_KEY);
-  const program = await buildProgram(argv);
-  try {
-    await program.parseAsync(argv);
-    return typeof process.exitCode === "number" ? process.exitCode : 0;
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      // commander already printed its message (or help/version).
-      return err.exitCode === 0 ? 0 : 2;
-    }
-    return reportError(err, { debug: argv.includes("--debug") });
-  }
+  return runProgram(createProgram(await commandRegistrations(argv)), argv);
 }
 
-const code = await main(process.argv);
-process.exitCode = code;
+process.exitCode = await main(process.argv);

@@ -9,6 +9,8 @@ import { appendStepSummary, setOutputs } from "./github-actions.js";
 export function reportPublished(result: PublishResult, options: { json: boolean; quiet: boolean }): void {
   const { record, plan } = result;
   if (options.json) process.stdout.write(JSON.stringify(record, null, 2) + "\n");
+  // A dry run sets the outputs too (the URLs the release will have), so a workflow can check them before publishing.
+  setOutputs({ version: record.version, "appcast-url": record.publicAppcastUrl, "download-url": record.publicDownloadUrl });
   if (result.dryRun) return;
   const verb = plan.mode === "noop" ? "already published (nothing to do)" : plan.mode === "resume" ? "published (resumed)" : "published";
   if (!options.quiet) {
@@ -20,7 +22,6 @@ export function reportPublished(result: PublishResult, options: { json: boolean;
         `             ${result.storeCatalogUri}\n`,
     );
   }
-  setOutputs({ version: record.version, "appcast-url": record.publicAppcastUrl, "download-url": record.publicDownloadUrl });
   appendStepSummary(
     [
       `## ${record.displayName} ${record.version} ${verb}`,

@@ -1,11 +1,9 @@
 import { readFileSync } from "node:fs";
+import path from "node:path";
+import { packageRoot } from "./package-root.js";
 
-/** Set by the Action's bundler, where no package.json sits beside the code. */
-declare const RELCAST_BUNDLED_VERSION: string | undefined;
-
-/** relcast's own version, from the package.json two folders above dist/src/core. */
+/** relcast's own version, from its package.json. */
 export function packageVersion(): string {
-  if (typeof RELCAST_BUNDLED_VERSION === "string") return RELCAST_BUNDLED_VERSION;
-  const text = readFileSync(new URL("../../../package.json", import.meta.url), "utf8");
+  const text = readFileSync(path.join(packageRoot(), "package.json"), "utf8");
   return (JSON.parse(text) as { version: string }).version;
 }

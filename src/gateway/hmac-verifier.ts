@@ -8,9 +8,11 @@ export interface HmacVerifyInput {
   method: string;
   /** Path and query exactly as received. */
   requestTarget: string;
-  /** Lower-case header names. */
-  headers: Record<string, string>;
+  /** Lower-case header names (node's `req.headers`). */
+  headers: Readonly<Record<string, string | readonly string[] | undefined>>;
   body?: Buffer;
+  /** SHA-256 of the body when already known (the empty body's, for requests without one). */
+  bodySha256?: Buffer;
   lookupSecret: (clientId: string) => string | undefined | Promise<string | undefined>;
   now?: Date;
   allowDeprecatedRequestLine?: boolean;

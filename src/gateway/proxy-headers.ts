@@ -22,9 +22,12 @@ const CREDENTIALS = new Set(["authorization", "cookie"]);
 const FORWARDING = new Set(["x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "forwarded", "x-real-ip"]);
 const IDENTITY_PREFIX = "x-relcast-";
 
+const NONE = new Set<string>();
+
 function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
   const value = headers.connection;
-  return new Set((value ?? "").split(",").map((t) => t.trim().toLowerCase()).filter(Boolean));
+  if (!value || value === "keep-alive" || value === "close") return NONE;
+  return new Set(value.split(",").map((t) => t.trim().toLowerCase()).filter(Boolean));
 }
 
 export function identityHeaders(identity: CallerIdentity, product: string): Record<string, string> {
@@ -51,7 +54,7 @@ export function upstreamRequestHeaders(
   out["x-forwarded-proto"] = forwarded.proto;
   if (incoming.host) out["x-forwarded-host"] = incoming.host;
   out.host = upstreamHost;
-  return { ...out, ...identityHeaders(identity, product) };
+  return Object.assign(out, identityHeaders(identity, product));
 }
 
 export function downstreamResponseHeaders(incoming: IncomingHttpHeaders): OutgoingHttpHeaders {

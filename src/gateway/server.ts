@@ -47,6 +47,8 @@ export interface GatewayOptions {
   logger?: Logger;
   /** Body limit of /auth and /auth/oauth2/token. */
   authBodyBytes?: number;
+  /** One debug line per request (method, path without query, status, time). */
+  accessLog?: boolean;
 }
 
 const MAX_AUTH_URL = 8 * 1024;
@@ -74,7 +76,8 @@ export async function createGatewayApp(options: GatewayOptions) {
   const issuer = (c: Context<GatewayEnv>) => config.issuer ?? `${forwarding.isHttps(c.env.incoming) ? "https" : "http"}://${c.env.incoming.headers.host ?? "localhost"}`;
 
   const app = new Hono<GatewayEnv>();
-  app.use(requestClock(clock), accessLog(logger), singleValuedHeaders(), noDotSegments());
+  if (options.accessLog) app.use(accessLog(logger));
+  app.use(requestClock(clock), singleValuedHeaders(), noDotSegments());
   app.get("/healthz", (c) => jsonResponse(c, 200, { status: "ok" }));
 
   if (routes !== "api") {

@@ -23,6 +23,7 @@ export interface StartGatewayOptions {
   clock?: Clock;
   routes?: RouteSet;
   logger?: Logger;
+  accessLog?: boolean;
 }
 
 export interface RunningGateway {

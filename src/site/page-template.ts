@@ -1,17 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-
-/** The package root (holds templates/ and data/), from src/ or dist/src/ alike. */
-function packageRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, "package.json"))) {
-    const up = path.dirname(dir);
-    if (up === dir) throw new Error("pipeline bug: package.json not found above the site module");
-    dir = up;
-  }
-  return dir;
-}
+import { packageRoot } from "../core/package-root.js";
 
 const cache = new Map<string, string>();
 

@@ -1,5 +1,6 @@
 import { createReadStream } from "node:fs";
-import { copyFile, link, mkdir, open, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { access, copyFile, link, mkdir, open, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
 import type { Stats } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
@@ -148,11 +149,10 @@ export function createFolderStore(root: string): ObjectStore {
       return removed;
     },
     async checkReachable() {
+      // Checks without creating anything (a dry run leaves no trace): the folder, or the
+      // nearest folder above it that exists, must be a directory this process may write to.
       try {
-        await mkdir(absRoot, { recursive: true });
-        const probe = path.join(absRoot, `.relcast-probe-${process.pid}-${randomBytes(4).toString("hex")}`);
-        await writeFile(probe, "");
-        await unlink(probe);
+        await writableFolderOrAncestor(absRoot);
       } catch (err) {
         throw new RelcastError(
           "E_STORE",
@@ -162,6 +162,24 @@ export function createFolderStore(root: string): ObjectStore {
       }
     },
   };
+}
+
+async function writableFolderOrAncestor(folder: string): Promise<void> {
+  let dir = folder;
+  for (;;) {
+    const info = await stat(dir).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === "ENOENT") return undefined;
+      throw err;
+    });
+    if (info) {
+      if (!info.isDirectory()) throw Object.assign(new Error(`${dir} is not a folder`), { code: "ENOTDIR" });
+      await access(dir, constants.W_OK | constants.X_OK);
+      return;
+    }
+    const up = path.dirname(dir);
+    if (up === dir) throw Object.assign(new Error("no existing folder above it"), { code: "ENOENT" });
+    dir = up;
+  }
 }
 
 /** Temp files and locks (`.relcast-*`) that a killed run left behind. */

@@ -22,6 +22,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   verify: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "site"],
   api: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "site", "steps", "release"],
   cli: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "site", "steps", "release", "api", "verify", "hmac", "gateway", "gateway-client", "install"],
+  // The GitHub Action: the publish command with inputs from INPUT_* variables, bundled on its own.
+  action: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "site", "steps", "release", "api", "cli"],
   hmac: ["core"],
   gateway: ["core", "hmac"],
   "gateway-client": ["core"],

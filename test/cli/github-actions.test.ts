@@ -3,29 +3,8 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { APPLY_STEPS, PLAN_STEPS } from "../../src/release/pipeline.js";
 import { runCli, type CliResult } from "../helpers/run-cli.js";
+import { parseGithubOutput } from "../helpers/actions-runner.js";
 import { makeWorkspace, newKey, type Workspace } from "../helpers/workspace.js";
-
-/** Parses $GITHUB_OUTPUT the way the runner does: `name=value` or `name<<DELIM` … `DELIM`. */
-function parseGithubOutput(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line === "") continue;
-    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
-    if (heredoc) {
-      const end = lines.indexOf(heredoc[2]!, i + 1);
-      if (end < 0) throw new Error(`unterminated output ${heredoc[1]}`);
-      out[heredoc[1]!] = lines.slice(i + 1, end).join("\n");
-      i = end;
-      continue;
-    }
-    const eq = line.indexOf("=");
-    if (eq < 1) throw new Error(`not an output line: ${line}`);
-    out[line.slice(0, eq)] = line.slice(eq + 1);
-  }
-  return out;
-}
 
 interface ActionsRun extends CliResult {
   summary: string;

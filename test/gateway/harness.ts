@@ -94,7 +94,7 @@ export async function startHarness(verifyHmac: HmacVerifier, configure?: (c: Gat
   const config = parseGatewayConfig(raw, "test-gateway.json");
   const clock = manualClock(new Date("2025-03-01T10:00:00Z"));
   registerSecret(CLIENT.secret, HMAC_CRED.secret, HMAC_OTHER.secret, USER.password);
-  const start = () => startGateway({ config, database: database ?? dbFile, verifyHmac, port: 0, host: "127.0.0.1", clock, logger: capturingLogger() });
+  const start = () => startGateway({ config, database: database ?? dbFile, verifyHmac, port: 0, host: "127.0.0.1", clock, logger: capturingLogger(), accessLog: true });
   const harness: Harness = {
     gateway: await start(),
     upstream,

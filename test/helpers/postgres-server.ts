@@ -1,148 +1,18 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
-import { chown, mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
-import os from "node:os";
-import path from "node:path";
-import pg from "pg";
+import { postgresBinDir, startPostgresServer, type PostgresServer } from "../../scripts/postgres-server.mjs";
 
 /**
- * A throwaway PostgreSQL server for tests: initdb on a temp data folder,
- * `postgres` on a free 127.0.0.1 port (no Unix socket, trust auth on
- * loopback, fsync off). As root it runs as the `postgres` user (the server
- * refuses root). stop() ends exactly that pid and removes the folder.
+ * A throwaway PostgreSQL server for tests (scripts/postgres-server.mjs,
+ * shared with the gateway benchmark): started on a temp data folder and a
+ * free 127.0.0.1 port; stop() ends exactly its pid and removes the folder.
  */
-export interface PostgresServer {
-  port: number;
-  pid: number;
-  /** A URL for a new, empty database on this server. */
-  createDatabase(name: string): Promise<string>;
-  stop(): Promise<void>;
-}
-
-const SUPERUSER = "relcast";
-
-/** The folder holding initdb and postgres: Debian's /usr/lib/postgresql/<newest>/bin, else PATH. */
-function binDir(): string | undefined {
-  const root = "/usr/lib/postgresql";
-  if (existsSync(root)) {
-    const versions = readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
-    for (const v of versions) if (existsSync(path.join(root, v, "bin", "postgres"))) return path.join(root, v, "bin");
-  }
-  const which = spawnSync("sh", ["-c", "command -v postgres"], { encoding: "utf8" });
-  return which.status === 0 && which.stdout.trim() ? path.dirname(which.stdout.trim()) : undefined;
-}
-
-/** uid/gid to run the server as when we are root (PostgreSQL will not run as root). */
-function serverUser(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const probe = spawnSync("id", ["-u", "postgres"], { encoding: "utf8" });
-  const gid = spawnSync("id", ["-g", "postgres"], { encoding: "utf8" });
-  if (probe.status === 0 && gid.status === 0) return { uid: Number(probe.stdout.trim()), gid: Number(gid.stdout.trim()) };
-  return { uid: 65534, gid: 65534 }; // nobody
-}
+export { startPostgresServer, type PostgresServer };
 
 /**
  * Whether PostgreSQL can run here. Under CI=true a missing server is a
  * failure (thrown); elsewhere the reason is returned so tests skip saying why.
  */
 export function postgresUnavailableReason(): string | undefined {
-  const bin = binDir();
-  const reason = bin && existsSync(path.join(bin, "initdb")) ? undefined : "PostgreSQL is not installed (initdb/postgres not found); install it with `apt-get install -y postgresql`";
+  const reason = postgresBinDir() ? undefined : "PostgreSQL is not installed (initdb/postgres not found); install it with `apt-get install -y postgresql`";
   if (reason && process.env.CI === "true") throw new Error(`CI=true and ${reason}`);
   return reason;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function run(file: string, args: string[], user: { uid: number; gid: number } | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { stdio: ["ignore", "ignore", "pipe"], ...user, env: { ...process.env, LC_ALL: "C" } });
-    let stderr = "";
-    child.stderr.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
-    child.once("error", reject);
-    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(file)} exited ${code}: ${stderr}`))));
-  });
-}
-
-async function waitUntilAccepting(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`postgres exited early with code ${child.exitCode}`);
-    const client = new pg.Client({ host: "127.0.0.1", port, user: SUPERUSER, database: "postgres", connectionTimeoutMillis: 1000 });
-    try {
-      await client.connect();
-      await client.end();
-      return;
-    } catch (err) {
-      last = err;
-      await client.end().catch(() => undefined);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error(`postgres did not accept connections on 127.0.0.1:${port} within ${timeoutMs} ms: ${(last as Error)?.message}`);
-}
-
-export async function startPostgresServer(): Promise<PostgresServer> {
-  const bin = binDir();
-  if (!bin) throw new Error("PostgreSQL is not installed");
-  const user = serverUser();
-  const dir = await mkdtemp(path.join(os.tmpdir(), "relcast-pg-"));
-  const data = path.join(dir, "data");
-  if (user) await chown(dir, user.uid, user.gid);
-  let child: ChildProcess | undefined;
-  let stderr = "";
-  const stop = async () => {
-    if (child && child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
-      const exited = new Promise<void>((resolve) => child!.once("exit", () => resolve()));
-      process.kill(child.pid, "SIGINT"); // fast shutdown: disconnect clients, stop
-      const timer = setTimeout(() => child!.exitCode === null && process.kill(child!.pid!, "SIGKILL"), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    await rm(dir, { recursive: true, force: true });
-  };
-  try {
-    await run(path.join(bin, "initdb"), ["-D", data, "-U", SUPERUSER, "--auth=trust", "-E", "UTF8", "--no-sync", "--no-instructions"], user);
-    const port = await freePort();
-    child = spawn(
-      path.join(bin, "postgres"),
-      ["-D", data, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=60"],
-      { stdio: ["ignore", "ignore", "pipe"], ...user, env: { ...process.env, LC_ALL: "C" } },
-    );
-    child.stderr?.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
-    if (child.pid === undefined) throw new Error("could not spawn postgres");
-    await waitUntilAccepting(port, child, 30_000);
-    const pid = child.pid;
-    return {
-      port,
-      pid,
-      async createDatabase(name: string) {
-        if (!/^[a-z][a-z0-9_]{0,40}$/.test(name)) throw new Error(`bad database name ${name}`);
-        const admin = new pg.Client({ host: "127.0.0.1", port, user: SUPERUSER, database: "postgres" });
-        await admin.connect();
-        try {
-          await admin.query(`CREATE DATABASE ${name}`);
-        } finally {
-          await admin.end();
-        }
-        return `postgres://${SUPERUSER}@127.0.0.1:${port}/${name}`;
-      },
-      stop,
-    };
-  } catch (err) {
-    await stop();
-    throw new Error(`${(err as Error).message}\n${stderr}`);
-  }
 }

@@ -39,7 +39,7 @@ async function runGateway(flags: GatewayFlags, debug: boolean): Promise<void> {
   if (!flags.config) throw new RelcastError("E_USAGE", "relcast gateway needs --config <gateway.json>", "see examples/gateway.json and docs/gateway.md");
   const config = await loadGatewayConfig(flags.config);
   const database = stateLocation(flags.db, config.database, config.source);
-  const gateway = await startGateway({ config, database, verifyHmac: kitVerifier, port: flags.port, host: flags.host, routes: flags.routes, logger }).catch(
+  const gateway = await startGateway({ config, database, verifyHmac: kitVerifier, port: flags.port, host: flags.host, routes: flags.routes, logger, accessLog: flags.accessLog === true }).catch(
     (err: NodeJS.ErrnoException) => {
       if (err.code === "EADDRINUSE" || err.code === "EACCES" || err.code === "EADDRNOTAVAIL") {
         throw new RelcastError("E_NETWORK", `cannot listen on ${flags.host}:${flags.port} (${err.code})`, "pick another --port or --host");

@@ -39,15 +39,6 @@ export interface GatewayEnv {
 
 export type Middleware = MiddlewareHandler<GatewayEnv>;
 
-/** Lower-cases and flattens node's header object into name → single value. */
-export function flatHeaders(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return out;
-}
-
 /** The request target exactly as the client sent it (hono's URL view resolves `..` and `.`). */
 export function rawTarget(req: IncomingMessage): string {
   return req.url ?? "/";

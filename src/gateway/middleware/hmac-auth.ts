@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { HmacCredential } from "../config-schema.js";
 import { HttpError } from "../http/http-error.js";
-import { flatHeaders, rawTarget, type Middleware } from "../http/middleware.js";
+import { rawTarget, type Middleware } from "../http/middleware.js";
 import type { HmacVerifier } from "../hmac-verifier.js";
 import { hmacChallenge } from "./challenges.js";
 
@@ -28,16 +28,20 @@ export interface HmacAuthOptions {
 /** The changelog date (2023-12-12) that deprecated the request-line without query (RFC 9745 form). */
 const DEPRECATION = "@1702339200";
 
+const EMPTY_BODY_SHA256 = createHash("sha256").digest();
+
 const UNKNOWN_CLIENT_KEY = randomBytes(32).toString("base64url");
 
 export function hmacAuth(options: HmacAuthOptions): Middleware {
   return async (c, next) => {
     const incoming = c.env.incoming;
+    const body = c.get("body");
     const result = await options.verify({
       method: incoming.method ?? "GET",
       requestTarget: rawTarget(incoming),
-      headers: flatHeaders(incoming),
-      body: c.get("body"),
+      headers: incoming.headers,
+      body,
+      bodySha256: body ? undefined : EMPTY_BODY_SHA256,
       lookupSecret: (clientId) => options.credentials.get(clientId)?.secret ?? UNKNOWN_CLIENT_KEY,
       now: c.get("now"),
       allowDeprecatedRequestLine: options.allowDeprecatedRequestLine,

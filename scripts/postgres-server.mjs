@@ -1,0 +1,129 @@
+// A throwaway PostgreSQL server on 127.0.0.1, for the gateway tests
+// (test/helpers/postgres-server.ts) and the gateway benchmark: initdb on a
+// temp data folder, `postgres` on a free loopback port (no Unix socket,
+// trust auth on loopback, fsync off). As root it runs as the `postgres`
+// user (the server refuses root). stop() ends exactly that pid and removes
+// the folder.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { chown, mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+
+const SUPERUSER = "relcast";
+
+/** The folder holding initdb and postgres: Debian's /usr/lib/postgresql/<newest>/bin, else PATH. */
+export function postgresBinDir() {
+  const root = "/usr/lib/postgresql";
+  if (existsSync(root)) {
+    const versions = readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    for (const v of versions) if (existsSync(path.join(root, v, "bin", "postgres"))) return path.join(root, v, "bin");
+  }
+  const which = spawnSync("sh", ["-c", "command -v postgres"], { encoding: "utf8" });
+  const found = which.status === 0 ? which.stdout.trim() : "";
+  return found && existsSync(path.join(path.dirname(found), "initdb")) ? path.dirname(found) : undefined;
+}
+
+/** uid/gid to run the server as when we are root. */
+function serverUser() {
+  if (process.getuid?.() !== 0) return undefined;
+  const uid = spawnSync("id", ["-u", "postgres"], { encoding: "utf8" });
+  const gid = spawnSync("id", ["-g", "postgres"], { encoding: "utf8" });
+  if (uid.status === 0 && gid.status === 0) return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+  return { uid: 65534, gid: 65534 }; // nobody
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function run(file, args, user) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { stdio: ["ignore", "ignore", "pipe"], ...user, env: { ...process.env, LC_ALL: "C" } });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr = (stderr + d.toString()).slice(-4000)));
+    child.once("error", reject);
+    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(file)} exited ${code}: ${stderr}`))));
+  });
+}
+
+async function waitUntilAccepting(port, child, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`postgres exited early with code ${child.exitCode}`);
+    const client = new pg.Client({ host: "127.0.0.1", port, user: SUPERUSER, database: "postgres", connectionTimeoutMillis: 1000 });
+    try {
+      await client.connect();
+      await client.end();
+      return;
+    } catch (err) {
+      last = err;
+      await client.end().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`postgres did not accept connections on 127.0.0.1:${port} within ${timeoutMs} ms: ${last?.message}`);
+}
+
+export async function startPostgresServer() {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error("PostgreSQL is not installed (initdb/postgres not found); install it with `apt-get install -y postgresql`");
+  const user = serverUser();
+  const dir = await mkdtemp(path.join(os.tmpdir(), "relcast-pg-"));
+  const data = path.join(dir, "data");
+  if (user) await chown(dir, user.uid, user.gid);
+  let child;
+  let stderr = "";
+  const stop = async () => {
+    if (child && child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      process.kill(child.pid, "SIGINT"); // fast shutdown: disconnect clients, stop
+      const timer = setTimeout(() => child.exitCode === null && process.kill(child.pid, "SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await run(path.join(bin, "initdb"), ["-D", data, "-U", SUPERUSER, "--auth=trust", "-E", "UTF8", "--no-sync", "--no-instructions"], user);
+    const port = await freePort();
+    const settings = ["listen_addresses=127.0.0.1", "unix_socket_directories=", "fsync=off", "synchronous_commit=off", "full_page_writes=off", "max_connections=60"];
+    child = spawn(path.join(bin, "postgres"), ["-D", data, "-p", String(port), ...settings.flatMap((s) => ["-c", s])], {
+      stdio: ["ignore", "ignore", "pipe"],
+      ...user,
+      env: { ...process.env, LC_ALL: "C" },
+    });
+    child.stderr.on("data", (d) => (stderr = (stderr + d.toString()).slice(-4000)));
+    if (child.pid === undefined) throw new Error("could not spawn postgres");
+    await waitUntilAccepting(port, child, 30_000);
+    return {
+      port,
+      pid: child.pid,
+      async createDatabase(name) {
+        if (!/^[a-z][a-z0-9_]{0,40}$/.test(name)) throw new Error(`bad database name ${name}`);
+        const admin = new pg.Client({ host: "127.0.0.1", port, user: SUPERUSER, database: "postgres" });
+        await admin.connect();
+        try {
+          await admin.query(`CREATE DATABASE ${name}`);
+        } finally {
+          await admin.end();
+        }
+        return `postgres://${SUPERUSER}@127.0.0.1:${port}/${name}`;
+      },
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw new Error(`${err.message}\n${stderr}`);
+  }
+}

@@ -1,0 +1,144 @@
+import { execFileSync, spawn } from "node:child_process";
+import { readFile, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { capturedOutput, REPO_ROOT, runCli } from "../helpers/run-cli.js";
+import { inputVariable, parseGithubOutput } from "../helpers/actions-runner.js";
+import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
+
+/**
+ * The Action as the runner runs it: `node action/dist/index.mjs` (the
+ * committed bundle action.yml names), inputs as INPUT_* variables, outputs
+ * and summary through the files GITHUB_OUTPUT and GITHUB_STEP_SUMMARY name,
+ * the workspace as working directory, a real publish into a folder store.
+ */
+const ENTRY = path.join(REPO_ROOT, "action", "dist", "index.mjs");
+
+/** action.yml and the template, read by an independent YAML parser (PyYAML). */
+function readYaml(file: string): any {
+  return JSON.parse(execFileSync("python3", ["-c", "import sys, json, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))", file], { encoding: "utf8" }));
+}
+
+interface RunnerResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  outputs: Record<string, string>;
+  summary: string;
+}
+
+async function runAction(ws: Workspace, inputs: Record<string, string>, env: NodeJS.ProcessEnv = {}): Promise<RunnerResult> {
+  const tag = Math.random().toString(36).slice(2);
+  const outputFile = path.join(ws.dir, `output-${tag}`);
+  const summaryFile = path.join(ws.dir, `summary-${tag}`);
+  await writeFile(outputFile, "");
+  await writeFile(summaryFile, "");
+  const runnerEnv: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH, HOME: process.env.HOME,
+    GITHUB_ACTIONS: "true", CI: "true", GITHUB_WORKSPACE: ws.dir, GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile,
+    GITHUB_REF_TYPE: "tag", GITHUB_REF_NAME: "v1.2.0", RUNNER_TEMP: ws.dir,
+    ...Object.fromEntries(Object.entries(inputs).map(([k, v]) => [inputVariable(k), v])),
+    ...env,
+  };
+  const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [ENTRY], { cwd: ws.dir, env: runnerEnv, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    child.on("error", reject);
+    child.on("close", (c) => resolve({ code: c ?? -1, stdout: out, stderr: err }));
+  });
+  const result = { code, stdout, stderr, outputs: parseGithubOutput(await readFile(outputFile, "utf8")), summary: await readFile(summaryFile, "utf8") };
+  capturedOutput.push(stdout, stderr, result.summary, JSON.stringify(result.outputs));
+  return result;
+}
+
+const CHANGELOG = "# Changelog\n\n## [1.2.0] - 2026-11-20\n### Added\n- **Faster** sync\n\n### Fixed\n- Reconnect after sleep\n";
+
+describe("the Action (action.yml) under a simulated runner", () => {
+  let ws: Workspace;
+  let release: { app: string; dmg: string; notes: string };
+  let inputs: Record<string, string>;
+
+  beforeAll(async () => {
+    ws = await makeWorkspace();
+    release = await ws.plugin("1.2.0", 120);
+    await writeFile(path.join(ws.dir, "CHANGELOG.md"), CHANGELOG);
+    // Paths relative to the workspace, as a workflow writes them.
+    inputs = {
+      version: "", app: path.relative(ws.dir, release.app), dmg: path.relative(ws.dir, release.dmg), changelog: "CHANGELOG.md",
+      store: "file://./store", channel: "", config: "relcast.config.json", "dry-run": "false",
+      args: `--summary "Faster sync, fewer drops" --published-at 2026-11-20T10:00:00.000Z`, "signing-key": ws.key.seedBase64,
+    };
+  });
+  afterAll(async () => {
+    await rm(ws.dir, { recursive: true, force: true });
+  });
+
+  it("action.yml runs the bundle on node24 and declares every input the entry reads and the three outputs", () => {
+    const action = readYaml(path.join(REPO_ROOT, "action.yml"));
+    expect(action.runs).toEqual({ using: "node24", main: "action/dist/index.mjs" });
+    expect(Object.keys(action.inputs).sort()).toEqual(["app", "args", "changelog", "channel", "config", "dmg", "dry-run", "notes", "signing-key", "store", "version"]);
+    expect(Object.keys(action.outputs).sort()).toEqual(["appcast-url", "download-url", "version"]);
+    for (const name of ["app", "dmg"]) expect(action.inputs[name].required).toBe(true);
+  });
+
+  it("the workflow template uses the Action with inputs it declares, and installs no package", async () => {
+    const action = readYaml(path.join(REPO_ROOT, "action.yml"));
+    const template = readYaml(path.join(REPO_ROOT, "templates", "github-release.yml"));
+    const steps = template.jobs.release.steps as Array<{ uses?: string; with?: Record<string, unknown>; run?: string }>;
+    const uses = steps.filter((s) => s.uses?.endsWith("/relcast@v0"));
+    expect(uses.length).toBe(2);
+    for (const step of uses) {
+      expect(Object.keys(step.with ?? {}).filter((k) => !(k in action.inputs))).toEqual([]);
+      for (const [name, spec] of Object.entries(action.inputs as Record<string, { required?: boolean }>)) if (spec.required) expect(step.with).toHaveProperty(name);
+    }
+    const scripts = steps.map((s) => s.run ?? "").join("\n");
+    expect(scripts).not.toMatch(/npm (install|i|ci)\b|npx |yarn |pnpm /);
+  });
+
+  it("a dry run checks everything, sets the outputs and creates nothing, not even the store folder", async () => {
+    const run = await runAction(ws, { ...inputs, "dry-run": "true" });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("plan for 1.2.0 (new)");
+    expect(run.outputs).toEqual({
+      version: "1.2.0",
+      "appcast-url": "https://updates.example.com/api/v1/plugins/bridge-plugin/appcast.xml",
+      "download-url": "https://updates.example.com/downloads/bridge-plugin-1.2.0.dmg",
+    });
+    await expect(stat(ws.storeDir)).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("publishes: version from the tag, notes from the changelog, outputs, step summary, masked key; relcast verify accepts the store", async () => {
+    const run = await runAction(ws, inputs);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`::add-mask::${ws.key.seedBase64}`);
+    expect(run.stderr).toMatch(/::group::preflight[\s\S]*::endgroup::/);
+    expect(run.outputs).toEqual({
+      version: "1.2.0",
+      "appcast-url": "https://updates.example.com/api/v1/plugins/bridge-plugin/appcast.xml",
+      "download-url": "https://updates.example.com/downloads/bridge-plugin-1.2.0.dmg",
+    });
+    expect(run.summary).toContain("## Bridge Plugin 1.2.0 published");
+    expect(run.summary).toContain("- Faster sync");
+    const record = JSON.parse(await readFile(path.join(ws.storeDir, "releases", "1.2.0", "release.json"), "utf8"));
+    expect(record).toMatchObject({ version: "1.2.0", summary: "Faster sync, fewer drops", releaseNotesList: ["Faster sync", "Reconnect after sleep"], publishedAtIso: "2026-11-20T10:00:00.000Z" });
+    const verify = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
+    expect(verify.code, verify.stderr + verify.stdout).toBe(0);
+  });
+
+  it("a missing required input or a bad dry-run value fails with an annotation and writes nothing", async () => {
+    const before = await snapshotTree(ws.storeDir);
+    const noApp = await runAction(ws, { ...inputs, app: "" });
+    expect(noApp.code).toBe(2);
+    expect(noApp.stderr).toContain("::error title=relcast E_USAGE::input app is required");
+    const badBool = await runAction(ws, { ...inputs, "dry-run": "yes" });
+    expect(badBool.code).toBe(2);
+    expect(badBool.stderr).toContain('input dry-run is "yes", not true or false');
+    const noTag = await runAction(ws, inputs, { GITHUB_REF_TYPE: "branch", GITHUB_REF_NAME: "main" });
+    expect(noTag.code).toBe(2);
+    expect(noTag.stderr).toContain("input version is required when the workflow was not started by a tag push");
+    expect(await snapshotTree(ws.storeDir)).toEqual(before);
+  });
+});
