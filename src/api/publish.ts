@@ -1,6 +1,7 @@
 import { loadConfig } from "../config/load-config.js";
 import { silentLogger, type Logger } from "../core/logger.js";
 import { runRelease } from "../release/pipeline.js";
+import { previewPlan, type PlanPreview } from "../release/plan-preview.js";
 import type { AutoupdateFlags } from "../domain/autoupdate-options.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import type { ReleaseContext } from "../steps/release-context.js";
@@ -55,6 +56,8 @@ export interface PublishResult {
   /** Where the store keeps the appcast (file:// or s3:// URI). */
   storeAppcastUri: string;
   storeCatalogUri: string;
+  /** Dry run only: the new contents of the catalog, appcast and pages, and the store's current feeds. */
+  preview?: PlanPreview | undefined;
 }
 
 /**
@@ -68,6 +71,7 @@ export async function publish(options: PublishOptions): Promise<PublishResult> {
   const config = await loadConfig(options.config, { store: options.store, channel: options.channel });
   const store = await openStore(config.store, options.store ? process.cwd() : config.baseDir, { onProgress: options.onProgress, s3: config.s3 });
   let ctx: ReleaseContext;
+  let preview: PlanPreview | undefined;
   try {
     ctx = await runRelease({
       config, store, key, logger: options.logger ?? silentLogger,
@@ -76,7 +80,7 @@ export async function publish(options: PublishOptions): Promise<PublishResult> {
         buildNumber: options.buildNumber, publishedAt: options.publishedAt, dryRun: Boolean(options.dryRun),
         autoupdate: options.autoupdate, noDeltas: options.noDeltas,
       },
-    });
+    }, options.dryRun ? async (planned) => void (preview = await previewPlan(store, planned.plan!)) : undefined);
   } finally {
     await store.close?.();
   }
@@ -85,6 +89,6 @@ export async function publish(options: PublishOptions): Promise<PublishResult> {
   return {
     record, plan, mode: plan.mode, dryRun: Boolean(options.dryRun),
     appcastUrl: record.publicAppcastUrl, downloadUrl: record.publicDownloadUrl,
-    storeAppcastUri: store.uriFor("releases/appcast.xml"), storeCatalogUri: store.uriFor("releases/catalog.json"),
+    storeAppcastUri: store.uriFor("releases/appcast.xml"), storeCatalogUri: store.uriFor("releases/catalog.json"), preview,
   };
 }

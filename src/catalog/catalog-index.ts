@@ -1,6 +1,5 @@
 import { RELEASES_PREFIX } from "../domain/release-layout.js";
 import { releaseRecordSchema, type ReleaseRecord } from "../domain/record-schema.js";
-import { CACHE_NO_CACHE } from "../store/content-types.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { CatalogEntry, CatalogView } from "./catalog-entry.js";
 
@@ -78,10 +77,4 @@ export function parseCatalogIndex(text: string, catalogEtag: string, limit: numb
 export async function readCatalogIndex(store: ObjectStore, catalogEtag: string, limit: number | undefined): Promise<CatalogView | undefined> {
   const got = await store.get(CATALOG_INDEX_KEY);
   return got ? parseCatalogIndex(got.body.toString("utf8"), catalogEtag, limit) : undefined;
-}
-
-/** Writes the index of `view` (last writer wins: a reader checks the ETag, so a late stale write only costs a full read). */
-export async function writeCatalogIndex(store: ObjectStore, view: CatalogView, limit: number | undefined, cacheControl = CACHE_NO_CACHE): Promise<void> {
-  await store.put(CATALOG_INDEX_KEY, serializeCatalogIndex(view, limit), { contentType: "application/json", cacheControl });
-  indexed.add(view);
 }

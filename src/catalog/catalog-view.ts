@@ -148,7 +148,7 @@ function cacheKey(store: ObjectStore, etag: string, maxPerChannel: number | unde
   return `${store.uriFor(CATALOG_KEY)}\n${etag}\n${maxPerChannel ?? "all"}`;
 }
 
-export function rememberView(store: ObjectStore, view: CatalogView, maxPerChannel: number | undefined): void {
+function rememberView(store: ObjectStore, view: CatalogView, maxPerChannel: number | undefined): void {
   if (cache.size >= 4) cache.delete(cache.keys().next().value!);
   cache.set(cacheKey(store, view.etag, maxPerChannel), view);
 }

@@ -20,10 +20,6 @@ export async function latestObjects(store: ObjectStore, pluginId: string): Promi
   return found;
 }
 
-export async function latestVersionsPresent(store: ObjectStore, pluginId: string): Promise<string[]> {
-  return [...new Set((await latestObjects(store, pluginId)).map((o) => o.version))];
-}
-
 /** Of the versions given, those with a yank marker (a yank may be moving latest away from them right now). */
 export async function yankedAmong(store: ObjectStore, versions: readonly string[]): Promise<Set<string>> {
   const marked = await Promise.all(versions.map(async (v) => ((await store.head(yankKey(v))) ? v : undefined)));

@@ -1,4 +1,5 @@
 import type { PublishResult } from "../api/publish.js";
+import { planJson } from "../release/plan-preview.js";
 import { appendStepSummary, setOutputs } from "./github-actions.js";
 
 /**
@@ -8,10 +9,13 @@ import { appendStepSummary, setOutputs } from "./github-actions.js";
  */
 export function reportPublished(result: PublishResult, options: { json: boolean; quiet: boolean }): void {
   const { record, plan } = result;
-  if (options.json) process.stdout.write(JSON.stringify(record, null, 2) + "\n");
   // A dry run sets the outputs too (the URLs the release will have), so a workflow can check them before publishing.
   setOutputs({ version: record.version, "appcast-url": record.publicAppcastUrl, "download-url": record.publicDownloadUrl });
-  if (result.dryRun) return;
+  if (result.dryRun) {
+    if (options.json) process.stdout.write(JSON.stringify({ record, plan: planJson(plan), contents: result.preview?.contents ?? {} }, null, 2) + "\n");
+    return;
+  }
+  if (options.json) process.stdout.write(JSON.stringify(record, null, 2) + "\n");
   const verb = plan.mode === "noop" ? "already published (nothing to do)" : plan.mode === "resume" ? "published (resumed)" : "published";
   if (!options.quiet) {
     process.stderr.write(

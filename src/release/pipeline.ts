@@ -43,11 +43,13 @@ export async function runSteps(ctx: ReleaseContext, steps: readonly Step[]): Pro
 }
 
 /** Runs the plan steps and, unless dry-run, the apply steps; the work folder is always removed. */
-export async function runRelease(ctx: Omit<ReleaseContext, "workDir" | "written">): Promise<ReleaseContext> {
+export async function runRelease(ctx: Omit<ReleaseContext, "workDir" | "written" | "etags">, inspect?: (ctx: ReleaseContext) => Promise<void>): Promise<ReleaseContext> {
   const workDir = await mkdtemp(path.join(os.tmpdir(), "relcast-"));
-  const full: ReleaseContext = { ...ctx, workDir, written: [] };
+  const full: ReleaseContext = { ...ctx, workDir, written: [], etags: new Map() };
   try {
     await runSteps(full, PLAN_STEPS);
+    // A dry run is the same code stopped here; `inspect` sees the plan while its files still exist.
+    await inspect?.(full);
     if (!full.inputs.dryRun) await runSteps(full, APPLY_STEPS);
     return full;
   } finally {

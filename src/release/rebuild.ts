@@ -5,7 +5,7 @@ import { RELEASES_PREFIX } from "../domain/release-layout.js";
 import { releaseRecordSchema, type ReleaseRecord } from "../domain/record-schema.js";
 import { readYankMarker } from "../catalog/yank-marker.js";
 import { withYankState } from "../domain/yank-state.js";
-import { regenerateAppcast, replaceCatalog } from "../catalog/feed-files.js";
+import { applyChange } from "./apply-change.js";
 
 const RECORD_KEY = /^releases\/([^/]+)\/release\.json$/;
 const YANK_KEY = /^releases\/([^/]+)\/yank\.json$/;
@@ -64,7 +64,6 @@ export async function rebuildFeeds(store: ObjectStore, config: RelcastConfig, op
       "fix or remove those records, or pass --skip-invalid to rebuild without them",
     );
   }
-  await replaceCatalog(store, config, result.records);
-  await regenerateAppcast(store, config);
+  await applyChange(store, config, "rebuild", { kind: "replace", records: result.records }, [], { site: false });
   return result;
 }

@@ -1,15 +1,14 @@
 import type { RelcastConfig } from "../config/schema.js";
 import { RelcastError } from "../core/errors.js";
-import { parseCatalog, serializeCatalog } from "../domain/catalog.js";
-import { compareAndSwap } from "../store/compare-and-swap.js";
-import { readCatalog, regenerateAppcast } from "../catalog/feed-files.js";
+import { parseCatalog } from "../domain/catalog.js";
+import type { PlannedWrite } from "../domain/release-plan.js";
+import { applyChange } from "./apply-change.js";
 import { expectedLatest } from "../domain/latest-choice.js";
 import type { Catalog, YankMarker } from "../domain/record-schema.js";
 import { CATALOG_KEY, yankKey } from "../domain/release-layout.js";
 import { CACHE_NO_CACHE } from "../store/content-types.js";
 import type { ObjectStore } from "../store/object-store.js";
-import { syncPublicSite } from "../site/public-site.js";
-import { serializeYankMarker, withYankState } from "../domain/yank-state.js";
+import { serializeYankMarker } from "../domain/yank-state.js";
 
 export interface YankResult {
   version: string;
@@ -19,7 +18,8 @@ export interface YankResult {
 
 /** Everything is checked before the first write: an unknown or already-(un)yanked version changes nothing. */
 async function findEntry(store: ObjectStore, version: string): Promise<Catalog["versions"][number]> {
-  const catalog = await readCatalog(store);
+  const got = await store.get(CATALOG_KEY);
+  const catalog = got ? parseCatalog(got.body.toString("utf8"), store.uriFor(CATALOG_KEY)) : undefined;
   if (!catalog) throw new RelcastError("E_VERSION", `nothing is published in ${store.uriFor(CATALOG_KEY)}`, "check --store / the config's store");
   const entry = catalog.versions.find((r) => r.version === version);
   if (!entry) {
@@ -30,22 +30,13 @@ async function findEntry(store: ObjectStore, version: string): Promise<Catalog["
 }
 
 async function applyYankState(store: ObjectStore, config: RelcastConfig, version: string, marker: YankMarker | undefined): Promise<YankResult> {
-  if (marker) await store.put(yankKey(version), serializeYankMarker(marker), { contentType: "application/json", cacheControl: CACHE_NO_CACHE });
-  else await store.delete(yankKey(version));
-  await compareAndSwap(
-    store,
-    CATALOG_KEY,
-    (current) => {
-      if (!current) return undefined;
-      const catalog = parseCatalog(current.toString("utf8"), store.uriFor(CATALOG_KEY));
-      return serializeCatalog({ ...catalog, versions: catalog.versions.map((r) => (r.version === version ? withYankState(r, marker) : r)) });
-    },
-    { contentType: "application/json", cacheControl: config.cacheControl?.mutable ?? CACHE_NO_CACHE },
-  );
-  await regenerateAppcast(store, config);
-  const actions = await syncPublicSite(store, store, config);
-  const catalog = await readCatalog(store);
-  return { version, latest: expectedLatest(catalog?.versions ?? [])?.version, actions };
+  const cacheControl = config.cacheControl?.mutable ?? CACHE_NO_CACHE;
+  const bytes = marker ? Buffer.from(serializeYankMarker(marker)) : undefined;
+  const markerWrite: PlannedWrite = bytes
+    ? { step: "record", op: "put", key: yankKey(version), source: { kind: "bytes", bytes }, sizeBytes: bytes.length, contentType: "application/json", cacheControl, precondition: { kind: "overwrite" }, needed: true, why: "yank marker" }
+    : { step: "record", op: "delete", key: yankKey(version), needed: true, why: "unyank" };
+  const { feeds, actions } = await applyChange(store, config, `${marker ? "yank" : "unyank"} ${version}`, { kind: "yank-state", version, marker }, [markerWrite], { site: true });
+  return { version, latest: expectedLatest(feeds.view.records)?.version, actions };
 }
 
 /**

@@ -70,6 +70,10 @@ export interface ReleaseContext {
   plan?: ReleasePlan;
   /** Keys written by this run, in order. */
   written: string[];
+  /** ETags the apply steps' writes returned, by key. */
+  etags: Map<string, string>;
+  /** The ETags of catalog and appcast as the feeds step left them (the site is checked against these). */
+  feedsLeft?: { catalogEtag: string | undefined; appcastEtag: string | undefined };
 }
 
 export function need<T>(value: T | undefined, what: string): T {

@@ -8,6 +8,13 @@ import { CONNECT_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, MAX_ATTEMPTS, type S3St
  * the standard AWS provider chain unless the config names a region.
  */
 export function createS3Client(options: S3StoreOptions): S3Client {
+  // On Node < 22 every S3Client prints the SDK's NodeVersionSupportWarning
+  // ("versions published after the first week of January 2027 will require
+  // node >=22"). It is about SDK versions relcast does not install: package.json
+  // pins the SDK to a release line whose engines accept relcast's own (Node 20.19+;
+  // test/package/engines.test.ts checks every dependency's engines). The SDK's
+  // documented switch turns the notice off unless the user set it themselves.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   const checksum = options.requestChecksumCalculation ?? "WHEN_SUPPORTED";
   return new S3Client({
     ...(options.region !== undefined && { region: options.region }),

@@ -15,21 +15,22 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   sparkle: ["core"],
   bundle: ["core"],
   domain: ["core", "config", "sparkle"],
+  apply: ["core", "store", "domain"],
   catalog: ["core", "config", "sparkle", "store", "domain"],
-  site: ["core", "config", "sparkle", "store", "domain", "catalog"],
-  steps: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "site"],
-  release: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "site", "steps"],
+  site: ["core", "config", "sparkle", "store", "domain", "catalog", "apply"],
+  steps: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "apply", "site"],
+  release: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "apply", "site", "steps"],
   verify: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "site"],
-  api: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "site", "steps", "release"],
-  cli: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "site", "steps", "release", "api", "verify", "hmac", "gateway", "gateway-client", "install"],
+  api: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "apply", "site", "steps", "release"],
+  cli: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "apply", "site", "steps", "release", "api", "verify", "hmac", "gateway", "gateway-client", "install"],
   // The GitHub Action: the publish command with inputs from INPUT_* variables, bundled on its own.
-  action: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "site", "steps", "release", "api", "cli"],
+  action: ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "apply", "site", "steps", "release", "api", "cli"],
   hmac: ["core"],
   gateway: ["core", "hmac"],
   "gateway-client": ["core"],
   install: ["core"],
   // src/index.ts: the package's main export (publishing as a function), on top of everything but the CLI.
-  "(root)": ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "site", "steps", "release", "api", "verify", "hmac", "gateway", "gateway-client", "install"],
+  "(root)": ["core", "config", "sparkle", "store", "bundle", "domain", "catalog", "apply", "site", "steps", "release", "api", "verify", "hmac", "gateway", "gateway-client", "install"],
 };
 
 const SRC = path.resolve(import.meta.dirname, "../../src");

@@ -139,7 +139,7 @@ describe("relcast publish on a folder store", () => {
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stderr).toMatch(/create\s+releases\/1\.3\.0\/bridge-plugin-1\.3\.0\.dmg\s+262144 B\s+application\/x-apple-diskimage\s+\[public, max-age=31536000, immutable\]/);
     expect(dry.stderr).toMatch(/update-cas\s+releases\/appcast\.xml/);
-    expect(JSON.parse(dry.stdout).version).toBe("1.3.0");
+    expect(JSON.parse(dry.stdout).record.version).toBe("1.3.0");
     expect(await snapshotTree(ws.storeDir)).toEqual(before);
     const real = await runCli(ws.publishArgs(p, "1.3.0", ["--json", "--quiet"]));
     expect(real.code, real.stderr).toBe(0);

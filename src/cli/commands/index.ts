@@ -9,6 +9,7 @@ type Register = (program: Command) => void;
  * AWS SDK or SQLite (start-up time matters in scripts that sign many files).
  */
 const COMMANDS: Record<string, () => Promise<Register>> = {
+  init: async () => (await import("./init.js")).registerInit,
   publish: async () => (await import("./publish.js")).registerPublish,
   rebuild: async () => (await import("./rebuild.js")).registerRebuild,
   verify: async () => (await import("./verify.js")).registerVerify,

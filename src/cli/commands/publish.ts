@@ -2,6 +2,7 @@ import { Command, Option } from "commander";
 import { RelcastError } from "../../core/errors.js";
 import { publish } from "../../api/publish.js";
 import { formatPlan } from "../../domain/release-plan.js";
+import { feedDiffs } from "../../release/plan-preview.js";
 import { cliLogger } from "../cli-logger.js";
 import { uploadProgressReporter } from "../upload-progress.js";
 import { reportPublished } from "../publish-report.js";
@@ -68,8 +69,8 @@ export function registerPublish(program: Command): void {
     .option("--full-release-notes-url <url>", "sparkle:fullReleaseNotesLink (the full version history)")
     .addOption(new Option("--published-at <iso>", "publication time (migration and reproducible builds)").hideHelp())
     .option("--no-deltas", "make no Sparkle delta updates from older releases (as deltas.maximum: 0)")
-    .option("--dry-run", "print the plan and write nothing")
-    .option("--json", "print the record as JSON on stdout")
+    .option("--dry-run", "print the plan and the diff of appcast and catalog; write nothing")
+    .option("--json", "print the record as JSON on stdout (dry run: record, plan and the new contents)")
     .option("-q, --quiet", "only errors on stderr")
     .action(async (flags: PublishFlags, command: Command) => {
       const debug = Boolean(command.optsWithGlobals().debug);
@@ -85,7 +86,7 @@ export function registerPublish(program: Command): void {
         logger: cliLogger({ quiet: Boolean(flags.quiet), debug }),
         onProgress: uploadProgressReporter({ tty: Boolean(process.stderr.isTTY) && !flags.json, quiet: Boolean(flags.quiet) }),
       });
-      if (flags.dryRun) process.stderr.write(formatPlan(result.plan) + "\n");
+      if (flags.dryRun) process.stderr.write(`${formatPlan(result.plan)}\n${feedDiffs(result.preview!)}`);
       reportPublished(result, { json: Boolean(flags.json), quiet: Boolean(flags.quiet) });
     });
 }

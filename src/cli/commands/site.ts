@@ -1,7 +1,10 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { RelcastError } from "../../core/errors.js";
-import { syncPublicSite } from "../../site/public-site.js";
+import { applyTarget } from "../../apply/apply-write.js";
+import type { RelcastConfig } from "../../config/schema.js";
+import { syncSite } from "../../site/site-sync.js";
+import type { ObjectStore } from "../../store/object-store.js";
 import { openStore } from "../../store/open-store.js";
 import { withConfiguredStore } from "../configured-store.js";
 
@@ -9,6 +12,13 @@ interface SiteFlags {
   config?: string;
   store?: string;
   out?: string;
+}
+
+/** Plans the site from the source store's feeds (every release's downloads too) and applies the plan to the target. */
+async function syncPublicSite(source: ObjectStore, target: ObjectStore, config: RelcastConfig): Promise<string[]> {
+  const done: string[] = [];
+  await syncSite(applyTarget(source, (line) => done.push(line), target), config, { allDownloads: true });
+  return done;
 }
 
 function report(done: string[], where: string): void {
@@ -26,7 +36,7 @@ export function registerSite(program: Command): void {
     .action(async (flags: SiteFlags) => {
       await withConfiguredStore(flags, {}, {}, async (config, store) => {
         await store.checkReachable();
-        report(await syncPublicSite(store, store, config, { allDownloads: true }), store.uriFor("index.html").replace(/\/index\.html$/, ""));
+        report(await syncPublicSite(store, store, config), store.uriFor("index.html").replace(/\/index\.html$/, ""));
       });
     });
   site
@@ -45,7 +55,7 @@ export function registerSite(program: Command): void {
         const target = await openStore(`file://${out}`, process.cwd(), {});
         try {
           await target.checkReachable();
-          report(await syncPublicSite(store, target, config, { allDownloads: true }), out);
+          report(await syncPublicSite(store, target, config), out);
         } finally {
           await target.close?.();
         }

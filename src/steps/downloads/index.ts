@@ -1,7 +1,5 @@
-import { need } from "../release-context.js";
+import { applyPlanned } from "../apply-planned.js";
 import type { Step } from "../step.js";
-import { ensureDownloads } from "../../site/public-site.js";
-import { CACHE_IMMUTABLE } from "../../store/content-types.js";
 
 /**
  * The public download copies (`downloads/<id>-<v>.dmg|.zip`), made after the
@@ -10,9 +8,5 @@ import { CACHE_IMMUTABLE } from "../../store/content-types.js";
  */
 export const downloadsStep: Step = {
   name: "downloads",
-  async run(ctx) {
-    const record = need(ctx.record, "record");
-    const done = await ensureDownloads(ctx.store, ctx.store, record, ctx.config.cacheControl?.immutable ?? CACHE_IMMUTABLE);
-    for (const line of done) ctx.logger.info(line);
-  },
+  run: (ctx) => applyPlanned(ctx, "downloads"),
 };

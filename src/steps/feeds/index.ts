@@ -1,14 +1,21 @@
-import { regenerateAppcast, updateCatalog } from "../../catalog/feed-files.js";
+import { APPCAST_KEY } from "../../domain/release-layout.js";
+import { applyFeeds } from "../../site/feeds-apply.js";
+import { contextTarget } from "../apply-planned.js";
 import { need } from "../release-context.js";
 import type { Step } from "../step.js";
 
-/** Catalog, then appcast: last, so a feed never names an object that is not there. */
+/**
+ * Catalog, then appcast (then the catalog index), each conditional on the
+ * ETag it was planned at: last, so a feed never names an object that is not
+ * there. A lost race plans the feeds and the site again, by the same code.
+ */
 export const feedsStep: Step = {
   name: "feeds",
   async run(ctx) {
     const record = need(ctx.record, "record");
-    await updateCatalog(ctx.store, ctx.config, record);
-    await regenerateAppcast(ctx.store, ctx.config);
-    ctx.logger.info(`catalog and appcast updated (${ctx.store.uriFor("releases/appcast.xml")})`);
+    const { plan, site } = await applyFeeds(contextTarget(ctx), ctx.config, { kind: "add", record }, ctx.workDir, need(ctx.plan, "plan"));
+    ctx.plan = plan;
+    ctx.feedsLeft = { catalogEtag: site.catalogEtag, appcastEtag: site.appcastEtag };
+    ctx.logger.info(`catalog and appcast updated (${ctx.store.uriFor(APPCAST_KEY)})`);
   },
 };

@@ -1,18 +1,15 @@
-import semver from "semver";
+import { createHash } from "node:crypto";
 import { RelcastError } from "../../core/errors.js";
-import { buildRecord } from "../../domain/build-record.js";
-import type { LocalArtifact } from "../../domain/build-record.js";
-import { need, type ReleaseContext } from "../release-context.js";
-import { downloadCopies } from "../../site/public-site.js";
-import {
-  APPCAST_KEY, CATALOG_KEY, CHANGELOG_KEY, INDEX_KEY, publicAppcastKey, publicCatalogKey, dmgFileName, LATEST_PREFIX, publicDownloadUrl, recordKey, versionedKey, zipFileName,
-} from "../../domain/release-layout.js";
-import type { PlannedWrite, ReleasePlan } from "../../domain/release-plan.js";
-import { isPrerelease } from "../../domain/version-input.js";
-import type { Step } from "../step.js";
-import { APPCAST_CONTENT_TYPE, CACHE_IMMUTABLE, CACHE_NO_CACHE, contentTypeFor } from "../../store/content-types.js";
+import { planLatest } from "../../catalog/latest-plan.js";
+import { buildRecord, type LocalArtifact } from "../../domain/build-record.js";
+import { dmgFileName, publicDownloadUrl, recordKey, versionedKey, zipFileName } from "../../domain/release-layout.js";
+import type { PlannedWrite, PutWrite } from "../../domain/release-plan.js";
+import { planDownloads, planFeedsAndSite } from "../../site/site-plan.js";
+import { CACHE_IMMUTABLE, CACHE_NO_CACHE, contentTypeFor } from "../../store/content-types.js";
 import { storedDigest } from "../../store/stored-digest.js";
-import { latestVersionsPresent, yankedAmong } from "../../catalog/latest-objects.js";
+import { keysBeforeFeeds } from "../../site/feeds-apply.js";
+import { need, type ReleaseContext } from "../release-context.js";
+import type { Step } from "../step.js";
 
 function conflict(key: string, version: string): RelcastError {
   return new RelcastError(
@@ -22,25 +19,27 @@ function conflict(key: string, version: string): RelcastError {
   );
 }
 
-async function planArtifact(ctx: ReleaseContext, key: string, artifact: LocalArtifact, cache: string): Promise<PlannedWrite> {
-  const base = { key, sizeBytes: artifact.sizeBytes, contentType: contentTypeFor(key), cacheControl: cache, source: { file: artifact.file } };
+/** A versioned artifact: created once; already there with the same bytes is skipped, with other bytes refused. */
+async function planArtifact(ctx: ReleaseContext, key: string, artifact: LocalArtifact, cacheControl: string): Promise<PutWrite> {
+  const write: PutWrite = {
+    step: "upload", op: "put", key, source: { kind: "file", file: artifact.file }, sizeBytes: artifact.sizeBytes, sha256: artifact.sha256,
+    contentType: contentTypeFor(key), cacheControl, precondition: { kind: "create-only" }, needed: true, why: "new",
+  };
   const head = await ctx.store.head(key);
-  if (!head) return { ...base, action: "create" };
+  if (!head) return write;
   if (head.size !== artifact.sizeBytes) throw conflict(key, ctx.inputs.version);
   const stored = await storedDigest(ctx.store, key);
   if (stored?.sha256 !== artifact.sha256) throw conflict(key, ctx.inputs.version);
-  return { ...base, action: "skip-identical" };
+  return { ...write, needed: false, why: "already there with the same bytes" };
 }
 
-async function latestObjectsComplete(ctx: ReleaseContext, versionedKeys: string[]): Promise<boolean> {
-  for (const key of versionedKeys) {
-    const [source, copy] = await Promise.all([ctx.store.head(key), ctx.store.head(`${LATEST_PREFIX}${key.split("/").pop()}`)]);
-    if (!source || !copy || source.size !== copy.size) return false;
-  }
-  return true;
-}
-
-/** Computes the record and every write, reading the store but writing nothing. */
+/**
+ * Computes the record and every write of the release, reading the store
+ * but writing nothing (the merged catalog goes to the work folder): the
+ * artifacts, the record, the download copies, `releases/latest/`, the feeds
+ * and the public site, each with its bytes or source, headers and
+ * precondition. The apply steps carry this out; `--dry-run` prints it.
+ */
 export const planStep: Step = {
   name: "plan",
   async run(ctx) {
@@ -55,12 +54,12 @@ export const planStep: Step = {
         "published versions are immutable: bump the version and publish again",
       );
     }
-    const publishedAt = existing ? new Date(existing.publishedAt._seconds * 1000 + Math.floor(existing.publishedAt._nanoseconds / 1e6)) : inputs.publishedAt ?? new Date();
+    const notes = need(ctx.notes, "notes");
     const record = existing ?? buildRecord({
-      config, store: ctx.store, version: inputs.version, summary: inputs.summary ?? need(ctx.notes, "notes").firstText,
-      notes: need(ctx.notes, "notes"), dmg, zip, buildNumber: need(ctx.buildNumber, "build number"),
-      edSignature: need(ctx.edSignature, "signature"), minimumSystemVersion: ctx.bundle?.minimumSystemVersion,
-      autoupdateOptions: ctx.autoupdateOptions, publishedAt,
+      config, store: ctx.store, version: inputs.version, summary: inputs.summary ?? notes.firstText, notes, dmg, zip,
+      buildNumber: need(ctx.buildNumber, "build number"), edSignature: need(ctx.edSignature, "signature"),
+      minimumSystemVersion: ctx.bundle?.minimumSystemVersion, autoupdateOptions: ctx.autoupdateOptions,
+      publishedAt: inputs.publishedAt ?? new Date(),
       deltas: (ctx.deltas ?? []).map((d) => ({
         fromVersion: d.fromVersion, fromBuild: d.fromBuild, url: publicDownloadUrl(config.appUrl, d.fileName), sizeBytes: d.sizeBytes, sha256: d.sha256, edSignature: d.edSignature,
       })),
@@ -69,44 +68,30 @@ export const planStep: Step = {
     const mutable = config.cacheControl?.mutable ?? CACHE_NO_CACHE;
     const dmgKey = versionedKey(inputs.version, dmgFileName(config.pluginId, inputs.version));
     const zipKey = versionedKey(inputs.version, zipFileName(config.pluginId, inputs.version));
+    const recordBytes = Buffer.from(JSON.stringify(record, null, 2) + "\n");
     const writes: PlannedWrite[] = [
       await planArtifact(ctx, dmgKey, dmg, immutable),
       await planArtifact(ctx, zipKey, zip, immutable),
+      {
+        step: "record", op: "put", key: recordKey(inputs.version), source: { kind: "bytes", bytes: recordBytes }, sizeBytes: recordBytes.length,
+        sha256: createHash("sha256").update(recordBytes).digest("hex"), contentType: "application/json", cacheControl: immutable,
+        precondition: { kind: "create-only" }, needed: !existing, why: existing ? "already published" : "new",
+      },
     ];
-    const recordText = JSON.stringify(record, null, 2) + "\n";
-    writes.push({
-      key: recordKey(inputs.version), action: existing ? "skip-identical" : "create", sizeBytes: Buffer.byteLength(recordText),
-      contentType: "application/json", cacheControl: immutable, source: { text: recordText },
-    });
-    // Delta updates: created once beside the zip, before the record and the feeds that name them.
-    for (const delta of ctx.deltas ?? []) writes.push(await planArtifact(ctx, versionedKey(inputs.version, delta.fileName), delta, immutable));
-    const present = await latestVersionsPresent(ctx.store, config.pluginId);
-    const yanked = await yankedAmong(ctx.store, [...new Set([...present, inputs.version])]);
-    const live = present.filter((v) => !yanked.has(v));
-    const highest = live.length > 0 ? semver.rsort([...live])[0] : undefined;
-    let latest: ReleasePlan["latest"];
-    if (yanked.has(inputs.version)) latest = { update: false, reason: `unchanged: ${inputs.version} is yanked` };
-    else if (isPrerelease(inputs.version)) latest = { update: false, reason: `unchanged: ${inputs.version} is a prerelease` };
-    else if (highest && semver.gt(highest, inputs.version)) latest = { update: false, reason: `unchanged: ${highest} is higher than ${inputs.version}` };
-    else if (highest === inputs.version && (await latestObjectsComplete(ctx, [dmgKey, zipKey]))) latest = { update: false, reason: `unchanged: ${inputs.version} is already latest` };
-    else latest = { update: true, reason: `${LATEST_PREFIX}${config.pluginId}-${inputs.version}.dmg|.zip${highest && highest !== inputs.version ? ` (replaces ${highest})` : ""}` };
-    if (latest.update) {
-      for (const key of [dmgKey, zipKey]) {
-        writes.push({ key: `${LATEST_PREFIX}${key.split("/").pop()}`, action: "copy", copyFrom: key, contentType: contentTypeFor(key), cacheControl: mutable });
-      }
+    // Delta updates: created once beside the zip, uploaded with it, before the record and the feeds that name them.
+    const deltaKeys: string[] = [];
+    for (const delta of ctx.deltas ?? []) {
+      deltaKeys.push(versionedKey(inputs.version, delta.fileName));
+      writes.push(await planArtifact(ctx, deltaKeys.at(-1)!, delta, immutable));
     }
-    for (const copy of downloadCopies(record)) {
-      writes.push({ key: copy.to, action: "public-copy", copyFrom: copy.from, contentType: contentTypeFor(copy.to), cacheControl: immutable });
-    }
-    writes.push({ key: CATALOG_KEY, action: "update-cas", contentType: "application/json", cacheControl: mutable });
-    writes.push({ key: APPCAST_KEY, action: "update-cas", contentType: APPCAST_CONTENT_TYPE, cacheControl: mutable });
-    for (const key of [publicCatalogKey(config.pluginId), publicAppcastKey(config.pluginId), INDEX_KEY, CHANGELOG_KEY]) {
-      writes.push({ key, action: "site-sync", contentType: key.endsWith(".xml") ? APPCAST_CONTENT_TYPE : contentTypeFor(key), cacheControl: mutable });
-    }
-    const own = writes.slice(0, 3 + (ctx.deltas?.length ?? 0));
-    const allStored = own.every((w) => w.action === "skip-identical");
-    const anyStored = own.some((w) => w.action === "skip-identical");
+    writes.push(...(await planDownloads(ctx.store, ctx.store, record, immutable, "downloads", new Set([dmgKey, zipKey, ...deltaKeys]))));
+    const latest = await planLatest(ctx.store, config.pluginId, inputs.version, [dmgKey, zipKey], mutable);
+    writes.push(...latest.writes);
+    const { feeds, site } = await planFeedsAndSite(ctx.store, config, { kind: "add", record }, ctx.workDir, keysBeforeFeeds(writes));
+    writes.push(...feeds.writes, ...site);
+    const own = 3 + deltaKeys.length;
+    const stored = writes.slice(0, own).filter((w) => !w.needed).length;
     ctx.record = record;
-    ctx.plan = { version: inputs.version, mode: allStored ? "noop" : anyStored ? "resume" : "new", record, writes, latest };
+    ctx.plan = { title: `${config.pluginId} ${inputs.version}`, mode: stored === own ? "noop" : stored > 0 ? "resume" : "new", record, latest: latest.latest, writes };
   },
 };

@@ -1,15 +1,19 @@
+import { writesOf } from "../../domain/release-plan.js";
+import { syncSite } from "../../site/site-sync.js";
+import { contextTarget } from "../apply-planned.js";
+import { need } from "../release-context.js";
 import type { Step } from "../step.js";
-import { syncPublicSite } from "../../site/public-site.js";
 
 /**
- * After the feeds: the public copies of catalog and appcast, index.html,
- * changelog.html, the stable latest downloads, and `releases/latest/`
- * brought in line with the catalog (a concurrent yank may have moved it).
+ * After the feeds: the planned public copies of catalog and appcast,
+ * index.html, changelog.html, the stable latest downloads, and
+ * `releases/latest/` in line with the catalog. When the feeds changed after
+ * ours (a concurrent publish or yank), the site is planned again from them.
  */
 export const siteStep: Step = {
   name: "site",
   async run(ctx) {
-    const done = await syncPublicSite(ctx.store, ctx.store, ctx.config);
-    for (const line of done) ctx.logger.info(`site: ${line}`);
+    const left = need(ctx.feedsLeft, "feeds written");
+    await syncSite(contextTarget(ctx), ctx.config, {}, { writes: writesOf(need(ctx.plan, "plan"), "site"), ...left });
   },
 };

@@ -1,0 +1,116 @@
+import { createWriteStream } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { pipeline } from "node:stream/promises";
+import { PreconditionFailedError, RelcastError } from "../core/errors.js";
+import { ETAG_PLACEHOLDER, type PlannedWrite, type PutWrite } from "../domain/release-plan.js";
+import type { ObjectStore, PutBody, PutOptions } from "../store/object-store.js";
+import { storedDigest } from "../store/stored-digest.js";
+
+/**
+ * Carries out planned writes, one at a time, exactly as planned: the body,
+ * headers and precondition come from the plan. `source` is where copies read
+ * from; everything is written to `target` (one store, except `site build`).
+ */
+export interface ApplyTarget {
+  source: ObjectStore;
+  target: ObjectStore;
+  log(line: string): void;
+  /** ETags this apply's puts returned, by key (stamped sources read them). */
+  etags: Map<string, string>;
+  /** Keys written, in order. */
+  written: string[];
+}
+
+export function applyTarget(store: ObjectStore, log: (line: string) => void, target: ObjectStore = store): ApplyTarget {
+  return { source: store, target, log, etags: new Map(), written: [] };
+}
+
+async function bodyOf(t: ApplyTarget, w: PutWrite): Promise<PutBody> {
+  const s = w.source;
+  if (s.kind === "file") return { file: s.file };
+  if (s.kind === "bytes") return s.bytes;
+  const etag = t.etags.get(s.etagOf) ?? (await t.target.head(s.etagOf))?.etag;
+  if (etag === undefined) throw new Error(`pipeline bug: ${w.key} is stamped with the ETag of ${s.etagOf}, which is not there`);
+  return s.template.replace(JSON.stringify(ETAG_PLACEHOLDER), JSON.stringify(etag));
+}
+
+/**
+ * A create-only write that loses the race: no conflict when the winner
+ * wrote the same bytes (a concurrent identical run). S3 answers 409 while a
+ * concurrent upload of the same key is still completing: the object is not
+ * there yet, so wait and try again.
+ */
+async function putCreateOnly(t: ApplyTarget, w: PutWrite, body: PutBody, options: PutOptions): Promise<string | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await t.target.put(w.key, body, { ...options, ifNoneMatch: "*" })).etag;
+    } catch (err) {
+      if (!(err instanceof PreconditionFailedError)) throw err;
+      const stored = w.sha256 ? await storedDigest(t.target, w.key) : undefined;
+      if (w.sha256 && stored?.sha256 === w.sha256) {
+        t.log(`${w.key} was written meanwhile with the same bytes; keeping it`);
+        return undefined;
+      }
+      if (w.sha256 && stored === undefined && attempt < 10) {
+        await new Promise((r) => setTimeout(r, 100 * attempt + Math.random() * 100));
+        continue;
+      }
+      throw new RelcastError("E_CONFLICT", `${w.key} was created by another run while this one ran`, "another pipeline published this version; check the catalog and bump the version if needed");
+    }
+  }
+}
+
+async function applyPut(t: ApplyTarget, w: PutWrite): Promise<void> {
+  const body = await bodyOf(t, w);
+  const options: PutOptions = { contentType: w.contentType, cacheControl: w.cacheControl };
+  const p = w.precondition;
+  let etag: string | undefined;
+  if (p.kind === "create-only") etag = await putCreateOnly(t, w, body, options);
+  else if (p.kind === "if-match") etag = (await t.target.put(w.key, body, p.etag === null ? { ...options, ifNoneMatch: "*" } : { ...options, ifMatch: p.etag })).etag;
+  else etag = (await t.target.put(w.key, body, options)).etag;
+  if (etag !== undefined) t.etags.set(w.key, etag);
+  t.written.push(w.key);
+  t.log(`wrote ${w.key}${w.sizeBytes !== undefined ? ` (${w.sizeBytes} bytes)` : ""}`);
+}
+
+/** A copy inside one store is server-side; across stores it streams through a temp file (never held in memory). */
+async function applyCopy(t: ApplyTarget, from: string, to: string, options: PutOptions): Promise<void> {
+  if (t.source === t.target) {
+    if (!(await t.source.head(from))) throw missingSource(t.source, from);
+    await t.target.copy(from, to, options);
+    return;
+  }
+  const got = await t.source.getStream(from);
+  if (!got) throw missingSource(t.source, from);
+  const dir = await mkdtemp(path.join(os.tmpdir(), "relcast-transfer-"));
+  try {
+    const file = path.join(dir, "object");
+    await pipeline(got.stream, createWriteStream(file));
+    await t.target.put(to, { file }, options);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function missingSource(store: ObjectStore, key: string): RelcastError {
+  return new RelcastError("E_STORE", `${store.uriFor(key)} disappeared while this run wrote from it`, "another run changed the store at the same time; run the command again");
+}
+
+export async function applyWrite(t: ApplyTarget, w: PlannedWrite): Promise<void> {
+  if (!w.needed) return;
+  if (w.op === "put") return applyPut(t, w);
+  if (w.op === "copy") {
+    await applyCopy(t, w.from, w.key, { contentType: w.contentType, cacheControl: w.cacheControl });
+    t.written.push(w.key);
+    t.log(`copied ${w.from} to ${w.key}`);
+    return;
+  }
+  await t.target.delete(w.key);
+  t.log(`removed ${w.key} (${w.why})`);
+}
+
+export async function applyWrites(t: ApplyTarget, writes: readonly PlannedWrite[]): Promise<void> {
+  for (const w of writes) await applyWrite(t, w);
+}

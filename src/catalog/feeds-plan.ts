@@ -1,0 +1,120 @@
+import { createHash } from "node:crypto";
+import path from "node:path";
+import type { RelcastConfig } from "../config/schema.js";
+import { PreconditionFailedError, RelcastError } from "../core/errors.js";
+import { digestFile } from "../core/file-digest.js";
+import { appcastLimit, appcastOptionsFor, renderAppcast } from "../domain/appcast.js";
+import { buildCatalog, parseCatalog, serializeCatalog } from "../domain/catalog.js";
+import type { ReleaseRecord, YankMarker } from "../domain/record-schema.js";
+import { APPCAST_KEY, CATALOG_KEY } from "../domain/release-layout.js";
+import { ETAG_PLACEHOLDER, type ContentSource, type Precondition, type PutWrite } from "../domain/release-plan.js";
+import { withYankState, yankFields } from "../domain/yank-state.js";
+import { APPCAST_CONTENT_TYPE, CACHE_NO_CACHE } from "../store/content-types.js";
+import type { ObjectStore } from "../store/object-store.js";
+import type { CatalogView } from "./catalog-entry.js";
+import { CATALOG_INDEX_KEY, isIndexed, serializeCatalogIndex } from "./catalog-index.js";
+import { readCatalogView, viewFromStream, viewWith } from "./catalog-view.js";
+import { writeMergedCatalog } from "./catalog-write.js";
+
+/** What changes in the feeds: a published record, a yank state, or every record (rebuild). */
+export type FeedChange =
+  | { kind: "add"; record: ReleaseRecord }
+  | { kind: "yank-state"; version: string; marker: YankMarker | undefined }
+  | { kind: "replace"; records: readonly ReleaseRecord[] };
+
+/** The `feeds` writes of a plan, and the feeds they leave behind (the site is rendered from these). */
+export interface FeedsPlan {
+  /** Catalog, appcast and catalog index, in the order they are written. */
+  writes: PutWrite[];
+  /** The catalog after the change (the records pages and appcast are rendered from). */
+  view: CatalogView;
+  catalog: { source: ContentSource; sizeBytes: number; sha256: string };
+  appcast: Buffer;
+}
+
+const sha256Of = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
+
+function notPublished(store: ObjectStore): RelcastError {
+  return new RelcastError("E_VERSION", `nothing is published in ${store.uriFor(CATALOG_KEY)}`, "check --store / the config's store");
+}
+
+async function* once(bytes: Buffer): AsyncIterable<Buffer> {
+  yield bytes;
+}
+
+/** The catalog's bytes after a change, given its bytes now (undefined: nothing published yet). */
+function changedCatalog(store: ObjectStore, config: RelcastConfig, change: FeedChange, current: Buffer | undefined): Buffer {
+  if (change.kind === "replace") return Buffer.from(serializeCatalog(buildCatalog(config.pluginId, change.records)));
+  if (change.kind === "add") return Buffer.from(serializeCatalog(buildCatalog(config.pluginId, [change.record])));
+  if (!current) throw notPublished(store);
+  const catalog = parseCatalog(current.toString("utf8"), store.uriFor(CATALOG_KEY));
+  const versions = catalog.versions.map((r) => (r.version === change.version ? withYankState(r, change.marker) : r));
+  return Buffer.from(serializeCatalog({ ...catalog, versions }));
+}
+
+/**
+ * Plans the `feeds` step: the new catalog (merged by streaming for a
+ * publish; a temp file in `workDir`), the appcast rendered from it, and the
+ * catalog index. The appcast is read before the catalog, and both writes are
+ * conditional on the ETags read here, so whoever writes last rendered from a
+ * catalog holding every earlier writer's change; a lost race is re-planned
+ * by calling this again. Reads the store, writes only `workDir`.
+ */
+export async function planFeeds(store: ObjectStore, config: RelcastConfig, change: FeedChange, workDir: string, attempt = 1): Promise<FeedsPlan> {
+  const limit = appcastLimit(config);
+  const cacheControl = config.cacheControl?.mutable ?? CACHE_NO_CACHE;
+  const where = store.uriFor(CATALOG_KEY);
+  const appcastNow = await store.get(APPCAST_KEY);
+  const viewNow = await readCatalogView(store, limit);
+  const precondition: Precondition = { kind: "if-match", etag: viewNow?.etag ?? null };
+
+  let catalog: FeedsPlan["catalog"];
+  let view: CatalogView;
+  let changed: boolean;
+  if (change.kind === "add" && viewNow) {
+    const got = await store.getStream(CATALOG_KEY);
+    if (!got || got.meta.etag !== viewNow.etag) {
+      got?.stream.destroy();
+      throw new PreconditionFailedError(CATALOG_KEY, "if-match");
+    }
+    // A yank belongs to the catalog entry, not the record: re-publishing a yanked version keeps it yanked.
+    const previous = viewNow.records.find((r) => r.version === change.record.version);
+    const merged = previous?.yanked && !change.record.yanked ? { ...change.record, ...yankFields(previous) } : change.record;
+    const file = path.join(workDir, `catalog-${attempt}.json`);
+    const result = await writeMergedCatalog(where, got.stream as AsyncIterable<Buffer>, viewNow, merged, file);
+    changed = result.changed;
+    view = changed ? { ...viewWith(viewNow, merged, ETAG_PLACEHOLDER, limit), firstOffset: result.firstOffset } : viewNow;
+    catalog = { source: { kind: "file", file }, ...(await digestFile(file)) };
+  } else {
+    // A first release, a yank or a rebuild: the whole catalog, parsed and written in full.
+    const current = viewNow ? await store.get(CATALOG_KEY) : undefined;
+    if (viewNow && current?.meta.etag !== viewNow.etag) throw new PreconditionFailedError(CATALOG_KEY, "if-match");
+    const bytes = changedCatalog(store, config, change, current?.body);
+    changed = !current?.body.equals(bytes);
+    view = changed || !viewNow ? await viewFromStream(where, ETAG_PLACEHOLDER, once(bytes), limit) : viewNow;
+    catalog = { source: { kind: "bytes", bytes }, sizeBytes: bytes.length, sha256: sha256Of(bytes) };
+  }
+
+  const appcast = Buffer.from(renderAppcast(view.records, appcastOptionsFor(config)));
+  const writes: PutWrite[] = [
+    {
+      step: "feeds", op: "put", key: CATALOG_KEY, ...catalog, contentType: "application/json", cacheControl, precondition,
+      needed: changed, why: changed ? (viewNow ? `${viewNow.count} → ${view.count} releases` : "first release") : "unchanged",
+    },
+    {
+      step: "feeds", op: "put", key: APPCAST_KEY, source: { kind: "bytes", bytes: appcast }, sizeBytes: appcast.length, sha256: sha256Of(appcast),
+      contentType: APPCAST_CONTENT_TYPE, cacheControl,
+      precondition: { kind: "if-match", etag: appcastNow?.meta.etag ?? null },
+      needed: !appcastNow?.body.equals(appcast), why: appcastNow?.body.equals(appcast) ? "unchanged" : "rendered from the new catalog",
+    },
+  ];
+  // The index names the catalog's ETag: a new catalog's is known only once it is written.
+  const indexText = serializeCatalogIndex(view, limit);
+  writes.push({
+    step: "feeds", op: "put", key: CATALOG_INDEX_KEY,
+    source: changed ? { kind: "stamped", template: indexText, etagOf: CATALOG_KEY } : { kind: "bytes", bytes: Buffer.from(indexText) },
+    sizeBytes: Buffer.byteLength(indexText), contentType: "application/json", cacheControl, precondition: { kind: "overwrite" },
+    needed: changed || !isIndexed(view), why: changed ? "index of the new catalog" : isIndexed(view) ? "unchanged" : "index of the current catalog",
+  });
+  return { writes, view, catalog, appcast };
+}

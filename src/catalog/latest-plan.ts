@@ -1,0 +1,57 @@
+import semver from "semver";
+import { isPrerelease } from "../domain/version-input.js";
+import { LATEST_PREFIX } from "../domain/release-layout.js";
+import type { PlannedWrite } from "../domain/release-plan.js";
+import { contentTypeFor } from "../store/content-types.js";
+import type { ObjectStore } from "../store/object-store.js";
+import { latestObjects, yankedAmong } from "./latest-objects.js";
+
+/**
+ * The deletes that leave `releases/latest/` holding only the highest
+ * version that is not yanked (`adding`: a version about to be copied there).
+ * The latest step calls this again after its copies, on a fresh listing, so
+ * concurrent publishers converge on the highest version without a shared
+ * pointer.
+ */
+export async function planLatestCleanup(store: ObjectStore, pluginId: string, adding?: string): Promise<PlannedWrite[]> {
+  const present = await latestObjects(store, pluginId);
+  const versions = [...new Set([...present.map((p) => p.version), ...(adding ? [adding] : [])])];
+  const yanked = await yankedAmong(store, versions);
+  const highest = semver.rsort(versions.filter((v) => !yanked.has(v)))[0];
+  return present
+    .filter((o) => yanked.has(o.version) || (highest !== undefined && semver.lt(o.version, highest)))
+    .map((o) => ({ step: "latest", op: "delete", key: o.key, needed: true, why: yanked.has(o.version) ? "yanked" : `older than ${highest}` }));
+}
+
+/**
+ * Whether this release becomes `releases/latest/` (the highest stable
+ * version that is not yanked), the copies that make it so, and the deletes
+ * of what it replaces.
+ */
+export async function planLatest(store: ObjectStore, pluginId: string, version: string, versionedKeys: readonly string[], cacheControl: string): Promise<{ latest: { update: boolean; reason: string }; writes: PlannedWrite[] }> {
+  const present = [...new Set((await latestObjects(store, pluginId)).map((o) => o.version))];
+  const yanked = await yankedAmong(store, [...new Set([...present, version])]);
+  const highest = semver.rsort(present.filter((v) => !yanked.has(v)))[0];
+  const copies = versionedKeys.map((from) => ({ from, to: `${LATEST_PREFIX}${from.split("/").pop()}` }));
+  const complete = async () => {
+    for (const { from, to } of copies) {
+      const [source, copy] = await Promise.all([store.head(from), store.head(to)]);
+      if (!source || !copy || source.size !== copy.size) return false;
+    }
+    return true;
+  };
+  let reason: string | undefined;
+  if (yanked.has(version)) reason = `unchanged: ${version} is yanked`;
+  else if (isPrerelease(version)) reason = `unchanged: ${version} is a prerelease`;
+  else if (highest && semver.gt(highest, version)) reason = `unchanged: ${highest} is higher than ${version}`;
+  else if (highest === version && (await complete())) reason = `unchanged: ${version} is already latest`;
+  if (reason) return { latest: { update: false, reason }, writes: [] };
+  const writes: PlannedWrite[] = copies.map(({ from, to }) => ({
+    step: "latest", op: "copy", from, key: to, contentType: contentTypeFor(to), cacheControl, needed: true, why: `${version} is the highest stable version`,
+  }));
+  writes.push(...(await planLatestCleanup(store, pluginId, version)));
+  return {
+    latest: { update: true, reason: `${LATEST_PREFIX}${pluginId}-${version}.dmg|.zip${highest && highest !== version ? ` (replaces ${highest})` : ""}` },
+    writes,
+  };
+}

@@ -1,0 +1,212 @@
+import { createHash } from "node:crypto";
+import semver from "semver";
+import { z } from "zod";
+import type { RelcastConfig } from "../config/schema.js";
+import { RelcastError } from "../core/errors.js";
+import { scanCatalog } from "../catalog/catalog-scan.js";
+import type { CatalogView } from "../catalog/catalog-entry.js";
+import { compareAndSwap } from "../apply/compare-and-swap.js";
+import { parseCatalogEntry, readCatalogView } from "../catalog/catalog-view.js";
+import { planFeeds, type FeedChange, type FeedsPlan } from "../catalog/feeds-plan.js";
+import { latestObjects } from "../catalog/latest-objects.js";
+import { appcastLimit } from "../domain/appcast.js";
+import { expectedLatest } from "../domain/latest-choice.js";
+import type { ReleaseRecord } from "../domain/record-schema.js";
+import {
+  APPCAST_KEY, CATALOG_KEY, CHANGELOG_KEY, deltaFileName, dmgFileName, downloadKey, INDEX_KEY, LATEST_PREFIX, latestDownloadName, latestDownloadStateKey,
+  publicAppcastKey, publicCatalogKey, versionedKey, zipFileName,
+} from "../domain/release-layout.js";
+import type { ApplyStepName, ContentSource, CopyWrite, PlannedWrite } from "../domain/release-plan.js";
+import { APPCAST_CONTENT_TYPE, CACHE_IMMUTABLE, CACHE_NO_CACHE, contentTypeFor } from "../store/content-types.js";
+import type { ObjectStore } from "../store/object-store.js";
+import { renderChangelogPage } from "./changelog-page.js";
+import { renderDownloadsPage } from "./downloads-page.js";
+import { sameObjects, targetHolds } from "./same-bytes.js";
+
+/** The feeds the site is written from: as a plan will leave them, or as the source store holds them. */
+export interface SiteFeeds {
+  view: CatalogView;
+  /** The new catalog's bytes; undefined: the source store's catalog is copied as it is. */
+  catalog?: { source: ContentSource; sizeBytes: number; sha256: string } | undefined;
+  /** The appcast's bytes; undefined: none yet. */
+  appcast: Buffer | undefined;
+}
+
+export interface SitePlanOptions {
+  /** Also every release's downloads (`site sync`/`site build`); a publish copies only its own. */
+  allDownloads?: boolean;
+  /** Keys the earlier steps of the same plan write: they count as there, and are not planned twice. */
+  planned?: ReadonlySet<string>;
+}
+
+const sha256Of = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
+
+/** The download copies of one release: `downloads/<id>-<v>.dmg|.zip` and its delta updates. */
+export function downloadCopies(record: ReleaseRecord): Array<{ from: string; to: string }> {
+  const names = [
+    record.objectStore.artifactFileName,
+    ...(record.autoupdate ? [zipFileName(record.pluginId, record.version)] : []),
+    ...(record.autoupdate?.deltas ?? []).map((d) => deltaFileName(record.pluginId, record.version, d.fromVersion)),
+  ];
+  return names.map((name) => ({ from: versionedKey(record.version, name), to: downloadKey(name) }));
+}
+
+/** The copies of a release's downloads that are missing (or a different size) in the target. */
+export async function planDownloads(source: ObjectStore, target: ObjectStore, record: ReleaseRecord, cacheControl: string, step: ApplyStepName, planned: ReadonlySet<string> = new Set()): Promise<CopyWrite[]> {
+  const writes: CopyWrite[] = [];
+  for (const { from, to } of downloadCopies(record)) {
+    const [src, copy] = await Promise.all([source.head(from), target.head(to)]);
+    if (!src && !planned.has(from)) {
+      throw new RelcastError("E_VERIFY", `${source.uriFor(from)} is missing, but the catalog lists ${record.version}`, "run `relcast verify` to see what else is missing; re-run that version's publish to restore it");
+    }
+    const same = Boolean(src && copy && copy.size === src.size);
+    writes.push({ step, op: "copy", from, key: to, contentType: contentTypeFor(to), cacheControl, needed: !same, why: same ? "already there" : "public download" });
+  }
+  return writes;
+}
+
+/** Every release's download copies, reading the catalog as a stream. */
+async function planAllDownloads(source: ObjectStore, target: ObjectStore, cacheControl: string): Promise<CopyWrite[]> {
+  const got = await source.getStream(CATALOG_KEY);
+  if (!got) return [];
+  const writes: CopyWrite[] = [];
+  const where = source.uriFor(CATALOG_KEY);
+  await scanCatalog(where, got.stream as AsyncIterable<Buffer>, async (raw, index) => {
+    writes.push(...(await planDownloads(source, target, parseCatalogEntry(raw, index, where), cacheControl, "site")));
+  });
+  return writes;
+}
+
+/**
+ * `releases/latest/` as the catalog says: the expected latest release's files
+ * (copied when missing or a different size), nothing yanked or lower. A
+ * higher version not in the catalog yet belongs to a publish still under way
+ * and is left alone.
+ */
+async function planLatestReconcile(store: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], cacheControl: string, planned: ReadonlySet<string>): Promise<PlannedWrite[]> {
+  const writes: PlannedWrite[] = [];
+  const want = expectedLatest(records);
+  if (want) {
+    for (const name of [dmgFileName(pluginId, want.version), ...(want.autoupdate ? [zipFileName(pluginId, want.version)] : [])]) {
+      const from = versionedKey(want.version, name);
+      const to = `${LATEST_PREFIX}${name}`;
+      if (planned.has(to)) continue;
+      const [source, copy] = await Promise.all([store.head(from), store.head(to)]);
+      if (!source && !planned.has(from)) continue;
+      if (source && copy && copy.size === source.size) continue;
+      writes.push({ step: "site", op: "copy", from, key: to, contentType: contentTypeFor(name), cacheControl, needed: true, why: `${want.version} is latest` });
+    }
+  }
+  const yanked = new Set(records.filter((r) => r.yanked).map((r) => r.version));
+  for (const obj of await latestObjects(store, pluginId)) {
+    if (planned.has(obj.key)) continue;
+    if (yanked.has(obj.version)) writes.push({ step: "site", op: "delete", key: obj.key, needed: true, why: `${obj.version} is yanked` });
+    else if (want && semver.lt(obj.version, want.version)) writes.push({ step: "site", op: "delete", key: obj.key, needed: true, why: `older than ${want.version}` });
+  }
+  return writes;
+}
+
+const stateSchema = z.object({ version: z.string(), dmgSha256: z.string().optional(), zipSha256: z.string().optional() });
+
+function parseJsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The stable latest URLs `downloads/<id>-latest.dmg|.zip`: copies of the
+ * catalog's latest stable release. A small state object, written after the
+ * copies, says which version they hold, so an unchanged latest costs one read.
+ */
+async function planLatestDownloads(source: ObjectStore, target: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], cacheControl: string, planned: ReadonlySet<string>): Promise<PlannedWrite[]> {
+  const want = expectedLatest(records);
+  const stateKey = latestDownloadStateKey(pluginId);
+  const dmg = downloadKey(latestDownloadName(pluginId, "dmg"));
+  const zip = downloadKey(latestDownloadName(pluginId, "zip"));
+  const current = await target.get(stateKey);
+  if (!want) {
+    const present = await Promise.all([dmg, zip, stateKey].map(async (key) => ((await target.head(key)) ? key : undefined)));
+    return present.filter((k): k is string => k !== undefined).map((key) => ({ step: "site", op: "delete", key, needed: true, why: "no stable release" }));
+  }
+  const state = current ? stateSchema.safeParse(parseJsonOrUndefined(current.body.toString("utf8"))) : undefined;
+  const heads = await Promise.all([target.head(dmg), want.autoupdate ? target.head(zip) : undefined]);
+  if (state?.success && state.data.version === want.version && heads[0] && (!want.autoupdate || heads[1])) return [];
+  const writes: PlannedWrite[] = [];
+  const copy = async (from: string, to: string) => {
+    if (!planned.has(from) && !(await source.head(from))) return;
+    writes.push({ step: "site", op: "copy", from, key: to, contentType: contentTypeFor(to), cacheControl, needed: true, why: `latest is ${want.version}` });
+  };
+  await copy(versionedKey(want.version, want.objectStore.artifactFileName), dmg);
+  if (want.autoupdate) await copy(versionedKey(want.version, zipFileName(pluginId, want.version)), zip);
+  else writes.push({ step: "site", op: "delete", key: zip, needed: true, why: `${want.version} has no update archive` });
+  const next = Buffer.from(JSON.stringify({ version: want.version, ...(want.sha256 && { dmgSha256: want.sha256 }), ...(want.autoupdate?.sha256 && { zipSha256: want.autoupdate.sha256 }) }, null, 2) + "\n");
+  const same = current?.body.equals(next) ?? false;
+  writes.push({
+    step: "site", op: "put", key: stateKey, source: { kind: "bytes", bytes: next }, sizeBytes: next.length, sha256: sha256Of(next),
+    contentType: "application/json", cacheControl, precondition: { kind: "overwrite" }, needed: !same, why: same ? "unchanged" : `latest is ${want.version}`,
+  });
+  return writes;
+}
+
+async function pagePut(target: ObjectStore, key: string, bytes: Buffer, contentType: string, cacheControl: string): Promise<PlannedWrite> {
+  const same = await targetHolds(target, key, { kind: "bytes", bytes }, bytes.length);
+  return {
+    step: "site", op: "put", key, source: { kind: "bytes", bytes }, sizeBytes: bytes.length, sha256: sha256Of(bytes), contentType, cacheControl,
+    precondition: { kind: "overwrite" }, needed: !same, why: same ? "unchanged" : "from the feeds",
+  };
+}
+
+/**
+ * Plans the public site from the feeds: the downloads, `releases/latest/`
+ * (one store only), the stable latest downloads, the feeds at their public
+ * paths, index.html and changelog.html. Downloads come before any feed that
+ * names them. Writes that would change nothing are planned as skipped.
+ */
+export async function planSite(source: ObjectStore, target: ObjectStore, config: RelcastConfig, feeds: SiteFeeds, options: SitePlanOptions = {}): Promise<PlannedWrite[]> {
+  const mutable = config.cacheControl?.mutable ?? CACHE_NO_CACHE;
+  const immutable = config.cacheControl?.immutable ?? CACHE_IMMUTABLE;
+  const planned = options.planned ?? new Set<string>();
+  const writes: PlannedWrite[] = [];
+  if (options.allDownloads) writes.push(...(await planAllDownloads(source, target, immutable)));
+  if (source === target) writes.push(...(await planLatestReconcile(target, config.pluginId, feeds.view.records, mutable, planned)));
+  writes.push(...(await planLatestDownloads(source, target, config.pluginId, feeds.view.records, mutable, planned)));
+  const catalogKey = publicCatalogKey(config.pluginId);
+  if (feeds.catalog) {
+    const same = await targetHolds(target, catalogKey, feeds.catalog.source, feeds.catalog.sizeBytes);
+    writes.push({
+      step: "site", op: "put", key: catalogKey, ...feeds.catalog, contentType: "application/json", cacheControl: mutable,
+      precondition: { kind: "overwrite" }, needed: !same, why: same ? "unchanged" : "public copy of the catalog",
+    });
+  } else {
+    const same = await sameObjects(source, target, CATALOG_KEY, catalogKey);
+    writes.push({ step: "site", op: "copy", from: CATALOG_KEY, key: catalogKey, contentType: "application/json", cacheControl: mutable, needed: !same, why: same ? "unchanged" : "public copy of the catalog" });
+  }
+  if (feeds.appcast) writes.push(await pagePut(target, publicAppcastKey(config.pluginId), feeds.appcast, APPCAST_CONTENT_TYPE, mutable));
+  const index = Buffer.from(renderDownloadsPage(config, { count: feeds.view.count, versions: feeds.view.records }));
+  writes.push(await pagePut(target, INDEX_KEY, index, contentTypeFor(INDEX_KEY), mutable));
+  writes.push(await pagePut(target, CHANGELOG_KEY, Buffer.from(renderChangelogPage(config)), contentTypeFor(CHANGELOG_KEY), mutable));
+  return writes;
+}
+
+/** The feeds as the store holds them now, with the ETags they were read at; undefined: nothing published. */
+export async function storedFeeds(store: ObjectStore, config: RelcastConfig): Promise<(SiteFeeds & { catalogEtag: string; appcastEtag: string | undefined }) | undefined> {
+  const view = await readCatalogView(store, appcastLimit(config));
+  if (!view) return undefined;
+  const appcast = await store.get(APPCAST_KEY);
+  return { view, appcast: appcast?.body, catalogEtag: view.etag, appcastEtag: appcast?.meta.etag };
+}
+
+/**
+ * The `feeds` and `site` writes of one change, planned together: the site
+ * is rendered from the feeds as they will be. A lost compare-and-swap on
+ * the feeds calls this again.
+ */
+export async function planFeedsAndSite(store: ObjectStore, config: RelcastConfig, change: FeedChange, workDir: string, planned: ReadonlySet<string>, attempt = 1): Promise<{ feeds: FeedsPlan; site: PlannedWrite[] }> {
+  // The feeds may change between the reads of one plan: plan again from what is there then.
+  const feeds = await compareAndSwap("the feeds", (retry) => planFeeds(store, config, change, workDir, attempt * 100 + retry), async () => {});
+  const site = await planSite(store, store, config, { view: feeds.view, catalog: feeds.catalog, appcast: feeds.appcast }, { planned });
+  return { feeds, site };
+}

@@ -1,0 +1,37 @@
+import type { RelcastConfig } from "../config/schema.js";
+import { RelcastError } from "../core/errors.js";
+import { applyWrites, type ApplyTarget } from "../apply/apply-write.js";
+import { APPCAST_KEY, CATALOG_KEY } from "../domain/release-layout.js";
+import type { PlannedWrite } from "../domain/release-plan.js";
+import { planSite, storedFeeds, type SitePlanOptions } from "./site-plan.js";
+
+const MAX_ROUNDS = 30;
+
+/** A site plan and the ETags of the feeds it was rendered from. */
+export interface PlannedSite {
+  writes: PlannedWrite[];
+  catalogEtag: string | undefined;
+  appcastEtag: string | undefined;
+}
+
+/**
+ * Applies a site plan, then checks that the feeds it was rendered from are
+ * still the store's; if another writer changed them meanwhile, plans the
+ * site again from the feeds as they are now (the same planner) and applies
+ * that, so the last writer always leaves the site matching the newest feeds.
+ */
+export async function syncSite(t: ApplyTarget, config: RelcastConfig, options: SitePlanOptions, first?: PlannedSite): Promise<void> {
+  let planned = first;
+  for (let round = 1; round <= MAX_ROUNDS; round++) {
+    if (!planned) {
+      const feeds = await storedFeeds(t.source, config);
+      if (!feeds) return;
+      planned = { writes: await planSite(t.source, t.target, config, feeds, options), catalogEtag: feeds.catalogEtag, appcastEtag: feeds.appcastEtag };
+    }
+    await applyWrites(t, planned.writes);
+    const [catalogNow, appcastNow] = await Promise.all([t.source.head(CATALOG_KEY), t.source.head(APPCAST_KEY)]);
+    if (catalogNow?.etag === planned.catalogEtag && appcastNow?.etag === planned.appcastEtag) return;
+    planned = undefined;
+  }
+  throw new RelcastError("E_STORE", `the catalog kept changing while the public site was written (${MAX_ROUNDS} rounds)`, "many publishes at once: run `relcast site sync` when they are done");
+}

@@ -1,0 +1,64 @@
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/run-cli.js";
+import { registerSecret } from "../helpers/secrets.js";
+
+/** The printed entries inside a plist <dict>, read by Python's plistlib (an independent plist parser). */
+function readPlistEntries(snippet: string): Record<string, string> {
+  const plist = `<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict>\n${snippet}</dict></plist>\n`;
+  return JSON.parse(execFileSync("python3", ["-c", "import sys, json, plistlib; print(json.dumps(plistlib.loads(sys.stdin.buffer.read())))"], { input: plist, encoding: "utf8" }));
+}
+
+describe("relcast init", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = path.join(await mkdtemp(path.join(os.tmpdir(), "relcast-init-")), "Bridge Plugin");
+    await mkdir(dir);
+  });
+  afterAll(async () => {
+    await rm(path.dirname(dir), { recursive: true, force: true });
+  });
+
+  it("writes a starter config and a 0600 key, and prints SUFeedURL and SUPublicEDKey for Info.plist", async () => {
+    const res = await runCli(["init", "--publisher", "Example Tools", "--app-url", "https://updates.example.com/"], { cwd: dir });
+    expect(res.code, res.stderr).toBe(0);
+    const key = (await readFile(path.join(dir, "relcast-signing-key.txt"), "utf8")).trim();
+    registerSecret(key);
+    expect(((await stat(path.join(dir, "relcast-signing-key.txt"))).mode & 0o777).toString(8)).toBe("600");
+    expect(JSON.parse(await readFile(path.join(dir, "relcast.config.json"), "utf8"))).toEqual({
+      pluginId: "bridge-plugin", displayName: "Bridge Plugin", publisher: "Example Tools", appUrl: "https://updates.example.com/",
+      channel: "stable", store: "file://./public-store",
+    });
+    const entries = readPlistEntries(res.stdout);
+    const publicKey = await runCli(["keys", "public", "--key-file", "relcast-signing-key.txt"], { cwd: dir });
+    expect(entries).toEqual({ SUFeedURL: "https://updates.example.com/api/v1/plugins/bridge-plugin/appcast.xml", SUPublicEDKey: publicKey.stdout.trim() });
+    expect(res.stderr).toContain("wrote relcast.config.json");
+    expect(res.stderr + res.stdout).not.toContain(key);
+  });
+
+  it("run again, replaces neither file and prints the same entries", async () => {
+    const before = [await readFile(path.join(dir, "relcast.config.json")), await readFile(path.join(dir, "relcast-signing-key.txt"))];
+    const first = readPlistEntries((await runCli(["init"], { cwd: dir })).stdout);
+    const again = await runCli(["init", "--plugin-id", "other", "--app-url", "https://other.example.com"], { cwd: dir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain("kept the existing relcast.config.json");
+    expect(again.stderr).toContain("kept the existing signing key");
+    expect(readPlistEntries(again.stdout)).toEqual(first);
+    expect([await readFile(path.join(dir, "relcast.config.json")), await readFile(path.join(dir, "relcast-signing-key.txt"))]).toEqual(before);
+  });
+
+  it("a bad flag value names the field and writes nothing", async () => {
+    const empty = await mkdtemp(path.join(os.tmpdir(), "relcast-init-"));
+    try {
+      const res = await runCli(["init", "--plugin-id", "Bad Id"], { cwd: empty });
+      expect(res.code).toBe(2);
+      expect(res.stderr).toContain("pluginId");
+      expect(await readdir(empty)).toEqual([]);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+});
