@@ -13,11 +13,21 @@ export interface BundleInfo {
   bundleIdentifier?: string;
 }
 
-function pickString(dict: Record<string, unknown>, key: string): string | undefined {
+function describeValue(v: unknown): string {
+  if (Array.isArray(v)) return "an <array>";
+  if (v instanceof Date) return "a <date>";
+  if (Buffer.isBuffer(v)) return "<data>";
+  if (typeof v === "boolean") return `<${v}/>`;
+  if (typeof v === "number") return Number.isInteger(v) ? `<integer>${v}</integer>` : `<real>${v}</real>`;
+  return typeof v === "object" && v !== null ? "a <dict>" : String(v);
+}
+
+/** The keys relcast reads are strings in every bundle Xcode writes; Sparkle reads them as strings too. */
+function pickString(dict: Record<string, unknown>, key: string, source: string): string | undefined {
   const v = dict[key];
+  if (v === undefined) return undefined;
   if (typeof v === "string") return v.trim();
-  if (typeof v === "number") return String(v);
-  return undefined;
+  throw new RelcastError("E_PLIST", `${key} in ${source} is ${describeValue(v)}, not a <string>`, `write it as a string, e.g. <key>${key}</key><string>${typeof v === "number" ? v : "…"}</string>`);
 }
 
 /** Parses XML or binary (`bplist00`) property lists, as macOS writes both. */
@@ -37,11 +47,11 @@ export function parseInfoPlist(bytes: Buffer, source: string): BundleInfo {
   }
   const d = dict as Record<string, unknown>;
   const info: BundleInfo = {};
-  const shortVersion = pickString(d, "CFBundleShortVersionString");
-  const bundleVersion = pickString(d, "CFBundleVersion");
-  const publicEdKey = pickString(d, "SUPublicEDKey");
-  const minimumSystemVersion = pickString(d, "LSMinimumSystemVersion");
-  const bundleIdentifier = pickString(d, "CFBundleIdentifier");
+  const shortVersion = pickString(d, "CFBundleShortVersionString", source);
+  const bundleVersion = pickString(d, "CFBundleVersion", source);
+  const publicEdKey = pickString(d, "SUPublicEDKey", source);
+  const minimumSystemVersion = pickString(d, "LSMinimumSystemVersion", source);
+  const bundleIdentifier = pickString(d, "CFBundleIdentifier", source);
   if (shortVersion) info.shortVersion = shortVersion;
   if (bundleVersion) info.bundleVersion = bundleVersion;
   if (publicEdKey) info.publicEdKey = publicEdKey;
@@ -63,4 +73,11 @@ export async function readBundleInfo(bundleDir: string): Promise<BundleInfo> {
     );
   }
   return parseInfoPlist(bytes, file);
+}
+
+/** Why an SUPublicEDKey value is not a usable Ed25519 public key (base64 of 32 bytes), or undefined when it is. */
+export function publicEdKeyProblem(value: string): string | undefined {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(value) || value.length % 4 !== 0) return "it is not base64";
+  const bytes = Buffer.from(value, "base64").length;
+  return bytes === 32 ? undefined : `it decodes to ${bytes} bytes, not the 32 of an Ed25519 public key`;
 }

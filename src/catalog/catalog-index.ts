@@ -1,5 +1,6 @@
 import { RELEASES_PREFIX } from "../domain/release-layout.js";
 import { releaseRecordSchema, type ReleaseRecord } from "../domain/record-schema.js";
+import { isReleaseVersion } from "../domain/record-fields.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { CatalogEntry, CatalogView } from "./catalog-entry.js";
 
@@ -45,7 +46,7 @@ export function serializeCatalogIndex(view: CatalogView, limit: number | undefin
 const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
 
 function rowOk(r: unknown): r is Row {
-  return Array.isArray(r) && r.length === 6 && typeof r[0] === "string" && typeof r[1] === "string" && (r[2] === null || typeof r[2] === "string")
+  return Array.isArray(r) && r.length === 6 && typeof r[0] === "string" && isReleaseVersion(r[0]) && typeof r[1] === "string" && (r[2] === null || typeof r[2] === "string")
     && isInt(r[3]) && isInt(r[4]) && (r[5] === 0 || r[5] === 1);
 }
 

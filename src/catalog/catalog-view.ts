@@ -2,6 +2,7 @@ import { RelcastError } from "../core/errors.js";
 import { expectedLatest } from "../domain/latest-choice.js";
 import { CATALOG_KEY } from "../domain/release-layout.js";
 import { releaseRecordSchema, type ReleaseRecord } from "../domain/record-schema.js";
+import { isReleaseVersion } from "../domain/record-fields.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { BuildOrderEntry } from "../domain/build-order.js";
 import { appcastRecords } from "../domain/appcast-selection.js";
@@ -85,6 +86,8 @@ function lightRecord(raw: Buffer, index: number, source: string): ReleaseRecord 
   const r = parseJson(raw, index, source) as Record<string, unknown>;
   if (typeof r !== "object" || r === null || Array.isArray(r)) throw notValid(source, index, " is not an object");
   if (typeof r.version !== "string") throw notValid(source, index, ".version is missing or not a string");
+  // Versions become key segments: every entry's is checked, not only the records the view keeps.
+  if (!isReleaseVersion(r.version)) throw notValid(source, index, `.version ${JSON.stringify(r.version)} is not a semantic version <major>.<minor>.<patch>[-prerelease]`);
   if (typeof r.channel !== "string") throw notValid(source, index, ".channel is missing or not a string");
   const at = r.publishedAt as Record<string, unknown> | undefined;
   if (typeof at !== "object" || at === null || !isInt(at._seconds) || !isInt(at._nanoseconds)) throw notValid(source, index, ".publishedAt is not {_seconds, _nanoseconds}");

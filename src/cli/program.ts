@@ -1,5 +1,5 @@
 import { Command, CommanderError } from "commander";
-import { registerSecret } from "../core/secrets.js";
+import { maskSecrets, registerKeyShapedArguments, registerSecret } from "../core/secrets.js";
 import { packageVersion } from "../core/package-version.js";
 import { applyConventions } from "./command-tree.js";
 import { maskSecretsInRunnerLog } from "./github-actions.js";
@@ -16,6 +16,8 @@ export function createProgram(registers: readonly Register[]): Command {
     // Root options only before the command name: `publish --version 1.2.0` is publish's flag.
     .enablePositionalOptions()
     .showHelpAfterError("(run with --help for usage)")
+    // commander's own messages echo flag values: they pass the secret mask too.
+    .configureOutput({ writeErr: (text) => process.stderr.write(maskSecrets(text)), writeOut: (text) => process.stdout.write(maskSecrets(text)) })
     .exitOverride();
   for (const register of registers) register(program);
   applyConventions(program);
@@ -27,6 +29,8 @@ export async function runProgram(program: Command, argv: string[]): Promise<numb
   maskSecretsInRunnerLog();
   // The key in the environment is a secret whether or not this command reads it.
   registerSecret(process.env.RELCAST_SIGNING_KEY);
+  // A key pasted into a flag (e.g. --key-file <the key>) is masked before anything can print it.
+  registerKeyShapedArguments(argv);
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : 0;

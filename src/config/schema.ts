@@ -1,4 +1,11 @@
 import { z } from "zod";
+import { isHttpUrl } from "../core/http-url.js";
+import { xmlTextProblem } from "../core/xml-text.js";
+
+export const PLUGIN_ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
+/** A plugin id becomes part of every file name (`<id>-<version>-latest.json` and friends): 64 keeps those far below 255 bytes. */
+export const PLUGIN_ID_MAX_LENGTH = 64;
+export const CHANNEL_PATTERN = /^[A-Za-z0-9._-]+$/;
 
 /** IANA zone names are checked against the runtime's own time-zone database. */
 export function isValidTimeZone(name: string): boolean {
@@ -12,13 +19,14 @@ export function isValidTimeZone(name: string): boolean {
 
 /** Sparkle drops release-notes links that are not http(s); `{version}` is filled in per release. */
 export function isHttpUrlTemplate(text: string): boolean {
-  try {
-    const url = new URL(text.replaceAll("{version}", "1.0.0"));
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
+  return isHttpUrl(text.replaceAll("{version}", "1.0.0"));
 }
+
+/** Text that reaches appcast, catalog or pages: only characters XML 1.0 allows. */
+export const xmlText = () => z.string().superRefine((value, ctx) => {
+  const problem = xmlTextProblem(value);
+  if (problem) ctx.addIssue({ code: "custom", message: `has a character feeds cannot hold (${problem}); remove it` });
+});
 
 const httpUrlTemplate = z.string().refine(isHttpUrlTemplate, "must be an absolute http(s) URL ({version} is replaced by the release's version)");
 
@@ -34,18 +42,17 @@ export const appcastConfigSchema = z.strictObject({
   fullReleaseNotesUrl: httpUrlTemplate.optional(),
 });
 
-export const PLUGIN_ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
-export const CHANNEL_PATTERN = /^[A-Za-z0-9._-]+$/;
-
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
   pluginId: z
     .string()
-    .regex(PLUGIN_ID_PATTERN, "must be lower-case letters, digits, '.', '_' or '-' (it becomes part of file names and URLs)"),
-  displayName: z.string().min(1, "must not be empty"),
-  publisher: z.string().min(1, "must not be empty"),
+    .regex(PLUGIN_ID_PATTERN, "must be lower-case letters, digits, '.', '_' or '-' (it becomes part of file names and URLs)")
+    .max(PLUGIN_ID_MAX_LENGTH, `must be at most ${PLUGIN_ID_MAX_LENGTH} characters (it becomes part of every file name)`),
+  displayName: xmlText().min(1, "must not be empty"),
+  publisher: xmlText().min(1, "must not be empty"),
   appUrl: z
-    .url({ protocol: /^https?$/, error: "must be an absolute http(s) URL such as https://example.com" })
+    .string()
+    .refine((u) => isHttpUrl(u) && !/[?#]/.test(u), "must be an absolute http(s) URL such as https://example.com (no spaces, control characters, query or fragment)")
     .transform((u) => u.replace(/\/+$/, "")),
   channel: z.string().regex(CHANNEL_PATTERN, "may hold only letters, digits, '.', '_' and '-'").default("stable"),
   timezone: z
@@ -53,7 +60,7 @@ export const configSchema = z.strictObject({
     .refine(isValidTimeZone, "is not an IANA time zone name (for example Europe/Berlin or America/New_York)")
     .optional(),
   store: z.string().min(1).default("file://./public-store"),
-  assistantIntegration: z.array(z.string()).optional(),
+  assistantIntegration: z.array(xmlText()).optional(),
   artifactType: z.literal("dmg").default("dmg"),
   appcast: appcastConfigSchema.optional(),
   /** Sparkle delta updates made at publish time (docs/sparkle.md). */

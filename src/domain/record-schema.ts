@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { CHANNEL_PATTERN, isHttpUrl, isPluginId, isReleaseVersion, isSafeFileName } from "./record-fields.js";
+import { xmlTextProblem } from "../core/xml-text.js";
 
 /**
  * The §2.6 release record. Records written by relcast always carry every
@@ -11,11 +13,29 @@ export const timestampSchema = z.strictObject({
   _nanoseconds: z.number().int().min(0).max(999_999_999),
 });
 
+const httpUrl = z.string().refine(isHttpUrl, "must be an absolute http(s) URL");
+const releaseVersion = z.string().refine(isReleaseVersion, "must be a semantic version <major>.<minor>.<patch>[-prerelease] without build metadata");
+const pluginId = z.string().refine(isPluginId, "must be a plugin id (lower-case letters, digits, '.', '_', '-'; at most 64)");
+const fileName = z.string().refine(isSafeFileName, "must be a plain file name (letters, digits, '.', '_', '-'; no folders)");
+
+/**
+ * Every string anywhere in a record (known fields and kept unknown ones)
+ * must be text XML 1.0 can hold: a record someone edited by hand can never
+ * make the appcast or the pages unparsable.
+ */
+function checkXmlText(value: unknown, path: PropertyKey[], ctx: z.RefinementCtx): void {
+  if (typeof value === "string") {
+    const problem = xmlTextProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", path, message: `has a character feeds cannot hold (${problem})` });
+  } else if (Array.isArray(value)) value.forEach((v, i) => checkXmlText(v, [...path, i], ctx));
+  else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) checkXmlText(v, [...path, k], ctx);
+}
+
 /** One Sparkle delta update of a release (relcast extra): from which release, where, and how to check it. */
 export const deltaRecordSchema = z.strictObject({
-  fromVersion: z.string(),
+  fromVersion: releaseVersion,
   fromBuild: z.number().int().nonnegative(),
-  url: z.string(),
+  url: httpUrl,
   sizeBytes: z.number().int().nonnegative(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   edSignature: z.string(),
@@ -24,7 +44,7 @@ export const deltaRecordSchema = z.strictObject({
 export type DeltaRecord = z.infer<typeof deltaRecordSchema>;
 
 export const autoupdateSchema = z.looseObject({
-  publicDownloadUrl: z.string(),
+  publicDownloadUrl: httpUrl,
   buildNumber: z.number().int().nonnegative(),
   edSignature: z.string(),
   sizeBytes: z.number().int().nonnegative(),
@@ -39,19 +59,19 @@ export const autoupdateSchema = z.looseObject({
   criticalUpdate: z.strictObject({ version: z.string().optional() }).optional(),
   minimumAutoupdateVersion: z.string().optional(),
   phasedRolloutInterval: z.number().int().positive().optional(),
-  releaseNotesLink: z.string().optional(),
-  fullReleaseNotesLink: z.string().optional(),
+  releaseNotesLink: httpUrl.optional(),
+  fullReleaseNotesLink: httpUrl.optional(),
   /** Sparkle delta updates to this release, highest from-build first (the appcast's <sparkle:deltas>). */
   deltas: z.array(deltaRecordSchema).optional(),
 });
 
 export const releaseRecordSchema = z.looseObject({
-  pluginId: z.string(),
+  pluginId,
   displayName: z.string(),
   publisher: z.string(),
-  version: z.string(),
+  version: releaseVersion,
   semver: z.string(),
-  channel: z.string(),
+  channel: z.string().regex(CHANNEL_PATTERN, "may hold only letters, digits, '.', '_' and '-'"),
   artifactType: z.string(),
   summary: z.string(),
   releaseNotes: z.string(),
@@ -62,14 +82,15 @@ export const releaseRecordSchema = z.looseObject({
   /** relcast extra: hex SHA-256 of the disk image. */
   sha256: z.string().optional(),
   downloadUrl: z.string(),
-  publicDownloadUrl: z.string(),
-  publicLatestDownloadUrl: z.string(),
+  publicDownloadUrl: httpUrl,
+  publicLatestDownloadUrl: httpUrl,
   appcastUrl: z.string(),
-  publicAppcastUrl: z.string(),
+  publicAppcastUrl: httpUrl,
+  /** Keys are checked against the version and file name: a record can only name its own `releases/<version>/<file>`. */
   objectStore: z.looseObject({
     bucket: z.string(),
     objectPath: z.string(),
-    artifactFileName: z.string(),
+    artifactFileName: fileName,
     latestObjectPath: z.string(),
   }),
   autoupdate: autoupdateSchema.optional(),
@@ -83,6 +104,17 @@ export const releaseRecordSchema = z.looseObject({
   yanked: z.literal(true).optional(),
   yankedReason: z.string().optional(),
   yankedAt: z.string().optional(),
+}).superRefine((record, ctx) => {
+  const { version, objectStore } = record;
+  if (typeof objectStore !== "object" || objectStore === null) return;
+  if (objectStore.objectPath !== `releases/${version}/${objectStore.artifactFileName}`) {
+    ctx.addIssue({ code: "custom", path: ["objectStore", "objectPath"], message: `must be releases/<version>/<artifactFileName> (releases/${version}/${objectStore.artifactFileName})` });
+  }
+  const latestName = objectStore.latestObjectPath.startsWith("releases/latest/") ? objectStore.latestObjectPath.slice("releases/latest/".length) : "";
+  if (!isSafeFileName(latestName)) {
+    ctx.addIssue({ code: "custom", path: ["objectStore", "latestObjectPath"], message: "must be releases/latest/<file name>" });
+  }
+  checkXmlText(record, [], ctx);
 });
 
 /** `releases/<v>/yank.json`: the yank state the catalog entry carries. */
@@ -90,14 +122,14 @@ export const yankMarkerSchema = z.strictObject({
   yanked: z.literal(true),
   yankedAt: z.string(),
   yankedReason: z.string().optional(),
-});
+}).superRefine((marker, ctx) => checkXmlText(marker, [], ctx));
 
 export type YankMarker = z.infer<typeof yankMarkerSchema>;
 
 export type ReleaseRecord = z.infer<typeof releaseRecordSchema>;
 
 export const catalogSchema = z.looseObject({
-  pluginId: z.string(),
+  pluginId,
   count: z.number().int().nonnegative(),
   versions: z.array(releaseRecordSchema),
 });

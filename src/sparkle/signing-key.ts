@@ -1,6 +1,6 @@
-import { readFile } from "node:fs/promises";
+import { access, readFile } from "node:fs/promises";
 import { RelcastError } from "../core/errors.js";
-import { registerSecret } from "../core/secrets.js";
+import { looksLikeKey, registerSecret } from "../core/secrets.js";
 import { derivePublicKey, expandSeed, fromExpandedSecret, type ExpandedKey } from "./ed25519-stream.js";
 
 export const KEY_ENV = "RELCAST_SIGNING_KEY";
@@ -57,6 +57,14 @@ async function readStdin(): Promise<string> {
 /** `--key-file` wins (`-` reads the key from stdin, as `sign_update -f -` does) over the environment variable. */
 export async function loadSigningKey(keyFile: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<SigningKey> {
   if (keyFile) {
+    if (keyFile !== "-" && looksLikeKey(keyFile) && !(await access(keyFile).then(() => true, () => false))) {
+      registerSecret(keyFile);
+      throw new RelcastError(
+        "E_KEY",
+        "the --key-file value looks like a key itself, not the path of a key file (the value is not shown)",
+        `write the key to a file and pass its path (--key-file signing.key), pipe it in with --key-file -, or set ${KEY_ENV}; a key typed on the command line may be in your shell history: consider it exposed and rotate it`,
+      );
+    }
     let text: string;
     try {
       text = keyFile === "-" ? await readStdin() : await readFile(keyFile, "utf8");

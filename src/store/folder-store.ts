@@ -1,6 +1,6 @@
-import { createReadStream } from "node:fs";
-import { access, copyFile, link, mkdir, open, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { constants } from "node:fs";
+import { access, copyFile, link, lstat, mkdir, open, readdir, readlink, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { pipeline } from "node:stream/promises";
 import type { Stats } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
@@ -8,13 +8,15 @@ import { PreconditionFailedError, RelcastError } from "../core/errors.js";
 import { withFileLock } from "./folder-lock.js";
 import { assertSafeKey, FOLDER_STORE_INTERNAL } from "./object-key.js";
 import { contentTypeFor } from "./content-types.js";
+import { blockedFolder, foldersAreReal, makeFoldersNoFollow, openNoFollow, statNoFollow } from "./no-follow.js";
 import type { ByteRange, ObjectMeta, ObjectStore, PutBody, PutOptions, StoreLocation } from "./object-store.js";
 
 /**
  * A local folder laid out exactly like the bucket. Writes go to a temp file
  * first and appear atomically: create-once by link() (fails if the name
  * exists), replace by rename() under a lock after comparing the ETag. A
- * reader therefore never sees a half-written object.
+ * reader therefore never sees a half-written object. No path inside the
+ * store is followed through a symbolic link (see no-follow.ts).
  */
 function metaFrom(key: string, st: Stats): ObjectMeta {
   return {
@@ -29,29 +31,36 @@ function metaFrom(key: string, st: Stats): ObjectMeta {
 export function createFolderStore(root: string): ObjectStore {
   const absRoot = path.resolve(root);
   const location: StoreLocation = { scheme: "file", bucket: absRoot, prefix: "" };
-  const fileFor = (key: string) => path.join(absRoot, ...assertSafeKey(key).split("/"));
+  const partsOf = (key: string) => assertSafeKey(key).split("/");
+  const fileFor = (key: string) => path.join(absRoot, ...partsOf(key));
 
-  async function statOrUndefined(file: string): Promise<Stats | undefined> {
-    try {
-      const st = await stat(file);
-      return st.isFile() ? st : undefined;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
-      throw err;
-    }
-  }
-
-  async function writeTemp(file: string, body: PutBody): Promise<string> {
-    await mkdir(path.dirname(file), { recursive: true });
-    const temp = path.join(path.dirname(file), `.relcast-tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
-    if (typeof body === "object" && !Buffer.isBuffer(body)) await copyFile(body.file, temp);
-    else await writeFile(temp, body);
+  /** Copies a local file (or, with `fromKey`, a store object opened without following links) into a new temp file. */
+  async function writeTemp(key: string, body: PutBody, fromKey?: string): Promise<string> {
+    await mkdir(absRoot, { recursive: true });
+    await makeFoldersNoFollow(absRoot, partsOf(key));
+    const temp = path.join(path.dirname(fileFor(key)), `.relcast-tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
+    if (fromKey !== undefined) {
+      const source = await openNoFollow(absRoot, partsOf(fromKey));
+      if (!source) throw Object.assign(new Error(`no object ${fromKey} to copy (missing or a link)`), { code: "ENOENT" });
+      const target = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+      try {
+        await pipeline(source.createReadStream({ highWaterMark: 1 << 20 }), target.createWriteStream());
+      } catch (err) {
+        await unlink(temp).catch(() => undefined);
+        throw err;
+      } finally {
+        await source.close().catch(() => undefined);
+        await target.close().catch(() => undefined);
+      }
+    } else if (typeof body === "object" && !Buffer.isBuffer(body)) {
+      await copyFile(body.file, temp, constants.COPYFILE_EXCL);
+    } else await writeFile(temp, body, { flag: "wx" });
     return temp;
   }
 
-  async function put(key: string, body: PutBody, options: PutOptions): Promise<{ etag: string }> {
+  async function put(key: string, body: PutBody, options: PutOptions, fromKey?: string): Promise<{ etag: string }> {
     const file = fileFor(key);
-    const temp = await writeTemp(file, body);
+    const temp = await writeTemp(key, body, fromKey);
     // link() and rename() keep the inode and mtime, so the temp file's stat is the
     // object's ETag; stat-ing the key afterwards would race with a concurrent delete.
     const written = await stat(temp);
@@ -67,7 +76,7 @@ export function createFolderStore(root: string): ObjectStore {
       } else {
         await withFileLock(path.join(path.dirname(file), `.relcast-lock-${path.basename(file)}`), async () => {
           if (options.ifMatch !== undefined) {
-            const current = await statOrUndefined(file);
+            const current = await statNoFollow(absRoot, partsOf(key));
             if (!current || metaFrom(key, current).etag !== options.ifMatch) throw new PreconditionFailedError(key, "if-match");
           }
           await rename(temp, file);
@@ -84,19 +93,13 @@ export function createFolderStore(root: string): ObjectStore {
     location,
     uriFor: (key) => `file://${absRoot}/${assertSafeKey(key)}`,
     async head(key) {
-      const st = await statOrUndefined(fileFor(key));
+      const st = await statNoFollow(absRoot, partsOf(key));
       return st ? metaFrom(key, st) : undefined;
     },
     async get(key) {
       // Read through one descriptor so body and ETag describe the same file.
-      let fh;
-      try {
-        fh = await open(fileFor(key), "r");
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") return undefined;
-        throw err;
-      }
+      const fh = await openNoFollow(absRoot, partsOf(key));
+      if (!fh) return undefined;
       try {
         const st = await fh.stat();
         if (!st.isFile()) return undefined;
@@ -108,14 +111,8 @@ export function createFolderStore(root: string): ObjectStore {
     },
     async getStream(key: string, range?: ByteRange) {
       // One descriptor for bytes and ETag: a concurrent replace cannot pair old meta with new bytes.
-      let fh;
-      try {
-        fh = await open(fileFor(key), "r");
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") return undefined;
-        throw err;
-      }
+      const fh = await openNoFollow(absRoot, partsOf(key));
+      if (!fh) return undefined;
       const st = await fh.stat().catch(async (err: unknown) => {
         await fh.close();
         throw err;
@@ -129,7 +126,7 @@ export function createFolderStore(root: string): ObjectStore {
     },
     put,
     async copy(fromKey, toKey, options) {
-      return put(toKey, { file: fileFor(fromKey) }, options);
+      return put(toKey, "", options, fromKey);
     },
     async *list(prefix) {
       const results: ObjectMeta[] = [];
@@ -139,6 +136,8 @@ export function createFolderStore(root: string): ObjectStore {
       yield* results;
     },
     async delete(key) {
+      // unlink() never follows the last component; the folders on the way must be real ones.
+      if (!(await foldersAreReal(absRoot, partsOf(key)))) return;
       await unlink(fileFor(key)).catch((err: NodeJS.ErrnoException) => {
         if (err.code !== "ENOENT") throw err;
       });
@@ -147,6 +146,16 @@ export function createFolderStore(root: string): ObjectStore {
       const removed: string[] = [];
       await sweepInternal(absRoot, olderThan, removed);
       return removed;
+    },
+    async strayEntries(folders) {
+      const found: string[] = [];
+      if (!folders) await findStray(absRoot, "", found, true);
+      for (const folder of folders ?? []) {
+        const blocked = await blockedFolder(absRoot, folder.split("/").filter(Boolean));
+        if (blocked !== undefined) found.push(`${blocked}/ is a symbolic link or a file where relcast keeps a folder; the folder store never follows links: remove it`);
+        else await findStray(absRoot, folder, found, false);
+      }
+      return found;
     },
     async checkReachable() {
       // Checks without creating anything (a dry run leaves no trace): the folder, or the
@@ -194,7 +203,7 @@ async function sweepInternal(dir: string, olderThan: Date, removed: string[]): P
     const abs = path.join(dir, entry.name);
     if (entry.isDirectory()) await sweepInternal(abs, olderThan, removed);
     else if (entry.name.startsWith(".relcast-")) {
-      const st = await stat(abs).catch(() => undefined);
+      const st = await lstat(abs).catch(() => undefined);
       if (st && st.mtime < olderThan) {
         await unlink(abs).catch(() => undefined);
         removed.push(`temp file ${abs}`);
@@ -203,14 +212,37 @@ async function sweepInternal(dir: string, olderThan: Date, removed: string[]): P
   }
 }
 
-async function walk(root: string, rel: string, prefix: string, out: ObjectMeta[]): Promise<void> {
-  // Only descend into folders that can hold keys with the prefix.
-  if (rel && !prefix.startsWith(rel) && !rel.startsWith(prefix)) return;
+/** Every symbolic link and special file below the root (readdir's Dirent does not follow links). */
+async function findStray(root: string, rel: string, found: string[], recursive: boolean): Promise<void> {
   let entries;
   try {
     entries = await readdir(path.join(root, rel), { withFileTypes: true });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+    if (["ENOENT", "ENOTDIR"].includes((err as NodeJS.ErrnoException).code ?? "")) return;
+    throw err;
+  }
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const key = rel + entry.name;
+    if (entry.isDirectory()) {
+      if (recursive) await findStray(root, `${key}/`, found, true);
+    }
+    else if (entry.isSymbolicLink()) {
+      const target = await readlink(path.join(root, key)).catch(() => "?");
+      found.push(`${key} is a symbolic link (to ${target}); the folder store never follows links, so readers see no object there: remove it`);
+    } else if (!entry.isFile()) found.push(`${key} is not a regular file; remove it`);
+  }
+}
+
+async function walk(root: string, rel: string, prefix: string, out: ObjectMeta[]): Promise<void> {
+  // Only descend into folders that can hold keys with the prefix.
+  if (rel && !prefix.startsWith(rel) && !rel.startsWith(prefix)) return;
+  // The starting folder is reached through real folders only; below it, links are never entered (Dirent is lstat-based).
+  if (rel && !(await foldersAreReal(root, [...rel.split("/").filter(Boolean), "x"]))) return;
+  let entries;
+  try {
+    entries = await readdir(path.join(root, rel), { withFileTypes: true });
+  } catch (err) {
+    if (["ENOENT", "ENOTDIR"].includes((err as NodeJS.ErrnoException).code ?? "")) return;
     throw err;
   }
   for (const entry of entries) {
@@ -218,8 +250,8 @@ async function walk(root: string, rel: string, prefix: string, out: ObjectMeta[]
     if (FOLDER_STORE_INTERNAL.test(key)) continue;
     if (entry.isDirectory()) await walk(root, key + "/", prefix, out);
     else if (entry.isFile() && key.startsWith(prefix)) {
-      const st = await stat(path.join(root, key)).catch(() => undefined);
-      if (st) out.push(metaFrom(key, st));
+      const st = await lstat(path.join(root, key)).catch(() => undefined);
+      if (st?.isFile()) out.push(metaFrom(key, st));
     }
   }
 }

@@ -59,5 +59,13 @@ export interface ObjectStore {
    * Returns a description of each item removed.
    */
   sweepIncomplete(olderThan: Date): Promise<string[]>;
+  /**
+   * Entries a reader of this store skips because they are not plain objects
+   * (the folder store's symbolic links and special files), one sentence each;
+   * `relcast verify` reports them as problems. Stores without such entries
+   * leave it out. With `folders` (keys ending in "/", "" for the root) only
+   * those folders and the way to them are checked, not the whole store.
+   */
+  strayEntries?(folders?: readonly string[]): Promise<string[]>;
   close?(): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import type { FeedRecord } from "../domain/appcast-selection.js";
@@ -7,7 +8,7 @@ import { readZipListing } from "../sparkle/zip-listing.js";
 import { zipRuleProblems } from "../sparkle/zip-rules.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { signatureProblem } from "./appcast-reader.js";
-import { downloadObject } from "./download-object.js";
+import { downloadObject, type HashTally } from "./download-object.js";
 import { NOT_RUN, outcome, type CheckResult } from "./release-row.js";
 
 export interface ArchiveFindings {
@@ -39,11 +40,12 @@ function plistProblems(record: FeedRecord, info: BundleInfo, publicKey: Buffer |
  * SUPublicEDKey when none is given), the zip rules, and the versions in the
  * archive's Contents/Info.plist (XML or binary) against the feed item.
  */
-export async function checkArchive(store: ObjectStore, key: string, record: FeedRecord, publicKey: Buffer | undefined, workDir: string): Promise<ArchiveFindings> {
+export async function checkArchive(store: ObjectStore, key: string, record: FeedRecord, publicKey: Buffer | undefined, workDir: string, tally?: HashTally): Promise<ArchiveFindings> {
   const au = record.autoupdate;
-  const file = path.join(workDir, `${record.version}.zip`);
+  // The temp name is relcast's own: nothing read from the store (a version, a key) becomes a path.
+  const file = path.join(workDir, `archive-${randomUUID()}.zip`);
   try {
-    const got = await downloadObject(store, key, file);
+    const got = await downloadObject(store, key, file, tally);
     if (!got) return { zip: outcome([`update zip ${key} is missing`]), signature: NOT_RUN, rules: NOT_RUN, plist: NOT_RUN };
     const zipProblems: string[] = [];
     if (got.sizeBytes !== au.sizeBytes) zipProblems.push(`update zip ${key} is ${got.sizeBytes} bytes; the record and enclosure length say ${au.sizeBytes}`);

@@ -8,14 +8,14 @@ import { extractBundleZip } from "../sparkle/delta/zip-tree.js";
 import { verifyEd25519 } from "../sparkle/ed25519-stream.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { signatureProblem } from "./appcast-reader.js";
-import { downloadObject } from "./download-object.js";
+import { downloadObject, type HashTally } from "./download-object.js";
 
 /** Downloads a release's zip, checks it against its record, unpacks it; undefined (with a problem) when it cannot be trusted. */
-async function trustedTree(store: ObjectStore, record: ReleaseRecord, pluginId: string, into: string, problems: string[]): Promise<string | undefined> {
+async function trustedTree(store: ObjectStore, record: ReleaseRecord, pluginId: string, into: string, problems: string[], tally?: HashTally): Promise<string | undefined> {
   const key = versionedKey(record.version, zipFileName(pluginId, record.version));
   await mkdir(into, { recursive: true });
   const file = path.join(into, "release.zip");
-  const got = await downloadObject(store, key, file);
+  const got = await downloadObject(store, key, file, tally);
   if (!got) return void problems.push(`${key} is missing`);
   if (got.sha256 !== record.autoupdate?.sha256 || got.sizeBytes !== record.autoupdate?.sizeBytes) return void problems.push(`${key} does not match its record`);
   return extractBundleZip(file, path.join(into, "tree"));
@@ -34,19 +34,20 @@ export async function checkDeltas(
   pluginId: string,
   publicKey: Buffer | undefined,
   workDir: string,
+  tally?: HashTally,
 ): Promise<string[]> {
   const deltas = record.autoupdate?.deltas ?? [];
   if (deltas.length === 0) return [];
   const problems: string[] = [];
   const work = path.join(workDir, `deltas-${record.version}`);
   try {
-    const newTree = await trustedTree(store, record, pluginId, path.join(work, "new"), problems);
+    const newTree = await trustedTree(store, record, pluginId, path.join(work, "new"), problems, tally);
     const newHash = newTree ? (await hashTree(newTree)).hash.toString("hex") : undefined;
     for (const delta of deltas) {
       const name = deltaFileName(pluginId, record.version, delta.fromVersion);
       const key = versionedKey(record.version, name);
       const file = path.join(work, name);
-      const got = await downloadObject(store, key, file);
+      const got = await downloadObject(store, key, file, tally);
       if (!got) {
         problems.push(`delta ${key} is missing`);
         continue;
@@ -66,7 +67,7 @@ export async function checkDeltas(
       }
       if (from.autoupdate.buildNumber !== delta.fromBuild) problems.push(`delta from ${delta.fromVersion}: the record says build ${delta.fromBuild}, that release is build ${from.autoupdate.buildNumber}`);
       if (!newHash) continue;
-      const oldTree = await trustedTree(store, from, pluginId, path.join(work, `from-${delta.fromVersion}`), problems);
+      const oldTree = await trustedTree(store, from, pluginId, path.join(work, `from-${delta.fromVersion}`), problems, tally);
       if (!oldTree) continue;
       try {
         const applied = await applyDelta(oldTree, path.join(work, `applied-${delta.fromVersion}`), file, { tmpDir: work, oldTree: await hashTree(oldTree) });

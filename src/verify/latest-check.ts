@@ -4,11 +4,11 @@ import type { ReleaseRecord } from "../domain/record-schema.js";
 import { dmgFileName, LATEST_PREFIX, recordKey, versionedKey, zipFileName } from "../domain/release-layout.js";
 import { versionOfLatestKey } from "../catalog/latest-objects.js";
 import type { ObjectStore } from "../store/object-store.js";
-import { downloadObject } from "./download-object.js";
+import { downloadObject, type HashTally } from "./download-object.js";
 
 
-async function sameBytes(store: ObjectStore, copyKey: string, originalKey: string): Promise<boolean> {
-  const [copy, original] = await Promise.all([downloadObject(store, copyKey), downloadObject(store, originalKey)]);
+async function sameBytes(store: ObjectStore, copyKey: string, originalKey: string, tally?: HashTally): Promise<boolean> {
+  const [copy, original] = await Promise.all([downloadObject(store, copyKey, undefined, tally), downloadObject(store, originalKey)]);
   return !copy || !original || (copy.sha256 === original.sha256 && copy.sizeBytes === original.sizeBytes);
 }
 
@@ -35,7 +35,7 @@ async function pendingVersion(store: ObjectStore, pluginId: string, keys: Iterab
  * clears that, so it is a warning as long as every object is byte for byte
  * one of those two releases.
  */
-export async function checkLatest(store: ObjectStore, pluginId: string, records: readonly ReleaseRecord[]): Promise<LatestFindings> {
+export async function checkLatest(store: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], tally?: HashTally): Promise<LatestFindings> {
   const want = expectedLatest(records);
   const found: LatestFindings = { problems: [], warnings: [] };
   const present = new Set<string>();
@@ -49,7 +49,7 @@ export async function checkLatest(store: ObjectStore, pluginId: string, records:
       const name = key.slice(LATEST_PREFIX.length);
       const version = allowed.get(name);
       if (!version) found.problems.push(`${key} should not be in latest/ (a publish of ${pending} was interrupted; latest is ${want?.version ?? "empty"} or ${pending})`);
-      else if (!(await sameBytes(store, key, versionedKey(version, name)))) found.problems.push(`${key} differs from ${versionedKey(version, name)}`);
+      else if (!(await sameBytes(store, key, versionedKey(version, name), tally))) found.problems.push(`${key} differs from ${versionedKey(version, name)}`);
     }
     found.warnings.push(`latest/ holds ${pending}, which has a record but is not in the catalog yet (an interrupted publish); re-run that publish or relcast rebuild`);
     return found;
@@ -57,7 +57,7 @@ export async function checkLatest(store: ObjectStore, pluginId: string, records:
   for (const name of expectedNames) {
     const key = `${LATEST_PREFIX}${name}`;
     if (!present.has(key)) found.problems.push(`${key} is missing; latest must hold ${want!.version}, the highest stable version`);
-    else if (!(await sameBytes(store, key, versionedKey(want!.version, name)))) found.problems.push(`${key} differs from ${versionedKey(want!.version, name)}`);
+    else if (!(await sameBytes(store, key, versionedKey(want!.version, name), tally))) found.problems.push(`${key} differs from ${versionedKey(want!.version, name)}`);
   }
   for (const key of present) {
     if (!expectedNames.some((n) => key === `${LATEST_PREFIX}${n}`)) found.problems.push(`${key} should not be in latest/ (latest is ${want?.version ?? "empty: no stable release"})`);

@@ -5,6 +5,8 @@ import {
   APPCAST_KEY, CATALOG_KEY, downloadKey, INDEX_KEY, latestDownloadName, latestDownloadStateKey, publicAppcastKey, publicCatalogKey, zipFileName,
 } from "../domain/release-layout.js";
 import type { ObjectStore } from "../store/object-store.js";
+import { downloadObject, type HashTally } from "./download-object.js";
+import { strictXmlProblem } from "./strict-xml.js";
 
 export interface SiteFindings {
   problems: string[];
@@ -14,19 +16,56 @@ export interface SiteFindings {
 
 const REPAIR = "re-run the interrupted publish or `relcast site sync`";
 
-/** Every download a public catalog names must be there, the size the record says. */
-async function missingDownloads(store: ObjectStore, records: readonly ReleaseRecord[]): Promise<string[]> {
+interface Artifact {
+  name: string;
+  sizeBytes: number;
+  sha256: string | undefined;
+}
+
+/** The disk image and (when there is one) the update zip a record pins, by file name, size and SHA-256. */
+export function artifactsOf(r: ReleaseRecord): Artifact[] {
+  const found: Artifact[] = [{ name: r.objectStore.artifactFileName, sizeBytes: r.sizeBytes, sha256: r.sha256 }];
+  if (r.autoupdate) found.push({ name: zipFileName(r.pluginId, r.version), sizeBytes: r.autoupdate.sizeBytes, sha256: r.autoupdate.sha256 });
+  return found;
+}
+
+/** Hashes one public object and compares it with what a record pins; a problem sentence, or undefined when it matches. */
+async function hashProblem(store: ObjectStore, key: string, want: Artifact, whose: string, tally: HashTally, missing = `${key} is missing`): Promise<string | undefined> {
+  const got = await downloadObject(store, key, undefined, tally);
+  if (!got) return missing;
+  if (got.sizeBytes !== want.sizeBytes) return `${key} is ${got.sizeBytes} bytes; ${whose} says ${want.sizeBytes}`;
+  if (want.sha256 !== undefined && got.sha256 !== want.sha256) return `${key} has SHA-256 ${got.sha256.slice(0, 12)}…; ${whose} says ${want.sha256.slice(0, 12)}…`;
+  return undefined;
+}
+
+/** Every download a public catalog names is there, byte for byte the artifact its record pins (size and SHA-256). */
+async function downloadProblems(store: ObjectStore, records: readonly ReleaseRecord[], tally: HashTally): Promise<string[]> {
   const found: string[] = [];
   for (const r of records) {
-    const wanted: Array<[string, number]> = [[r.objectStore.artifactFileName, r.sizeBytes]];
-    if (r.autoupdate) wanted.push([zipFileName(r.pluginId, r.version), r.autoupdate.sizeBytes]);
-    for (const [name, size] of wanted) {
-      const head = await store.head(downloadKey(name));
-      if (!head) found.push(`${downloadKey(name)} is missing, but the public catalog lists ${r.version}`);
-      else if (head.size !== size) found.push(`${downloadKey(name)} is ${head.size} bytes; the record of ${r.version} says ${size}`);
+    for (const artifact of artifactsOf(r)) {
+      const problem = await hashProblem(store, downloadKey(artifact.name), artifact, `the record of ${r.version}`, tally, `${downloadKey(artifact.name)} is missing, but the public catalog lists ${r.version}`);
+      if (problem) found.push(problem);
     }
   }
   return found;
+}
+
+/**
+ * The stable latest downloads (`downloads/<id>-latest.dmg|.zip`) are byte for
+ * byte the expected latest release's artifacts; after an interrupted publish
+ * they may still be those of the release the state file names (a warning).
+ */
+async function latestDownloadFindings(store: ObjectStore, pluginId: string, want: ReleaseRecord, holds: ReleaseRecord | undefined, tally: HashTally, found: SiteFindings): Promise<void> {
+  const exts: Array<"dmg" | "zip"> = ["dmg", ...(want.autoupdate ? ["zip" as const] : [])];
+  for (const [i, ext] of exts.entries()) {
+    const key = downloadKey(latestDownloadName(pluginId, ext));
+    const problem = await hashProblem(store, key, artifactsOf(want)[i]!, `the latest release ${want.version}`, tally);
+    if (!problem) continue;
+    const older = holds && holds !== want ? artifactsOf(holds)[i] : undefined;
+    if (older && !(await hashProblem(store, key, older, `the record of ${holds!.version}`, tally))) {
+      found.warnings.push(`${key} still holds ${holds!.version}, not ${want.version}: ${REPAIR}`);
+    } else found.problems.push(`${problem}; ${REPAIR}`);
+  }
 }
 
 /**
@@ -34,7 +73,7 @@ async function missingDownloads(store: ObjectStore, records: readonly ReleaseRec
  * (or an older state of them, after an interrupted publish), and every file
  * they name, and the stable latest downloads, is there.
  */
-export async function checkSite(store: ObjectStore, pluginId: string, records: readonly ReleaseRecord[]): Promise<SiteFindings> {
+export async function checkSite(store: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], tally: HashTally = { objects: 0, bytes: 0 }): Promise<SiteFindings> {
   const found: SiteFindings = { problems: [], warnings: [] };
   const [publicCatalog, publicAppcast, index] = await Promise.all([store.get(publicCatalogKey(pluginId)), store.get(publicAppcastKey(pluginId)), store.head(INDEX_KEY)]);
   if (!publicCatalog && !publicAppcast && !index) {
@@ -45,6 +84,10 @@ export async function checkSite(store: ObjectStore, pluginId: string, records: r
     if (!object) {
       found.problems.push(`${key} is missing; ${REPAIR}`);
       continue;
+    }
+    if (key.endsWith(".xml")) {
+      const strict = strictXmlProblem(object.body.toString("utf8"), key);
+      if (strict) found.problems.push(strict);
     }
     const canonical = await store.get(canonicalKey);
     if (canonical && !canonical.body.equals(object.body)) found.warnings.push(`${key} differs from ${canonicalKey}: ${REPAIR}`);
@@ -57,7 +100,7 @@ export async function checkSite(store: ObjectStore, pluginId: string, records: r
       found.problems.push((err as Error).message);
     }
   }
-  found.problems.push(...(await missingDownloads(store, listed)));
+  found.problems.push(...(await downloadProblems(store, listed, tally)));
   const want = expectedLatest(records);
   if (want) {
     const state = await store.get(latestDownloadStateKey(pluginId));
@@ -67,8 +110,9 @@ export async function checkSite(store: ObjectStore, pluginId: string, records: r
     } catch {
       holds = undefined;
     }
-    if (!(await store.head(downloadKey(latestDownloadName(pluginId, "dmg"))))) found.problems.push(`${downloadKey(latestDownloadName(pluginId, "dmg"))} is missing; ${REPAIR}`);
-    else if (holds !== want.version) found.warnings.push(`the stable latest downloads hold ${holds ?? "an unknown version"}, not ${want.version}: ${REPAIR}`);
+    const holdsRecord = [...records, ...listed].find((r) => r.version === holds);
+    await latestDownloadFindings(store, pluginId, want, holdsRecord, tally, found);
+    if (holds !== want.version && found.problems.length === 0) found.warnings.push(`the stable latest downloads state says ${holds ?? "an unknown version"}, not ${want.version}: ${REPAIR}`);
   }
   return found;
 }

@@ -12,7 +12,8 @@ import type { ObjectStore } from "../store/object-store.js";
 import { readAppcast } from "./appcast-reader.js";
 import { checkArchive } from "./archive-check.js";
 import { checkDeltas } from "./delta-check.js";
-import { downloadObject } from "./download-object.js";
+import { downloadObject, type HashTally } from "./download-object.js";
+import { strictXmlProblem } from "./strict-xml.js";
 import { checkFeedAgreement, type FeedExpectations } from "./feed-agreement.js";
 import { expectedLatest } from "../domain/latest-choice.js";
 import { checkLatest } from "./latest-check.js";
@@ -35,12 +36,16 @@ export interface VerifyReport {
   feed: string[];
   latest: { version: string | undefined; problems: string[]; warnings: string[] };
   site: SiteFindings;
+  /** Problems of the store itself: no catalog, links and special files inside it. */
+  store: string[];
+  /** Objects hashed (SHA-256 and size compared with a record) and their bytes. */
+  checked: HashTally;
   ok: boolean;
 }
 
-async function checkDmg(store: ObjectStore, record: Catalog["versions"][number]): Promise<string[]> {
+async function checkDmg(store: ObjectStore, record: Catalog["versions"][number], tally: HashTally): Promise<string[]> {
   const key = record.objectStore.objectPath;
-  const got = await downloadObject(store, key);
+  const got = await downloadObject(store, key, undefined, tally);
   if (!got) return [`disk image ${key} is missing`];
   const found: string[] = [];
   if (got.sizeBytes !== record.sizeBytes) found.push(`disk image ${key} is ${got.sizeBytes} bytes; the record says ${record.sizeBytes}`);
@@ -78,22 +83,31 @@ async function guarded(what: string, fn: () => Promise<string[]>): Promise<strin
  */
 export async function verifyStore(store: ObjectStore, options: VerifyOptions = {}): Promise<VerifyReport> {
   const [catalogObj, appcastObj] = await Promise.all([store.get(CATALOG_KEY), store.get(APPCAST_KEY)]);
-  const empty = { releases: [], latest: { version: undefined, problems: [], warnings: [] }, site: { problems: [], warnings: [] } };
+  const tally: HashTally = { objects: 0, bytes: 0 };
+  const storeProblems = (await store.strayEntries?.()) ?? [];
+  const empty = { releases: [], latest: { version: undefined, problems: [], warnings: [] }, site: { problems: [], warnings: [] }, checked: tally };
   if (!catalogObj) {
-    const feed = appcastObj ? [`${APPCAST_KEY} exists but ${CATALOG_KEY} does not; run relcast rebuild`] : [];
-    return { pluginId: options.pluginId, ...empty, feed, ok: feed.length === 0 };
+    // Nothing to verify is a failure: a mistyped --store must never read as "verified".
+    const feed = [
+      appcastObj
+        ? `${APPCAST_KEY} exists but ${CATALOG_KEY} does not; run relcast rebuild`
+        : `${store.uriFor(CATALOG_KEY)} does not exist: nothing is published in this store (check --store or the config's store)`,
+    ];
+    return { pluginId: options.pluginId, ...empty, feed, store: storeProblems, ok: false };
   }
   let catalog: Catalog;
   try {
     catalog = parseCatalog(catalogObj.body.toString("utf8"), store.uriFor(CATALOG_KEY));
   } catch (err) {
-    return { pluginId: options.pluginId, ...empty, feed: [(err as Error).message], ok: false };
+    return { pluginId: options.pluginId, ...empty, feed: [(err as Error).message], store: storeProblems, ok: false };
   }
   const pluginId = options.pluginId ?? catalog.pluginId;
   const records = catalog.versions;
-  const appcast = appcastObj ? readAppcast(appcastObj.body.toString("utf8")) : undefined;
+  const appcastText = appcastObj?.body.toString("utf8");
+  const strict = appcastText !== undefined ? strictXmlProblem(appcastText, APPCAST_KEY) : undefined;
+  const appcast = appcastText !== undefined ? readAppcast(appcastText) : undefined;
   const agreement = checkFeedAgreement(records, appcast, { pluginId, appUrl: options.appUrl, maxItemsPerChannel: options.maxItemsPerChannel });
-  const feed = [...catalogProblems(catalog, options.pluginId), ...agreement.feed];
+  const feed = [...(strict ? [strict] : []), ...catalogProblems(catalog, options.pluginId), ...agreement.feed];
   if (!appcast && records.some((r) => r.autoupdate && !isYanked(r))) feed.push(`${APPCAST_KEY} is missing`);
 
   const workDir = await mkdtemp(path.join(os.tmpdir(), "relcast-verify-"));
@@ -106,19 +120,19 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
         version: record.version, channel: record.channel, build: record.autoupdate ? String(record.autoupdate.buildNumber) : "-", yanked: isYanked(record),
         checks: {
           record: outcome(await guarded("the record", () => recordProblems(store, record))),
-          dmg: outcome(await guarded("the disk image", () => checkDmg(store, record))),
+          dmg: outcome(await guarded("the disk image", () => checkDmg(store, record, tally))),
           zip: NOT_RUN, signature: NOT_RUN, plist: NOT_RUN, zipRules: NOT_RUN, deltas: NOT_RUN,
           appcast: agreement.byVersion.get(record.version) ?? NOT_RUN, order: outcome(),
         },
       };
       if (record.autoupdate) {
         try {
-          const found = await checkArchive(store, versionedKey(record.version, zipFileName(pluginId, record.version)), record as FeedRecord, options.publicKey, workDir);
+          const found = await checkArchive(store, versionedKey(record.version, zipFileName(pluginId, record.version)), record as FeedRecord, options.publicKey, workDir, tally);
           Object.assign(row.checks, { zip: found.zip, signature: found.signature, plist: found.plist, zipRules: found.rules });
           bundles.set(record.version, found.bundle?.bundleIdentifier);
           if (record.autoupdate.deltas?.length) {
             const key32 = options.publicKey ?? (found.bundle?.publicEdKey ? Buffer.from(found.bundle.publicEdKey, "base64") : undefined);
-            row.checks.deltas = outcome(await guarded("the delta updates", () => checkDeltas(store, record, byVersion, pluginId, key32, workDir)));
+            row.checks.deltas = outcome(await guarded("the delta updates", () => checkDeltas(store, record, byVersion, pluginId, key32, workDir, tally)));
           }
         } catch (err) {
           if (isRelcastError(err) && err.code === "E_STORE") throw err;
@@ -139,8 +153,8 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
     }
   }
   for (const [version, problem] of bundleIdProblems(bundles)) rowOf.get(version)!.checks.plist = outcome([...rowOf.get(version)!.checks.plist.problems, problem]);
-  const latest = { version: expectedLatest(records)?.version, ...(await checkLatest(store, pluginId, records)) };
-  const site = await checkSite(store, pluginId, records);
-  const ok = feed.length === 0 && latest.problems.length === 0 && site.problems.length === 0 && releases.every((r) => rowProblems(r).length === 0);
-  return { pluginId, releases, feed, latest, site, ok };
+  const latest = { version: expectedLatest(records)?.version, ...(await checkLatest(store, pluginId, records, tally)) };
+  const site = await checkSite(store, pluginId, records, tally);
+  const ok = feed.length === 0 && storeProblems.length === 0 && latest.problems.length === 0 && site.problems.length === 0 && releases.every((r) => rowProblems(r).length === 0);
+  return { pluginId, releases, feed, latest, site, store: storeProblems, checked: tally, ok };
 }

@@ -26,7 +26,10 @@ export function formatVerifyReport(report: VerifyReport): string {
   lines.push(`latest: ${report.latest.version ?? "(no stable release)"} ${report.latest.problems.length === 0 ? "ok" : "FAIL"}`);
   lines.push(`feed: ${report.feed.length === 0 ? "ok" : "FAIL"}`);
   lines.push(`site: ${report.site.problems.length === 0 ? "ok" : "FAIL"}`);
+  lines.push(`store: ${report.store.length === 0 ? "ok" : "FAIL"}`);
+  lines.push(`hashed ${report.checked.objects} object(s), ${report.checked.bytes} bytes: SHA-256 and size compared with the records`);
   const problems = [
+    ...report.store.map((p) => `store: ${p}`),
     ...report.feed.map((p) => `feed: ${p}`),
     ...report.latest.problems.map((p) => `latest: ${p}`),
     ...report.site.problems.map((p) => `site: ${p}`),
@@ -45,6 +48,7 @@ export function failingNames(report: VerifyReport): string[] {
     ...(report.feed.length > 0 ? ["feed"] : []),
     ...(report.latest.problems.length > 0 ? ["latest"] : []),
     ...(report.site.problems.length > 0 ? ["site"] : []),
+    ...(report.store.length > 0 ? ["store"] : []),
     ...report.releases.filter((r) => rowProblems(r).length > 0).map((r) => r.version),
   ];
 }

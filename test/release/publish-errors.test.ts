@@ -1,4 +1,5 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { mkdir, open, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
@@ -12,12 +13,82 @@ interface Case {
   prepare(ws: Workspace, p: Plugin): Promise<{ args: string[]; env?: NodeJS.ProcessEnv; unchanged?: string }>;
 }
 
+/** Notes whose bytes hold a character XML 1.0 does not allow; the appcast would stop parsing everywhere. */
+function notesCase(label: string, bytes: Buffer, where: string, char: string): Case {
+  return {
+    name: `notes with ${label}`, exit: 4, message: new RegExp(`notes file .*\\.md: ${where}: character ${char} is not allowed in XML 1\\.0`),
+    prepare: async (ws, p) => { const f = path.join(ws.dir, `notes-${label.replace(/\W+/g, "-")}.md`); await writeFile(f, bytes); return { args: ws.publishArgs({ ...p, notes: f }, "2.0.0") }; },
+  };
+}
+
+/** A config that differs from the workspace's in one field. */
+function configCase(name: string, field: Record<string, unknown>, message: RegExp): Case {
+  return {
+    name, exit: 3, message,
+    prepare: async (ws, p) => {
+      const f = path.join(ws.dir, `config-${name.replace(/\W+/g, "-")}.json`);
+      await writeFile(f, JSON.stringify({ pluginId: "bridge-plugin", displayName: "Bridge Plugin", publisher: "Example Tools", appUrl: "https://updates.example.com", store: "file://./store", ...field }));
+      return { args: [...ws.publishArgs(p, "2.0.0"), "--config", f] };
+    },
+  };
+}
+
+/** A fresh copy of the 2.0.0 bundle, changed by `edit` (its own name, so cases do not share a bundle). */
+function bundleCase(name: string, exit: number, message: RegExp, edit: (app: string, ws: Workspace) => Promise<void>): Case {
+  return {
+    name, exit, message,
+    prepare: async (ws) => {
+      const p = await ws.plugin("2.0.0", 200, { name: `Case${name.replace(/\W+/g, "")}` });
+      await edit(p.app, ws);
+      return { args: ws.publishArgs(p, "2.0.0") };
+    },
+  };
+}
+
+/** Rewrites one Info.plist key with Python's plistlib (an independent plist writer). */
+function setPlistKey(app: string, key: string, pythonValue: string): void {
+  execFileSync("python3", ["-c", `import plistlib,sys\nf=sys.argv[1]\nd=plistlib.load(open(f,"rb"))\nd[sys.argv[2]]=${pythonValue}\nplistlib.dump(d,open(f,"wb"))`, path.join(app, "Contents", "Info.plist"), key]);
+}
+
 const cases: Case[] = [
+  // Item 1: text that reaches appcast, catalog and pages holds only XML 1.0 characters.
+  notesCase("a terminal colour escape", Buffer.from("- fine\n- \x1b[31mred\x1b[0m\n"), "line 2, column 3", "U\\+001B"),
+  notesCase("a NUL", Buffer.from("- nul\0here\n"), "line 1, column 6", "U\\+0000"),
+  notesCase("a vertical tab", Buffer.from("- one\n\n- two\x0bthree\n"), "line 3, column 6", "U\\+000B"),
+  notesCase("a form feed", Buffer.from("\x0c- page\n"), "line 1, column 1", "U\\+000C"),
+  notesCase("U+FFFE", Buffer.from("- odd \uFFFE char\n", "utf8"), "line 1, column 7", "U\\+FFFE"),
+  { name: "notes with an encoded surrogate (CESU-8)", exit: 4, message: /surrogate\.md is not valid UTF-8: line 3, column 3 \(byte offset 7\) starts with byte 0xED/, prepare: async (ws, p) => { const f = path.join(ws.dir, "surrogate.md"); await writeFile(f, Buffer.from([0x2d, 0x20, 0x61, 0x0a, 0x0a, 0x2d, 0x20, 0xed, 0xa0, 0x80, 0x0a])); return { args: ws.publishArgs({ ...p, notes: f }, "2.0.0") }; } },
+  { name: "--summary with an escape sequence", exit: 4, message: /--summary: line 1, column 4: character U\+001B is not allowed in XML 1\.0/, prepare: async (ws, p) => ({ args: ws.publishArgs(p, "2.0.0", ["--summary", "New\x1b[1m bold"]) }) },
+  configCase("displayName with a bell character", { displayName: "Bridge\u0007" }, /field "displayName" has a character feeds cannot hold \(line 1, column 7: character U\+0007/),
+  configCase("publisher with an escape", { publisher: "\u001b[31mTools" }, /field "publisher" has a character feeds cannot hold \(line 1, column 1: character U\+001B/),
+  configCase("assistantIntegration with a NUL", { assistantIntegration: ["ok", "b\u0000d"] }, /field "assistantIntegration\.1" has a character feeds cannot hold/),
+  configCase("appUrl javascript:", { appUrl: "javascript:alert(1)" }, /field "appUrl" must be an absolute http\(s\) URL/),
+  configCase("appUrl relative", { appUrl: "updates.example.com" }, /field "appUrl" must be an absolute http\(s\) URL/),
+  configCase("appUrl with a space", { appUrl: "https://updates.example.com/a b" }, /field "appUrl" must be an absolute http\(s\) URL/),
+  configCase("appUrl with a query", { appUrl: "https://updates.example.com/?x=1" }, /field "appUrl" must be an absolute http\(s\) URL/),
+  configCase("releaseNotesUrl that is a file URL", { appcast: { releaseNotesUrl: "file:///etc/passwd" } }, /field "appcast\.releaseNotesUrl" must be an absolute http\(s\) URL/),
+  { name: "--release-notes-url with a control character", exit: 2, message: /--release-notes-url .* is not an absolute http\(s\) URL/, prepare: async (ws, p) => ({ args: ws.publishArgs(p, "2.0.0", ["--release-notes-url", "https://a.example/\x1b{version}"]) }) },
+  // Item 6: a key where a path belongs is refused without echoing it (the matrix checks the seed is nowhere in the output).
+  { name: "the key itself as --key-file", exit: 6, message: /the --key-file value looks like a key itself, not the path of a key file \(the value is not shown\)/, prepare: async (ws, p) => ({ args: [...ws.publishArgs(p, "2.0.0").filter((a, i, all) => a !== "--key-file" && all[i - 1] !== "--key-file"), "--key-file", ws.key.seedBase64] }) },
+  // Item 10: user mistakes get their own class and a fix, never exit 70.
+  configCase("pluginId over 64 characters", { pluginId: "p".repeat(65) }, /field "pluginId" must be at most 64 characters/),
+  bundleCase("non-UTF-8 file name", 4, /the bundle has a file name that is not valid UTF-8: .*\/Contents\/Resources\/caf\\xe9\.txt/, async (app) => { await writeFile(Buffer.concat([Buffer.from(path.join(app, "Contents", "Resources", "caf")), Buffer.from([0xe9]), Buffer.from(".txt")]), "latin1 name"); }),
+  bundleCase("file over 4 GiB", 4, /Contents\/Resources\/huge\.bin is 4294967296 bytes, over the 4 GiB limit of a zip without ZIP64/, async (app) => { const fh = await open(path.join(app, "Contents", "Resources", "huge.bin"), "w"); await fh.truncate(2 ** 32); await fh.close(); }),
+  bundleCase("CFBundleShortVersionString that is a number", 7, /CFBundleShortVersionString in .*Info\.plist is <real>2\.5<\/real>, not a <string>/, async (app) => setPlistKey(app, "CFBundleShortVersionString", "2.5")),
+  bundleCase("CFBundleShortVersionString that is an array", 7, /CFBundleShortVersionString in .*Info\.plist is an <array>, not a <string>/, async (app) => setPlistKey(app, "CFBundleShortVersionString", '["2.0.0"]')),
+  bundleCase("SUPublicEDKey that is not base64", 7, /SUPublicEDKey "not a key!" in the bundle's Info\.plist is malformed: it is not base64/, async (app) => setPlistKey(app, "SUPublicEDKey", '"not a key!"')),
+  bundleCase("SUPublicEDKey of the wrong length", 7, /SUPublicEDKey "AAAAAAAAAAAAAAAAAAAAAA==" in the bundle's Info\.plist is malformed: it decodes to 16 bytes, not the 32/, async (app) => setPlistKey(app, "SUPublicEDKey", '"AAAAAAAAAAAAAAAAAAAAAA=="')),
+  // Item 5: symlinks resolve inside the bundle, through every link on the way.
+  bundleCase("symlink chain that leaves the bundle", 4, /symlink .*\/Contents\/Resources\/a -> b climbs above the bundle/, async (app) => { await symlink("b", path.join(app, "Contents", "Resources", "a")); await symlink("../../../outside", path.join(app, "Contents", "Resources", "b")); }),
+  bundleCase("symlink whose .. follows a link to a folder", 4, /symlink .*\/Contents\/Resources\/e -> \.\.\/up\/\.\. climbs above the bundle/, async (app) => { await symlink("..", path.join(app, "Contents", "up")); await symlink("../up/..", path.join(app, "Contents", "Resources", "e")); }),
+  bundleCase("absolute symlink to a folder outside, used by another link", 4, /symlink .*\/Contents\/Frameworks\/out -> \/etc reaches Contents\/Frameworks\/out -> \/etc, an absolute path outside the bundle/, async (app) => { await symlink("/etc", path.join(app, "Contents", "Frameworks", "out")); await symlink("../Frameworks/out/passwd", path.join(app, "Contents", "Resources", "secret")); }),
+  bundleCase("symlink loop", 4, /symlink .*\/Contents\/Resources\/loop1 -> loop2 is a loop of links/, async (app) => { await symlink("loop2", path.join(app, "Contents", "Resources", "loop1")); await symlink("loop1", path.join(app, "Contents", "Resources", "loop2")); }),
+  bundleCase("dangling symlink", 4, /symlink .*\/Contents\/Resources\/gone -> nowhere goes to Contents\/Resources\/nowhere, which does not exist in the bundle/, async (app) => { await symlink("nowhere", path.join(app, "Contents", "Resources", "gone")); }),
   { name: "missing disk image", exit: 4, message: /disk image not found: .*nope\.dmg/, prepare: async (ws, p) => ({ args: ws.publishArgs({ ...p, dmg: path.join(ws.dir, "nope.dmg") }, "2.0.0") }) },
   { name: "empty disk image", exit: 4, message: /is empty \(0 bytes\)/, prepare: async (ws, p) => { const f = path.join(ws.dir, "empty.dmg"); await writeFile(f, ""); return { args: ws.publishArgs({ ...p, dmg: f }, "2.0.0") }; } },
   { name: "folder that is not a bundle", exit: 4, message: /is not a bundle: Contents\/Info\.plist is missing/, prepare: async (ws, p) => { const d = path.join(ws.dir, "notabundle"); await mkdir(d, { recursive: true }); return { args: ws.publishArgs({ ...p, app: d }, "2.0.0") }; } },
   { name: "missing notes", exit: 4, message: /cannot read notes file/, prepare: async (ws, p) => ({ args: ws.publishArgs({ ...p, notes: path.join(ws.dir, "none.md") }, "2.0.0") }) },
-  { name: "non-UTF-8 notes", exit: 4, message: /not valid UTF-8/, prepare: async (ws, p) => { const f = path.join(ws.dir, "latin1.md"); await writeFile(f, Buffer.from([0x2d, 0x20, 0xe9, 0xff, 0x0a])); return { args: ws.publishArgs({ ...p, notes: f }, "2.0.0") }; } },
+  { name: "non-UTF-8 notes", exit: 4, message: /latin1\.md is not valid UTF-8: line 1, column 3 \(byte offset 2\) starts with byte 0xE9/, prepare: async (ws, p) => { const f = path.join(ws.dir, "latin1.md"); await writeFile(f, Buffer.from([0x2d, 0x20, 0xe9, 0xff, 0x0a])); return { args: ws.publishArgs({ ...p, notes: f }, "2.0.0") }; } },
   { name: "version 1.2", exit: 5, message: /"1\.2" is not a semantic version/, prepare: async (ws, p) => ({ args: ws.publishArgs(p, "1.2") }) },
   { name: "version with leading zero", exit: 5, message: /"01\.2\.3" is not a semantic version/, prepare: async (ws, p) => ({ args: ws.publishArgs(p, "01.2.3") }) },
   { name: "version with build metadata", exit: 5, message: /build metadata/, prepare: async (ws, p) => ({ args: ws.publishArgs(p, "2.0.0+7") }) },

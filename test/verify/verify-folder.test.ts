@@ -207,11 +207,14 @@ describe("relcast verify on a folder store", () => {
     expect(after.stdout).toContain("latest: 1.4.0 ok");
   });
 
-  it("reports an empty store as nothing published, and a broken catalog as a feed problem", async () => {
+  it("fails on an empty or missing store (nothing to verify is never 'verified'), and reports a broken catalog as a feed problem", async () => {
     const empty = await mkdtemp(path.join(copies, "empty-"));
-    const none = await verify(empty);
-    expect(none.code, none.stdout).toBe(0);
-    expect(none.stdout).toContain("0 release(s) verified");
+    for (const dir of [empty, path.join(copies, "no-such-store")]) {
+      const none = await verify(dir);
+      expect(none.code, none.stdout).toBe(11);
+      expect(none.stdout).toMatch(/feed: file:\/\/.*releases\/catalog\.json does not exist: nothing is published in this store/);
+      expect(none.stdout).not.toMatch(/release\(s\) verified/);
+    }
     const store = await copyStore();
     await writeFile(rel(store, "catalog.json"), "{ broken");
     const broken = await verify(store);

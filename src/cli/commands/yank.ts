@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { RelcastError } from "../../core/errors.js";
 import { normalizeVersion } from "../../domain/version-input.js";
 import { unyankRelease, yankRelease, type YankResult } from "../../release/yank.js";
+import { requireXmlText } from "../../core/xml-text.js";
 import { withConfiguredStore } from "../configured-store.js";
 
 interface YankFlags {
@@ -27,6 +28,7 @@ export function registerYank(program: Command): void {
       if (flags.reason !== undefined && (flags.reason.trim() === "" || flags.reason.length > 500 || /[\r\n]/.test(flags.reason))) {
         throw new RelcastError("E_USAGE", "--reason must be one line of 1 to 500 characters", "give a short reason, e.g. --reason \"crashes on launch on macOS 12\"");
       }
+      if (flags.reason !== undefined) requireXmlText(flags.reason, "--reason");
       await withConfiguredStore(flags, {}, {}, async (config, store) => {
         await store.checkReachable();
         report(await yankRelease(store, config, v, flags.reason?.trim()), "yanked", Boolean(command.optsWithGlobals().debug));

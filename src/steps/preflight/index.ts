@@ -1,11 +1,13 @@
 import { stat } from "node:fs/promises";
 import { RelcastError } from "../../core/errors.js";
 import { digestFile } from "../../core/file-digest.js";
-import { readBundleInfo } from "../../bundle/info-plist.js";
+import { publicEdKeyProblem, readBundleInfo } from "../../bundle/info-plist.js";
+import { checkBundleTree } from "../../bundle/bundle-tree-check.js";
 import { appcastLimit } from "../../domain/appcast.js";
 import { buildOrderEntriesOf, readCatalogView } from "../../catalog/catalog-view.js";
 import { loadReleaseNotes } from "./notes-file.js";
-import { recordKey } from "../../domain/release-layout.js";
+import { requireXmlText } from "../../core/xml-text.js";
+import { DOWNLOADS_PREFIX, LATEST_PREFIX, publicApiPrefix, RELEASES_PREFIX, recordKey } from "../../domain/release-layout.js";
 import { releaseRecordSchema } from "../../domain/record-schema.js";
 import type { ReleaseContext } from "../release-context.js";
 import type { Step } from "../step.js";
@@ -49,6 +51,11 @@ function resolveBuildNumber(ctx: ReleaseContext): number {
   );
 }
 
+/** The folders a publish of `version` writes into. */
+function publishFolders(pluginId: string, version: string): string[] {
+  return ["", RELEASES_PREFIX, `${RELEASES_PREFIX}${version}/`, LATEST_PREFIX, DOWNLOADS_PREFIX, publicApiPrefix(pluginId)];
+}
+
 /** All validation; nothing is written. */
 export const preflightStep: Step = {
   name: "preflight",
@@ -57,10 +64,24 @@ export const preflightStep: Step = {
     await requireDirectory(inputs.appDir);
     await requireDiskImage(inputs.dmgFile);
     ctx.bundle = await readBundleInfo(inputs.appDir);
+    await checkBundleTree(inputs.appDir);
     ctx.notes = await loadReleaseNotes({ notesFile: inputs.notesFile, changelogFile: inputs.changelogFile }, inputs.version);
+    if (inputs.summary !== undefined) requireXmlText(inputs.summary, "--summary");
     const short = ctx.bundle.shortVersion;
     if (short !== undefined && short !== inputs.version) {
       throw new RelcastError("E_PLIST", `CFBundleShortVersionString in Info.plist is ${short}, but --version is ${inputs.version}`, "publish the version the bundle was built as, or rebuild the bundle with the new version");
+    }
+    const minimumSystem = ctx.bundle.minimumSystemVersion;
+    if (minimumSystem !== undefined && !/^\d{1,4}(\.\d{1,4}){0,2}$/.test(minimumSystem)) {
+      throw new RelcastError("E_PLIST", `LSMinimumSystemVersion "${minimumSystem}" in Info.plist is not a macOS version`, "write it as numbers and dots, e.g. 12.0 (it becomes sparkle:minimumSystemVersion)");
+    }
+    const keyProblem = ctx.bundle.publicEdKey === undefined ? undefined : publicEdKeyProblem(ctx.bundle.publicEdKey);
+    if (keyProblem) {
+      throw new RelcastError(
+        "E_PLIST",
+        `SUPublicEDKey "${ctx.bundle.publicEdKey}" in the bundle's Info.plist is malformed: ${keyProblem}`,
+        `set SUPublicEDKey to the base64 public key Sparkle's generate_keys prints (this signing key's is ${key.publicKeyBase64})`,
+      );
     }
     if (ctx.bundle.publicEdKey === undefined) {
       ctx.logger.warn(
@@ -78,12 +99,23 @@ export const preflightStep: Step = {
     const dmg = await digestFile(inputs.dmgFile);
     ctx.dmg = { file: inputs.dmgFile, ...dmg };
     await ctx.store.checkReachable();
+    // A link planted in a folder the publish writes to would send its bytes out of the store: refuse before the first write.
+    const stray = (await ctx.store.strayEntries?.(publishFolders(ctx.config.pluginId, inputs.version))) ?? [];
+    if (stray.length > 0) {
+      throw new RelcastError("E_STORE", `the store holds what relcast never writes: ${stray[0]}${stray.length > 1 ? ` (and ${stray.length - 1} more)` : ""}`, "remove the links from the store (relcast verify lists them all) and publish again");
+    }
     // A catalog someone broke by hand stops the run here, before any upload.
     ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config));
     assertBuildOrder({ version: inputs.version, build: String(ctx.buildNumber), channel: ctx.config.channel }, buildOrderEntriesOf(ctx.catalog));
     const existing = await ctx.store.get(recordKey(inputs.version));
     if (existing) {
-      const parsed = releaseRecordSchema.safeParse(JSON.parse(existing.body.toString("utf8")));
+      let raw: unknown;
+      try {
+        raw = JSON.parse(existing.body.toString("utf8"));
+      } catch {
+        raw = undefined;
+      }
+      const parsed = releaseRecordSchema.safeParse(raw);
       if (!parsed.success) {
         throw new RelcastError("E_CATALOG", `the stored record ${recordKey(inputs.version)} is not a valid release record`, "inspect it by hand; relcast never overwrites a published record");
       }

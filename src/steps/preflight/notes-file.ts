@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { RelcastError } from "../../core/errors.js";
+import { codePointName, firstIllegalXmlChar, firstInvalidUtf8 } from "../../core/xml-text.js";
 import { changelogSection } from "../../domain/notes/keep-a-changelog.js";
 import { MAX_NOTES_BYTES, parseReleaseNotes, type ReleaseNotes } from "../../domain/release-notes.js";
 
@@ -13,11 +14,24 @@ async function readText(file: string, what: string, hint: string): Promise<strin
   if (bytes.length > MAX_NOTES_BYTES && what === "notes file") {
     throw new RelcastError("E_INPUT", `notes file ${file} is ${bytes.length} bytes; the limit is ${MAX_NOTES_BYTES}`, "keep release notes short and link the full notes with a URL");
   }
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new RelcastError("E_INPUT", `${what} ${file} is not valid UTF-8`, `save the ${what} as UTF-8 text`);
+  const badByte = firstInvalidUtf8(bytes);
+  if (badByte) {
+    throw new RelcastError(
+      "E_INPUT",
+      `${what} ${file} is not valid UTF-8: line ${badByte.line}, column ${badByte.column} (byte offset ${badByte.offset}) starts with byte 0x${badByte.byte.toString(16).toUpperCase().padStart(2, "0")}`,
+      `save the ${what} as UTF-8 text (e.g. iconv -f latin1 -t utf-8)`,
+    );
   }
+  const text = bytes.toString("utf8");
+  const bad = firstIllegalXmlChar(text);
+  if (bad) {
+    throw new RelcastError(
+      "E_INPUT",
+      `${what} ${file}: line ${bad.line}, column ${bad.column}: character ${codePointName(bad.codePoint)} is not allowed in XML 1.0 (the appcast would stop parsing for every installed copy)`,
+      `remove the control character (terminal colour codes, NUL, vertical tab, form feed) from the ${what} and publish again`,
+    );
+  }
+  return text;
 }
 
 function checked(notes: ReleaseNotes, source: string): ReleaseNotes {
