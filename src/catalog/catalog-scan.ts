@@ -15,7 +15,7 @@ export interface CatalogEnvelope {
 }
 
 function broken(source: string, what: string): RelcastError {
-  return new RelcastError("E_CATALOG", `the catalog ${source} is not valid JSON of the §2.5 envelope: ${what}`, "restore it from the records with `relcast rebuild` (each release keeps releases/<version>/release.json)");
+  return new RelcastError("E_CATALOG", `the catalog ${source} is not a valid catalog (JSON envelope): ${what}`, "restore it from the records with `relcast rebuild` (each release keeps releases/<version>/release.json)");
 }
 
 /**

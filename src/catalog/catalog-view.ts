@@ -54,7 +54,7 @@ class Reducer {
 }
 
 function notValid(source: string, index: number, what: string): RelcastError {
-  return new RelcastError("E_CATALOG", `the catalog ${source} does not match the §2.5 envelope: versions.${index}${what}`, "restore it from the records with `relcast rebuild`");
+  return new RelcastError("E_CATALOG", `the catalog ${source} does not match the catalog envelope: versions.${index}${what}`, "restore it from the records with `relcast rebuild`");
 }
 
 /** One element of the catalog's `versions`, parsed and checked against §2.6. */

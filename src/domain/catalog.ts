@@ -54,7 +54,7 @@ export function parseCatalog(text: string, source: string): Catalog {
     const issue = parsed.error.issues[0];
     throw new RelcastError(
       "E_CATALOG",
-      `the catalog ${source} does not match the §2.5 envelope: ${issue?.path.join(".") || "(root)"} ${issue?.message ?? ""}`.trim(),
+      `the catalog ${source} does not match the catalog envelope: ${issue?.path.join(".") || "(root)"} ${issue?.message ?? ""}`.trim(),
       "restore it from the records with `relcast rebuild`",
     );
   }

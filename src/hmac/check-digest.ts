@@ -21,7 +21,7 @@ export function checkDigest(method: string, headers: RequestHeaders, evidence: B
     const hasBody = !hash.equals(EMPTY_BODY_SHA256);
     if (!requiresDigest(method) && !hasBody) return { ok: true };
     const expectedDigest = `SHA-256=${hash.toString("base64")}`;
-    const why = requiresDigest(method) ? `${method} requests must carry a Digest header (spec §5.2)` : `the ${method} request has a body but no Digest header`;
+    const why = requiresDigest(method) ? `${method} requests must carry a Digest header` : `the ${method} request has a body but no Digest header`;
     return failure("digest-missing", why, { expectedDigest });
   }
   if (received === null) return failure("digest-mismatch", "the Digest header was sent more than once");

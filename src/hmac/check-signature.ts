@@ -38,7 +38,7 @@ export function checkSignature(input: SignatureInput): { ok: true; deprecatedReq
       if (input.allowDeprecatedRequestLine) return { ok: true, deprecatedRequestLine: true, signingString: deprecated };
       return failure(
         "deprecated-request-line",
-        "the signature covers the request-line without the query string, a form spec §5.2 deprecated and no longer accepts; sign the path and query exactly as sent",
+        "the signature covers the request-line without the query string, a deprecated form the gateway no longer accepts; sign the path and query exactly as sent",
         extra,
       );
     }

@@ -30,7 +30,7 @@ export function signatureShapeProblem(signature: string): string | undefined {
   if (CANONICAL_SIGNATURE.test(signature)) return undefined;
   if (/^[A-Za-z0-9_-]{43}=?$/.test(signature)) return "the signature looks like base64url; use standard Base64 (+ and /) with \"=\" padding";
   if (/^[A-Za-z0-9+/]{43}$/.test(signature)) return "the signature lacks its \"=\" padding";
-  if (/^[0-9a-fA-F]{64}$/.test(signature)) return "the signature is hex; spec §5.2 wants Base64 of the 32 HMAC bytes";
+  if (/^[0-9a-fA-F]{64}$/.test(signature)) return "the signature is hex; the scheme wants Base64 of the 32 HMAC bytes";
   return `the signature must be 44 characters of Base64 (32 bytes), got ${signature.length} characters`;
 }
 

@@ -18,7 +18,7 @@ const note = (line: string) => process.stderr.write(maskSecrets(line) + "\n");
 
 /** `relcast hmac sign` and `relcast hmac verify`: the signer and the validator of spec §5.2. */
 export function registerHmac(program: Command): void {
-  const hmac = program.command("hmac").description("Sign and verify HMAC-SHA256 gateway requests (spec §5.2)");
+  const hmac = program.command("hmac").description("Sign and verify HMAC-SHA256 gateway requests");
 
   hmac
     .command("sign")

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { createHash } from "node:crypto";
 import { RelcastError } from "../../core/errors.js";
 import { planLatest } from "../../catalog/latest-plan.js";
@@ -22,7 +23,7 @@ function conflict(key: string, version: string): RelcastError {
 /** A versioned artifact: created once; already there with the same bytes is skipped, with other bytes refused. */
 async function planArtifact(ctx: ReleaseContext, key: string, artifact: LocalArtifact, cacheControl: string): Promise<PutWrite> {
   const write: PutWrite = {
-    step: "upload", op: "put", key, source: { kind: "file", file: artifact.file }, sizeBytes: artifact.sizeBytes, sha256: artifact.sha256,
+    step: "upload", op: "put", key, source: { kind: "file", file: artifact.file, handOver: artifact.file.startsWith(ctx.workDir + path.sep) }, sizeBytes: artifact.sizeBytes, sha256: artifact.sha256,
     contentType: contentTypeFor(key), cacheControl, precondition: { kind: "create-only" }, needed: true, why: "new",
   };
   const head = await ctx.store.head(key);
