@@ -74,6 +74,8 @@ async function fetchVerifiedZip(store: ObjectStore, record: ReleaseRecord, to: s
 export const deltasStep: Step = {
   name: "deltas",
   skip(ctx) {
+    // A re-run of a published version completes it: the deltas its record names are remade whatever the flags say.
+    if (ctx.existingRecord?.autoupdate?.deltas?.length) return false;
     if (ctx.inputs.noDeltas) return "--no-deltas";
     if ((ctx.config.deltas?.maximum ?? DEFAULT_MAXIMUM_DELTAS) === 0) return "deltas.maximum is 0";
     return false;
