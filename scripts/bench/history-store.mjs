@@ -6,6 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { link, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { randomBytes } from "node:crypto";
 import { makeSamplePlugin } from "../sample-plugin.mjs";
 
 const TEMPLATE_VERSION = "0.0.1";
@@ -15,8 +16,10 @@ export function historyVersion(i) {
   return `0.${Math.floor(i / 1000)}.${i % 1000}`;
 }
 
-export async function makeHistoryStore({ cli, config, keyFile, publicKey, storeDir, work, count }) {
-  const plugin = await makeSamplePlugin({ dir: work, version: TEMPLATE_VERSION, build: 1, publicKey });
+/** dmgBytes and extraBytes (a random resource in the bundle) size the artifacts every release shares. */
+export async function makeHistoryStore({ cli, config, keyFile, publicKey, storeDir, work, count, dmgBytes, extraBytes = 0 }) {
+  const plugin = await makeSamplePlugin({ dir: work, version: TEMPLATE_VERSION, build: 1, publicKey, ...(dmgBytes ? { dmgBytes } : {}) });
+  if (extraBytes > 0) await writeFile(path.join(plugin.app, "Contents", "Resources", "payload.bin"), randomBytes(extraBytes));
   execFileSync(process.execPath, [cli, "publish", "--config", config, "--version", TEMPLATE_VERSION, "--app", plugin.app, "--dmg", plugin.dmg,
     "--notes", plugin.notes, "--key-file", keyFile, "--published-at", "2020-01-01T00:00:00.000Z", "--json"], { stdio: ["ignore", "ignore", "pipe"], maxBuffer: 64 << 20 });
   const settings = JSON.parse(await readFile(config, "utf8"));

@@ -29,7 +29,7 @@ export function applyTarget(store: ObjectStore, log: (line: string) => void, tar
 
 async function bodyOf(t: ApplyTarget, w: PutWrite): Promise<PutBody> {
   const s = w.source;
-  if (s.kind === "file") return { file: s.file };
+  if (s.kind === "file") return { file: s.file, handOver: s.handOver === true };
   if (s.kind === "bytes") return s.bytes;
   const etag = t.etags.get(s.etagOf) ?? (await t.target.head(s.etagOf))?.etag;
   if (etag === undefined) throw new Error(`pipeline bug: ${w.key} is stamped with the ETag of ${s.etagOf}, which is not there`);
@@ -88,7 +88,7 @@ async function applyCopy(t: ApplyTarget, from: string, to: string, options: PutO
   try {
     const file = path.join(dir, "object");
     await pipeline(got.stream, createWriteStream(file));
-    await t.target.put(to, { file }, options);
+    await t.target.put(to, { file, handOver: true }, options);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -23,7 +23,8 @@ export async function writeMergedCatalog(source: string, chunks: AsyncIterable<B
   const fresh = recordText(record);
   let changed = replaces === -1 || (insertAt !== replaces && insertAt !== replaces + 1);
   const count = view.entries.length + (replaces === -1 ? 1 : 0);
-  const out = createWriteStream(outFile);
+  // Create-only: a file handed over to a store may be that object now; it must never be rewritten in place.
+  const out = createWriteStream(outFile, { flags: "wx" });
   const failed = new Promise<never>((_, reject) => out.once("error", reject));
   failed.catch(() => undefined);
   let written = 0;

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import path from "node:path";
 import type { RelcastConfig } from "../config/schema.js";
 import { PreconditionFailedError, RelcastError } from "../core/errors.js";
@@ -80,11 +80,12 @@ export async function planFeeds(store: ObjectStore, config: RelcastConfig, chang
     // A yank belongs to the catalog entry, not the record: re-publishing a yanked version keeps it yanked.
     const previous = viewNow.records.find((r) => r.version === change.record.version);
     const merged = previous?.yanked && !change.record.yanked ? { ...change.record, ...yankFields(previous) } : change.record;
-    const file = path.join(workDir, `catalog-${attempt}.json`);
+    // A new name every time: the file is handed over to the store (maybe as a hard link), so it is never rewritten.
+    const file = path.join(workDir, `catalog-${attempt}-${randomBytes(6).toString("hex")}.json`);
     const result = await writeMergedCatalog(where, got.stream as AsyncIterable<Buffer>, viewNow, merged, file);
     changed = result.changed;
     view = changed ? { ...viewWith(viewNow, merged, ETAG_PLACEHOLDER, limit), firstOffset: result.firstOffset } : viewNow;
-    catalog = { source: { kind: "file", file }, ...(await digestFile(file)) };
+    catalog = { source: { kind: "file", file, handOver: true }, ...(await digestFile(file)) };
   } else {
     // A first release, a yank or a rebuild: the whole catalog, parsed and written in full.
     const current = viewNow ? await store.get(CATALOG_KEY) : undefined;

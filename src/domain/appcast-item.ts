@@ -2,10 +2,8 @@ import type { ReleaseRecord } from "./record-schema.js";
 import { recordNotesHtml } from "./notes/notes-html.js";
 import { fromTimestamp, rfc822 } from "./timestamps.js";
 import { DEFAULT_CHANNEL } from "./build-order.js";
+import { escapeHtml } from "../core/html-escape.js";
 
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-}
 
 /**
  * The item's description: the rendered Markdown notes, or for records from

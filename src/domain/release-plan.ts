@@ -21,7 +21,8 @@ export const ETAG_PLACEHOLDER = "(the ETag this write returns)";
  * filled in as the JSON string {@link ETAG_PLACEHOLDER} when it is written.
  */
 export type ContentSource =
-  | { kind: "file"; file: string }
+  /** handOver: the file is this run's own (its work folder) and nothing changes it after: a folder store may keep it as the object instead of copying. */
+  | { kind: "file"; file: string; handOver?: boolean }
   | { kind: "bytes"; bytes: Buffer }
   | { kind: "stamped"; template: string; etagOf: string };
 

@@ -1,4 +1,4 @@
-import { parseHttpDate } from "./http-date.js";
+import { parseHttpDate } from "../core/http-date.js";
 import { quoteForMessage } from "./plain-string.js";
 import { failure, singleHeader, type RequestHeaders, type VerifyFailure } from "./verify-result.js";
 

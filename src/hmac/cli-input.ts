@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { RelcastError } from "../core/errors.js";
 import { registerSecret } from "../core/secrets.js";
-import { parseHttpDate } from "./http-date.js";
+import { parseHttpDate } from "../core/http-date.js";
 import type { RequestHeaders } from "./verify-result.js";
 
 /**

@@ -14,7 +14,7 @@ export {
 } from "./verify-result.js";
 export { createSignedFetch, type SignedFetch, type SignedFetchOptions } from "./signed-fetch.js";
 export { bodySha256, checkDigestHeader, createBodyDigest, digestHeaderValue, requiresDigest, type BodyDigest } from "./body-digest.js";
-export { formatHttpDate, parseHttpDate } from "./http-date.js";
+export { formatHttpDate, parseHttpDate } from "../core/http-date.js";
 export { formatAuthorization, parseAuthorization, ALGORITHM, SIGNED_HEADERS } from "./authorization-header.js";
 export { buildSigningString, computeSignature, requestLine } from "./signing-string.js";
 export { DEFAULT_MAX_SKEW_SECONDS } from "./check-date.js";

@@ -3,7 +3,7 @@ import { describeZodIssues } from "../core/zod-message.js";
 import { RelcastError } from "../core/errors.js";
 import { clientIdProblem, formatAuthorization } from "./authorization-header.js";
 import { digestHeaderValue, requiresDigest } from "./body-digest.js";
-import { formatHttpDate, parseHttpDate } from "./http-date.js";
+import { formatHttpDate, parseHttpDate } from "../core/http-date.js";
 import { resolveRequestTarget } from "./request-target.js";
 import { buildSigningString, computeSignature } from "./signing-string.js";
 

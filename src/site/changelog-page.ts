@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { RelcastConfig } from "../config/schema.js";
-import { escapeHtml, fillTemplate, packageFile } from "./page-template.js";
+import { escapeHtml } from "../core/html-escape.js";
+import { fillTemplate, packageFile } from "./page-template.js";
 
 const changelogSchema = z.strictObject({
   title: z.string(),

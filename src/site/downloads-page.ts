@@ -4,7 +4,8 @@ import { PAGE_RELEASES } from "../catalog/catalog-view.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import { downloadKey, latestDownloadName, publicAppcastKey, publicCatalogKey, zipFileName } from "../domain/release-layout.js";
 import { recordNotesHtml } from "../domain/notes/notes-html.js";
-import { escapeHtml, fillTemplate, packageFile } from "./page-template.js";
+import { escapeHtml } from "../core/html-escape.js";
+import { fillTemplate, packageFile } from "./page-template.js";
 
 /** 1,234,567 bytes → "1.2 MB" (decimal units, as Finder shows sizes). */
 export function humanSize(bytes: number): string {

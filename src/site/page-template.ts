@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { packageRoot } from "../core/package-root.js";
+import { escapeHtml } from "../core/html-escape.js";
 
 const cache = new Map<string, string>();
 
@@ -14,9 +15,6 @@ export function packageFile(relative: string): string {
   return text;
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
-}
 
 /**
  * Fills `{{name}}` with escaped text and `{{{name}}}` with HTML the caller

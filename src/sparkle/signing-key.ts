@@ -2,6 +2,7 @@ import { access, readFile } from "node:fs/promises";
 import { RelcastError } from "../core/errors.js";
 import { looksLikeKey, registerSecret } from "../core/secrets.js";
 import { derivePublicKey, expandSeed, fromExpandedSecret, type ExpandedKey } from "./ed25519-stream.js";
+import { readStdin } from "../core/read-stdin.js";
 
 export const KEY_ENV = "RELCAST_SIGNING_KEY";
 
@@ -46,12 +47,6 @@ export function parseSigningKey(text: string, source: string): SigningKey {
   }
   const publicKeyBase64 = key.publicKey.toString("base64");
   return { ...key, source, publicKeyBase64 };
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** `--key-file` wins (`-` reads the key from stdin, as `sign_update -f -` does) over the environment variable. */

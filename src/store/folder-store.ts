@@ -8,6 +8,7 @@ import { PreconditionFailedError, RelcastError } from "../core/errors.js";
 import { withFileLock } from "./folder-lock.js";
 import { assertSafeKey, FOLDER_STORE_INTERNAL } from "./object-key.js";
 import { contentTypeFor } from "./content-types.js";
+import { linkOpened, linkOrCopy } from "./link-or-copy.js";
 import { blockedFolder, foldersAreReal, makeFoldersNoFollow, openNoFollow, statNoFollow } from "./no-follow.js";
 import type { ByteRange, ObjectMeta, ObjectStore, PutBody, PutOptions, StoreLocation } from "./object-store.js";
 
@@ -42,6 +43,14 @@ export function createFolderStore(root: string): ObjectStore {
     if (fromKey !== undefined) {
       const source = await openNoFollow(absRoot, partsOf(fromKey));
       if (!source) throw Object.assign(new Error(`no object ${fromKey} to copy (missing or a link)`), { code: "ENOENT" });
+      // Objects are never changed in place, so the copy can be the same inode (see link-or-copy.ts).
+      if (await linkOpened(fileFor(fromKey), source, temp).catch(async (err: unknown) => {
+        await source.close().catch(() => undefined);
+        throw err;
+      })) {
+        await source.close();
+        return temp;
+      }
       const target = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
       try {
         await pipeline(source.createReadStream({ highWaterMark: 1 << 20 }), target.createWriteStream());
@@ -53,7 +62,9 @@ export function createFolderStore(root: string): ObjectStore {
         await target.close().catch(() => undefined);
       }
     } else if (typeof body === "object" && !Buffer.isBuffer(body)) {
-      await copyFile(body.file, temp, constants.COPYFILE_EXCL);
+      if (body.handOver) await linkOrCopy(body.file, temp);
+      // A reflink where the file system has them, else libuv's in-kernel copy (copy_file_range).
+      else await copyFile(body.file, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
     } else await writeFile(temp, body, { flag: "wx" });
     return temp;
   }
@@ -80,6 +91,10 @@ export function createFolderStore(root: string): ObjectStore {
             if (!current || metaFrom(key, current).etag !== options.ifMatch) throw new PreconditionFailedError(key, "if-match");
           }
           await rename(temp, file);
+        });
+        // rename() between two links of one inode does nothing and keeps the temp name: drop it.
+        await unlink(temp).catch((err: NodeJS.ErrnoException) => {
+          if (err.code !== "ENOENT") throw err;
         });
       }
     } catch (err) {
@@ -204,7 +219,8 @@ async function sweepInternal(dir: string, olderThan: Date, removed: string[]): P
     if (entry.isDirectory()) await sweepInternal(abs, olderThan, removed);
     else if (entry.name.startsWith(".relcast-")) {
       const st = await lstat(abs).catch(() => undefined);
-      if (st && st.mtime < olderThan) {
+      // A temp file that is a hard link keeps its source's mtime; its ctime is when the link was made.
+      if (st && Math.max(st.mtimeMs, st.ctimeMs) < olderThan.getTime()) {
         await unlink(abs).catch(() => undefined);
         removed.push(`temp file ${abs}`);
       }

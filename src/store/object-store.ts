@@ -10,7 +10,12 @@ export interface ObjectMeta {
   cacheControl?: string;
 }
 
-export type PutBody = Buffer | string | { file: string };
+/**
+ * A local file is copied into the store, unless `handOver` says the caller
+ * will neither change nor reuse it (a file in its own work folder): a folder
+ * store may then keep that very file as the object (a hard link, no copy).
+ */
+export type PutBody = Buffer | string | { file: string; handOver?: boolean };
 
 export interface PutOptions {
   contentType: string;

@@ -45,4 +45,25 @@ describe("gateway config", () => {
     f.oauthClients[0]!.redirectUrl = "https://app/cb#frag";
     expect(message(f)).toContain("must not contain a fragment");
   });
+
+  it("takes public clients, trusted proxies, an issuer and a database location, and checks each", () => {
+    const env = { H_ONE_KEY: "k".repeat(20) };
+    const ok = {
+      ...base(),
+      oauthClients: [{ clientId: "native-app", redirectUrl: "http://127.0.0.1:7/cb", scopes: ["crm"] }],
+      trustedProxies: ["10.0.0.0/8", "127.0.0.1", "::1", "fd00::/8"],
+      issuer: "https://auth.example.com",
+      database: "postgres://relcast@db.internal/relcast",
+    };
+    const config = parseGatewayConfig(ok, "gateway.json", env);
+    expect(config.oauthClients[0]?.secretHash).toBeUndefined();
+    expect(config.trustedProxies).toHaveLength(4);
+    expect(parseGatewayConfig(base(), "gateway.json", env).trustedProxies).toEqual([]);
+    for (const bad of ["10.0.0.0/33", "example.com", "10.0.0.1/8/1", "::1/129"]) {
+      expect(message({ ...base(), trustedProxies: [bad] })).toContain('field "trustedProxies.0" must be an IP address or a CIDR range');
+    }
+    for (const bad of ["https://auth.example.com/", "https://auth.example.com?x=1", "ftp://auth"]) {
+      expect(message({ ...base(), issuer: bad })).toContain('field "issuer"');
+    }
+  });
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { APPLY_STEPS, PLAN_STEPS } from "../../src/release/pipeline.js";
 import { openStore } from "../../src/store/open-store.js";
 import type { ObjectStore } from "../../src/store/object-store.js";
 import { feedProblems } from "../helpers/feed-consistency.js";
@@ -7,8 +8,20 @@ import { motoUnavailableReason, startMotoServer, type MotoServer } from "../help
 import { runCli } from "../helpers/run-cli.js";
 import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
 
-const STEPS = ["preflight", "zip", "sign", "plan", "upload", "record", "latest", "feeds"];
-const FAILPOINTS = STEPS.flatMap((s) => [`before:${s}`, `after:${s}`]);
+
+/**
+ * Every boundary between two steps, read from the pipeline itself (a new
+ * step is covered without editing this list): `before:<step>` for each step
+ * and `after:<last step>`. `after:<step>` of any other step is the same
+ * moment as `before:<next>` (nothing runs in between), so it adds no state.
+ */
+const STEPS = [...PLAN_STEPS, ...APPLY_STEPS].map((s) => s.name);
+const FAILPOINTS = [...STEPS.map((s) => `before:${s}`), `after:${STEPS.at(-1)}`];
+
+it("kill points include every apply step, downloads and site among them", () => {
+  expect(STEPS).toEqual(expect.arrayContaining(["upload", "record", "downloads", "latest", "feeds", "site"]));
+  expect(APPLY_STEPS.map((s) => s.name).every((name) => FAILPOINTS.includes(`before:${name}`))).toBe(true);
+});
 
 async function killAndResume(ws: Workspace, store: ObjectStore, label: string): Promise<{ kills: number; resumed: number }> {
   let kills = 0;
@@ -58,7 +71,7 @@ describe("SIGKILL at every step boundary, then the same command again", () => {
       await fetch(`${moto!.endpoint}/${bucket}`, { method: "PUT" });
       const result = await killAndResume(ws, store, "s3");
       console.log(`kill points (s3): ${result.kills} kills, ${result.resumed} re-runs completed`);
-    }, 300_000);
+    }, 600_000);
 
   });
 });

@@ -8,6 +8,7 @@ import { hashSecret } from "../../gateway/secret-hash.js";
 import type { RouteSet } from "../../gateway/server.js";
 import { startGateway } from "../../gateway/start-gateway.js";
 import { isPostgresUrl } from "../../gateway/state/postgres-driver.js";
+import { readStdin } from "../../core/read-stdin.js";
 
 /**
  * `relcast gateway --config <gateway.json>` runs the reference gateway until
@@ -73,12 +74,6 @@ function stateLocation(flag: string | undefined, fromConfig: string | undefined,
   return path.join(path.dirname(configFile), "gateway-state.sqlite");
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
-}
-
 export function registerGateway(program: Command): void {
   const gateway = program
     .command("gateway")
@@ -97,7 +92,7 @@ export function registerGateway(program: Command): void {
     .command("hash-secret")
     .description("read a client secret or password on stdin and print its scrypt hash for gateway.json")
     .action(async () => {
-      const secret = await readStdin();
+      const secret = (await readStdin()).replace(/\r?\n$/, "");
       if (secret.length < 8) throw new RelcastError("E_INPUT", "the secret on stdin is shorter than 8 characters", "pipe the secret in: printf %s \"$SECRET\" | relcast gateway hash-secret");
       process.stdout.write((await hashSecret(secret)) + "\n");
     });

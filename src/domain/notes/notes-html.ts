@@ -1,9 +1,7 @@
 import type { ReleaseRecord } from "../record-schema.js";
 import { renderNotesHtml, type RenderOptions } from "./markdown.js";
+import { escapeHtml } from "../../core/html-escape.js";
 
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-}
 
 /**
  * The HTML of a record's notes: its Markdown rendered (records since

@@ -35,6 +35,3 @@ function setHeader(c: Context<GatewayEnv>, name: string, value: string | string[
   } else c.header(name, value);
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}

@@ -1,3 +1,4 @@
+import { parseHttpDate as parseImfFixdate } from "../../core/http-date.js";
 import { HttpError } from "../http/http-error.js";
 import type { Middleware } from "../http/middleware.js";
 import { hmacChallenge } from "./challenges.js";
@@ -8,13 +9,10 @@ import { hmacChallenge } from "./challenges.js";
  * `maxSkewSeconds`. Runs before the secret lookup and before any body is read,
  * so stale requests cost almost nothing. Check names match the HMAC kit's.
  */
-const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
-
+/** The Date header as a time, or undefined unless it is an exact IMF-fixdate (the one parser, core/http-date). */
 export function parseHttpDate(value: string): Date | undefined {
-  if (!IMF_FIXDATE.test(value)) return undefined;
-  const date = new Date(value);
-  // Reject impossible dates (31 Feb) and wrong weekdays, which Date would silently accept.
-  return Number.isNaN(date.getTime()) || date.toUTCString() !== value ? undefined : date;
+  const parsed = parseImfFixdate(value);
+  return parsed.ok ? parsed.date : undefined;
 }
 
 export function dateSkew(options: { maxSkewSeconds: number }): Middleware {

@@ -1,4 +1,4 @@
-import { escapeHtml } from "../http/respond.js";
+import { escapeHtml } from "../../core/html-escape.js";
 import { scopeProduct } from "../scope-set.js";
 
 /**

@@ -1,4 +1,5 @@
 import type { ObjectMeta } from "../../store/object-store.js";
+import { parseHttpDate } from "../../core/http-date.js";
 
 /** ETags as sent: always quoted (S3 quotes them; a bare value is quoted here). */
 export function quotedEtag(etag: string): string {
@@ -16,8 +17,8 @@ export function notModified(headers: { "if-none-match"?: string | undefined; "if
   if (inm !== undefined) return inm.trim() === "*" || inm.split(",").some((t) => opaque(t) === etag);
   const ims = headers["if-modified-since"];
   if (ims === undefined) return false;
-  const since = Date.parse(ims);
-  return !Number.isNaN(since) && Math.floor(meta.lastModified.getTime() / 1000) * 1000 <= since;
+  const since = parseHttpDate(ims.trim());
+  return since.ok && Math.floor(meta.lastModified.getTime() / 1000) * 1000 <= since.date.getTime();
 }
 
 /** If-Range: the range applies only when the validator still matches (strong ETag or exact date). */
@@ -25,6 +26,6 @@ export function rangeStillValid(ifRange: string | undefined, meta: ObjectMeta): 
   if (ifRange === undefined) return true;
   const value = ifRange.trim();
   if (value.startsWith('"') || value.startsWith("W/")) return !value.startsWith("W/") && value === quotedEtag(meta.etag);
-  const date = Date.parse(value);
-  return !Number.isNaN(date) && Math.floor(meta.lastModified.getTime() / 1000) * 1000 === date;
+  const date = parseHttpDate(value);
+  return date.ok && Math.floor(meta.lastModified.getTime() / 1000) * 1000 === date.date.getTime();
 }

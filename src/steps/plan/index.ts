@@ -1,7 +1,9 @@
+import path from "node:path";
 import { createHash } from "node:crypto";
 import { RelcastError } from "../../core/errors.js";
 import { planLatest } from "../../catalog/latest-plan.js";
 import { buildRecord, type LocalArtifact } from "../../domain/build-record.js";
+import { recordDifferences } from "../../domain/record-diff.js";
 import { dmgFileName, recordKey, versionedKey, zipFileName } from "../../domain/release-layout.js";
 import type { PlannedWrite, PutWrite } from "../../domain/release-plan.js";
 import { planDownloads, planFeedsAndSite } from "../../site/site-plan.js";
@@ -22,7 +24,7 @@ function conflict(key: string, version: string): RelcastError {
 /** A versioned artifact: created once; already there with the same bytes is skipped, with other bytes refused. */
 async function planArtifact(ctx: ReleaseContext, key: string, artifact: LocalArtifact, cacheControl: string): Promise<PutWrite> {
   const write: PutWrite = {
-    step: "upload", op: "put", key, source: { kind: "file", file: artifact.file }, sizeBytes: artifact.sizeBytes, sha256: artifact.sha256,
+    step: "upload", op: "put", key, source: { kind: "file", file: artifact.file, handOver: artifact.file.startsWith(ctx.workDir + path.sep) }, sizeBytes: artifact.sizeBytes, sha256: artifact.sha256,
     contentType: contentTypeFor(key), cacheControl, precondition: { kind: "create-only" }, needed: true, why: "new",
   };
   const head = await ctx.store.head(key);
@@ -55,12 +57,22 @@ export const planStep: Step = {
       );
     }
     const notes = need(ctx.notes, "notes");
-    const record = existing ?? buildRecord({
+    const fresh = buildRecord({
       config, store: ctx.store, version: inputs.version, summary: inputs.summary ?? notes.firstText, notes, dmg, zip,
       buildNumber: need(ctx.buildNumber, "build number"), edSignature: need(ctx.edSignature, "signature"),
       minimumSystemVersion: ctx.bundle?.minimumSystemVersion, autoupdateOptions: ctx.autoupdateOptions,
       publishedAt: inputs.publishedAt ?? new Date(),
     });
+    // A re-run is a no-op or the completion of an interrupted publish, never a quiet edit of a published release.
+    const differs = existing ? recordDifferences(existing, fresh) : [];
+    if (differs.length > 0) {
+      throw new RelcastError(
+        "E_CONFLICT",
+        `version ${inputs.version} is already published with a different ${differs.join(", ")}`,
+        "published records are immutable: re-run with the inputs of the first publish (notes, summary, channel, config, key), or publish a new version",
+      );
+    }
+    const record = existing ?? fresh;
     const immutable = config.cacheControl?.immutable ?? CACHE_IMMUTABLE;
     const mutable = config.cacheControl?.mutable ?? CACHE_NO_CACHE;
     const dmgKey = versionedKey(inputs.version, dmgFileName(config.pluginId, inputs.version));

@@ -49,8 +49,9 @@ export class ZipWriter {
   private constructor(private readonly handle: FileHandle, private readonly observers: readonly ZipObserver[]) {}
 
   static async create(file: string, observers: readonly ZipObserver[] = []): Promise<ZipWriter> {
-    // Read as well as write: observers are fed large entries back from the page cache.
-    return new ZipWriter(await open(file, "w+"), observers);
+    // Read as well as write (observers are fed large entries back from the page cache); create-only,
+    // since a finished zip may be handed over to a store as a hard link and must never be rewritten.
+    return new ZipWriter(await open(file, "wx+"), observers);
   }
 
   private async append(bytes: Buffer): Promise<void> {

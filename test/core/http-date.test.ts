@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatHttpDate, parseHttpDate } from "../../src/hmac/http-date.js";
+import { formatHttpDate, parseHttpDate } from "../../src/core/http-date.js";
 
 describe("IMF-fixdate", () => {
   it("formats UTC with zero padding and drops milliseconds", () => {

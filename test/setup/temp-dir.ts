@@ -1,0 +1,20 @@
+import { mkdtempSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll } from "vitest";
+
+// Every test file gets its own temp folder: os.tmpdir() in the file and in
+// every process it starts (they inherit TMPDIR) points into it, and it is
+// removed after the file, so a run leaves nothing in the OS temp folder, not
+// even the work folders of publishes a test killed with SIGKILL. Runs after
+// the file's own afterAll hooks (servers are stopped by then).
+const root = process.env.RELCAST_TEST_TMP_ROOT ?? os.tmpdir();
+process.env.RELCAST_TEST_TMP_ROOT = root;
+const dir = mkdtempSync(path.join(root, "relcast-test-file-"));
+process.env.TMPDIR = dir;
+
+afterAll(async () => {
+  process.env.TMPDIR = root;
+  await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+});
