@@ -16,7 +16,12 @@ export function reportPublished(result: PublishResult, options: { json: boolean;
     return;
   }
   if (options.json) process.stdout.write(JSON.stringify(record, null, 2) + "\n");
-  const verb = plan.mode === "noop" ? "already published (nothing to do)" : plan.mode === "resume" ? "published (resumed)" : "published";
+  // What this run wrote, by step: a re-run that finishes an interrupted publish says what it completed.
+  const completed = [...new Set(plan.writes.filter((w) => w.needed).map((w) => w.step))];
+  const verb =
+    plan.mode === "new" ? "published"
+    : completed.length === 0 ? "already published (nothing to do)"
+    : `was already partly published; this run completed the interrupted publish: ${completed.join(", ")}`;
   if (!options.quiet) {
     process.stderr.write(
       `${record.pluginId} ${record.version} ${verb}\n` +

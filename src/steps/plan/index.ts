@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { RelcastError } from "../../core/errors.js";
 import { planLatest } from "../../catalog/latest-plan.js";
 import { buildRecord, type LocalArtifact } from "../../domain/build-record.js";
+import { recordDifferences } from "../../domain/record-diff.js";
 import { dmgFileName, recordKey, versionedKey, zipFileName } from "../../domain/release-layout.js";
 import type { PlannedWrite, PutWrite } from "../../domain/release-plan.js";
 import { planDownloads, planFeedsAndSite } from "../../site/site-plan.js";
@@ -56,12 +57,22 @@ export const planStep: Step = {
       );
     }
     const notes = need(ctx.notes, "notes");
-    const record = existing ?? buildRecord({
+    const fresh = buildRecord({
       config, store: ctx.store, version: inputs.version, summary: inputs.summary ?? notes.firstText, notes, dmg, zip,
       buildNumber: need(ctx.buildNumber, "build number"), edSignature: need(ctx.edSignature, "signature"),
       minimumSystemVersion: ctx.bundle?.minimumSystemVersion, autoupdateOptions: ctx.autoupdateOptions,
       publishedAt: inputs.publishedAt ?? new Date(),
     });
+    // A re-run is a no-op or the completion of an interrupted publish, never a quiet edit of a published release.
+    const differs = existing ? recordDifferences(existing, fresh) : [];
+    if (differs.length > 0) {
+      throw new RelcastError(
+        "E_CONFLICT",
+        `version ${inputs.version} is already published with a different ${differs.join(", ")}`,
+        "published records are immutable: re-run with the inputs of the first publish (notes, summary, channel, config, key), or publish a new version",
+      );
+    }
+    const record = existing ?? fresh;
     const immutable = config.cacheControl?.immutable ?? CACHE_IMMUTABLE;
     const mutable = config.cacheControl?.mutable ?? CACHE_NO_CACHE;
     const dmgKey = versionedKey(inputs.version, dmgFileName(config.pluginId, inputs.version));
