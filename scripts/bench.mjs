@@ -3,7 +3,7 @@
 // folder, removed at the end). Prints a table and writes bench/results.json.
 //
 //   RELCAST_BENCH_SCALE=0.25  shrink every input (quick look; targets are for 1)
-//   RELCAST_BENCH_ONLY=sign,zip,upload,history,memory,publish,publish-s3,verify,gateway  run a subset
+//   RELCAST_BENCH_ONLY=sign,zip,upload,history,memory,publish,publish-s3,verify,gateway,deltas  run a subset
 //   RELCAST_BENCH_RUNS=3      runs per side (the median wall time is compared)
 import { spawn, spawnSync } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
@@ -284,6 +284,73 @@ async function benchMemory(moto) {
   await rm(root, { recursive: true, force: true });
 }
 
+// 6. Deltas: five Sparkle deltas for a 400 MiB bundle where a few files changed (made as publish makes
+// them: old trees from their zips, each delta applied back and its tree hash checked), against zipping
+// the new bundle once with relcast's zip step. Then peak RSS of one delta with a changed 100 MB file
+// (shipped whole) and a changed 16 MiB file (diffed).
+async function benchDeltas() {
+  const { zipBundle } = await import("../dist/src/steps/zip/reproducible-zip.js");
+  const root = path.join(tmp, "deltas");
+  const totalBytes = Math.round(400 * MiB * SCALE);
+  const files = Math.max(60, Math.round(3000 * SCALE));
+  const bundle = await makeBenchBundle(path.join(root, "src"), { files, totalBytes, seed: 11 });
+  const assets = path.join(bundle, "Contents", "Resources");
+  const asset = (i) => path.join(assets, `group-${String(i % 40).padStart(2, "0")}`, `asset-${String(i).padStart(4, "0")}.bin`);
+  /** One release's changes: Info.plist, three edited assets, one added file, one removed. */
+  async function nextVersion(k) {
+    await writeFile(path.join(bundle, "Contents", "Info.plist"), `<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict><key>CFBundleVersion</key><string>${100 + k}</string></dict></plist>\n`);
+    for (const i of [10 + k, 20 + 2 * k, 30 + 3 * k]) {
+      const data = await readFile(asset(i));
+      data.write(`release ${k} edit`, Math.floor(data.length / 2));
+      await writeFile(asset(i), data);
+    }
+    await writeFile(path.join(assets, `added-${k}.txt`), `added in release ${k}\n`.repeat(2000));
+    await rm(asset(50 + k), { force: true });
+  }
+  const oldZips = [];
+  for (let k = 1; k <= 5; k++) {
+    await nextVersion(k);
+    oldZips.push(path.join(root, `old-${k}.zip`));
+    await zipBundle(bundle, oldZips.at(-1));
+  }
+  await nextVersion(6);
+  const newZip = path.join(root, "new.zip");
+  const newZipSize = (await zipBundle(bundle, newZip)).sizeBytes;
+  const sizesFile = path.join(root, "delta-sizes.txt");
+  const sides = sideBySide(
+    () => measure(["node", path.join(repo, "scripts", "bench", "deltas-five.mjs"), newZip, path.join(root, "work"), ...oldZips], { stdout: sizesFile }),
+    () => measure(["node", path.join(repo, "scripts", "bench", "zip-one.mjs"), bundle, path.join(root, "ref.zip")], { stdout: path.join(root, "ref.txt") }),
+    { before: () => spawnSync("rm", ["-rf", path.join(root, "work"), path.join(root, "ref.zip")]) },
+  );
+  const sizes = (await readFile(sizesFile, "utf8")).trim().split(" ").map(Number);
+  console.log(`  delta sizes: ${sizes.map((n) => `${Math.round(n / 1024)} KiB`).join(", ")} (zip ${fmtBytes(newZipSize)})`);
+  row("deltas ×5 vs zip", `${fmtBytes(totalBytes)}, ${files} files, 5 old zips`, sides, [
+    { label: "time ≤ 1.0× the zip step", ok: sides.ours.wall <= sides.reference.wall },
+    { label: "peak RSS < 250 MB", ok: sides.ours.rssMb < 250 },
+    { label: "five deltas, each ≤ 7/8 of the zip", ok: sizes.length === 5 && sizes.every((n) => n <= (newZipSize * 7) / 8) },
+  ]);
+
+  // Memory: a 100 MB file that changed (over the diff limit: shipped whole) and a 16 MiB one (diffed).
+  const a = path.join(root, "mem-a", "Mem.bundle");
+  const b = path.join(root, "mem-b", "Mem.bundle");
+  const big = Math.round(100 * 1000 * 1000 * SCALE);
+  const mid = Math.round(16 * MiB * SCALE);
+  for (const dir of [a, b]) await mkdir(path.join(dir, "Contents"), { recursive: true });
+  await writeBigFile(path.join(a, "Contents", "big.bin"), big);
+  await writeBigFile(path.join(a, "Contents", "mid.bin"), mid);
+  for (const name of ["big.bin", "mid.bin"]) {
+    const data = await readFile(path.join(a, "Contents", name));
+    data.write("changed", 1000);
+    await writeFile(path.join(b, "Contents", name), data);
+  }
+  await writeFile(path.join(a, "Contents", "Info.plist"), "<plist/>\n");
+  await writeFile(path.join(b, "Contents", "Info.plist"), "<plist/>\n");
+  const mem = measure(["node", cli, "delta", "create", a, b, path.join(root, "mem.delta")]);
+  rows.push({ name: "memory deltas", input: `${fmtBytes(big)} whole + ${fmtBytes(mid)} diffed`, ours: { wall: mem.wall, rssMb: round(mem.rssMb, 1), cpuPct: round((100 * mem.cpu) / mem.wall, 0) }, reference: { wall: 0, rssMb: 250 }, ratio: round(mem.rssMb / 250, 2), checks: [{ label: "peak RSS < 250 MB", ok: mem.rssMb < 250 }], pass: mem.rssMb < 250 });
+  console.log(`  memory deltas: ${round(mem.rssMb, 1)} MB peak RSS in ${mem.wall}s (limit 250 MB)`);
+  await rm(root, { recursive: true, force: true });
+}
+
 try {
   console.log(`relcast bench: ${cores} cores, node ${process.version}, scale ${SCALE}, ${RUNS} run(s) per side, inputs in ${tmp}`);
   const moto = wanted("upload") || wanted("memory") || wanted("publish-s3") ? await startMoto() : undefined;
@@ -292,6 +359,7 @@ try {
   if (wanted("upload")) await benchUpload(moto);
   if (wanted("history")) await benchHistory();
   if (wanted("memory")) await benchMemory(moto);
+  if (wanted("deltas")) await benchDeltas();
   const kit = { tmp, cli, SCALE, RUNS, measure, median, round, fmtBytes, writeBigFile, keyPair, aws, writeConfig, row, sideBySide, makeBenchBundle, AWS_ENV, lastRow: () => rows.at(-1) };
   const publishKinds = [...(wanted("publish") ? ["folder"] : []), ...(wanted("publish-s3") ? ["s3"] : [])];
   if (publishKinds.length > 0) await benchPublish(kit, publishKinds, moto);

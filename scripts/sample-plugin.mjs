@@ -51,7 +51,10 @@ export async function makeSamplePlugin(o) {
   await writeFile(exe, `#!/bin/sh\n# ${name} ${o.version}: local inference bridge on 127.0.0.1:8765\necho "${name} ${o.version}"\n`);
   await chmod(exe, 0o755);
   await writeFile(path.join(contents, "Resources", "README.txt"), `${name} ${o.version}\n`.repeat(200));
-  await writeFile(path.join(fw, "Versions", "A", "Bridge"), pseudoRandom(`bridge-${o.version}`, 64 * 1024));
+  // Like a real binary between releases: mostly the same bytes, one region rebuilt per version.
+  const bridge = pseudoRandom("bridge-base", 64 * 1024);
+  pseudoRandom(`bridge-${o.version}`, 4096).copy(bridge, 16 * 1024);
+  await writeFile(path.join(fw, "Versions", "A", "Bridge"), bridge);
   await symlink("A", path.join(fw, "Versions", "Current"));
   await symlink("Versions/Current/Bridge", path.join(fw, "Bridge"));
   const dmg = path.join(root, `${name}-${o.version}.dmg`);

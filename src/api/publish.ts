@@ -35,6 +35,8 @@ export interface PublishOptions {
   keyFile?: string | undefined;
   autoupdate?: AutoupdateFlags | undefined;
   publishedAt?: Date | undefined;
+  /** Make no Sparkle delta updates (as `deltas.maximum: 0`). */
+  noDeltas?: boolean | undefined;
   /** Run every check and compute the plan; write nothing. */
   dryRun?: boolean | undefined;
   /** Progress lines; default silent. */
@@ -76,7 +78,7 @@ export async function publish(options: PublishOptions): Promise<PublishResult> {
       inputs: {
         version, appDir: options.app, dmgFile: options.dmg, notesFile: options.notes, changelogFile: options.changelog, summary: options.summary,
         buildNumber: options.buildNumber, publishedAt: options.publishedAt, dryRun: Boolean(options.dryRun),
-        autoupdate: options.autoupdate,
+        autoupdate: options.autoupdate, noDeltas: options.noDeltas,
       },
     }, options.dryRun ? async (planned) => void (preview = await previewPlan(store, planned.plan!)) : undefined);
   } finally {

@@ -63,6 +63,17 @@ export const configSchema = z.strictObject({
   assistantIntegration: z.array(xmlText()).optional(),
   artifactType: z.literal("dmg").default("dmg"),
   appcast: appcastConfigSchema.optional(),
+  /** Sparkle delta updates made at publish time (docs/sparkle.md). */
+  deltas: z
+    .strictObject({
+      /** Deltas from at most this many older builds (default 5, as generate_appcast --maximum-deltas; 0 = none). */
+      maximum: z.number().int().min(0).max(50).optional(),
+      /** Container compression: lzma (Sparkle's default), bzip2 or none. */
+      compression: z.enum(["lzma", "bzip2", "none"]).optional(),
+      /** Files larger than this (MiB) are shipped whole inside the delta instead of diffed (default 16). */
+      diffLimitMiB: z.number().min(0).max(1024).optional(),
+    })
+    .optional(),
   /** Only for s3:// stores; credentials always come from the standard AWS chain. */
   s3: z
     .strictObject({

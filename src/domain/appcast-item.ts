@@ -46,5 +46,18 @@ export function appcastItem(record: ReleaseRecord & { autoupdate: NonNullable<Re
     "@_type": "application/octet-stream",
     "@_sparkle:edSignature": au.edSignature,
   };
+  // generate_appcast's form: <sparkle:deltas> after the enclosure, one <enclosure> per delta,
+  // attributes url, sparkle:deltaFrom (the old build), length, type, sparkle:edSignature.
+  if (au.deltas && au.deltas.length > 0) {
+    item["sparkle:deltas"] = {
+      enclosure: au.deltas.map((d) => ({
+        "@_url": d.url,
+        "@_sparkle:deltaFrom": String(d.fromBuild),
+        "@_length": String(d.sizeBytes),
+        "@_type": "application/octet-stream",
+        "@_sparkle:edSignature": d.edSignature,
+      })),
+    };
+  }
   return item;
 }

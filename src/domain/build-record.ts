@@ -1,7 +1,7 @@
 import type { RelcastConfig } from "../config/schema.js";
 import type { AutoupdateOptions } from "./autoupdate-options.js";
 import type { ReleaseNotes } from "./release-notes.js";
-import type { ReleaseRecord } from "./record-schema.js";
+import type { DeltaRecord, ReleaseRecord } from "./record-schema.js";
 import {
   APPCAST_KEY, dmgFileName, latestKey, publicAppcastUrl, publicDownloadUrl, versionedKey, zipFileName,
 } from "./release-layout.js";
@@ -33,6 +33,8 @@ export interface RecordInputs {
   minimumSystemVersion?: string | undefined;
   autoupdateOptions?: AutoupdateOptions | undefined;
   publishedAt: Date;
+  /** Delta updates made for this release (none: no `deltas` field). */
+  deltas?: DeltaRecord[] | undefined;
 }
 
 /** The §2.6 record, every field in the spec's form. Pure: no I/O. */
@@ -75,6 +77,7 @@ export function buildRecord(input: RecordInputs): ReleaseRecord {
       sha256: input.zip.sha256,
       ...(input.minimumSystemVersion ? { minimumSystemVersion: input.minimumSystemVersion } : {}),
       ...input.autoupdateOptions,
+      ...(input.deltas && input.deltas.length > 0 ? { deltas: input.deltas } : {}),
     },
     ...(config.assistantIntegration ? { assistantIntegration: config.assistantIntegration } : {}),
     publishedAt: times.publishedAt,

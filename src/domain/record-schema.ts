@@ -31,6 +31,18 @@ function checkXmlText(value: unknown, path: PropertyKey[], ctx: z.RefinementCtx)
   else if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) checkXmlText(v, [...path, k], ctx);
 }
 
+/** One Sparkle delta update of a release (relcast extra): from which release, where, and how to check it. */
+export const deltaRecordSchema = z.strictObject({
+  fromVersion: releaseVersion,
+  fromBuild: z.number().int().nonnegative(),
+  url: httpUrl,
+  sizeBytes: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  edSignature: z.string(),
+});
+
+export type DeltaRecord = z.infer<typeof deltaRecordSchema>;
+
 export const autoupdateSchema = z.looseObject({
   publicDownloadUrl: httpUrl,
   buildNumber: z.number().int().nonnegative(),
@@ -49,6 +61,8 @@ export const autoupdateSchema = z.looseObject({
   phasedRolloutInterval: z.number().int().positive().optional(),
   releaseNotesLink: httpUrl.optional(),
   fullReleaseNotesLink: httpUrl.optional(),
+  /** Sparkle delta updates to this release, highest from-build first (the appcast's <sparkle:deltas>). */
+  deltas: z.array(deltaRecordSchema).optional(),
 });
 
 export const releaseRecordSchema = z.looseObject({

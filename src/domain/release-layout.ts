@@ -15,6 +15,11 @@ export function zipFileName(pluginId: string, version: string): string {
   return `${pluginId}-${version}.zip`;
 }
 
+/** A delta update's file: names the release it updates to and the one it updates from. */
+export function deltaFileName(pluginId: string, version: string, fromVersion: string): string {
+  return `${pluginId}-${version}-from-${fromVersion}.delta`;
+}
+
 export function versionedKey(version: string, fileName: string): string {
   return `${RELEASES_PREFIX}${version}/${fileName}`;
 }

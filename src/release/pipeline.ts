@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { deltasStep } from "../steps/deltas/index.js";
 import { downloadsStep } from "../steps/downloads/index.js";
 import { feedsStep } from "../steps/feeds/index.js";
 import { latestStep } from "../steps/latest/index.js";
@@ -14,7 +15,7 @@ import type { ReleaseContext } from "../steps/release-context.js";
 import type { Step } from "../steps/step.js";
 
 /** A release, in order. Everything before `upload` only reads. */
-export const PLAN_STEPS: readonly Step[] = [preflightStep, zipStep, signStep, planStep];
+export const PLAN_STEPS: readonly Step[] = [preflightStep, zipStep, signStep, deltasStep, planStep];
 export const APPLY_STEPS: readonly Step[] = [uploadStep, recordStep, downloadsStep, latestStep, feedsStep, siteStep];
 
 /**

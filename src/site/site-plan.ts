@@ -13,7 +13,7 @@ import { appcastLimit } from "../domain/appcast.js";
 import { expectedLatest } from "../domain/latest-choice.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import {
-  APPCAST_KEY, CATALOG_KEY, CHANGELOG_KEY, dmgFileName, downloadKey, INDEX_KEY, LATEST_PREFIX, latestDownloadName, latestDownloadStateKey,
+  APPCAST_KEY, CATALOG_KEY, CHANGELOG_KEY, deltaFileName, dmgFileName, downloadKey, INDEX_KEY, LATEST_PREFIX, latestDownloadName, latestDownloadStateKey,
   publicAppcastKey, publicCatalogKey, versionedKey, zipFileName,
 } from "../domain/release-layout.js";
 import type { ApplyStepName, ContentSource, CopyWrite, PlannedWrite } from "../domain/release-plan.js";
@@ -41,9 +41,13 @@ export interface SitePlanOptions {
 
 const sha256Of = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
 
-/** The two download copies of one release: `downloads/<id>-<v>.dmg|.zip`. */
+/** The download copies of one release: `downloads/<id>-<v>.dmg|.zip` and its delta updates. */
 export function downloadCopies(record: ReleaseRecord): Array<{ from: string; to: string }> {
-  const names = [record.objectStore.artifactFileName, ...(record.autoupdate ? [zipFileName(record.pluginId, record.version)] : [])];
+  const names = [
+    record.objectStore.artifactFileName,
+    ...(record.autoupdate ? [zipFileName(record.pluginId, record.version)] : []),
+    ...(record.autoupdate?.deltas ?? []).map((d) => deltaFileName(record.pluginId, record.version, d.fromVersion)),
+  ];
   return names.map((name) => ({ from: versionedKey(record.version, name), to: downloadKey(name) }));
 }
 

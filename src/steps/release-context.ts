@@ -24,7 +24,17 @@ export interface ReleaseInputs {
   publishedAt?: Date | undefined;
   /** Per-release Sparkle flags (--critical, --phased-rollout-interval, ...). */
   autoupdate?: AutoupdateFlags | undefined;
+  /** `--no-deltas`: make no Sparkle delta updates for this release. */
+  noDeltas?: boolean | undefined;
   dryRun: boolean;
+}
+
+/** A Sparkle delta update made on this machine, ready to upload. */
+export interface DeltaArtifact extends LocalArtifact {
+  fromVersion: string;
+  fromBuild: number;
+  fileName: string;
+  edSignature: string;
 }
 
 /**
@@ -50,6 +60,8 @@ export interface ReleaseContext {
   /** The zip's signature with its first pass already fed by the zip writer; the sign step finishes it. */
   zipSignature?: StreamingSignature;
   edSignature?: string;
+  /** Delta updates from older releases (the deltas step); empty when none were kept. */
+  deltas?: DeltaArtifact[];
   /** The catalog as preflight found it (undefined for a new store). */
   catalog?: CatalogView | undefined;
   /** The record already in the store for this version, if any. */

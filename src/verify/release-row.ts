@@ -5,7 +5,7 @@ export interface CheckResult {
   skipped?: boolean;
 }
 
-export const CHECK_COLUMNS = ["record", "dmg", "zip", "signature", "plist", "zipRules", "appcast", "order"] as const;
+export const CHECK_COLUMNS = ["record", "dmg", "zip", "signature", "plist", "zipRules", "deltas", "appcast", "order"] as const;
 export type CheckColumn = (typeof CHECK_COLUMNS)[number];
 
 /** One line of the verify table: a release and what each check found. */

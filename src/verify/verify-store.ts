@@ -11,6 +11,7 @@ import { buildOrderEntries, buildOrderViolations, describeViolation } from "../d
 import type { ObjectStore } from "../store/object-store.js";
 import { readAppcast } from "./appcast-reader.js";
 import { checkArchive } from "./archive-check.js";
+import { checkDeltas } from "./delta-check.js";
 import { downloadObject, type HashTally } from "./download-object.js";
 import { strictXmlProblem } from "./strict-xml.js";
 import { checkFeedAgreement, type FeedExpectations } from "./feed-agreement.js";
@@ -110,6 +111,7 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
   if (!appcast && records.some((r) => r.autoupdate && !isYanked(r))) feed.push(`${APPCAST_KEY} is missing`);
 
   const workDir = await mkdtemp(path.join(os.tmpdir(), "relcast-verify-"));
+  const byVersion = new Map(records.map((r) => [r.version, r]));
   const bundles = new Map<string, string | undefined>();
   let releases: ReleaseRow[];
   try {
@@ -119,7 +121,7 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
         checks: {
           record: outcome(await guarded("the record", () => recordProblems(store, record))),
           dmg: outcome(await guarded("the disk image", () => checkDmg(store, record, tally))),
-          zip: NOT_RUN, signature: NOT_RUN, plist: NOT_RUN, zipRules: NOT_RUN,
+          zip: NOT_RUN, signature: NOT_RUN, plist: NOT_RUN, zipRules: NOT_RUN, deltas: NOT_RUN,
           appcast: agreement.byVersion.get(record.version) ?? NOT_RUN, order: outcome(),
         },
       };
@@ -128,6 +130,10 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
           const found = await checkArchive(store, versionedKey(record.version, zipFileName(pluginId, record.version)), record as FeedRecord, options.publicKey, workDir, tally);
           Object.assign(row.checks, { zip: found.zip, signature: found.signature, plist: found.plist, zipRules: found.rules });
           bundles.set(record.version, found.bundle?.bundleIdentifier);
+          if (record.autoupdate.deltas?.length) {
+            const key32 = options.publicKey ?? (found.bundle?.publicEdKey ? Buffer.from(found.bundle.publicEdKey, "base64") : undefined);
+            row.checks.deltas = outcome(await guarded("the delta updates", () => checkDeltas(store, record, byVersion, pluginId, key32, workDir, tally)));
+          }
         } catch (err) {
           if (isRelcastError(err) && err.code === "E_STORE") throw err;
           row.checks.zip = outcome([`the update zip could not be checked: ${(err as Error).message}`]);

@@ -2,7 +2,7 @@ import { CHECK_COLUMNS, rowProblems, type CheckResult, type ReleaseRow } from ".
 import type { VerifyReport } from "./verify-store.js";
 
 const HEADERS: Record<(typeof CHECK_COLUMNS)[number], string> = {
-  record: "record", dmg: "dmg", zip: "zip", signature: "sig", plist: "plist", zipRules: "rules", appcast: "appcast", order: "order",
+  record: "record", dmg: "dmg", zip: "zip", signature: "sig", plist: "plist", zipRules: "rules", deltas: "deltas", appcast: "appcast", order: "order",
 };
 
 function cell(result: CheckResult, row: ReleaseRow, column: string): string {

@@ -41,7 +41,8 @@ export async function makeWorkspace(configExtra: Record<string, unknown> = {}): 
   const configFile = path.join(dir, "relcast.config.json");
   await writeFile(configFile, JSON.stringify({
     pluginId: "bridge-plugin", displayName: "Bridge Plugin", publisher: "Example Tools",
-    appUrl: "https://updates.example.com", timezone: "America/New_York", store: "file://./store", ...configExtra,
+    // Deltas cost a few hundred ms per older release on every publish; the suites that test them opt in.
+    appUrl: "https://updates.example.com", timezone: "America/New_York", store: "file://./store", deltas: { maximum: 0 }, ...configExtra,
   }, null, 2));
   return {
     dir, key, keyFile, configFile, storeDir,

@@ -9,6 +9,8 @@ import { reportPublished } from "../publish-report.js";
 
 interface PublishFlags {
   version: string;
+  /** false with --no-deltas */
+  deltas?: boolean;
   app: string;
   dmg: string;
   notes?: string;
@@ -66,6 +68,7 @@ export function registerPublish(program: Command): void {
     .option("--release-notes-url <url>", "sparkle:releaseNotesLink instead of inline notes ({version} is filled in)")
     .option("--full-release-notes-url <url>", "sparkle:fullReleaseNotesLink (the full version history)")
     .addOption(new Option("--published-at <iso>", "publication time (migration and reproducible builds)").hideHelp())
+    .option("--no-deltas", "make no Sparkle delta updates from older releases (as deltas.maximum: 0)")
     .option("--dry-run", "print the plan and the diff of appcast and catalog; write nothing")
     .option("--json", "print the record as JSON on stdout (dry run: record, plan and the new contents)")
     .option("-q, --quiet", "only errors on stderr")
@@ -75,6 +78,7 @@ export function registerPublish(program: Command): void {
         version: flags.version, app: flags.app, dmg: flags.dmg, notes: flags.notes, changelog: flags.changelog, summary: flags.summary,
         buildNumber: parseBuildNumber(flags.buildNumber), publishedAt: parsePublishedAt(flags.publishedAt),
         config: flags.config, store: flags.store, channel: flags.channel, keyFile: flags.keyFile, dryRun: Boolean(flags.dryRun),
+        noDeltas: flags.deltas === false,
         autoupdate: {
           critical: flags.critical, minimumAutoupdateVersion: flags.minimumAutoupdateVersion, phasedRolloutInterval: flags.phasedRolloutInterval,
           releaseNotesUrl: flags.releaseNotesUrl, fullReleaseNotesUrl: flags.fullReleaseNotesUrl,

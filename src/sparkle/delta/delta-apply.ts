@@ -10,14 +10,15 @@
  * symlink, clone indexes and lengths are bounds-checked, and a failed apply
  * removes what it wrote.
  */
-import { chmod, copyFile, cp, lstat, mkdir, mkdtemp, open, readFile, rm, symlink, writeFile, type FileHandle } from "node:fs/promises";
+import type { Stats } from "node:fs";
+import { chmod, copyFile, cp, link, lstat, mkdir, mkdtemp, open, readdir, readFile, readlink, rename, rm, symlink, writeFile, type FileHandle } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { RelcastError } from "../../core/errors.js";
 import { applyBsdiffPatch } from "./bspatch.js";
 import { runCodec } from "./delta-codec.js";
 import { Command, compressionName, type CompressionName, DELTA_MAGIC, MAJOR_VERSION, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from "./delta-format.js";
-import { hashTree, lstatOrUndefined, PERMISSION_FLAGS } from "./tree-hash.js";
+import { type HashedTree, hashTree, inodeHashes, lstatOrUndefined, PERMISSION_FLAGS } from "./tree-hash.js";
 
 export interface DeltaHeader {
   compression: CompressionName;
@@ -177,6 +178,33 @@ async function refuseLinkedParents(root: string, rel: string, deltaFile: string)
   }
 }
 
+/** Copies the old tree as Sparkle does, or (linkFiles) hard-links its files: the applier never writes into an existing file, it replaces it. */
+async function copyTree(from: string, to: string, linkFiles: boolean): Promise<void> {
+  if (!linkFiles) {
+    await cp(from, to, { recursive: true, verbatimSymlinks: true, preserveTimestamps: false, errorOnExist: true, force: false });
+    return;
+  }
+  const st = await lstat(from);
+  await mkdir(to, { mode: 0o700 });
+  for (const name of await readdir(from)) {
+    const a = path.join(from, name);
+    const b = path.join(to, name);
+    const s = await lstat(a);
+    if (s.isDirectory()) await copyTree(a, b, true);
+    else if (s.isSymbolicLink()) await symlink(await readlink(a), b);
+    else if (s.isFile()) await link(a, b);
+  }
+  await chmod(to, st.mode & PERMISSION_FLAGS);
+}
+
+/** Gives `file` its own inode before its mode changes, so a hard-linked old tree stays as it was. */
+async function detach(file: string, st: Stats): Promise<void> {
+  if (!st.isFile() || st.nlink < 2) return;
+  const copy = `${file}.relcast-detach`;
+  await copyFile(file, copy);
+  await rename(copy, file);
+}
+
 export interface ApplyResult {
   header: DeltaHeader;
   items: number;
@@ -186,7 +214,18 @@ export interface ApplyResult {
  * Applies `deltaFile` to the bundle folder `oldRoot`, writing the new bundle to
  * `outRoot` (which must not exist). On any failure `outRoot` is removed.
  */
-export async function applyDelta(oldRoot: string, outRoot: string, deltaFile: string, options: { tmpDir?: string } = {}): Promise<ApplyResult> {
+export interface ApplyOptions {
+  tmpDir?: string;
+  /**
+   * The old tree as the caller already hashed it (publish and verify, right
+   * after unpacking it): its hash is the before-hash, and the output is made
+   * of hard links to its files, so unchanged files are neither copied nor
+   * read again for the after-hash.
+   */
+  oldTree?: HashedTree;
+}
+
+export async function applyDelta(oldRoot: string, outRoot: string, deltaFile: string, options: ApplyOptions = {}): Promise<ApplyResult> {
   if (await lstatOrUndefined(outRoot)) throw new RelcastError("E_INPUT", `${outRoot} already exists.`, "Name a new folder for the patched bundle.");
   const scratch = await mkdtemp(path.join(options.tmpDir ?? os.tmpdir(), "relcast-apply-"));
   let opened: OpenedDelta | undefined;
@@ -194,12 +233,13 @@ export async function applyDelta(oldRoot: string, outRoot: string, deltaFile: st
   try {
     opened = await openDelta(deltaFile, scratch);
     const { header, items, reader } = opened;
-    const before = (await hashTree(oldRoot)).hash.toString("hex");
+    const before = (options.oldTree ?? (await hashTree(oldRoot))).hash.toString("hex");
     if (before !== header.beforeHash) {
       throw new RelcastError("E_VERIFY", `${oldRoot} is not the bundle this delta was made from (tree hash ${before}, delta expects ${header.beforeHash}).`, "Apply the delta to the release named in its file name.");
     }
     wrote = true;
-    await cp(oldRoot, outRoot, { recursive: true, verbatimSymlinks: true, preserveTimestamps: false, errorOnExist: true, force: false });
+    await mkdir(path.dirname(path.resolve(outRoot)), { recursive: true });
+    await copyTree(oldRoot, outRoot, options.oldTree !== undefined);
 
     for (const item of items) {
       const dest = path.join(outRoot, item.rel);
@@ -226,8 +266,8 @@ export async function applyDelta(oldRoot: string, outRoot: string, deltaFile: st
         const existing = await lstatOrUndefined(dest);
         // bspatch rewrites the file in place, keeping its mode; clones take the source's mode.
         const keepMode = c & Command.clone || !existing?.isFile() ? fromStat.mode & PERMISSION_FLAGS : existing.mode & PERMISSION_FLAGS;
-        if (existing && !existing.isFile()) await rm(dest, { recursive: true, force: true });
-        await writeFile(dest, result, { mode: 0o600 });
+        if (existing) await rm(dest, { recursive: true, force: true });
+        await writeFile(dest, result, { mode: 0o600, flag: "wx" });
         await chmod(dest, keepMode);
       } else if (c & Command.extract) {
         const type = item.mode & S_IFMT;
@@ -255,11 +295,12 @@ export async function applyDelta(oldRoot: string, outRoot: string, deltaFile: st
         const st = await lstatOrUndefined(dest);
         if (!st) throw corrupt(deltaFile, `permissions for ${item.rel}, which does not exist`);
         // Linux has no lchmod; Sparkle hashes every symlink as 0755 anyway.
+        await detach(dest, st);
         if (!st.isSymbolicLink()) await chmod(dest, (st.mode & ~PERMISSION_FLAGS & 0o7777) | (item.mode & PERMISSION_FLAGS));
       }
     }
 
-    const after = (await hashTree(outRoot)).hash.toString("hex");
+    const after = (await hashTree(outRoot, options.oldTree ? { knownInodes: inodeHashes(options.oldTree) } : {})).hash.toString("hex");
     if (after !== header.afterHash) {
       throw new RelcastError("E_VERIFY", `Applying ${path.basename(deltaFile)} gave tree hash ${after}, not the ${header.afterHash} it promises.`, "Recreate the delta; do not publish this one.");
     }

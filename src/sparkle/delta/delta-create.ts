@@ -19,13 +19,13 @@ import { lstat, mkdtemp, open, readFile, readlink, rename, rm, writeFile } from 
 import os from "node:os";
 import path from "node:path";
 import { RelcastError } from "../../core/errors.js";
-import { createBsdiffPatch } from "./bsdiff-create.js";
+import { createBsdiffPatchParts } from "./bsdiff-create.js";
 import { runCodec } from "./delta-codec.js";
 import { COMPRESSION_LEVEL, Command, Compression, type CompressionName, DELTA_MAGIC, MAJOR_VERSION, MINOR_VERSION, S_IFMT } from "./delta-format.js";
-import { CUSTOM_ICON_PATH, hashTree, PERMISSION_FLAGS, SYMLINK_PERMISSIONS, type TreeEntry } from "./tree-hash.js";
+import { CUSTOM_ICON_PATH, type HashedTree, hashTree, PERMISSION_FLAGS, SYMLINK_PERMISSIONS, type TreeEntry } from "./tree-hash.js";
 
 /** Files above this size (old or new) are shipped whole instead of diffed; see docs/sparkle.md. */
-export const DEFAULT_DIFF_LIMIT_BYTES = 24 * 1024 * 1024;
+export const DEFAULT_DIFF_LIMIT_BYTES = 16 * 1024 * 1024;
 const MIN_SIZE_FOR_DIFF = 4096;
 const MIN_SIZE_FOR_CLONE = 4096;
 const MIN_SIZE_FOR_CLONE_DIFF = 4096 * 4;
@@ -34,6 +34,10 @@ export interface CreateDeltaOptions {
   compression: CompressionName;
   diffLimitBytes?: number;
   tmpDir?: string;
+  /** `hashTree(newRoot)` when the caller already has it (one new tree, several deltas). */
+  newTree?: HashedTree;
+  /** `hashTree(oldRoot)` when the caller already has it. */
+  oldTree?: HashedTree;
 }
 
 export interface DeltaSummary {
@@ -85,8 +89,8 @@ function checkTree(entries: TreeEntry[], which: string): void {
 
 export async function createDelta(oldRoot: string, newRoot: string, outFile: string, options: CreateDeltaOptions): Promise<DeltaSummary> {
   const limit = options.diffLimitBytes ?? DEFAULT_DIFF_LIMIT_BYTES;
-  const before = await hashTree(oldRoot);
-  const after = await hashTree(newRoot);
+  const before = options.oldTree ?? (await hashTree(oldRoot));
+  const after = options.newTree ?? (await hashTree(newRoot));
   checkTree(before.entries, "old");
   checkTree(after.entries, "new");
 
@@ -214,9 +218,15 @@ export async function createDelta(oldRoot: string, newRoot: string, outFile: str
     // Per-file patches, one at a time (each holds both files and a suffix array in memory).
     for (const [i, d] of diffs.entries()) {
       const source = oldState.get(d.from)!;
-      const patch = createBsdiffPatch(await readFile(source.abs), await readFile(d.entry.abs));
+      const parts = createBsdiffPatchParts(await readFile(source.abs), await readFile(d.entry.abs));
       const file = path.join(scratch, `patch-${i}`);
-      await writeFile(file, patch);
+      const fh = await open(file, "wx");
+      try {
+        await fh.writev(parts);
+      } finally {
+        await fh.close();
+      }
+      const patch = { length: parts.reduce((sum, b) => sum + b.length, 0) };
       const changed = source.perms !== d.entry.perms && (d.clone || source.kind === d.entry.kind);
       items.push({
         rel: d.key,

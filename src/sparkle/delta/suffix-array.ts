@@ -8,23 +8,28 @@
  */
 type Text = Uint8Array | Int32Array;
 
-const L_TYPE = 0;
-const S_TYPE = 1;
+/** One bit per position: set for S-type suffixes, clear for L-type. */
+type Types = Uint8Array;
 
-function classify(text: Text, n: number): Uint8Array {
-  const types = new Uint8Array(n);
-  if (n === 0) return types;
-  types[n - 1] = L_TYPE; // the virtual sentinel after the end is smaller than everything
+function isS(types: Types, i: number): boolean {
+  return (types[i >>> 3]! & (1 << (i & 7))) !== 0;
+}
+
+function classify(text: Text, n: number): Types {
+  const types = new Uint8Array((n + 7) >>> 3);
+  // Position n-1 is L-type: the virtual sentinel after the end is smaller than everything.
+  let nextIsS = false;
   for (let i = n - 2; i >= 0; i--) {
     const a = text[i]!;
     const b = text[i + 1]!;
-    types[i] = a < b || (a === b && types[i + 1] === S_TYPE) ? S_TYPE : L_TYPE;
+    nextIsS = a < b || (a === b && nextIsS);
+    if (nextIsS) types[i >>> 3]! |= 1 << (i & 7);
   }
   return types;
 }
 
-function isLms(types: Uint8Array, i: number): boolean {
-  return i > 0 && types[i] === S_TYPE && types[i - 1] === L_TYPE;
+function isLms(types: Types, i: number): boolean {
+  return i > 0 && isS(types, i) && !isS(types, i - 1);
 }
 
 function countSymbols(text: Text, n: number, k: number): Int32Array {
@@ -42,27 +47,27 @@ function bucketEdges(counts: Int32Array, into: Int32Array, start: boolean): void
   }
 }
 
-function induce(text: Text, sa: Int32Array, types: Uint8Array, n: number, counts: Int32Array, edges: Int32Array): void {
+function induce(text: Text, sa: Int32Array, types: Types, n: number, counts: Int32Array, edges: Int32Array): void {
   bucketEdges(counts, edges, true);
   // The sentinel sorts first; the suffix just before it is L-type.
   sa[edges[text[n - 1]!]!++] = n - 1;
   for (let i = 0; i < n; i++) {
     const j = sa[i]! - 1;
-    if (j >= 0 && types[j] === L_TYPE) sa[edges[text[j]!]!++] = j;
+    if (j >= 0 && !isS(types, j)) sa[edges[text[j]!]!++] = j;
   }
   bucketEdges(counts, edges, false);
   for (let i = n - 1; i >= 0; i--) {
     const j = sa[i]! - 1;
-    if (j >= 0 && types[j] === S_TYPE) sa[--edges[text[j]!]!] = j;
+    if (j >= 0 && isS(types, j)) sa[--edges[text[j]!]!] = j;
   }
 }
 
-function sameLmsSubstring(text: Text, types: Uint8Array, n: number, a: number, b: number): boolean {
+function sameLmsSubstring(text: Text, types: Types, n: number, a: number, b: number): boolean {
   for (let d = 0; ; d++) {
     const ea = a + d === n;
     const eb = b + d === n;
     if (ea || eb) return false; // only the sentinel's own substring reaches it
-    if (text[a + d] !== text[b + d] || types[a + d] !== types[b + d]) return false;
+    if (text[a + d] !== text[b + d] || isS(types, a + d) !== isS(types, b + d)) return false;
     if (d > 0 && (isLms(types, a + d) || isLms(types, b + d))) return isLms(types, a + d) && isLms(types, b + d);
   }
 }

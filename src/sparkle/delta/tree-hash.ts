@@ -28,6 +28,8 @@ export interface TreeEntry {
   /** Full st_mode (type bits and permissions). */
   mode: number;
   size: number;
+  /** "dev:ino", to recognise a hard link to a file already hashed. */
+  inode: string;
 }
 
 export const FTS_D = 1;
@@ -55,7 +57,7 @@ export async function walkTree(root: string): Promise<TreeEntry[]> {
       const st = await lstat(childAbs);
       const kind: EntryKind | undefined = st.isSymbolicLink() ? "symlink" : st.isDirectory() ? "dir" : st.isFile() ? "file" : undefined;
       if (!kind) continue;
-      out.push({ rel: childRel, abs: childAbs, kind, perms: st.mode & PERMISSION_FLAGS, mode: st.mode, size: kind === "dir" ? 0 : st.size });
+      out.push({ rel: childRel, abs: childAbs, kind, perms: st.mode & PERMISSION_FLAGS, mode: st.mode, size: kind === "dir" ? 0 : st.size, inode: `${st.dev}:${st.ino}` });
       if (kind === "dir") await visit(childAbs, childRel);
     }
   }
@@ -95,7 +97,12 @@ export interface HashedTree {
   fileHashes: Map<string, Buffer>;
 }
 
-export async function hashTree(root: string): Promise<HashedTree> {
+/**
+ * `knownInodes`: content hashes of files by "dev:ino", for a tree whose
+ * unchanged files are hard links into an already hashed one (the applier's
+ * output, which never writes into a linked file: it replaces it).
+ */
+export async function hashTree(root: string, options: { knownInodes?: ReadonlyMap<string, Buffer> } = {}): Promise<HashedTree> {
   const entries = await walkTree(root);
   const tree = createHash("sha1");
   const fileHashes = new Map<string, Buffer>();
@@ -103,7 +110,8 @@ export async function hashTree(root: string): Promise<HashedTree> {
   const u16 = Buffer.alloc(4);
   for (const entry of entries) {
     if (entry.rel === CUSTOM_ICON_PATH) continue;
-    const content = await contentHash(entry, buffer);
+    const known = entry.kind === "file" ? options.knownInodes?.get(entry.inode) : undefined;
+    const content = known ?? (await contentHash(entry, buffer));
     if (entry.kind === "file") fileHashes.set(entry.rel, content);
     tree.update(content);
     tree.update(Buffer.from(entry.rel, "utf8"));
@@ -112,6 +120,13 @@ export async function hashTree(root: string): Promise<HashedTree> {
     tree.update(u16);
   }
   return { hash: tree.digest(), entries, fileHashes };
+}
+
+/** Content hashes of a hashed tree's files by inode (see `hashTree`'s `knownInodes`). */
+export function inodeHashes(tree: HashedTree): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  for (const e of tree.entries) if (e.kind === "file") out.set(e.inode, tree.fileHashes.get(e.rel)!);
+  return out;
 }
 
 export async function treeHashHex(root: string): Promise<string> {

@@ -4,7 +4,7 @@ import { RelcastError } from "../../core/errors.js";
 import { planLatest } from "../../catalog/latest-plan.js";
 import { buildRecord, type LocalArtifact } from "../../domain/build-record.js";
 import { recordDifferences } from "../../domain/record-diff.js";
-import { dmgFileName, recordKey, versionedKey, zipFileName } from "../../domain/release-layout.js";
+import { dmgFileName, publicDownloadUrl, recordKey, versionedKey, zipFileName } from "../../domain/release-layout.js";
 import type { PlannedWrite, PutWrite } from "../../domain/release-plan.js";
 import { planDownloads, planFeedsAndSite } from "../../site/site-plan.js";
 import { CACHE_IMMUTABLE, CACHE_NO_CACHE, contentTypeFor } from "../../store/content-types.js";
@@ -62,6 +62,9 @@ export const planStep: Step = {
       buildNumber: need(ctx.buildNumber, "build number"), edSignature: need(ctx.edSignature, "signature"),
       minimumSystemVersion: ctx.bundle?.minimumSystemVersion, autoupdateOptions: ctx.autoupdateOptions,
       publishedAt: inputs.publishedAt ?? new Date(),
+      deltas: (ctx.deltas ?? []).map((d) => ({
+        fromVersion: d.fromVersion, fromBuild: d.fromBuild, url: publicDownloadUrl(config.appUrl, d.fileName), sizeBytes: d.sizeBytes, sha256: d.sha256, edSignature: d.edSignature,
+      })),
     });
     // A re-run is a no-op or the completion of an interrupted publish, never a quiet edit of a published release.
     const differs = existing ? recordDifferences(existing, fresh) : [];
@@ -87,13 +90,20 @@ export const planStep: Step = {
         precondition: { kind: "create-only" }, needed: !existing, why: existing ? "already published" : "new",
       },
     ];
-    writes.push(...(await planDownloads(ctx.store, ctx.store, record, immutable, "downloads", new Set([dmgKey, zipKey]))));
+    // Delta updates: created once beside the zip, uploaded with it, before the record and the feeds that name them.
+    const deltaKeys: string[] = [];
+    for (const delta of ctx.deltas ?? []) {
+      deltaKeys.push(versionedKey(inputs.version, delta.fileName));
+      writes.push(await planArtifact(ctx, deltaKeys.at(-1)!, delta, immutable));
+    }
+    writes.push(...(await planDownloads(ctx.store, ctx.store, record, immutable, "downloads", new Set([dmgKey, zipKey, ...deltaKeys]))));
     const latest = await planLatest(ctx.store, config.pluginId, inputs.version, [dmgKey, zipKey], mutable);
     writes.push(...latest.writes);
     const { feeds, site } = await planFeedsAndSite(ctx.store, config, { kind: "add", record }, ctx.workDir, keysBeforeFeeds(writes));
     writes.push(...feeds.writes, ...site);
-    const stored = writes.slice(0, 3).filter((w) => !w.needed).length;
+    const own = 3 + deltaKeys.length;
+    const stored = writes.slice(0, own).filter((w) => !w.needed).length;
     ctx.record = record;
-    ctx.plan = { title: `${config.pluginId} ${inputs.version}`, mode: stored === 3 ? "noop" : stored > 0 ? "resume" : "new", record, latest: latest.latest, writes };
+    ctx.plan = { title: `${config.pluginId} ${inputs.version}`, mode: stored === own ? "noop" : stored > 0 ? "resume" : "new", record, latest: latest.latest, writes };
   },
 };

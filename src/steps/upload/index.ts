@@ -1,7 +1,7 @@
 import { applyPlanned } from "../apply-planned.js";
 import type { Step } from "../step.js";
 
-/** The versioned disk image and zip, immutable, created once (the plan says which are already there). */
+/** The versioned disk image, zip and delta updates, immutable, created once (the plan says which are already there). */
 export const uploadStep: Step = {
   name: "upload",
   run: (ctx) => applyPlanned(ctx, "upload"),

@@ -95,6 +95,20 @@ describe.each(["lzma", "bzip2", "none"] as const)("delta with %s compression", (
   });
 });
 
+describe("applying onto hard links of an already hashed old tree (publish and verify)", () => {
+  it("gives the same tree, and leaves every file of the old tree as it was (content and mode)", async () => {
+    const delta = path.join(dir, "linked.delta");
+    const oldTree = await hashTree(oldRoot);
+    await createDelta(oldRoot, newRoot, delta, { compression: "none", diffLimitBytes: 250_000, oldTree });
+    const before = await describeTree(oldRoot);
+    const out = path.join(dir, "linked-out", "Demo.bundle");
+    await applyDelta(oldRoot, out, delta, { oldTree });
+    expect(await describeTree(out)).toEqual(await describeTree(newRoot));
+    expect(await describeTree(oldRoot)).toEqual(before);
+    expect(python("sparkle-tree-hash.py", out)).toBe((await hashTree(newRoot)).hash.toString("hex"));
+  });
+});
+
 describe("applying refuses bad input and leaves nothing behind", () => {
   let delta: string;
   beforeAll(async () => {

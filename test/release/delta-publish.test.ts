@@ -1,0 +1,175 @@
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore } from "../../src/store/open-store.js";
+import type { ObjectStore } from "../../src/store/object-store.js";
+import { describeTree } from "../helpers/delta-trees.js";
+import { motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
+import { storeWorkspace } from "../helpers/published-store.js";
+import { runCli } from "../helpers/run-cli.js";
+import type { Workspace } from "../helpers/workspace.js";
+
+const motoReason = motoUnavailableReason();
+
+/** Sparkle's view of the appcast, read by Python's xml.etree: build → [(deltaFrom, url, length, type, signature)]. */
+const PY_DELTAS = `
+import json, sys, xml.etree.ElementTree as ET
+S = "{http://www.andymatuschak.org/xml-namespaces/sparkle}"
+out = {}
+for item in ET.parse(sys.argv[1]).getroot().iter("item"):
+    d = item.find(S + "deltas")
+    out[item.findtext(S + "version")] = [] if d is None else [
+        [e.get(S + "deltaFrom"), e.get("url"), e.get("length"), e.get("type"), e.get(S + "edSignature")] for e in d.findall("enclosure")]
+print(json.dumps(out))
+`;
+
+/** Ed25519 by Python cryptography over the delta's bytes. */
+const PY_VERIFY = `
+import base64, sys
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+Ed25519PublicKey.from_public_bytes(base64.b64decode(sys.argv[1])).verify(base64.b64decode(sys.argv[2]), open(sys.argv[3], "rb").read())
+print("ok")
+`;
+
+interface DeltaEntry { fromVersion: string; fromBuild: number; url: string; sizeBytes: number; sha256: string; edSignature: string }
+
+describe.each([
+  ["folder store", false],
+  ["S3 store (moto)", true],
+] as const)("publish with Sparkle deltas on a %s", (_name, useS3) => {
+  const skip = useS3 && Boolean(motoReason);
+  let moto: MotoServer | undefined;
+  let ws: Workspace;
+  let store: ObjectStore;
+  let scratch: string;
+  const records = new Map<string, Record<string, any>>();
+
+  async function publish(version: string, build: number, more: string[] = []): Promise<Record<string, any>> {
+    const p = await ws.plugin(version, build);
+    const res = await runCli(ws.publishArgs(p, version, ["--json", ...more]));
+    expect(res.code, res.stderr).toBe(0);
+    const record = JSON.parse(res.stdout) as Record<string, any>;
+    records.set(version, record);
+    return record;
+  }
+  const deltasOf = (version: string): DeltaEntry[] => records.get(version)!.autoupdate.deltas ?? [];
+
+  beforeAll(async () => {
+    if (skip) return;
+    moto = useS3 ? await startMotoServer() : undefined;
+    ws = await storeWorkspace(moto);
+    // Opt back in to deltas (the shared workspace turns them off); maximum 5 is the default.
+    const config = JSON.parse(execFileSync("cat", [ws.configFile]).toString()) as Record<string, unknown>;
+    delete config.deltas;
+    await writeFile(ws.configFile, JSON.stringify(config));
+    const cfg = config as { store: string; s3?: Record<string, unknown> };
+    store = await openStore(cfg.store, ws.dir, cfg.s3 ? { s3: cfg.s3 } : {});
+    scratch = await mkdtemp(path.join(ws.dir, "scratch-"));
+    await publish("1.0.0", 100);
+    await publish("1.1.0", 110);
+    await publish("1.2.0-beta.1", 115, ["--channel", "beta"]);
+    await publish("1.0.1", 105); // an older build published later
+    await publish("1.2.0", 120);
+    expect((await runCli(["yank", "1.2.0", "--config", ws.configFile, "--reason", "bad build"])).code).toBe(0);
+    await publish("1.3.0", 130);
+    await publish("1.3.1", 131, ["--no-deltas"]);
+  }, 600_000);
+
+  afterAll(async () => {
+    await store?.close?.();
+    await moto?.stop();
+  });
+
+  it.skipIf(skip)("picks older builds only, highest first, on the channel and stable, never yanked", () => {
+    expect(deltasOf("1.0.0")).toEqual([]);
+    expect(deltasOf("1.1.0").map((d) => [d.fromVersion, d.fromBuild])).toEqual([["1.0.0", 100]]);
+    expect(deltasOf("1.2.0-beta.1").map((d) => d.fromVersion)).toEqual(["1.1.0", "1.0.0"]); // beta updates from stable too
+    expect(deltasOf("1.0.1").map((d) => d.fromVersion)).toEqual(["1.0.0"]); // never from the newer 1.1.0
+    expect(deltasOf("1.2.0").map((d) => d.fromVersion)).toEqual(["1.1.0", "1.0.1", "1.0.0"]); // not from the beta
+    expect(deltasOf("1.3.0").map((d) => d.fromVersion)).toEqual(["1.1.0", "1.0.1", "1.0.0"]); // 1.2.0 is yanked
+    expect(records.get("1.3.1")!.autoupdate.deltas).toBeUndefined(); // --no-deltas
+    for (const d of deltasOf("1.3.0")) {
+      expect(d.url).toBe(`https://updates.example.com/downloads/bridge-plugin-1.3.0-from-${d.fromVersion}.delta`);
+      expect(d.sizeBytes).toBeLessThanOrEqual((records.get("1.3.0")!.autoupdate.sizeBytes * 7) / 8);
+    }
+  });
+
+  it.skipIf(skip)("writes <sparkle:deltas> as generate_appcast does, matching the record, read by Python's xml.etree", async () => {
+    const appcast = path.join(scratch, "appcast.xml");
+    await writeFile(appcast, (await store.get("releases/appcast.xml"))!.body);
+    const feed = JSON.parse(execFileSync("python3", ["-c", PY_DELTAS, appcast]).toString()) as Record<string, string[][]>;
+    for (const version of ["1.1.0", "1.0.1", "1.3.0"]) {
+      const r = records.get(version)!;
+      expect(feed[String(r.autoupdate.buildNumber)]).toEqual(deltasOf(version).map((d) => [String(d.fromBuild), d.url, String(d.sizeBytes), "application/octet-stream", d.edSignature]));
+    }
+    expect(feed["131"]).toEqual([]);
+  });
+
+  it.skipIf(skip)("stores each delta create-only beside the zip and in downloads/, signed over its bytes, and it rebuilds the new zip's tree", async () => {
+    for (const d of deltasOf("1.3.0")) {
+      const name = `bridge-plugin-1.3.0-from-${d.fromVersion}.delta`;
+      const stored = (await store.get(`releases/1.3.0/${name}`))!.body;
+      const copy = (await store.get(`downloads/${name}`))!.body;
+      expect(copy.equals(stored)).toBe(true);
+      expect(stored.length).toBe(d.sizeBytes);
+      const file = path.join(scratch, name);
+      await writeFile(file, stored);
+      expect(execFileSync("python3", ["-c", PY_VERIFY, ws.key.publicKeyBase64, d.edSignature, file]).toString().trim()).toBe("ok");
+      const oldZip = path.join(scratch, `${d.fromVersion}.zip`);
+      await writeFile(oldZip, (await store.get(`releases/${d.fromVersion}/bridge-plugin-${d.fromVersion}.zip`))!.body);
+      const out = path.join(scratch, `applied-${d.fromVersion}`, "BridgePlugin.bundle");
+      const applied = await runCli(["delta", "apply", oldZip, out, file]);
+      expect(applied.code, applied.stderr).toBe(0);
+      const newZip = path.join(scratch, "1.3.0.zip");
+      await writeFile(newZip, (await store.get("releases/1.3.0/bridge-plugin-1.3.0.zip"))!.body);
+      const unzipped = path.join(scratch, `unzipped-${d.fromVersion}`);
+      execFileSync("unzip", ["-q", newZip, "-d", unzipped]);
+      expect(await describeTree(out)).toEqual(await describeTree(path.join(unzipped, "BridgePlugin.bundle")));
+    }
+  }, 300_000);
+
+  it.skipIf(skip)("verify checks every delta and applies it; a damaged delta fails verify; rebuild keeps them", async () => {
+    const ok = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/deltas/);
+
+    const rebuilt = await runCli(["rebuild", "--config", ws.configFile]);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect((await store.get("releases/appcast.xml"))!.body.toString()).toContain("bridge-plugin-1.3.0-from-1.1.0.delta");
+
+    const key = "releases/1.3.0/bridge-plugin-1.3.0-from-1.0.1.delta";
+    const original = (await store.get(key))!.body;
+    const damaged = Buffer.from(original);
+    damaged[damaged.length - 3] = damaged[damaged.length - 3]! ^ 0xff;
+    await store.put(key, damaged, { contentType: "application/octet-stream" });
+    try {
+      const bad = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
+      expect(bad.code, bad.stdout + bad.stderr).toBe(11);
+      expect(bad.stdout).toMatch(/1\.3\.0: delta releases\/1\.3\.0\/bridge-plugin-1\.3\.0-from-1\.0\.1\.delta has SHA-256/);
+      expect(bad.stdout).toMatch(/1\.3\.0: delta releases\/1\.3\.0\/bridge-plugin-1\.3\.0-from-1\.0\.1\.delta: edSignature does not verify/);
+      expect(bad.stdout).toMatch(/1\.3\.0: delta from 1\.0\.1 does not apply/);
+    } finally {
+      await store.put(key, original, { contentType: "application/octet-stream" });
+    }
+  }, 300_000);
+
+  it.skipIf(skip)("refuses to make a delta from an old zip that no longer matches its record, and writes nothing", async () => {
+    const key = "releases/1.1.0/bridge-plugin-1.1.0.zip";
+    const original = (await store.get(key))!.body;
+    const damaged = Buffer.from(original);
+    damaged.write("TAMPERED", 2000);
+    await store.put(key, damaged, { contentType: "application/zip" });
+    try {
+      const p = await ws.plugin("1.4.0", 140);
+      const res = await runCli(ws.publishArgs(p, "1.4.0"));
+      expect(res.code).toBe(11);
+      expect(res.stderr).toMatch(/bridge-plugin-1\.1\.0\.zip does not match its record/);
+      expect(res.stderr).toMatch(/--no-deltas/);
+      expect(await store.head("releases/1.4.0/release.json")).toBeUndefined();
+      expect(await store.head("releases/1.4.0/bridge-plugin-1.4.0.zip")).toBeUndefined();
+    } finally {
+      await store.put(key, original, { contentType: "application/zip" });
+    }
+  }, 300_000);
+});
