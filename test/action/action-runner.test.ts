@@ -120,6 +120,7 @@ describe("the Action (action.yml) under a simulated runner", () => {
       "appcast-url": "https://updates.example.com/api/v1/plugins/bridge-plugin/appcast.xml",
       "download-url": "https://updates.example.com/downloads/bridge-plugin-1.2.0.dmg",
     });
+    expect(run.stderr).toContain("SUFeedURL: https://updates.example.com/api/v1/plugins/bridge-plugin/appcast.xml");
     expect(run.summary).toContain("## Bridge Plugin 1.2.0 published");
     expect(run.summary).toContain("- Faster sync");
     const record = JSON.parse(await readFile(path.join(ws.storeDir, "releases", "1.2.0", "release.json"), "utf8"));
