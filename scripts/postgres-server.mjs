@@ -6,7 +6,7 @@
 // the folder.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { chown, mkdtemp, rm } from "node:fs/promises";
+import { chmod, chown, mkdtemp, rm, stat } from "node:fs/promises";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -75,13 +75,30 @@ async function waitUntilAccepting(port, child, timeoutMs) {
   throw new Error(`postgres did not accept connections on 127.0.0.1:${port} within ${timeoutMs} ms: ${last?.message}`);
 }
 
+/**
+ * The server runs as another user than root, so every folder above its data
+ * folder must let that user pass. A test's own temp folder (mkdtemp, mode
+ * 0700) does not: give root-owned folders on the way the search bit only
+ * (never read), so nothing in them becomes listable.
+ */
+async function letUserTraverse(from) {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    const st = await stat(dir);
+    if (st.uid === 0 && (st.mode & 0o001) === 0) await chmod(dir, (st.mode & 0o7777) | 0o001);
+    if (path.dirname(dir) === dir) return;
+  }
+}
+
 export async function startPostgresServer() {
   const bin = postgresBinDir();
   if (!bin) throw new Error("PostgreSQL is not installed (initdb/postgres not found); install it with `apt-get install -y postgresql`");
   const user = serverUser();
   const dir = await mkdtemp(path.join(os.tmpdir(), "relcast-pg-"));
   const data = path.join(dir, "data");
-  if (user) await chown(dir, user.uid, user.gid);
+  if (user) {
+    await chown(dir, user.uid, user.gid);
+    await letUserTraverse(path.dirname(dir));
+  }
   let child;
   let stderr = "";
   const stop = async () => {

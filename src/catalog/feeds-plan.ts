@@ -65,8 +65,10 @@ export async function planFeeds(store: ObjectStore, config: RelcastConfig, chang
   const cacheControl = config.cacheControl?.mutable ?? CACHE_NO_CACHE;
   const where = store.uriFor(CATALOG_KEY);
   const appcastNow = await store.get(APPCAST_KEY);
-  const viewNow = await readCatalogView(store, limit);
-  const precondition: Precondition = { kind: "if-match", etag: viewNow?.etag ?? null };
+  // A rebuild replaces the catalog whatever it holds (even invalid JSON): it needs only its ETag, never its contents.
+  const viewNow = change.kind === "replace" ? undefined : await readCatalogView(store, limit);
+  const etagNow = change.kind === "replace" ? (await store.head(CATALOG_KEY))?.etag : viewNow?.etag;
+  const precondition: Precondition = { kind: "if-match", etag: etagNow ?? null };
 
   let catalog: FeedsPlan["catalog"];
   let view: CatalogView;
@@ -88,8 +90,8 @@ export async function planFeeds(store: ObjectStore, config: RelcastConfig, chang
     catalog = { source: { kind: "file", file, handOver: true }, ...(await digestFile(file)) };
   } else {
     // A first release, a yank or a rebuild: the whole catalog, parsed and written in full.
-    const current = viewNow ? await store.get(CATALOG_KEY) : undefined;
-    if (viewNow && current?.meta.etag !== viewNow.etag) throw new PreconditionFailedError(CATALOG_KEY, "if-match");
+    const current = etagNow !== undefined ? await store.get(CATALOG_KEY) : undefined;
+    if (etagNow !== undefined && current?.meta.etag !== etagNow) throw new PreconditionFailedError(CATALOG_KEY, "if-match");
     const bytes = changedCatalog(store, config, change, current?.body);
     changed = !current?.body.equals(bytes);
     view = changed || !viewNow ? await viewFromStream(where, ETAG_PLACEHOLDER, once(bytes), limit) : viewNow;
@@ -100,7 +102,7 @@ export async function planFeeds(store: ObjectStore, config: RelcastConfig, chang
   const writes: PutWrite[] = [
     {
       step: "feeds", op: "put", key: CATALOG_KEY, ...catalog, contentType: "application/json", cacheControl, precondition,
-      needed: changed, why: changed ? (viewNow ? `${viewNow.count} → ${view.count} releases` : "first release") : "unchanged",
+      needed: changed, why: changed ? (viewNow ? `${viewNow.count} → ${view.count} releases` : etagNow !== undefined ? `rebuilt: ${view.count} releases` : "first release") : "unchanged",
     },
     {
       step: "feeds", op: "put", key: APPCAST_KEY, source: { kind: "bytes", bytes: appcast }, sizeBytes: appcast.length, sha256: sha256Of(appcast),
