@@ -1,11 +1,5 @@
-import type { Context } from "hono";
-import type { OAuthClientConfig } from "../config-schema.js";
-import type { GatewayEnv } from "../http/middleware.js";
-import { jsonResponse } from "../http/respond.js";
-import type { TokenStore } from "../state/token-store.js";
-import { authenticateClient } from "./client-auth.js";
-import { OAuthError, oauthErrorResponse } from "./oauth-error.js";
-import { readTokenParams } from "./token-request.js";
+import { clientEndpoint, type ClientEndpointOptions } from "./client-endpoint.js";
+import { OAuthError } from "./oauth-error.js";
 
 /**
  * `POST /auth/oauth2/revoke` (RFC 7009). The client authenticates as on the
@@ -15,34 +9,20 @@ import { readTokenParams } from "./token-request.js";
  * client, answers 200 and changes nothing: the RFC's answer for invalid
  * tokens, and no oracle for whether someone else's token exists.
  */
-export interface RevokeEndpointOptions {
-  store: TokenStore;
-  clients: ReadonlyMap<string, OAuthClientConfig>;
-  maxBodyBytes: number;
-}
+export type RevokeEndpointOptions = ClientEndpointOptions;
 
 export function revokeEndpoint(options: RevokeEndpointOptions) {
-  return async (c: Context<GatewayEnv>): Promise<Response> => {
-    try {
-      if (c.req.method !== "POST") {
-        return jsonResponse(c, 405, { error: "invalid_request", error_description: "use POST" }, { allow: "POST", "cache-control": "no-store" });
-      }
-      const params = await readTokenParams(c, options.maxBodyBytes);
-      const client = await authenticateClient(options.clients, params, c.req.header("authorization"));
-      const token = params.get("token");
-      if (!token) throw new OAuthError("invalid_request", "token is required");
-      const hintText = params.get("token_type_hint");
-      // RFC 7009 §2.1: an unknown hint is ignored, the server searches every type.
-      const hint = hintText === "access_token" || hintText === "refresh_token" ? hintText : undefined;
-      await options.store.transaction(async (tx) => {
-        const family = await tx.findFamilyOf(token, hint);
-        if (family && family.clientId === client.clientId) await tx.revokeFamily(family.id, "revoked_by_client");
-      });
-      c.header("cache-control", "no-store");
-      return c.body(null, 200);
-    } catch (err) {
-      if (err instanceof OAuthError) return oauthErrorResponse(c, err);
-      throw err;
-    }
-  };
+  return clientEndpoint(options, async (c, client, params) => {
+    const token = params.get("token");
+    if (!token) throw new OAuthError("invalid_request", "token is required");
+    const hintText = params.get("token_type_hint");
+    // RFC 7009 §2.1: an unknown hint is ignored, the server searches every type.
+    const hint = hintText === "access_token" || hintText === "refresh_token" ? hintText : undefined;
+    await options.store.transaction(async (tx) => {
+      const family = await tx.findFamilyOf(token, hint);
+      if (family && family.clientId === client.clientId) await tx.revokeFamily(family.id, "revoked_by_client");
+    });
+    c.header("cache-control", "no-store");
+    return c.body(null, 200);
+  });
 }

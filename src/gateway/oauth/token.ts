@@ -1,42 +1,25 @@
-import type { Context } from "hono";
 import type { OAuthClientConfig } from "../config-schema.js";
-import type { GatewayEnv } from "../http/middleware.js";
 import { jsonResponse } from "../http/respond.js";
 import { parseScope } from "../scope-set.js";
 import type { TokenStore } from "../state/token-store.js";
 import { authorizationCodeGrant, refreshTokenGrant, type GrantResult } from "./grants.js";
-import { authenticateClient } from "./client-auth.js";
-import { OAuthError, oauthErrorResponse } from "./oauth-error.js";
-import { readTokenParams } from "./token-request.js";
+import { clientEndpoint, type ClientEndpointOptions } from "./client-endpoint.js";
+import { OAuthError } from "./oauth-error.js";
 
 /** `POST /auth/oauth2/token`: both grants of spec §4.2/§4.3, errors per RFC 6749 §5.2. */
-export interface TokenEndpointOptions {
-  store: TokenStore;
-  clients: ReadonlyMap<string, OAuthClientConfig>;
-  maxBodyBytes: number;
-}
+export type TokenEndpointOptions = ClientEndpointOptions;
 
 export function tokenEndpoint(options: TokenEndpointOptions) {
-  return async (c: Context<GatewayEnv>): Promise<Response> => {
-    try {
-      if (c.req.method !== "POST") {
-        return jsonResponse(c, 405, { error: "invalid_request", error_description: "use POST" }, { allow: "POST", "cache-control": "no-store" });
-      }
-      const params = await readTokenParams(c, options.maxBodyBytes);
-      const client = await authenticateClient(options.clients, params, c.req.header("authorization"));
-      const result = await runGrant(options.store, client, params);
-      if (!result.ok) throw new OAuthError(result.error, result.description);
-      return jsonResponse(
-        c,
-        200,
-        { access_token: result.tokens.accessToken, token_type: "bearer", expires_in: result.tokens.expiresIn, refresh_token: result.tokens.refreshToken },
-        { "cache-control": "no-store", pragma: "no-cache" },
-      );
-    } catch (err) {
-      if (err instanceof OAuthError) return oauthErrorResponse(c, err);
-      throw err;
-    }
-  };
+  return clientEndpoint(options, async (c, client, params) => {
+    const result = await runGrant(options.store, client, params);
+    if (!result.ok) throw new OAuthError(result.error, result.description);
+    return jsonResponse(
+      c,
+      200,
+      { access_token: result.tokens.accessToken, token_type: "bearer", expires_in: result.tokens.expiresIn, refresh_token: result.tokens.refreshToken },
+      { "cache-control": "no-store", pragma: "no-cache" },
+    );
+  });
 }
 
 function runGrant(store: TokenStore, client: OAuthClientConfig, params: Map<string, string>): Promise<GrantResult> {
