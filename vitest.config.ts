@@ -8,21 +8,23 @@ import { defineConfig } from "vitest/config";
  * Files not listed follow in vitest's own order.
  */
 const LONGEST_FIRST = [
+  "test/release/s3-publish.test.ts",
+  "test/release/kill-points-s3.test.ts",
+  "test/release/random-kills-s3.test.ts",
   "test/release/s3-faults-random.test.ts",
   "test/release/delta-publish.test.ts",
-  "test/release/kill-points-s3.test.ts",
-  "test/release/s3-publish.test.ts",
-  "test/release/random-kills-s3.test.ts",
   "test/release/publish-errors.test.ts",
-  "test/release/s3-faults-targeted.test.ts",
   "test/release/kill-points-folder.test.ts",
+  "test/release/s3-faults-targeted.test.ts",
   "test/site/yank.test.ts",
   "test/verify/verify-folder.test.ts",
-  "test/release/random-kills-folder.test.ts",
+  "test/site/site-build.test.ts",
+  "test/store/s3-store.test.ts",
   "test/release/sparkle-publish.test.ts",
   "test/gateway/abuse.test.ts",
-  "test/verify/verify-s3.test.ts",
-  "test/site/serve.test.ts",
+  "test/hmac/cli-hmac.test.ts",
+  "test/release/random-kills-folder.test.ts",
+  "test/cli/key-echo.test.ts",
   "test/verify/hostile-store.test.ts",
 ];
 
