@@ -85,5 +85,5 @@ describe.skipIf(Boolean(reason))(`S3 faults at chosen requests (moto behind a fa
     const written: string[] = [];
     for await (const meta of direct.list("")) written.push(meta.key);
     expect(written).toEqual([]);
-  }, 120_000);
+  });
 });

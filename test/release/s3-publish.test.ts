@@ -84,5 +84,5 @@ describe.skipIf(Boolean(reason))(`publish to S3 (moto_server)${reason ? ` — sk
     const rebuilt = await runCli(["rebuild", "--config", ws.configFile]);
     expect(rebuilt.code, rebuilt.stderr).toBe(0);
     expect(JSON.parse((await store.get("releases/catalog.json"))!.body.toString("utf8"))).toEqual(JSON.parse(good));
-  }, 120_000);
+  });
 });
