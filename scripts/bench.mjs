@@ -311,7 +311,8 @@ async function benchDeltas() {
   for (let k = 1; k <= 5; k++) {
     await nextVersion(k);
     oldZips.push(path.join(root, `old-${k}.zip`));
-    await zipBundle(bundle, oldZips.at(-1));
+    // The record's SHA-256, which publish checks each old zip against.
+    await writeFile(`${oldZips.at(-1)}.sha256`, `${(await zipBundle(bundle, oldZips.at(-1))).sha256}\n`);
   }
   await nextVersion(6);
   const newZip = path.join(root, "new.zip");

@@ -23,11 +23,20 @@ export function binaryish(size: number, seed: number): Buffer {
   return out;
 }
 
-async function put(root: string, rel: string, data: Buffer | string, mode = 0o644): Promise<void> {
-  const abs = path.join(root, rel);
-  await mkdir(path.dirname(abs), { recursive: true });
-  await writeFile(abs, data);
-  await chmod(abs, mode);
+/** One entry of a test tree: a file (bytes and mode) or a symlink (target). */
+type Spec = [rel: string, data: Buffer | string, mode?: number] | [rel: string, { link: string }];
+
+async function build(root: string, specs: readonly Spec[]): Promise<void> {
+  for (const [rel, data, mode] of specs) {
+    const abs = path.join(root, rel);
+    await mkdir(path.dirname(abs), { recursive: true });
+    if (typeof data === "object" && "link" in data) {
+      await symlink(data.link, abs);
+      continue;
+    }
+    await writeFile(abs, data);
+    await chmod(abs, mode ?? 0o644);
+  }
 }
 
 /**
@@ -53,45 +62,47 @@ export async function makeDeltaTrees(dir: string): Promise<{ oldRoot: string; ne
   const fw = binaryish(40_000, 5);
   const fw2 = Buffer.from(fw);
   fw2.write("framework B", 20_000);
+  const kit = "Contents/Frameworks/Kit.framework";
 
-  // old
-  await put(oldRoot, "Contents/Info.plist", "<plist>1.0</plist>\n");
-  await put(oldRoot, "Contents/MacOS/Demo", exe, 0o755);
-  await put(oldRoot, "Contents/Resources/big.bin", big);
-  await put(oldRoot, "Contents/Resources/old-place/moved.bin", moved);
-  await put(oldRoot, "Contents/Resources/a/assets.dat", movedChanged);
-  await put(oldRoot, "Contents/Resources/removed.txt", "bye\n");
-  await put(oldRoot, "Contents/Resources/removed-dir/one.txt", "1\n");
-  await put(oldRoot, "Contents/Resources/removed-dir/deeper/two.txt", "2\n");
-  await put(oldRoot, "Contents/Resources/chmod-me.sh", "#!/bin/sh\necho hi\n", 0o644);
-  await put(oldRoot, "Contents/Resources/chmod-big.bin", binaryish(10_000, 6), 0o644);
-  await put(oldRoot, "Contents/Resources/becomes-folder", "I am a file\n");
-  await put(oldRoot, "Contents/Resources/becomes-file/inner.txt", "inner\n");
-  await put(oldRoot, "Contents/Resources/small.txt", "small v1\n");
-  await put(oldRoot, "Contents/Frameworks/Kit.framework/Versions/A/Kit", fw, 0o755);
-  await symlink("A", path.join(oldRoot, "Contents/Frameworks/Kit.framework/Versions/Current"));
-  await symlink("Versions/Current/Kit", path.join(oldRoot, "Contents/Frameworks/Kit.framework/Kit"));
-  await symlink("small.txt", path.join(oldRoot, "Contents/Resources/link-changes"));
-  await symlink("small.txt", path.join(oldRoot, "Contents/Resources/link-removed"));
-
-  // new
-  await put(newRoot, "Contents/Info.plist", "<plist>2.0</plist>\n");
-  await put(newRoot, "Contents/MacOS/Demo", exe2, 0o755);
-  await put(newRoot, "Contents/Resources/big.bin", big2);
-  await put(newRoot, "Contents/Resources/new-place/moved.bin", moved);
-  await put(newRoot, "Contents/Resources/b/assets.dat", movedChanged2);
-  await put(newRoot, "Contents/Resources/added.txt", "hello\n");
-  await put(newRoot, "Contents/Resources/added-dir/deep/new.bin", binaryish(9000, 7));
-  await put(newRoot, "Contents/Resources/chmod-me.sh", "#!/bin/sh\necho hi\n", 0o755);
-  await put(newRoot, "Contents/Resources/chmod-big.bin", binaryish(10_000, 6), 0o600);
-  await put(newRoot, "Contents/Resources/becomes-folder/child.txt", "now a folder\n");
-  await put(newRoot, "Contents/Resources/becomes-file", "now a file\n");
-  await put(newRoot, "Contents/Resources/small.txt", "small v2, a bit longer\n");
-  await put(newRoot, "Contents/Frameworks/Kit.framework/Versions/B/Kit", fw2, 0o755);
-  await symlink("B", path.join(newRoot, "Contents/Frameworks/Kit.framework/Versions/Current"));
-  await symlink("Versions/Current/Kit", path.join(newRoot, "Contents/Frameworks/Kit.framework/Kit"));
-  await symlink("added.txt", path.join(newRoot, "Contents/Resources/link-changes"));
-  await symlink("../Info.plist", path.join(newRoot, "Contents/Resources/link-added"));
+  await build(oldRoot, [
+    ["Contents/Info.plist", "<plist>1.0</plist>\n"],
+    ["Contents/MacOS/Demo", exe, 0o755],
+    ["Contents/Resources/big.bin", big],
+    ["Contents/Resources/old-place/moved.bin", moved],
+    ["Contents/Resources/a/assets.dat", movedChanged],
+    ["Contents/Resources/removed.txt", "bye\n"],
+    ["Contents/Resources/removed-dir/one.txt", "1\n"],
+    ["Contents/Resources/removed-dir/deeper/two.txt", "2\n"],
+    ["Contents/Resources/chmod-me.sh", "#!/bin/sh\necho hi\n", 0o644],
+    ["Contents/Resources/chmod-big.bin", binaryish(10_000, 6), 0o644],
+    ["Contents/Resources/becomes-folder", "I am a file\n"],
+    ["Contents/Resources/becomes-file/inner.txt", "inner\n"],
+    ["Contents/Resources/small.txt", "small v1\n"],
+    [`${kit}/Versions/A/Kit`, fw, 0o755],
+    [`${kit}/Versions/Current`, { link: "A" }],
+    [`${kit}/Kit`, { link: "Versions/Current/Kit" }],
+    ["Contents/Resources/link-changes", { link: "small.txt" }],
+    ["Contents/Resources/link-removed", { link: "small.txt" }],
+  ]);
+  await build(newRoot, [
+    ["Contents/Info.plist", "<plist>2.0</plist>\n"],
+    ["Contents/MacOS/Demo", exe2, 0o755],
+    ["Contents/Resources/big.bin", big2],
+    ["Contents/Resources/new-place/moved.bin", moved],
+    ["Contents/Resources/b/assets.dat", movedChanged2],
+    ["Contents/Resources/added.txt", "hello\n"],
+    ["Contents/Resources/added-dir/deep/new.bin", binaryish(9000, 7)],
+    ["Contents/Resources/chmod-me.sh", "#!/bin/sh\necho hi\n", 0o755],
+    ["Contents/Resources/chmod-big.bin", binaryish(10_000, 6), 0o600],
+    ["Contents/Resources/becomes-folder/child.txt", "now a folder\n"],
+    ["Contents/Resources/becomes-file", "now a file\n"],
+    ["Contents/Resources/small.txt", "small v2, a bit longer\n"],
+    [`${kit}/Versions/B/Kit`, fw2, 0o755],
+    [`${kit}/Versions/Current`, { link: "B" }],
+    [`${kit}/Kit`, { link: "Versions/Current/Kit" }],
+    ["Contents/Resources/link-changes", { link: "added.txt" }],
+    ["Contents/Resources/link-added", { link: "../Info.plist" }],
+  ]);
   await chmod(path.join(newRoot, "Contents/Resources/becomes-folder"), 0o750);
   return { oldRoot, newRoot };
 }

@@ -10,6 +10,7 @@
  * symlink, clone indexes and lengths are bounds-checked, and a failed apply
  * removes what it wrote.
  */
+import type { Hash } from "node:crypto";
 import type { Stats } from "node:fs";
 import { chmod, copyFile, cp, link, lstat, mkdir, mkdtemp, open, readdir, readFile, readlink, rename, rm, symlink, writeFile, type FileHandle } from "node:fs/promises";
 import os from "node:os";
@@ -38,7 +39,7 @@ export interface DeltaItem {
   dataLength: number;
 }
 
-function corrupt(file: string, why: string): RelcastError {
+export function corrupt(file: string, why: string): RelcastError {
   return new RelcastError("E_VERIFY", `${file} is not a valid Sparkle delta: ${why}.`, "Recreate the delta with `relcast delta create`.");
 }
 
@@ -71,6 +72,18 @@ class BodyReader {
     const v = (await this.bytes(8)).readBigUInt64LE(0);
     if (v > BigInt(this.size)) throw corrupt(this.name, `a length of ${v} bytes exceeds the delta`);
     return Number(v);
+  }
+  /** Feeds the next `n` bytes to `hash` (an applier that checks a result without writing it). */
+  async hashNext(n: number, hash: Hash): Promise<void> {
+    if (this.position + n > this.size) throw corrupt(this.name, "a file's data runs past the end");
+    const chunk = Buffer.allocUnsafe(Math.min(n, 1 << 20) || 1);
+    for (let left = n; left > 0; ) {
+      const { bytesRead } = await this.fh.read(chunk, 0, Math.min(chunk.length, left), this.position);
+      if (bytesRead === 0) throw corrupt(this.name, "it ends early");
+      hash.update(chunk.subarray(0, bytesRead));
+      this.position += bytesRead;
+      left -= bytesRead;
+    }
   }
   async copyTo(fh: FileHandle, n: number): Promise<void> {
     if (this.position + n > this.size) throw corrupt(this.name, "a file's data runs past the end");

@@ -15,14 +15,14 @@
  * The payload is written to a scratch file and compressed into `outFile`.
  */
 import { randomUUID } from "node:crypto";
-import { lstat, mkdtemp, open, readFile, readlink, rename, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdtemp, open, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { RelcastError } from "../../core/errors.js";
 import { createBsdiffPatchParts } from "./bsdiff-create.js";
 import { runCodec } from "./delta-codec.js";
 import { COMPRESSION_LEVEL, Command, Compression, type CompressionName, DELTA_MAGIC, MAJOR_VERSION, MINOR_VERSION, S_IFMT } from "./delta-format.js";
-import { CUSTOM_ICON_PATH, type HashedTree, hashTree, PERMISSION_FLAGS, SYMLINK_PERMISSIONS, type TreeEntry } from "./tree-hash.js";
+import { CUSTOM_ICON_PATH, type HashedTree, hashTree, PERMISSION_FLAGS, SYMLINK_PERMISSIONS, type TreeEntry, type TreeSource } from "./tree-hash.js";
 
 /** Files above this size (old or new) are shipped whole instead of diffed; see docs/sparkle.md. */
 export const DEFAULT_DIFF_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -54,7 +54,7 @@ interface Item {
   mode?: number;
   clonedFrom?: string;
   /** Where the item's data comes from. */
-  data?: { kind: "file"; abs: string; size: number } | { kind: "link"; target: Buffer } | { kind: "patch"; file: string; size: number };
+  data?: { kind: "file"; entry: TreeEntry; source: TreeSource } | { kind: "link"; target: Buffer } | { kind: "patch"; file: string; size: number };
 }
 
 const caseInsensitive = (a: string, b: string): number => {
@@ -70,12 +70,13 @@ function dirName(rel: string): string {
   return rel.slice(0, rel.lastIndexOf("/"));
 }
 
-async function sameContent(a: TreeEntry, b: TreeEntry, oldHashes: Map<string, Buffer>, newHashes: Map<string, Buffer>): Promise<boolean> {
+/** Same kind and content, by Sparkle's content hashes (SHA-1 of a file's bytes or of a link's target). */
+function sameContent(a: TreeEntry, b: TreeEntry, before: HashedTree, after: HashedTree): boolean {
   if (a.kind !== b.kind) return false;
   if (a.kind === "dir") return true;
-  if (a.kind === "symlink") return (await readlink(a.abs)) === (await readlink(b.abs));
   if (a.size !== b.size) return false;
-  return oldHashes.get(a.rel)!.equals(newHashes.get(b.rel)!);
+  const hashes = (t: HashedTree): Map<string, Buffer> => (a.kind === "file" ? t.fileHashes : t.linkHashes);
+  return hashes(before).get(a.rel)!.equals(hashes(after).get(b.rel)!);
 }
 
 function checkTree(entries: TreeEntry[], which: string): void {
@@ -88,9 +89,14 @@ function checkTree(entries: TreeEntry[], which: string): void {
 }
 
 export async function createDelta(oldRoot: string, newRoot: string, outFile: string, options: CreateDeltaOptions): Promise<DeltaSummary> {
-  const limit = options.diffLimitBytes ?? DEFAULT_DIFF_LIMIT_BYTES;
   const before = options.oldTree ?? (await hashTree(oldRoot));
   const after = options.newTree ?? (await hashTree(newRoot));
+  return createDeltaFromTrees(before, after, outFile, options);
+}
+
+/** The same from two hashed trees, wherever they live (folders, zips): their sources give the bytes. */
+export async function createDeltaFromTrees(before: HashedTree, after: HashedTree, outFile: string, options: Omit<CreateDeltaOptions, "oldTree" | "newTree">): Promise<DeltaSummary> {
+  const limit = options.diffLimitBytes ?? DEFAULT_DIFF_LIMIT_BYTES;
   checkTree(before.entries, "old");
   checkTree(after.entries, "new");
 
@@ -99,7 +105,7 @@ export async function createDelta(oldRoot: string, newRoot: string, outFile: str
   const newState = new Map<string, TreeEntry | null>(before.entries.map((e) => [e.rel, null]));
   for (const entry of after.entries) {
     const old = oldState.get(entry.rel);
-    if (old && old.perms === entry.perms && (await sameContent(old, entry, before.fileHashes, after.fileHashes))) {
+    if (old && old.perms === entry.perms && sameContent(old, entry, before, after)) {
       newState.delete(entry.rel);
       continue;
     }
@@ -168,7 +174,7 @@ export async function createDelta(oldRoot: string, newRoot: string, outFile: str
       }
       const old = oldState.get(key);
       const permsChanged = !!old && old.kind === entry.kind && old.perms !== entry.perms && !(entry.kind === "symlink" && entry.perms !== SYMLINK_PERMISSIONS);
-      const contentEqual = !!old && (await sameContent(old, entry, before.fileHashes, after.fileHashes));
+      const contentEqual = !!old && sameContent(old, entry, before, after);
       const diffable = !!old && old.kind === "file" && entry.kind === "file" && entry.size >= MIN_SIZE_FOR_DIFF && !contentEqual;
       if (diffable && old.size <= limit && entry.size <= limit) {
         diffs.push({ key, from: key, entry, clone: false });
@@ -207,9 +213,9 @@ export async function createDelta(oldRoot: string, newRoot: string, outFile: str
         mode,
         data:
           entry.kind === "file"
-            ? { kind: "file", abs: entry.abs, size: entry.size }
+            ? { kind: "file", entry, source: after.source }
             : entry.kind === "symlink"
-              ? { kind: "link", target: await readlink(entry.abs, { encoding: "buffer" }) }
+              ? { kind: "link", target: await after.source.readLink(entry) }
               : undefined,
       });
       counts.extracted++;
@@ -218,7 +224,7 @@ export async function createDelta(oldRoot: string, newRoot: string, outFile: str
     // Per-file patches, one at a time (each holds both files and a suffix array in memory).
     for (const [i, d] of diffs.entries()) {
       const source = oldState.get(d.from)!;
-      const parts = createBsdiffPatchParts(await readFile(source.abs), await readFile(d.entry.abs));
+      const parts = createBsdiffPatchParts(await before.source.readFile(source), await after.source.readFile(d.entry));
       const file = path.join(scratch, `patch-${i}`);
       const fh = await open(file, "wx");
       try {
@@ -309,7 +315,7 @@ async function writePayload(file: string, beforeHash: Buffer, afterHash: Buffer,
         parts.push(u64(item.data!.kind === "patch" ? item.data!.size : 0));
       } else if (c & Command.extract) {
         parts.push(u16(item.mode!));
-        if (item.data?.kind === "file") parts.push(u64(item.data.size));
+        if (item.data?.kind === "file") parts.push(u64(item.data.entry.size));
         else if (item.data?.kind === "link") parts.push(u16(item.data.target.length));
       } else if (c & Command.modifyPermissions) {
         parts.push(u16(item.mode!));
@@ -327,12 +333,22 @@ async function writePayload(file: string, beforeHash: Buffer, afterHash: Buffer,
         await fh.write(data.target);
         continue;
       }
-      const source = await open(data.kind === "file" ? data.abs : data.file, "r");
+      if (data.kind === "file") {
+        let written = 0;
+        for await (const bytes of data.source.streamFile(data.entry)) {
+          written += bytes.length;
+          if (written > data.entry.size) break;
+          await fh.write(bytes);
+        }
+        if (written !== data.entry.size) throw new RelcastError("E_INPUT", `${data.entry.rel} changed size while the delta was written.`, "Do not change the bundle while relcast reads it.");
+        continue;
+      }
+      const source = await open(data.file, "r");
       try {
         let left = data.size;
         while (left > 0) {
           const { bytesRead } = await source.read(chunk, 0, Math.min(chunk.length, left), null);
-          if (bytesRead === 0) throw new RelcastError("E_INPUT", `${data.kind === "file" ? data.abs : "a patch"} shrank while the delta was written.`, "Do not change the bundle while relcast reads it.");
+          if (bytesRead === 0) throw new RelcastError("E_INTERNAL", "a patch shrank while the delta was written.");
           await fh.write(chunk.subarray(0, bytesRead));
           left -= bytesRead;
         }

@@ -13,14 +13,16 @@
  */
 import { createHash } from "node:crypto";
 import type { Stats } from "node:fs";
-import { lstat, open, readdir, readlink } from "node:fs/promises";
+import { lstat, open, readdir, readFile, readlink } from "node:fs/promises";
 import path from "node:path";
+import { RelcastError } from "../../core/errors.js";
 
 export type EntryKind = "dir" | "file" | "symlink";
 
 export interface TreeEntry {
   /** Path relative to the root, starting with "/" (Sparkle's key). */
   rel: string;
+  /** Where a folder tree's entry lies on disk ("" for a tree read from a zip). */
   abs: string;
   kind: EntryKind;
   /** Permission bits (mode & 07777). */
@@ -28,8 +30,38 @@ export interface TreeEntry {
   /** Full st_mode (type bits and permissions). */
   mode: number;
   size: number;
-  /** "dev:ino", to recognise a hard link to a file already hashed. */
+  /** "dev:ino", to recognise a hard link to a file already hashed ("" for a tree read from a zip). */
   inode: string;
+}
+
+/** Reads the bytes behind a tree's entries, wherever the tree lives (a folder, a zip). */
+export interface TreeSource {
+  /** A file's bytes, whole (only for files small enough to diff). */
+  readFile(entry: TreeEntry): Promise<Buffer>;
+  /** A file's bytes in chunks, for files of any size. */
+  streamFile(entry: TreeEntry): AsyncIterable<Buffer>;
+  readLink(entry: TreeEntry): Promise<Buffer>;
+}
+
+export const folderSource: TreeSource = {
+  readFile: (entry) => readFile(entry.abs),
+  streamFile: (entry) => streamFile(entry.abs, entry.size),
+  readLink: (entry) => readlink(entry.abs, { encoding: "buffer" }),
+};
+
+async function* streamFile(abs: string, size: number): AsyncGenerator<Buffer> {
+  const fh = await open(abs, "r");
+  try {
+    const chunk = Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(size, 1)));
+    for (let left = size; left > 0; ) {
+      const { bytesRead } = await fh.read(chunk, 0, Math.min(chunk.length, left), null);
+      if (bytesRead === 0) throw new RelcastError("E_INPUT", `${abs} shrank while relcast read it.`, "Do not change the bundle while relcast reads it.");
+      yield Buffer.from(chunk.subarray(0, bytesRead));
+      left -= bytesRead;
+    }
+  } finally {
+    await fh.close();
+  }
 }
 
 export const FTS_D = 1;
@@ -95,6 +127,29 @@ export interface HashedTree {
   entries: TreeEntry[];
   /** Content hash of every regular file, by relative path. */
   fileHashes: Map<string, Buffer>;
+  /** Content hash of every symlink (SHA-1 of its target), by relative path. */
+  linkHashes: Map<string, Buffer>;
+  source: TreeSource;
+}
+
+/** Sparkle's tree hash of entries in fts order, given each file's and link's content hash. */
+export function treeHashOf(entries: Iterable<Pick<TreeEntry, "rel" | "kind" | "perms">>, content: (entry: Pick<TreeEntry, "rel" | "kind">) => Buffer): Buffer {
+  const tree = createHash("sha1");
+  const u16 = Buffer.alloc(4);
+  for (const entry of entries) {
+    if (entry.rel === CUSTOM_ICON_PATH) continue;
+    tree.update(entry.kind === "dir" ? DIRECTORY_HASH : content(entry));
+    tree.update(Buffer.from(entry.rel, "utf8"));
+    u16.writeUInt16LE(ftsType(entry.kind), 0);
+    u16.writeUInt16LE(entry.kind === "symlink" ? SYMLINK_PERMISSIONS : entry.perms, 2);
+    tree.update(u16);
+  }
+  return tree.digest();
+}
+
+/** fts order of relative paths: a folder before its children, siblings by strcmp (a "/" sorts before any name byte). */
+export function ftsOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a.replaceAll("/", "\0"), "utf8"), Buffer.from(b.replaceAll("/", "\0"), "utf8"));
 }
 
 /**
@@ -104,22 +159,16 @@ export interface HashedTree {
  */
 export async function hashTree(root: string, options: { knownInodes?: ReadonlyMap<string, Buffer> } = {}): Promise<HashedTree> {
   const entries = await walkTree(root);
-  const tree = createHash("sha1");
   const fileHashes = new Map<string, Buffer>();
+  const linkHashes = new Map<string, Buffer>();
   const buffer = Buffer.allocUnsafe(READ_CHUNK);
-  const u16 = Buffer.alloc(4);
   for (const entry of entries) {
-    if (entry.rel === CUSTOM_ICON_PATH) continue;
+    if (entry.rel === CUSTOM_ICON_PATH || entry.kind === "dir") continue;
     const known = entry.kind === "file" ? options.knownInodes?.get(entry.inode) : undefined;
-    const content = known ?? (await contentHash(entry, buffer));
-    if (entry.kind === "file") fileHashes.set(entry.rel, content);
-    tree.update(content);
-    tree.update(Buffer.from(entry.rel, "utf8"));
-    u16.writeUInt16LE(ftsType(entry.kind), 0);
-    u16.writeUInt16LE(entry.kind === "symlink" ? SYMLINK_PERMISSIONS : entry.perms, 2);
-    tree.update(u16);
+    (entry.kind === "file" ? fileHashes : linkHashes).set(entry.rel, known ?? (await contentHash(entry, buffer)));
   }
-  return { hash: tree.digest(), entries, fileHashes };
+  const hash = treeHashOf(entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel)!);
+  return { hash, entries, fileHashes, linkHashes, source: folderSource };
 }
 
 /** Content hashes of a hashed tree's files by inode (see `hashTree`'s `knownInodes`). */

@@ -11,6 +11,7 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import yauzl from "yauzl";
 import { RelcastError } from "../../core/errors.js";
+import { safeNameParts } from "./zip-layout.js";
 
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
@@ -75,11 +76,8 @@ export async function extractBundleZip(zipFile: string, into: string): Promise<s
         zip.readEntry();
       });
       if (!entry) break;
-      const name = entry.fileName.replace(/\/$/, "");
-      const parts = name.split("/");
-      if (name === "" || name.startsWith("/") || name.includes("\\") || parts.some((p) => p === "" || p === "." || p === ".." || p.includes("\0"))) {
-        throw bad(zipFile, `unsafe entry name ${JSON.stringify(entry.fileName)}`);
-      }
+      const parts = safeNameParts(zipFile, entry.fileName);
+      const name = parts.join("/");
       if (top === undefined) top = parts[0];
       else if (parts[0] !== top) throw bad(zipFile, `more than one top-level entry (${top}, ${parts[0]})`);
       const unixMode = entry.versionMadeBy >> 8 === MADE_BY_UNIX ? entry.externalFileAttributes >>> 16 : 0;

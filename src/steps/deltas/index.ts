@@ -1,16 +1,12 @@
-import { createHash } from "node:crypto";
-import { createWriteStream } from "node:fs";
 import { mkdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import { Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { RelcastError } from "../../core/errors.js";
 import { releaseRecordSchema, type ReleaseRecord } from "../../domain/record-schema.js";
 import { deltaFileName, recordKey, versionedKey, zipFileName } from "../../domain/release-layout.js";
-import { applyDelta } from "../../sparkle/delta/delta-apply.js";
-import { createDelta, DEFAULT_DIFF_LIMIT_BYTES } from "../../sparkle/delta/delta-create.js";
-import { hashTree } from "../../sparkle/delta/tree-hash.js";
-import { extractBundleZip } from "../../sparkle/delta/zip-tree.js";
+import { applyDeltaToTree } from "../../sparkle/delta/delta-apply-tree.js";
+import { createDeltaFromTrees, DEFAULT_DIFF_LIMIT_BYTES } from "../../sparkle/delta/delta-create.js";
+import { readStoredZipTree } from "../../sparkle/delta/stored-zip-tree.js";
+import { openZipBundleTree, type ZipBundleTree } from "../../sparkle/delta/zip-bundle-tree.js";
 import { signEd25519, verifyEd25519 } from "../../sparkle/ed25519-stream.js";
 import { digestFile } from "../../core/file-digest.js";
 import type { ObjectStore } from "../../store/object-store.js";
@@ -35,33 +31,19 @@ async function readRecord(store: ObjectStore, version: string): Promise<ReleaseR
   return parsed.data;
 }
 
-/** Downloads the old release's zip, hashing it on the way; it must match the record's SHA-256 and size. */
-async function fetchVerifiedZip(store: ObjectStore, record: ReleaseRecord, to: string): Promise<void> {
+/** Opens the old release's zip as a tree, straight from the store; the same pass checks it against the record's SHA-256 and size. */
+async function readOldTree(store: ObjectStore, record: ReleaseRecord, newTree: ZipBundleTree, work: string, keepLimit: number) {
   const key = versionedKey(record.version, zipFileName(record.pluginId, record.version));
-  const expected = record.autoupdate?.sha256;
+  const expected = record.autoupdate;
   const got = await store.getStream(key);
-  if (!got || !expected) {
+  if (!got || !expected?.sha256) {
+    got?.stream.destroy();
     throw new RelcastError("E_VERIFY", `cannot make a delta from ${record.version}: ${got ? "its record has no zip SHA-256" : `${store.uriFor(key)} is missing`}`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
   }
-  const hash = createHash("sha256");
-  await pipeline(
-    got.stream,
-    new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        hash.update(chunk);
-        done(null, chunk);
-      },
-    }),
-    createWriteStream(to, { flags: "wx" }),
-  );
-  const sha = hash.digest("hex");
-  const size = (await stat(to)).size;
-  if (sha !== expected || (record.autoupdate && size !== record.autoupdate.sizeBytes)) {
-    throw new RelcastError(
-      "E_VERIFY",
-      `${store.uriFor(key)} does not match its record (sha256 ${sha}, record says ${expected}); no delta is made from a zip that cannot be trusted`,
-      "run `relcast verify` and restore that release; publish with --no-deltas to skip deltas meanwhile",
-    );
+  try {
+    return await readStoredZipTree(got.stream, { name: store.uriFor(key), newZip: newTree, spillFile: path.join(work, "changed-files"), keepLimit, expected: { sha256: expected.sha256, sizeBytes: expected.sizeBytes } });
+  } finally {
+    got.stream.destroy();
   }
 }
 
@@ -101,48 +83,54 @@ export const deltasStep: Step = {
 
     const root = path.join(ctx.workDir, "deltas");
     await mkdir(root, { recursive: true });
-    const newRoot = await extractBundleZip(zip.file, path.join(root, "new"));
-    const newTree = await hashTree(newRoot);
-    const newHash = newTree.hash.toString("hex");
-    for (const candidate of candidates) {
-      const record = await readRecord(ctx.store, candidate.version);
-      if (String(record.autoupdate?.buildNumber) !== candidate.build) {
-        throw new RelcastError("E_VERIFY", `the catalog says ${candidate.version} is build ${candidate.build}, its record says ${record.autoupdate?.buildNumber}`, "run `relcast verify` and `relcast rebuild`");
+    // The new tree is read from the zip once, in place, and shared by every delta.
+    const newTree = await openZipBundleTree(zip.file);
+    try {
+      const newHash = newTree.hash.toString("hex");
+      for (const candidate of candidates) {
+        const record = await readRecord(ctx.store, candidate.version);
+        if (String(record.autoupdate?.buildNumber) !== candidate.build) {
+          throw new RelcastError("E_VERIFY", `the catalog says ${candidate.version} is build ${candidate.build}, its record says ${record.autoupdate?.buildNumber}`, "run `relcast verify` and `relcast rebuild`");
+        }
+        const work = path.join(root, `from-${candidate.version}`);
+        await mkdir(work);
+        try {
+          const oldTree = await readOldTree(ctx.store, record, newTree, work, diffLimitBytes);
+          try {
+            const fileName = deltaFileName(config.pluginId, inputs.version, candidate.version);
+            const file = path.join(root, fileName);
+            const made = await createDeltaFromTrees(oldTree, newTree, file, { compression, diffLimitBytes, tmpDir: work });
+            if (made.afterHash !== newHash) throw new Error(`pipeline bug: delta from ${candidate.version} targets ${made.afterHash}, not ${newHash}`);
+            if (Math.floor(made.size / 7) > Math.floor(zip.sizeBytes / 8) && !existing) {
+              ctx.logger.info(`delta from ${candidate.version}: ${made.size} bytes is more than 7/8 of the ${zip.sizeBytes}-byte zip; not kept`);
+              await rm(file, { force: true });
+              continue;
+            }
+            // Applied back by relcast's applier (a module apart from the creator) to the old tree read from its zip.
+            const applied = await applyDeltaToTree(oldTree, file, { tmpDir: work });
+            if (applied.afterHash !== newHash) {
+              throw new RelcastError("E_INTERNAL", `the delta from ${candidate.version} did not rebuild ${inputs.version} (tree hash ${applied.afterHash}, expected ${newHash})`, "publish with --no-deltas and report this");
+            }
+            const signature = await signEd25519(ctx.key, { file });
+            if (!(await verifyEd25519(ctx.key.publicKey, signature, { file }))) {
+              throw new RelcastError("E_SIGNATURE", `the signature of ${fileName} does not verify with the key's own public key`, "the key file is damaged; re-export it with `generate_keys -x`");
+            }
+            const sizeBytes = (await stat(file)).size;
+            ctx.deltas.push({ fromVersion: candidate.version, fromBuild: Number(candidate.build), fileName, file, sizeBytes, sha256: (await digestFile(file)).sha256, edSignature: signature.toString("base64") });
+            const c = made.counts;
+            ctx.logger.info(
+              `delta from ${candidate.version} (build ${candidate.build}): ${sizeBytes} bytes, ${Math.round((sizeBytes / zip.sizeBytes) * 1000) / 10}% of the zip; ` +
+                `${c.diffed} diffed, ${c.extracted} extracted, ${c.cloned} cloned, ${c.deleted} deleted; old zip read in place (${oldTree.reused} entries unchanged, ${oldTree.inflated} inflated); applied back: tree hash matches`,
+            );
+          } finally {
+            await oldTree.close();
+          }
+        } finally {
+          await rm(work, { recursive: true, force: true });
+        }
       }
-      const work = path.join(root, `from-${candidate.version}`);
-      await mkdir(work);
-      try {
-        const oldZip = path.join(work, "old.zip");
-        await fetchVerifiedZip(ctx.store, record, oldZip);
-        const oldRoot = await extractBundleZip(oldZip, path.join(work, "old"));
-        const fileName = deltaFileName(config.pluginId, inputs.version, candidate.version);
-        const file = path.join(root, fileName);
-        const oldTree = await hashTree(oldRoot);
-        const made = await createDelta(oldRoot, newRoot, file, { compression, diffLimitBytes, newTree, oldTree, tmpDir: work });
-        if (made.afterHash !== newHash) throw new Error(`pipeline bug: delta from ${candidate.version} targets ${made.afterHash}, not ${newHash}`);
-        if (Math.floor(made.size / 7) > Math.floor(zip.sizeBytes / 8) && !existing) {
-          ctx.logger.info(`delta from ${candidate.version}: ${made.size} bytes is more than 7/8 of the ${zip.sizeBytes}-byte zip; not kept`);
-          await rm(file, { force: true });
-          continue;
-        }
-        const applied = await applyDelta(oldRoot, path.join(work, "applied"), file, { tmpDir: work, oldTree });
-        if (applied.header.afterHash !== newHash) {
-          throw new RelcastError("E_INTERNAL", `the delta from ${candidate.version} did not rebuild ${inputs.version} (tree hash ${applied.header.afterHash}, expected ${newHash})`, "publish with --no-deltas and report this");
-        }
-        const signature = await signEd25519(ctx.key, { file });
-        if (!(await verifyEd25519(ctx.key.publicKey, signature, { file }))) {
-          throw new RelcastError("E_SIGNATURE", `the signature of ${fileName} does not verify with the key's own public key`, "the key file is damaged; re-export it with `generate_keys -x`");
-        }
-        const sizeBytes = (await stat(file)).size;
-        ctx.deltas.push({ fromVersion: candidate.version, fromBuild: Number(candidate.build), fileName, file, sizeBytes, sha256: (await digestFile(file)).sha256, edSignature: signature.toString("base64") });
-        const c = made.counts;
-        ctx.logger.info(
-          `delta from ${candidate.version} (build ${candidate.build}): ${sizeBytes} bytes, ${Math.round((sizeBytes / zip.sizeBytes) * 1000) / 10}% of the zip; ` +
-            `${c.diffed} diffed, ${c.extracted} extracted, ${c.cloned} cloned, ${c.deleted} deleted; applied back to the old tree: tree hash matches`,
-        );
-      } finally {
-        await rm(work, { recursive: true, force: true });
-      }
+    } finally {
+      await newTree.close();
     }
   },
 };

@@ -1,0 +1,129 @@
+/**
+ * Applies a Sparkle delta to a hashed tree in memory and answers the tree hash
+ * of the result, writing no files: the check publish makes before it uploads
+ * a delta, on old trees read straight from their zips. It carries out every
+ * item as `applyDelta` does on disk (same order, same rules for modes,
+ * clones and patches; every patch really applied and the result hashed) but
+ * keeps only each entry's kind, permissions and content hash. Like
+ * `applyDelta` it reads only the delta file, never the creator's item lists.
+ */
+import { createHash } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { RelcastError } from "../../core/errors.js";
+import { applyBsdiffPatch } from "./bspatch.js";
+import { corrupt, type DeltaHeader, openDelta, type OpenedDelta } from "./delta-apply.js";
+import { Command, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from "./delta-format.js";
+import { type EntryKind, ftsOrder, type HashedTree, PERMISSION_FLAGS, treeHashOf } from "./tree-hash.js";
+
+interface Node {
+  kind: EntryKind;
+  perms: number;
+  /** SHA-1 of a file's bytes or a link's target. */
+  hash?: Buffer;
+}
+
+const MAX_LINK_TARGET = 4096;
+
+export interface TreeApplyResult {
+  header: DeltaHeader;
+  items: number;
+  /** Tree hash of the result (hex); equal to `header.afterHash`, or the call throws. */
+  afterHash: string;
+}
+
+export async function applyDeltaToTree(oldTree: HashedTree, deltaFile: string, options: { tmpDir?: string } = {}): Promise<TreeApplyResult> {
+  const scratch = await mkdtemp(path.join(options.tmpDir ?? os.tmpdir(), "relcast-check-"));
+  let opened: OpenedDelta | undefined;
+  try {
+    opened = await openDelta(deltaFile, scratch);
+    const { header, items, reader } = opened;
+    if (oldTree.hash.toString("hex") !== header.beforeHash) {
+      throw new RelcastError("E_VERIFY", `the old bundle is not the one this delta was made from (tree hash ${oldTree.hash.toString("hex")}, delta expects ${header.beforeHash}).`, "Apply the delta to the release named in its file name.");
+    }
+    const old = new Map(oldTree.entries.map((e) => [e.rel, e]));
+    const state = new Map<string, Node>();
+    for (const e of oldTree.entries) {
+      state.set(e.rel, { kind: e.kind, perms: e.perms, hash: e.kind === "file" ? oldTree.fileHashes.get(e.rel) : e.kind === "symlink" ? oldTree.linkHashes.get(e.rel) : undefined });
+    }
+    const remove = (rel: string): void => {
+      state.delete(rel);
+      for (const key of [...state.keys()]) if (key.startsWith(`${rel}/`)) state.delete(key);
+    };
+    /**
+     * No symlink on the way (the disk applier refuses it); an item that writes
+     * also needs its parent folders (the file system does). Deleting what is
+     * already gone is fine, as `rm -rf` is.
+     */
+    const checkParents = (rel: string, writes: boolean): void => {
+      const parts = rel.split("/");
+      for (let i = 2; i < parts.length; i++) {
+        const at = parts.slice(0, i).join("/");
+        const node = state.get(at);
+        if (node?.kind === "symlink") throw corrupt(deltaFile, `${rel} would be written through the symlink ${at.slice(1)}`);
+        if (!node && !writes) return;
+        if (!node) throw corrupt(deltaFile, `${rel} has no parent folder ${at.slice(1)}`);
+        if (node.kind !== "dir") throw corrupt(deltaFile, `${rel} lies below the file ${at.slice(1)}`);
+      }
+    };
+    const oldFile = (rel: string, what: string) => {
+      const entry = old.get(rel);
+      if (entry?.kind !== "file") throw corrupt(deltaFile, `${what} ${rel} is not a file in the old bundle`);
+      return entry;
+    };
+
+    for (const item of items) {
+      const c = item.commands;
+      checkParents(item.rel, c !== Command.delete);
+      if (c & Command.delete) remove(item.rel);
+
+      if (c & Command.clone && !(c & Command.binaryDiff)) {
+        const from = oldFile(item.clonedFrom!, "clone source");
+        remove(item.rel);
+        state.set(item.rel, { kind: "file", perms: from.perms, hash: oldTree.fileHashes.get(from.rel) });
+      } else if (c & Command.binaryDiff) {
+        const patch = await reader.bytes(item.dataLength);
+        const from = oldFile(c & Command.clone ? item.clonedFrom! : item.rel, "patch source");
+        const result = applyBsdiffPatch(await oldTree.source.readFile(from), patch);
+        const existing = state.get(item.rel);
+        // bspatch rewrites the file in place, keeping its mode; clones take the source's mode.
+        const perms = c & Command.clone || existing?.kind !== "file" ? from.perms : existing.perms;
+        remove(item.rel);
+        state.set(item.rel, { kind: "file", perms, hash: createHash("sha1").update(result).digest() });
+      } else if (c & Command.extract) {
+        const type = item.mode & S_IFMT;
+        if (type === S_IFREG) {
+          const hash = createHash("sha1");
+          await reader.hashNext(item.dataLength, hash);
+          remove(item.rel);
+          state.set(item.rel, { kind: "file", perms: item.mode & PERMISSION_FLAGS, hash: hash.digest() });
+        } else if (type === S_IFLNK) {
+          if (item.dataLength > MAX_LINK_TARGET) throw corrupt(deltaFile, `link ${item.rel} has a ${item.dataLength}-byte target`);
+          const target = await reader.bytes(item.dataLength);
+          remove(item.rel);
+          state.set(item.rel, { kind: "symlink", perms: 0o755, hash: createHash("sha1").update(target).digest() });
+        } else if (type === S_IFDIR) {
+          if (state.has(item.rel)) throw corrupt(deltaFile, `folder ${item.rel} already exists`);
+          state.set(item.rel, { kind: "dir", perms: item.mode & PERMISSION_FLAGS });
+        }
+      }
+
+      if (c & Command.modifyPermissions) {
+        const node = state.get(item.rel);
+        if (!node) throw corrupt(deltaFile, `permissions for ${item.rel}, which does not exist`);
+        if (node.kind !== "symlink") node.perms = item.mode & PERMISSION_FLAGS;
+      }
+    }
+
+    const entries = [...state.entries()].map(([rel, node]) => ({ rel, kind: node.kind, perms: node.perms, hash: node.hash })).sort((a, b) => ftsOrder(a.rel, b.rel));
+    const afterHash = treeHashOf(entries, (e) => state.get(e.rel)!.hash!).toString("hex");
+    if (afterHash !== header.afterHash) {
+      throw new RelcastError("E_VERIFY", `Applying ${path.basename(deltaFile)} gives tree hash ${afterHash}, not the ${header.afterHash} it promises.`, "Recreate the delta; do not publish this one.");
+    }
+    return { header, items: items.length, afterHash };
+  } finally {
+    await opened?.close();
+    await rm(scratch, { recursive: true, force: true });
+  }
+}

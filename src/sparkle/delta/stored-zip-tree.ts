@@ -1,0 +1,295 @@
+/**
+ * An older release's zip read as a hashed tree in one streaming pass, straight
+ * from the store (nothing unpacked): the same pass computes the zip's SHA-256
+ * (checked against its record before anything read is used) and walks its
+ * local entries.
+ *
+ * An entry whose method, CRC-32, sizes and compressed bytes (compared byte for
+ * byte against the new zip's entry at the same path) equal the new zip's has
+ * the same content, so it takes the new tree's content hash and is never
+ * inflated. Any other entry is inflated and SHA-1 hashed; when small enough
+ * to be diffed its bytes are kept in a scratch file, the only copy of old
+ * content a delta needs. Modes come from the central directory at the end,
+ * which must agree with the local headers.
+ *
+ * relcast's zips carry sizes in their local headers (no data descriptors, no
+ * ZIP64); a zip without them is refused with a clear error.
+ */
+import { createHash } from "node:crypto";
+import { open, type FileHandle } from "node:fs/promises";
+import { createInflateRaw, type InflateRaw } from "node:zlib";
+import { once } from "node:events";
+import { RelcastError } from "../../core/errors.js";
+import { badZip, layOutZip, relOfZipName, type ZipListing } from "./zip-layout.js";
+import { CUSTOM_ICON_PATH, type HashedTree, treeHashOf, type TreeEntry, type TreeSource } from "./tree-hash.js";
+import { unixModeOf, type RawZipEntry, type ZipBundleTree } from "./zip-bundle-tree.js";
+
+const LOCAL = 0x04034b50;
+const CENTRAL = 0x02014b50;
+const END = 0x06054b50;
+const METHOD_STORE = 0;
+const METHOD_DEFLATE = 8;
+/** The central directory is held in memory; a bundle's is far smaller. */
+const MAX_TAIL_BYTES = 64 << 20;
+const EMPTY_SHA1 = createHash("sha1").digest();
+
+export interface StoredZipTree extends HashedTree {
+  sha256: string;
+  sizeBytes: number;
+  /** Entries whose bytes were compared equal to the new zip's (not inflated). */
+  reused: number;
+  /** Entries inflated and hashed. */
+  inflated: number;
+}
+
+interface Scanned extends RawZipEntry {
+  rel: string;
+  /** Same compressed bytes as the new zip's entry at `rel`. */
+  same: boolean;
+  hash?: Buffer;
+  /** Where the inflated bytes sit in the spill file. */
+  spill?: { at: number; length: number };
+}
+
+/** Reads one local entry's compressed bytes as they stream by. */
+class EntryScan {
+  private consumed = 0;
+  private same: boolean;
+  private inflater: InflateRaw | undefined;
+  private readonly sha1 = createHash("sha1");
+  private inflatedBytes = 0;
+  private spillAt: number | undefined;
+  private pendingSpill: Promise<unknown> = Promise.resolve();
+  private failed: Error | undefined;
+
+  constructor(
+    readonly entry: Scanned,
+    private readonly newZip: ZipBundleTree,
+    private readonly spill: { fh: FileHandle; end: number },
+    private readonly keepLimit: number,
+    private readonly zipName: string,
+  ) {
+    const twin = newZip.raw.get(entry.rel);
+    this.same = !!twin && twin.method === entry.method && twin.crc32 === entry.crc32 && twin.compressedSize === entry.compressedSize && twin.size === entry.size;
+    if (entry.method !== METHOD_STORE && entry.method !== METHOD_DEFLATE) throw badZip(zipName, `${entry.name} uses compression method ${entry.method}`);
+  }
+
+  async write(bytes: Buffer): Promise<void> {
+    if (this.same) {
+      const theirs = await this.newZip.readRaw(this.entry.rel, this.consumed, bytes.length);
+      if (theirs.equals(bytes)) {
+        this.consumed += bytes.length;
+        return;
+      }
+      // Differs part way: the bytes before this chunk were the new zip's, so take them from there.
+      this.same = false;
+      for (let at = 0; at < this.consumed; at += 1 << 20) await this.feed(await this.newZip.readRaw(this.entry.rel, at, Math.min(1 << 20, this.consumed - at)));
+    }
+    this.consumed += bytes.length;
+    await this.feed(bytes);
+  }
+
+  private output(chunk: Buffer): void {
+    this.sha1.update(chunk);
+    if (this.entry.size <= this.keepLimit) {
+      if (this.spillAt === undefined) this.spillAt = this.spill.end;
+      const at = this.spill.end;
+      this.spill.end += chunk.length;
+      const copy = Buffer.from(chunk);
+      this.pendingSpill = this.pendingSpill.then(() => this.spill.fh.write(copy, 0, copy.length, at));
+    }
+    this.inflatedBytes += chunk.length;
+  }
+
+  private async feed(bytes: Buffer): Promise<void> {
+    if (this.entry.method === METHOD_STORE) {
+      this.output(bytes);
+      return;
+    }
+    if (!this.inflater) {
+      this.inflater = createInflateRaw();
+      this.inflater.on("data", (chunk: Buffer) => this.output(chunk));
+      this.inflater.on("error", (err) => (this.failed ??= err));
+    }
+    if (this.failed) throw badZip(this.zipName, `${this.entry.name} does not inflate: ${this.failed.message}`);
+    if (!this.inflater.write(bytes)) await Promise.race([once(this.inflater, "drain"), once(this.inflater, "close")]).catch(() => undefined);
+  }
+
+  async finish(): Promise<void> {
+    if (this.consumed !== this.entry.compressedSize) throw badZip(this.zipName, `${this.entry.name} ends early`);
+    if (this.same) {
+      this.entry.same = true;
+      return;
+    }
+    if (this.entry.method === METHOD_DEFLATE) {
+      if (!this.inflater) await this.feed(Buffer.alloc(0));
+      const ended = Promise.race([once(this.inflater!, "end"), once(this.inflater!, "close")]);
+      this.inflater!.end();
+      await ended.catch(() => undefined);
+      if (this.failed) throw badZip(this.zipName, `${this.entry.name} does not inflate: ${this.failed.message}`);
+    }
+    await this.pendingSpill;
+    if (this.inflatedBytes !== this.entry.size) throw badZip(this.zipName, `${this.entry.name} inflates to ${this.inflatedBytes} bytes, not ${this.entry.size}`);
+    this.entry.hash = this.sha1.digest();
+    if (this.entry.size <= this.keepLimit) this.entry.spill = { at: this.spillAt ?? this.spill.end, length: this.entry.size };
+  }
+}
+
+export interface ReadStoredZipOptions {
+  /** Name for messages (the store URI). */
+  name: string;
+  newZip: ZipBundleTree;
+  /** Scratch file for the bytes of changed entries (created here; the caller removes it). */
+  spillFile: string;
+  /** Changed entries up to this size are kept (for diffing); larger ones are only hashed. */
+  keepLimit: number;
+  /** The SHA-256 (hex) and size the zip must have; nothing is used before it is checked. */
+  expected: { sha256: string; sizeBytes: number };
+}
+
+export async function readStoredZipTree(stream: AsyncIterable<Buffer>, options: ReadStoredZipOptions): Promise<StoredZipTree & { close(): Promise<void> }> {
+  const { name, newZip } = options;
+  const sha256 = createHash("sha256");
+  const spill = { fh: await open(options.spillFile, "wx+", 0o600), end: 0 };
+  try {
+    const scanned = new Map<number, Scanned>();
+    const tail: Buffer[] = [];
+    let tailBytes = 0;
+    let total = 0;
+    let state: "header" | "data" | "tail" = "header";
+    let left = Buffer.alloc(0);
+    let offset = 0;
+    let current: EntryScan | undefined;
+    let remaining = 0;
+    for await (const chunk of stream) {
+      sha256.update(chunk);
+      total += chunk.length;
+      const data = left.length > 0 ? Buffer.concat([left, chunk]) : chunk;
+      let pos = 0;
+      while (pos < data.length) {
+        if (state === "tail") {
+          tailBytes += data.length - pos;
+          if (tailBytes > MAX_TAIL_BYTES) throw badZip(name, "its central directory is over 64 MiB");
+          tail.push(Buffer.from(data.subarray(pos)));
+          pos = data.length;
+        } else if (state === "data") {
+          const take = Math.min(remaining, data.length - pos);
+          await current!.write(data.subarray(pos, pos + take));
+          pos += take;
+          remaining -= take;
+          if (remaining === 0) {
+            await current!.finish();
+            state = "header";
+          }
+        } else {
+          if (data.length - pos < 4) break;
+          const signature = data.readUInt32LE(pos);
+          if (signature === CENTRAL || signature === END) {
+            state = "tail";
+            continue;
+          }
+          if (signature !== LOCAL) throw badZip(name, `no zip entry at byte ${offset + pos}`);
+          if (data.length - pos < 30) break;
+          const nameLength = data.readUInt16LE(pos + 26);
+          const extraLength = data.readUInt16LE(pos + 28);
+          if (data.length - pos < 30 + nameLength + extraLength) break;
+          const flags = data.readUInt16LE(pos + 6);
+          if (flags & 0x0009) throw badZip(name, "an entry is encrypted or has a data descriptor (relcast's zips have neither); publish with --no-deltas");
+          const entry: Scanned = {
+            name: data.toString("utf8", pos + 30, pos + 30 + nameLength),
+            method: data.readUInt16LE(pos + 8),
+            crc32: data.readUInt32LE(pos + 14),
+            compressedSize: data.readUInt32LE(pos + 18),
+            size: data.readUInt32LE(pos + 22),
+            localHeaderOffset: offset + pos,
+            rel: "",
+            same: false,
+          };
+          if (entry.compressedSize === 0xffffffff || entry.size === 0xffffffff) throw badZip(name, "it is a ZIP64 zip (relcast's zips are not)");
+          entry.rel = relOfZipName(entry.name);
+          scanned.set(entry.localHeaderOffset, entry);
+          current = new EntryScan(entry, newZip, spill, options.keepLimit, name);
+          pos += 30 + nameLength + extraLength;
+          remaining = entry.compressedSize;
+          if (remaining === 0) await current.finish();
+          else state = "data";
+        }
+      }
+      offset += pos;
+      left = pos < data.length ? Buffer.from(data.subarray(pos)) : Buffer.alloc(0);
+    }
+    const digest = sha256.digest("hex");
+    if (digest !== options.expected.sha256 || total !== options.expected.sizeBytes) {
+      throw new RelcastError(
+        "E_VERIFY",
+        `${name} does not match its record (sha256 ${digest}, ${total} bytes; the record says ${options.expected.sha256}, ${options.expected.sizeBytes} bytes); no delta is made from a zip that cannot be trusted`,
+        "run `relcast verify` and restore that release; publish with --no-deltas to skip deltas meanwhile",
+      );
+    }
+    if (state !== "tail") throw badZip(name, "it ends inside an entry");
+
+    // The central directory: every entry must be one of the local entries read above, with the same fields.
+    const directory = Buffer.concat(tail);
+    const listing: ZipListing[] = [];
+    const byRel = new Map<string, Scanned>();
+    let pos = 0;
+    while (pos + 4 <= directory.length && directory.readUInt32LE(pos) === CENTRAL) {
+      if (pos + 46 > directory.length) throw badZip(name, "its central directory ends early");
+      const nameLength = directory.readUInt16LE(pos + 28);
+      const size = 46 + nameLength + directory.readUInt16LE(pos + 30) + directory.readUInt16LE(pos + 32);
+      if (pos + size > directory.length) throw badZip(name, "its central directory ends early");
+      const entryName = directory.toString("utf8", pos + 46, pos + 46 + nameLength);
+      const local = scanned.get(directory.readUInt32LE(pos + 42));
+      if (
+        !local ||
+        local.name !== entryName ||
+        local.method !== directory.readUInt16LE(pos + 10) ||
+        local.crc32 !== directory.readUInt32LE(pos + 16) ||
+        local.compressedSize !== directory.readUInt32LE(pos + 20) ||
+        local.size !== directory.readUInt32LE(pos + 24)
+      ) {
+        throw badZip(name, `its central directory entry ${JSON.stringify(entryName)} does not match a local entry`);
+      }
+      listing.push({ name: entryName, unixMode: unixModeOf(directory.readUInt16LE(pos + 4), directory.readUInt32LE(pos + 38)), size: local.size });
+      if (local.rel) byRel.set(local.rel, local);
+      pos += size;
+    }
+    if (listing.length !== scanned.size) throw badZip(name, `its central directory lists ${listing.length} entries, the zip holds ${scanned.size}`);
+    const layout = layOutZip(name, listing);
+
+    const fileHashes = new Map<string, Buffer>();
+    const linkHashes = new Map<string, Buffer>();
+    let reused = 0;
+    for (const entry of layout.entries) {
+      if (entry.kind === "dir" || entry.rel === CUSTOM_ICON_PATH) continue;
+      const s = byRel.get(entry.rel)!;
+      // Same compressed bytes as an entry that is a folder in the new zip: both are empty.
+      const hash = s.same ? (newZip.contentHash(entry.rel) ?? (s.size === 0 ? EMPTY_SHA1 : undefined)) : s.hash;
+      if (!hash) throw new RelcastError("E_INTERNAL", `no content hash for ${entry.rel} in ${name}`);
+      if (s.same) reused++;
+      (entry.kind === "file" ? fileHashes : linkHashes).set(entry.rel, hash);
+    }
+
+    const spilled = async (entry: TreeEntry): Promise<Buffer> => {
+      const s = byRel.get(entry.rel);
+      if (!s?.spill) throw new RelcastError("E_INTERNAL", `the bytes of ${entry.rel} in ${name} were not kept (${entry.size} bytes, over the diff limit)`);
+      const out = Buffer.allocUnsafe(s.spill.length);
+      const { bytesRead } = await spill.fh.read(out, 0, out.length, s.spill.at);
+      if (bytesRead !== out.length) throw new RelcastError("E_INTERNAL", `the kept bytes of ${entry.rel} are short`);
+      return out;
+    };
+    const source: TreeSource = {
+      readFile: (entry) => (byRel.get(entry.rel)?.same ? newZip.source.readFile(entry) : spilled(entry)),
+      readLink: (entry) => source.readFile(entry),
+      async *streamFile(entry) {
+        if (byRel.get(entry.rel)?.same) yield* newZip.source.streamFile(entry);
+        else yield await spilled(entry);
+      },
+    };
+    const hash = treeHashOf(layout.entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel)!);
+    return { hash, entries: layout.entries, fileHashes, linkHashes, source, sha256: digest, sizeBytes: total, reused, inflated: [...scanned.values()].filter((s) => !s.same && s.compressedSize > 0).length, close: () => spill.fh.close() };
+  } catch (err) {
+    await spill.fh.close();
+    throw err;
+  }
+}

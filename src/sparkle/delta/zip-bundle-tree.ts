@@ -1,0 +1,163 @@
+/**
+ * A bundle zip read in place as a hashed tree (no unpacking to disk): the
+ * entry list through yauzl, the layout as `extractBundleZip` would make it,
+ * and Sparkle's content hash of every file and link from its inflated bytes.
+ * The raw (compressed) form of every entry is kept, so an older zip can be
+ * compared entry by entry against this one (see stored-zip-tree.ts).
+ */
+import { createHash } from "node:crypto";
+import { open, type FileHandle } from "node:fs/promises";
+import yauzl from "yauzl";
+import { RelcastError } from "../../core/errors.js";
+import { badZip, layOutZip, relOfZipName, type ZipListing } from "./zip-layout.js";
+import { CUSTOM_ICON_PATH, type HashedTree, treeHashOf, type TreeEntry, type TreeSource } from "./tree-hash.js";
+
+const MADE_BY_UNIX = 3;
+const LOCAL_HEADER = 0x04034b50;
+/** Entries inflated and hashed at once: zlib works in the thread pool, so two keep both cores busy. */
+const HASH_CONCURRENCY = 3;
+
+/** An entry as stored: enough to tell whether another zip holds the very same compressed bytes. */
+export interface RawZipEntry {
+  name: string;
+  method: number;
+  crc32: number;
+  compressedSize: number;
+  size: number;
+  localHeaderOffset: number;
+}
+
+export interface ZipBundleTree extends HashedTree {
+  file: string;
+  /** Raw entries by tree path. */
+  raw: Map<string, RawZipEntry>;
+  /** Content hash (SHA-1 of the bytes) of every file and link, by tree path. */
+  contentHash(rel: string): Buffer | undefined;
+  /** The compressed bytes of an entry, `length` from `at`. */
+  readRaw(rel: string, at: number, length: number): Promise<Buffer>;
+  close(): Promise<void>;
+}
+
+function openZip(file: string): Promise<yauzl.ZipFile> {
+  return new Promise((resolve, reject) =>
+    yauzl.open(file, { lazyEntries: true, decodeStrings: true, validateEntrySizes: true, strictFileNames: true, autoClose: false }, (err, zip) => (err ? reject(err) : resolve(zip!))),
+  );
+}
+
+async function listEntries(zip: yauzl.ZipFile): Promise<yauzl.Entry[]> {
+  const out: yauzl.Entry[] = [];
+  await new Promise<void>((resolve, reject) => {
+    zip.on("entry", (e: yauzl.Entry) => {
+      out.push(e);
+      zip.readEntry();
+    });
+    zip.once("end", () => resolve());
+    zip.once("error", reject);
+    zip.readEntry();
+  });
+  return out;
+}
+
+export function unixModeOf(versionMadeBy: number, externalFileAttributes: number): number {
+  return versionMadeBy >> 8 === MADE_BY_UNIX ? externalFileAttributes >>> 16 : 0;
+}
+
+export async function openZipBundleTree(file: string): Promise<ZipBundleTree> {
+  let zip: yauzl.ZipFile;
+  let listed: yauzl.Entry[];
+  try {
+    zip = await openZip(file);
+    listed = await listEntries(zip);
+  } catch (err) {
+    throw badZip(file, (err as Error).message);
+  }
+  let fh: FileHandle | undefined;
+  try {
+    const listing: ZipListing[] = listed.map((e) => ({ name: e.fileName, unixMode: unixModeOf(e.versionMadeBy, e.externalFileAttributes), size: e.uncompressedSize }));
+    const layout = layOutZip(file, listing);
+    const byName = new Map(listed.map((e) => [e.fileName, e]));
+    const yauzlEntry = (rel: string): yauzl.Entry => {
+      const e = byName.get(layout.zipName.get(rel) ?? "");
+      if (!e) throw new RelcastError("E_INTERNAL", `${file} has no entry for ${rel}`);
+      return e;
+    };
+    const raw = new Map<string, RawZipEntry>();
+    for (const e of listed) {
+      const rel = relOfZipName(e.fileName);
+      if (rel) raw.set(rel, { name: e.fileName, method: e.compressionMethod, crc32: e.crc32, compressedSize: e.compressedSize, size: e.uncompressedSize, localHeaderOffset: e.relativeOffsetOfLocalHeader });
+    }
+    const handle = await open(file, "r");
+    fh = handle;
+    const dataOffsets = new Map<string, number>();
+    const dataOffset = async (rel: string): Promise<number> => {
+      const known = dataOffsets.get(rel);
+      if (known !== undefined) return known;
+      const r = raw.get(rel)!;
+      const head = Buffer.alloc(30);
+      await handle.read(head, 0, 30, r.localHeaderOffset);
+      if (head.readUInt32LE(0) !== LOCAL_HEADER) throw badZip(file, `no local header for ${r.name}`);
+      const at = r.localHeaderOffset + 30 + head.readUInt16LE(26) + head.readUInt16LE(28);
+      dataOffsets.set(rel, at);
+      return at;
+    };
+
+    async function* stream(entry: TreeEntry): AsyncGenerator<Buffer> {
+      const e = yauzlEntry(entry.rel);
+      const readable = await new Promise<NodeJS.ReadableStream>((resolve, reject) => zip.openReadStream(e, (err, s) => (err ? reject(badZip(file, err.message)) : resolve(s!))));
+      for await (const chunk of readable) yield chunk as Buffer;
+    }
+    const source: TreeSource = {
+      streamFile: stream,
+      async readFile(entry) {
+        const parts: Buffer[] = [];
+        for await (const chunk of stream(entry)) parts.push(chunk);
+        return Buffer.concat(parts);
+      },
+      readLink: (entry) => source.readFile(entry),
+    };
+
+    const fileHashes = new Map<string, Buffer>();
+    const linkHashes = new Map<string, Buffer>();
+    const toHash = layout.entries.filter((e) => e.kind !== "dir" && e.rel !== CUSTOM_ICON_PATH);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < toHash.length) {
+        const entry = toHash[next++]!;
+        const sha1 = createHash("sha1");
+        for await (const chunk of stream(entry)) sha1.update(chunk);
+        (entry.kind === "file" ? fileHashes : linkHashes).set(entry.rel, sha1.digest());
+      }
+    };
+    await Promise.all(Array.from({ length: HASH_CONCURRENCY }, worker));
+    const hash = treeHashOf(layout.entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel)!);
+    return {
+      hash,
+      entries: layout.entries,
+      fileHashes,
+      linkHashes,
+      source,
+      file,
+      raw,
+      contentHash: (rel) => fileHashes.get(rel) ?? linkHashes.get(rel),
+      async readRaw(rel, at, length) {
+        const start = (await dataOffset(rel)) + at;
+        const out = Buffer.allocUnsafe(length);
+        let done = 0;
+        while (done < length) {
+          const { bytesRead } = await handle.read(out, done, length - done, start + done);
+          if (bytesRead === 0) throw badZip(file, `${raw.get(rel)!.name} ends early`);
+          done += bytesRead;
+        }
+        return out;
+      },
+      async close() {
+        zip.close();
+        await handle.close();
+      },
+    };
+  } catch (err) {
+    zip.close();
+    await fh?.close();
+    throw err;
+  }
+}
