@@ -56,16 +56,28 @@ function run(file, args, user) {
   });
 }
 
-async function waitUntilAccepting(port, child, timeoutMs) {
+class PortTaken extends Error {}
+
+/**
+ * Waits until our server accepts connections. The free port was found by
+ * binding and closing it, so another program (another test run's postgres)
+ * can take it first: then ours exits and, since the one answering could be
+ * the other server, the answer counts only if it serves our data folder.
+ */
+async function waitUntilAccepting(port, child, data, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   let last;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`postgres exited early with code ${child.exitCode}`);
+    if (child.exitCode !== null) throw new PortTaken(`postgres exited early with code ${child.exitCode}`);
     const client = new pg.Client({ host: "127.0.0.1", port, user: SUPERUSER, database: "postgres", connectionTimeoutMillis: 1000 });
     try {
       await client.connect();
+      const { rows } = await client.query("SELECT current_setting('data_directory') AS dir");
       await client.end();
-      return;
+      if (rows[0]?.dir === data) return;
+      last = new Error(`port ${port} answered for another server (${rows[0]?.dir})`);
+      await new Promise((r) => setTimeout(r, 100));
+      continue;
     } catch (err) {
       last = err;
       await client.end().catch(() => undefined);
@@ -113,16 +125,25 @@ export async function startPostgresServer() {
   };
   try {
     await run(path.join(bin, "initdb"), ["-D", data, "-U", SUPERUSER, "--auth=trust", "-E", "UTF8", "--no-sync", "--no-instructions"], user);
-    const port = await freePort();
     const settings = ["listen_addresses=127.0.0.1", "unix_socket_directories=", "fsync=off", "synchronous_commit=off", "full_page_writes=off", "max_connections=60"];
-    child = spawn(path.join(bin, "postgres"), ["-D", data, "-p", String(port), ...settings.flatMap((s) => ["-c", s])], {
-      stdio: ["ignore", "ignore", "pipe"],
-      ...user,
-      env: { ...process.env, LC_ALL: "C" },
-    });
-    child.stderr.on("data", (d) => (stderr = (stderr + d.toString()).slice(-4000)));
-    if (child.pid === undefined) throw new Error("could not spawn postgres");
-    await waitUntilAccepting(port, child, 30_000);
+    let port;
+    for (let attempt = 1; ; attempt++) {
+      port = await freePort();
+      child = spawn(path.join(bin, "postgres"), ["-D", data, "-p", String(port), ...settings.flatMap((s) => ["-c", s])], {
+        stdio: ["ignore", "ignore", "pipe"],
+        ...user,
+        env: { ...process.env, LC_ALL: "C" },
+      });
+      child.stderr.on("data", (d) => (stderr = (stderr + d.toString()).slice(-4000)));
+      if (child.pid === undefined) throw new Error("could not spawn postgres");
+      try {
+        await waitUntilAccepting(port, child, data, 30_000);
+        break;
+      } catch (err) {
+        // Lost the port to another program between finding and binding it: try another one.
+        if (!(err instanceof PortTaken) || attempt === 5) throw err;
+      }
+    }
     return {
       port,
       pid: child.pid,

@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { CHECKOUT_CACHE, withCheckoutLock } from "../../scripts/checkout-lock.mjs";
 import { REPO_ROOT } from "../helpers/run-cli.js";
 
 const run = promisify(execFile);
@@ -15,10 +16,14 @@ describe("the relcast binary after npm ci", () => {
   });
 
   it("runs as `npx relcast`", async () => {
-    const { stdout } = await run("npx", ["--no-install", "relcast", "publish", "--help"], { cwd: REPO_ROOT });
+    // npx links the checkout into <npm cache>/_npx/<hash of its path>; two suites in one checkout raced on that
+    // folder in the shared ~/.npm (seen: ENOENT on its package.json, and every later run failed). This checkout's
+    // own npm cache, one npx at a time: the link is made once (seconds of npm work), later runs reuse it.
+    const { stdout } = await withCheckoutLock("npx", () =>
+      run("npx", ["--no-install", "relcast", "publish", "--help"], { cwd: REPO_ROOT, env: { ...process.env, npm_config_cache: path.join(CHECKOUT_CACHE, "npm") } }));
     expect(stdout).toContain("--version <semver>");
     expect(stdout).toContain("--dry-run");
-  });
+  }, 180_000); // the first run in a checkout makes the link: npm's tree work, slow on a loaded machine
 
   it("an unknown flag is a usage error (exit 2) with a pointer to --help", async () => {
     const err = await run(process.execPath, [path.join(REPO_ROOT, "dist/src/cli/main.js"), "publish", "--version", "1.0.0", "--app", "a", "--dmg", "d", "--notes", "n", "--colour"]).catch((e: { code: number; stderr: string }) => e);

@@ -8,7 +8,9 @@ conditional write atomic. This serves moto's own application with one lock
 around each write request; the request body is read before the lock is
 taken, so a slow upload never holds it. Reads stay concurrent.
 
-usage: python3 moto-atomic-server.py <host> <port>
+usage: python3 moto-atomic-server.py <host> [<port>]
+With no port (or 0) the system picks a free one; the port bound is printed
+on stdout as "port <n>", so two test runs never race for a port.
 """
 import io
 import signal
@@ -16,7 +18,7 @@ import sys
 import threading
 
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
-from werkzeug.serving import run_simple
+from werkzeug.serving import make_server
 from werkzeug.wsgi import get_input_stream
 
 WRITES = {"PUT", "POST", "DELETE"}
@@ -37,9 +39,12 @@ def atomic_writes(environ, start_response):
 
 
 def main():
-    host, port = sys.argv[1], int(sys.argv[2])
+    host = sys.argv[1]
+    port = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    run_simple(host, port, atomic_writes, threaded=True)
+    server = make_server(host, port, atomic_writes, threaded=True)
+    print(f"port {server.server_port}", flush=True)
+    server.serve_forever()
 
 
 if __name__ == "__main__":

@@ -1,5 +1,4 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -34,18 +33,6 @@ export function motoUnavailableReason(): string | undefined {
   return reason;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 async function waitUntilAnswering(endpoint: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -61,15 +48,37 @@ async function waitUntilAnswering(endpoint: string, child: ChildProcess, timeout
   throw new Error(`moto_server did not answer on ${endpoint} within ${timeoutMs} ms`);
 }
 
-/** Starts moto_server on a free loopback port; stop() kills exactly that pid. */
+/** Resolves with the port the server prints ("port <n>") once it is bound. */
+function boundPort(child: ChildProcess, timeoutMs: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`moto_server printed no port within ${timeoutMs} ms`)), timeoutMs);
+    child.stdout!.on("data", (d: Buffer) => {
+      out = (out + d.toString()).slice(-4000);
+      const m = /^port (\d+)$/m.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`moto_server exited early with code ${code}`));
+    });
+  });
+}
+
+/**
+ * Starts moto_server on a loopback port the system picks (the server binds
+ * port 0 and prints the port: no window in which another run can take it);
+ * stop() kills exactly that pid.
+ */
 export async function startMotoServer(): Promise<MotoServer> {
   Object.assign(process.env, MOTO_ENV);
-  const port = await freePort();
-  const endpoint = `http://127.0.0.1:${port}`;
   let stderr = "";
   // moto's own server, with its conditional writes made atomic as S3's are (see the script).
   // The pyenv shim execs the interpreter, so the pid spawned is the server's own.
-  const child = spawn("python3", [ATOMIC_SERVER, "127.0.0.1", String(port)], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn("python3", [ATOMIC_SERVER, "127.0.0.1", "0"], { stdio: ["ignore", "pipe", "pipe"] });
   child.stderr?.on("data", (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000);
   });
@@ -84,10 +93,12 @@ export async function startMotoServer(): Promise<MotoServer> {
     clearTimeout(timer);
   };
   try {
+    const port = await boundPort(child, 30_000);
+    const endpoint = `http://127.0.0.1:${port}`;
     await waitUntilAnswering(endpoint, child, 30_000);
+    return { endpoint, port, pid, stop };
   } catch (err) {
     await stop();
     throw new Error(`${(err as Error).message}\n${stderr}`);
   }
-  return { endpoint, port, pid, stop };
 }

@@ -75,11 +75,11 @@ describe("relcast verify-install", () => {
     silent.on("connection", (s) => sockets.push(s));
     const silentPort = await listen(silent);
     try {
-      const started = Date.now();
+      // The bridge never answers and never closes: the CLI can only have exited through its own --timeout.
       const r = await runCli(["verify-install", "--port", String(silentPort), "--timeout", "300", "--config", ws.configFile]);
       expect(r.code).toBe(13);
       expect(r.stderr).toContain("no answer within 300 ms");
-      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(sockets.length).toBeGreaterThan(0);
     } finally {
       for (const s of sockets) s.destroy();
       await new Promise((r) => silent.close(r));

@@ -13,6 +13,9 @@ const root = process.env.RELCAST_TEST_TMP_ROOT ?? os.tmpdir();
 process.env.RELCAST_TEST_TMP_ROOT = root;
 const dir = mkdtempSync(path.join(root, "relcast-test-file-"));
 process.env.TMPDIR = dir;
+// Node 22.1+ keeps compiled code of the CLI and its modules here for every child `node` the file starts
+// (dozens of publishes start the same AWS SDK); removed with the folder. Older Node ignores it.
+process.env.NODE_COMPILE_CACHE = path.join(dir, "node-compile-cache");
 
 afterAll(async () => {
   process.env.TMPDIR = root;

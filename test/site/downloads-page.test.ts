@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
-import { mkdir } from "node:fs/promises";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +10,13 @@ import { startServe, type ServeProcess } from "../helpers/serve-process.js";
 
 const browserPath = chromiumPath();
 const ARTIFACTS = path.join(REPO_ROOT, "test-artifacts");
+
+/** Written aside and renamed into place: two suites in one checkout never leave a half-written screenshot. */
+async function saveArtifact(name: string, bytes: Buffer): Promise<void> {
+  const temp = path.join(ARTIFACTS, `.${name}-${process.pid}-${randomBytes(4).toString("hex")}`);
+  await writeFile(temp, bytes);
+  await rename(temp, path.join(ARTIFACTS, name));
+}
 
 describe.skipIf(!browserPath.path)(`downloads page in headless Chromium${browserPath.reason ? ` — skipped: ${browserPath.reason}` : ""}`, () => {
   let browser: Browser;
@@ -58,7 +65,7 @@ describe.skipIf(!browserPath.path)(`downloads page in headless Chromium${browser
     expect(await page.locator("#v1\\.1\\.0").innerText()).toContain("corrupt <b>download</b>");
     expect(await page.locator("#v1\\.1\\.0 b").count()).toBe(0);
     expect(await page.locator("#v1\\.1\\.0 a.button").count()).toBe(0);
-    await page.screenshot({ path: path.join(ARTIFACTS, "downloads-page.png"), fullPage: true });
+    await saveArtifact("downloads-page.png", await page.screenshot({ fullPage: true }));
     expect(problems).toEqual([]);
   });
 
@@ -81,7 +88,7 @@ describe.skipIf(!browserPath.path)(`downloads page in headless Chromium${browser
     const box = await page.locator("#latest a.button").first().boundingBox();
     expect(box!.height).toBeGreaterThanOrEqual(40);
     expect(box!.x + box!.width).toBeLessThanOrEqual(360);
-    await page.screenshot({ path: path.join(ARTIFACTS, "downloads-page-phone.png"), fullPage: true });
+    await saveArtifact("downloads-page-phone.png", await page.screenshot({ fullPage: true }));
     expect(problems).toEqual([]);
   });
 

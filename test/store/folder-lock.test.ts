@@ -1,3 +1,4 @@
+import { watch } from "node:fs";
 import { mkdtemp, readdir, rm, utimes, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -14,10 +15,22 @@ describe("folder lock", () => {
     const lock = path.join(dir, ".relcast-lock-catalog.json");
     await writeFile(lock, "");
     let entered = false;
+    // Every attempt of the waiter makes (and removes) a token file `<lock>-<hex>`: watch until it has tried
+    // and judged the lock 10 times, rather than sleeping and hoping it did.
+    const attempts = new Set<string>();
+    const watcher = watch(dir);
+    const tried10 = new Promise<void>((resolve) => watcher.on("change", (_event, name) => {
+      if (String(name).startsWith(".relcast-lock-catalog.json-")) attempts.add(String(name));
+      if (attempts.size >= 10) resolve();
+    }));
+    let enteredNow: () => void = () => {};
+    const enteredEarly = new Promise<void>((resolve) => (enteredNow = resolve));
     const waiting = withFileLock(lock, async () => {
       entered = true;
+      enteredNow();
     });
-    await new Promise((r) => setTimeout(r, 400));
+    await Promise.race([tried10, enteredEarly]); // a lock broken as stale shows at once, not as a timeout
+    watcher.close();
     expect(entered).toBe(false);
     await rm(lock);
     await waiting;
