@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, createPublicKey, verify as cryptoVerify } from "node:crypto";
 import { open } from "node:fs/promises";
 import { ed25519 } from "@noble/curves/ed25519.js";
 
@@ -96,7 +96,7 @@ async function feed(update: (bytes: Buffer) => void, source: MessageSource): Pro
   }
 }
 
-function modL(hash: Buffer): bigint {
+function modL(hash: Uint8Array): bigint {
   return littleEndian(hash) % L;
 }
 
@@ -160,4 +160,36 @@ export async function verifyEd25519(publicKey: Uint8Array, signature: Uint8Array
   const challengeHash = createHash("sha512").update(signature.subarray(0, 32)).update(publicKey);
   await feed((b) => challengeHash.update(b), message);
   return verifyWithChallenge(publicKey, signature, modL(challengeHash.digest()));
+}
+
+/** What a verifier hashes before the message: R (the signature's first half) ‖ A (the public key). */
+export function challengePrefix(publicKey: Uint8Array, signature: Uint8Array): Buffer {
+  return Buffer.concat([signature.subarray(0, 32), publicKey]);
+}
+
+/**
+ * RFC 8032 verification when the challenge hash, SHA-512(challengePrefix ‖
+ * message), was computed elsewhere (e.g. while the message was downloaded).
+ */
+export function verifyEd25519Challenge(publicKey: Uint8Array, signature: Uint8Array, challengeHash: Uint8Array): boolean {
+  if (publicKey.length !== 32 || signature.length !== 64 || challengeHash.length !== 64) return false;
+  return verifyWithChallenge(publicKey, signature, modL(challengeHash));
+}
+
+const SPKI_ED25519_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+
+/**
+ * RFC 8032 verification of a message held in memory by OpenSSL, on libuv's
+ * thread pool (so several run at once on every core, and the main thread
+ * does no curve arithmetic). False for a malformed key or signature.
+ */
+export async function verifyEd25519Buffered(publicKey: Uint8Array, signature: Uint8Array, message: Uint8Array): Promise<boolean> {
+  if (publicKey.length !== 32 || signature.length !== 64) return false;
+  let key;
+  try {
+    key = createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, publicKey]), format: "der", type: "spki" });
+  } catch {
+    return false;
+  }
+  return new Promise((resolve) => cryptoVerify(null, message, key, signature, (err, ok) => resolve(!err && ok)));
 }

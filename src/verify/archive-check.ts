@@ -1,14 +1,12 @@
-import { randomUUID } from "node:crypto";
-import { rm } from "node:fs/promises";
-import path from "node:path";
+import { Readable } from "node:stream";
 import type { FeedRecord } from "../domain/appcast-selection.js";
 import { parseInfoPlist, type BundleInfo } from "../bundle/info-plist.js";
-import { verifyEd25519 } from "../sparkle/ed25519-stream.js";
-import { readZipListing } from "../sparkle/zip-listing.js";
+import { challengePrefix, verifyEd25519Buffered, verifyEd25519Challenge } from "../sparkle/ed25519-stream.js";
+import { readZipListing, type RangeSource } from "../sparkle/zip-listing.js";
 import { zipRuleProblems } from "../sparkle/zip-rules.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { signatureProblem } from "./appcast-reader.js";
-import { downloadObject, type HashTally } from "./download-object.js";
+import { downloadObject, IN_MEMORY_BYTES, type HashTally } from "./download-object.js";
 import { NOT_RUN, outcome, type CheckResult } from "./release-row.js";
 
 export interface ArchiveFindings {
@@ -33,51 +31,86 @@ function plistProblems(record: FeedRecord, info: BundleInfo, publicKey: Buffer |
   return found;
 }
 
-/**
- * Downloads the update zip of one release into `workDir` and checks it the
- * way an installed copy would: byte count and SHA-256 against the record,
- * the Ed25519 signature against the public key (or the archive's own
- * SUPublicEDKey when none is given), the zip rules, and the versions in the
- * archive's Contents/Info.plist (XML or binary) against the feed item.
- */
-export async function checkArchive(store: ObjectStore, key: string, record: FeedRecord, publicKey: Buffer | undefined, workDir: string, tally?: HashTally): Promise<ArchiveFindings> {
-  const au = record.autoupdate;
-  // The temp name is relcast's own: nothing read from the store (a version, a key) becomes a path.
-  const file = path.join(workDir, `archive-${randomUUID()}.zip`);
-  try {
-    const got = await downloadObject(store, key, file, tally);
-    if (!got) return { zip: outcome([`update zip ${key} is missing`]), signature: NOT_RUN, rules: NOT_RUN, plist: NOT_RUN };
-    const zipProblems: string[] = [];
-    if (got.sizeBytes !== au.sizeBytes) zipProblems.push(`update zip ${key} is ${got.sizeBytes} bytes; the record and enclosure length say ${au.sizeBytes}`);
-    if (au.sha256 !== undefined && got.sha256 !== au.sha256) zipProblems.push(`update zip ${key} has SHA-256 ${got.sha256.slice(0, 12)}…, the record says ${au.sha256.slice(0, 12)}…`);
-
-    let listing;
-    try {
-      listing = await readZipListing(file, (name) => /^[^/]+\/Contents\/Info\.plist$/.test(name));
-    } catch (err) {
-      zipProblems.push(`update zip ${key} cannot be read as a zip (${(err as Error).message})`);
-    }
-    const rules = listing ? outcome(zipRuleProblems(listing.entries)) : NOT_RUN;
-    let bundle: BundleInfo | undefined;
-    const plist: string[] = [];
-    const plistBytes = listing ? [...listing.files.values()][0] : undefined;
-    if (listing && !plistBytes) plist.push("the zip holds no <bundle>/Contents/Info.plist");
-    if (plistBytes) {
-      try {
-        bundle = parseInfoPlist(plistBytes, `Contents/Info.plist in ${key}`);
-      } catch (err) {
-        plist.push((err as Error).message);
+/** The store object as a zip read by ranges; `etag` must stay the same across the reads. */
+function storeRanges(store: ObjectStore, key: string, size: number, etag: string): RangeSource {
+  return {
+    size,
+    async openRange(start, end) {
+      if (end <= start) return Readable.from([]);
+      const got = await store.getStream(key, { start, end: end - 1 });
+      if (!got) throw new Error(`${key} disappeared while it was read`);
+      if (got.meta.etag !== etag) {
+        got.stream.destroy();
+        throw new Error(`${key} changed while it was read`);
       }
-    }
-    const key32 = publicKey ?? (bundle?.publicEdKey ? Buffer.from(bundle.publicEdKey, "base64") : undefined);
-    const sigSyntax = signatureProblem(au.edSignature);
-    let signature: CheckResult;
-    if (sigSyntax) signature = outcome([sigSyntax]);
-    else if (!key32) signature = outcome(["no public key to check the signature with: pass --public-key or ship SUPublicEDKey in Info.plist"]);
-    else signature = outcome((await verifyEd25519(key32, Buffer.from(au.edSignature.trim(), "base64"), { file })) ? [] : [`edSignature does not verify over the stored zip with public key ${key32.toString("base64")}`]);
-    if (bundle) plist.push(...plistProblems(record, bundle, publicKey));
-    return { zip: outcome(zipProblems), signature, rules, plist: outcome(plist), ...(bundle ? { bundle } : {}) };
-  } finally {
-    await rm(file, { force: true });
+      return got.stream;
+    },
+  };
+}
+
+/** A zip in memory, read through the same range interface. */
+function bufferRanges(body: Buffer): RangeSource {
+  return { size: body.length, openRange: async (start, end) => Readable.from([body.subarray(start, end)]) };
+}
+
+const INFO_PLIST = /^[^/]+\/Contents\/Info\.plist$/;
+
+/**
+ * Checks the update zip of one release the way an installed copy would meet
+ * it: byte count and SHA-256 against the record, the Ed25519 signature
+ * against the public key (or the archive's own SUPublicEDKey when none is
+ * given), the zip rules, and the versions in the archive's
+ * Contents/Info.plist (XML or binary) against the feed item. The zip is read
+ * once and nothing is written to disk: a zip of up to 16 MiB is read into
+ * memory, hashed and its signature checked by OpenSSL on libuv's thread pool;
+ * a larger one streams through a hash worker (SHA-256 and the signature's
+ * challenge hash in one pass) and its listing is read by ranges.
+ */
+export async function checkArchive(store: ObjectStore, key: string, record: FeedRecord, publicKey: Buffer | undefined, tally?: HashTally): Promise<ArchiveFindings> {
+  const au = record.autoupdate;
+  const sigSyntax = signatureProblem(au.edSignature);
+  const signatureBytes = sigSyntax ? undefined : Buffer.from(au.edSignature.trim(), "base64");
+  const prefixFor = (key32: Buffer | undefined) => (key32 && signatureBytes ? challengePrefix(key32, signatureBytes) : undefined);
+  const download = (prefix: Buffer | undefined, counted: boolean) =>
+    downloadObject(store, key, { keepUpTo: IN_MEMORY_BYTES, ...(tally && counted ? { tally } : {}), ...(prefix ? { challengePrefix: prefix } : {}) });
+  const got = await download(prefixFor(publicKey), true);
+  if (!got) return { zip: outcome([`update zip ${key} is missing`]), signature: NOT_RUN, rules: NOT_RUN, plist: NOT_RUN };
+  const zipProblems: string[] = [];
+  if (got.sizeBytes !== au.sizeBytes) zipProblems.push(`update zip ${key} is ${got.sizeBytes} bytes; the record and enclosure length say ${au.sizeBytes}`);
+  if (au.sha256 !== undefined && got.sha256 !== au.sha256) zipProblems.push(`update zip ${key} has SHA-256 ${got.sha256.slice(0, 12)}…, the record says ${au.sha256.slice(0, 12)}…`);
+
+  let listing;
+  try {
+    listing = await readZipListing(got.body ? bufferRanges(got.body) : storeRanges(store, key, got.sizeBytes, got.etag), (name) => INFO_PLIST.test(name));
+  } catch (err) {
+    zipProblems.push(`update zip ${key} cannot be read as a zip (${(err as Error).message})`);
   }
+  const rules = listing ? outcome(zipRuleProblems(listing.entries)) : NOT_RUN;
+  let bundle: BundleInfo | undefined;
+  const plist: string[] = [];
+  const plistBytes = listing ? [...listing.files.values()][0] : undefined;
+  if (listing && !plistBytes) plist.push("the zip holds no <bundle>/Contents/Info.plist");
+  if (plistBytes) {
+    try {
+      bundle = parseInfoPlist(plistBytes, `Contents/Info.plist in ${key}`);
+    } catch (err) {
+      plist.push((err as Error).message);
+    }
+  }
+  const key32 = publicKey ?? (bundle?.publicEdKey ? Buffer.from(bundle.publicEdKey, "base64") : undefined);
+  let signature: CheckResult;
+  if (sigSyntax) signature = outcome([sigSyntax]);
+  else if (!key32) signature = outcome(["no public key to check the signature with: pass --public-key or ship SUPublicEDKey in Info.plist"]);
+  else {
+    let valid: boolean;
+    if (got.body) valid = await verifyEd25519Buffered(key32, signatureBytes!, got.body);
+    else {
+      // A large zip streamed before its own key was known (no --public-key): one more pass for the challenge hash.
+      const challenge = got.challenge ?? (await download(prefixFor(key32), false))?.challenge;
+      valid = challenge !== undefined && verifyEd25519Challenge(key32, signatureBytes!, challenge);
+    }
+    signature = outcome(valid ? [] : [`edSignature does not verify over the stored zip with public key ${key32.toString("base64")}`]);
+  }
+  if (bundle) plist.push(...plistProblems(record, bundle, publicKey));
+  return { zip: outcome(zipProblems), signature, rules, plist: outcome(plist), ...(bundle ? { bundle } : {}) };
 }

@@ -5,7 +5,7 @@ import { deltaFileName, versionedKey, zipFileName } from "../domain/release-layo
 import { applyDelta } from "../sparkle/delta/delta-apply.js";
 import { hashTree } from "../sparkle/delta/tree-hash.js";
 import { extractBundleZip } from "../sparkle/delta/zip-tree.js";
-import { verifyEd25519 } from "../sparkle/ed25519-stream.js";
+import { challengePrefix, verifyEd25519Challenge } from "../sparkle/ed25519-stream.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { signatureProblem } from "./appcast-reader.js";
 import { downloadObject, type HashTally } from "./download-object.js";
@@ -15,7 +15,7 @@ async function trustedTree(store: ObjectStore, record: ReleaseRecord, pluginId: 
   const key = versionedKey(record.version, zipFileName(pluginId, record.version));
   await mkdir(into, { recursive: true });
   const file = path.join(into, "release.zip");
-  const got = await downloadObject(store, key, file, tally);
+  const got = await downloadObject(store, key, { toFile: file, ...(tally ? { tally } : {}) });
   if (!got) return void problems.push(`${key} is missing`);
   if (got.sha256 !== record.autoupdate?.sha256 || got.sizeBytes !== record.autoupdate?.sizeBytes) return void problems.push(`${key} does not match its record`);
   return extractBundleZip(file, path.join(into, "tree"));
@@ -47,7 +47,11 @@ export async function checkDeltas(
       const name = deltaFileName(pluginId, record.version, delta.fromVersion);
       const key = versionedKey(record.version, name);
       const file = path.join(work, name);
-      const got = await downloadObject(store, key, file, tally);
+      const syntax = signatureProblem(delta.edSignature);
+      const signature = Buffer.from(delta.edSignature, "base64");
+      // The signature's challenge hash is computed in the same read as the SHA-256.
+      const prefix = publicKey && !syntax ? challengePrefix(publicKey, signature) : undefined;
+      const got = await downloadObject(store, key, { toFile: file, ...(tally ? { tally } : {}), ...(prefix ? { challengePrefix: prefix } : {}) });
       if (!got) {
         problems.push(`delta ${key} is missing`);
         continue;
@@ -55,9 +59,8 @@ export async function checkDeltas(
       if (got.sizeBytes !== delta.sizeBytes) problems.push(`delta ${key} is ${got.sizeBytes} bytes; the record says ${delta.sizeBytes}`);
       if (got.sha256 !== delta.sha256) problems.push(`delta ${key} has SHA-256 ${got.sha256.slice(0, 12)}…, the record says ${delta.sha256.slice(0, 12)}…`);
       if (!delta.url.endsWith(`/downloads/${name}`)) problems.push(`delta from ${delta.fromVersion}: url ${delta.url} does not name ${name}`);
-      const syntax = signatureProblem(delta.edSignature);
       if (syntax) problems.push(`delta from ${delta.fromVersion}: ${syntax}`);
-      else if (publicKey && !(await verifyEd25519(publicKey, Buffer.from(delta.edSignature, "base64"), { file }))) {
+      else if (publicKey && !(got.challenge && verifyEd25519Challenge(publicKey, signature, got.challenge))) {
         problems.push(`delta ${key}: edSignature does not verify with public key ${publicKey.toString("base64")}`);
       }
       const from = byVersion.get(delta.fromVersion);

@@ -8,7 +8,7 @@ import { downloadObject, type HashTally } from "./download-object.js";
 
 
 async function sameBytes(store: ObjectStore, copyKey: string, originalKey: string, tally?: HashTally): Promise<boolean> {
-  const [copy, original] = await Promise.all([downloadObject(store, copyKey, undefined, tally), downloadObject(store, originalKey)]);
+  const [copy, original] = await Promise.all([downloadObject(store, copyKey, tally ? { tally } : {}), downloadObject(store, originalKey)]);
   return !copy || !original || (copy.sha256 === original.sha256 && copy.sizeBytes === original.sizeBytes);
 }
 

@@ -31,7 +31,7 @@ export function artifactsOf(r: ReleaseRecord): Artifact[] {
 
 /** Hashes one public object and compares it with what a record pins; a problem sentence, or undefined when it matches. */
 async function hashProblem(store: ObjectStore, key: string, want: Artifact, whose: string, tally: HashTally, missing = `${key} is missing`): Promise<string | undefined> {
-  const got = await downloadObject(store, key, undefined, tally);
+  const got = await downloadObject(store, key, tally ? { tally } : {});
   if (!got) return missing;
   if (got.sizeBytes !== want.sizeBytes) return `${key} is ${got.sizeBytes} bytes; ${whose} says ${want.sizeBytes}`;
   if (want.sha256 !== undefined && got.sha256 !== want.sha256) return `${key} has SHA-256 ${got.sha256.slice(0, 12)}…; ${whose} says ${want.sha256.slice(0, 12)}…`;

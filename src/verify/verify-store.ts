@@ -45,7 +45,7 @@ export interface VerifyReport {
 
 async function checkDmg(store: ObjectStore, record: Catalog["versions"][number], tally: HashTally): Promise<string[]> {
   const key = record.objectStore.objectPath;
-  const got = await downloadObject(store, key, undefined, tally);
+  const got = await downloadObject(store, key, { tally });
   if (!got) return [`disk image ${key} is missing`];
   const found: string[] = [];
   if (got.sizeBytes !== record.sizeBytes) found.push(`disk image ${key} is ${got.sizeBytes} bytes; the record says ${record.sizeBytes}`);
@@ -127,7 +127,7 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
       };
       if (record.autoupdate) {
         try {
-          const found = await checkArchive(store, versionedKey(record.version, zipFileName(pluginId, record.version)), record as FeedRecord, options.publicKey, workDir, tally);
+          const found = await checkArchive(store, versionedKey(record.version, zipFileName(pluginId, record.version)), record as FeedRecord, options.publicKey, tally);
           Object.assign(row.checks, { zip: found.zip, signature: found.signature, plist: found.plist, zipRules: found.rules });
           bundles.set(record.version, found.bundle?.bundleIdentifier);
           if (record.autoupdate.deltas?.length) {

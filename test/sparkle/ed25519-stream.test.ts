@@ -75,3 +75,30 @@ describe("streaming Ed25519", () => {
     expect(() => parseSigningKey(bogus, "bogus")).toThrow(/inconsistent/);
   });
 });
+
+describe("verifying with a challenge hashed elsewhere, and with OpenSSL on a buffer", () => {
+  it("accepts the right signature and refuses a changed message, signature or key, like the streaming verifier", async () => {
+    const { challengePrefix, verifyEd25519Buffered, verifyEd25519Challenge } = await import("../../src/sparkle/ed25519-stream.js");
+    const seed = randomBytes(32);
+    const key = expandSeed(seed);
+    const message = randomBytes(100_000);
+    const signature = await signEd25519(key, message);
+    const challenge = (m: Buffer, pub: Buffer, sig: Buffer) => createHash("sha512").update(challengePrefix(pub, sig)).update(m).digest();
+    const other = Buffer.from(message);
+    other[500] = other[500]! ^ 1;
+    const badSig = Buffer.from(signature);
+    badSig[40] = badSig[40]! ^ 1;
+    const otherKey = expandSeed(randomBytes(32)).publicKey;
+    for (const [m, pub, sig, ok] of [
+      [message, key.publicKey, signature, true],
+      [other, key.publicKey, signature, false],
+      [message, key.publicKey, badSig, false],
+      [message, otherKey, signature, false],
+    ] as const) {
+      expect(verifyEd25519Challenge(pub, sig, challenge(m, Buffer.from(pub), sig))).toBe(ok);
+      expect(await verifyEd25519Buffered(pub, sig, m)).toBe(ok);
+      expect(await verifyEd25519(pub, sig, m)).toBe(ok);
+    }
+    expect(await verifyEd25519Buffered(Buffer.alloc(31), signature, message)).toBe(false);
+  });
+});

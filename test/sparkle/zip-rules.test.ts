@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, readFile } from "node:fs/promises";
+import { Readable } from "node:stream";
 import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -69,6 +70,26 @@ describe("zip rules (on zips Python's zipfile wrote)", () => {
     const listing = await readZipListing(file("good"), (name) => name.endsWith("Info.plist"));
     expect(listing.entries.find((e) => e.name.endsWith("Versions/Current"))).toMatchObject({ kind: "symlink", target: "A" });
     expect(listing.files.get("P.bundle/Contents/Info.plist")?.toString()).toBe("<plist/>");
+  });
+
+  it("lists the same entries and files when the zip is read by ranges, fetching only what it needs", async () => {
+    const bytes = await readFile(file("good"));
+    const asked: Array<[number, number]> = [];
+    const source = {
+      size: bytes.length,
+      openRange: async (start: number, end: number) => {
+        asked.push([start, end]);
+        return Readable.from([bytes.subarray(start, end)]);
+      },
+    };
+    const wanted = (name: string) => name.endsWith("Info.plist");
+    const byRanges = await readZipListing(source, wanted);
+    const byFile = await readZipListing(file("good"), wanted);
+    expect(byRanges.entries).toEqual(byFile.entries);
+    expect([...byRanges.files]).toEqual([...byFile.files]);
+    // yauzl reads each central directory record separately; the reader fetches whole blocks instead.
+    expect(asked.length).toBeLessThanOrEqual(2);
+    await expect(readZipListing({ size: bytes.length, openRange: async () => Readable.from([Buffer.alloc(0)]) })).rejects.toThrow();
   });
 
   it.each(BAD)("refuses %s", async (name, _spec, message) => {
