@@ -1,9 +1,9 @@
-import { verifyRequest } from "../hmac/index.js";
+import { verifyRequestSync } from "../hmac/index.js";
 import type { HmacVerifier } from "./hmac-verifier.js";
 
 /**
- * Adapter to the HMAC kit (src/hmac). The kit's verifier already has the
- * shape the gateway expects; this file is the one place that says so, and
+ * Adapter to the HMAC kit (src/hmac). The kit's synchronous verifier (the
+ * secrets are configuration, in memory) already has the shape the gateway expects; this file is the one place that says so, and
  * the compiler checks it.
  */
-export const kitVerifier: HmacVerifier = verifyRequest;
+export const kitVerifier: HmacVerifier = verifyRequestSync;

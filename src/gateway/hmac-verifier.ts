@@ -13,7 +13,8 @@ export interface HmacVerifyInput {
   body?: Buffer;
   /** SHA-256 of the body when already known (the empty body's, for requests without one). */
   bodySha256?: Buffer;
-  lookupSecret: (clientId: string) => string | undefined | Promise<string | undefined>;
+  /** The gateway's HMAC secrets are its configuration, in memory: the lookup answers at once. */
+  lookupSecret: (clientId: string) => string | undefined;
   now?: Date;
   allowDeprecatedRequestLine?: boolean;
   maxSkewSeconds?: number;

@@ -12,8 +12,9 @@ import { jsonResponse } from "./http/respond.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { bearerAuth } from "./middleware/bearer-auth.js";
 import { dateSkew } from "./middleware/date-skew.js";
-import { hmacAuth } from "./middleware/hmac-auth.js";
-import { productRoute } from "./middleware/product-route.js";
+import { hmacAuth, hmacCheck } from "./middleware/hmac-auth.js";
+import { hmacFastPath } from "./middleware/hmac-fast-path.js";
+import { productResolver, productRoute } from "./middleware/product-route.js";
 import { productAccess } from "./middleware/scope.js";
 import { signedBody } from "./middleware/signed-body.js";
 import { authorizeEndpoint } from "./oauth/authorize.js";
@@ -93,22 +94,27 @@ export async function createGatewayApp(options: GatewayOptions) {
   }
 
   if (routes !== "auth") {
+    const resolveProduct = productResolver(config.products);
+    const hmacOptions = {
+      verify: options.verifyHmac,
+      credentials: new Map(config.hmacCredentials.map((c) => [c.clientId, c])),
+      maxSkewSeconds: config.hmac.maxSkewSeconds,
+      allowDeprecatedRequestLine: config.hmac.allowDeprecatedRequestLine,
+    };
+    const checkHmac = hmacCheck(hmacOptions);
+    const forward = proxy(forwarding);
     const hmac = every(
       dateSkew({ maxSkewSeconds: config.hmac.maxSkewSeconds }),
       signedBody({ maxBodyBytes: config.hmac.maxBodyBytes }),
-      hmacAuth({
-        verify: options.verifyHmac,
-        credentials: new Map(config.hmacCredentials.map((c) => [c.clientId, c])),
-        maxSkewSeconds: config.hmac.maxSkewSeconds,
-        allowDeprecatedRequestLine: config.hmac.allowDeprecatedRequestLine,
-      }),
+      hmacAuth(hmacOptions),
     );
     app.all(
       "/v2/*",
+      hmacFastPath({ resolveProduct, checkHmac, maxSkewSeconds: config.hmac.maxSkewSeconds, proxy: forward }),
       productRoute(config.products),
       authenticate({ bearer: bearerAuth({ verifyToken: (t) => checkAccessToken(store, t) }), hmac }),
       productAccess(),
-      proxy(forwarding),
+      forward,
     );
   }
 

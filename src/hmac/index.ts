@@ -3,7 +3,7 @@
  * and the building blocks a gateway composes (see docs/hmac.md).
  */
 export { signRequest, signRequestInputSchema, type SignRequestInput, type SignedRequest } from "./sign-request.js";
-export { verifyRequest, type VerifyRequestInput } from "./verify-request.js";
+export { verifyRequest, verifyRequestSync, type VerifyRequestInput, type VerifyRequestSyncInput } from "./verify-request.js";
 export {
   VERIFY_CHECKS,
   type VerifyCheck,

@@ -1,6 +1,7 @@
 import { parseHttpDate as parseImfFixdate } from "../../core/http-date.js";
 import { HttpError } from "../http/http-error.js";
-import type { Middleware } from "../http/middleware.js";
+import type { Context } from "hono";
+import type { GatewayEnv, Middleware } from "../http/middleware.js";
 import { hmacChallenge } from "./challenges.js";
 
 /**
@@ -17,16 +18,21 @@ export function parseHttpDate(value: string): Date | undefined {
 
 export function dateSkew(options: { maxSkewSeconds: number }): Middleware {
   return async (c, next) => {
-    const header = c.req.header("date");
-    const reject = (check: string, description: string) =>
-      new HttpError(401, "invalid_hmac", description, { "www-authenticate": hmacChallenge() }, { check });
-    if (!header) throw reject("date-missing", "the Date header is required on HMAC requests");
-    const date = parseHttpDate(header);
-    if (!date) throw reject("date-format", "the Date header must be an RFC 7231 HTTP-date such as `Tue, 15 Nov 1994 08:12:31 GMT`");
-    const skew = Math.abs(c.get("now").getTime() - date.getTime()) / 1000;
-    if (skew >= options.maxSkewSeconds) {
-      throw reject("date-skew", `the Date header differs from the gateway clock by ${Math.round(skew)} s; it must be less than ${options.maxSkewSeconds} s`);
-    }
+    checkDateSkew(c, options.maxSkewSeconds);
     await next();
   };
+}
+
+/** The check itself, synchronous, for the product routes' fast path (hmac-fast-path.ts). */
+export function checkDateSkew(c: Context<GatewayEnv>, maxSkewSeconds: number): void {
+  const header = c.req.header("date");
+  const reject = (check: string, description: string) =>
+    new HttpError(401, "invalid_hmac", description, { "www-authenticate": hmacChallenge() }, { check });
+  if (!header) throw reject("date-missing", "the Date header is required on HMAC requests");
+  const date = parseHttpDate(header);
+  if (!date) throw reject("date-format", "the Date header must be an RFC 7231 HTTP-date such as `Tue, 15 Nov 1994 08:12:31 GMT`");
+  const skew = Math.abs(c.get("now").getTime() - date.getTime()) / 1000;
+  if (skew >= maxSkewSeconds) {
+    throw reject("date-skew", `the Date header differs from the gateway clock by ${Math.round(skew)} s; it must be less than ${maxSkewSeconds} s`);
+  }
 }

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { HmacCredential } from "../config-schema.js";
 import { HttpError } from "../http/http-error.js";
-import { rawTarget, type Middleware } from "../http/middleware.js";
-import type { HmacVerifier } from "../hmac-verifier.js";
+import type { Context } from "hono";
+import { rawTarget, type GatewayEnv, type Middleware } from "../http/middleware.js";
+import type { HmacVerifier, HmacVerifyResult } from "../hmac-verifier.js";
 import { hmacChallenge } from "./challenges.js";
 
 /**
@@ -33,10 +34,23 @@ const EMPTY_BODY_SHA256 = createHash("sha256").digest();
 const UNKNOWN_CLIENT_KEY = randomBytes(32).toString("base64url");
 
 export function hmacAuth(options: HmacAuthOptions): Middleware {
+  const check = hmacCheck(options);
   return async (c, next) => {
+    await check(c);
+    await next();
+  };
+}
+
+/**
+ * The check itself: synchronous when the verifier is (the HMAC kit's is),
+ * so the product routes' fast path (hmac-fast-path.ts) runs it without a
+ * promise; a promise only when the verifier returns one.
+ */
+export function hmacCheck(options: HmacAuthOptions): (c: Context<GatewayEnv>) => void | Promise<void> {
+  return (c) => {
     const incoming = c.env.incoming;
     const body = c.get("body");
-    const result = await options.verify({
+    const result = options.verify({
       method: incoming.method ?? "GET",
       requestTarget: rawTarget(incoming),
       headers: incoming.headers,
@@ -47,17 +61,20 @@ export function hmacAuth(options: HmacAuthOptions): Middleware {
       allowDeprecatedRequestLine: options.allowDeprecatedRequestLine,
       maxSkewSeconds: options.maxSkewSeconds,
     });
-    if (!result.ok) {
-      const extra: Record<string, unknown> = { check: result.check };
-      if (result.expectedSigningString !== undefined) extra.expected_signing_string = result.expectedSigningString;
-      if (result.expectedDigest !== undefined) extra.expected_digest = result.expectedDigest;
-      throw new HttpError(401, "invalid_hmac", result.message, { "www-authenticate": hmacChallenge() }, extra);
-    }
-    const credential = options.credentials.get(result.clientId);
-    // Only reachable if someone signed with this process's random key.
-    if (!credential) throw new HttpError(401, "invalid_hmac", "the signature does not match", { "www-authenticate": hmacChallenge() }, { check: "signature" });
-    if (result.deprecatedRequestLine) c.env.outgoing.setHeader("deprecation", DEPRECATION);
-    c.set("identity", { kind: "company", company: credential.company, clientId: credential.clientId, product: credential.product });
-    await next();
+    return result instanceof Promise ? result.then((r) => accept(c, r, options)) : accept(c, result, options);
   };
+}
+
+function accept(c: Context<GatewayEnv>, result: HmacVerifyResult, options: HmacAuthOptions): void {
+  if (!result.ok) {
+    const extra: Record<string, unknown> = { check: result.check };
+    if (result.expectedSigningString !== undefined) extra.expected_signing_string = result.expectedSigningString;
+    if (result.expectedDigest !== undefined) extra.expected_digest = result.expectedDigest;
+    throw new HttpError(401, "invalid_hmac", result.message, { "www-authenticate": hmacChallenge() }, extra);
+  }
+  const credential = options.credentials.get(result.clientId);
+  // Only reachable if someone signed with this process's random key.
+  if (!credential) throw new HttpError(401, "invalid_hmac", "the signature does not match", { "www-authenticate": hmacChallenge() }, { check: "signature" });
+  if (result.deprecatedRequestLine) c.env.outgoing.setHeader("deprecation", DEPRECATION);
+  c.set("identity", { kind: "company", company: credential.company, clientId: credential.clientId, product: credential.product });
 }

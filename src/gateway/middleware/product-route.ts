@@ -1,6 +1,7 @@
 import type { ProductConfig } from "../config-schema.js";
 import { HttpError } from "../http/http-error.js";
-import { rawTarget, type Middleware } from "../http/middleware.js";
+import type { Context } from "hono";
+import { rawTarget, type GatewayEnv, type Middleware } from "../http/middleware.js";
 
 /**
  * Resolves `/v2/<product>/<version>/<resource path>` (spec §9) to the
@@ -14,8 +15,17 @@ const UNSAFE_PATH = /(^|\/)\.{1,2}(\/|$)|%2e|%2f|%5c|\\|;|\/\//i;
 const VERSION = /^v\d+$/;
 
 export function productRoute(products: Readonly<Record<string, ProductConfig>>): Middleware {
-  const upstreams = new Map(Object.entries(products).map(([name, p]) => [name, new URL(p.upstream)]));
+  const resolve = productResolver(products);
   return async (c, next) => {
+    resolve(c);
+    await next();
+  };
+}
+
+/** The resolution itself, synchronous, for the product routes' fast path (hmac-fast-path.ts). */
+export function productResolver(products: Readonly<Record<string, ProductConfig>>): (c: Context<GatewayEnv>) => void {
+  const upstreams = new Map(Object.entries(products).map(([name, p]) => [name, new URL(p.upstream)]));
+  return (c) => {
     const target = rawTarget(c.env.incoming);
     const q = target.indexOf("?");
     const path = q < 0 ? target : target.slice(0, q);
@@ -36,6 +46,5 @@ export function productRoute(products: Readonly<Record<string, ProductConfig>>):
       timeoutMs: config.timeoutMs,
       upstreamTarget: path.slice(`/v2/${name}`.length) + query,
     });
-    await next();
   };
 }

@@ -1,5 +1,6 @@
 import { HttpError } from "../http/http-error.js";
-import type { Middleware } from "../http/middleware.js";
+import type { Context } from "hono";
+import type { GatewayEnv, Middleware } from "../http/middleware.js";
 import { scopeCoversProduct } from "../scope-set.js";
 import { bearerChallenge, hmacChallenge } from "./challenges.js";
 
@@ -10,25 +11,30 @@ import { bearerChallenge, hmacChallenge } from "./challenges.js";
  */
 export function productAccess(): Middleware {
   return async (c, next) => {
-    const product = c.get("product");
-    const identity = c.get("identity");
-    const method = c.req.method;
-    if (!product || !identity) throw new HttpError(500, "server_error", "productAccess runs after productRoute and authentication");
-    if (identity.kind === "user" && !scopeCoversProduct(identity.scopes, product.name, method)) {
-      const description = `the token's scope does not cover ${product.name} for ${method}`;
-      throw new HttpError(403, "insufficient_scope", description, {
-        "www-authenticate": bearerChallenge({ error: "insufficient_scope", description, scope: product.name }),
-      });
-    }
-    if (identity.kind === "company" && identity.product !== product.name) {
-      throw new HttpError(
-        401,
-        "invalid_hmac",
-        `the credential belongs to another product, not ${product.name} (one HMAC credential per product)`,
-        { "www-authenticate": hmacChallenge() },
-        { check: "product" },
-      );
-    }
+    checkProductAccess(c);
     await next();
   };
+}
+
+/** The check itself, synchronous, for the product routes' fast path (hmac-fast-path.ts). */
+export function checkProductAccess(c: Context<GatewayEnv>): void {
+  const product = c.get("product");
+  const identity = c.get("identity");
+  const method = c.req.method;
+  if (!product || !identity) throw new HttpError(500, "server_error", "productAccess runs after productRoute and authentication");
+  if (identity.kind === "user" && !scopeCoversProduct(identity.scopes, product.name, method)) {
+    const description = `the token's scope does not cover ${product.name} for ${method}`;
+    throw new HttpError(403, "insufficient_scope", description, {
+      "www-authenticate": bearerChallenge({ error: "insufficient_scope", description, scope: product.name }),
+    });
+  }
+  if (identity.kind === "company" && identity.product !== product.name) {
+    throw new HttpError(
+      401,
+      "invalid_hmac",
+      `the credential belongs to another product, not ${product.name} (one HMAC credential per product)`,
+      { "www-authenticate": hmacChallenge() },
+      { check: "product" },
+    );
+  }
 }
