@@ -10,6 +10,7 @@ import path from "node:path";
 import { applyDeltaToTree } from "../../dist/src/sparkle/delta/delta-apply-tree.js";
 import { createDeltaFromTrees, DEFAULT_DIFF_LIMIT_BYTES } from "../../dist/src/sparkle/delta/delta-create.js";
 import { readStoredZipTree } from "../../dist/src/sparkle/delta/stored-zip-tree.js";
+import { DELTA_CONCURRENCY } from "../../dist/src/steps/deltas/index.js";
 import { openZipBundleTree } from "../../dist/src/sparkle/delta/zip-bundle-tree.js";
 
 const [newZip, work, ...oldZips] = process.argv.slice(2);
@@ -23,7 +24,7 @@ for (const oldZip of oldZips) {
 }
 const newTree = await openZipBundleTree(newZip);
 const sizes = [];
-for (const [i, oldZip] of oldZips.entries()) {
+async function one(i, oldZip) {
   const dir = path.join(work, `old-${i}`);
   await mkdir(dir);
   const oldTree = await readStoredZipTree(createReadStream(oldZip, { highWaterMark: 1 << 20 }), { name: oldZip, newZip: newTree, spillFile: path.join(dir, "changed-files"), keepLimit: DEFAULT_DIFF_LIMIT_BYTES, expected: expected[i] });
@@ -31,9 +32,17 @@ for (const [i, oldZip] of oldZips.entries()) {
   const made = await createDeltaFromTrees(oldTree, newTree, file, { compression: "lzma", tmpDir: dir });
   const applied = await applyDeltaToTree(oldTree, file, { tmpDir: dir });
   if (applied.afterHash !== newTree.hash.toString("hex") || made.afterHash !== applied.afterHash) throw new Error(`delta ${i} did not rebuild the new tree`);
-  sizes.push((await stat(file)).size);
+  sizes[i] = (await stat(file)).size;
   await oldTree.close();
   await rm(dir, { recursive: true, force: true });
 }
+// As the deltas step does: DELTA_CONCURRENCY old zips at once.
+let next = 0;
+await Promise.all(Array.from({ length: DELTA_CONCURRENCY }, async () => {
+  while (next < oldZips.length) {
+    const i = next++;
+    await one(i, oldZips[i]);
+  }
+}));
 await newTree.close();
 process.stdout.write(`${sizes.join(" ")}\n`);

@@ -51,7 +51,7 @@ describe.skipIf(unavailable !== undefined)(`gateway state in PostgreSQL${unavail
   let server: PostgresServer;
   beforeAll(async () => {
     server = await startPostgresServer();
-  }, 90_000);
+  });
   afterAll(async () => {
     await server?.stop();
   });
@@ -171,7 +171,7 @@ describe.skipIf(unavailable !== undefined)(`gateway state in PostgreSQL${unavail
       await writeFile(configFile, JSON.stringify(await testConfig(upstream.url)));
       const url = await server.createDatabase("shared");
       [a, b] = await Promise.all([startCli(["--config", configFile, "--port", "0", "--db", url]), startCli(["--config", configFile, "--port", "0", "--db", url])]);
-    }, 60_000);
+    });
     afterAll(async () => {
       const codes = await Promise.all([a, b].filter(Boolean).map((p) => stop(p.child)));
       await upstream?.close();

@@ -17,12 +17,12 @@
  */
 import { createHash } from "node:crypto";
 import { open, type FileHandle } from "node:fs/promises";
-import { createInflateRaw, type InflateRaw } from "node:zlib";
-import { once } from "node:events";
+import { promisify } from "node:util";
+import { createInflateRaw, inflateRaw, type InflateRaw } from "node:zlib";
 import { RelcastError } from "../../core/errors.js";
-import { badZip, layOutZip, relOfZipName, type ZipListing } from "./zip-layout.js";
+import { badZip, layOutZip, relOfZipName, unixModeOf, type ZipListing } from "./zip-layout.js";
 import { CUSTOM_ICON_PATH, type HashedTree, treeHashOf, type TreeEntry, type TreeSource } from "./tree-hash.js";
-import { unixModeOf, type RawZipEntry, type ZipBundleTree } from "./zip-bundle-tree.js";
+import type { RawZipEntry, ZipBundleTree } from "./zip-bundle-tree.js";
 
 const LOCAL = 0x04034b50;
 const CENTRAL = 0x02014b50;
@@ -32,6 +32,21 @@ const METHOD_DEFLATE = 8;
 /** The central directory is held in memory; a bundle's is far smaller. */
 const MAX_TAIL_BYTES = 64 << 20;
 const EMPTY_SHA1 = createHash("sha1").digest();
+const ONE_SHOT_BYTES = 1 << 20;
+const inflateRawAsync = promisify(inflateRaw);
+
+/** Resolves at `event` or when the stream closes (an error is kept by the stream's own listener). */
+function settled(stream: InflateRaw, event: "drain" | "end"): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off(event, done);
+      stream.off("close", done);
+      resolve();
+    };
+    stream.on(event, done);
+    stream.on("close", done);
+  });
+}
 
 export interface StoredZipTree extends HashedTree {
   sha256: string;
@@ -51,6 +66,9 @@ interface Scanned extends RawZipEntry {
   spill?: { at: number; length: number };
 }
 
+/** What the scan needs of the new zip: its raw entries, their bytes and content hashes. */
+export type TwinZip = Pick<ZipBundleTree, "raw" | "equalsRaw" | "readRaw" | "contentHash" | "source">;
+
 /** Reads one local entry's compressed bytes as they stream by. */
 class EntryScan {
   private consumed = 0;
@@ -61,29 +79,32 @@ class EntryScan {
   private spillAt: number | undefined;
   private pendingSpill: Promise<unknown> = Promise.resolve();
   private failed: Error | undefined;
+  /** A small entry is inflated in one call from its gathered bytes (fewer events than a stream); its size is bounded. */
+  private readonly oneShot: boolean;
+  private readonly parts: Buffer[] = [];
 
   constructor(
     readonly entry: Scanned,
-    private readonly newZip: ZipBundleTree,
-    private readonly spill: { fh: FileHandle; end: number },
+    private readonly newZip: TwinZip | undefined,
+    private readonly spill: { fh: FileHandle; end: number } | undefined,
     private readonly keepLimit: number,
     private readonly zipName: string,
   ) {
-    const twin = newZip.raw.get(entry.rel);
+    const twin = newZip?.raw.get(entry.rel);
     this.same = !!twin && twin.method === entry.method && twin.crc32 === entry.crc32 && twin.compressedSize === entry.compressedSize && twin.size === entry.size;
     if (entry.method !== METHOD_STORE && entry.method !== METHOD_DEFLATE) throw badZip(zipName, `${entry.name} uses compression method ${entry.method}`);
+    this.oneShot = entry.compressedSize <= ONE_SHOT_BYTES && entry.size <= ONE_SHOT_BYTES * 8;
   }
 
   async write(bytes: Buffer): Promise<void> {
     if (this.same) {
-      const theirs = await this.newZip.readRaw(this.entry.rel, this.consumed, bytes.length);
-      if (theirs.equals(bytes)) {
+      if (await this.newZip!.equalsRaw(this.entry.rel, this.consumed, bytes)) {
         this.consumed += bytes.length;
         return;
       }
       // Differs part way: the bytes before this chunk were the new zip's, so take them from there.
       this.same = false;
-      for (let at = 0; at < this.consumed; at += 1 << 20) await this.feed(await this.newZip.readRaw(this.entry.rel, at, Math.min(1 << 20, this.consumed - at)));
+      for (let at = 0; at < this.consumed; at += 1 << 20) await this.feed(await this.newZip!.readRaw(this.entry.rel, at, Math.min(1 << 20, this.consumed - at)));
     }
     this.consumed += bytes.length;
     await this.feed(bytes);
@@ -91,12 +112,13 @@ class EntryScan {
 
   private output(chunk: Buffer): void {
     this.sha1.update(chunk);
-    if (this.entry.size <= this.keepLimit) {
-      if (this.spillAt === undefined) this.spillAt = this.spill.end;
-      const at = this.spill.end;
-      this.spill.end += chunk.length;
+    const spill = this.spill;
+    if (spill && this.entry.size <= this.keepLimit) {
+      if (this.spillAt === undefined) this.spillAt = spill.end;
+      const at = spill.end;
+      spill.end += chunk.length;
       const copy = Buffer.from(chunk);
-      this.pendingSpill = this.pendingSpill.then(() => this.spill.fh.write(copy, 0, copy.length, at));
+      this.pendingSpill = this.pendingSpill.then(() => spill.fh.write(copy, 0, copy.length, at));
     }
     this.inflatedBytes += chunk.length;
   }
@@ -106,13 +128,17 @@ class EntryScan {
       this.output(bytes);
       return;
     }
+    if (this.oneShot) {
+      this.parts.push(Buffer.from(bytes));
+      return;
+    }
     if (!this.inflater) {
       this.inflater = createInflateRaw();
       this.inflater.on("data", (chunk: Buffer) => this.output(chunk));
       this.inflater.on("error", (err) => (this.failed ??= err));
     }
     if (this.failed) throw badZip(this.zipName, `${this.entry.name} does not inflate: ${this.failed.message}`);
-    if (!this.inflater.write(bytes)) await Promise.race([once(this.inflater, "drain"), once(this.inflater, "close")]).catch(() => undefined);
+    if (!this.inflater.write(bytes)) await settled(this.inflater, "drain");
   }
 
   async finish(): Promise<void> {
@@ -121,36 +147,43 @@ class EntryScan {
       this.entry.same = true;
       return;
     }
-    if (this.entry.method === METHOD_DEFLATE) {
+    if (this.entry.method === METHOD_DEFLATE && this.oneShot) {
+      try {
+        this.output(await inflateRawAsync(Buffer.concat(this.parts), { maxOutputLength: Math.max(1, this.entry.size) }));
+      } catch (err) {
+        throw badZip(this.zipName, `${this.entry.name} does not inflate to ${this.entry.size} bytes: ${(err as Error).message}`);
+      }
+    } else if (this.entry.method === METHOD_DEFLATE) {
       if (!this.inflater) await this.feed(Buffer.alloc(0));
-      const ended = Promise.race([once(this.inflater!, "end"), once(this.inflater!, "close")]);
+      const ended = settled(this.inflater!, "end");
       this.inflater!.end();
-      await ended.catch(() => undefined);
+      await ended;
       if (this.failed) throw badZip(this.zipName, `${this.entry.name} does not inflate: ${this.failed.message}`);
     }
     await this.pendingSpill;
     if (this.inflatedBytes !== this.entry.size) throw badZip(this.zipName, `${this.entry.name} inflates to ${this.inflatedBytes} bytes, not ${this.entry.size}`);
     this.entry.hash = this.sha1.digest();
-    if (this.entry.size <= this.keepLimit) this.entry.spill = { at: this.spillAt ?? this.spill.end, length: this.entry.size };
+    if (this.spill && this.entry.size <= this.keepLimit) this.entry.spill = { at: this.spillAt ?? this.spill.end, length: this.entry.size };
   }
 }
 
 export interface ReadStoredZipOptions {
   /** Name for messages (the store URI). */
   name: string;
-  newZip: ZipBundleTree;
-  /** Scratch file for the bytes of changed entries (created here; the caller removes it). */
-  spillFile: string;
+  /** The new zip, whose entries are compared; without it every entry is inflated (hashing a zip of its own). */
+  newZip?: TwinZip;
+  /** Scratch file for the bytes of changed entries (created here; the caller removes it); without it none are kept. */
+  spillFile?: string;
   /** Changed entries up to this size are kept (for diffing); larger ones are only hashed. */
   keepLimit: number;
-  /** The SHA-256 (hex) and size the zip must have; nothing is used before it is checked. */
-  expected: { sha256: string; sizeBytes: number };
+  /** The SHA-256 (hex) and size the zip must have; nothing is used before it is checked. Only a zip relcast just wrote itself goes without. */
+  expected?: { sha256: string; sizeBytes: number };
 }
 
 export async function readStoredZipTree(stream: AsyncIterable<Buffer>, options: ReadStoredZipOptions): Promise<StoredZipTree & { close(): Promise<void> }> {
   const { name, newZip } = options;
-  const sha256 = createHash("sha256");
-  const spill = { fh: await open(options.spillFile, "wx+", 0o600), end: 0 };
+  const sha256 = options.expected ? createHash("sha256") : undefined;
+  const spill = options.spillFile ? { fh: await open(options.spillFile, "wx+", 0o600), end: 0 } : undefined;
   try {
     const scanned = new Map<number, Scanned>();
     const tail: Buffer[] = [];
@@ -162,7 +195,7 @@ export async function readStoredZipTree(stream: AsyncIterable<Buffer>, options: 
     let current: EntryScan | undefined;
     let remaining = 0;
     for await (const chunk of stream) {
-      sha256.update(chunk);
+      sha256?.update(chunk);
       total += chunk.length;
       const data = left.length > 0 ? Buffer.concat([left, chunk]) : chunk;
       let pos = 0;
@@ -218,8 +251,8 @@ export async function readStoredZipTree(stream: AsyncIterable<Buffer>, options: 
       offset += pos;
       left = pos < data.length ? Buffer.from(data.subarray(pos)) : Buffer.alloc(0);
     }
-    const digest = sha256.digest("hex");
-    if (digest !== options.expected.sha256 || total !== options.expected.sizeBytes) {
+    const digest = sha256?.digest("hex") ?? "";
+    if (options.expected && (digest !== options.expected.sha256 || total !== options.expected.sizeBytes)) {
       throw new RelcastError(
         "E_VERIFY",
         `${name} does not match its record (sha256 ${digest}, ${total} bytes; the record says ${options.expected.sha256}, ${options.expected.sizeBytes} bytes); no delta is made from a zip that cannot be trusted`,
@@ -264,7 +297,7 @@ export async function readStoredZipTree(stream: AsyncIterable<Buffer>, options: 
       if (entry.kind === "dir" || entry.rel === CUSTOM_ICON_PATH) continue;
       const s = byRel.get(entry.rel)!;
       // Same compressed bytes as an entry that is a folder in the new zip: both are empty.
-      const hash = s.same ? (newZip.contentHash(entry.rel) ?? (s.size === 0 ? EMPTY_SHA1 : undefined)) : s.hash;
+      const hash = s.same ? (newZip!.contentHash(entry.rel) ?? (s.size === 0 ? EMPTY_SHA1 : undefined)) : s.hash;
       if (!hash) throw new RelcastError("E_INTERNAL", `no content hash for ${entry.rel} in ${name}`);
       if (s.same) reused++;
       (entry.kind === "file" ? fileHashes : linkHashes).set(entry.rel, hash);
@@ -274,22 +307,22 @@ export async function readStoredZipTree(stream: AsyncIterable<Buffer>, options: 
       const s = byRel.get(entry.rel);
       if (!s?.spill) throw new RelcastError("E_INTERNAL", `the bytes of ${entry.rel} in ${name} were not kept (${entry.size} bytes, over the diff limit)`);
       const out = Buffer.allocUnsafe(s.spill.length);
-      const { bytesRead } = await spill.fh.read(out, 0, out.length, s.spill.at);
+      const { bytesRead } = await spill!.fh.read(out, 0, out.length, s.spill.at);
       if (bytesRead !== out.length) throw new RelcastError("E_INTERNAL", `the kept bytes of ${entry.rel} are short`);
       return out;
     };
     const source: TreeSource = {
-      readFile: (entry) => (byRel.get(entry.rel)?.same ? newZip.source.readFile(entry) : spilled(entry)),
+      readFile: (entry) => (byRel.get(entry.rel)?.same ? newZip!.source.readFile(entry) : spilled(entry)),
       readLink: (entry) => source.readFile(entry),
       async *streamFile(entry) {
-        if (byRel.get(entry.rel)?.same) yield* newZip.source.streamFile(entry);
+        if (byRel.get(entry.rel)?.same) yield* newZip!.source.streamFile(entry);
         else yield await spilled(entry);
       },
     };
     const hash = treeHashOf(layout.entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel)!);
-    return { hash, entries: layout.entries, fileHashes, linkHashes, source, sha256: digest, sizeBytes: total, reused, inflated: [...scanned.values()].filter((s) => !s.same && s.compressedSize > 0).length, close: () => spill.fh.close() };
+    return { hash, entries: layout.entries, fileHashes, linkHashes, source, sha256: digest, sizeBytes: total, reused, inflated: [...scanned.values()].filter((s) => !s.same && s.compressedSize > 0).length, close: async () => spill?.fh.close() };
   } catch (err) {
-    await spill.fh.close();
+    await spill?.fh.close();
     throw err;
   }
 }

@@ -5,17 +5,17 @@
  * The raw (compressed) form of every entry is kept, so an older zip can be
  * compared entry by entry against this one (see stored-zip-tree.ts).
  */
-import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import yauzl from "yauzl";
 import { RelcastError } from "../../core/errors.js";
-import { badZip, layOutZip, relOfZipName, type ZipListing } from "./zip-layout.js";
-import { CUSTOM_ICON_PATH, type HashedTree, treeHashOf, type TreeEntry, type TreeSource } from "./tree-hash.js";
+import { readStoredZipTree } from "./stored-zip-tree.js";
+import { badZip, layOutZip, relOfZipName, unixModeOf, type ZipListing } from "./zip-layout.js";
+import type { HashedTree, TreeEntry, TreeSource } from "./tree-hash.js";
 
-const MADE_BY_UNIX = 3;
 const LOCAL_HEADER = 0x04034b50;
-/** Entries inflated and hashed at once: zlib works in the thread pool, so two keep both cores busy. */
-const HASH_CONCURRENCY = 3;
+const COMPARE_BUFFER = 1 << 20;
+const READ_CHUNK = 1 << 20;
 
 /** An entry as stored: enough to tell whether another zip holds the very same compressed bytes. */
 export interface RawZipEntry {
@@ -35,6 +35,8 @@ export interface ZipBundleTree extends HashedTree {
   contentHash(rel: string): Buffer | undefined;
   /** The compressed bytes of an entry, `length` from `at`. */
   readRaw(rel: string, at: number, length: number): Promise<Buffer>;
+  /** Whether `bytes` equal the entry's compressed bytes from `at` (read into a reused buffer: no garbage per call). */
+  equalsRaw(rel: string, at: number, bytes: Buffer): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -56,10 +58,6 @@ async function listEntries(zip: yauzl.ZipFile): Promise<yauzl.Entry[]> {
     zip.readEntry();
   });
   return out;
-}
-
-export function unixModeOf(versionMadeBy: number, externalFileAttributes: number): number {
-  return versionMadeBy >> 8 === MADE_BY_UNIX ? externalFileAttributes >>> 16 : 0;
 }
 
 export async function openZipBundleTree(file: string): Promise<ZipBundleTree> {
@@ -101,6 +99,17 @@ export async function openZipBundleTree(file: string): Promise<ZipBundleTree> {
       return at;
     };
 
+    const compareBuffers: Buffer[] = [];
+    const readInto = async (rel: string, at: number, out: Buffer): Promise<void> => {
+      const start = (await dataOffset(rel)) + at;
+      let done = 0;
+      while (done < out.length) {
+        const { bytesRead } = await handle.read(out, done, out.length - done, start + done);
+        if (bytesRead === 0) throw badZip(file, `${raw.get(rel)!.name} ends early`);
+        done += bytesRead;
+      }
+    };
+
     async function* stream(entry: TreeEntry): AsyncGenerator<Buffer> {
       const e = yauzlEntry(entry.rel);
       const readable = await new Promise<NodeJS.ReadableStream>((resolve, reject) => zip.openReadStream(e, (err, s) => (err ? reject(badZip(file, err.message)) : resolve(s!))));
@@ -116,23 +125,15 @@ export async function openZipBundleTree(file: string): Promise<ZipBundleTree> {
       readLink: (entry) => source.readFile(entry),
     };
 
-    const fileHashes = new Map<string, Buffer>();
-    const linkHashes = new Map<string, Buffer>();
-    const toHash = layout.entries.filter((e) => e.kind !== "dir" && e.rel !== CUSTOM_ICON_PATH);
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < toHash.length) {
-        const entry = toHash[next++]!;
-        const sha1 = createHash("sha1");
-        for await (const chunk of stream(entry)) sha1.update(chunk);
-        (entry.kind === "file" ? fileHashes : linkHashes).set(entry.rel, sha1.digest());
-      }
-    };
-    await Promise.all(Array.from({ length: HASH_CONCURRENCY }, worker));
-    const hash = treeHashOf(layout.entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel)!);
+    // Contents hashed in one sequential pass over the file (large reads, one inflater per entry), not entry by entry.
+    const scanned = await readStoredZipTree(createReadStream(file, { highWaterMark: READ_CHUNK }), { name: file, keepLimit: 0 });
+    const { hash, fileHashes, linkHashes } = scanned;
+    if (scanned.entries.length !== layout.entries.length || scanned.entries.some((e, i) => e.rel !== layout.entries[i]!.rel || e.kind !== layout.entries[i]!.kind)) {
+      throw badZip(file, "its entries read differently in two passes");
+    }
     return {
       hash,
-      entries: layout.entries,
+      entries: scanned.entries,
       fileHashes,
       linkHashes,
       source,
@@ -140,15 +141,23 @@ export async function openZipBundleTree(file: string): Promise<ZipBundleTree> {
       raw,
       contentHash: (rel) => fileHashes.get(rel) ?? linkHashes.get(rel),
       async readRaw(rel, at, length) {
-        const start = (await dataOffset(rel)) + at;
         const out = Buffer.allocUnsafe(length);
-        let done = 0;
-        while (done < length) {
-          const { bytesRead } = await handle.read(out, done, length - done, start + done);
-          if (bytesRead === 0) throw badZip(file, `${raw.get(rel)!.name} ends early`);
-          done += bytesRead;
-        }
+        await readInto(rel, at, out);
         return out;
+      },
+      async equalsRaw(rel, at, bytes) {
+        // One buffer per caller at a time would need a lock; a small pool of them is enough for the few readers.
+        const buffer = compareBuffers.pop() ?? Buffer.allocUnsafe(COMPARE_BUFFER);
+        try {
+          for (let done = 0; done < bytes.length; done += buffer.length) {
+            const part = bytes.subarray(done, done + buffer.length);
+            await readInto(rel, at + done, buffer.subarray(0, part.length));
+            if (!part.equals(buffer.subarray(0, part.length))) return false;
+          }
+          return true;
+        } finally {
+          compareBuffers.push(buffer);
+        }
       },
       async close() {
         zip.close();

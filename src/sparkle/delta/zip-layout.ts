@@ -27,6 +27,12 @@ export interface ZipLayout {
 }
 
 const MAX_LINK_TARGET = 4096;
+const MADE_BY_UNIX = 3;
+
+/** st_mode from a central directory entry's external attributes, 0 when not made on Unix. */
+export function unixModeOf(versionMadeBy: number, externalFileAttributes: number): number {
+  return versionMadeBy >> 8 === MADE_BY_UNIX ? externalFileAttributes >>> 16 : 0;
+}
 
 export function badZip(zip: string, why: string): RelcastError {
   return new RelcastError("E_INPUT", `Cannot read ${zip} as a bundle: ${why}.`, "Use the zip relcast published for that release (one top-level bundle folder, relative names).");

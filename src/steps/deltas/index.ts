@@ -15,6 +15,8 @@ import type { Step } from "../step.js";
 import { deltaCandidates } from "./delta-candidates.js";
 
 export const DEFAULT_MAXIMUM_DELTAS = 5;
+/** Old zips read and deltas made at once (RELCAST_DELTA_CONCURRENCY overrides): one streams and hashes while another waits on reads, xz or the patcher. */
+export const DELTA_CONCURRENCY = Math.max(1, Number(process.env.RELCAST_DELTA_CONCURRENCY ?? 2) || 2);
 
 
 async function readRecord(store: ObjectStore, version: string): Promise<ReleaseRecord> {
@@ -29,6 +31,27 @@ async function readRecord(store: ObjectStore, version: string): Promise<ReleaseR
   }
   if (!parsed?.success) throw new RelcastError("E_VERIFY", `${where} is not a valid release record`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
   return parsed.data;
+}
+
+/** Runs `fn` over `items`, `limit` at a time, answering the results in the items' order; all settle before a failure is thrown. */
+async function inOrderPool<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length && !failure) {
+        const i = next++;
+        try {
+          results[i] = await fn(items[i]!);
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+    }),
+  );
+  if (failure) throw failure.error;
+  return results;
 }
 
 /** Opens the old release's zip as a tree, straight from the store; the same pass checks it against the record's SHA-256 and size. */
@@ -87,7 +110,7 @@ export const deltasStep: Step = {
     const newTree = await openZipBundleTree(zip.file);
     try {
       const newHash = newTree.hash.toString("hex");
-      for (const candidate of candidates) {
+      const makeOne = async (candidate: { version: string; build: string }): Promise<{ delta: DeltaArtifact; log: string } | { log: string }> => {
         const record = await readRecord(ctx.store, candidate.version);
         if (String(record.autoupdate?.buildNumber) !== candidate.build) {
           throw new RelcastError("E_VERIFY", `the catalog says ${candidate.version} is build ${candidate.build}, its record says ${record.autoupdate?.buildNumber}`, "run `relcast verify` and `relcast rebuild`");
@@ -102,9 +125,8 @@ export const deltasStep: Step = {
             const made = await createDeltaFromTrees(oldTree, newTree, file, { compression, diffLimitBytes, tmpDir: work });
             if (made.afterHash !== newHash) throw new Error(`pipeline bug: delta from ${candidate.version} targets ${made.afterHash}, not ${newHash}`);
             if (Math.floor(made.size / 7) > Math.floor(zip.sizeBytes / 8) && !existing) {
-              ctx.logger.info(`delta from ${candidate.version}: ${made.size} bytes is more than 7/8 of the ${zip.sizeBytes}-byte zip; not kept`);
               await rm(file, { force: true });
-              continue;
+              return { log: `delta from ${candidate.version}: ${made.size} bytes is more than 7/8 of the ${zip.sizeBytes}-byte zip; not kept` };
             }
             // Applied back by relcast's applier (a module apart from the creator) to the old tree read from its zip.
             const applied = await applyDeltaToTree(oldTree, file, { tmpDir: work });
@@ -116,18 +138,27 @@ export const deltasStep: Step = {
               throw new RelcastError("E_SIGNATURE", `the signature of ${fileName} does not verify with the key's own public key`, "the key file is damaged; re-export it with `generate_keys -x`");
             }
             const sizeBytes = (await stat(file)).size;
-            ctx.deltas.push({ fromVersion: candidate.version, fromBuild: Number(candidate.build), fileName, file, sizeBytes, sha256: (await digestFile(file)).sha256, edSignature: signature.toString("base64") });
+            const delta: DeltaArtifact = { fromVersion: candidate.version, fromBuild: Number(candidate.build), fileName, file, sizeBytes, sha256: (await digestFile(file)).sha256, edSignature: signature.toString("base64") };
             const c = made.counts;
-            ctx.logger.info(
-              `delta from ${candidate.version} (build ${candidate.build}): ${sizeBytes} bytes, ${Math.round((sizeBytes / zip.sizeBytes) * 1000) / 10}% of the zip; ` +
+            return {
+              delta,
+              log:
+                `delta from ${candidate.version} (build ${candidate.build}): ${sizeBytes} bytes, ${Math.round((sizeBytes / zip.sizeBytes) * 1000) / 10}% of the zip; ` +
                 `${c.diffed} diffed, ${c.extracted} extracted, ${c.cloned} cloned, ${c.deleted} deleted; old zip read in place (${oldTree.reused} entries unchanged, ${oldTree.inflated} inflated); applied back: tree hash matches`,
-            );
+            };
           } finally {
             await oldTree.close();
           }
         } finally {
           await rm(work, { recursive: true, force: true });
         }
+      };
+      // DELTA_CONCURRENCY at a time; results are kept in candidate order (highest build first), and every
+      // started delta is awaited before the first failure is thrown, so the work folder is removed after them.
+      const results = await inOrderPool(candidates, DELTA_CONCURRENCY, makeOne);
+      for (const result of results) {
+        ctx.logger.info(result.log);
+        if ("delta" in result) ctx.deltas.push(result.delta);
       }
     } finally {
       await newTree.close();
