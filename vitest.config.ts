@@ -42,8 +42,10 @@ class LongestFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Hang guards, not speed checks: two suites and other work can share two cores, and a publish to moto then
+    // takes many times its quiet duration. A test that hangs still fails, later.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
     pool: "forks",
     // Most tests wait on child processes and servers, not the CPU: three files at once even on two cores.
     maxWorkers: 3,

@@ -9,7 +9,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { createWriteStream, statSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
+import { freePort, waitUntilAnswering } from "./loopback-server.mjs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -90,33 +90,20 @@ function keyPair() {
   };
 }
 
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 /** moto_server on a free loopback port, stopped (by its pid) at the end. */
 async function startMoto() {
   const port = await freePort();
   const child = spawn("moto_server", ["-H", "127.0.0.1", "-p", String(port)], { stdio: "ignore", env: { ...process.env, ...AWS_ENV } });
   started.push(child);
   const endpoint = `http://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
-    if (child.exitCode !== null) throw new Error(`moto_server exited with ${child.exitCode}; install it with pip install 'moto[server]'`);
-    try {
-      await (await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(1000) })).arrayBuffer();
-      return { endpoint, child };
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error(`moto_server did not answer on ${endpoint}`);
+  await waitUntilAnswering({
+    child,
+    name: `moto_server on ${endpoint}`,
+    timeoutMs: 30_000,
+    exited: (code) => new Error(`moto_server exited with ${code}; install it with pip install 'moto[server]'`),
+    probe: async () => (await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(1000) })).arrayBuffer(),
+  });
+  return { endpoint, child };
 }
 
 function aws(endpoint, ...args) {

@@ -35,12 +35,12 @@ async function isStale() {
 
 /** Moves every file of `from` to the same place under `to` when its bytes differ; returns how many moved. */
 async function install(from, to) {
+  await mkdir(to, { recursive: true });
   let moved = 0;
   for (const e of await readdir(from, { withFileTypes: true })) {
     const src = path.join(from, e.name);
     const dest = path.join(to, e.name);
     if (e.isDirectory()) {
-      await mkdir(dest, { recursive: true });
       moved += await install(src, dest);
       continue;
     }
@@ -61,7 +61,6 @@ async function build() {
     execFileSync(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json", "--outDir", out], { cwd: ROOT, stdio: "inherit" });
     await chmod(path.join(out, "src", "cli", "main.js"), 0o755);
     execFileSync(process.execPath, [path.join(ROOT, "scripts", "build-action.mjs"), path.join(action, "index.mjs")], { cwd: ROOT, stdio: "inherit" });
-    await mkdir(path.join(ROOT, "dist"), { recursive: true });
     const moved = (await install(out, path.join(ROOT, "dist"))) + (await install(action, path.join(ROOT, "action", "dist")));
     await writeFile(STAMP, "");
     await utimes(STAMP, started, started);

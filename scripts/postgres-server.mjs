@@ -7,10 +7,10 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { chmod, chown, mkdtemp, rm, stat } from "node:fs/promises";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { freePort, waitUntilAnswering } from "./loopback-server.mjs";
 
 const SUPERUSER = "relcast";
 
@@ -35,17 +35,6 @@ function serverUser() {
   return { uid: 65534, gid: 65534 }; // nobody
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 function run(file, args, user) {
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, { stdio: ["ignore", "ignore", "pipe"], ...user, env: { ...process.env, LC_ALL: "C" } });
@@ -64,27 +53,23 @@ class PortTaken extends Error {}
  * can take it first: then ours exits and, since the one answering could be
  * the other server, the answer counts only if it serves our data folder.
  */
-async function waitUntilAccepting(port, child, data, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new PortTaken(`postgres exited early with code ${child.exitCode}`);
-    const client = new pg.Client({ host: "127.0.0.1", port, user: SUPERUSER, database: "postgres", connectionTimeoutMillis: 1000 });
-    try {
-      await client.connect();
-      const { rows } = await client.query("SELECT current_setting('data_directory') AS dir");
-      await client.end();
-      if (rows[0]?.dir === data) return;
-      last = new Error(`port ${port} answered for another server (${rows[0]?.dir})`);
-      await new Promise((r) => setTimeout(r, 100));
-      continue;
-    } catch (err) {
-      last = err;
-      await client.end().catch(() => undefined);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error(`postgres did not accept connections on 127.0.0.1:${port} within ${timeoutMs} ms: ${last?.message}`);
+function waitUntilAccepting(port, child, data, timeoutMs) {
+  return waitUntilAnswering({
+    child,
+    name: `postgres on 127.0.0.1:${port}`,
+    timeoutMs,
+    exited: (code) => new PortTaken(`postgres exited early with code ${code}`),
+    probe: async () => {
+      const client = new pg.Client({ host: "127.0.0.1", port, user: SUPERUSER, database: "postgres", connectionTimeoutMillis: 1000 });
+      try {
+        await client.connect();
+        const { rows } = await client.query("SELECT current_setting('data_directory') AS dir");
+        if (rows[0]?.dir !== data) throw new Error(`port ${port} answered for another server (${rows[0]?.dir})`);
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    },
+  });
 }
 
 /**

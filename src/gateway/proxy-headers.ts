@@ -30,11 +30,19 @@ function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
   return new Set(value.split(",").map((t) => t.trim().toLowerCase()).filter(Boolean));
 }
 
-export function identityHeaders(identity: CallerIdentity, product: string): Record<string, string> {
-  const common = { "x-relcast-product": product, "x-relcast-client": identity.clientId };
-  return identity.kind === "user"
-    ? { ...common, "x-relcast-auth": "bearer", "x-relcast-user": identity.username, "x-relcast-scope": identity.scopes.join(" ") }
-    : { ...common, "x-relcast-auth": "hmac", "x-relcast-company": identity.company };
+/** Adds the caller's identity headers to `out` (in place: this runs on every proxied request). */
+export function addIdentityHeaders(out: OutgoingHttpHeaders, identity: CallerIdentity, product: string): OutgoingHttpHeaders {
+  out["x-relcast-product"] = product;
+  out["x-relcast-client"] = identity.clientId;
+  if (identity.kind === "user") {
+    out["x-relcast-auth"] = "bearer";
+    out["x-relcast-user"] = identity.username;
+    out["x-relcast-scope"] = identity.scopes.join(" ");
+  } else {
+    out["x-relcast-auth"] = "hmac";
+    out["x-relcast-company"] = identity.company;
+  }
+  return out;
 }
 
 export function upstreamRequestHeaders(
@@ -46,7 +54,8 @@ export function upstreamRequestHeaders(
 ): OutgoingHttpHeaders {
   const dropped = connectionTokens(incoming);
   const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(incoming)) {
+  for (const name in incoming) {
+    const value = incoming[name];
     if (value === undefined || HOP_BY_HOP.has(name) || CREDENTIALS.has(name) || FORWARDING.has(name) || dropped.has(name) || name.startsWith(IDENTITY_PREFIX)) continue;
     out[name] = value;
   }
@@ -54,13 +63,14 @@ export function upstreamRequestHeaders(
   out["x-forwarded-proto"] = forwarded.proto;
   if (incoming.host) out["x-forwarded-host"] = incoming.host;
   out.host = upstreamHost;
-  return Object.assign(out, identityHeaders(identity, product));
+  return addIdentityHeaders(out, identity, product);
 }
 
 export function downstreamResponseHeaders(incoming: IncomingHttpHeaders): OutgoingHttpHeaders {
   const dropped = connectionTokens(incoming);
   const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(incoming)) {
+  for (const name in incoming) {
+    const value = incoming[name];
     if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name)) continue;
     out[name] = value;
   }

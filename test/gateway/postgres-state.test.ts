@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -19,7 +20,7 @@ const noHmac = () => ({ ok: false as const, check: "signature", message: "unused
 const repo = path.resolve(import.meta.dirname, "../..");
 const cli = path.join(repo, "dist/src/cli/main.js");
 
-function startCli(args: string[]): Promise<{ child: ChildProcess; url: string }> {
+function startCli(args: string[]): Promise<{ child: ChildProcess; url: string; log: string }> {
   const child = spawn(process.execPath, [cli, "gateway", ...args], { stdio: ["ignore", "ignore", "pipe"] });
   return new Promise((resolve, reject) => {
     let err = "";
@@ -27,7 +28,7 @@ function startCli(args: string[]): Promise<{ child: ChildProcess; url: string }>
     child.stderr!.on("data", (chunk: string) => {
       err += chunk;
       const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(err);
-      if (m) resolve({ child, url: m[1]! });
+      if (m) resolve({ child, url: m[1]!, log: err });
     });
     child.on("exit", (code) => reject(new Error(`gateway exited ${code}: ${err}`)));
   });
@@ -50,7 +51,7 @@ describe.skipIf(unavailable !== undefined)(`gateway state in PostgreSQL${unavail
   let server: PostgresServer;
   beforeAll(async () => {
     server = await startPostgresServer();
-  }, 90_000);
+  });
   afterAll(async () => {
     await server?.stop();
   });
@@ -105,6 +106,59 @@ describe.skipIf(unavailable !== undefined)(`gateway state in PostgreSQL${unavail
     });
   });
 
+  describe("choosing PostgreSQL from the command line", () => {
+    let dir: string;
+    let upstream: Upstream;
+    beforeAll(async () => {
+      dir = await mkdtemp(path.join(os.tmpdir(), "relcast-gateway-pg-cli-"));
+      upstream = await startUpstream();
+    });
+    afterAll(async () => {
+      await upstream?.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    /** The schema versions the gateway recorded in `url`'s database. */
+    async function schemaVersions(url: string): Promise<unknown[]> {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (await client.query("SELECT version FROM relcast_schema")).rows;
+      } finally {
+        await client.end();
+      }
+    }
+
+    /** Starts the CLI, checks the state it names and that it answers, then stops it with exit code 0. */
+    async function runOnce(args: string[], url: string): Promise<void> {
+      const gateway = await startCli(args);
+      try {
+        expect(gateway.log).toContain(`state: ${url}`);
+        expect((await fetch(`${gateway.url}/healthz`)).status).toBe(200);
+      } finally {
+        expect(await stop(gateway.child)).toBe(0);
+      }
+    }
+
+    it("the config's `database` field selects PostgreSQL, with no --db flag and no SQLite file", async () => {
+      const url = await server.createDatabase("from_config");
+      const configFile = path.join(dir, "from-config.json");
+      await writeFile(configFile, JSON.stringify({ ...(await testConfig(upstream.url)), database: url }));
+      await runOnce(["--config", configFile, "--port", "0"], url);
+      expect(await schemaVersions(url)).toEqual([{ version: 2 }]);
+      expect(existsSync(path.join(dir, "gateway-state.sqlite"))).toBe(false);
+    });
+
+    it("the --db flag selects PostgreSQL over the config's SQLite `database`", async () => {
+      const url = await server.createDatabase("from_flag");
+      const configFile = path.join(dir, "from-flag.json");
+      await writeFile(configFile, JSON.stringify({ ...(await testConfig(upstream.url)), database: "config-state.sqlite" }));
+      await runOnce(["--config", configFile, "--port", "0", "--db", url], url);
+      expect(await schemaVersions(url)).toEqual([{ version: 2 }]);
+      expect(existsSync(path.join(dir, "config-state.sqlite"))).toBe(false);
+    });
+  });
+
   describe("two gateway processes on one database", () => {
     let dir: string;
     let upstream: Upstream;
@@ -117,7 +171,7 @@ describe.skipIf(unavailable !== undefined)(`gateway state in PostgreSQL${unavail
       await writeFile(configFile, JSON.stringify(await testConfig(upstream.url)));
       const url = await server.createDatabase("shared");
       [a, b] = await Promise.all([startCli(["--config", configFile, "--port", "0", "--db", url]), startCli(["--config", configFile, "--port", "0", "--db", url])]);
-    }, 60_000);
+    });
     afterAll(async () => {
       const codes = await Promise.all([a, b].filter(Boolean).map((p) => stop(p.child)));
       await upstream?.close();

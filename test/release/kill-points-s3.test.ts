@@ -30,5 +30,5 @@ describe.skipIf(Boolean(reason))(`SIGKILL at every step boundary, then the same 
     const result = await killAndResume(ws, store, "s3", WRITE_FAILPOINTS);
     expect(result.kills).toBe(WRITE_FAILPOINTS.length);
     console.log(`kill points (s3): ${result.kills} kills at ${WRITE_FAILPOINTS.join(", ")}, ${result.resumed} re-runs completed`);
-  }, 600_000);
+  }, 900_000); // a hang guard, not a speed check
 });

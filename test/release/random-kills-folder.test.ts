@@ -14,5 +14,5 @@ describe("SIGKILL at random moments, then the same command again (folder store)"
     const gc = await runCli(["gc", "--config", ws.configFile, "--older-than", "0"]);
     expect(gc.code, gc.stderr).toBe(0);
     expect(await leftoverTempFiles(ws.storeDir)).toEqual([]);
-  }, 300_000);
+  }, 600_000); // a hang guard, not a speed check
 });

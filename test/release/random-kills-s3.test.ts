@@ -30,5 +30,5 @@ describe.skipIf(Boolean(reason))(`SIGKILL at random moments, then the same comma
     expect(gc.code, gc.stderr).toBe(0);
     const uploads = await fetch(`${moto!.endpoint}/${bucket}?uploads`).then((res) => res.text());
     expect(uploads).not.toMatch(/<Upload>/);
-  }, 300_000);
+  }, 900_000); // a hang guard, not a speed check: a loaded shared machine makes each S3 publish slow
 });

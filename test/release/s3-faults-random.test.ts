@@ -51,5 +51,5 @@ describe.skipIf(Boolean(reason))(`S3 faults at random: 500/503/drops/stalls/lost
     expect(catalog.versions.map((v: { version: string }) => v.version).sort()).toEqual(versions);
     const verify = await runCli(["verify", "--config", directConfig]);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
-  }, 420_000);
+  }, 900_000); // a hang guard, not a speed check
 });

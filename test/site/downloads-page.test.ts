@@ -43,7 +43,7 @@ describe.skipIf(!browserPath.path)(`downloads page in headless Chromium${browser
     server = await startServe(["--config", ws.configFile]);
     browser = await launchChromium(browserPath.path!);
     await mkdir(ARTIFACTS, { recursive: true });
-  }, 90_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await server?.stop();

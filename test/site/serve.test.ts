@@ -34,7 +34,7 @@ describe.each(stores)("relcast serve on a %s", (_name, s3) => {
     // A file right next to the store: what a traversal would try to read.
     await writeFile(path.join(ws.dir, "outside-secret.txt"), "TOP-SECRET-OUTSIDE-THE-STORE\n");
     server = await startServe(["--config", ws.configFile]);
-  }, 120_000);
+  });
   afterAll(async () => {
     await server?.stop();
     await moto?.stop();

@@ -44,7 +44,7 @@ describe("relcast site sync on an older folder store", () => {
     const broken = await runCli(["verify", "--config", ws.configFile]);
     expect(broken.code).toBe(11);
     expect(broken.stdout).toContain("site: downloads/bridge-plugin-1.1.0.zip is missing, but the public catalog lists 1.1.0");
-  }, 60_000);
+  });
 });
 
 const motoReason = motoUnavailableReason();
@@ -76,5 +76,5 @@ describe.skipIf(Boolean(motoReason))(`relcast site build from an S3 store (moto)
     } finally {
       await server.stop();
     }
-  }, 90_000);
+  });
 });

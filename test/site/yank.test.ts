@@ -25,7 +25,7 @@ describe("relcast yank / unyank on a folder store", () => {
   beforeAll(async () => {
     ws = await storeWorkspace();
     await publishDemoReleases(ws);
-  }, 60_000);
+  });
 
   it("yank takes the version out of both appcasts and latest, marks it in the catalog, keeps every artifact", async () => {
     const res = await cli(ws, "yank", "v1.2.0", "--reason", "crashes on launch on macOS 12");
@@ -98,7 +98,7 @@ describe("relcast yank / unyank on a folder store", () => {
     expect(await latestDir(ws)).toEqual(["bridge-plugin-1.6.0.dmg", "bridge-plugin-1.6.0.zip"]);
     const verify = await cli(ws, "verify");
     expect(verify.code, verify.stdout).toBe(0);
-  }, 90_000);
+  });
 });
 
 const motoReason = motoUnavailableReason();
@@ -120,5 +120,5 @@ describe.skipIf(Boolean(motoReason))(`relcast yank on an S3 store (moto)${motoRe
     const afterUnyank = await cli(ws, "verify", "--json");
     expect(afterUnyank.code).toBe(0);
     expect(JSON.parse(afterUnyank.stdout).latest.version).toBe("1.2.0");
-  }, 90_000);
+  });
 });

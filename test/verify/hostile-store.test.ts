@@ -40,7 +40,7 @@ describe("verify, serve, site and publish against a store someone tampered with"
     }
     outsideFile = path.join(ws.dir, "outside.txt");
     await writeFile(outsideFile, `${SECRET}\n`);
-  }, 120_000);
+  });
   afterAll(async () => {
     await rm(ws.dir, { recursive: true, force: true });
   });

@@ -26,7 +26,7 @@ describe.skipIf(Boolean(reason))(`relcast verify on S3 (moto_server)${reason ? `
       expect(res.code, res.stderr).toBe(0);
     }
     store = await openStore(`s3://${bucket}/plugins`, ws.dir, { s3 });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await store?.close?.();

@@ -12,14 +12,17 @@ export const SINGLE_VALUED = ["authorization", "date", "digest"] as const;
 
 export function singleValuedHeaders(names: readonly string[] = SINGLE_VALUED): Middleware {
   const watched = new Set(names);
+  const lengths = new Set(names.map((n) => n.length));
   return async (c, next) => {
     const raw = c.env.incoming.rawHeaders;
-    const seen = new Set<string>();
+    let seen: Set<string> | undefined;
     for (let i = 0; i < raw.length; i += 2) {
+      // Runs on every request: lower-case only names of a watched length.
+      if (!lengths.has(raw[i]!.length)) continue;
       const name = raw[i]!.toLowerCase();
       if (!watched.has(name)) continue;
-      if (seen.has(name)) throw new HttpError(400, "invalid_request", `the ${name} header appears more than once; send it once`);
-      seen.add(name);
+      if (seen?.has(name)) throw new HttpError(400, "invalid_request", `the ${name} header appears more than once; send it once`);
+      (seen ??= new Set()).add(name);
     }
     await next();
   };

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { RelcastError } from "../../core/errors.js";
 import { registerSecret } from "../../core/secrets.js";
-import { MIGRATIONS } from "./migrations.js";
+import { MIGRATIONS, migrationSql } from "./migrations.js";
 import type { Row, SqlDriver, SqlRunner, SqlValue } from "./sql-driver.js";
 
 /**
@@ -101,7 +101,7 @@ async function migrate(pool: pg.Pool): Promise<void> {
       );
     }
     for (let version = current; version < MIGRATIONS.length; version++) {
-      await client.query(MIGRATIONS[version]!.postgres);
+      await client.query(migrationSql(version, "postgres"));
       await client.query("UPDATE relcast_schema SET version = $1", [version + 1]);
     }
     await client.query("COMMIT");

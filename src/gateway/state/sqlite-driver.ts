@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { RelcastError } from "../../core/errors.js";
-import { MIGRATIONS } from "./migrations.js";
+import { MIGRATIONS, migrationSql } from "./migrations.js";
 import { Serial, type Row, type SqlDriver, type SqlRunner, type SqlValue } from "./sql-driver.js";
 
 /**
@@ -69,7 +69,7 @@ function migrate(db: Database.Database): void {
   }
   for (let version = current; version < MIGRATIONS.length; version++) {
     db.transaction(() => {
-      db.exec(MIGRATIONS[version]!.sqlite);
+      db.exec(migrationSql(version, "sqlite"));
       db.pragma(`user_version = ${version + 1}`);
     }).immediate();
   }
