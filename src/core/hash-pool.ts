@@ -63,6 +63,8 @@ interface Job {
 class HashPool {
   private readonly workers: Array<{ worker: Worker; streams: number }> = [];
   private readonly jobs = new Map<number, Job>();
+  /** The worker each running stream was given. */
+  private readonly owner = new Map<number, Worker>();
   private nextId = 1;
 
   constructor(private readonly size: number) {}
@@ -87,8 +89,6 @@ class HashPool {
     }
     return this.workers.reduce((a, b) => (b.streams < a.streams ? b : a));
   }
-
-  private readonly owner = new Map<number, Worker>();
 
   private fail(worker: Worker, err: Error): void {
     const at = this.workers.findIndex((w) => w.worker === worker);
@@ -134,6 +134,7 @@ class HashPool {
         while (inFlight > IN_FLIGHT_BYTES && !failed) await new Promise<void>((resolve) => (wake = resolve));
         if (failed) throw failed;
       }
+      if (failed) throw failed;
       slot.worker.postMessage({ id, op: "end" });
       const m = await Promise.race([done, new Promise<never>((_, reject) => (wake = () => failed && reject(failed)))]);
       return { sizeBytes, sha256: m.sha256, ...(m.sha512 ? { sha512: Buffer.from(m.sha512) } : {}) };
