@@ -118,9 +118,16 @@ export async function openZipBundleTree(file: string): Promise<ZipBundleTree> {
     const source: TreeSource = {
       streamFile: stream,
       async readFile(entry) {
-        const parts: Buffer[] = [];
-        for await (const chunk of stream(entry)) parts.push(chunk);
-        return Buffer.concat(parts);
+        // Straight into a buffer of the entry's size: no second copy of a file about to be diffed.
+        const out = Buffer.allocUnsafe(entry.size);
+        let at = 0;
+        for await (const chunk of stream(entry)) {
+          if (at + chunk.length > out.length) throw badZip(file, `${entry.rel} is longer than its header says`);
+          chunk.copy(out, at);
+          at += chunk.length;
+        }
+        if (at !== out.length) throw badZip(file, `${entry.rel} is shorter than its header says`);
+        return out;
       },
       readLink: (entry) => source.readFile(entry),
     };
