@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -16,6 +16,9 @@ process.env.TMPDIR = dir;
 // Node 22.1+ keeps compiled code of the CLI and its modules here for every child `node` the file starts
 // (dozens of publishes start the same AWS SDK); removed with the folder. Older Node ignores it.
 process.env.NODE_COMPILE_CACHE = path.join(dir, "node-compile-cache");
+
+// A file whose every test is skipped (a missing server) runs no afterAll: the folder then goes when the worker exits.
+process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
 
 afterAll(async () => {
   process.env.TMPDIR = root;
