@@ -42,10 +42,10 @@ class LongestFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // Hang guards, not speed checks: two suites and other work can share two cores, and a publish to moto then
-    // takes many times its quiet duration. A test that hangs still fails, later.
-    testTimeout: 180_000,
-    hookTimeout: 180_000,
+    // Hang guards, not speed checks: two suites and other work can share two cores (seen: load average 60), and a
+    // publish to moto then takes ten times its quiet duration. A test that hangs still fails, later.
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
     pool: "forks",
     // Most tests wait on child processes and servers, not the CPU: three files at once even on two cores.
     maxWorkers: 3,

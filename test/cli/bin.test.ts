@@ -23,7 +23,7 @@ describe("the relcast binary after npm ci", () => {
       run("npx", ["--no-install", "relcast", "publish", "--help"], { cwd: REPO_ROOT, env: { ...process.env, npm_config_cache: path.join(CHECKOUT_CACHE, "npm") } }));
     expect(stdout).toContain("--version <semver>");
     expect(stdout).toContain("--dry-run");
-  }, 180_000); // the first run in a checkout makes the link: npm's tree work, slow on a loaded machine
+  }); // the first run in a checkout makes the link: npm's tree work, slow on a loaded machine (the default hang guard)
 
   it("an unknown flag is a usage error (exit 2) with a pointer to --help", async () => {
     const err = await run(process.execPath, [path.join(REPO_ROOT, "dist/src/cli/main.js"), "publish", "--version", "1.0.0", "--app", "a", "--dmg", "d", "--notes", "n", "--colour"]).catch((e: { code: number; stderr: string }) => e);

@@ -138,14 +138,11 @@ describe("gateway under abuse: bounded, no crash, clear 4xx, valid callers still
       // Served while all 100 are still connected (none cut off yet): they do not block anyone.
       expect(await validCall(h)).toBe(200);
       expect(slow.filter((s) => s.destroyed || s.readyState === "closed")).toHaveLength(0);
-      // headersTimeout (15 s) closes every one of them although they keep sending.
+      // headersTimeout (15 s) closes every one of them although they keep sending (the server closes them: the
+      // client never does before the finally below; a socket left open fails the test at its hang guard).
       const closed = await Promise.all(slow.map((s) => new Promise<boolean>((resolve) => {
         if (s.destroyed || s.readyState === "closed") return resolve(true);
-        const timer = setTimeout(() => resolve(false), 25_000);
-        s.once("close", () => {
-          clearTimeout(timer);
-          resolve(true);
-        });
+        s.once("close", () => resolve(true));
       })));
       expect(closed.filter(Boolean).length).toBe(100);
     } finally {

@@ -109,5 +109,5 @@ describe("npm pack → npm install <tarball> in an empty project", () => {
       badVersion: "E_VERSION 5",
     });
     expect((out.dryRun as { writes: number }).writes).toBeGreaterThan(3);
-  }, 180_000); // tsc on a shared, loaded machine
+  }); // tsc on a shared, loaded machine: the default hang guard
 });

@@ -127,7 +127,7 @@ describe.each([
       execFileSync("unzip", ["-q", newZip, "-d", unzipped]);
       expect(await describeTree(out)).toEqual(await describeTree(path.join(unzipped, "BridgePlugin.bundle")));
     }
-  }, 300_000);
+  });
 
   it.skipIf(skip)("verify checks every delta and applies it; a damaged delta fails verify; rebuild keeps them", async () => {
     const ok = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
@@ -152,7 +152,7 @@ describe.each([
     } finally {
       await store.put(key, original, { contentType: "application/octet-stream" });
     }
-  }, 300_000);
+  });
 
   it.skipIf(skip)("refuses to make a delta from an old zip that no longer matches its record, and writes nothing", async () => {
     const key = "releases/1.1.0/bridge-plugin-1.1.0.zip";
@@ -171,5 +171,5 @@ describe.each([
     } finally {
       await store.put(key, original, { contentType: "application/zip" });
     }
-  }, 300_000);
+  });
 });

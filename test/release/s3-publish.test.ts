@@ -65,7 +65,7 @@ describe.skipIf(Boolean(reason))(`publish to S3 (moto_server)${reason ? ` — sk
     const latest: string[] = [];
     for await (const o of store.list("releases/latest/")) latest.push(o.key);
     expect(latest.sort()).toEqual(["releases/latest/bridge-plugin-2.19.0.dmg", "releases/latest/bridge-plugin-2.19.0.zip"]);
-  }, 600_000); // 20 publishes at once: a hang guard, not a speed check
+  }, 900_000); // 20 publishes at once: a hang guard, not a speed check
 
   it("rebuild restores a catalog that was hand-edited into invalid JSON", async () => {
     const { ws, bucket } = await s3Workspace();

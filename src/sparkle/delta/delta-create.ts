@@ -88,6 +88,14 @@ function checkTree(entries: TreeEntry[], which: string): void {
   }
 }
 
+let diffing: Promise<unknown> = Promise.resolve();
+/** Runs `fn` after every diff started before it has finished. */
+function oneDiffAtATime<T>(fn: () => Promise<T>): Promise<T> {
+  const run = diffing.then(fn, fn);
+  diffing = run.catch(() => undefined);
+  return run;
+}
+
 export async function createDelta(oldRoot: string, newRoot: string, outFile: string, options: CreateDeltaOptions): Promise<DeltaSummary> {
   const before = options.oldTree ?? (await hashTree(oldRoot));
   const after = options.newTree ?? (await hashTree(newRoot));
@@ -221,10 +229,11 @@ export async function createDeltaFromTrees(before: HashedTree, after: HashedTree
       counts.extracted++;
     }
 
-    // Per-file patches, one at a time (each holds both files and a suffix array in memory).
+    // Per-file patches, one at a time in the whole process (each holds both files and a suffix array
+    // in memory; deltas made side by side must not add those peaks up).
     for (const [i, d] of diffs.entries()) {
       const source = oldState.get(d.from)!;
-      const parts = createBsdiffPatchParts(await before.source.readFile(source), await after.source.readFile(d.entry));
+      const parts = await oneDiffAtATime(async () => createBsdiffPatchParts(await before.source.readFile(source), await after.source.readFile(d.entry)));
       const file = path.join(scratch, `patch-${i}`);
       const fh = await open(file, "wx");
       try {
