@@ -20,9 +20,8 @@ import { open, type FileHandle } from "node:fs/promises";
 import { promisify } from "node:util";
 import { createInflateRaw, inflateRaw, type InflateRaw } from "node:zlib";
 import { RelcastError } from "../../core/errors.js";
-import { badZip, layOutZip, relOfZipName, unixModeOf, type ZipListing } from "./zip-layout.js";
+import { badZip, layOutZip, relOfZipName, type RawZipEntry, unixModeOf, type ZipBundleTree, type ZipListing } from "./zip-layout.js";
 import { CUSTOM_ICON_PATH, type HashedTree, treeHashOf, type TreeEntry, type TreeSource } from "./tree-hash.js";
-import type { RawZipEntry, ZipBundleTree } from "./zip-bundle-tree.js";
 
 const LOCAL = 0x04034b50;
 const CENTRAL = 0x02014b50;

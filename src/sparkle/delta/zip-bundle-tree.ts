@@ -10,35 +10,14 @@ import { open, type FileHandle } from "node:fs/promises";
 import yauzl from "yauzl";
 import { RelcastError } from "../../core/errors.js";
 import { readStoredZipTree } from "./stored-zip-tree.js";
-import { badZip, layOutZip, relOfZipName, unixModeOf, type ZipListing } from "./zip-layout.js";
-import type { HashedTree, TreeEntry, TreeSource } from "./tree-hash.js";
+import { badZip, layOutZip, relOfZipName, unixModeOf, type RawZipEntry, type ZipBundleTree, type ZipListing } from "./zip-layout.js";
+import type { TreeEntry, TreeSource } from "./tree-hash.js";
+
+export type { RawZipEntry, ZipBundleTree };
 
 const LOCAL_HEADER = 0x04034b50;
 const COMPARE_BUFFER = 1 << 20;
 const READ_CHUNK = 1 << 20;
-
-/** An entry as stored: enough to tell whether another zip holds the very same compressed bytes. */
-export interface RawZipEntry {
-  name: string;
-  method: number;
-  crc32: number;
-  compressedSize: number;
-  size: number;
-  localHeaderOffset: number;
-}
-
-export interface ZipBundleTree extends HashedTree {
-  file: string;
-  /** Raw entries by tree path. */
-  raw: Map<string, RawZipEntry>;
-  /** Content hash (SHA-1 of the bytes) of every file and link, by tree path. */
-  contentHash(rel: string): Buffer | undefined;
-  /** The compressed bytes of an entry, `length` from `at`. */
-  readRaw(rel: string, at: number, length: number): Promise<Buffer>;
-  /** Whether `bytes` equal the entry's compressed bytes from `at` (read into a reused buffer: no garbage per call). */
-  equalsRaw(rel: string, at: number, bytes: Buffer): Promise<boolean>;
-  close(): Promise<void>;
-}
 
 function openZip(file: string): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) =>

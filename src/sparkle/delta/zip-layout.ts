@@ -9,7 +9,7 @@
  */
 import { RelcastError } from "../../core/errors.js";
 import { S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from "./delta-format.js";
-import { type EntryKind, ftsOrder, PERMISSION_FLAGS, type TreeEntry } from "./tree-hash.js";
+import { type EntryKind, ftsOrder, type HashedTree, PERMISSION_FLAGS, type TreeEntry } from "./tree-hash.js";
 
 export interface ZipListing {
   /** The entry's name as stored ("Demo.bundle/Contents/", "Demo.bundle/Contents/Info.plist"). */
@@ -24,6 +24,29 @@ export interface ZipLayout {
   entries: TreeEntry[];
   /** Zip entry name of each tree entry that has one, by relative path. */
   zipName: Map<string, string>;
+}
+
+/** An entry as stored: enough to tell whether another zip holds the very same compressed bytes. */
+export interface RawZipEntry {
+  name: string;
+  method: number;
+  crc32: number;
+  compressedSize: number;
+  size: number;
+  localHeaderOffset: number;
+}
+
+export interface ZipBundleTree extends HashedTree {
+  file: string;
+  /** Raw entries by tree path. */
+  raw: Map<string, RawZipEntry>;
+  /** Content hash (SHA-1 of the bytes) of every file and link, by tree path. */
+  contentHash(rel: string): Buffer | undefined;
+  /** The compressed bytes of an entry, `length` from `at`. */
+  readRaw(rel: string, at: number, length: number): Promise<Buffer>;
+  /** Whether `bytes` equal the entry's compressed bytes from `at` (read into a reused buffer: no garbage per call). */
+  equalsRaw(rel: string, at: number, bytes: Buffer): Promise<boolean>;
+  close(): Promise<void>;
 }
 
 const MAX_LINK_TARGET = 4096;
