@@ -1,7 +1,7 @@
 import { constants, unlinkSync } from "node:fs";
 import { access, copyFile, link, lstat, mkdir, open, readdir, readlink, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
-import type { Stats } from "node:fs";
+import type { Dirent, Stats } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { PreconditionFailedError, RelcastError } from "../core/errors.js";
@@ -45,10 +45,11 @@ export function createFolderStore(root: string): ObjectStore {
     const temp = path.join(path.dirname(fileFor(key)), `.relcast-tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
     inFlight.add(temp);
     if (fromKey !== undefined) {
-      const source = await openNoFollow(absRoot, partsOf(fromKey));
-      if (!source) throw Object.assign(new Error(`no object ${fromKey} to copy (missing or a link)`), { code: "ENOENT" });
+      const opened = await openNoFollow(absRoot, partsOf(fromKey));
+      if (!opened) throw Object.assign(new Error(`no object ${fromKey} to copy (missing or a link)`), { code: "ENOENT" });
+      const source = opened.fh;
       // Objects are never changed in place, so the copy can be the same inode (see link-or-copy.ts).
-      if (await linkOpened(fileFor(fromKey), source, temp).catch(async (err: unknown) => {
+      if (await linkOpened(fileFor(fromKey), opened.st, temp).catch(async (err: unknown) => {
         await source.close().catch(() => undefined);
         throw err;
       })) {
@@ -119,31 +120,21 @@ export function createFolderStore(root: string): ObjectStore {
     },
     async get(key) {
       // Read through one descriptor so body and ETag describe the same file.
-      const fh = await openNoFollow(absRoot, partsOf(key));
-      if (!fh) return undefined;
+      const opened = await openNoFollow(absRoot, partsOf(key));
+      if (!opened) return undefined;
       try {
-        const st = await fh.stat();
-        if (!st.isFile()) return undefined;
-        const body = await fh.readFile();
-        return { body, meta: metaFrom(key, st) };
+        const body = await opened.fh.readFile();
+        return { body, meta: metaFrom(key, opened.st) };
       } finally {
-        await fh.close();
+        await opened.fh.close();
       }
     },
     async getStream(key: string, range?: ByteRange) {
       // One descriptor for bytes and ETag: a concurrent replace cannot pair old meta with new bytes.
-      const fh = await openNoFollow(absRoot, partsOf(key));
-      if (!fh) return undefined;
-      const st = await fh.stat().catch(async (err: unknown) => {
-        await fh.close();
-        throw err;
-      });
-      if (!st.isFile()) {
-        await fh.close();
-        return undefined;
-      }
-      const stream = fh.createReadStream({ highWaterMark: 1 << 20, ...(range ? { start: range.start, end: range.end } : {}) });
-      return { stream, meta: metaFrom(key, st) };
+      const opened = await openNoFollow(absRoot, partsOf(key));
+      if (!opened) return undefined;
+      const stream = opened.fh.createReadStream({ highWaterMark: 1 << 20, ...(range ? { start: range.start, end: range.end } : {}) });
+      return { stream, meta: metaFrom(key, opened.st) };
     },
     put,
     async copy(fromKey, toKey, options) {
@@ -248,15 +239,19 @@ async function sweepInternal(dir: string, olderThan: Date, removed: string[]): P
   }
 }
 
-/** Every symbolic link and special file below the root (readdir's Dirent does not follow links). */
-async function findStray(root: string, rel: string, found: string[], recursive: boolean): Promise<void> {
-  let entries;
+/** A folder's entries (lstat-based: links are reported, never entered); none when the folder is missing or is a file. */
+async function entriesOf(dir: string): Promise<Dirent[]> {
   try {
-    entries = await readdir(path.join(root, rel), { withFileTypes: true });
+    return await readdir(dir, { withFileTypes: true });
   } catch (err) {
-    if (["ENOENT", "ENOTDIR"].includes((err as NodeJS.ErrnoException).code ?? "")) return;
+    if (["ENOENT", "ENOTDIR"].includes((err as NodeJS.ErrnoException).code ?? "")) return [];
     throw err;
   }
+}
+
+/** Every symbolic link and special file below the root (readdir's Dirent does not follow links). */
+async function findStray(root: string, rel: string, found: string[], recursive: boolean): Promise<void> {
+  const entries = await entriesOf(path.join(root, rel));
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const key = rel + entry.name;
     if (entry.isDirectory()) {
@@ -274,13 +269,7 @@ async function walk(root: string, rel: string, prefix: string, out: ObjectMeta[]
   if (rel && !prefix.startsWith(rel) && !rel.startsWith(prefix)) return;
   // The starting folder is reached through real folders only; below it, links are never entered (Dirent is lstat-based).
   if (rel && !(await foldersAreReal(root, [...rel.split("/").filter(Boolean), "x"]))) return;
-  let entries;
-  try {
-    entries = await readdir(path.join(root, rel), { withFileTypes: true });
-  } catch (err) {
-    if (["ENOENT", "ENOTDIR"].includes((err as NodeJS.ErrnoException).code ?? "")) return;
-    throw err;
-  }
+  const entries = await entriesOf(path.join(root, rel));
   for (const entry of entries) {
     const key = rel + entry.name;
     if (FOLDER_STORE_INTERNAL.test(key)) continue;

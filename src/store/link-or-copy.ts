@@ -1,6 +1,5 @@
-import { constants } from "node:fs";
+import { constants, type Stats } from "node:fs";
 import { copyFile, link, lstat, unlink } from "node:fs/promises";
-import type { FileHandle } from "node:fs/promises";
 
 /** Errors after which a hard link is impossible here but a copy is fine (another file system, no links, too many links). */
 const NO_LINK = new Set(["EXDEV", "EPERM", "EMLINK", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
@@ -10,13 +9,12 @@ const NO_LINK = new Set(["EXDEV", "EPERM", "EMLINK", "ENOTSUP", "EOPNOTSUPP", "E
  * place: every put makes a new temp file and renames or links it over the
  * key, so replacing or deleting one name never changes another.
  *
- * Links `temp` to the file already opened as `opened` (through `sourcePath`),
- * and keeps the link only if it is that very inode: a path swapped for a
+ * Links `temp` to the file already opened through `sourcePath` (`opened` is
+ * that descriptor's stat), and keeps the link only if it is that very inode: a path swapped for a
  * symlink in between is never linked (the folder store follows no links).
  * Returns false where the file system cannot link (the caller copies).
  */
-export async function linkOpened(sourcePath: string, opened: FileHandle, temp: string): Promise<boolean> {
-  const want = await opened.stat();
+export async function linkOpened(sourcePath: string, opened: Stats, temp: string): Promise<boolean> {
   try {
     await link(sourcePath, temp);
   } catch (err) {
@@ -24,7 +22,7 @@ export async function linkOpened(sourcePath: string, opened: FileHandle, temp: s
     throw err;
   }
   const made = await lstat(temp);
-  if (made.isFile() && made.ino === want.ino && made.dev === want.dev) return true;
+  if (made.isFile() && made.ino === opened.ino && made.dev === opened.dev) return true;
   await unlink(temp);
   return false;
 }

@@ -61,8 +61,12 @@ export async function statNoFollow(root: string, parts: readonly string[]): Prom
   return st?.isFile() ? st : undefined;
 }
 
-/** Opens the object for reading without following links; undefined when it is missing, a folder, or reached through a link. */
-export async function openNoFollow(root: string, parts: readonly string[]): Promise<FileHandle | undefined> {
+/**
+ * Opens the object for reading without following links, with the stat of
+ * that descriptor (so bytes and ETag describe the same file); undefined when
+ * it is missing, a folder, or reached through a link.
+ */
+export async function openNoFollow(root: string, parts: readonly string[]): Promise<{ fh: FileHandle; st: Stats } | undefined> {
   if (!(await foldersAreReal(root, parts))) return undefined;
   let fh: FileHandle;
   try {
@@ -79,7 +83,7 @@ export async function openNoFollow(root: string, parts: readonly string[]): Prom
     await fh.close();
     return undefined;
   }
-  return fh;
+  return { fh, st };
 }
 
 /**
