@@ -1,4 +1,5 @@
 import { RelcastError } from "../core/errors.js";
+import { parseStoredJson } from "../core/stored-json.js";
 import { yankKey } from "../domain/release-layout.js";
 import { yankMarkerSchema, type YankMarker } from "../domain/record-schema.js";
 import type { ObjectStore } from "../store/object-store.js";
@@ -7,15 +8,9 @@ import type { ObjectStore } from "../store/object-store.js";
 export async function readYankMarker(store: ObjectStore, version: string): Promise<YankMarker | undefined> {
   const got = await store.get(yankKey(version));
   if (!got) return undefined;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(got.body.toString("utf8"));
-  } catch {
-    raw = undefined;
-  }
-  const parsed = yankMarkerSchema.safeParse(raw);
-  if (!parsed.success) {
+  const marker = parseStoredJson(got.body, yankMarkerSchema);
+  if (!marker) {
     throw new RelcastError("E_CATALOG", `the yank marker ${store.uriFor(yankKey(version))} is not valid`, `run \`relcast unyank ${version}\` or \`relcast yank ${version}\` again to rewrite it`);
   }
-  return parsed.data;
+  return marker;
 }

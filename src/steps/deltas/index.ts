@@ -1,6 +1,7 @@
 import { mkdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { RelcastError } from "../../core/errors.js";
+import { parseStoredJson } from "../../core/stored-json.js";
 import { releaseRecordSchema, type ReleaseRecord } from "../../domain/record-schema.js";
 import { deltaFileName, recordKey, versionedKey, zipFileName } from "../../domain/release-layout.js";
 import { applyDeltaToTree } from "../../sparkle/delta/delta-apply-tree.js";
@@ -23,14 +24,9 @@ async function readRecord(store: ObjectStore, version: string): Promise<ReleaseR
   const got = await store.get(recordKey(version));
   const where = store.uriFor(recordKey(version));
   if (!got) throw new RelcastError("E_VERIFY", `${where} is missing, but the catalog lists ${version}`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
-  let parsed;
-  try {
-    parsed = releaseRecordSchema.safeParse(JSON.parse(got.body.toString("utf8")));
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed?.success) throw new RelcastError("E_VERIFY", `${where} is not a valid release record`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
-  return parsed.data;
+  const record = parseStoredJson(got.body, releaseRecordSchema);
+  if (!record) throw new RelcastError("E_VERIFY", `${where} is not a valid release record`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
+  return record;
 }
 
 /** Runs `fn` over `items`, `limit` at a time, answering the results in the items' order; all settle before a failure is thrown. */

@@ -1,5 +1,6 @@
 import { stat } from "node:fs/promises";
 import { RelcastError } from "../../core/errors.js";
+import { parseStoredJson } from "../../core/stored-json.js";
 import { digestFile } from "../../core/file-digest.js";
 import { publicEdKeyProblem, readBundleInfo } from "../../bundle/info-plist.js";
 import { checkBundleTree } from "../../bundle/bundle-tree-check.js";
@@ -109,18 +110,12 @@ export const preflightStep: Step = {
     assertBuildOrder({ version: inputs.version, build: String(ctx.buildNumber), channel: ctx.config.channel }, buildOrderEntriesOf(ctx.catalog));
     const existing = await ctx.store.get(recordKey(inputs.version));
     if (existing) {
-      let raw: unknown;
-      try {
-        raw = JSON.parse(existing.body.toString("utf8"));
-      } catch {
-        raw = undefined;
-      }
-      const parsed = releaseRecordSchema.safeParse(raw);
-      if (!parsed.success) {
+      const record = parseStoredJson(existing.body, releaseRecordSchema);
+      if (!record) {
         throw new RelcastError("E_CATALOG", `the stored record ${recordKey(inputs.version)} is not a valid release record`, "inspect it by hand; relcast never overwrites a published record");
       }
-      ctx.existingRecord = parsed.data;
-      const changed = changedOptions(parsed.data, ctx.autoupdateOptions);
+      ctx.existingRecord = record;
+      const changed = changedOptions(record, ctx.autoupdateOptions);
       if (changed.length > 0) {
         throw new RelcastError(
           "E_CONFLICT",
@@ -128,10 +123,10 @@ export const preflightStep: Step = {
           "published records are immutable: re-run with the flags of the first publish, or publish a new version",
         );
       }
-      if (parsed.data.sha256 !== undefined && parsed.data.sha256 !== dmg.sha256) {
+      if (record.sha256 !== undefined && record.sha256 !== dmg.sha256) {
         throw new RelcastError(
           "E_CONFLICT",
-          `version ${inputs.version} is already published with a different disk image (sha256 ${parsed.data.sha256.slice(0, 12)}…, yours ${dmg.sha256.slice(0, 12)}…)`,
+          `version ${inputs.version} is already published with a different disk image (sha256 ${record.sha256.slice(0, 12)}…, yours ${dmg.sha256.slice(0, 12)}…)`,
           "published versions are immutable: bump the version (e.g. the next patch) and publish that",
         );
       }
