@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/open-store.js";
 import type { ObjectStore } from "../../src/store/object-store.js";
-import { motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
+import { motoUnavailableReason } from "../helpers/moto-server.js";
+import { s3Workspace, useMotoServer } from "../helpers/s3-workspace.js";
 import { runCli } from "../helpers/run-cli.js";
 import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
 
@@ -61,20 +61,10 @@ describe("publish --dry-run shows exactly what publish writes", () => {
 
   const reason = motoUnavailableReason();
   describe.skipIf(Boolean(reason))(`S3 store (moto)${reason ? ` — skipped: ${reason}` : ""}`, () => {
-    let moto: MotoServer | undefined;
-    beforeAll(async () => {
-      moto = await startMotoServer();
-    });
-    afterAll(async () => {
-      await moto?.stop();
-    });
+    const moto = useMotoServer();
 
     it("S3 store", async () => {
-      const bucket = `dry-${randomBytes(3).toString("hex")}`;
-      const s3 = { endpoint: moto!.endpoint, forcePathStyle: true, region: "us-east-1" };
-      const ws = await makeWorkspace({ store: `s3://${bucket}/site`, s3 });
-      await fetch(`${moto!.endpoint}/${bucket}`, { method: "PUT" });
-      const store = await openStore(`s3://${bucket}/site`, ws.dir, { s3 });
+      const { ws, store } = await s3Workspace(moto.server, "dry");
       try {
         await dryRunThenPublish(ws, store);
       } finally {

@@ -1,9 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore } from "../../src/store/open-store.js";
+import { describe, expect, it } from "vitest";
 import { killAndResume, WRITE_FAILPOINTS } from "../helpers/kill-points.js";
-import { motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
-import { makeWorkspace } from "../helpers/workspace.js";
+import { motoUnavailableReason } from "../helpers/moto-server.js";
+import { s3Workspace, useMotoServer } from "../helpers/s3-workspace.js";
 
 const reason = motoUnavailableReason();
 
@@ -13,20 +11,10 @@ const reason = motoUnavailableReason();
  * read); the folder store's file kills at each of them.
  */
 describe.skipIf(Boolean(reason))(`SIGKILL at every step boundary, then the same command again (S3 store, moto)${reason ? ` — skipped: ${reason}` : ""}`, () => {
-  let moto: MotoServer | undefined;
-  beforeAll(async () => {
-    moto = await startMotoServer();
-  });
-  afterAll(async () => {
-    await moto?.stop();
-  });
+  const moto = useMotoServer();
 
   it("feeds never name a missing object and every re-run completes", async () => {
-    const bucket = `kill-${randomBytes(3).toString("hex")}`;
-    const s3 = { endpoint: moto!.endpoint, forcePathStyle: true, region: "us-east-1" };
-    const ws = await makeWorkspace({ store: `s3://${bucket}/site`, s3 });
-    const store = await openStore(`s3://${bucket}/site`, ws.dir, { s3 });
-    await fetch(`${moto!.endpoint}/${bucket}`, { method: "PUT" });
+    const { ws, store } = await s3Workspace(moto.server, "kill");
     const result = await killAndResume(ws, store, "s3", WRITE_FAILPOINTS);
     expect(result.kills).toBe(WRITE_FAILPOINTS.length);
     console.log(`kill points (s3): ${result.kills} kills at ${WRITE_FAILPOINTS.join(", ")}, ${result.resumed} re-runs completed`);
