@@ -126,7 +126,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 export async function benchGatewayThroughput({ repo, tmp, runs = 3, requests = 20_000, concurrency = 32, maxSeconds = 15 }) {
   const { hashSecret } = await import(path.join(repo, "dist/src/gateway/secret-hash.js"));
   const { signRequest } = await import(path.join(repo, "dist/src/hmac/index.js"));
-  const cli = path.join(repo, "dist/src/cli/main.js");
+  const cli = path.join(repo, "dist/cli/relcast.mjs");
   const dir = await mkdtemp(path.join(tmp ?? os.tmpdir(), "relcast-bench-gateway-"));
   const started = [];
   let postgres;
