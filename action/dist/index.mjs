@@ -20453,8 +20453,13 @@ async function writeMergedCatalog(source, chunks, view, record, outFile) {
 	const failed = new Promise((_, reject) => out.once("error", reject));
 	failed.catch(() => void 0);
 	let written = 0;
+	const hash = createHash("sha256");
+	let sizeBytes = 0;
 	const write = async (text) => {
-		if (!out.write(text)) await Promise.race([once(out, "drain"), failed]);
+		const bytes = typeof text === "string" ? Buffer.from(text) : text;
+		hash.update(bytes);
+		sizeBytes += bytes.length;
+		if (!out.write(bytes)) await Promise.race([once(out, "drain"), failed]);
 	};
 	const element = async (text) => {
 		await write(written++ === 0 ? "    " : ",\n    ");
@@ -20491,7 +20496,9 @@ async function writeMergedCatalog(source, chunks, view, record, outFile) {
 	await Promise.race([once(out, "finish"), failed]);
 	return {
 		changed,
-		firstOffset: Buffer.byteLength(header) + 4
+		firstOffset: Buffer.byteLength(header) + 4,
+		sizeBytes,
+		sha256: hash.digest("hex")
 	};
 }
 
@@ -20553,7 +20560,8 @@ async function planFeeds(store, config, change, workDir, attempt = 1) {
 				file,
 				handOver: true
 			},
-			...await digestFile(file)
+			sizeBytes: result.sizeBytes,
+			sha256: result.sha256
 		};
 	} else {
 		const current = etagNow !== void 0 ? await store.get(CATALOG_KEY) : void 0;
@@ -32047,6 +32055,16 @@ function createFolderStore(root) {
 					} : {}
 				}),
 				meta: metaFrom(key, opened.st)
+			};
+		},
+		async openRead(key) {
+			const opened = await openNoFollow(absRoot, partsOf(key));
+			if (!opened) return void 0;
+			const { fh, st } = opened;
+			return {
+				meta: metaFrom(key, st),
+				read: async (into, offset, length, position) => (await fh.read(into, offset, length, position)).bytesRead,
+				close: () => fh.close()
 			};
 		},
 		put,
