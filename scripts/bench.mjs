@@ -21,7 +21,7 @@ import { benchGatewayThroughput, describeGatewayRow } from "./bench/gateway-thro
 import { makeSamplePlugin } from "./sample-plugin.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const cli = path.join(repo, "dist", "src", "cli", "main.js");
+const cli = path.join(repo, "dist", "cli", "relcast.mjs");
 const MEASURE = path.join(repo, "scripts", "bench", "measure.py");
 const SCALE = Number(process.env.RELCAST_BENCH_SCALE ?? 1);
 const RUNS = Math.max(1, Number(process.env.RELCAST_BENCH_RUNS ?? 3));

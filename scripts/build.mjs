@@ -1,5 +1,6 @@
-// `npm run build`: dist/ (tsc) and the Action bundle (scripts/build-action.mjs),
-// safe to run while tests read dist/ and while another build runs in the same
+// `npm run build`: dist/ (tsc: the library and its declarations), the
+// `relcast` binary's bundle (dist/cli/relcast.mjs and its chunks, see
+// scripts/bundle.mjs) and the Action bundle (scripts/build-action.mjs), safe to run while tests read dist/ and while another build runs in the same
 // checkout (two `npm test` at once):
 // - one build at a time per checkout (a lock folder holding the owner's pid; a dead owner's lock is taken over);
 // - tsc writes into a staging folder, and each output file moves into place by
@@ -10,13 +11,14 @@
 import { execFileSync } from "node:child_process";
 import { chmod, mkdir, mkdtemp, readFile, readdir, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { bundle } from "./bundle.mjs";
 import { withCheckoutLock } from "./checkout-lock.mjs";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const CACHE = path.join(ROOT, "node_modules", ".cache");
 /** Touched at the end of a build with the time the build started: sources newer than it are not in dist/. */
 const STAMP = path.join(ROOT, "dist", ".build-stamp");
-const INPUTS = ["src", "tsconfig.json", "tsconfig.build.json", "package.json", "package-lock.json", "scripts/build.mjs", "scripts/build-action.mjs"];
+const INPUTS = ["src", "tsconfig.json", "tsconfig.build.json", "package.json", "package-lock.json", "scripts/build.mjs", "scripts/bundle.mjs", "scripts/build-action.mjs"];
 
 async function newestMtime(p) {
   const st = await stat(p).catch(() => undefined);
@@ -52,22 +54,51 @@ async function install(from, to) {
   return moved;
 }
 
+/**
+ * The binary's bundle into dist/cli: chunks first (their names carry a hash
+ * of their content, so a new chunk never replaces one an older entry still
+ * loads), then the entry by rename; then chunks no entry of this build uses
+ * are removed. Returns how many files changed.
+ */
+async function installCli(staging) {
+  const files = await bundle({ root: ROOT, input: path.join(ROOT, "src", "cli", "main.ts"), entryFileName: "relcast.mjs", split: true, external: ["better-sqlite3", "pg", "pg-native"] });
+  const [entry, ...chunks] = files;
+  if (!entry.code.startsWith("#!")) throw new Error("the CLI bundle lost its #! line");
+  const dest = path.join(ROOT, "dist", "cli");
+  await mkdir(path.join(staging, "chunks"), { recursive: true });
+  await mkdir(path.join(dest, "chunks"), { recursive: true });
+  let moved = 0;
+  for (const file of [...chunks, entry]) {
+    const target = path.join(dest, file.fileName);
+    if ((await readFile(target, "utf8").catch(() => undefined)) === file.code) continue;
+    const staged = path.join(staging, file.fileName);
+    await writeFile(staged, file.code, { mode: file === entry ? 0o755 : 0o644 });
+    await rename(staged, target);
+    moved++;
+  }
+  const wanted = new Set(chunks.map((c) => path.basename(c.fileName)));
+  for (const name of await readdir(path.join(dest, "chunks"))) if (!wanted.has(name)) await rm(path.join(dest, "chunks", name), { force: true });
+  return moved;
+}
+
 async function build() {
   const started = new Date();
   // tsc's output goes to a sibling of dist/: the source maps' relative paths to src/ are then the ones dist/ needs.
   const out = await mkdtemp(path.join(ROOT, ".dist-staging-"));
   const action = await mkdtemp(path.join(CACHE, "relcast-build-action-"));
+  const cli = await mkdtemp(path.join(CACHE, "relcast-build-cli-"));
   try {
     execFileSync(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json", "--outDir", out], { cwd: ROOT, stdio: "inherit" });
     await chmod(path.join(out, "src", "cli", "main.js"), 0o755);
     execFileSync(process.execPath, [path.join(ROOT, "scripts", "build-action.mjs"), path.join(action, "index.mjs")], { cwd: ROOT, stdio: "inherit" });
-    const moved = (await install(out, path.join(ROOT, "dist"))) + (await install(action, path.join(ROOT, "action", "dist")));
+    const moved = (await install(out, path.join(ROOT, "dist"))) + (await installCli(cli)) + (await install(action, path.join(ROOT, "action", "dist")));
     await writeFile(STAMP, "");
     await utimes(STAMP, started, started);
     console.error(`build: ${moved} file(s) changed`);
   } finally {
     await rm(out, { recursive: true, force: true });
     await rm(action, { recursive: true, force: true });
+    await rm(cli, { recursive: true, force: true });
   }
 }
 

@@ -9,7 +9,7 @@ import { makeSamplePlugin } from "./sample-plugin.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const out = path.join(repo, "demo-out");
-const cli = path.join(repo, "dist", "src", "cli", "main.js");
+const cli = path.join(repo, "dist", "cli", "relcast.mjs");
 
 await rm(out, { recursive: true, force: true });
 await mkdir(out, { recursive: true });

@@ -64,7 +64,7 @@ await writeFile(
 );
 
 const cliArgs = ["gateway", "--config", configFile, "--host", HOST, "--port", "0", "--db", path.join(dir, "state.sqlite")];
-const child = spawn(process.execPath, [path.join(repo, "dist/src/cli/main.js"), ...cliArgs], { stdio: ["ignore", "ignore", "pipe"] });
+const child = spawn(process.execPath, [path.join(repo, "dist/cli/relcast.mjs"), ...cliArgs], { stdio: ["ignore", "ignore", "pipe"] });
 const gatewayUrl = await new Promise((resolve, reject) => {
   let err = "";
   child.stderr.setEncoding("utf8");

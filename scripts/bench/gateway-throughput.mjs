@@ -170,7 +170,7 @@ const loadAverage = () => os.loadavg().map((l) => Math.round(l * 100) / 100);
 export async function benchGatewayThroughput({ repo, tmp, runs = 5, requests = 10_000, concurrency = 32, maxSeconds = 15, warmUpCalls = 3_000 }) {
   const { hashSecret } = await import(path.join(repo, "dist/src/gateway/secret-hash.js"));
   const { signRequest } = await import(path.join(repo, "dist/src/hmac/index.js"));
-  const cli = path.join(repo, "dist/src/cli/main.js");
+  const cli = path.join(repo, "dist/cli/relcast.mjs");
   const dir = await mkdtemp(path.join(tmp ?? os.tmpdir(), "relcast-bench-gateway-"));
   const started = [];
   let postgres;

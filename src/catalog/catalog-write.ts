@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { once } from "node:events";
 import { createWriteStream } from "node:fs";
 import { PreconditionFailedError } from "../core/errors.js";
@@ -16,9 +17,11 @@ export function recordText(record: ReleaseRecord): string {
  * with `record` merged in: inserted at its place newest first, replacing the
  * entry of the same version. The other entries are copied byte for byte, so
  * the cost is one pass over the file and the memory one entry. The output is
- * laid out as serializeCatalog lays out a catalog. Returns whether anything changed.
+ * laid out as serializeCatalog lays out a catalog. Returns whether anything
+ * changed, and the size and SHA-256 of what it wrote (hashed on the way out,
+ * so the file is not read back: with 10,000 releases it is over 20 MB).
  */
-export async function writeMergedCatalog(source: string, chunks: AsyncIterable<Buffer>, view: CatalogView, record: ReleaseRecord, outFile: string): Promise<{ changed: boolean; firstOffset: number }> {
+export async function writeMergedCatalog(source: string, chunks: AsyncIterable<Buffer>, view: CatalogView, record: ReleaseRecord, outFile: string): Promise<{ changed: boolean; firstOffset: number; sizeBytes: number; sha256: string }> {
   const { insertAt, replaces } = placement(view.entries, record);
   const fresh = recordText(record);
   let changed = replaces === -1 || (insertAt !== replaces && insertAt !== replaces + 1);
@@ -28,8 +31,13 @@ export async function writeMergedCatalog(source: string, chunks: AsyncIterable<B
   const failed = new Promise<never>((_, reject) => out.once("error", reject));
   failed.catch(() => undefined);
   let written = 0;
+  const hash = createHash("sha256");
+  let sizeBytes = 0;
   const write = async (text: string | Buffer) => {
-    if (!out.write(text)) await Promise.race([once(out, "drain"), failed]);
+    const bytes = typeof text === "string" ? Buffer.from(text) : text;
+    hash.update(bytes);
+    sizeBytes += bytes.length;
+    if (!out.write(bytes)) await Promise.race([once(out, "drain"), failed]);
   };
   const element = async (text: string | Buffer) => {
     await write(written++ === 0 ? "    " : ",\n    ");
@@ -66,5 +74,5 @@ export async function writeMergedCatalog(source: string, chunks: AsyncIterable<B
   }
   out.end();
   await Promise.race([once(out, "finish"), failed]);
-  return { changed, firstOffset: Buffer.byteLength(header) + 4 };
+  return { changed, firstOffset: Buffer.byteLength(header) + 4, sizeBytes, sha256: hash.digest("hex") };
 }

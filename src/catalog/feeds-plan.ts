@@ -2,7 +2,6 @@ import { createHash, randomBytes } from "node:crypto";
 import path from "node:path";
 import type { RelcastConfig } from "../config/schema.js";
 import { PreconditionFailedError, RelcastError } from "../core/errors.js";
-import { digestFile } from "../core/file-digest.js";
 import { appcastLimit, appcastOptionsFor, renderAppcast } from "../domain/appcast.js";
 import { buildCatalog, parseCatalog, serializeCatalog } from "../domain/catalog.js";
 import type { ReleaseRecord, YankMarker } from "../domain/record-schema.js";
@@ -87,7 +86,7 @@ export async function planFeeds(store: ObjectStore, config: RelcastConfig, chang
     const result = await writeMergedCatalog(where, got.stream as AsyncIterable<Buffer>, viewNow, merged, file);
     changed = result.changed;
     view = changed ? { ...viewWith(viewNow, merged, ETAG_PLACEHOLDER, limit), firstOffset: result.firstOffset } : viewNow;
-    catalog = { source: { kind: "file", file, handOver: true }, ...(await digestFile(file)) };
+    catalog = { source: { kind: "file", file, handOver: true }, sizeBytes: result.sizeBytes, sha256: result.sha256 };
   } else {
     // A first release, a yank or a rebuild: the whole catalog, parsed and written in full.
     const current = etagNow !== undefined ? await store.get(CATALOG_KEY) : undefined;

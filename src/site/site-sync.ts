@@ -1,7 +1,8 @@
 import type { RelcastConfig } from "../config/schema.js";
 import { RelcastError } from "../core/errors.js";
 import { applyWrites, type ApplyTarget } from "../apply/apply-write.js";
-import { APPCAST_KEY, CATALOG_KEY } from "../domain/release-layout.js";
+import { planLatestCleanup } from "../catalog/latest-plan.js";
+import { APPCAST_KEY, CATALOG_KEY, LATEST_PREFIX } from "../domain/release-layout.js";
 import type { PlannedWrite } from "../domain/release-plan.js";
 import { planSite, storedFeeds, type SitePlanOptions } from "./site-plan.js";
 
@@ -19,6 +20,11 @@ export interface PlannedSite {
  * still the store's; if another writer changed them meanwhile, plans the
  * site again from the feeds as they are now (the same planner) and applies
  * that, so the last writer always leaves the site matching the newest feeds.
+ *
+ * A copy into `releases/latest/` is followed, as in the latest step, by the
+ * cleanup planned on a fresh listing: the catalog this plan was read from
+ * may predate a higher version that a concurrent publish copied there
+ * meanwhile, and whichever of the two copies last then removes the lower one.
  */
 export async function syncSite(t: ApplyTarget, config: RelcastConfig, options: SitePlanOptions, first?: PlannedSite): Promise<void> {
   let planned = first;
@@ -29,6 +35,10 @@ export async function syncSite(t: ApplyTarget, config: RelcastConfig, options: S
       planned = { writes: await planSite(t.source, t.target, config, feeds, options), catalogEtag: feeds.catalogEtag, appcastEtag: feeds.appcastEtag };
     }
     await applyWrites(t, planned.writes);
+    if (t.source === t.target && planned.writes.some((w) => w.op === "copy" && w.needed && w.key.startsWith(LATEST_PREFIX))) {
+      const cleanup = await planLatestCleanup(t.target, config.pluginId);
+      await applyWrites(t, cleanup.map((w) => ({ ...w, step: "site" })));
+    }
     const [catalogNow, appcastNow] = await Promise.all([t.source.head(CATALOG_KEY), t.source.head(APPCAST_KEY)]);
     if (catalogNow?.etag === planned.catalogEtag && appcastNow?.etag === planned.appcastEtag) return;
     planned = undefined;

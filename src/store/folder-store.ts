@@ -136,6 +136,17 @@ export function createFolderStore(root: string): ObjectStore {
       const stream = opened.fh.createReadStream({ highWaterMark: 1 << 20, ...(range ? { start: range.start, end: range.end } : {}) });
       return { stream, meta: metaFrom(key, opened.st) };
     },
+    async openRead(key: string) {
+      // One descriptor, opened without following links, for the bytes and the ETag.
+      const opened = await openNoFollow(absRoot, partsOf(key));
+      if (!opened) return undefined;
+      const { fh, st } = opened;
+      return {
+        meta: metaFrom(key, st),
+        read: async (into: Uint8Array, offset: number, length: number, position: number) => (await fh.read(into, offset, length, position)).bytesRead,
+        close: () => fh.close(),
+      };
+    },
     put,
     async copy(fromKey, toKey, options) {
       return put(toKey, "", options, fromKey);

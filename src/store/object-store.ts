@@ -44,6 +44,14 @@ export interface StoreLocation {
  * The few verbs the pipeline needs. Keys are relative to the store root
  * (`releases/1.2.0/x.dmg`). Conditional writes throw PreconditionFailedError.
  */
+/** An object opened for reading by position (see {@link ObjectStore.openRead}); `meta` describes these very bytes. */
+export interface OpenedObject {
+  meta: ObjectMeta;
+  /** Reads up to `length` bytes at `position` into `into` from `offset`; 0 at the end. */
+  read(into: Uint8Array, offset: number, length: number, position: number): Promise<number>;
+  close(): Promise<void>;
+}
+
 export interface ObjectStore {
   readonly location: StoreLocation;
   /** `<scheme>://<bucket>[/<prefix>]/<key>`, the object-store URI of §2.6. */
@@ -51,6 +59,14 @@ export interface ObjectStore {
   head(key: string): Promise<ObjectMeta | undefined>;
   get(key: string): Promise<{ body: Buffer; meta: ObjectMeta } | undefined>;
   getStream(key: string, range?: ByteRange): Promise<{ stream: Readable; meta: ObjectMeta } | undefined>;
+  /**
+   * Optional, where reading in place is cheap (the folder store): the object
+   * opened once for positioned reads into the caller's buffers, so a reader
+   * of many objects (verify) reuses its memory instead of a new buffer per
+   * chunk. Same rules as getStream (never through a link); undefined when
+   * missing. The caller must close it.
+   */
+  openRead?(key: string): Promise<OpenedObject | undefined>;
   put(key: string, body: PutBody, options: PutOptions): Promise<{ etag: string }>;
   /** Server-side copy where the store supports it. Overwrites unless options say otherwise. */
   copy(fromKey: string, toKey: string, options: PutOptions): Promise<{ etag: string }>;

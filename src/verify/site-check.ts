@@ -6,6 +6,7 @@ import {
 } from "../domain/release-layout.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { downloadObject, type HashTally } from "./download-object.js";
+import { runPool } from "./run-pool.js";
 import { strictXmlProblem } from "./strict-xml.js";
 
 export interface SiteFindings {
@@ -40,14 +41,11 @@ async function hashProblem(store: ObjectStore, key: string, want: Artifact, whos
 
 /** Every download a public catalog names is there, byte for byte the artifact its record pins (size and SHA-256). */
 async function downloadProblems(store: ObjectStore, records: readonly ReleaseRecord[], tally: HashTally): Promise<string[]> {
-  const found: string[] = [];
-  for (const r of records) {
-    for (const artifact of artifactsOf(r)) {
-      const problem = await hashProblem(store, downloadKey(artifact.name), artifact, `the record of ${r.version}`, tally, `${downloadKey(artifact.name)} is missing, but the public catalog lists ${r.version}`);
-      if (problem) found.push(problem);
-    }
-  }
-  return found;
+  // Four objects in flight, as for the releases: their digests run on the thread pool while the next are read.
+  const checks = records.flatMap((r) => artifactsOf(r).map((artifact) => ({ r, artifact })));
+  const problems = await runPool(checks, 4, ({ r, artifact }) =>
+    hashProblem(store, downloadKey(artifact.name), artifact, `the record of ${r.version}`, tally, `${downloadKey(artifact.name)} is missing, but the public catalog lists ${r.version}`));
+  return problems.filter((p): p is string => p !== undefined);
 }
 
 /**

@@ -113,9 +113,12 @@ describe("streaming catalog: scan, view, merge", () => {
     const old = buildCatalog("p", [record(1), record(2)]);
     const view = await viewFromStream("t", "e", chunked(Buffer.from(serializeCatalog(old)), 10), 100);
     const out = path.join(dir, "layout.json");
-    await writeMergedCatalog("t", chunked(Buffer.from(serializeCatalog(old)), 10), view, record(3), out);
+    const result = await writeMergedCatalog("t", chunked(Buffer.from(serializeCatalog(old)), 10), view, record(3), out);
     const written = await readFile(out, "utf8");
     expect(written).toBe(serializeCatalog(mergeIntoCatalog(old, "p", record(3))));
+    // The size and SHA-256 it hashed on the way out are the file's, as sha256sum reads it.
+    expect(result.sizeBytes).toBe(Buffer.byteLength(written));
+    expect(result.sha256).toBe(execFileSync("sha256sum", [out], { encoding: "utf8" }).split(" ")[0]);
     const py = execFileSync("python3", ["-c", "import json,sys; c=json.load(open(sys.argv[1])); print(c['count'], [v['version'] for v in c['versions']])", out], { encoding: "utf8" });
     expect(py.trim()).toBe("3 ['1.0.3', '1.0.2', '1.0.1']");
   });

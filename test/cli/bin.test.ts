@@ -26,16 +26,16 @@ describe("the relcast binary after npm ci", () => {
   }); // the first run in a checkout makes the link: npm's tree work, slow on a loaded machine (the default hang guard)
 
   it("an unknown flag is a usage error (exit 2) with a pointer to --help", async () => {
-    const err = await run(process.execPath, [path.join(REPO_ROOT, "dist/src/cli/main.js"), "publish", "--version", "1.0.0", "--app", "a", "--dmg", "d", "--notes", "n", "--colour"]).catch((e: { code: number; stderr: string }) => e);
+    const err = await run(process.execPath, [path.join(REPO_ROOT, "dist/cli/relcast.mjs"), "publish", "--version", "1.0.0", "--app", "a", "--dmg", "d", "--notes", "n", "--colour"]).catch((e: { code: number; stderr: string }) => e);
     expect((err as { code: number }).code).toBe(2);
     expect((err as { stderr: string }).stderr).toMatch(/unknown option '--colour'[\s\S]*--help/);
   });
 
   it("names an unknown flag first, before any missing required option", async () => {
-    const err = await run(process.execPath, [path.join(REPO_ROOT, "dist/src/cli/main.js"), "publish", "--verison", "1.0.0"]).catch((e: { code: number; stderr: string }) => e);
+    const err = await run(process.execPath, [path.join(REPO_ROOT, "dist/cli/relcast.mjs"), "publish", "--verison", "1.0.0"]).catch((e: { code: number; stderr: string }) => e);
     expect((err as { code: number }).code).toBe(2);
     expect((err as { stderr: string }).stderr.split("\n")[0]).toBe("error: unknown option '--verison'");
-    const missing = await run(process.execPath, [path.join(REPO_ROOT, "dist/src/cli/main.js"), "publish", "--app", "a"]).catch((e: { code: number; stderr: string }) => e);
+    const missing = await run(process.execPath, [path.join(REPO_ROOT, "dist/cli/relcast.mjs"), "publish", "--app", "a"]).catch((e: { code: number; stderr: string }) => e);
     expect((missing as { code: number }).code).toBe(2);
     expect((missing as { stderr: string }).stderr).toContain("required option '--version <semver>' not specified");
   });
@@ -43,10 +43,10 @@ describe("the relcast binary after npm ci", () => {
   it("prints its version with --version and -V; after a command name --version is that command's flag", async () => {
     const pkg = JSON.parse(await readFile(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
     for (const flag of ["--version", "-V"]) {
-      const { stdout } = await run(process.execPath, [path.join(REPO_ROOT, "dist/src/cli/main.js"), flag]);
+      const { stdout } = await run(process.execPath, [path.join(REPO_ROOT, "dist/cli/relcast.mjs"), flag]);
       expect(stdout.trim()).toBe(pkg.version);
     }
-    const err = await run(process.execPath, [path.join(REPO_ROOT, "dist/src/cli/main.js"), "publish", "--version", "1.0.0", "--debug"]).catch((e: { code: number; stderr: string }) => e);
+    const err = await run(process.execPath, [path.join(REPO_ROOT, "dist/cli/relcast.mjs"), "publish", "--version", "1.0.0", "--debug"]).catch((e: { code: number; stderr: string }) => e);
     expect((err as { stderr: string }).stderr).toContain("required option '--app <dir>' not specified");
   });
 });

@@ -7,7 +7,7 @@ import { CLIENT, USER, startUpstream, testConfig, type Upstream } from "./harnes
 
 /** The real `relcast gateway` binary, split into an auth process and an api process sharing one state file. */
 const repo = path.resolve(import.meta.dirname, "../..");
-const cli = path.join(repo, "dist/src/cli/main.js");
+const cli = path.join(repo, "dist/cli/relcast.mjs");
 
 function startCli(args: string[]): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [cli, "gateway", ...args], { stdio: ["ignore", "ignore", "pipe"] });

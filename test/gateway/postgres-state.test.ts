@@ -18,7 +18,7 @@ import { authorize, callApi, codeGrant, openConsent, readForm, refreshGrant, sub
 const unavailable = postgresUnavailableReason();
 const noHmac = () => ({ ok: false as const, check: "signature", message: "unused" });
 const repo = path.resolve(import.meta.dirname, "../..");
-const cli = path.join(repo, "dist/src/cli/main.js");
+const cli = path.join(repo, "dist/cli/relcast.mjs");
 
 function startCli(args: string[]): Promise<{ child: ChildProcess; url: string; log: string }> {
   const child = spawn(process.execPath, [cli, "gateway", ...args], { stdio: ["ignore", "ignore", "pipe"] });

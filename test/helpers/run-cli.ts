@@ -3,7 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-export const CLI = path.join(REPO_ROOT, "dist", "src", "cli", "main.js");
+export const CLI = path.join(REPO_ROOT, "dist", "cli", "relcast.mjs");
 
 export interface CliResult {
   code: number;

@@ -7,7 +7,7 @@ import { authorizationFor, DATE, DEPRECATED_V1_SIGNATURE, VECTORS, type Vector }
 
 /** `relcast hmac sign|verify` run as a child process against the built CLI. */
 const ROOT = join(import.meta.dirname, "..", "..");
-const CLI = join(ROOT, "dist", "src", "cli", "main.js");
+const CLI = join(ROOT, "dist", "cli", "relcast.mjs");
 const dir = mkdtempSync(join(tmpdir(), "relcast-hmac-"));
 const file = (name: string, content: string | Buffer) => {
   const path = join(dir, name);

@@ -60,7 +60,7 @@ describe("npm pack → npm install <tarball> in an empty project", () => {
     const { stdout } = await run("tar", ["-tzf", tarball]);
     const files = stdout.trim().split("\n").map((f) => f.replace(/^package\//, ""));
     expect(files).toEqual(expect.arrayContaining([
-      "package.json", "README.md", "dist/src/cli/main.js", "dist/src/index.js", "dist/src/index.d.ts",
+      "package.json", "README.md", "dist/cli/relcast.mjs", "dist/src/index.js", "dist/src/index.d.ts",
       "dist/src/hmac/index.d.ts", "dist/src/gateway-client/index.d.ts", "dist/src/sparkle/index.d.ts", "templates/github-release.yml",
     ]));
     expect(files.filter((f) => /^(src|test)\/|\.map$|\.test\./.test(f))).toEqual([]);

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readdir, readFile } from "node:fs/promises";
+import { copyFile, readdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
@@ -21,5 +21,20 @@ describe("20 publishes at once into one folder store", () => {
     expect((await readdir(path.join(ws.storeDir, "releases", "latest"))).sort()).toEqual(["bridge-plugin-1.19.0.dmg", "bridge-plugin-1.19.0.zip"]);
     const leftovers = (await readdir(path.join(ws.storeDir, "releases"))).filter((n) => n.startsWith(".relcast-"));
     expect(leftovers).toEqual([]);
+  });
+
+  it("a site sync planned from a catalog older than latest/ does not leave the lower version there", async () => {
+    // The race the 20 publishes above can hit: publish B has copied 1.1.0 into latest/ and removed 1.0.0, but its
+    // feeds are not written yet; a site step (of another publish, or `site sync`) still reads 1.0.0 as the catalog's
+    // latest and copies it back. Whoever copies last must remove the lower version, as the latest step does.
+    const ws = await makeWorkspace();
+    const p = await ws.plugin("1.0.0", 100);
+    expect((await runCli(ws.publishArgs(p, "1.0.0", ["--quiet"]))).code).toBe(0);
+    const latest = path.join(ws.storeDir, "releases", "latest");
+    await copyFile(path.join(ws.storeDir, "releases", "1.0.0", "bridge-plugin-1.0.0.dmg"), path.join(latest, "bridge-plugin-1.1.0.dmg"));
+    for (const name of ["bridge-plugin-1.0.0.dmg", "bridge-plugin-1.0.0.zip"]) await rm(path.join(latest, name));
+    const sync = await runCli(["site", "sync", "--config", ws.configFile]);
+    expect(sync.code, sync.stderr).toBe(0);
+    expect(await readdir(latest)).toEqual(["bridge-plugin-1.1.0.dmg"]);
   });
 });

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -34,6 +34,30 @@ describe("downloadObject reads each object once", () => {
     expect(got).toMatchObject({ sizeBytes: data.length, sha256 });
     expect(got!.body).toBeUndefined();
     expect(got!.challenge!.toString("hex")).toBe(createHash("sha512").update(prefix).update(data).digest("hex"));
+  });
+
+  it("reads a folder store's object in place (through a reused buffer when not kept), with the digest, size and ETag the stream path gives", async () => {
+    // The same store without openRead: every object goes through getStream.
+    const streamed: ObjectStore = { ...store, openRead: undefined };
+    const head = await store.head("releases/1.0.0/a.zip");
+    for (const options of [{}, { keepUpTo: 16 << 20 }]) {
+      const inPlace = await downloadObject(store, "releases/1.0.0/a.zip", options);
+      const viaStream = await downloadObject(streamed, "releases/1.0.0/a.zip", options);
+      expect(inPlace).toMatchObject({ sizeBytes: data.length, sha256, etag: head!.etag });
+      expect({ ...inPlace, body: undefined }).toEqual({ ...viaStream, body: undefined });
+      expect(inPlace!.body?.equals(data) ?? "not kept").toBe(options.keepUpTo ? true : "not kept");
+    }
+  });
+
+  it("never reads through a link: a linked object or folder is missing", async () => {
+    const outside = path.join(dir, "outside.bin");
+    await writeFile(outside, "secret");
+    await mkdir(path.join(dir, "store", "downloads"), { recursive: true });
+    await symlink(outside, path.join(dir, "store", "downloads", "x.dmg"));
+    await symlink(dir, path.join(dir, "store", "releases", "9.9.9"));
+    expect(await store.openRead!("downloads/x.dmg")).toBeUndefined();
+    expect(await downloadObject(store, "downloads/x.dmg")).toBeUndefined();
+    expect(await downloadObject(store, "releases/9.9.9/outside.bin", { keepUpTo: 16 << 20 })).toBeUndefined();
   });
 
   it("writes the object through to a file when asked, and answers undefined for a missing one", async () => {
