@@ -1,10 +1,21 @@
 // Gateway throughput (issue 25 item 5): HMAC-authenticated, proxied requests
 // per second through `relcast gateway`, against a bare Node `http` proxy to
 // the same upstream, on SQLite and on PostgreSQL. Everything runs on
-// 127.0.0.1: the upstream, the bare proxy and each gateway are child
-// processes; the load generator is this process, with keep-alive sockets and
-// one HMAC signature made before each round (verifying is the gateway's
-// work, signing is not), so both sides cost the generator the same.
+// 127.0.0.1: the upstream, the bare proxy and both gateways (one per
+// database, both running for the whole bench) are child processes; the load
+// generator is this process, with keep-alive sockets and one HMAC signature
+// made before each round (verifying is the gateway's work, signing is not),
+// so every side costs the generator the same.
+//
+// Fair and steady on a shared machine: every side is warmed up first (the
+// JIT has settled before anything is timed); each run measures the three
+// sides back to back in a rotating order (bare, sqlite, postgresql; then
+// sqlite, postgresql, bare; ...), so load that comes and goes hits them
+// alike; a database's ratio is the median over runs of its round divided by
+// the bare round of the same run. The generator, the upstream and the proxy
+// share the machine's cores, so req/s is bounded by all three; the CPU each
+// proxy process spends per request (from /proc) is reported too, as is the
+// load average before and after.
 // Bounded: every round stops at `requests` or `maxSeconds`, whichever first.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -16,6 +27,7 @@ import { startPostgresServer } from "../postgres-server.mjs";
 
 const HOST = "127.0.0.1";
 const HMAC = { id: "bench-hmac", secret: "bench-hmac-secret-value-000001" };
+const TARGET = "/v2/crm/v1/ping?x=1";
 
 const UPSTREAM = `
 const http = require("node:http");
@@ -64,9 +76,9 @@ async function stopChild({ child }) {
   await exited;
 }
 
-function once(agent, url, target, headers) {
+function once(agent, url, headers) {
   return new Promise((resolve, reject) => {
-    const req = http.request({ agent, host: url.hostname, port: url.port, path: target, headers }, (res) => {
+    const req = http.request({ agent, host: url.hostname, port: url.port, path: TARGET, headers }, (res) => {
       res.resume();
       res.on("end", () => resolve(res.statusCode));
     });
@@ -75,7 +87,7 @@ function once(agent, url, target, headers) {
   });
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
+/** CPU seconds (user + system, all threads) a process has used so far, from /proc (Linux); undefined elsewhere. */
 function cpuSeconds(pid) {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
@@ -85,45 +97,77 @@ function cpuSeconds(pid) {
   }
 }
 
+const perRequest = (before, after, n) => (before === undefined || after === undefined || n === 0 ? undefined : ((after - before) * 1e6) / n);
+
 /**
- * One bounded round: requests/s of `concurrency` keep-alive callers, and
- * the proxy process's CPU microseconds per request (what its throughput
- * would be bounded by on a core of its own: robust when the machine is busy).
+ * One bounded round against one side: requests/s of `concurrency`
+ * keep-alive callers, and CPU microseconds per request of the proxy, of
+ * the upstream and of this load generator.
  */
-async function round(base, pid, headers, { requests, concurrency, maxSeconds }) {
-  const url = new URL(base);
-  const target = "/v2/crm/v1/ping?x=1";
+async function round(side, upstreamPid, { requests, concurrency, maxSeconds }) {
+  const url = new URL(side.url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-  for (let i = 0; i < 200; i++) if ((await once(agent, url, target, headers)) !== 200) throw new Error(`warm-up call to ${base} failed`);
+  const headers = side.sign();
   let next = 0;
-  let done = 0;
-  let bad = 0;
+  let ok = 0;
+  const statuses = {};
   const deadline = Date.now() + maxSeconds * 1000;
-  const cpu0 = cpuSeconds(pid);
+  const cpu0 = { proxy: cpuSeconds(side.child.pid), upstream: cpuSeconds(upstreamPid), generator: process.cpuUsage() };
   const t0 = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < requests && Date.now() < deadline) {
         next++;
-        if ((await once(agent, url, target, headers)) !== 200) bad++;
-        done++;
+        const status = await once(agent, url, headers);
+        if (status === 200) ok++;
+        else statuses[status] = (statuses[status] ?? 0) + 1;
       }
     }),
   );
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  const cpu1 = cpuSeconds(pid);
+  const generator = process.cpuUsage(cpu0.generator);
+  const cpu1 = { proxy: cpuSeconds(side.child.pid), upstream: cpuSeconds(upstreamPid) };
   agent.destroy();
-  if (bad > 0) throw new Error(`${bad} of ${done} calls to ${base} did not answer 200`);
-  return { reqPerSec: done / seconds, cpuMicros: cpu0 === undefined || cpu1 === undefined ? undefined : ((cpu1 - cpu0) * 1e6) / done };
+  const failed = next - ok;
+  // A stray failure is reported; more than 1 in 1,000 means the side is broken and its numbers mean nothing.
+  if (failed > next / 1000) throw new Error(`${failed} of ${next} calls to ${side.name} did not answer 200: ${JSON.stringify(statuses)}`);
+  return {
+    reqPerSec: ok / seconds,
+    failed,
+    cpuMicros: perRequest(cpu0.proxy, cpu1.proxy, next),
+    upstreamCpuMicros: perRequest(cpu0.upstream, cpu1.upstream, next),
+    generatorCpuMicros: (generator.user + generator.system) / next,
+  };
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+async function warmUp(side, calls) {
+  const url = new URL(side.url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  const headers = side.sign();
+  for (let i = 0; i < calls; i += 8) {
+    const statuses = await Promise.all(Array.from({ length: 8 }, () => once(agent, url, headers)));
+    if (statuses.some((s) => s !== 200)) throw new Error(`warm-up call to ${side.name} answered ${statuses.find((s) => s !== 200)}`);
+  }
+  agent.destroy();
+}
+
+const median = (xs) => {
+  const sorted = xs.filter((x) => x !== undefined && !Number.isNaN(x)).sort((a, b) => a - b);
+  if (sorted.length === 0) return undefined;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const round2 = (x) => (x === undefined ? undefined : Math.round(x * 100) / 100);
+const whole = (x) => (x === undefined ? undefined : Math.round(x));
+const loadAverage = () => os.loadavg().map((l) => Math.round(l * 100) / 100);
 
 /**
- * Runs the comparison and returns one result per database:
- * { database, bareReqPerSec, gatewayReqPerSec, ratio }.
+ * Runs the comparison and returns one result per database: { database,
+ * runs, bareReqPerSec, gatewayReqPerSec, ratio (median of the per-run
+ * ratios), ratios (each run's), CPU µs per request of the gateway, the bare
+ * proxy, the upstream and the generator, failed calls, load averages }.
  */
-export async function benchGatewayThroughput({ repo, tmp, runs = 3, requests = 20_000, concurrency = 32, maxSeconds = 15 }) {
+export async function benchGatewayThroughput({ repo, tmp, runs = 5, requests = 10_000, concurrency = 32, maxSeconds = 15, warmUpCalls = 3_000 }) {
   const { hashSecret } = await import(path.join(repo, "dist/src/gateway/secret-hash.js"));
   const { signRequest } = await import(path.join(repo, "dist/src/hmac/index.js"));
   const cli = path.join(repo, "dist/cli/relcast.mjs");
@@ -144,38 +188,49 @@ export async function benchGatewayThroughput({ repo, tmp, runs = 3, requests = 2
     );
     postgres = await startPostgresServer();
     const databases = { sqlite: path.join(dir, "state.sqlite"), postgresql: await postgres.createDatabase("bench") };
-    const results = [];
+    const sign = () => signRequest({ clientId: HMAC.id, secret: HMAC.secret, method: "GET", url: TARGET }).headers;
+    const sides = [{ name: "bare", ...bare, sign: () => ({}) }];
     for (const [database, location] of Object.entries(databases)) {
       const gateway = await startChild([cli, "gateway", "--config", configFile, "--host", HOST, "--port", "0", "--db", location], started);
-      const bareRounds = [];
-      const gatewayRounds = [];
-      const options = { requests, concurrency, maxSeconds };
-      for (let i = 0; i < runs; i++) {
-        const signed = signRequest({ clientId: HMAC.id, secret: HMAC.secret, method: "GET", url: "/v2/crm/v1/ping?x=1" });
-        const order = i % 2 === 0 ? ["bare", "gateway"] : ["gateway", "bare"];
-        for (const side of order) {
-          if (side === "bare") bareRounds.push(await round(bare.url, bare.child.pid, {}, options));
-          else gatewayRounds.push(await round(gateway.url, gateway.child.pid, signed.headers, options));
-        }
+      sides.push({ name: database, ...gateway, sign });
+    }
+    for (const side of sides) await warmUp(side, warmUpCalls);
+
+    const loadBefore = loadAverage();
+    const options = { requests, concurrency, maxSeconds };
+    const rounds = Object.fromEntries(sides.map((s) => [s.name, []]));
+    for (let i = 0; i < runs; i++) {
+      for (let k = 0; k < sides.length; k++) {
+        const side = sides[(i + k) % sides.length];
+        rounds[side.name].push(await round(side, upstream.child.pid, options));
       }
-      await stopChild(gateway);
-      const bareReqPerSec = median(bareRounds.map((r) => r.reqPerSec));
-      const gatewayReqPerSec = median(gatewayRounds.map((r) => r.reqPerSec));
-      const bareCpu = median(bareRounds.map((r) => r.cpuMicros ?? NaN));
-      const gatewayCpu = median(gatewayRounds.map((r) => r.cpuMicros ?? NaN));
-      const round2 = (x) => Math.round(x * 100) / 100;
-      results.push({
+    }
+    const loadAfter = loadAverage();
+
+    const bareRounds = rounds.bare;
+    return Object.keys(databases).map((database) => {
+      const gatewayRounds = rounds[database];
+      const bareCpu = median(bareRounds.map((r) => r.cpuMicros));
+      const gatewayCpu = median(gatewayRounds.map((r) => r.cpuMicros));
+      const ratios = gatewayRounds.map((r, i) => r.reqPerSec / bareRounds[i].reqPerSec);
+      return {
         database,
         runs,
-        bareReqPerSec: Math.round(bareReqPerSec),
-        gatewayReqPerSec: Math.round(gatewayReqPerSec),
-        ratio: round2(gatewayReqPerSec / bareReqPerSec),
-        bareCpuMicrosPerRequest: Math.round(bareCpu),
-        gatewayCpuMicrosPerRequest: Math.round(gatewayCpu),
-        cpuRatio: Number.isNaN(bareCpu / gatewayCpu) ? undefined : round2(bareCpu / gatewayCpu),
-      });
-    }
-    return results;
+        requestsPerRound: requests,
+        concurrency,
+        bareReqPerSec: whole(median(bareRounds.map((r) => r.reqPerSec))),
+        gatewayReqPerSec: whole(median(gatewayRounds.map((r) => r.reqPerSec))),
+        ratio: round2(median(ratios)),
+        ratios: ratios.map(round2),
+        bareCpuMicrosPerRequest: whole(bareCpu),
+        gatewayCpuMicrosPerRequest: whole(gatewayCpu),
+        cpuRatio: bareCpu === undefined || gatewayCpu === undefined ? undefined : round2(bareCpu / gatewayCpu),
+        upstreamCpuMicrosPerRequest: whole(median([...bareRounds, ...gatewayRounds].map((r) => r.upstreamCpuMicros))),
+        generatorCpuMicrosPerRequest: whole(median([...bareRounds, ...gatewayRounds].map((r) => r.generatorCpuMicros))),
+        failedCalls: { bare: bareRounds.reduce((n, r) => n + r.failed, 0), gateway: gatewayRounds.reduce((n, r) => n + r.failed, 0) },
+        loadAverage: { before: loadBefore, after: loadAfter },
+      };
+    });
   } finally {
     for (const child of started.reverse()) await stopChild({ child });
     await postgres?.stop();
@@ -183,14 +238,18 @@ export async function benchGatewayThroughput({ repo, tmp, runs = 3, requests = 2
   }
 }
 
-// `node scripts/bench/gateway-throughput.mjs [runs]`: this comparison alone.
+/** One line per database, for this script and scripts/bench.mjs. */
+export function describeGatewayRow(r) {
+  return (
+    `gateway HMAC proxy on ${r.database.padEnd(10)} ${String(r.gatewayReqPerSec).padStart(6)} req/s   bare node proxy ${String(r.bareReqPerSec).padStart(6)} req/s   ratio ${r.ratio.toFixed(2)} (runs ${r.ratios.map((x) => x.toFixed(2)).join(" ")}; target >= 0.80)` +
+    `   CPU/request ${r.gatewayCpuMicrosPerRequest} vs ${r.bareCpuMicrosPerRequest} µs (ratio ${r.cpuRatio?.toFixed(2)}; upstream ${r.upstreamCpuMicrosPerRequest}, load generator ${r.generatorCpuMicrosPerRequest})` +
+    `   failed calls ${r.failedCalls.gateway} vs ${r.failedCalls.bare}   load ${r.loadAverage.before.join(" ")} -> ${r.loadAverage.after.join(" ")}`
+  );
+}
+
+// `node scripts/bench/gateway-throughput.mjs [runs] [requests per round]`: this comparison alone.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
-  const results = await benchGatewayThroughput({ repo, runs: Number(process.argv[2] ?? 3) });
-  for (const r of results) {
-    console.log(
-      `gateway HMAC proxy on ${r.database.padEnd(10)} ${String(r.gatewayReqPerSec).padStart(6)} req/s   bare node proxy ${String(r.bareReqPerSec).padStart(6)} req/s   ratio ${r.ratio.toFixed(2)} (target >= 0.80)` +
-        `   CPU/request ${r.gatewayCpuMicrosPerRequest} vs ${r.bareCpuMicrosPerRequest} µs (ratio ${r.cpuRatio?.toFixed(2)})`,
-    );
-  }
+  const results = await benchGatewayThroughput({ repo, runs: Number(process.argv[2] ?? 5), requests: Number(process.argv[3] ?? 10_000) });
+  for (const r of results) console.log(describeGatewayRow(r));
 }

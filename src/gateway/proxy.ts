@@ -21,52 +21,85 @@ const agents = {
   "https:": new https.Agent({ keepAlive: true, maxSockets: 256 }),
 };
 
+/** What `http.request` needs of a product's upstream, read from its URL once, not on every request. */
+interface Origin {
+  protocol: "http:" | "https:";
+  hostname: string;
+  port: string;
+  host: string;
+  basePath: string;
+  transport: typeof http | typeof https;
+  agent: http.Agent;
+}
+
 export function proxy(forwarding: ForwardingRules): Handler<GatewayEnv> {
-  return async (c) => {
+  const origins = new WeakMap<URL, Origin>();
+  const originOf = (url: URL): Origin => {
+    let origin = origins.get(url);
+    if (!origin) {
+      const protocol = url.protocol === "https:" ? "https:" : "http:";
+      origin = {
+        protocol,
+        hostname: url.hostname,
+        port: url.port,
+        host: url.host,
+        basePath: url.pathname.replace(/\/+$/, ""),
+        transport: protocol === "https:" ? https : http,
+        agent: agents[protocol],
+      };
+      origins.set(url, origin);
+    }
+    return origin;
+  };
+  // Not an async function: the promise of forward() is the handler's answer.
+  return (c) => {
     const product = c.get("product");
     const identity = c.get("identity");
     if (!product || !identity) throw new HttpError(500, "server_error", "proxy runs after routing and authentication");
-    await forward(product, identity, c.get("body"), c.env.incoming, c.env.outgoing, forwarding);
-    return RESPONSE_ALREADY_SENT;
+    return forward(product, originOf(product.upstream), identity, c.get("body"), c.env.incoming, c.env.outgoing, forwarding);
   };
 }
 
+/**
+ * Resolves with RESPONSE_ALREADY_SENT once the upstream's status and
+ * headers are written (the body then streams on its own; a failure after
+ * that can only cut the connection), or rejects with the HttpError to
+ * answer when nothing was sent yet.
+ */
 function forward(
   product: ProductTarget,
+  origin: Origin,
   identity: CallerIdentity,
   body: Buffer | undefined,
   req: IncomingMessage,
   res: ServerResponse,
   forwarding: ForwardingRules,
-): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const base = product.upstream;
-    const basePath = base.pathname.replace(/\/+$/, "");
-    const headers = upstreamRequestHeaders(req.headers, identity, product.name, base.host, {
+): Promise<Response> {
+  return new Promise<Response>((resolve, reject) => {
+    const headers = upstreamRequestHeaders(req.headers, identity, product.name, origin.host, {
       for: forwarding.forwardedFor(req),
       proto: forwarding.isHttps(req) ? "https" : "http",
     });
     if (body) headers["content-length"] = body.length;
-    const transport = base.protocol === "https:" ? https : http;
-    const upstreamReq = transport.request({
-      protocol: base.protocol,
-      hostname: base.hostname,
-      port: base.port,
+    const upstreamReq = origin.transport.request({
+      protocol: origin.protocol,
+      hostname: origin.hostname,
+      port: origin.port,
       method: req.method,
-      path: basePath + product.upstreamTarget,
+      path: origin.basePath + product.upstreamTarget,
       headers,
-      agent: agents[base.protocol as "http:" | "https:"],
+      agent: origin.agent,
       timeout: product.timeoutMs,
     });
     let settled = false;
     const fail = (err: HttpError) => {
-      if (settled) return;
-      settled = true;
+      if (res.writableEnded) return; // the whole answer was handed over: nothing left to stop
       upstreamReq.destroy();
       if (res.headersSent || res.destroyed) {
         res.destroy();
-        resolve();
-      } else reject(err);
+        if (!settled) resolve(RESPONSE_ALREADY_SENT);
+      } else if (!settled) reject(err);
+      settled = true;
     };
     upstreamReq.on("timeout", () => fail(new HttpError(504, "upstream_timeout", `${product.name} did not answer within ${product.timeoutMs} ms`)));
     upstreamReq.on("error", () => fail(new HttpError(502, "upstream_unavailable", `${product.name} could not be reached`)));
@@ -74,10 +107,8 @@ function forward(
       res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.statusMessage, downstreamResponseHeaders(upstreamRes.headers));
       upstreamRes.pipe(res);
       upstreamRes.on("error", () => fail(new HttpError(502, "upstream_unavailable", "upstream response broke off")));
-      res.on("finish", () => {
-        settled = true;
-        resolve();
-      });
+      settled = true;
+      resolve(RESPONSE_ALREADY_SENT);
     });
     // The caller went away before we finished answering: stop the upstream work too.
     res.on("close", () => {

@@ -24,8 +24,8 @@ import { SignInThrottle } from "./oauth/sign-in-throttle.js";
 import { tokenEndpoint } from "./oauth/token.js";
 import { proxy } from "./proxy.js";
 import { forwardingRules } from "./forwarded-for.js";
-import { noDotSegments } from "./middleware/request-target.js";
-import { singleValuedHeaders } from "./middleware/single-headers.js";
+import { checkNoDotSegments } from "./middleware/request-target.js";
+import { singleValuedCheck } from "./middleware/single-headers.js";
 import type { TokenStore } from "./state/token-store.js";
 import { discoveryEndpoint, METADATA_PATH, REVOKE_PATH, TOKEN_PATH } from "./oauth/discovery.js";
 import { revokeEndpoint } from "./oauth/revoke.js";
@@ -78,7 +78,7 @@ export async function createGatewayApp(options: GatewayOptions) {
 
   const app = new Hono<GatewayEnv>();
   if (options.accessLog) app.use(accessLog(logger));
-  app.use(requestClock(clock), singleValuedHeaders(), noDotSegments());
+  app.use(requestGuards(clock));
   app.get("/healthz", (c) => jsonResponse(c, 200, { status: "ok" }));
 
   if (routes !== "api") {
@@ -132,11 +132,20 @@ export async function createGatewayApp(options: GatewayOptions) {
   return app;
 }
 
-/** Reads the injected clock once per request, so every check of one request sees the same time. */
-function requestClock(clock: Clock): Middleware {
-  return async (c, next) => {
+/**
+ * What every route needs first, as one middleware (each composed
+ * middleware costs hono a promise and a closure per request): the injected
+ * clock read once, so every check of one request sees the same time; the
+ * headers a signature or a credential covers sent at most once
+ * (single-headers.ts); no dot segments in the raw path (request-target.ts).
+ */
+function requestGuards(clock: Clock): Middleware {
+  const singleValued = singleValuedCheck();
+  return (c, next) => {
     c.set("now", clock());
-    await next();
+    singleValued(c.env.incoming);
+    checkNoDotSegments(c.env.incoming);
+    return next();
   };
 }
 

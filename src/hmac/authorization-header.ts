@@ -29,7 +29,7 @@ export function formatAuthorization(username: string, signature: string): string
 const fail = (message: string): ParseAuthorizationResult => ({ ok: false, message });
 
 export function parseAuthorization(raw: string): ParseAuthorizationResult {
-  const value = raw.replace(/^[ \t]+|[ \t]+$/g, "");
+  const value = trimSpaceAndTab(raw);
   if (value.length === 0) return fail("the Authorization header is empty");
   if (value.length > MAX_AUTHORIZATION_LENGTH) {
     return fail(`the Authorization header is ${value.length} characters long; the limit is ${MAX_AUTHORIZATION_LENGTH}`);
@@ -43,7 +43,7 @@ export function parseAuthorization(raw: string): ParseAuthorizationResult {
   let i = space + 1;
   for (;;) {
     const nameStart = i;
-    while (i < value.length && /[A-Za-z0-9_-]/.test(value[i]!)) i++;
+    while (i < value.length && isNameChar(value.charCodeAt(i))) i++;
     const name = value.slice(nameStart, i);
     if (name.length === 0) {
       const what = i < value.length ? `found ${describeAt(value, i)}` : "the header ends";
@@ -67,6 +67,20 @@ export function parseAuthorization(raw: string): ParseAuthorizationResult {
     i += 2;
   }
   return collectParams(found);
+}
+
+/** Leading and trailing spaces and tabs removed (no regex: this runs on every verified request). */
+function trimSpaceAndTab(raw: string): string {
+  let start = 0;
+  let end = raw.length;
+  while (start < end && (raw.charCodeAt(start) === 0x20 || raw.charCodeAt(start) === 0x09)) start++;
+  while (end > start && (raw.charCodeAt(end - 1) === 0x20 || raw.charCodeAt(end - 1) === 0x09)) end--;
+  return start === 0 && end === raw.length ? raw : raw.slice(start, end);
+}
+
+/** A parameter name character: A-Z, a-z, 0-9, `_` or `-`. */
+function isNameChar(code: number): boolean {
+  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39) || code === 0x5f || code === 0x2d;
 }
 
 function describeAt(value: string, index: number): string {

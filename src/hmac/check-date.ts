@@ -21,9 +21,10 @@ export function checkDate(
     return failure("date-missing", `the request has no Date header${hint}`);
   }
   if (value === null) return failure("date-missing", "the Date header was sent more than once");
-  const expected = { expectedSigningString: expectedSigningString(value) };
+  // The signing string the caller should have signed is built only for an answer that fails.
+  const expected = () => ({ expectedSigningString: expectedSigningString(value) });
   const parsed = parseHttpDate(value);
-  if (!parsed.ok) return failure("date-format", `the Date header ${quoteForMessage(value)} ${parsed.reason}`, expected);
+  if (!parsed.ok) return failure("date-format", `the Date header ${quoteForMessage(value)} ${parsed.reason}`, expected());
 
   const skewMs = now.getTime() - parsed.date.getTime();
   if (!(Math.abs(skewMs) < maxSkewSeconds * 1000)) {
@@ -32,7 +33,7 @@ export function checkDate(
     return failure(
       "date-skew",
       `the Date header is ${formatSeconds(seconds)} ${direction} the verifier's clock; it must be less than ${maxSkewSeconds} s away (send the current UTC time and check the client's clock)`,
-      expected,
+      expected(),
     );
   }
   return { ok: true, date: value };

@@ -25,7 +25,8 @@ export function dateSkew(options: { maxSkewSeconds: number }): Middleware {
 
 /** The check itself, synchronous, for the product routes' fast path (hmac-fast-path.ts). */
 export function checkDateSkew(c: Context<GatewayEnv>, maxSkewSeconds: number): void {
-  const header = c.req.header("date");
+  // node's own header view: one Date (a second one is refused before, single-headers.ts), whitespace trimmed, no Fetch API Headers per request.
+  const header = c.env.incoming.headers.date;
   const reject = (check: string, description: string) =>
     new HttpError(401, "invalid_hmac", description, { "www-authenticate": hmacChallenge() }, { check });
   if (!header) throw reject("date-missing", "the Date header is required on HMAC requests");

@@ -47,6 +47,7 @@ export function hmacAuth(options: HmacAuthOptions): Middleware {
  * promise; a promise only when the verifier returns one.
  */
 export function hmacCheck(options: HmacAuthOptions): (c: Context<GatewayEnv>) => void | Promise<void> {
+  const lookupSecret = (clientId: string) => options.credentials.get(clientId)?.secret ?? UNKNOWN_CLIENT_KEY;
   return (c) => {
     const incoming = c.env.incoming;
     const body = c.get("body");
@@ -56,7 +57,7 @@ export function hmacCheck(options: HmacAuthOptions): (c: Context<GatewayEnv>) =>
       headers: incoming.headers,
       body,
       bodySha256: body ? undefined : EMPTY_BODY_SHA256,
-      lookupSecret: (clientId) => options.credentials.get(clientId)?.secret ?? UNKNOWN_CLIENT_KEY,
+      lookupSecret,
       now: c.get("now"),
       allowDeprecatedRequestLine: options.allowDeprecatedRequestLine,
       maxSkewSeconds: options.maxSkewSeconds,

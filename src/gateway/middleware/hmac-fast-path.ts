@@ -1,7 +1,6 @@
-import type { Context, Handler } from "hono";
+import type { Context, Handler, Next } from "hono";
 import type { GatewayEnv, Middleware } from "../http/middleware.js";
 import { hasBody } from "../http/read-body.js";
-import { authScheme } from "./authenticate.js";
 import { checkDateSkew } from "./date-skew.js";
 import { checkProductAccess } from "./scope.js";
 
@@ -24,15 +23,40 @@ export interface HmacFastPathOptions {
 
 export function hmacFastPath(options: HmacFastPathOptions): Middleware {
   const { resolveProduct, checkHmac, maxSkewSeconds, proxy } = options;
-  return async (c, next) => {
-    const authorization = c.env.incoming.headers.authorization;
-    if (authorization === undefined || !/^\s*hmac\s/i.test(authorization) || hasBody(c.env.incoming)) return next();
+  const accepted = (c: Context<GatewayEnv>, next: Next) => {
+    checkProductAccess(c);
+    return proxy(c, next) as Promise<Response>;
+  };
+  // Not an async function: the checks throw synchronously (hono's compose
+  // turns that into the error handler's answer, as for a rejection), and
+  // the proxy's promise is handed back as it is.
+  return (c, next) => {
+    const incoming = c.env.incoming;
+    const authorization = incoming.headers.authorization;
+    if (authorization === undefined || !isHmacScheme(authorization) || hasBody(incoming)) return next();
     resolveProduct(c);
-    if (authScheme(c) !== "hmac") return next();
+    // The scheme is hmac (checked above); a product that does not take it gets authenticate's 401 from the general chain.
+    if (!c.get("product")!.auth.includes("hmac")) return next();
     checkDateSkew(c, maxSkewSeconds);
     const pending = checkHmac(c);
-    if (pending) await pending;
-    checkProductAccess(c);
-    return proxy(c, next);
+    return pending ? pending.then(() => accepted(c, next)) : accepted(c, next);
   };
+}
+
+/** `hmac` then whitespace, after optional leading whitespace, in any case (what `^\s*hmac\s` matched, without a regex per request). */
+function isHmacScheme(value: string): boolean {
+  let i = 0;
+  while (i < value.length && isSpace(value.charCodeAt(i))) i++;
+  return (
+    value.length > i + 4 &&
+    (value.charCodeAt(i) | 0x20) === 0x68 && // h
+    (value.charCodeAt(i + 1) | 0x20) === 0x6d && // m
+    (value.charCodeAt(i + 2) | 0x20) === 0x61 && // a
+    (value.charCodeAt(i + 3) | 0x20) === 0x63 && // c
+    isSpace(value.charCodeAt(i + 4))
+  );
+}
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x09;
 }

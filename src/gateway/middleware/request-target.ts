@@ -1,4 +1,5 @@
 import { HttpError } from "../http/http-error.js";
+import type { IncomingMessage } from "node:http";
 import type { Middleware } from "../http/middleware.js";
 
 /**
@@ -12,11 +13,16 @@ import type { Middleware } from "../http/middleware.js";
 const DOT_SEGMENT = /(^|\/)(\.|%2e){1,2}(\/|$)/i;
 
 export function noDotSegments(): Middleware {
-  return async (c, next) => {
-    const target = c.env.incoming.url ?? "/";
-    const q = target.indexOf("?");
-    const path = q < 0 ? target : target.slice(0, q);
-    if (DOT_SEGMENT.test(path)) throw new HttpError(400, "invalid_request", "the path must not contain `.` or `..` segments (plain or percent-encoded)");
-    await next();
+  return (c, next) => {
+    checkNoDotSegments(c.env.incoming);
+    return next();
   };
+}
+
+/** The check itself, synchronous, for the gateway's one global middleware (server.ts). */
+export function checkNoDotSegments(req: IncomingMessage): void {
+  const target = req.url ?? "/";
+  const q = target.indexOf("?");
+  const path = q < 0 ? target : target.slice(0, q);
+  if (DOT_SEGMENT.test(path)) throw new HttpError(400, "invalid_request", "the path must not contain `.` or `..` segments (plain or percent-encoded)");
 }

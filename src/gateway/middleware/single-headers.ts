@@ -1,4 +1,5 @@
 import { HttpError } from "../http/http-error.js";
+import type { IncomingMessage } from "node:http";
 import type { Middleware } from "../http/middleware.js";
 
 /**
@@ -11,10 +12,19 @@ import type { Middleware } from "../http/middleware.js";
 export const SINGLE_VALUED = ["authorization", "date", "digest"] as const;
 
 export function singleValuedHeaders(names: readonly string[] = SINGLE_VALUED): Middleware {
+  const check = singleValuedCheck(names);
+  return (c, next) => {
+    check(c.env.incoming);
+    return next();
+  };
+}
+
+/** The check itself, synchronous, for the gateway's one global middleware (server.ts). */
+export function singleValuedCheck(names: readonly string[] = SINGLE_VALUED): (req: IncomingMessage) => void {
   const watched = new Set(names);
   const lengths = new Set(names.map((n) => n.length));
-  return async (c, next) => {
-    const raw = c.env.incoming.rawHeaders;
+  return (req) => {
+    const raw = req.rawHeaders;
     let seen: Set<string> | undefined;
     for (let i = 0; i < raw.length; i += 2) {
       // Runs on every request: lower-case only names of a watched length.
@@ -24,6 +34,5 @@ export function singleValuedHeaders(names: readonly string[] = SINGLE_VALUED): M
       if (seen?.has(name)) throw new HttpError(400, "invalid_request", `the ${name} header appears more than once; send it once`);
       (seen ??= new Set()).add(name);
     }
-    await next();
   };
 }
