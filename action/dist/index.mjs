@@ -32063,7 +32063,7 @@ function createFolderStore(root) {
 			const { fh, st } = opened;
 			return {
 				meta: metaFrom(key, st),
-				read: async (into, offset, length, position) => (await fh.read(into, offset, length, position)).bytesRead,
+				fd: fh.fd,
 				close: () => fh.close()
 			};
 		},

@@ -13,9 +13,38 @@ import { Worker } from "node:worker_threads";
 const WORKER_SOURCE = `
 const { parentPort } = require("node:worker_threads");
 const { createHash } = require("node:crypto");
+const { readSync } = require("node:fs");
 const jobs = new Map();
+let scratch;
+// A whole file by its descriptor (kept open by the caller until "done"): into one buffer of its size when kept, else through a reused one.
+function hashFile(m) {
+  const sha256 = createHash("sha256");
+  let size = 0;
+  let body;
+  if (m.keep) {
+    body = Buffer.allocUnsafeSlow(m.size);
+    for (let n = 1; size < m.size && n > 0; size += n) n = readSync(m.fd, body, size, m.size - size, size);
+    if (size < m.size) body = body.subarray(0, size);
+    sha256.update(body);
+  }
+  scratch ??= Buffer.allocUnsafeSlow(1 << 20);
+  for (let n = readSync(m.fd, scratch, 0, scratch.length, size); n > 0; n = readSync(m.fd, scratch, 0, scratch.length, size)) {
+    sha256.update(scratch.subarray(0, n));
+    size += n;
+    body = undefined;
+  }
+  const done = { id: m.id, op: "done", sha256: sha256.digest("hex"), size };
+  if (body) parentPort.postMessage({ ...done, body: body.buffer, bodyLength: body.length }, [body.buffer]);
+  else parentPort.postMessage(done);
+}
 parentPort.on("message", (m) => {
-  if (m.op === "start") {
+  if (m.op === "file") {
+    try {
+      hashFile(m);
+    } catch (err) {
+      parentPort.postMessage({ id: m.id, op: "failed", message: String(err && err.message || err) });
+    }
+  } else if (m.op === "start") {
     const job = { sha256: createHash("sha256") };
     if (m.sha512Prefix) job.sha512 = createHash("sha512").update(Buffer.from(m.sha512Prefix));
     jobs.set(m.id, job);
@@ -52,7 +81,15 @@ export interface StreamDigests {
   sha512?: Buffer;
 }
 
-type DoneMessage = { id: number; op: "done"; sha256: string; sha512?: Uint8Array };
+type DoneMessage = { id: number; op: "done"; sha256: string; sha512?: Uint8Array; size?: number; body?: ArrayBuffer; bodyLength?: number };
+type FailedMessage = { id: number; op: "failed"; message: string };
+
+/** What hashing a file by its descriptor gives: its size, SHA-256 and, when kept, its bytes. */
+export interface FileDigests {
+  sizeBytes: number;
+  sha256: string;
+  body?: Buffer;
+}
 type AckMessage = { id: number; op: "ack"; length: number };
 
 interface Job {
@@ -73,13 +110,13 @@ class HashPool {
     if (this.workers.length < this.size) {
       const worker = new Worker(WORKER_SOURCE, { eval: true });
       worker.unref();
-      worker.on("message", (m: AckMessage | DoneMessage) => {
+      worker.on("message", (m: AckMessage | DoneMessage | FailedMessage) => {
         const job = this.jobs.get(m.id);
         if (!job) return;
         if (m.op === "ack") job.onAck(m.length);
         else {
           this.jobs.delete(m.id);
-          job.onDone(m);
+          job.onDone(m.op === "failed" ? new Error(m.message) : m);
         }
       });
       // A worker that dies fails the streams it was hashing (and is replaced for later ones).
@@ -147,6 +184,33 @@ class HashPool {
       if (slot.streams === 0) slot.worker.unref();
     }
   }
+
+  /**
+   * Reads and hashes a whole file on a worker, by positioned reads of `fd`
+   * (which the caller keeps open until this settles) from 0 to its end,
+   * whatever `size` (the size it was opened at) said; `keep` hands the bytes
+   * back (moved, not copied) when the file held exactly what was read.
+   */
+  async hashFile(fd: number, size: number, keep: boolean): Promise<FileDigests> {
+    const slot = this.pick();
+    const id = this.nextId++;
+    slot.streams++;
+    const done = new Promise<DoneMessage>((resolve, reject) => {
+      this.jobs.set(id, { onAck: () => {}, onDone: (m) => (m instanceof Error ? reject(m) : resolve(m)) });
+    });
+    this.owner.set(id, slot.worker);
+    slot.worker.ref();
+    try {
+      slot.worker.postMessage({ id, op: "file", fd, size, keep });
+      const m = await done;
+      return { sizeBytes: m.size!, sha256: m.sha256, ...(m.body ? { body: Buffer.from(m.body, 0, m.bodyLength) } : {}) };
+    } finally {
+      this.jobs.delete(id);
+      this.owner.delete(id);
+      slot.streams--;
+      if (slot.streams === 0) slot.worker.unref();
+    }
+  }
 }
 
 /** Moves the chunk's memory to the worker when the chunk owns all of it; copies it otherwise (pooled or shared memory). */
@@ -167,6 +231,12 @@ function postChunk(worker: Worker, id: number, chunk: Uint8Array, transfer: bool
 }
 
 let shared: HashPool | undefined;
+
+/** SHA-256 of a whole file by its descriptor, read and hashed on a pool worker (see HashPool.hashFile). */
+export function hashFileOffThread(fd: number, size: number, keep: boolean): Promise<FileDigests> {
+  shared ??= new HashPool(Math.max(1, os.availableParallelism()));
+  return shared.hashFile(fd, size, keep);
+}
 
 /**
  * SHA-256 (and optionally a prefixed SHA-512) of a stream, computed off the

@@ -141,11 +141,7 @@ export function createFolderStore(root: string): ObjectStore {
       const opened = await openNoFollow(absRoot, partsOf(key));
       if (!opened) return undefined;
       const { fh, st } = opened;
-      return {
-        meta: metaFrom(key, st),
-        read: async (into: Uint8Array, offset: number, length: number, position: number) => (await fh.read(into, offset, length, position)).bytesRead,
-        close: () => fh.close(),
-      };
+      return { meta: metaFrom(key, st), fd: fh.fd, close: () => fh.close() };
     },
     put,
     async copy(fromKey, toKey, options) {

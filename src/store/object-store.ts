@@ -47,8 +47,8 @@ export interface StoreLocation {
 /** An object opened for reading by position (see {@link ObjectStore.openRead}); `meta` describes these very bytes. */
 export interface OpenedObject {
   meta: ObjectMeta;
-  /** Reads up to `length` bytes at `position` into `into` from `offset`; 0 at the end. */
-  read(into: Uint8Array, offset: number, length: number, position: number): Promise<number>;
+  /** The open descriptor: positioned reads (pread) from any thread of this process, until `close`. */
+  fd: number;
   close(): Promise<void>;
 }
 
@@ -61,10 +61,10 @@ export interface ObjectStore {
   getStream(key: string, range?: ByteRange): Promise<{ stream: Readable; meta: ObjectMeta } | undefined>;
   /**
    * Optional, where reading in place is cheap (the folder store): the object
-   * opened once for positioned reads into the caller's buffers, so a reader
-   * of many objects (verify) reuses its memory instead of a new buffer per
-   * chunk. Same rules as getStream (never through a link); undefined when
-   * missing. The caller must close it.
+   * opened once for positioned reads into the caller's buffers (on any
+   * thread), so a reader of many objects (verify) reuses its memory instead
+   * of a new buffer per chunk. Same rules as getStream (never through a
+   * link); undefined when missing. The caller must close it.
    */
   openRead?(key: string): Promise<OpenedObject | undefined>;
   put(key: string, body: PutBody, options: PutOptions): Promise<{ etag: string }>;

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
 import type { Readable } from "node:stream";
-import { hashOffThread } from "../core/hash-pool.js";
-import type { ObjectStore, OpenedObject } from "../store/object-store.js";
+import { hashFileOffThread, hashOffThread, type FileDigests } from "../core/hash-pool.js";
+import type { ObjectStore } from "../store/object-store.js";
 
 /** How many objects and bytes a verify run hashed. */
 export interface HashTally {
@@ -74,46 +74,13 @@ async function hashHere(stream: Readable, limit: number, keep: boolean): Promise
   return { sha256: hash.digest("hex"), size, ...(keep ? { body: parts.length === 1 ? parts[0]! : Buffer.concat(parts, size) } : {}) };
 }
 
-/** 1 MiB buffers that objects read in place are hashed through, reused: thousands of objects make no garbage. */
-const SCRATCH_BYTES = 1 << 20;
-const scratchBuffers: Buffer[] = [];
-
-/**
- * Hashes an object opened in place (a folder store) on this thread, by
- * positioned reads: a kept object straight into one buffer of its size, any
- * other through a reused scratch buffer. Reads to the end whatever the
- * announced size said: bytes past it are hashed and counted (and then no
- * body is kept).
- */
-async function hashInPlace(opened: OpenedObject, keep: boolean): Promise<{ sha256: string; size: number; body?: Buffer }> {
-  const hash = createHash("sha256");
-  let size = 0;
-  let body: Buffer | undefined;
-  if (keep) {
-    body = Buffer.allocUnsafeSlow(opened.meta.size);
-    for (let n = 1; size < body.length && n > 0; size += n) n = await opened.read(body, size, body.length - size, size);
-    if (size < body.length) body = body.subarray(0, size);
-    hash.update(body);
-  }
-  const scratch = scratchBuffers.pop() ?? Buffer.allocUnsafeSlow(SCRATCH_BYTES);
-  try {
-    for (let n = await opened.read(scratch, 0, scratch.length, size); n > 0; n = await opened.read(scratch, 0, scratch.length, size)) {
-      hash.update(scratch.subarray(0, n));
-      size += n;
-      body = undefined;
-    }
-  } finally {
-    if (scratchBuffers.length < 16) scratchBuffers.push(scratch);
-  }
-  return { sha256: hash.digest("hex"), size, ...(body ? { body } : {}) };
-}
-
 /**
  * Reads one object out of the store once and hashes it: a small object (up
- * to `keepUpTo`, or 16 MiB) here, read in place when the store can
- * (`openRead`: no buffer per chunk, so no garbage to collect; SHA-256 with
- * SHA-NI is cheaper than moving the bytes to a worker), else streamed and
- * kept whole when asked; a larger one streamed through a hash worker (with the
+ * to `keepUpTo`, or 16 MiB) read in place by a hash worker when the store
+ * can (`openRead`: pread of the descriptor into a reused buffer, or one of
+ * the object's size that is handed back when kept; no buffer per chunk, so
+ * no garbage, and the main thread neither reads nor hashes), else streamed
+ * and kept whole when asked; a larger one streamed through a hash worker (with the
  * signature's challenge hash in the same pass when asked), optionally also
  * into `toFile`. Nothing is read twice and memory stays bounded, so large
  * disk images are fine. Undefined when the object does not exist.
@@ -123,14 +90,14 @@ export async function downloadObject(store: ObjectStore, key: string, options: D
   if (store.openRead && !options.toFile) {
     const opened = await store.openRead(key);
     if (!opened) return undefined;
-    let here: Awaited<ReturnType<typeof hashInPlace>> | undefined;
+    let here: FileDigests | undefined;
     try {
-      // A larger object goes to the hash workers below (every core), as a stream.
-      if (opened.meta.size <= limit) here = await hashInPlace(opened, options.keepUpTo !== undefined);
+      // A larger object is streamed below (with the signature's challenge hash when asked).
+      if (opened.meta.size <= limit) here = await hashFileOffThread(opened.fd, opened.meta.size, options.keepUpTo !== undefined);
     } finally {
       await opened.close();
     }
-    if (here) return tallied({ sizeBytes: here.size, sha256: here.sha256, etag: opened.meta.etag, ...(here.body ? { body: here.body } : {}) }, options.tally);
+    if (here) return tallied({ ...here, etag: opened.meta.etag }, options.tally);
   }
   const got = await store.getStream(key);
   if (!got) return undefined;

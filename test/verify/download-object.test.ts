@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, open, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFolderStore } from "../../src/store/folder-store.js";
 import type { ObjectStore } from "../../src/store/object-store.js";
 import { downloadObject, type HashTally } from "../../src/verify/download-object.js";
+import { hashFileOffThread } from "../../src/core/hash-pool.js";
 
 describe("downloadObject reads each object once", () => {
   let dir: string;
@@ -46,6 +47,25 @@ describe("downloadObject reads each object once", () => {
       expect(inPlace).toMatchObject({ sizeBytes: data.length, sha256, etag: head!.etag });
       expect({ ...inPlace, body: undefined }).toEqual({ ...viaStream, body: undefined });
       expect(inPlace!.body?.equals(data) ?? "not kept").toBe(options.keepUpTo ? true : "not kept");
+    }
+  });
+
+  it("a hash worker reads a descriptor to its end, whatever size it was opened at: bytes past it are hashed and counted, and none kept", async () => {
+    const fh = await open(path.join(dir, "store", "releases", "1.0.0", "a.zip"), "r");
+    try {
+      expect(await hashFileOffThread(fh.fd, data.length - 10, true)).toEqual({ sizeBytes: data.length, sha256 });
+      const shorter = await hashFileOffThread(fh.fd, data.length + 10, true);
+      expect({ ...shorter, body: shorter.body?.equals(data) }).toEqual({ sizeBytes: data.length, sha256, body: true });
+    } finally {
+      await fh.close();
+    }
+    // A descriptor that is not open fails the job, not the worker.
+    await expect(hashFileOffThread(fh.fd, 10, false)).rejects.toThrow(/fd/);
+    const again = await open(path.join(dir, "store", "releases", "1.0.0", "a.zip"), "r");
+    try {
+      expect(await hashFileOffThread(again.fd, data.length, false)).toEqual({ sizeBytes: data.length, sha256 });
+    } finally {
+      await again.close();
     }
   });
 
