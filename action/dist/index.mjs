@@ -2,14 +2,14 @@ import { createRequire } from "node:module";
 import { once } from "node:events";
 import { spawn, spawnSync } from "node:child_process";
 import path, { join, sep } from "node:path";
-import { ReadStream, appendFileSync, constants, createReadStream, createWriteStream, existsSync, fstatSync, lstatSync, readFileSync, rmSync, unlinkSync } from "node:fs";
+import { ReadStream, appendFileSync, constants, createReadStream, createWriteStream, existsSync, fstatSync, lstatSync, read, readFileSync, rmSync, unlinkSync } from "node:fs";
 import { env, versions } from "node:process";
 import { access, copyFile, link, lstat, mkdir, mkdtemp, open, readFile, readdir, readlink, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import os, { homedir, platform, release } from "node:os";
 import { createHash, createHmac, getRandomValues, randomBytes, randomUUID } from "node:crypto";
 import { isDeepStrictEqual, promisify } from "node:util";
 import * as zlib from "node:zlib";
-import { constants as constants$1, crc32, createInflateRaw, deflateRaw, deflateRawSync, inflateRaw } from "node:zlib";
+import { constants as constants$1, crc32, createInflateRaw, deflateRaw, inflateRaw } from "node:zlib";
 import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { isUtf8 } from "node:buffer";
@@ -20444,62 +20444,81 @@ init_errors$4();
 function recordText(record) {
 	return JSON.stringify(record, null, 2).replace(/\n/g, "\n    ");
 }
-async function writeMergedCatalog(source, chunks, view, record, outFile) {
+async function writeMergedCatalog(source, chunks, view, record, outFile, options = {}) {
 	const { insertAt, replaces } = placement(view.entries, record);
 	const fresh = recordText(record);
 	let changed = replaces === -1 || insertAt !== replaces && insertAt !== replaces + 1;
 	const count = view.entries.length + (replaces === -1 ? 1 : 0);
-	const out = createWriteStream(outFile, { flags: "wx" });
-	const failed = new Promise((_, reject) => out.once("error", reject));
-	failed.catch(() => void 0);
-	let written = 0;
+	const out = await open(outFile, "wx");
 	const hash = createHash("sha256");
 	let sizeBytes = 0;
-	const write = async (text) => {
+	let pending = [];
+	let pendingBytes = 0;
+	const flush = async () => {
+		const parts = pending;
+		pending = [];
+		pendingBytes = 0;
+		for (let i = 0; i < parts.length;) {
+			let { bytesWritten } = await out.writev(parts.slice(i, i + 64));
+			while (i < parts.length && bytesWritten >= parts[i].length) bytesWritten -= parts[i++].length;
+			if (bytesWritten > 0) parts[i] = parts[i].subarray(bytesWritten);
+		}
+	};
+	const write = async (text, now = false) => {
 		const bytes = typeof text === "string" ? Buffer.from(text) : text;
 		hash.update(bytes);
 		sizeBytes += bytes.length;
-		if (!out.write(bytes)) await Promise.race([once(out, "drain"), failed]);
+		pending.push(bytes);
+		pendingBytes += bytes.length;
+		if (now || pendingBytes >= WRITE_BATCH) await flush();
 	};
+	let written = 0;
 	const element = async (text) => {
 		await write(written++ === 0 ? "    " : ",\n    ");
 		await write(text);
 	};
 	const header = `{\n  "pluginId": ${JSON.stringify(view.pluginId)},\n  "count": ${count},\n  "versions": [${count === 0 ? "" : "\n"}`;
-	await write(header);
-	if (insertAt === 0 && replaces === -1 && view.firstOffset !== void 0) {
-		await element(fresh);
-		await write(",\n    ");
-		let at = 0;
-		for await (const chunk of chunks) {
-			const from = Math.max(0, view.firstOffset - at);
-			at += chunk.length;
-			if (from < chunk.length) await write(from === 0 ? chunk : chunk.subarray(from));
-		}
-		if (at <= view.firstOffset) throw new PreconditionFailedError(source, "if-match");
-	} else {
-		let seen = 0;
-		await scanCatalog(source, chunks, async (raw, index) => {
-			seen++;
-			if (index === insertAt) await element(fresh);
-			if (index === replaces) {
-				if (!changed && raw.toString("utf8") !== fresh) changed = true;
-				return;
+	try {
+		await write(header);
+		if (insertAt === 0 && replaces === -1 && view.firstOffset !== void 0) {
+			await element(fresh);
+			await write(",\n    ");
+			let at = 0;
+			for await (const chunk of chunks) {
+				const from = Math.max(0, view.firstOffset - at);
+				at += chunk.length;
+				if (from < chunk.length) await write(from === 0 ? chunk : chunk.subarray(from), options.reusedChunks === true);
 			}
-			await element(raw);
-		});
-		if (seen !== view.entries.length) throw new PreconditionFailedError(source, "if-match");
-		if (insertAt >= view.entries.length) await element(fresh);
-		await write(count === 0 ? "]\n}\n" : "\n  ]\n}\n");
+			if (at <= view.firstOffset) throw new PreconditionFailedError(source, "if-match");
+		} else {
+			let seen = 0;
+			await scanCatalog(source, options.reusedChunks ? copied(chunks) : chunks, async (raw, index) => {
+				seen++;
+				if (index === insertAt) await element(fresh);
+				if (index === replaces) {
+					if (!changed && raw.toString("utf8") !== fresh) changed = true;
+					return;
+				}
+				await element(raw);
+			});
+			if (seen !== view.entries.length) throw new PreconditionFailedError(source, "if-match");
+			if (insertAt >= view.entries.length) await element(fresh);
+			await write(count === 0 ? "]\n}\n" : "\n  ]\n}\n");
+		}
+		await flush();
+	} finally {
+		await out.close();
 	}
-	out.end();
-	await Promise.race([once(out, "finish"), failed]);
 	return {
 		changed,
 		firstOffset: Buffer.byteLength(header) + 4,
 		sizeBytes,
 		sha256: hash.digest("hex")
 	};
+}
+const WRITE_BATCH = 262144;
+async function* copied(chunks) {
+	for await (const chunk of chunks) yield Buffer.from(chunk);
 }
 
 // src/catalog/feeds-plan.ts
@@ -20510,6 +20529,16 @@ function notPublished(store) {
 }
 async function* once$2(bytes) {
 	yield bytes;
+}
+const readAt = promisify(read);
+async function* readInPlace(fd) {
+	const buffer = Buffer.allocUnsafeSlow(1 << 20);
+	for (let at = 0;;) {
+		const { bytesRead: n } = await readAt(fd, buffer, 0, buffer.length, at);
+		if (n === 0) return;
+		at += n;
+		yield buffer.subarray(0, n);
+	}
 }
 function changedCatalog(store, config, change, current) {
 	if (change.kind === "replace") return Buffer.from(serializeCatalog(buildCatalog(config.pluginId, change.records)));
@@ -20537,8 +20566,10 @@ async function planFeeds(store, config, change, workDir, attempt = 1) {
 	let view;
 	let changed;
 	if (change.kind === "add" && viewNow) {
-		const got = await store.getStream(CATALOG_KEY);
-		if (!got || got.meta.etag !== viewNow.etag) {
+		const opened = store.openRead ? await store.openRead(CATALOG_KEY) : void 0;
+		const got = opened ? void 0 : await store.getStream(CATALOG_KEY);
+		if ((opened ?? got)?.meta.etag !== viewNow.etag) {
+			await opened?.close();
 			got?.stream.destroy();
 			throw new PreconditionFailedError(CATALOG_KEY, "if-match");
 		}
@@ -20548,7 +20579,14 @@ async function planFeeds(store, config, change, workDir, attempt = 1) {
 			...yankFields(previous)
 		} : change.record;
 		const file = path.join(workDir, `catalog-${attempt}-${randomBytes(6).toString("hex")}.json`);
-		const result = await writeMergedCatalog(where, got.stream, viewNow, merged, file);
+		let result;
+		try {
+			const chunks = opened ? readInPlace(opened.fd) : got.stream;
+			result = await writeMergedCatalog(where, chunks, viewNow, merged, file, { reusedChunks: opened !== void 0 });
+		} finally {
+			await opened?.close();
+			got?.stream.destroy();
+		}
 		changed = result.changed;
 		view = changed ? {
 			...viewWith(viewNow, merged, ETAG_PLACEHOLDER, limit),
@@ -30253,19 +30291,20 @@ const WINDOW_BYTES = 32768;
 const PROBE_FROM_BYTES = 65536;
 const PROBE_BYTES = 16384;
 function deflateChunk(slots, raw, dictionary, last, level) {
-	return slots.run(() => new Promise((resolve, reject) => {
-		const options = {
-			level,
-			finishFlush: last ? constants$1.Z_FINISH : constants$1.Z_SYNC_FLUSH,
-			...dictionary ? { dictionary } : {}
-		};
-		deflateRaw(raw, options, (err, out) => err ? reject(err) : resolve(out));
-	}));
+	const options = {
+		level,
+		finishFlush: last ? constants$1.Z_FINISH : constants$1.Z_SYNC_FLUSH,
+		...dictionary ? { dictionary } : {}
+	};
+	return slots.run(() => deflateRawAsync(raw, options));
 }
-async function incompressible(handle, file, size, first) {
+async function incompressible(handle, file, size, first, slots) {
 	const probes = [first.subarray(0, PROBE_BYTES)];
 	for (const at of [Math.floor(size / 2 - PROBE_BYTES / 2), size - PROBE_BYTES]) probes.push(at + PROBE_BYTES <= first.length ? first.subarray(at, at + PROBE_BYTES) : await readExactly(handle, file, at, PROBE_BYTES));
-	return probes.every((probe) => deflateRawSync(probe, { level: 1 }).length >= probe.length * .99);
+	return (await Promise.all(probes.map((probe) => slots.run(() => deflateRawAsync(probe, { level: 1 }))))).every((out, i) => out.length >= probes[i].length * .99);
+}
+function deflateRawAsync(raw, options) {
+	return new Promise((resolve, reject) => deflateRaw(raw, options, (err, out) => err ? reject(err) : resolve(out)));
 }
 async function* deflatedChunks(file, size, level, slots) {
 	if (size === 0) {
@@ -30285,7 +30324,7 @@ async function* deflatedChunks(file, size, level, slots) {
 			const raw = await readExactly(handle, file, position, Math.min(CHUNK_BYTES, size - position));
 			position += raw.length;
 			const last = position >= size;
-			if (previous === void 0 && size >= 65536) store = await incompressible(handle, file, size, raw);
+			if (previous === void 0 && size >= 65536) store = await incompressible(handle, file, size, raw, slots);
 			if (store) {
 				yield {
 					raw,

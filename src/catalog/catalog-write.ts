@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import { once } from "node:events";
-import { createWriteStream } from "node:fs";
+import { open } from "node:fs/promises";
 import { PreconditionFailedError } from "../core/errors.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import { scanCatalog } from "./catalog-scan.js";
@@ -16,63 +15,92 @@ export function recordText(record: ReleaseRecord): string {
  * Streams the catalog `chunks` (the bytes `view` was read from) into `outFile`
  * with `record` merged in: inserted at its place newest first, replacing the
  * entry of the same version. The other entries are copied byte for byte, so
- * the cost is one pass over the file and the memory one entry. The output is
+ * the cost is one pass over the file and the memory one entry (with
+ * `reusedChunks`, the reader reuses one buffer for every chunk: each is
+ * written before the next is read). The output is
  * laid out as serializeCatalog lays out a catalog. Returns whether anything
  * changed, and the size and SHA-256 of what it wrote (hashed on the way out,
  * so the file is not read back: with 10,000 releases it is over 20 MB).
  */
-export async function writeMergedCatalog(source: string, chunks: AsyncIterable<Buffer>, view: CatalogView, record: ReleaseRecord, outFile: string): Promise<{ changed: boolean; firstOffset: number; sizeBytes: number; sha256: string }> {
+export async function writeMergedCatalog(
+  source: string, chunks: AsyncIterable<Buffer>, view: CatalogView, record: ReleaseRecord, outFile: string, options: { reusedChunks?: boolean } = {},
+): Promise<{ changed: boolean; firstOffset: number; sizeBytes: number; sha256: string }> {
   const { insertAt, replaces } = placement(view.entries, record);
   const fresh = recordText(record);
   let changed = replaces === -1 || (insertAt !== replaces && insertAt !== replaces + 1);
   const count = view.entries.length + (replaces === -1 ? 1 : 0);
   // Create-only: a file handed over to a store may be that object now; it must never be rewritten in place.
-  const out = createWriteStream(outFile, { flags: "wx" });
-  const failed = new Promise<never>((_, reject) => out.once("error", reject));
-  failed.catch(() => undefined);
-  let written = 0;
+  const out = await open(outFile, "wx");
   const hash = createHash("sha256");
   let sizeBytes = 0;
-  const write = async (text: string | Buffer) => {
+  // Small pieces are gathered and written together; a chunk the reader reuses is written before the next one is read.
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const flush = async () => {
+    const parts = pending;
+    pending = [];
+    pendingBytes = 0;
+    for (let i = 0; i < parts.length; ) {
+      let { bytesWritten } = await out.writev(parts.slice(i, i + 64));
+      // A short write: drop what was written and go on with the rest.
+      while (i < parts.length && bytesWritten >= parts[i]!.length) bytesWritten -= parts[i++]!.length;
+      if (bytesWritten > 0) parts[i] = parts[i]!.subarray(bytesWritten);
+    }
+  };
+  const write = async (text: string | Buffer, now = false) => {
     const bytes = typeof text === "string" ? Buffer.from(text) : text;
     hash.update(bytes);
     sizeBytes += bytes.length;
-    if (!out.write(bytes)) await Promise.race([once(out, "drain"), failed]);
+    pending.push(bytes);
+    pendingBytes += bytes.length;
+    if (now || pendingBytes >= WRITE_BATCH) await flush();
   };
+  let written = 0;
   const element = async (text: string | Buffer) => {
     await write(written++ === 0 ? "    " : ",\n    ");
     await write(text);
   };
   const header = `{\n  "pluginId": ${JSON.stringify(view.pluginId)},\n  "count": ${count},\n  "versions": [${count === 0 ? "" : "\n"}`;
-  await write(header);
-  if (insertAt === 0 && replaces === -1 && view.firstOffset !== undefined) {
-    // The usual publish: the newest release goes first. Copy the rest as it is, from the first entry on.
-    await element(fresh);
-    await write(",\n    ");
-    let at = 0;
-    for await (const chunk of chunks) {
-      const from = Math.max(0, view.firstOffset - at);
-      at += chunk.length;
-      if (from < chunk.length) await write(from === 0 ? chunk : chunk.subarray(from));
-    }
-    if (at <= view.firstOffset) throw new PreconditionFailedError(source, "if-match");
-  } else {
-    let seen = 0;
-    await scanCatalog(source, chunks, async (raw, index) => {
-      seen++;
-      if (index === insertAt) await element(fresh);
-      if (index === replaces) {
-        if (!changed && raw.toString("utf8") !== fresh) changed = true;
-        return;
+  try {
+    await write(header);
+    if (insertAt === 0 && replaces === -1 && view.firstOffset !== undefined) {
+      // The usual publish: the newest release goes first. Copy the rest as it is, from the first entry on.
+      await element(fresh);
+      await write(",\n    ");
+      let at = 0;
+      for await (const chunk of chunks) {
+        const from = Math.max(0, view.firstOffset - at);
+        at += chunk.length;
+        if (from < chunk.length) await write(from === 0 ? chunk : chunk.subarray(from), options.reusedChunks === true);
       }
-      await element(raw);
-    });
-    // The bytes are not the ones the view was read from (replaced in between): lose this round, re-read.
-    if (seen !== view.entries.length) throw new PreconditionFailedError(source, "if-match");
-    if (insertAt >= view.entries.length) await element(fresh);
-    await write(count === 0 ? "]\n}\n" : "\n  ]\n}\n");
+      if (at <= view.firstOffset) throw new PreconditionFailedError(source, "if-match");
+    } else {
+      let seen = 0;
+      // The scanner keeps pieces of earlier chunks: a reader's reused buffer is copied first.
+      await scanCatalog(source, options.reusedChunks ? copied(chunks) : chunks, async (raw, index) => {
+        seen++;
+        if (index === insertAt) await element(fresh);
+        if (index === replaces) {
+          if (!changed && raw.toString("utf8") !== fresh) changed = true;
+          return;
+        }
+        await element(raw);
+      });
+      // The bytes are not the ones the view was read from (replaced in between): lose this round, re-read.
+      if (seen !== view.entries.length) throw new PreconditionFailedError(source, "if-match");
+      if (insertAt >= view.entries.length) await element(fresh);
+      await write(count === 0 ? "]\n}\n" : "\n  ]\n}\n");
+    }
+    await flush();
+  } finally {
+    await out.close();
   }
-  out.end();
-  await Promise.race([once(out, "finish"), failed]);
   return { changed, firstOffset: Buffer.byteLength(header) + 4, sizeBytes, sha256: hash.digest("hex") };
+}
+
+/** Bytes gathered before a write. */
+const WRITE_BATCH = 256 << 10;
+
+async function* copied(chunks: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
+  for await (const chunk of chunks) yield Buffer.from(chunk);
 }
