@@ -9,8 +9,9 @@ import { checkProductAccess } from "./scope.js";
  * step: the same checks as the general chain (product route, scheme, Date
  * skew, signature, product access), in the same order, then the proxy;
  * synchronous up to the proxy, so no promise, closure or context lookup per
- * check. Anything else (Bearer, a body to read for the Digest, a verifier
- * that answers with a promise) goes on to the general chain. It is the
+ * check (a verifier that answers with a promise is waited for). Anything
+ * else (Bearer, a body to read for the Digest, a product that does not take
+ * HMAC) goes on to the general chain. It is the
  * first handler of the `/v2/*` route, so routing, the global middleware and
  * the error handler are still hono's.
  */
