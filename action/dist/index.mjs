@@ -9,7 +9,7 @@ import os, { homedir, platform, release } from "node:os";
 import { createHash, createHmac, getRandomValues, randomBytes, randomUUID } from "node:crypto";
 import { isDeepStrictEqual, promisify } from "node:util";
 import * as zlib from "node:zlib";
-import { constants as constants$1, crc32, createInflateRaw, deflateRaw, inflateRaw } from "node:zlib";
+import { constants as constants$1, crc32, createInflateRaw, deflateRaw, deflateRawSync, inflateRaw } from "node:zlib";
 import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { isUtf8 } from "node:buffer";
@@ -30291,20 +30291,19 @@ const WINDOW_BYTES = 32768;
 const PROBE_FROM_BYTES = 65536;
 const PROBE_BYTES = 16384;
 function deflateChunk(slots, raw, dictionary, last, level) {
-	const options = {
-		level,
-		finishFlush: last ? constants$1.Z_FINISH : constants$1.Z_SYNC_FLUSH,
-		...dictionary ? { dictionary } : {}
-	};
-	return slots.run(() => deflateRawAsync(raw, options));
+	return slots.run(() => new Promise((resolve, reject) => {
+		const options = {
+			level,
+			finishFlush: last ? constants$1.Z_FINISH : constants$1.Z_SYNC_FLUSH,
+			...dictionary ? { dictionary } : {}
+		};
+		deflateRaw(raw, options, (err, out) => err ? reject(err) : resolve(out));
+	}));
 }
-async function incompressible(handle, file, size, first, slots) {
+async function incompressible(handle, file, size, first) {
 	const probes = [first.subarray(0, PROBE_BYTES)];
 	for (const at of [Math.floor(size / 2 - PROBE_BYTES / 2), size - PROBE_BYTES]) probes.push(at + PROBE_BYTES <= first.length ? first.subarray(at, at + PROBE_BYTES) : await readExactly(handle, file, at, PROBE_BYTES));
-	return (await Promise.all(probes.map((probe) => slots.run(() => deflateRawAsync(probe, { level: 1 }))))).every((out, i) => out.length >= probes[i].length * .99);
-}
-function deflateRawAsync(raw, options) {
-	return new Promise((resolve, reject) => deflateRaw(raw, options, (err, out) => err ? reject(err) : resolve(out)));
+	return probes.every((probe) => deflateRawSync(probe, { level: 1 }).length >= probe.length * .99);
 }
 async function* deflatedChunks(file, size, level, slots) {
 	if (size === 0) {
@@ -30324,7 +30323,7 @@ async function* deflatedChunks(file, size, level, slots) {
 			const raw = await readExactly(handle, file, position, Math.min(CHUNK_BYTES, size - position));
 			position += raw.length;
 			const last = position >= size;
-			if (previous === void 0 && size >= 65536) store = await incompressible(handle, file, size, raw, slots);
+			if (previous === void 0 && size >= 65536) store = await incompressible(handle, file, size, raw);
 			if (store) {
 				yield {
 					raw,

@@ -1,5 +1,5 @@
 import { open, type FileHandle } from "node:fs/promises";
-import { constants, deflateRaw, type ZlibOptions } from "node:zlib";
+import { constants, deflateRaw, deflateRawSync } from "node:zlib";
 import { DeflateSlots } from "./deflate-slots.js";
 
 /** Files are cut into chunks this size; each is deflated on its own in the thread pool (pigz's scheme). */
@@ -17,11 +17,16 @@ export interface DeflatedChunk {
 }
 
 function deflateChunk(slots: DeflateSlots, raw: Buffer, dictionary: Buffer | undefined, last: boolean, level: number): Promise<Buffer> {
-  // Every chunk but the last ends on a sync flush (byte-aligned, no final-block bit), so the chunks
-  // concatenate into one valid deflate stream; the previous 32 KiB as dictionary keeps the ratio
-  // close to a single-stream deflate. Both depend only on content, so the output is reproducible.
-  const options = { level, finishFlush: last ? constants.Z_FINISH : constants.Z_SYNC_FLUSH, ...(dictionary ? { dictionary } : {}) };
-  return slots.run(() => deflateRawAsync(raw, options));
+  return slots.run(
+    () =>
+      new Promise((resolve, reject) => {
+        // Every chunk but the last ends on a sync flush (byte-aligned, no final-block bit), so the chunks
+        // concatenate into one valid deflate stream; the previous 32 KiB as dictionary keeps the ratio
+        // close to a single-stream deflate. Both depend only on content, so the output is reproducible.
+        const options = { level, finishFlush: last ? constants.Z_FINISH : constants.Z_SYNC_FLUSH, ...(dictionary ? { dictionary } : {}) };
+        deflateRaw(raw, options, (err, out) => (err ? reject(err) : resolve(out)));
+      }),
+  );
 }
 
 /**
@@ -30,18 +35,12 @@ function deflateChunk(slots: DeflateSlots, raw: Buffer, dictionary: Buffer | und
  * compressed data). A choice made from content alone, so the zip stays
  * reproducible; Info-ZIP deflates such files whole and then stores them.
  */
-async function incompressible(handle: FileHandle, file: string, size: number, first: Buffer, slots: DeflateSlots): Promise<boolean> {
+async function incompressible(handle: FileHandle, file: string, size: number, first: Buffer): Promise<boolean> {
   const probes = [first.subarray(0, PROBE_BYTES)];
   for (const at of [Math.floor(size / 2 - PROBE_BYTES / 2), size - PROBE_BYTES]) {
     probes.push(at + PROBE_BYTES <= first.length ? first.subarray(at, at + PROBE_BYTES) : await readExactly(handle, file, at, PROBE_BYTES));
   }
-  // In the thread pool, not on the main thread: the main thread's CRC, digests and writes are the zip's serial part.
-  const sizes = await Promise.all(probes.map((probe) => slots.run(() => deflateRawAsync(probe, { level: 1 }))));
-  return sizes.every((out, i) => out.length >= probes[i]!.length * 0.99);
-}
-
-function deflateRawAsync(raw: Buffer, options: ZlibOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => deflateRaw(raw, options, (err, out) => (err ? reject(err) : resolve(out))));
+  return probes.every((probe) => deflateRawSync(probe, { level: 1 }).length >= probe.length * 0.99);
 }
 
 /**
@@ -63,7 +62,7 @@ export async function* deflatedChunks(file: string, size: number, level: number,
       const raw = await readExactly(handle, file, position, Math.min(CHUNK_BYTES, size - position));
       position += raw.length;
       const last = position >= size;
-      if (previous === undefined && size >= PROBE_FROM_BYTES) store = await incompressible(handle, file, size, raw, slots);
+      if (previous === undefined && size >= PROBE_FROM_BYTES) store = await incompressible(handle, file, size, raw);
       if (store) {
         yield { raw, last };
         continue;
