@@ -1,6 +1,5 @@
 import { HttpError } from "../http/http-error.js";
 import type { IncomingMessage } from "node:http";
-import type { Middleware } from "../http/middleware.js";
 
 /**
  * hono (through the WHATWG URL parser) resolves `.` and `..` segments,
@@ -12,14 +11,7 @@ import type { Middleware } from "../http/middleware.js";
  */
 const DOT_SEGMENT = /(^|\/)(\.|%2e){1,2}(\/|$)/i;
 
-export function noDotSegments(): Middleware {
-  return (c, next) => {
-    checkNoDotSegments(c.env.incoming);
-    return next();
-  };
-}
-
-/** The check itself, synchronous, for the gateway's one global middleware (server.ts). */
+/** Synchronous; run by the gateway's one global middleware (server.ts). */
 export function checkNoDotSegments(req: IncomingMessage): void {
   const target = req.url ?? "/";
   const q = target.indexOf("?");

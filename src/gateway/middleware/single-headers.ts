@@ -1,6 +1,5 @@
 import { HttpError } from "../http/http-error.js";
 import type { IncomingMessage } from "node:http";
-import type { Middleware } from "../http/middleware.js";
 
 /**
  * Credentials and the headers a signature covers must mean one thing. Node
@@ -11,15 +10,7 @@ import type { Middleware } from "../http/middleware.js";
  */
 export const SINGLE_VALUED = ["authorization", "date", "digest"] as const;
 
-export function singleValuedHeaders(names: readonly string[] = SINGLE_VALUED): Middleware {
-  const check = singleValuedCheck(names);
-  return (c, next) => {
-    check(c.env.incoming);
-    return next();
-  };
-}
-
-/** The check itself, synchronous, for the gateway's one global middleware (server.ts). */
+/** The check, synchronous; run by the gateway's one global middleware (server.ts). */
 export function singleValuedCheck(names: readonly string[] = SINGLE_VALUED): (req: IncomingMessage) => void {
   const watched = new Set(names);
   const lengths = new Set(names.map((n) => n.length));
