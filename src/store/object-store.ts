@@ -40,10 +40,6 @@ export interface StoreLocation {
   prefix: string;
 }
 
-/**
- * The few verbs the pipeline needs. Keys are relative to the store root
- * (`releases/1.2.0/x.dmg`). Conditional writes throw PreconditionFailedError.
- */
 /** An object opened for reading by position (see {@link ObjectStore.openRead}); `meta` describes these very bytes. */
 export interface OpenedObject {
   meta: ObjectMeta;
@@ -52,6 +48,10 @@ export interface OpenedObject {
   close(): Promise<void>;
 }
 
+/**
+ * The few verbs the pipeline needs. Keys are relative to the store root
+ * (`releases/1.2.0/x.dmg`). Conditional writes throw PreconditionFailedError.
+ */
 export interface ObjectStore {
   readonly location: StoreLocation;
   /** `<scheme>://<bucket>[/<prefix>]/<key>`, the object-store URI of §2.6. */
