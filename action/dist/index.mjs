@@ -20438,8 +20438,22 @@ var init_content_types = __esmMin((() => {
 	CACHE_NO_CACHE = "no-cache";
 }));
 
-// src/catalog/catalog-write.ts
+// src/core/write-all.ts
 init_content_types();
+const BATCH = 512;
+async function writeAll(handle, buffers, position) {
+	const left = [...buffers];
+	let at = position;
+	let index = 0;
+	while (index < left.length) {
+		let { bytesWritten } = await handle.writev(left.slice(index, index + BATCH), at);
+		if (at !== void 0) at += bytesWritten;
+		while (index < left.length && bytesWritten >= left[index].length) bytesWritten -= left[index++].length;
+		if (bytesWritten > 0) left[index] = left[index].subarray(bytesWritten);
+	}
+}
+
+// src/catalog/catalog-write.ts
 init_errors$4();
 function recordText(record) {
 	return JSON.stringify(record, null, 2).replace(/\n/g, "\n    ");
@@ -20458,11 +20472,7 @@ async function writeMergedCatalog(source, chunks, view, record, outFile, options
 		const parts = pending;
 		pending = [];
 		pendingBytes = 0;
-		for (let i = 0; i < parts.length;) {
-			let { bytesWritten } = await out.writev(parts.slice(i, i + 64));
-			while (i < parts.length && bytesWritten >= parts[i].length) bytesWritten -= parts[i++].length;
-			if (bytesWritten > 0) parts[i] = parts[i].subarray(bytesWritten);
-		}
+		await writeAll(out, parts);
 	};
 	const write = async (text, now = false) => {
 		const bytes = typeof text === "string" ? Buffer.from(text) : text;
@@ -30478,17 +30488,10 @@ var ZipWriter = class ZipWriter {
 	async flush() {
 		await this.observeUpTo(this.open_ ? this.open_.entry.localHeaderOffset : this.offset);
 		const buffers = this.pending;
-		let position = this.pendingStart;
+		const position = this.pendingStart;
 		this.pending = [];
 		this.pendingStart = this.offset;
-		let index = 0;
-		while (index < buffers.length) {
-			const batch = buffers.slice(index, index + 512);
-			let { bytesWritten } = await this.handle.writev(batch, position);
-			position += bytesWritten;
-			while (index < buffers.length && bytesWritten >= buffers[index].length) bytesWritten -= buffers[index++].length;
-			if (bytesWritten > 0) buffers[index] = buffers[index].subarray(bytesWritten);
-		}
+		await writeAll(this.handle, buffers, position);
 	}
 	async observeUpTo(end) {
 		if (this.observers.length === 0) {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
 import { PreconditionFailedError } from "../core/errors.js";
+import { writeAll } from "../core/write-all.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import { scanCatalog } from "./catalog-scan.js";
 import type { CatalogView } from "./catalog-entry.js";
@@ -40,12 +41,7 @@ export async function writeMergedCatalog(
     const parts = pending;
     pending = [];
     pendingBytes = 0;
-    for (let i = 0; i < parts.length; ) {
-      let { bytesWritten } = await out.writev(parts.slice(i, i + 64));
-      // A short write: drop what was written and go on with the rest.
-      while (i < parts.length && bytesWritten >= parts[i]!.length) bytesWritten -= parts[i++]!.length;
-      if (bytesWritten > 0) parts[i] = parts[i]!.subarray(bytesWritten);
-    }
+    await writeAll(out, parts);
   };
   const write = async (text: string | Buffer, now = false) => {
     const bytes = typeof text === "string" ? Buffer.from(text) : text;

@@ -1,6 +1,7 @@
 import { open, type FileHandle } from "node:fs/promises";
 import { crc32 } from "node:zlib";
 import { RelcastError } from "../../core/errors.js";
+import { writeAll } from "../../core/write-all.js";
 import {
   centralHeader,
   endOfCentralDirectory,
@@ -65,18 +66,10 @@ export class ZipWriter {
   private async flush(): Promise<void> {
     await this.observeUpTo(this.open_ ? this.open_.entry.localHeaderOffset : this.offset);
     const buffers = this.pending;
-    let position = this.pendingStart;
+    const position = this.pendingStart;
     this.pending = [];
     this.pendingStart = this.offset;
-    let index = 0;
-    while (index < buffers.length) {
-      const batch = buffers.slice(index, index + 512);
-      let { bytesWritten } = await this.handle.writev(batch, position);
-      position += bytesWritten;
-      // A short write: skip the buffers written in full, then retry the rest of the partial one.
-      while (index < buffers.length && bytesWritten >= buffers[index]!.length) bytesWritten -= buffers[index++]!.length;
-      if (bytesWritten > 0) buffers[index] = buffers[index]!.subarray(bytesWritten);
-    }
+    await writeAll(this.handle, buffers, position);
   }
 
   /** Feeds observers the bytes [observedTo, end): from the buffer, or read back where already written. */
