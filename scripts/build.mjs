@@ -1,6 +1,7 @@
 // `npm run build`: dist/ (tsc: the library and its declarations), the
-// `relcast` binary's bundle (dist/cli/relcast.mjs and its chunks, see
-// scripts/bundle.mjs) and the Action bundle (scripts/build-action.mjs), safe to run while tests read dist/ and while another build runs in the same
+// `relcast` binary's bundle (dist/cli/relcast.mjs and its chunks) and the
+// Action's bundle (action/dist/index.mjs; both bundles: scripts/bundle.mjs),
+// safe to run while tests read dist/ and while another build runs in the same
 // checkout (two `npm test` at once):
 // - one build at a time per checkout (a lock folder holding the owner's pid; a dead owner's lock is taken over);
 // - tsc writes into a staging folder, and each output file moves into place by
@@ -11,14 +12,14 @@
 import { execFileSync } from "node:child_process";
 import { chmod, mkdir, mkdtemp, readFile, readdir, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { bundle } from "./bundle.mjs";
+import { bundleAction, bundleCli } from "./bundle.mjs";
 import { withCheckoutLock } from "./checkout-lock.mjs";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const CACHE = path.join(ROOT, "node_modules", ".cache");
 /** Touched at the end of a build with the time the build started: sources newer than it are not in dist/. */
 const STAMP = path.join(ROOT, "dist", ".build-stamp");
-const INPUTS = ["src", "tsconfig.json", "tsconfig.build.json", "package.json", "package-lock.json", "scripts/build.mjs", "scripts/bundle.mjs", "scripts/build-action.mjs"];
+const INPUTS = ["src", "tsconfig.json", "tsconfig.build.json", "package.json", "package-lock.json", "scripts/build.mjs", "scripts/bundle.mjs"];
 
 async function newestMtime(p) {
   const st = await stat(p).catch(() => undefined);
@@ -61,9 +62,7 @@ async function install(from, to) {
  * are removed. Returns how many files changed.
  */
 async function installCli(staging) {
-  const files = await bundle({ root: ROOT, input: path.join(ROOT, "src", "cli", "main.ts"), entryFileName: "relcast.mjs", split: true, external: ["better-sqlite3", "pg", "pg-native"] });
-  const [entry, ...chunks] = files;
-  if (!entry.code.startsWith("#!")) throw new Error("the CLI bundle lost its #! line");
+  const [entry, ...chunks] = await bundleCli();
   const dest = path.join(ROOT, "dist", "cli");
   await mkdir(path.join(staging, "chunks"), { recursive: true });
   await mkdir(path.join(dest, "chunks"), { recursive: true });
@@ -90,7 +89,7 @@ async function build() {
   try {
     execFileSync(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json", "--outDir", out], { cwd: ROOT, stdio: "inherit" });
     await chmod(path.join(out, "src", "cli", "main.js"), 0o755);
-    execFileSync(process.execPath, [path.join(ROOT, "scripts", "build-action.mjs"), path.join(action, "index.mjs")], { cwd: ROOT, stdio: "inherit" });
+    await writeFile(path.join(action, "index.mjs"), (await bundleAction()).code);
     const moved = (await install(out, path.join(ROOT, "dist"))) + (await installCli(cli)) + (await install(action, path.join(ROOT, "action", "dist")));
     await writeFile(STAMP, "");
     await utimes(STAMP, started, started);

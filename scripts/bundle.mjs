@@ -3,16 +3,19 @@
 // an entry plus lazily loaded chunks, one per command). A bundle starts much
 // faster than the same code as ~500 separate modules: `relcast publish`
 // spent 0.4 of its 1.5 CPU seconds resolving and compiling modules.
+import path from "node:path";
 import { build } from "rolldown";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
 
 /**
  * Bundles `input` for Node; returns the output files ({ fileName, code }),
  * the entry first. `external`: packages left to node_modules (native code,
  * optional native requires). `split`: keep dynamic imports as separate chunks.
  */
-export async function bundle({ root, input, entryFileName, external = [], split }) {
+async function bundle({ input, entryFileName, external = [], split }) {
   const result = await build({
-    cwd: root,
+    cwd: ROOT,
     input,
     platform: "node",
     external: [/^node:/, ...external],
@@ -31,4 +34,17 @@ export async function bundle({ root, input, entryFileName, external = [], split 
   const chunks = result.output.filter((o) => o.type === "chunk");
   if (chunks.length === 0) throw new Error(`rolldown produced no chunk for ${input}`);
   return chunks.sort((a, b) => Number(b.isEntry) - Number(a.isEntry)).map((c) => ({ fileName: c.fileName, code: c.code }));
+}
+
+/** The Action: one file, index.mjs. Only what the publish command reaches; better-sqlite3 (gateway) is never imported. */
+export async function bundleAction() {
+  const [entry] = await bundle({ input: path.join(ROOT, "src", "action", "index.ts"), entryFileName: "index.mjs", split: false });
+  return entry;
+}
+
+/** The binary: relcast.mjs (with its #! line) and chunks/; native and optional-native packages stay in node_modules. */
+export async function bundleCli() {
+  const files = await bundle({ input: path.join(ROOT, "src", "cli", "main.ts"), entryFileName: "relcast.mjs", split: true, external: ["better-sqlite3", "pg", "pg-native"] });
+  if (!files[0].code.startsWith("#!")) throw new Error("the CLI bundle lost its #! line");
+  return files;
 }
