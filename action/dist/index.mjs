@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { once } from "node:events";
 import { spawn, spawnSync } from "node:child_process";
 import path, { join, sep } from "node:path";
+import * as fs from "node:fs";
 import { ReadStream, appendFileSync, constants, createReadStream, createWriteStream, existsSync, fstatSync, lstatSync, read, readFileSync, rmSync, unlinkSync } from "node:fs";
 import { env, versions } from "node:process";
 import { access, copyFile, link, lstat, mkdir, mkdtemp, open, readFile, readdir, readlink, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
@@ -9,10 +10,11 @@ import os, { homedir, platform, release } from "node:os";
 import { createHash, createHmac, getRandomValues, randomBytes, randomUUID } from "node:crypto";
 import { isDeepStrictEqual, promisify } from "node:util";
 import * as zlib from "node:zlib";
-import { constants as constants$1, crc32, createInflateRaw, deflateRaw, deflateRawSync, inflateRaw } from "node:zlib";
+import { crc32, createInflateRaw, inflateRaw } from "node:zlib";
 import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { isUtf8 } from "node:buffer";
+import { Worker } from "node:worker_threads";
 import { PassThrough, Readable, Writable } from "node:stream";
 import { Agent } from "node:http";
 import { Agent as Agent$1 } from "node:https";
@@ -30295,98 +30297,146 @@ async function listBundleEntries(bundleDir) {
 	};
 }
 
-// src/steps/zip/deflate-chunks.ts
+// src/steps/zip/chunk-job.ts
 const CHUNK_BYTES = 1 << 20;
-const WINDOW_BYTES = 32768;
-const PROBE_FROM_BYTES = 65536;
-const PROBE_BYTES = 16384;
-function deflateChunk(slots, raw, dictionary, last, level) {
-	return slots.run(() => new Promise((resolve, reject) => {
-		const options = {
-			level,
-			finishFlush: last ? constants$1.Z_FINISH : constants$1.Z_SYNC_FLUSH,
-			...dictionary ? { dictionary } : {}
-		};
-		deflateRaw(raw, options, (err, out) => err ? reject(err) : resolve(out));
-	}));
-}
-async function incompressible(handle, file, size, first) {
-	const probes = [first.subarray(0, PROBE_BYTES)];
-	for (const at of [Math.floor(size / 2 - PROBE_BYTES / 2), size - PROBE_BYTES]) probes.push(at + PROBE_BYTES <= first.length ? first.subarray(at, at + PROBE_BYTES) : await readExactly(handle, file, at, PROBE_BYTES));
-	return probes.every((probe) => deflateRawSync(probe, { level: 1 }).length >= probe.length * .99);
-}
-async function* deflatedChunks(file, size, level, slots) {
-	if (size === 0) {
-		yield {
-			raw: Buffer.alloc(0),
-			deflated: deflateChunk(slots, Buffer.alloc(0), void 0, true, level),
-			last: true
-		};
-		return;
-	}
-	const handle = await open(file, "r");
+function runChunkJob(job, deps) {
+	const WINDOW = 32768;
+	const PROBE_FROM = 65536;
+	const PROBE = 16384;
+	const { openSync, readSync, closeSync, fstatSync, constants } = deps.fs;
+	const fd = openSync(job.file, constants.O_RDONLY | constants.O_NOFOLLOW);
 	try {
-		let position = 0;
-		let previous;
-		let store = false;
-		while (position < size) {
-			const raw = await readExactly(handle, file, position, Math.min(CHUNK_BYTES, size - position));
-			position += raw.length;
-			const last = position >= size;
-			if (previous === void 0 && size >= 65536) store = await incompressible(handle, file, size, raw);
-			if (store) {
-				yield {
-					raw,
-					last
-				};
-				continue;
+		const st = fstatSync(fd);
+		if (!st.isFile() || st.size !== job.size) throw new Error(`${job.file} changed while it was being zipped (listed as a file of ${job.size} bytes)`);
+		const readAt = (into, position) => {
+			for (let filled = 0; filled < into.length;) {
+				const n = readSync(fd, into, filled, into.length - filled, position + filled);
+				if (n === 0) throw new Error(`${job.file} shrank while it was being zipped`);
+				filled += n;
 			}
-			const deflated = deflateChunk(slots, raw, previous ? previous.subarray(Math.max(0, previous.length - WINDOW_BYTES)) : void 0, last, level);
-			deflated.catch(() => void 0);
-			yield {
-				raw,
-				deflated,
-				last
-			};
-			previous = raw;
+			return into;
+		};
+		const deflating = job.mode !== "store";
+		const from = deflating ? Math.max(0, job.offset - WINDOW) : job.offset;
+		const bytes = readAt(Buffer.allocUnsafeSlow(job.offset + job.length - from), from);
+		const raw = bytes.subarray(job.offset - from);
+		if (!deflating) return { raw };
+		const deflateRaw = (input, level, last, dictionary) => deps.zlib.deflateRawSync(input, {
+			level,
+			finishFlush: last ? deps.zlib.constants.Z_FINISH : deps.zlib.constants.Z_SYNC_FLUSH,
+			...dictionary ? { dictionary } : {}
+		});
+		if (job.mode === "auto" && job.size >= PROBE_FROM) {
+			const probes = [Math.floor(job.size / 2 - PROBE / 2), job.size - PROBE].map((at) => at + PROBE <= raw.length ? raw.subarray(at, at + PROBE) : readAt(new Uint8Array(PROBE), at));
+			probes.unshift(raw.subarray(0, PROBE));
+			if (probes.every((probe) => deflateRaw(probe, 1, true).length >= probe.length * .99)) return { raw };
 		}
+		const last = job.offset + job.length >= job.size;
+		const deflated = deflateRaw(raw, job.level, last, job.offset > 0 ? bytes.subarray(0, job.offset - from) : void 0);
+		if (job.mode === "auto" && job.offset === 0 && last && deflated.length >= raw.length) return { raw };
+		return {
+			raw,
+			deflated
+		};
 	} finally {
-		await handle.close();
+		closeSync(fd);
 	}
-}
-async function readExactly(handle, file, position, want) {
-	const raw = Buffer.allocUnsafe(want);
-	let filled = 0;
-	while (filled < want) {
-		const { bytesRead } = await handle.read(raw, filled, want - filled, position + filled);
-		if (bytesRead === 0) throw new Error(`${file} shrank while it was being zipped`);
-		filled += bytesRead;
-	}
-	return raw;
 }
 
-// src/steps/zip/deflate-slots.ts
-function deflateSlotCount() {
-	const pool = Number(process.env.UV_THREADPOOL_SIZE) || 4;
-	return Math.max(1, Math.min(pool - 1, os.availableParallelism() + 1));
-}
-var DeflateSlots = class {
-	limit;
-	running = 0;
+// src/steps/zip/chunk-pool.ts
+const WORKERS_FROM_BYTES = 8 << 20;
+const JOBS_PER_WORKER = 2;
+const YOUNG_GENERATION_MB = 2;
+const WORKER_SOURCE = `
+const { parentPort } = require("node:worker_threads");
+const deps = { fs: require("node:fs"), zlib: require("node:zlib") };
+const runChunkJob = (${runChunkJob.toString()});
+// A view of a buffer of its own moves as it is; a view into a shared one (zlib's small outputs) is copied first.
+const own = (view) => (view.byteOffset === 0 && view.byteLength === view.buffer.byteLength ? view : new Uint8Array(view));
+parentPort.on("message", ({ id, job }) => {
+  let result;
+  try {
+    result = runChunkJob(job, deps);
+  } catch (err) {
+    parentPort.postMessage({ id, error: String((err && err.message) || err) });
+    return;
+  }
+  const deflated = result.deflated && own(result.deflated);
+  parentPort.postMessage({ id, raw: result.raw, deflated }, deflated ? [result.raw.buffer, deflated.buffer] : [result.raw.buffer]);
+});
+`;
+var ChunkPool = class ChunkPool {
+	slots = [];
 	waiting = [];
-	constructor(limit = deflateSlotCount()) {
-		this.limit = limit;
-	}
-	async run(job) {
-		if (this.running >= this.limit) await new Promise((resolve) => this.waiting.push(resolve));
-		else this.running++;
-		try {
-			return await job();
-		} finally {
-			const next = this.waiting.shift();
-			if (next) next();
-			else this.running--;
+	nextId = 0;
+	failure;
+	constructor(workers) {
+		for (let i = 0; i < workers; i++) {
+			const slot = {
+				worker: new Worker(WORKER_SOURCE, {
+					eval: true,
+					resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB }
+				}),
+				running: /* @__PURE__ */ new Map()
+			};
+			slot.worker.on("message", (m) => {
+				const job = slot.running.get(m.id);
+				slot.running.delete(m.id);
+				if (m.error !== void 0) job.reject(new Error(m.error));
+				else job.resolve({
+					raw: m.raw,
+					...m.deflated ? { deflated: m.deflated } : {}
+				});
+				this.dispatch();
+			});
+			slot.worker.on("error", (err) => this.fail(err));
+			slot.worker.on("exit", (code) => this.fail(/* @__PURE__ */ new Error(`a zip worker thread stopped (exit code ${code})`)));
+			this.slots.push(slot);
 		}
+	}
+	static start(threads) {
+		return new ChunkPool(threads ? os.availableParallelism() : 0);
+	}
+	run(job, priority) {
+		if (this.slots.length === 0) return new Promise((resolve) => resolve(runChunkJob(job, {
+			fs,
+			zlib
+		})));
+		if (this.failure) return Promise.reject(this.failure);
+		return new Promise((resolve, reject) => {
+			let at = this.waiting.length;
+			while (at > 0 && this.waiting[at - 1].priority > priority) at--;
+			this.waiting.splice(at, 0, {
+				id: this.nextId++,
+				job,
+				priority,
+				resolve,
+				reject
+			});
+			this.dispatch();
+		});
+	}
+	dispatch() {
+		for (const slot of this.slots) while (slot.running.size < JOBS_PER_WORKER && this.waiting.length > 0) {
+			const next = this.waiting.shift();
+			slot.running.set(next.id, next);
+			slot.worker.postMessage({
+				id: next.id,
+				job: next.job
+			});
+		}
+	}
+	fail(err) {
+		if (this.failure) return;
+		this.failure = err;
+		for (const job of [...this.waiting, ...this.slots.flatMap((s) => [...s.running.values()])]) job.reject(err);
+		this.waiting.length = 0;
+		for (const slot of this.slots) slot.running.clear();
+	}
+	async close() {
+		const slots = this.slots.splice(0);
+		for (const slot of slots) slot.worker.removeAllListeners("exit");
+		await Promise.all(slots.map((s) => s.worker.terminate()));
 	}
 };
 
@@ -30625,24 +30675,45 @@ const DIR_MODE = 493;
 const FILE_MODE = 420;
 const EXEC_MODE = 493;
 const LINK_MODE = 493;
-const AHEAD_ITEMS = Math.max(8, Math.floor((16 << 20) / CHUNK_BYTES));
-async function* workItems(entries, level, slots) {
+const AHEAD_BYTES = 24 << 20;
+const AHEAD_JOBS = 1024;
+function* workItems(entries, level, pool) {
+	let priority = 0;
 	for (const entry of entries) {
 		if (entry.kind !== "file") {
 			yield { entry };
 			continue;
 		}
-		let first = true;
-		for await (const chunk of deflatedChunks(entry.abs, entry.size, level, slots)) {
+		let first;
+		for (let offset = 0; offset === 0 || offset < entry.size; offset += CHUNK_BYTES) {
+			const job = {
+				file: entry.abs,
+				size: entry.size,
+				offset,
+				length: Math.min(CHUNK_BYTES, entry.size - offset),
+				level
+			};
+			const order = priority++;
+			const result = first === void 0 ? pool.run({
+				...job,
+				mode: "auto"
+			}, order) : first.then((r) => pool.run({
+				...job,
+				mode: r.deflated ? "deflate" : "store"
+			}, order));
+			first ??= result;
+			result.catch(() => void 0);
 			yield {
 				entry,
-				chunk,
-				first
+				result,
+				first: offset === 0,
+				last: offset + job.length >= entry.size,
+				length: job.length
 			};
-			first = false;
 		}
 	}
 }
+const asBuffer = (view) => Buffer.from(view.buffer, view.byteOffset, view.byteLength);
 async function* rereadFile(file, size) {
 	if (size === 0) return;
 	for await (const chunk of createReadStream(file, {
@@ -30653,31 +30724,36 @@ async function* rereadFile(file, size) {
 }
 async function zipBundle(bundleDir, outFile, options = {}) {
 	const { entries, skipped } = await listBundleEntries(bundleDir);
+	const totalBytes = entries.reduce((sum, e) => sum + (e.kind === "file" ? e.size : 0), 0);
+	const pool = ChunkPool.start(options.workers ?? totalBytes >= 8388608);
 	const sha256 = createHash("sha256");
-	const writer = await ZipWriter.create(outFile, [sha256, ...options.observers ?? []]);
-	const source = workItems(entries, options.level ?? 6, new DeflateSlots());
-	const queue = [];
+	let writer;
 	try {
-		const refill = () => {
-			while (queue.length < AHEAD_ITEMS) {
-				const item = source.next();
-				item.catch(() => void 0);
-				queue.push(item);
-			}
-		};
-		refill();
+		writer = await ZipWriter.create(outFile, [sha256, ...options.observers ?? []]);
+		const source = workItems(entries, options.level ?? 6, pool);
+		const ahead = [];
+		let aheadBytes = 0;
 		for (;;) {
-			const next = await queue.shift();
-			if (next.done) break;
-			refill();
-			const { entry, chunk, first } = next.value;
-			if (entry.kind === "dir") await writer.addDirectory(entry.name, DIR_MODE);
-			else if (entry.kind === "symlink") await writer.addSymlink(entry.name, entry.target, LINK_MODE);
-			else {
-				if (first) await writer.beginFile(entry.name, entry.executable ? EXEC_MODE : FILE_MODE, chunk.deflated !== void 0);
-				await writer.appendChunk(chunk.raw, chunk.deflated ? await chunk.deflated : chunk.raw);
-				if (chunk.last) await writer.endFile(() => rereadFile(entry.abs, entry.size));
+			while (aheadBytes < AHEAD_BYTES && ahead.length < AHEAD_JOBS) {
+				const next = source.next();
+				if (next.done) break;
+				ahead.push(next.value);
+				if ("result" in next.value) aheadBytes += next.value.length;
 			}
+			const item = ahead.shift();
+			if (item === void 0) break;
+			if (!("result" in item)) {
+				if (item.entry.kind === "dir") await writer.addDirectory(item.entry.name, DIR_MODE);
+				else await writer.addSymlink(item.entry.name, item.entry.target, LINK_MODE);
+				continue;
+			}
+			const { entry, first, last } = item;
+			const result = await item.result;
+			aheadBytes -= item.length;
+			const raw = asBuffer(result.raw);
+			if (first) await writer.beginFile(entry.name, entry.executable ? EXEC_MODE : FILE_MODE, result.deflated !== void 0);
+			await writer.appendChunk(raw, result.deflated ? asBuffer(result.deflated) : raw);
+			if (last) await writer.endFile(() => rereadFile(entry.abs, entry.size));
 		}
 		const { entryCount, sizeBytes } = await writer.finish();
 		const symlinks = entries.flatMap((e) => e.kind === "symlink" ? [{
@@ -30693,9 +30769,10 @@ async function zipBundle(bundleDir, outFile, options = {}) {
 			symlinks
 		};
 	} catch (err) {
-		await writer.abort();
-		await source.return(void 0).catch(() => void 0);
+		await writer?.abort();
 		throw err;
+	} finally {
+		await pool.close();
 	}
 }
 

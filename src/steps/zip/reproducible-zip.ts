@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { listBundleEntries, type BundleEntry } from "./bundle-entries.js";
-import { CHUNK_BYTES, deflatedChunks, type DeflatedChunk } from "./deflate-chunks.js";
-import { DeflateSlots } from "./deflate-slots.js";
+import { CHUNK_BYTES, type ChunkResult } from "./chunk-job.js";
+import { ChunkPool, WORKERS_FROM_BYTES } from "./chunk-pool.js";
 import { ZipWriter, type ZipObserver } from "./zip-writer.js";
 
 // Permission bits only: the writer adds the file-type bits.
@@ -26,27 +26,44 @@ export interface ZipOptions {
   level?: number;
   /** Also see the zip's bytes in order as they are written (e.g. the first pass of its signature). */
   observers?: readonly ZipObserver[];
+  /** Run the chunk jobs on worker threads (default: when the bundle's files hold at least 8 MiB); the bytes are the same either way. */
+  workers?: boolean;
 }
 
-/** Chunks read ahead of the writer: enough to keep every deflate slot busy between small files, 16 MiB of input at most. */
-const AHEAD_ITEMS = Math.max(8, Math.floor((16 << 20) / CHUNK_BYTES));
+/** Input bytes whose jobs may be started ahead of the writer (and at most this many jobs): every core stays busy between small files, memory stays bounded. */
+const AHEAD_BYTES = 24 << 20;
+const AHEAD_JOBS = 1024;
 
-type WorkItem = { entry: BundleEntry; chunk?: DeflatedChunk; first?: boolean };
+type FileEntry = Extract<BundleEntry, { kind: "file" }>;
+type WorkItem = { entry: Exclude<BundleEntry, FileEntry> } | { entry: FileEntry; result: Promise<ChunkResult>; first: boolean; last: boolean; length: number };
 
-/** Entries in zip order, with each file cut into chunks whose deflate starts as soon as the item is pulled. */
-async function* workItems(entries: BundleEntry[], level: number, slots: DeflateSlots): AsyncGenerator<WorkItem> {
+/**
+ * Entries in zip order, each file cut into chunk jobs started as the item is
+ * pulled. A file's first chunk decides whether it is deflated or stored; its
+ * later chunks start once that is known.
+ */
+function* workItems(entries: readonly BundleEntry[], level: number, pool: ChunkPool): Generator<WorkItem> {
+  let priority = 0;
   for (const entry of entries) {
     if (entry.kind !== "file") {
       yield { entry };
       continue;
     }
-    let first = true;
-    for await (const chunk of deflatedChunks(entry.abs, entry.size, level, slots)) {
-      yield { entry, chunk, first };
-      first = false;
+    let first: Promise<ChunkResult> | undefined;
+    for (let offset = 0; offset === 0 || offset < entry.size; offset += CHUNK_BYTES) {
+      const job = { file: entry.abs, size: entry.size, offset, length: Math.min(CHUNK_BYTES, entry.size - offset), level };
+      const order = priority++;
+      const result: Promise<ChunkResult> = first === undefined
+        ? pool.run({ ...job, mode: "auto" }, order)
+        : first.then((r) => pool.run({ ...job, mode: r.deflated ? "deflate" : "store" }, order));
+      first ??= result;
+      result.catch(() => undefined); // awaited in order by the writer; this only stops an early rejection counting as unhandled
+      yield { entry, result, first: offset === 0, last: offset + job.length >= entry.size, length: job.length };
     }
   }
 }
+
+const asBuffer = (view: Uint8Array): Buffer => Buffer.from(view.buffer, view.byteOffset, view.byteLength);
 
 async function* rereadFile(file: string, size: number): AsyncGenerator<Buffer> {
   if (size === 0) return;
@@ -56,44 +73,51 @@ async function* rereadFile(file: string, size: number): AsyncGenerator<Buffer> {
 /**
  * Zips the bundle folder (top folder kept) with sorted entries, fixed dates,
  * normalised permissions (755 for executables and folders, 644 otherwise),
- * symlinks stored as links, and no `._*`/`.DS_Store` junk. Deflate runs on
- * every core: chunks are compressed ahead in the thread pool while the
- * writer takes their results in order, so the bytes never depend on timing.
+ * symlinks stored as links, and no `._*`/`.DS_Store` junk. Reading and
+ * deflating run on every core (a worker thread per core reads and compresses
+ * chunks ahead) while the writer takes their results in order, so the bytes
+ * never depend on timing.
  */
 export async function zipBundle(bundleDir: string, outFile: string, options: ZipOptions = {}): Promise<ZipResult> {
   const { entries, skipped } = await listBundleEntries(bundleDir);
+  const totalBytes = entries.reduce((sum, e) => sum + (e.kind === "file" ? e.size : 0), 0);
+  const pool = ChunkPool.start(options.workers ?? totalBytes >= WORKERS_FROM_BYTES);
   const sha256 = createHash("sha256");
-  const writer = await ZipWriter.create(outFile, [sha256, ...(options.observers ?? [])]);
-  const source = workItems(entries, options.level ?? 6, new DeflateSlots());
-  const queue: Array<Promise<IteratorResult<WorkItem>>> = [];
+  let writer: ZipWriter | undefined;
   try {
-    const refill = () => {
-      while (queue.length < AHEAD_ITEMS) {
-        const item = source.next();
-        item.catch(() => undefined); // awaited in order below; this only stops an early rejection counting as unhandled
-        queue.push(item);
-      }
-    };
-    refill();
+    writer = await ZipWriter.create(outFile, [sha256, ...(options.observers ?? [])]);
+    const source = workItems(entries, options.level ?? 6, pool);
+    const ahead: WorkItem[] = [];
+    let aheadBytes = 0;
     for (;;) {
-      const next = await queue.shift()!;
-      if (next.done) break;
-      refill();
-      const { entry, chunk, first } = next.value;
-      if (entry.kind === "dir") await writer.addDirectory(entry.name, DIR_MODE);
-      else if (entry.kind === "symlink") await writer.addSymlink(entry.name, entry.target, LINK_MODE);
-      else {
-        if (first) await writer.beginFile(entry.name, entry.executable ? EXEC_MODE : FILE_MODE, chunk!.deflated !== undefined);
-        await writer.appendChunk(chunk!.raw, chunk!.deflated ? await chunk!.deflated : chunk!.raw);
-        if (chunk!.last) await writer.endFile(() => rereadFile(entry.abs, entry.size));
+      while (aheadBytes < AHEAD_BYTES && ahead.length < AHEAD_JOBS) {
+        const next = source.next();
+        if (next.done) break;
+        ahead.push(next.value);
+        if ("result" in next.value) aheadBytes += next.value.length;
       }
+      const item = ahead.shift();
+      if (item === undefined) break;
+      if (!("result" in item)) {
+        if (item.entry.kind === "dir") await writer.addDirectory(item.entry.name, DIR_MODE);
+        else await writer.addSymlink(item.entry.name, item.entry.target, LINK_MODE);
+        continue;
+      }
+      const { entry, first, last } = item;
+      const result = await item.result;
+      aheadBytes -= item.length;
+      const raw = asBuffer(result.raw);
+      if (first) await writer.beginFile(entry.name, entry.executable ? EXEC_MODE : FILE_MODE, result.deflated !== undefined);
+      await writer.appendChunk(raw, result.deflated ? asBuffer(result.deflated) : raw);
+      if (last) await writer.endFile(() => rereadFile(entry.abs, entry.size));
     }
     const { entryCount, sizeBytes } = await writer.finish();
     const symlinks = entries.flatMap((e) => (e.kind === "symlink" ? [{ name: e.name, target: e.target }] : []));
     return { file: outFile, sizeBytes, sha256: sha256.digest("hex"), entryCount, skipped, symlinks };
   } catch (err) {
-    await writer.abort();
-    await source.return(undefined).catch(() => undefined);
+    await writer?.abort();
     throw err;
+  } finally {
+    await pool.close();
   }
 }

@@ -4,6 +4,10 @@ import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, utimes, writeFile }
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as fs from "node:fs";
+import * as zlib from "node:zlib";
+import { runChunkJob } from "../../../src/steps/zip/chunk-job.js";
+import { ChunkPool } from "../../../src/steps/zip/chunk-pool.js";
 import { zipBundle } from "../../../src/steps/zip/reproducible-zip.js";
 
 /**
@@ -137,6 +141,30 @@ describe("reproducible zip writer (read back by unzip, zipinfo and Python zipfil
     execFileSync("unzip", ["-q", z.file, "-d", out]);
     for (const [name, data] of contents) expect(sha(await readFile(path.join(out, name))), name).toBe(sha(data));
     expect(execFileSync("readlink", [path.join(out, "Demo.bundle/Contents/Frameworks/B.framework/B")], { encoding: "utf8" }).trim()).toBe("Versions/Current/B");
+  });
+
+  it("writes the same bytes on worker threads as on the main thread", async () => {
+    const threads = await zipBundle(bundle, path.join(dir, "threads.zip"), { workers: true });
+    const inline = await zipBundle(bundle, path.join(dir, "inline.zip"), { workers: false });
+    expect((await readFile(threads.file)).equals(await readFile(inline.file))).toBe(true);
+    expect(threads.sha256).toBe(inline.sha256);
+  });
+
+  it("refuses a file that became a link or changed size after the bundle was listed, on either thread", async () => {
+    const file = path.join(dir, "changing.txt");
+    await writeFile(file, "0123456789");
+    const job = { file, size: 10, offset: 0, length: 10, level: 6, mode: "auto" as const };
+    expect(runChunkJob(job, { fs, zlib }).raw.length).toBe(10);
+    expect(() => runChunkJob({ ...job, size: 9, length: 9 }, { fs, zlib })).toThrow(/changing\.txt changed while it was being zipped/);
+    await rm(file);
+    await symlink(path.join(bundle, "Contents/Info.plist"), file);
+    expect(() => runChunkJob(job, { fs, zlib })).toThrow(/ELOOP|symbolic link/);
+    const pool = ChunkPool.start(true);
+    try {
+      await expect(pool.run(job, 0)).rejects.toThrow(/ELOOP|symbolic link/);
+    } finally {
+      await pool.close();
+    }
   });
 
   it("refuses a missing bundle with an error naming it", async () => {

@@ -1,0 +1,87 @@
+import type * as fs from "node:fs";
+import type * as zlib from "node:zlib";
+
+/** Files are cut into chunks this size; each is one job (pigz's scheme). */
+export const CHUNK_BYTES = 1 << 20;
+
+/**
+ * One chunk of one file. `mode` says how the file is stored: "auto" (the
+ * file's first chunk) decides from the file's content; the file's later
+ * chunks are given that decision.
+ */
+export interface ChunkJob {
+  file: string;
+  /** The file's size when it was listed; a file that changed since is refused. */
+  size: number;
+  offset: number;
+  length: number;
+  level: number;
+  mode: "auto" | "deflate" | "store";
+}
+
+export interface ChunkResult {
+  raw: Uint8Array;
+  /** Absent when the chunk is stored: its file did not pass the probes, or (a single-chunk file) deflate did not shrink it. */
+  deflated?: Uint8Array;
+}
+
+export interface ChunkDeps {
+  fs: Pick<typeof fs, "openSync" | "readSync" | "closeSync" | "fstatSync" | "constants">;
+  zlib: Pick<typeof zlib, "deflateRawSync" | "constants">;
+}
+
+/**
+ * Reads and compresses one chunk: the job of a zip worker thread (or of the
+ * main thread, for a small bundle). Self-contained on purpose: a worker runs
+ * this function's own source text (see chunk-pool.ts), so it may use only its
+ * parameters, never a module-level name.
+ *
+ * Every chunk but the file's last ends on a sync flush (byte-aligned, no
+ * final-block bit), so the chunks concatenate into one deflate stream; the
+ * 32 KiB before the chunk, read again here, is its dictionary, which keeps the
+ * ratio close to a single-stream deflate. The output depends on the bytes
+ * alone, never on timing or on which thread ran the job.
+ */
+export function runChunkJob(job: ChunkJob, deps: ChunkDeps): ChunkResult {
+  const WINDOW = 32 * 1024;
+  /** Files from this size on are probed before deflating; smaller ones are simply tried (and stored if they do not shrink). */
+  const PROBE_FROM = 64 * 1024;
+  const PROBE = 16 * 1024;
+  const { openSync, readSync, closeSync, fstatSync, constants } = deps.fs;
+  // O_NOFOLLOW: the bundle was listed with lstat; a file swapped for a link since then is refused, not followed.
+  const fd = openSync(job.file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size !== job.size) throw new Error(`${job.file} changed while it was being zipped (listed as a file of ${job.size} bytes)`);
+    const readAt = (into: Uint8Array, position: number) => {
+      for (let filled = 0; filled < into.length; ) {
+        const n = readSync(fd, into, filled, into.length - filled, position + filled);
+        if (n === 0) throw new Error(`${job.file} shrank while it was being zipped`);
+        filled += n;
+      }
+      return into;
+    };
+    const deflating = job.mode !== "store";
+    const from = deflating ? Math.max(0, job.offset - WINDOW) : job.offset;
+    // A buffer of its own (never the shared pool), so it can move to the main thread without a copy.
+    const bytes = readAt(Buffer.allocUnsafeSlow(job.offset + job.length - from), from);
+    const raw = bytes.subarray(job.offset - from);
+    if (!deflating) return { raw };
+    const deflateRaw = (input: Uint8Array, level: number, last: boolean, dictionary?: Uint8Array) =>
+      deps.zlib.deflateRawSync(input, { level, finishFlush: last ? deps.zlib.constants.Z_FINISH : deps.zlib.constants.Z_SYNC_FLUSH, ...(dictionary ? { dictionary } : {}) });
+    if (job.mode === "auto" && job.size >= PROBE_FROM) {
+      // Random, encrypted or already compressed data: 16 KiB at the file's start, middle and end each
+      // shrink by less than 1% under fast deflate. Decided from content alone, so the zip stays reproducible.
+      const probes = [Math.floor(job.size / 2 - PROBE / 2), job.size - PROBE].map((at) => (at + PROBE <= raw.length ? raw.subarray(at, at + PROBE) : readAt(new Uint8Array(PROBE), at)));
+      probes.unshift(raw.subarray(0, PROBE));
+      if (probes.every((probe) => deflateRaw(probe, 1, true).length >= probe.length * 0.99)) return { raw };
+    }
+    const last = job.offset + job.length >= job.size;
+    const deflated = deflateRaw(raw, job.level, last, job.offset > 0 ? bytes.subarray(0, job.offset - from) : undefined);
+    // A whole file that deflate did not shrink is stored, as Info-ZIP does (a longer file is rewritten by the writer).
+    if (job.mode === "auto" && job.offset === 0 && last && deflated.length >= raw.length) return { raw };
+    return { raw, deflated };
+  } finally {
+    closeSync(fd);
+  }
+}
