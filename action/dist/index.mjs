@@ -21382,7 +21382,7 @@ const planStep = {
 	name: "plan",
 	async run(ctx) {
 		const { config, inputs } = ctx;
-		const dmg = need(ctx.dmg, "dmg");
+		const dmg = await need(ctx.dmgSnapshot, "disk image");
 		const zip = need(ctx.zip, "zip");
 		const existing = ctx.existingRecord;
 		if (existing?.autoupdate?.sha256 !== void 0 && existing.autoupdate.sha256 !== zip.sha256) throw new RelcastError("E_CONFLICT", `version ${inputs.version} is already published with a different bundle (zip sha256 differs)`, "published versions are immutable: bump the version and publish again");
@@ -30096,6 +30096,21 @@ function assertBuildOrder(candidate, entries) {
 	throw new RelcastError("E_VERSION", `build order: ${describeViolation(nearest(candidate, violations))}`, hint(candidate, existing));
 }
 
+// src/steps/preflight/disk-image-snapshot.ts
+init_errors$4();
+async function snapshotDiskImage(dmgFile, workDir) {
+	const file = path.join(workDir, "disk-image.dmg");
+	try {
+		await copyFile(dmgFile, file, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+	} catch (err) {
+		throw new RelcastError("E_INPUT", `could not copy the disk image ${dmgFile} into the work folder ${workDir}: ${err.message}`, "check that the disk image is readable and that the temp folder (TMPDIR) has room for a copy of it");
+	}
+	return {
+		file,
+		...await digestFile(file)
+	};
+}
+
 // src/steps/preflight/index.ts
 init_errors$4();
 async function requireDirectory(dir) {
@@ -30156,11 +30171,8 @@ const preflightStep = {
 		else if (ctx.bundle.publicEdKey !== key.publicKeyBase64) throw new RelcastError("E_KEY", `the signing key (${key.source}) does not match SUPublicEDKey in the bundle's Info.plist; installed copies would reject this update`, `sign with the key whose public key is SUPublicEDKey (relcast keys public --key-file <f> prints it; this key's is ${key.publicKeyBase64})`);
 		ctx.buildNumber = resolveBuildNumber(ctx);
 		ctx.autoupdateOptions = resolveAutoupdateOptions(ctx.config, inputs.autoupdate ?? {}, inputs.version, ctx.buildNumber);
-		const dmg = await digestFile(inputs.dmgFile);
-		ctx.dmg = {
-			file: inputs.dmgFile,
-			...dmg
-		};
+		ctx.dmgSnapshot = snapshotDiskImage(inputs.dmgFile, ctx.workDir);
+		ctx.dmgSnapshot.catch(() => void 0);
 		await ctx.store.checkReachable();
 		const stray = await ctx.store.strayEntries?.(publishFolders(ctx.config.pluginId, inputs.version)) ?? [];
 		if (stray.length > 0) throw new RelcastError("E_STORE", `the store holds what relcast never writes: ${stray[0]}${stray.length > 1 ? ` (and ${stray.length - 1} more)` : ""}`, "remove the links from the store (relcast verify lists them all) and publish again");
@@ -30177,6 +30189,7 @@ const preflightStep = {
 			ctx.existingRecord = record;
 			const changed = changedOptions(record, ctx.autoupdateOptions);
 			if (changed.length > 0) throw new RelcastError("E_CONFLICT", `version ${inputs.version} is already published with other appcast options (${changed.join(", ")})`, "published records are immutable: re-run with the flags of the first publish, or publish a new version");
+			const dmg = await ctx.dmgSnapshot;
 			if (record.sha256 !== void 0 && record.sha256 !== dmg.sha256) throw new RelcastError("E_CONFLICT", `version ${inputs.version} is already published with a different disk image (sha256 ${record.sha256.slice(0, 12)}…, yours ${dmg.sha256.slice(0, 12)}…)`, "published versions are immutable: bump the version (e.g. the next patch) and publish that");
 		}
 	}
@@ -31075,6 +31088,7 @@ async function runRelease(ctx, inspect) {
 			return full;
 		});
 	} finally {
+		await full.dmgSnapshot?.catch(() => void 0);
 		await rm(workDir, {
 			recursive: true,
 			force: true

@@ -60,6 +60,7 @@ export async function runRelease(ctx: Omit<ReleaseContext, "workDir" | "written"
       return full;
     });
   } finally {
+    await full.dmgSnapshot?.catch(() => undefined); // still copying into the work folder when a step before plan failed
     await rm(workDir, { recursive: true, force: true });
   }
 }

@@ -55,7 +55,8 @@ export interface ReleaseContext {
   buildNumber?: number;
   /** Sparkle options resolved from flags and config, stored in the record. */
   autoupdateOptions?: AutoupdateOptions;
-  dmg?: LocalArtifact;
+  /** The disk image copied into the work folder and hashed (started by preflight, running while the bundle is zipped). */
+  dmgSnapshot?: Promise<LocalArtifact>;
   zip?: LocalArtifact;
   /** The zip's signature with its first pass already fed by the zip writer; the sign step finishes it. */
   zipSignature?: StreamingSignature;

@@ -46,7 +46,7 @@ export const planStep: Step = {
   name: "plan",
   async run(ctx) {
     const { config, inputs } = ctx;
-    const dmg = need(ctx.dmg, "dmg");
+    const dmg = await need(ctx.dmgSnapshot, "disk image");
     const zip = need(ctx.zip, "zip");
     const existing = ctx.existingRecord;
     if (existing?.autoupdate?.sha256 !== undefined && existing.autoupdate.sha256 !== zip.sha256) {

@@ -1,7 +1,6 @@
 import { stat } from "node:fs/promises";
 import { RelcastError } from "../../core/errors.js";
 import { parseStoredJson } from "../../core/stored-json.js";
-import { digestFile } from "../../core/file-digest.js";
 import { publicEdKeyProblem, readBundleInfo } from "../../bundle/info-plist.js";
 import { checkBundleTree } from "../../bundle/bundle-tree-check.js";
 import { appcastLimit } from "../../domain/appcast.js";
@@ -14,6 +13,7 @@ import type { ReleaseContext } from "../release-context.js";
 import type { Step } from "../step.js";
 import { changedOptions, resolveAutoupdateOptions } from "../../domain/autoupdate-options.js";
 import { assertBuildOrder } from "./build-order-check.js";
+import { snapshotDiskImage } from "./disk-image-snapshot.js";
 
 async function requireDirectory(dir: string): Promise<void> {
   const st = await stat(dir).catch(() => undefined);
@@ -97,8 +97,9 @@ export const preflightStep: Step = {
     }
     ctx.buildNumber = resolveBuildNumber(ctx);
     ctx.autoupdateOptions = resolveAutoupdateOptions(ctx.config, inputs.autoupdate ?? {}, inputs.version, ctx.buildNumber);
-    const dmg = await digestFile(inputs.dmgFile);
-    ctx.dmg = { file: inputs.dmgFile, ...dmg };
+    // Copied and hashed while the bundle is zipped; awaited by the plan, or below when this version has a record.
+    ctx.dmgSnapshot = snapshotDiskImage(inputs.dmgFile, ctx.workDir);
+    ctx.dmgSnapshot.catch(() => undefined);
     await ctx.store.checkReachable();
     // A link planted in a folder the publish writes to would send its bytes out of the store: refuse before the first write.
     const stray = (await ctx.store.strayEntries?.(publishFolders(ctx.config.pluginId, inputs.version))) ?? [];
@@ -123,6 +124,7 @@ export const preflightStep: Step = {
           "published records are immutable: re-run with the flags of the first publish, or publish a new version",
         );
       }
+      const dmg = await ctx.dmgSnapshot;
       if (record.sha256 !== undefined && record.sha256 !== dmg.sha256) {
         throw new RelcastError(
           "E_CONFLICT",
