@@ -30394,6 +30394,7 @@ var ChunkPool = class ChunkPool {
 			};
 			slot.worker.on("message", (m) => {
 				const job = slot.running.get(m.id);
+				if (job === void 0) return;
 				slot.running.delete(m.id);
 				if (m.error !== void 0) job.reject(new Error(m.error));
 				else job.resolve({

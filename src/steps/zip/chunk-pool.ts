@@ -71,7 +71,8 @@ export class ChunkPool {
     for (let i = 0; i < workers; i++) {
       const slot: Slot = { worker: new Worker(WORKER_SOURCE, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } }), running: new Map() };
       slot.worker.on("message", (m: { id: number; error?: string; raw?: Uint8Array; deflated?: Uint8Array }) => {
-        const job = slot.running.get(m.id)!;
+        const job = slot.running.get(m.id);
+        if (job === undefined) return; // the pool already failed and rejected it
         slot.running.delete(m.id);
         if (m.error !== undefined) job.reject(new Error(m.error));
         else job.resolve({ raw: m.raw!, ...(m.deflated ? { deflated: m.deflated } : {}) });
