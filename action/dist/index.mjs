@@ -13740,8 +13740,11 @@ async function digestStream(stream) {
 		sizeBytes
 	};
 }
-function digestFile(file) {
-	return digestStream(createReadStream(file, { highWaterMark: 1 << 20 }));
+function digestFile(file, signal) {
+	return digestStream(createReadStream(file, {
+		highWaterMark: 1 << 20,
+		...signal ? { signal } : {}
+	}));
 }
 
 // src/steps/release-context.ts
@@ -30098,7 +30101,7 @@ function assertBuildOrder(candidate, entries) {
 
 // src/steps/preflight/disk-image-snapshot.ts
 init_errors$4();
-async function snapshotDiskImage(dmgFile, workDir) {
+async function snapshotDiskImage(dmgFile, workDir, signal) {
 	const file = path.join(workDir, "disk-image.dmg");
 	try {
 		await copyFile(dmgFile, file, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
@@ -30107,7 +30110,7 @@ async function snapshotDiskImage(dmgFile, workDir) {
 	}
 	return {
 		file,
-		...await digestFile(file)
+		...await digestFile(file, signal)
 	};
 }
 
@@ -30171,8 +30174,6 @@ const preflightStep = {
 		else if (ctx.bundle.publicEdKey !== key.publicKeyBase64) throw new RelcastError("E_KEY", `the signing key (${key.source}) does not match SUPublicEDKey in the bundle's Info.plist; installed copies would reject this update`, `sign with the key whose public key is SUPublicEDKey (relcast keys public --key-file <f> prints it; this key's is ${key.publicKeyBase64})`);
 		ctx.buildNumber = resolveBuildNumber(ctx);
 		ctx.autoupdateOptions = resolveAutoupdateOptions(ctx.config, inputs.autoupdate ?? {}, inputs.version, ctx.buildNumber);
-		ctx.dmgSnapshot = snapshotDiskImage(inputs.dmgFile, ctx.workDir);
-		ctx.dmgSnapshot.catch(() => void 0);
 		await ctx.store.checkReachable();
 		const stray = await ctx.store.strayEntries?.(publishFolders(ctx.config.pluginId, inputs.version)) ?? [];
 		if (stray.length > 0) throw new RelcastError("E_STORE", `the store holds what relcast never writes: ${stray[0]}${stray.length > 1 ? ` (and ${stray.length - 1} more)` : ""}`, "remove the links from the store (relcast verify lists them all) and publish again");
@@ -30182,6 +30183,8 @@ const preflightStep = {
 			build: String(ctx.buildNumber),
 			channel: ctx.config.channel
 		}, buildOrderEntriesOf(ctx.catalog));
+		ctx.dmgSnapshot = snapshotDiskImage(inputs.dmgFile, ctx.workDir, ctx.stopping);
+		ctx.dmgSnapshot.catch(() => void 0);
 		const existing = await ctx.store.get(recordKey(inputs.version));
 		if (existing) {
 			const record = parseStoredJson(existing.body, releaseRecordSchema);
@@ -30298,7 +30301,13 @@ async function listBundleEntries(bundleDir) {
 				name: childRel,
 				abs: childAbs,
 				size: st.size,
-				executable: (st.mode & 73) !== 0
+				executable: (st.mode & 73) !== 0,
+				identity: {
+					dev: st.dev,
+					ino: st.ino,
+					size: st.size,
+					mtimeMs: st.mtimeMs
+				}
 			});
 			else skipped.push(childRel);
 		}
@@ -30312,19 +30321,23 @@ async function listBundleEntries(bundleDir) {
 
 // src/steps/zip/chunk-job.ts
 const CHUNK_BYTES = 1 << 20;
+const BUNDLE_CHANGED = "BUNDLE_CHANGED";
 function runChunkJob(job, deps) {
 	const WINDOW = 32768;
 	const PROBE_FROM = 65536;
 	const PROBE = 16384;
 	const { openSync, readSync, closeSync, fstatSync, constants } = deps.fs;
-	const fd = openSync(job.file, constants.O_RDONLY | constants.O_NOFOLLOW);
+	const changed = (what) => Object.assign(/* @__PURE__ */ new Error(`${job.file} ${what} while the bundle was being zipped`), { code: "BUNDLE_CHANGED" });
+	const fd = openSync(job.file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
 	try {
 		const st = fstatSync(fd);
-		if (!st.isFile() || st.size !== job.size) throw new Error(`${job.file} changed while it was being zipped (listed as a file of ${job.size} bytes)`);
+		const seen = job.identity;
+		if (!st.isFile() || st.dev !== seen.dev || st.ino !== seen.ino || st.size !== seen.size || st.mtimeMs !== seen.mtimeMs) throw changed("changed");
+		const size = seen.size;
 		const readAt = (into, position) => {
 			for (let filled = 0; filled < into.length;) {
 				const n = readSync(fd, into, filled, into.length - filled, position + filled);
-				if (n === 0) throw new Error(`${job.file} shrank while it was being zipped`);
+				if (n === 0) throw changed("shrank");
 				filled += n;
 			}
 			return into;
@@ -30339,12 +30352,12 @@ function runChunkJob(job, deps) {
 			finishFlush: last ? deps.zlib.constants.Z_FINISH : deps.zlib.constants.Z_SYNC_FLUSH,
 			...dictionary ? { dictionary } : {}
 		});
-		if (job.mode === "auto" && job.size >= PROBE_FROM) {
-			const probes = [Math.floor(job.size / 2 - PROBE / 2), job.size - PROBE].map((at) => at + PROBE <= raw.length ? raw.subarray(at, at + PROBE) : readAt(new Uint8Array(PROBE), at));
+		if (job.mode === "auto" && size >= PROBE_FROM) {
+			const probes = [Math.floor(size / 2 - PROBE / 2), size - PROBE].map((at) => at + PROBE <= raw.length ? raw.subarray(at, at + PROBE) : readAt(new Uint8Array(PROBE), at));
 			probes.unshift(raw.subarray(0, PROBE));
 			if (probes.every((probe) => deflateRaw(probe, 1, true).length >= probe.length * .99)) return { raw };
 		}
-		const last = job.offset + job.length >= job.size;
+		const last = job.offset + job.length >= size;
 		const deflated = deflateRaw(raw, job.level, last, job.offset > 0 ? bytes.subarray(0, job.offset - from) : void 0);
 		if (job.mode === "auto" && job.offset === 0 && last && deflated.length >= raw.length) return { raw };
 		return {
@@ -30359,6 +30372,7 @@ function runChunkJob(job, deps) {
 // src/steps/zip/chunk-pool.ts
 const WORKERS_FROM_BYTES = 8 << 20;
 const JOBS_PER_WORKER = 2;
+const MAX_WORKERS = 8;
 const YOUNG_GENERATION_MB = 2;
 const WORKER_SOURCE = `
 const { parentPort } = require("node:worker_threads");
@@ -30371,7 +30385,7 @@ parentPort.on("message", ({ id, job }) => {
   try {
     result = runChunkJob(job, deps);
   } catch (err) {
-    parentPort.postMessage({ id, error: String((err && err.message) || err) });
+    parentPort.postMessage({ id, error: String((err && err.message) || err), code: err && typeof err.code === "string" ? err.code : undefined });
     return;
   }
   const deflated = result.deflated && own(result.deflated);
@@ -30384,39 +30398,46 @@ var ChunkPool = class ChunkPool {
 	nextId = 0;
 	failure;
 	constructor(workers) {
-		for (let i = 0; i < workers; i++) {
-			const slot = {
-				worker: new Worker(WORKER_SOURCE, {
-					eval: true,
-					resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB }
-				}),
-				running: /* @__PURE__ */ new Map()
-			};
-			slot.worker.on("message", (m) => {
-				const job = slot.running.get(m.id);
-				if (job === void 0) return;
-				slot.running.delete(m.id);
-				if (m.error !== void 0) job.reject(new Error(m.error));
-				else job.resolve({
-					raw: m.raw,
-					...m.deflated ? { deflated: m.deflated } : {}
-				});
-				this.dispatch();
-			});
-			slot.worker.on("error", (err) => this.fail(err));
-			slot.worker.on("exit", (code) => this.fail(/* @__PURE__ */ new Error(`a zip worker thread stopped (exit code ${code})`)));
-			this.slots.push(slot);
+		try {
+			for (let i = 0; i < workers; i++) this.slots.push(this.startWorker());
+		} catch (err) {
+			this.close();
+			throw err;
 		}
 	}
+	startWorker() {
+		const slot = {
+			worker: new Worker(WORKER_SOURCE, {
+				eval: true,
+				resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB }
+			}),
+			running: /* @__PURE__ */ new Map()
+		};
+		slot.worker.on("message", (m) => {
+			const job = slot.running.get(m.id);
+			if (job === void 0) return;
+			slot.running.delete(m.id);
+			if (m.error !== void 0) job.reject(Object.assign(new Error(m.error), m.code === void 0 ? {} : { code: m.code }));
+			else job.resolve({
+				raw: m.raw,
+				...m.deflated ? { deflated: m.deflated } : {}
+			});
+			this.dispatch();
+		});
+		slot.worker.on("error", (err) => this.fail(err));
+		slot.worker.on("messageerror", (err) => this.fail(err));
+		slot.worker.on("exit", (code) => this.fail(/* @__PURE__ */ new Error(`a zip worker thread stopped (exit code ${code}), most likely out of memory`)));
+		return slot;
+	}
 	static start(threads) {
-		return new ChunkPool(threads ? os.availableParallelism() : 0);
+		return new ChunkPool(threads ? Math.min(os.availableParallelism(), MAX_WORKERS) : 0);
 	}
 	run(job, priority) {
+		if (this.failure) return Promise.reject(this.failure);
 		if (this.slots.length === 0) return new Promise((resolve) => resolve(runChunkJob(job, {
 			fs,
 			zlib
 		})));
-		if (this.failure) return Promise.reject(this.failure);
 		return new Promise((resolve, reject) => {
 			let at = this.waiting.length;
 			while (at > 0 && this.waiting[at - 1].priority > priority) at--;
@@ -30448,8 +30469,9 @@ var ChunkPool = class ChunkPool {
 		for (const slot of this.slots) slot.running.clear();
 	}
 	async close() {
-		const slots = this.slots.splice(0);
+		const slots = [...this.slots];
 		for (const slot of slots) slot.worker.removeAllListeners("exit");
+		this.fail(/* @__PURE__ */ new Error("the zip's worker pool was closed"));
 		await Promise.all(slots.map((s) => s.worker.terminate()));
 	}
 };
@@ -30685,6 +30707,7 @@ var ZipWriter = class ZipWriter {
 };
 
 // src/steps/zip/reproducible-zip.ts
+init_errors$4();
 const DIR_MODE = 493;
 const FILE_MODE = 420;
 const EXEC_MODE = 493;
@@ -30702,7 +30725,7 @@ function* workItems(entries, level, pool) {
 		for (let offset = 0; offset === 0 || offset < entry.size; offset += CHUNK_BYTES) {
 			const job = {
 				file: entry.abs,
-				size: entry.size,
+				identity: entry.identity,
 				offset,
 				length: Math.min(CHUNK_BYTES, entry.size - offset),
 				level
@@ -30728,13 +30751,24 @@ function* workItems(entries, level, pool) {
 	}
 }
 const asBuffer = (view) => Buffer.from(view.buffer, view.byteOffset, view.byteLength);
-async function* rereadFile(file, size) {
-	if (size === 0) return;
-	for await (const chunk of createReadStream(file, {
-		start: 0,
-		end: size - 1,
-		highWaterMark: 1 << 20
-	})) yield chunk;
+async function* rereadFile(pool, entry) {
+	for (let offset = 0; offset < entry.size; offset += CHUNK_BYTES) {
+		const { raw } = await pool.run({
+			file: entry.abs,
+			identity: entry.identity,
+			offset,
+			length: Math.min(CHUNK_BYTES, entry.size - offset),
+			level: 0,
+			mode: "store"
+		}, -1);
+		yield asBuffer(raw);
+	}
+}
+function bundleChanged(err, bundleDir) {
+	const code = err.code;
+	if (code !== "BUNDLE_CHANGED" && code !== "ELOOP" && code !== "ENOENT") return err;
+	const what = code === "ELOOP" ? `${err.message} (a file became a link)` : err.message;
+	return new RelcastError("E_INPUT", `the bundle ${bundleDir} changed while it was being zipped: ${what}`, "publish after the build has finished writing the bundle; nothing was written to the store");
 }
 async function zipBundle(bundleDir, outFile, options = {}) {
 	const { entries, skipped } = await listBundleEntries(bundleDir);
@@ -30767,7 +30801,7 @@ async function zipBundle(bundleDir, outFile, options = {}) {
 			const raw = asBuffer(result.raw);
 			if (first) await writer.beginFile(entry.name, entry.executable ? EXEC_MODE : FILE_MODE, result.deflated !== void 0);
 			await writer.appendChunk(raw, result.deflated ? asBuffer(result.deflated) : raw);
-			if (last) await writer.endFile(() => rereadFile(entry.abs, entry.size));
+			if (last) await writer.endFile(() => rereadFile(pool, entry));
 		}
 		const { entryCount, sizeBytes } = await writer.finish();
 		const symlinks = entries.flatMap((e) => e.kind === "symlink" ? [{
@@ -30784,7 +30818,7 @@ async function zipBundle(bundleDir, outFile, options = {}) {
 		};
 	} catch (err) {
 		await writer?.abort();
-		throw err;
+		throw bundleChanged(err, bundleDir);
 	} finally {
 		await pool.close();
 	}
@@ -31075,21 +31109,28 @@ async function runSteps(ctx, steps) {
 }
 async function runRelease(ctx, inspect) {
 	const workDir = await mkdtemp(path.join(os.tmpdir(), "relcast-"));
+	const stop = new AbortController();
 	const full = {
 		...ctx,
 		workDir,
 		written: [],
-		etags: /* @__PURE__ */ new Map()
+		etags: /* @__PURE__ */ new Map(),
+		stopping: stop.signal
 	};
 	try {
 		return await withInterruptCleanup(full, () => currentStep, async () => {
-			await runSteps(full, PLAN_STEPS);
-			await inspect?.(full);
-			if (!full.inputs.dryRun) await runSteps(full, APPLY_STEPS);
-			return full;
+			try {
+				await runSteps(full, PLAN_STEPS);
+				await inspect?.(full);
+				if (!full.inputs.dryRun) await runSteps(full, APPLY_STEPS);
+				return full;
+			} catch (err) {
+				stop.abort();
+				await full.dmgSnapshot?.catch(() => void 0);
+				throw err;
+			}
 		});
 	} finally {
-		await full.dmgSnapshot?.catch(() => void 0);
 		await rm(workDir, {
 			recursive: true,
 			force: true

@@ -13,6 +13,7 @@ export async function digestStream(stream: Readable): Promise<{ sha256: string; 
   return { sha256: hash.digest("hex"), sizeBytes };
 }
 
-export function digestFile(file: string): Promise<{ sha256: string; sizeBytes: number }> {
-  return digestStream(createReadStream(file, { highWaterMark: 1 << 20 }));
+/** `signal` stops the read (the promise then rejects). */
+export function digestFile(file: string, signal?: AbortSignal): Promise<{ sha256: string; sizeBytes: number }> {
+  return digestStream(createReadStream(file, { highWaterMark: 1 << 20, ...(signal ? { signal } : {}) }));
 }

@@ -48,19 +48,26 @@ export async function runSteps(ctx: ReleaseContext, steps: readonly Step[]): Pro
 }
 
 /** Runs the plan steps and, unless dry-run, the apply steps; the work folder is always removed. */
-export async function runRelease(ctx: Omit<ReleaseContext, "workDir" | "written" | "etags">, inspect?: (ctx: ReleaseContext) => Promise<void>): Promise<ReleaseContext> {
+export async function runRelease(ctx: Omit<ReleaseContext, "workDir" | "written" | "etags" | "stopping">, inspect?: (ctx: ReleaseContext) => Promise<void>): Promise<ReleaseContext> {
   const workDir = await mkdtemp(path.join(os.tmpdir(), "relcast-"));
-  const full: ReleaseContext = { ...ctx, workDir, written: [], etags: new Map() };
+  const stop = new AbortController();
+  const full: ReleaseContext = { ...ctx, workDir, written: [], etags: new Map(), stopping: stop.signal };
   try {
     return await withInterruptCleanup(full, () => currentStep, async () => {
-      await runSteps(full, PLAN_STEPS);
-      // A dry run is the same code stopped here; `inspect` sees the plan while its files still exist.
-      await inspect?.(full);
-      if (!full.inputs.dryRun) await runSteps(full, APPLY_STEPS);
-      return full;
+      try {
+        await runSteps(full, PLAN_STEPS);
+        // A dry run is the same code stopped here; `inspect` sees the plan while its files still exist.
+        await inspect?.(full);
+        if (!full.inputs.dryRun) await runSteps(full, APPLY_STEPS);
+        return full;
+      } catch (err) {
+        // A step before the plan failed while the disk image was still being copied into the work folder.
+        stop.abort();
+        await full.dmgSnapshot?.catch(() => undefined);
+        throw err;
+      }
     });
   } finally {
-    await full.dmgSnapshot?.catch(() => undefined); // still copying into the work folder when a step before plan failed
     await rm(workDir, { recursive: true, force: true });
   }
 }

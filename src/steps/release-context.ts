@@ -50,6 +50,8 @@ export interface ReleaseContext {
   key: SigningKey;
   /** Temp folder for the zip; removed by the pipeline. */
   workDir: string;
+  /** Aborted when the run stops on an error: work still going on in the background (the disk image's hash) gives up. */
+  stopping: AbortSignal;
   bundle?: BundleInfo;
   notes?: ReleaseNotes;
   buildNumber?: number;

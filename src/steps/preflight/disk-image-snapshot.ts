@@ -12,12 +12,12 @@ import type { LocalArtifact } from "../../domain/build-record.js";
  * changes while it runs, and a folder store on the same file system takes
  * the copy as a hard link instead of copying it again.
  */
-export async function snapshotDiskImage(dmgFile: string, workDir: string): Promise<LocalArtifact> {
+export async function snapshotDiskImage(dmgFile: string, workDir: string, signal?: AbortSignal): Promise<LocalArtifact> {
   const file = path.join(workDir, "disk-image.dmg");
   try {
     await copyFile(dmgFile, file, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
   } catch (err) {
     throw new RelcastError("E_INPUT", `could not copy the disk image ${dmgFile} into the work folder ${workDir}: ${(err as Error).message}`, "check that the disk image is readable and that the temp folder (TMPDIR) has room for a copy of it");
   }
-  return { file, ...(await digestFile(file)) };
+  return { file, ...(await digestFile(file, signal)) };
 }

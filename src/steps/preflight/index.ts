@@ -97,9 +97,6 @@ export const preflightStep: Step = {
     }
     ctx.buildNumber = resolveBuildNumber(ctx);
     ctx.autoupdateOptions = resolveAutoupdateOptions(ctx.config, inputs.autoupdate ?? {}, inputs.version, ctx.buildNumber);
-    // Copied and hashed while the bundle is zipped; awaited by the plan, or below when this version has a record.
-    ctx.dmgSnapshot = snapshotDiskImage(inputs.dmgFile, ctx.workDir);
-    ctx.dmgSnapshot.catch(() => undefined);
     await ctx.store.checkReachable();
     // A link planted in a folder the publish writes to would send its bytes out of the store: refuse before the first write.
     const stray = (await ctx.store.strayEntries?.(publishFolders(ctx.config.pluginId, inputs.version))) ?? [];
@@ -109,6 +106,9 @@ export const preflightStep: Step = {
     // A catalog someone broke by hand stops the run here, before any upload.
     ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config));
     assertBuildOrder({ version: inputs.version, build: String(ctx.buildNumber), channel: ctx.config.channel }, buildOrderEntriesOf(ctx.catalog));
+    // Copied and hashed while the bundle is zipped; awaited by the plan, or below when this version has a record.
+    ctx.dmgSnapshot = snapshotDiskImage(inputs.dmgFile, ctx.workDir, ctx.stopping);
+    ctx.dmgSnapshot.catch(() => undefined);
     const existing = await ctx.store.get(recordKey(inputs.version));
     if (existing) {
       const record = parseStoredJson(existing.body, releaseRecordSchema);

@@ -3,8 +3,16 @@ import path from "node:path";
 
 export type BundleEntry =
   | { kind: "dir"; name: string }
-  | { kind: "file"; name: string; abs: string; size: number; executable: boolean }
+  | { kind: "file"; name: string; abs: string; size: number; executable: boolean; identity: FileIdentity }
   | { kind: "symlink"; name: string; target: string };
+
+/** What the listing saw of a file: the zip refuses a file that is not this one when it is read. */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
 
 /** Files that Finder and copies from other file systems leave behind; Sparkle's zips must not hold them. */
 export function isJunkName(base: string): boolean {
@@ -35,7 +43,7 @@ export async function listBundleEntries(bundleDir: string): Promise<{ entries: B
         entries.push({ kind: "dir", name: `${childRel}/` });
         await walk(childAbs, `${childRel}/`);
       } else if (st.isFile()) {
-        entries.push({ kind: "file", name: childRel, abs: childAbs, size: st.size, executable: (st.mode & 0o111) !== 0 });
+        entries.push({ kind: "file", name: childRel, abs: childAbs, size: st.size, executable: (st.mode & 0o111) !== 0, identity: { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs } });
       } else {
         skipped.push(childRel);
       }

@@ -1,5 +1,6 @@
 import type * as fs from "node:fs";
 import type * as zlib from "node:zlib";
+import type { FileIdentity } from "./bundle-entries.js";
 
 /** Files are cut into chunks this size; each is one job (pigz's scheme). */
 export const CHUNK_BYTES = 1 << 20;
@@ -11,8 +12,8 @@ export const CHUNK_BYTES = 1 << 20;
  */
 export interface ChunkJob {
   file: string;
-  /** The file's size when it was listed; a file that changed since is refused. */
-  size: number;
+  /** The file as the bundle's listing saw it; a file that is not that one any more is refused. */
+  identity: FileIdentity;
   offset: number;
   length: number;
   level: number;
@@ -29,6 +30,9 @@ export interface ChunkDeps {
   fs: Pick<typeof fs, "openSync" | "readSync" | "closeSync" | "fstatSync" | "constants">;
   zlib: Pick<typeof zlib, "deflateRawSync" | "constants">;
 }
+
+/** The code of the error a job throws when the file is not the one listed (a build still writing the bundle). */
+export const BUNDLE_CHANGED = "BUNDLE_CHANGED";
 
 /**
  * Reads and compresses one chunk: the job of a zip worker thread (or of the
@@ -48,15 +52,20 @@ export function runChunkJob(job: ChunkJob, deps: ChunkDeps): ChunkResult {
   const PROBE_FROM = 64 * 1024;
   const PROBE = 16 * 1024;
   const { openSync, readSync, closeSync, fstatSync, constants } = deps.fs;
-  // O_NOFOLLOW: the bundle was listed with lstat; a file swapped for a link since then is refused, not followed.
-  const fd = openSync(job.file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const changed = (what: string) => Object.assign(new Error(`${job.file} ${what} while the bundle was being zipped`), { code: "BUNDLE_CHANGED" }); // BUNDLE_CHANGED: a module-level name would not exist in the worker
+  // O_NOFOLLOW refuses a link in the file's place and O_NONBLOCK a pipe (which would block the open); the
+  // device, inode, size and time checked below refuse anything else that is not the file the listing saw,
+  // including a file reached through a folder swapped for a link.
+  const fd = openSync(job.file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     const st = fstatSync(fd);
-    if (!st.isFile() || st.size !== job.size) throw new Error(`${job.file} changed while it was being zipped (listed as a file of ${job.size} bytes)`);
+    const seen = job.identity;
+    if (!st.isFile() || st.dev !== seen.dev || st.ino !== seen.ino || st.size !== seen.size || st.mtimeMs !== seen.mtimeMs) throw changed("changed");
+    const size = seen.size;
     const readAt = (into: Uint8Array, position: number) => {
       for (let filled = 0; filled < into.length; ) {
         const n = readSync(fd, into, filled, into.length - filled, position + filled);
-        if (n === 0) throw new Error(`${job.file} shrank while it was being zipped`);
+        if (n === 0) throw changed("shrank");
         filled += n;
       }
       return into;
@@ -69,14 +78,14 @@ export function runChunkJob(job: ChunkJob, deps: ChunkDeps): ChunkResult {
     if (!deflating) return { raw };
     const deflateRaw = (input: Uint8Array, level: number, last: boolean, dictionary?: Uint8Array) =>
       deps.zlib.deflateRawSync(input, { level, finishFlush: last ? deps.zlib.constants.Z_FINISH : deps.zlib.constants.Z_SYNC_FLUSH, ...(dictionary ? { dictionary } : {}) });
-    if (job.mode === "auto" && job.size >= PROBE_FROM) {
+    if (job.mode === "auto" && size >= PROBE_FROM) {
       // Random, encrypted or already compressed data: 16 KiB at the file's start, middle and end each
       // shrink by less than 1% under fast deflate. Decided from content alone, so the zip stays reproducible.
-      const probes = [Math.floor(job.size / 2 - PROBE / 2), job.size - PROBE].map((at) => (at + PROBE <= raw.length ? raw.subarray(at, at + PROBE) : readAt(new Uint8Array(PROBE), at)));
+      const probes = [Math.floor(size / 2 - PROBE / 2), size - PROBE].map((at) => (at + PROBE <= raw.length ? raw.subarray(at, at + PROBE) : readAt(new Uint8Array(PROBE), at)));
       probes.unshift(raw.subarray(0, PROBE));
       if (probes.every((probe) => deflateRaw(probe, 1, true).length >= probe.length * 0.99)) return { raw };
     }
-    const last = job.offset + job.length >= job.size;
+    const last = job.offset + job.length >= size;
     const deflated = deflateRaw(raw, job.level, last, job.offset > 0 ? bytes.subarray(0, job.offset - from) : undefined);
     // A whole file that deflate did not shrink is stored, as Info-ZIP does (a longer file is rewritten by the writer).
     if (job.mode === "auto" && job.offset === 0 && last && deflated.length >= raw.length) return { raw };

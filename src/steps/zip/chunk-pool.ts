@@ -8,6 +8,12 @@ import { runChunkJob, type ChunkJob, type ChunkResult } from "./chunk-job.js";
 export const WORKERS_FROM_BYTES = 8 << 20;
 /** Jobs sent to one worker before it answers: the next one is waiting when it finishes, so it never idles on the main thread. */
 const JOBS_PER_WORKER = 2;
+/**
+ * At most this many workers: each costs about 8.5 MB of RSS, and the zip's
+ * read-ahead (24 MiB of 1 MiB chunks, two per worker) keeps no more than 12
+ * busy; 8 keeps a large machine's peak RSS in bounds.
+ */
+const MAX_WORKERS = 8;
 
 /**
  * A worker's young generation: its garbage is zlib's 16 KiB output pieces,
@@ -34,7 +40,7 @@ parentPort.on("message", ({ id, job }) => {
   try {
     result = runChunkJob(job, deps);
   } catch (err) {
-    parentPort.postMessage({ id, error: String((err && err.message) || err) });
+    parentPort.postMessage({ id, error: String((err && err.message) || err), code: err && typeof err.code === "string" ? err.code : undefined });
     return;
   }
   const deflated = result.deflated && own(result.deflated);
@@ -68,30 +74,38 @@ export class ChunkPool {
   private failure: Error | undefined;
 
   private constructor(workers: number) {
-    for (let i = 0; i < workers; i++) {
-      const slot: Slot = { worker: new Worker(WORKER_SOURCE, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } }), running: new Map() };
-      slot.worker.on("message", (m: { id: number; error?: string; raw?: Uint8Array; deflated?: Uint8Array }) => {
-        const job = slot.running.get(m.id);
-        if (job === undefined) return; // the pool already failed and rejected it
-        slot.running.delete(m.id);
-        if (m.error !== undefined) job.reject(new Error(m.error));
-        else job.resolve({ raw: m.raw!, ...(m.deflated ? { deflated: m.deflated } : {}) });
-        this.dispatch();
-      });
-      slot.worker.on("error", (err) => this.fail(err));
-      slot.worker.on("exit", (code) => this.fail(new Error(`a zip worker thread stopped (exit code ${code})`)));
-      this.slots.push(slot);
+    try {
+      for (let i = 0; i < workers; i++) this.slots.push(this.startWorker());
+    } catch (err) {
+      void this.close();
+      throw err;
     }
+  }
+
+  private startWorker(): Slot {
+    const slot: Slot = { worker: new Worker(WORKER_SOURCE, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } }), running: new Map() };
+    slot.worker.on("message", (m: { id: number; error?: string; code?: string; raw?: Uint8Array; deflated?: Uint8Array }) => {
+      const job = slot.running.get(m.id);
+      if (job === undefined) return; // the pool failed or was closed and has settled it already
+      slot.running.delete(m.id);
+      if (m.error !== undefined) job.reject(Object.assign(new Error(m.error), m.code === undefined ? {} : { code: m.code }));
+      else job.resolve({ raw: m.raw!, ...(m.deflated ? { deflated: m.deflated } : {}) });
+      this.dispatch();
+    });
+    slot.worker.on("error", (err) => this.fail(err));
+    slot.worker.on("messageerror", (err) => this.fail(err));
+    slot.worker.on("exit", (code) => this.fail(new Error(`a zip worker thread stopped (exit code ${code}), most likely out of memory`)));
+    return slot;
   }
 
   /** One worker per core, or none: jobs then run on the calling thread. */
   static start(threads: boolean): ChunkPool {
-    return new ChunkPool(threads ? os.availableParallelism() : 0);
+    return new ChunkPool(threads ? Math.min(os.availableParallelism(), MAX_WORKERS) : 0);
   }
 
   run(job: ChunkJob, priority: number): Promise<ChunkResult> {
-    if (this.slots.length === 0) return new Promise((resolve) => resolve(runChunkJob(job, { fs, zlib })));
     if (this.failure) return Promise.reject(this.failure);
+    if (this.slots.length === 0) return new Promise((resolve) => resolve(runChunkJob(job, { fs, zlib })));
     return new Promise((resolve, reject) => {
       let at = this.waiting.length;
       while (at > 0 && this.waiting[at - 1]!.priority > priority) at--;
@@ -118,9 +132,11 @@ export class ChunkPool {
     for (const slot of this.slots) slot.running.clear();
   }
 
+  /** Stops the workers; jobs still waiting or running are rejected, and later ones refused. */
   async close(): Promise<void> {
-    const slots = this.slots.splice(0);
+    const slots = [...this.slots];
     for (const slot of slots) slot.worker.removeAllListeners("exit");
+    this.fail(new Error("the zip's worker pool was closed"));
     await Promise.all(slots.map((s) => s.worker.terminate()));
   }
 }

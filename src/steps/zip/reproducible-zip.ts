@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
+import { RelcastError } from "../../core/errors.js";
 import { listBundleEntries, type BundleEntry } from "./bundle-entries.js";
-import { CHUNK_BYTES, type ChunkResult } from "./chunk-job.js";
+import { BUNDLE_CHANGED, CHUNK_BYTES, type ChunkResult } from "./chunk-job.js";
 import { ChunkPool, WORKERS_FROM_BYTES } from "./chunk-pool.js";
 import { ZipWriter, type ZipObserver } from "./zip-writer.js";
 
@@ -51,7 +51,7 @@ function* workItems(entries: readonly BundleEntry[], level: number, pool: ChunkP
     }
     let first: Promise<ChunkResult> | undefined;
     for (let offset = 0; offset === 0 || offset < entry.size; offset += CHUNK_BYTES) {
-      const job = { file: entry.abs, size: entry.size, offset, length: Math.min(CHUNK_BYTES, entry.size - offset), level };
+      const job = { file: entry.abs, identity: entry.identity, offset, length: Math.min(CHUNK_BYTES, entry.size - offset), level };
       const order = priority++;
       const result: Promise<ChunkResult> = first === undefined
         ? pool.run({ ...job, mode: "auto" }, order)
@@ -65,9 +65,20 @@ function* workItems(entries: readonly BundleEntry[], level: number, pool: ChunkP
 
 const asBuffer = (view: Uint8Array): Buffer => Buffer.from(view.buffer, view.byteOffset, view.byteLength);
 
-async function* rereadFile(file: string, size: number): AsyncGenerator<Buffer> {
-  if (size === 0) return;
-  for await (const chunk of createReadStream(file, { start: 0, end: size - 1, highWaterMark: 1 << 20 })) yield chunk as Buffer;
+/** A file's bytes again, chunk by chunk through the same checked jobs, to rewrite it stored. */
+async function* rereadFile(pool: ChunkPool, entry: FileEntry): AsyncGenerator<Buffer> {
+  for (let offset = 0; offset < entry.size; offset += CHUNK_BYTES) {
+    const { raw } = await pool.run({ file: entry.abs, identity: entry.identity, offset, length: Math.min(CHUNK_BYTES, entry.size - offset), level: 0, mode: "store" }, -1);
+    yield asBuffer(raw);
+  }
+}
+
+/** A file the build replaced, grew, shrank or swapped for a link while it was zipped: the user's to fix, named. */
+function bundleChanged(err: unknown, bundleDir: string): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code !== BUNDLE_CHANGED && code !== "ELOOP" && code !== "ENOENT") return err;
+  const what = code === "ELOOP" ? `${(err as Error).message} (a file became a link)` : (err as Error).message;
+  return new RelcastError("E_INPUT", `the bundle ${bundleDir} changed while it was being zipped: ${what}`, "publish after the build has finished writing the bundle; nothing was written to the store");
 }
 
 /**
@@ -109,14 +120,14 @@ export async function zipBundle(bundleDir: string, outFile: string, options: Zip
       const raw = asBuffer(result.raw);
       if (first) await writer.beginFile(entry.name, entry.executable ? EXEC_MODE : FILE_MODE, result.deflated !== undefined);
       await writer.appendChunk(raw, result.deflated ? asBuffer(result.deflated) : raw);
-      if (last) await writer.endFile(() => rereadFile(entry.abs, entry.size));
+      if (last) await writer.endFile(() => rereadFile(pool, entry));
     }
     const { entryCount, sizeBytes } = await writer.finish();
     const symlinks = entries.flatMap((e) => (e.kind === "symlink" ? [{ name: e.name, target: e.target }] : []));
     return { file: outFile, sizeBytes, sha256: sha256.digest("hex"), entryCount, skipped, symlinks };
   } catch (err) {
     await writer?.abort();
-    throw err;
+    throw bundleChanged(err, bundleDir);
   } finally {
     await pool.close();
   }

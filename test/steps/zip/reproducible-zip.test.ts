@@ -46,6 +46,10 @@ describe("reproducible zip writer (read back by unzip, zipinfo and Python zipfil
   // Random but for 400 zero bytes in the last 16 KiB: the probes say deflate, the whole file does not shrink.
   const mostlyRandom = randomBytes(5 * (1 << 20) + 777);
   mostlyRandom.fill(0, mostlyRandom.length - 8000, mostlyRandom.length - 7600);
+  // Text but for random bytes where the probes look (start, middle, end): the whole file is stored, every chunk
+  // of it (an earlier writer probed each chunk again and wrote deflated chunks into this stored entry).
+  const probedNoise = Buffer.from(multiChunk.subarray(0, 3 * (1 << 20)));
+  for (const at of [0, probedNoise.length / 2 - 8192, probedNoise.length - 16384]) randomBytes(16384).copy(probedNoise, at);
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), "relcast-zipw-"));
@@ -60,6 +64,7 @@ describe("reproducible zip writer (read back by unzip, zipinfo and Python zipfil
       "Contents/Resources/large-noise.bin": largeRandom,
       "Contents/Resources/hex.txt": hexText,
       "Contents/Resources/mostly-noise.bin": mostlyRandom,
+      "Contents/Resources/probed-noise.bin": probedNoise,
       "Contents/Resources/Überblick – café.txt": Buffer.from("non-ASCII name\n"),
       "Contents/Frameworks/B.framework/Versions/A/B": Buffer.from("binary"),
     };
@@ -118,6 +123,7 @@ describe("reproducible zip writer (read back by unzip, zipinfo and Python zipfil
     expect(byName.get("Demo.bundle/Contents/Resources/large-noise.bin")!.method).toBe(0);
     expect(byName.get("Demo.bundle/Contents/Resources/hex.txt")!.method).toBe(8);
     expect(byName.get("Demo.bundle/Contents/Resources/mostly-noise.bin")!.method).toBe(0);
+    expect(byName.get("Demo.bundle/Contents/Resources/probed-noise.bin")!.method).toBe(0);
     // The non-ASCII name is flagged UTF-8 so Archive Utility and unzip show it right.
     expect(byName.get("Demo.bundle/Contents/Resources/Überblick – café.txt")!.utf8).toBe(true);
     const info = execFileSync("zipinfo", [z.file], { encoding: "utf8" });
@@ -150,20 +156,64 @@ describe("reproducible zip writer (read back by unzip, zipinfo and Python zipfil
     expect(threads.sha256).toBe(inline.sha256);
   });
 
-  it("refuses a file that became a link or changed size after the bundle was listed, on either thread", async () => {
-    const file = path.join(dir, "changing.txt");
+  it("refuses, on either thread, a file that is not the one the listing saw: grown, replaced, a link, a pipe, or behind a swapped folder", async () => {
+    const folder = path.join(dir, "listed");
+    const file = path.join(folder, "changing.txt");
+    await mkdir(folder);
     await writeFile(file, "0123456789");
-    const job = { file, size: 10, offset: 0, length: 10, level: 6, mode: "auto" as const };
-    expect(runChunkJob(job, { fs, zlib }).raw.length).toBe(10);
-    expect(() => runChunkJob({ ...job, size: 9, length: 9 }, { fs, zlib })).toThrow(/changing\.txt changed while it was being zipped/);
+    const st = fs.lstatSync(file);
+    const job = { file, identity: { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }, offset: 0, length: 10, level: 6, mode: "auto" as const };
+    const run = () => runChunkJob(job, { fs, zlib });
+    expect(Buffer.from(run().raw).toString()).toBe("0123456789");
+    const changed = { code: "BUNDLE_CHANGED", message: expect.stringMatching(/changing\.txt changed while the bundle was being zipped/) };
+    // Grown in place.
+    await writeFile(file, "0123456789+", { flag: "a" });
+    expect(run).toThrow(expect.objectContaining(changed));
+    // Replaced by another file of the same size.
+    await writeFile(path.join(folder, "new.txt"), "abcdefghij");
+    fs.renameSync(path.join(folder, "new.txt"), file);
+    expect(run).toThrow(expect.objectContaining(changed));
+    // A link in its place: refused by the open itself.
     await rm(file);
     await symlink(path.join(bundle, "Contents/Info.plist"), file);
-    expect(() => runChunkJob(job, { fs, zlib })).toThrow(/ELOOP|symbolic link/);
+    expect(run).toThrow(expect.objectContaining({ code: "ELOOP" }));
+    // A pipe in its place: the open does not block, and it is not the file.
+    await rm(file);
+    execFileSync("mkfifo", [file]);
+    expect(run).toThrow(expect.objectContaining(changed));
+    // The folder swapped for a link to another folder holding a file of that name.
+    const elsewhere = path.join(dir, "elsewhere");
+    await mkdir(elsewhere);
+    await writeFile(path.join(elsewhere, "changing.txt"), "0123456789");
+    await rm(folder, { recursive: true });
+    await symlink(elsewhere, folder);
+    expect(run).toThrow(expect.objectContaining(changed));
+    // The same answers from a worker thread, error code included.
     const pool = ChunkPool.start(true);
     try {
-      await expect(pool.run(job, 0)).rejects.toThrow(/ELOOP|symbolic link/);
+      await expect(pool.run(job, 0)).rejects.toMatchObject(changed);
     } finally {
       await pool.close();
+    }
+    await expect(pool.run(job, 0)).rejects.toThrow(/closed/);
+  });
+
+  it("stops with an input error naming the bundle when the build changes a file during the zip, on either thread", async () => {
+    const growing = path.join(dir, "Growing.bundle");
+    await mkdir(path.join(growing, "Contents"), { recursive: true });
+    // More than the zip reads ahead (24 MiB), so the second file is read only after the first bytes are written.
+    await writeFile(path.join(growing, "Contents/a.bin"), randomBytes(30 << 20));
+    await writeFile(path.join(growing, "Contents/z.txt"), "last\n");
+    for (const workers of [true, false]) {
+      let touched = false;
+      const grow = { update: () => { if (!touched) { touched = true; fs.appendFileSync(path.join(growing, "Contents/z.txt"), "more\n"); } } };
+      await expect(zipBundle(growing, path.join(dir, `growing-${workers}.zip`), { workers, observers: [grow] })).rejects.toMatchObject({
+        code: "E_INPUT",
+        message: expect.stringMatching(/the bundle .*Growing\.bundle changed while it was being zipped: .*z\.txt changed/),
+        hint: expect.stringMatching(/after the build has finished/),
+      });
+      expect(touched).toBe(true);
+      await writeFile(path.join(growing, "Contents/z.txt"), "last\n");
     }
   });
 
