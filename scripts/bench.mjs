@@ -366,6 +366,7 @@ try {
   console.log("");
   for (const t of table) console.log(t.map((c, i) => c.padEnd(widths[i])).join("  "));
   for (const r of rows.filter((r) => r.steps)) console.log(`${r.name}, relcast steps (median run): ${Object.entries(r.steps).map(([n, sec]) => `${n} ${sec}s`).join(", ")}`);
+  for (const r of rows.filter((r) => r.motoCpu)) console.log(`${r.name}, moto_server CPU (median run): relcast's requests ${r.motoCpu.ours}s, the script's ${r.motoCpu.script}s`);
   for (const g of gatewayRows) console.log(`${describeGatewayRow(g)}: ${g.pass ? "pass" : "FAIL"}`);
   const results = { date: new Date().toISOString(), cores, node: process.version, scale: SCALE, runs: RUNS, rows, gateway: gatewayRows };
   await mkdir(path.join(repo, "bench"), { recursive: true });

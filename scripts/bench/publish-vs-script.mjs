@@ -3,6 +3,7 @@
 //   S3 (moto):    zip -r -y, openssl pkeyutl -sign -rawin, two aws s3 cp to the same server
 // on the zip benchmark's bundle (400 MB, 3,000 files, half random, symlinks) plus a 256 MiB disk image.
 // Each relcast run publishes into an empty store with --debug, and the per-step split of its median run is printed.
+import { readFileSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
@@ -14,6 +15,16 @@ export function stepSplit(stderr) {
   const steps = [];
   for (const m of stderr.matchAll(/^debug: ([\w-]+): (\d+) ms$/gm)) steps.push([m[1], Number(m[2])]);
   return steps;
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
+function cpuSecondsOf(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
 }
 
 const formatSplit = (steps) => steps.map(([name, ms]) => `${name} ${(ms / 1000).toFixed(2)}s`).join(", ");
@@ -58,6 +69,16 @@ export async function benchPublish(kit, kinds, moto) {
     const splits = [];
     const ours = [];
     const script = [];
+    // On S3, the CPU moto_server spends on each side's requests: moto does every upload and server-side copy in one
+    // Python process, so this is a floor under that side's time that no client can go below.
+    const motoCpu = { ours: [], script: [] };
+    const withMotoCpu = (side, run) => {
+      const before = kind === "s3" ? cpuSecondsOf(moto.child.pid) : undefined;
+      const m = run();
+      const after = before === undefined ? undefined : cpuSecondsOf(moto.child.pid);
+      if (after !== undefined) motoCpu[side].push(after - before);
+      return m;
+    };
     const zipName = "bench-plugin-1.0.0.zip";
     const scriptLine = kind === "s3"
       ? `aws --endpoint-url ${moto.endpoint} s3 cp --only-show-errors script/${zipName} s3://${bucket}/releases/1.0.0/${zipName} && aws --endpoint-url ${moto.endpoint} s3 cp --only-show-errors BenchPlugin.dmg s3://${bucket}/releases/1.0.0/bench-plugin-1.0.0.dmg`
@@ -83,11 +104,11 @@ export async function benchPublish(kit, kinds, moto) {
       for (const side of i % 2 === 0 ? ["ours", "script"] : ["script", "ours"]) {
         await reset();
         if (side === "ours") {
-          const m = runOurs();
+          const m = withMotoCpu("ours", runOurs);
           splits.push(stepSplit(await readFile(m.stderrFile, "utf8")));
           await checkSignature();
           ours.push(m);
-        } else script.push(runScript());
+        } else script.push(withMotoCpu("script", runScript));
       }
     }
     await reset();
@@ -103,6 +124,11 @@ export async function benchPublish(kit, kinds, moto) {
     ]);
     kit.lastRow().steps = Object.fromEntries(split.map(([n, ms]) => [n, round(ms / 1000, 2)]));
     console.log(`    steps of the median relcast run: ${formatSplit(split)}`);
+    if (motoCpu.ours.length > 0 && motoCpu.script.length > 0) {
+      const cpu = { ours: round(median(motoCpu.ours), 2), script: round(median(motoCpu.script), 2) };
+      kit.lastRow().motoCpu = cpu;
+      console.log(`    moto_server CPU: ${cpu.ours}s for relcast's requests (upload, record, downloads, latest and site copies, feeds), ${cpu.script}s for the script's two uploads; ${limit}× the script's time is ${round(limit * sides.reference.wall, 2)}s`);
+    }
   }
   await rm(root, { recursive: true, force: true });
 }
