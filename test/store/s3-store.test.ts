@@ -39,12 +39,8 @@ function storeOptions(extra: Partial<S3StoreOptions> = {}): S3StoreOptions {
   };
 }
 
-if (reason) {
-  console.warn(`S3 store tests skipped: ${reason}`);
-  describe.skip(`S3 store against moto_server (skipped: ${reason})`, () => {
-    it("needs moto_server", () => undefined);
-  });
-} else {
+if (reason) console.warn(`S3 store tests skipped: ${reason}`);
+describe.skipIf(Boolean(reason))(`S3 store against moto_server${reason ? ` (skipped: ${reason})` : ""}`, () => {
   beforeAll(async () => {
     moto = await startMotoServer();
     await aws("s3api", "create-bucket", "--bucket", BUCKET);
@@ -167,4 +163,4 @@ if (reason) {
       await closed.close?.();
     });
   });
-}
+});
