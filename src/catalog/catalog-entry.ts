@@ -11,7 +11,7 @@ export interface CatalogEntry {
 }
 
 /**
- * A catalog as a publish sees it, read in one streaming pass: a summary of
+ * A catalog as a publish sees it (from the catalog index, or the catalog parsed in full): a summary of
  * every entry (catalog order) and the full records of only those a publish
  * writes from: the newest {@link PAGE_RELEASES} (index.html), the appcast's
  * selection (the highest builds of each channel), the expected latest

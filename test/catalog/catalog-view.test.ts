@@ -1,14 +1,15 @@
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CATALOG_INDEX_KEY, parseCatalogIndex, serializeCatalogIndex } from "../../src/catalog/catalog-index.js";
-import { scanCatalog } from "../../src/catalog/catalog-scan.js";
-import { readCatalogView, viewFromStream, viewWith } from "../../src/catalog/catalog-view.js";
-import { writeMergedCatalog } from "../../src/catalog/catalog-write.js";
-import { buildCatalog, mergeIntoCatalog, serializeCatalog } from "../../src/domain/catalog.js";
+import { readCatalogView, viewFromBytes } from "../../src/catalog/catalog-view.js";
+import { writeWithNewest } from "../../src/catalog/catalog-write.js";
+import { planFeeds } from "../../src/catalog/feeds-plan.js";
+import type { RelcastConfig } from "../../src/config/schema.js";
+import { buildCatalog, entryText, mergeIntoCatalog, serializeCatalog } from "../../src/domain/catalog.js";
 import { appcastRecords } from "../../src/domain/appcast-selection.js";
 import { renderAppcast } from "../../src/domain/appcast.js";
 import { appcastOptionsFor } from "../../src/domain/appcast.js";
@@ -54,96 +55,125 @@ function rng(seed: number): () => number {
   return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296);
 }
 
-describe("streaming catalog: scan, view, merge", () => {
+const CONFIG = { pluginId: "p", displayName: "P", publisher: "Pub", appUrl: "https://updates.example.com", channel: "stable", timezone: "UTC", store: "file://./s" } as RelcastConfig;
+
+describe("catalog: view, index and merge", () => {
   let dir: string;
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), "relcast-catstream-"));
+    dir = await mkdtemp(path.join(os.tmpdir(), "relcast-catview-"));
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("hands over every entry byte for byte, whatever the chunk size", async () => {
+  it("a view lists every entry, and knows where the first starts when the file is laid out as relcast writes it", () => {
     const catalog = buildCatalog("p", [record(1), record(2, { yanked: true }), record(3, { channel: "beta" })]);
     const text = Buffer.from(serializeCatalog(catalog));
-    for (const size of [1, 2, 3, 7, 64, 1 << 20]) {
-      const seen: unknown[] = [];
-      const envelope = await scanCatalog("test", chunked(text, size), (raw, _i, offset) => {
-        seen.push(JSON.parse(raw.toString("utf8")));
-        expect(text.subarray(offset, offset + raw.length).equals(raw)).toBe(true);
-      });
-      expect(envelope).toEqual({ pluginId: "p", count: 3 });
-      expect(seen).toEqual(JSON.parse(text.toString("utf8")).versions);
-    }
+    const view = viewFromBytes("test", '"e"', text, 100);
+    expect(view).toMatchObject({ etag: '"e"', pluginId: "p", count: 3 });
+    expect(view.entries.map((e) => [e.version, e.channel, e.build, e.yanked])).toEqual([["1.0.3", "beta", "103", false], ["1.0.2", "stable", "102", true], ["1.0.1", "stable", "101", false]]);
+    expect(text.subarray(view.firstOffset!).toString("utf8").startsWith(entryText(catalog.versions[0]!))).toBe(true);
+    // Any other layout (here: no indentation) and an empty catalog: no offset, so a publish parses and writes the catalog in full.
+    expect(viewFromBytes("test", '"e"', Buffer.from(JSON.stringify(catalog)), 100).firstOffset).toBeUndefined();
+    expect(viewFromBytes("test", '"e"', Buffer.from(serializeCatalog(buildCatalog("p", []))), 100).firstOffset).toBeUndefined();
   });
 
-  it("refuses broken catalogs with E_CATALOG naming the problem", async () => {
+  it("refuses broken or hostile catalogs with E_CATALOG naming the file and the problem", async () => {
     const cases: Array<[string, RegExp]> = [
-      ['{"pluginId": "p", "count": 1, "versions": [{"a": 1}', /not valid JSON/],
-      ['{"pluginId": "p", "count": 1, "versions": [1]}', /versions\[0\] is not an object/],
-      ['{"pluginId": "p", "count": 1, "versions": {}}', /versions is missing or not an array/],
-      ['{"count": 0, "versions": []}', /pluginId is missing/],
-      ['[]', /not a JSON object/],
-      ['{"pluginId": "p", "count": 0, "versions": []} trailing', /not valid JSON/],
+      ['{"pluginId": "p", "count": 1, "versions": [{"a": 1}', /cat\.json is not valid JSON/],
+      ['{"pluginId": "p", "count": 1, "versions": [1]}', /cat\.json does not match the catalog envelope: versions\.0 .*expected object/],
+      ['{"pluginId": "p", "count": 1, "versions": {}}', /cat\.json does not match the catalog envelope: versions .*expected array/],
+      ['{"count": 0, "versions": []}', /cat\.json does not match the catalog envelope: pluginId /],
+      ['[]', /cat\.json does not match the catalog envelope: \(root\) .*expected object/],
+      ['{"pluginId": "p", "count": 0, "versions": []} trailing', /cat\.json is not valid JSON/],
+      [JSON.stringify({ pluginId: "p", count: 1, versions: [{ ...record(1), publishedAt: "yesterday" }] }), /cat\.json does not match the catalog envelope: versions\.0\.publishedAt /],
+      // Versions become key segments: one that is not a semantic version never becomes a path.
+      [JSON.stringify({ pluginId: "p", count: 2, versions: [record(2), { ...record(1), version: "../victim" }] }), /cat\.json does not match the catalog envelope: versions\.1\.version must be a semantic version/],
     ];
     for (const [text, message] of cases) {
-      await expect(scanCatalog("cat.json", chunked(Buffer.from(text), 5), () => undefined)).rejects.toMatchObject({ code: "E_CATALOG", message });
+      expect(() => viewFromBytes("cat.json", '"e"', Buffer.from(text), 100)).toThrow(expect.objectContaining({ code: "E_CATALOG", message: expect.stringMatching(message) }));
     }
-    const badRecord = Buffer.from(JSON.stringify({ pluginId: "p", count: 1, versions: [{ ...record(1), publishedAt: "yesterday" }] }));
-    await expect(viewFromStream("cat.json", '"e"', chunked(badRecord, 100), 100)).rejects.toMatchObject({ code: "E_CATALOG", message: /versions\.0\.publishedAt/ });
+    // Read from a store (no index): the error names the store's file.
+    const store = createFolderStore(path.join(dir, "broken-store"));
+    await store.put("releases/catalog.json", cases[1]![0], { contentType: "application/json" });
+    await expect(readCatalogView(store, 100)).rejects.toMatchObject({ code: "E_CATALOG", message: /broken-store\/releases\/catalog\.json does not match the catalog envelope: versions\.0 / });
   });
 
-  it("merges exactly as a full parse would: 300 random catalogs, inserts, re-publishes and yanked re-publishes", async () => {
+  it("merges exactly as a full parse would: 300 random catalogs, inserts, backports, re-publishes and yanked re-publishes", async () => {
     const next = rng(42);
+    const store = createFolderStore(path.join(dir, "merge-store"));
+    const work = path.join(dir, "merge-work");
+    await mkdir(work, { recursive: true });
+    const config = { ...CONFIG, appcast: { maxAppcastItems: 5 } } as RelcastConfig;
+    let spliced = 0;
     for (let round = 0; round < 300; round++) {
       const n = Math.floor(next() * 40);
       const records = Array.from({ length: n }, (_, k) => record(k * 3, { channel: next() < 0.2 ? "beta" : "stable", yanked: next() < 0.1, seconds: next() < 0.1 ? 1_700_000_000 : undefined }));
       const old = buildCatalog("p", records);
-      const text = Buffer.from(serializeCatalog(old));
+      await store.put("releases/catalog.json", serializeCatalog(old), { contentType: "application/json" });
       const pick = next();
       // a new newest release, a backport published later, an old-dated one, or a re-publish (maybe of a yanked version)
       const candidate = pick < 0.4 || n === 0 ? record(n * 3 + 1) : pick < 0.6 ? record(Math.floor(next() * n) * 3 + 1) : pick < 0.8 ? record(Math.floor(next() * n) * 3 + 2, { seconds: 1_600_000_000 }) : { ...records[Math.floor(next() * n)]!, yanked: undefined, yankedAt: undefined, yankedReason: undefined, releaseNotesList: ["changed"] };
       const cleaned = JSON.parse(JSON.stringify(candidate)) as ReleaseRecord;
-      const view = await viewFromStream("t", "etag", chunked(text, 1 + Math.floor(next() * 500)), 5);
-      const previous = view.records.find((r) => r.version === cleaned.version);
-      const merged = previous?.yanked && !cleaned.yanked ? { ...cleaned, yanked: true as const, yankedAt: previous.yankedAt!, yankedReason: previous.yankedReason! } : cleaned;
-      const out = path.join(dir, `merged-${round}.json`);
-      await writeMergedCatalog("t", chunked(text, 1 + Math.floor(next() * 500)), view, merged, out);
-      const expected = JSON.parse(serializeCatalog(mergeIntoCatalog(old, "p", cleaned)));
-      const got = JSON.parse(await readFile(out, "utf8"));
-      expect(got, `round ${round}`).toEqual(expected);
-      // A reader that reuses one buffer for every chunk (the folder store's in-place read) gives the same bytes and digest.
-      const reusedOut = path.join(dir, `merged-${round}-reused.json`);
-      const reused = await writeMergedCatalog("t", reusingChunks(text, 1 + Math.floor(next() * 500)), view, merged, reusedOut, { reusedChunks: true });
-      const reusedBytes = await readFile(reusedOut);
-      expect(reusedBytes.equals(await readFile(out)), `round ${round}`).toBe(true);
-      expect(reused.sha256).toBe(createHash("sha256").update(reusedBytes).digest("hex"));
-      // The incremental view agrees with a view read from the new bytes.
-      const after = viewWith(view, merged, "etag2", 5);
-      const reread = await viewFromStream("t", "etag2", chunked(await readFile(out), 4096), 5);
-      expect(after.entries).toEqual(reread.entries);
-      expect(after.records.map((r) => r.version)).toEqual(reread.records.map((r) => r.version));
+      const plan = await planFeeds(store, config, { kind: "add", record: cleaned }, work, round);
+      const source = plan.catalog.source;
+      const bytes = source.kind === "file" ? await readFile(source.file) : source.kind === "bytes" ? source.bytes : Buffer.alloc(0);
+      if (source.kind === "file") spliced++;
+      expect(bytes.toString("utf8"), `round ${round}`).toBe(serializeCatalog(mergeIntoCatalog(old, "p", cleaned)));
+      expect(plan.catalog.sha256).toBe(createHash("sha256").update(bytes).digest("hex"));
+      // The view the plan leaves behind (the pages and the index come from it) agrees with a view read from the new bytes.
+      const reread = viewFromBytes("t", "etag2", bytes, 5);
+      expect(plan.view.entries).toEqual(reread.entries);
+      expect(plan.view.records.map((r) => r.version)).toEqual(reread.records.map((r) => r.version));
+      expect(plan.view.firstOffset).toBe(reread.firstOffset);
     }
+    // Both ways were taken: the new newest release written in front of the old bytes, and a full parse for the others.
+    expect(spliced).toBeGreaterThan(50);
+    expect(spliced).toBeLessThan(250);
   });
 
-  it("writes a catalog an independent parser (Python json) reads, laid out as serializeCatalog lays it out", async () => {
+  it("re-publishing a release as it is changes no byte of the catalog", async () => {
+    const store = createFolderStore(path.join(dir, "same-store"));
+    const work = path.join(dir, "same-work");
+    await mkdir(work, { recursive: true });
+    // A yanked entry's fields come in another order than the schema's: a rewrite keeps the order read.
+    const old = buildCatalog("p", [record(1), record(2, { yanked: true }), record(3)]);
+    await store.put("releases/catalog.json", serializeCatalog(old), { contentType: "application/json" });
+    const plan = await planFeeds(store, CONFIG, { kind: "add", record: record(1) }, work);
+    const write = plan.writes.find((w) => w.key === "releases/catalog.json")!;
+    expect(write).toMatchObject({ needed: false, why: "unchanged" });
+    expect(plan.catalog.source).toEqual({ kind: "bytes", bytes: Buffer.from(serializeCatalog(old)) });
+  });
+
+  it("writes the new newest release in front of the old bytes, whatever the chunks, as serializeCatalog lays it out (read by Python json)", async () => {
     const old = buildCatalog("p", [record(1), record(2)]);
-    const view = await viewFromStream("t", "e", chunked(Buffer.from(serializeCatalog(old)), 10), 100);
-    const out = path.join(dir, "layout.json");
-    const result = await writeMergedCatalog("t", chunked(Buffer.from(serializeCatalog(old)), 10), view, record(3), out);
-    const written = await readFile(out, "utf8");
-    expect(written).toBe(serializeCatalog(mergeIntoCatalog(old, "p", record(3))));
-    // The size and SHA-256 it hashed on the way out are the file's, as sha256sum reads it.
-    expect(result.sizeBytes).toBe(Buffer.byteLength(written));
-    expect(result.sha256).toBe(execFileSync("sha256sum", [out], { encoding: "utf8" }).split(" ")[0]);
-    const py = execFileSync("python3", ["-c", "import json,sys; c=json.load(open(sys.argv[1])); print(c['count'], [v['version'] for v in c['versions']])", out], { encoding: "utf8" });
+    const text = Buffer.from(serializeCatalog(old));
+    const view = viewFromBytes("t", "e", text, 100);
+    const expected = serializeCatalog(mergeIntoCatalog(old, "p", record(3)));
+    for (const size of [1, 2, 7, 64, 1 << 20]) {
+      for (const reused of [false, true]) {
+        const out = path.join(dir, `newest-${size}-${reused}.json`);
+        // A reader that reuses one buffer for every chunk (the folder store's in-place read) gives the same bytes and digest.
+        const chunks = reused ? reusingChunks(text, size) : chunked(text, size);
+        const result = await writeWithNewest("t", chunks, { ...view, firstOffset: view.firstOffset! }, record(3), out, { reusedChunks: reused });
+        const written = await readFile(out, "utf8");
+        expect(written, `${size} ${reused}`).toBe(expected);
+        // The size and SHA-256 it hashed on the way out are the file's, as sha256sum reads it.
+        expect(result.sizeBytes).toBe(Buffer.byteLength(written));
+        expect(result.sha256).toBe(execFileSync("sha256sum", [out], { encoding: "utf8" }).split(" ")[0]);
+        expect(result.firstOffset).toBe(viewFromBytes("t", "e", Buffer.from(written), 100).firstOffset);
+      }
+    }
+    const py = execFileSync("python3", ["-c", "import json,sys; c=json.load(open(sys.argv[1])); print(c['count'], [v['version'] for v in c['versions']])", path.join(dir, "newest-7-true.json")], { encoding: "utf8" });
     expect(py.trim()).toBe("3 ['1.0.3', '1.0.2', '1.0.1']");
+    // Fewer bytes than the view was read from: the catalog was replaced in between, the round is lost.
+    await expect(writeWithNewest("t", chunked(text.subarray(0, 10), 4), { ...view, firstOffset: view.firstOffset! }, record(3), path.join(dir, "short.json"))).rejects.toMatchObject({ name: "PreconditionFailedError" });
   });
 
   it("keeps only what a publish needs, and the same selection a full parse gives", async () => {
     const records = Array.from({ length: 1000 }, (_, k) => record(k, { channel: k % 10 === 0 ? "beta" : "stable", yanked: k % 97 === 0 }));
     const catalog = buildCatalog("p", records);
-    const view = await viewFromStream("t", "e", chunked(Buffer.from(serializeCatalog(catalog)), 65536), 20);
+    const view = viewFromBytes("t", "e", Buffer.from(serializeCatalog(catalog)), 20);
     expect(view.count).toBe(1000);
     expect(view.entries.map((e) => e.version)).toEqual(catalog.versions.map((r) => r.version));
     expect(view.records.length).toBeLessThan(120);
@@ -155,7 +185,7 @@ describe("streaming catalog: scan, view, merge", () => {
 
   it("trusts the index only for the catalog ETag and appcast limit it was written for", async () => {
     const catalog = buildCatalog("p", [record(1), record(2, { yanked: true })]);
-    const view = await viewFromStream("t", '"abc"', chunked(Buffer.from(serializeCatalog(catalog)), 100), 100);
+    const view = viewFromBytes("t", '"abc"', Buffer.from(serializeCatalog(catalog)), 100);
     const text = serializeCatalogIndex(view, 100);
     expect(parseCatalogIndex(text, '"abc"', 100)).toMatchObject({ count: 2, entries: view.entries, records: view.records });
     expect(parseCatalogIndex(text, '"other"', 100)).toBeUndefined();
@@ -182,7 +212,7 @@ describe("streaming catalog: scan, view, merge", () => {
 
   it("the appcast keeps the highest 100 builds per channel by default, every one with maxAppcastItems 0 (read by Python xml.etree)", async () => {
     const records = buildCatalog("p", Array.from({ length: 130 }, (_, k) => record(k, { channel: k < 10 ? "beta" : "stable" }))).versions;
-    const config = { pluginId: "p", displayName: "P", publisher: "Pub", appUrl: "https://u.example.com", channel: "stable", timezone: "UTC", store: "file://./s" } as Parameters<typeof appcastOptionsFor>[0];
+    const config = CONFIG;
     const count = async (xml: string) => {
       const file = path.join(dir, "feed.xml");
       await writeFile(file, xml);
