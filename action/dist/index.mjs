@@ -10214,7 +10214,7 @@ function layOutZip(zip, listing) {
 init_errors$4();
 const LOCAL = 67324752;
 const CENTRAL = 33639248;
-const END = 101010256;
+const END$1 = 101010256;
 const METHOD_STORE = 0;
 const METHOD_DEFLATE$1 = 8;
 const MAX_TAIL_BYTES = 64 << 20;
@@ -10366,7 +10366,7 @@ async function readStoredZipTree(stream, options) {
 			} else {
 				if (data.length - pos < 4) break;
 				const signature = data.readUInt32LE(pos);
-				if (signature === CENTRAL || signature === END) {
+				if (signature === CENTRAL || signature === END$1) {
 					state = "tail";
 					continue;
 				}
@@ -13858,10 +13858,8 @@ const DEFAULT_CHANNEL = "stable";
 function seenTogether(a, b) {
 	return a.channel === b.channel || a.channel === "stable" || b.channel === "stable";
 }
-function checkPair(a, b) {
-	if (a.version === b.version) return void 0;
-	const [va, vb] = [parsedSemver(a.version), parsedSemver(b.version)];
-	if (!va || !vb) return void 0;
+function pairViolation(a, va, b, vb) {
+	if (a.version === b.version || !va || !vb) return void 0;
 	const [lower, higher] = va.compare(vb) < 0 ? [a, b] : [b, a];
 	const byBuild = compareSparkleVersions(lower.build, higher.build);
 	if (byBuild === 0) return {
@@ -13875,15 +13873,14 @@ function checkPair(a, b) {
 		kind: "inverted"
 	};
 }
-const parsedVersions = /* @__PURE__ */ new Map();
-function parsedSemver(version) {
-	let parsed = parsedVersions.get(version);
-	if (parsed === void 0) {
-		if (parsedVersions.size > 1e5) parsedVersions.clear();
-		parsed = import_semver.default.parse(version);
-		parsedVersions.set(version, parsed);
+function violationsWith(candidate, entries) {
+	const parsed = import_semver.default.parse(candidate.version);
+	const found = [];
+	for (const e of entries) {
+		const v = pairViolation(candidate, parsed, e, import_semver.default.parse(e.version));
+		if (v) found.push(v);
 	}
-	return parsed;
+	return found;
 }
 function label(e) {
 	return `${e.version} (build ${e.build}${e.channel === "stable" ? "" : `, channel ${e.channel}`})`;
@@ -13910,7 +13907,23 @@ function buildWindow(candidate, existing) {
 // src/steps/deltas/delta-candidates.ts
 function deltaCandidates(entries, target, maximum) {
 	const build = String(target.build);
-	return entries.filter((e) => e.version !== target.version && !e.yanked && e.build !== void 0).filter((e) => e.channel === target.channel || e.channel === "stable").filter((e) => compareSparkleVersions(e.build, build) < 0).sort((a, b) => compareSparkleVersions(b.build, a.build)).slice(0, maximum);
+	const best = [];
+	for (const e of entries) {
+		if (e.version === target.version || e.yanked || e.build === void 0) continue;
+		if (e.channel !== target.channel && e.channel !== "stable") continue;
+		if (compareSparkleVersions(e.build, build) >= 0) continue;
+		const at = best.findIndex((b) => compareSparkleVersions(b.build, e.build) < 0);
+		if (at === -1) best.push({
+			...e,
+			build: e.build
+		});
+		else best.splice(at, 0, {
+			...e,
+			build: e.build
+		});
+		if (best.length > maximum) best.pop();
+	}
+	return best;
 }
 
 // src/steps/deltas/index.ts
@@ -14317,64 +14330,128 @@ function entryOf(record) {
 		yanked: isYanked(record)
 	};
 }
+const isInt$1 = (v) => typeof v === "number" && Number.isInteger(v);
+function rowOf(line) {
+	let r;
+	try {
+		r = JSON.parse(line);
+	} catch {
+		return;
+	}
+	return Array.isArray(r) && r.length === 6 && typeof r[0] === "string" && isReleaseVersion(r[0]) && typeof r[1] === "string" && (r[2] === null || typeof r[2] === "string") && isInt$1(r[3]) && isInt$1(r[4]) && (r[5] === 0 || r[5] === 1) ? r : void 0;
+}
+const rowText = (e) => JSON.stringify([
+	e.version,
+	e.channel,
+	e.build ?? null,
+	e.publishedAt._seconds,
+	e.publishedAt._nanoseconds,
+	e.yanked ? 1 : 0
+]);
+const SEPARATOR = ",\n";
+var CatalogEntries = class CatalogEntries {
+	text;
+	length;
+	constructor(text, length) {
+		this.text = text;
+		this.length = length;
+	}
+	static of(entries) {
+		const lines = [];
+		for (const e of entries) lines.push(rowText(e));
+		return new CatalogEntries(lines.join(SEPARATOR), lines.length);
+	}
+	static fromText(text) {
+		let length = 0;
+		for (const line of lines(text)) {
+			if (!rowOf(line)) return void 0;
+			length++;
+		}
+		return new CatalogEntries(text, length);
+	}
+	*[Symbol.iterator]() {
+		for (const line of lines(this.text)) {
+			const [version, channel, build, seconds, nanoseconds, yanked] = rowOf(line);
+			yield {
+				version,
+				channel,
+				build: build ?? void 0,
+				publishedAt: {
+					_seconds: seconds,
+					_nanoseconds: nanoseconds
+				},
+				yanked: yanked === 1
+			};
+		}
+	}
+	first() {
+		for (const e of this) return e;
+	}
+	has(version) {
+		const start = `[${JSON.stringify(version)},`;
+		return this.text.startsWith(start) || this.text.includes(`${SEPARATOR}${start}`);
+	}
+	withFirst(entry) {
+		return new CatalogEntries(this.length === 0 ? rowText(entry) : `${rowText(entry)}${SEPARATOR}${this.text}`, this.length + 1);
+	}
+};
+function* lines(text) {
+	if (text === "") return;
+	for (let at = 0;;) {
+		const end = text.indexOf(SEPARATOR, at);
+		if (end === -1) {
+			yield text.slice(at);
+			return;
+		}
+		yield text.slice(at, end);
+		at = end + 2;
+	}
+}
 
 // src/catalog/catalog-index.ts
 const CATALOG_INDEX_KEY = `${RELEASES_PREFIX}catalog-index.json`;
-const FORMAT = 1;
+const FORMAT = 2;
 const indexed = /* @__PURE__ */ new WeakSet();
 function isIndexed(view) {
 	return indexed.has(view);
 }
 function serializeCatalogIndex(view, limit) {
-	const file = {
+	const head = {
 		format: FORMAT,
 		catalogEtag: view.etag,
 		limit: limit ?? null,
 		pluginId: view.pluginId,
 		count: view.count,
 		firstOffset: view.firstOffset ?? null,
-		entries: view.entries.map((e) => [
-			e.version,
-			e.channel,
-			e.build ?? null,
-			e.publishedAt._seconds,
-			e.publishedAt._nanoseconds,
-			e.yanked ? 1 : 0
-		]),
 		records: view.records
 	};
-	return JSON.stringify(file) + "\n";
+	const rows = view.entries.text;
+	return `${JSON.stringify(head).slice(0, -1)},"entries":[\n${rows}${rows === "" ? "" : "\n"}]}\n`;
 }
 const isInt = (v) => typeof v === "number" && Number.isInteger(v);
-function rowOk(r) {
-	return Array.isArray(r) && r.length === 6 && typeof r[0] === "string" && isReleaseVersion(r[0]) && typeof r[1] === "string" && (r[2] === null || typeof r[2] === "string") && isInt(r[3]) && isInt(r[4]) && (r[5] === 0 || r[5] === 1);
-}
+const ENTRIES = ",\"entries\":[";
+const END = "]}\n";
 function parseCatalogIndex(text, catalogEtag, limit) {
+	const firstLine = text.indexOf("\n");
+	if (firstLine === -1 || !text.endsWith(END) || !text.slice(0, firstLine).endsWith(ENTRIES)) return void 0;
 	let file;
 	try {
-		file = JSON.parse(text);
+		file = JSON.parse(`${text.slice(0, firstLine - 12)}}`);
 	} catch {
 		return;
 	}
 	if (file.format !== FORMAT || file.catalogEtag !== catalogEtag || file.limit !== (limit ?? null)) return void 0;
-	if (typeof file.pluginId !== "string" || !isInt(file.count) || !Array.isArray(file.entries) || !Array.isArray(file.records)) return void 0;
-	if (!file.entries.every(rowOk) || file.entries.length !== file.count) return void 0;
+	if (typeof file.pluginId !== "string" || !isInt(file.count) || !Array.isArray(file.records)) return void 0;
+	const rows = text.slice(firstLine + 1, -3);
+	if (rows !== "" && !rows.endsWith("\n")) return void 0;
+	const entries = CatalogEntries.fromText(rows.slice(0, -1));
+	if (!entries || entries.length !== file.count) return void 0;
 	const records = [];
 	for (const r of file.records) {
 		const parsed = releaseRecordSchema.safeParse(r);
 		if (!parsed.success) return void 0;
 		records.push(parsed.data);
 	}
-	const entries = file.entries.map(([version, channel, build, seconds, nanoseconds, yanked]) => ({
-		version,
-		channel,
-		build: build ?? void 0,
-		publishedAt: {
-			_seconds: seconds,
-			_nanoseconds: nanoseconds
-		},
-		yanked: yanked === 1
-	}));
 	const view = {
 		etag: catalogEtag,
 		pluginId: file.pluginId,
@@ -14506,11 +14583,13 @@ function parseCatalog(text, source) {
 // src/catalog/catalog-view.ts
 const PAGE_RELEASES = 50;
 function buildOrderEntriesOf(view) {
-	return (view?.entries ?? []).flatMap((e) => e.build === void 0 ? [] : [{
-		version: e.version,
-		build: e.build,
-		channel: e.channel
-	}]);
+	return { *[Symbol.iterator]() {
+		for (const e of view?.entries ?? []) if (e.build !== void 0) yield {
+			version: e.version,
+			build: e.build,
+			channel: e.channel
+		};
+	} };
 }
 function keptRecords(ordered, maxPerChannel) {
 	const keep = new Set(ordered.slice(0, 50));
@@ -14525,7 +14604,7 @@ function viewOfCatalog(catalog, etag, maxPerChannel, firstOffset) {
 		etag,
 		pluginId: catalog.pluginId,
 		count: catalog.versions.length,
-		entries: catalog.versions.map(entryOf),
+		entries: CatalogEntries.of(catalog.versions.map(entryOf)),
 		records: keptRecords(catalog.versions, maxPerChannel),
 		firstOffset
 	};
@@ -14534,33 +14613,18 @@ function viewFromBytes(source, etag, bytes, maxPerChannel) {
 	const catalog = parseCatalog(bytes.toString("utf8"), source);
 	return viewOfCatalog(catalog, etag, maxPerChannel, firstEntryOffset(bytes, catalog));
 }
-function placement(entries, record) {
-	const replaces = entries.findIndex((e) => e.version === record.version);
-	let insertAt = 0;
-	for (let i = 0; i < entries.length; i++) {
-		if (i === replaces) continue;
-		if (compareNewestFirst(entries[i], record) <= 0) insertAt = i + 1;
-		else break;
-	}
-	return {
-		insertAt,
-		replaces
-	};
+function goesFirst(view, record) {
+	const first = view.entries.first();
+	return !view.entries.has(record.version) && (first === void 0 || compareNewestFirst(first, record) > 0);
 }
-function viewWith(view, record, etag, maxPerChannel) {
-	const { insertAt, replaces } = placement(view.entries, record);
-	const entries = [...view.entries];
-	entries.splice(insertAt, 0, entryOf(record));
-	if (replaces !== -1) entries.splice(replaces < insertAt ? replaces : replaces + 1, 1);
-	const others = view.records.filter((r) => r.version !== record.version);
-	const position = others.findIndex((r) => compareNewestFirst(r, record) > 0);
-	others.splice(position === -1 ? others.length : position, 0, record);
+function viewWithNewest(view, record, etag, maxPerChannel, firstOffset) {
 	return {
 		etag,
 		pluginId: view.pluginId,
-		count: entries.length,
-		entries,
-		records: keptRecords(others, maxPerChannel)
+		count: view.count + 1,
+		entries: view.entries.withFirst(entryOf(record)),
+		records: keptRecords([record, ...view.records], maxPerChannel),
+		firstOffset
 	};
 }
 const cache$5 = /* @__PURE__ */ new Map();
@@ -20351,9 +20415,8 @@ async function* readInPlace(fd) {
 	}
 }
 function spliceAt(view, record) {
-	const { insertAt, replaces } = placement(view.entries, record);
 	const { firstOffset } = view;
-	return insertAt === 0 && replaces === -1 && firstOffset !== void 0 ? {
+	return firstOffset !== void 0 && goesFirst(view, record) ? {
 		...view,
 		firstOffset
 	} : void 0;
@@ -20405,10 +20468,7 @@ async function planFeeds(store, config, change, workDir, attempt = 1) {
 			got?.stream.destroy();
 		}
 		changed = true;
-		view = {
-			...viewWith(splice, change.record, ETAG_PLACEHOLDER, limit),
-			firstOffset: result.firstOffset
-		};
+		view = viewWithNewest(splice, change.record, ETAG_PLACEHOLDER, limit, result.firstOffset);
 		catalog = {
 			source: {
 				kind: "file",
@@ -29893,10 +29953,9 @@ function hint(candidate, existing) {
 	return `rebuild ${candidate.version} with a CFBundleVersion ${range || "that no other release uses"} (or pass --build-number when CFBundleVersion is not an integer)`;
 }
 function assertBuildOrder(candidate, entries) {
-	const existing = entries.filter((e) => e.version !== candidate.version);
-	const violations = existing.flatMap((e) => checkPair(candidate, e) ?? []);
+	const violations = violationsWith(candidate, entries);
 	if (violations.length === 0) return;
-	throw new RelcastError("E_VERSION", `build order: ${describeViolation(nearest(candidate, violations))}`, hint(candidate, existing));
+	throw new RelcastError("E_VERSION", `build order: ${describeViolation(nearest(candidate, violations))}`, hint(candidate, entries));
 }
 
 // src/steps/preflight/index.ts

@@ -5,15 +5,20 @@ import type { ObjectStore } from "../store/object-store.js";
 import type { BuildOrderEntry } from "../domain/build-order.js";
 import { appcastRecords } from "../domain/appcast-selection.js";
 import { isYanked } from "../domain/yank-state.js";
-import { entryOf, type CatalogEntry, type CatalogView } from "./catalog-entry.js";
+import { CatalogEntries, entryOf, type CatalogView } from "./catalog-entry.js";
 import { readCatalogIndex } from "./catalog-index.js";
 import { compareNewestFirst, firstEntryOffset, parseCatalog } from "../domain/catalog.js";
 
 /** How many of the newest releases index.html shows (the catalog JSON lists them all). */
 export const PAGE_RELEASES = 50;
 
-export function buildOrderEntriesOf(view: CatalogView | undefined): BuildOrderEntry[] {
-  return (view?.entries ?? []).flatMap((e) => (e.build === undefined ? [] : [{ version: e.version, build: e.build, channel: e.channel }]));
+/** The build-order entries of a view's releases, read from its entries at each iteration (releases without a build are left out). */
+export function buildOrderEntriesOf(view: CatalogView | undefined): Iterable<BuildOrderEntry> {
+  return {
+    *[Symbol.iterator]() {
+      for (const e of view?.entries ?? []) if (e.build !== undefined) yield { version: e.version, build: e.build, channel: e.channel };
+    },
+  };
 }
 
 /** The full records a view keeps (see {@link CatalogView}); `maxPerChannel` undefined = every appcast record. */
@@ -32,7 +37,7 @@ function keptRecords(ordered: readonly ReleaseRecord[], maxPerChannel: number | 
  * bytes it was read from, if known.
  */
 export function viewOfCatalog(catalog: Catalog, etag: string, maxPerChannel: number | undefined, firstOffset?: number): CatalogView {
-  return { etag, pluginId: catalog.pluginId, count: catalog.versions.length, entries: catalog.versions.map(entryOf), records: keptRecords(catalog.versions, maxPerChannel), firstOffset };
+  return { etag, pluginId: catalog.pluginId, count: catalog.versions.length, entries: CatalogEntries.of(catalog.versions.map(entryOf)), records: keptRecords(catalog.versions, maxPerChannel), firstOffset };
 }
 
 /** Reads a view from the catalog's bytes: parsed in full, a broken catalog is an E_CATALOG error naming the file and the field. */
@@ -41,28 +46,15 @@ export function viewFromBytes(source: string, etag: string, bytes: Buffer, maxPe
   return viewOfCatalog(catalog, etag, maxPerChannel, firstEntryOffset(bytes, catalog));
 }
 
-/** Where `record` goes in a catalog ordered newest first, and which entry (same version) it replaces. */
-export function placement(entries: readonly CatalogEntry[], record: ReleaseRecord): { insertAt: number; replaces: number } {
-  const replaces = entries.findIndex((e) => e.version === record.version);
-  let insertAt = 0;
-  for (let i = 0; i < entries.length; i++) {
-    if (i === replaces) continue;
-    if (compareNewestFirst(entries[i]!, record) <= 0) insertAt = i + 1;
-    else break;
-  }
-  return { insertAt, replaces };
+/** Whether `record` goes in front of every entry: newer than the newest, and no release of its version listed. */
+export function goesFirst(view: CatalogView, record: ReleaseRecord): boolean {
+  const first = view.entries.first();
+  return !view.entries.has(record.version) && (first === undefined || compareNewestFirst(first, record) > 0);
 }
 
-/** The view of the catalog after `record` was merged into it (no re-read), with the ETag the write returned. */
-export function viewWith(view: CatalogView, record: ReleaseRecord, etag: string, maxPerChannel: number | undefined): CatalogView {
-  const { insertAt, replaces } = placement(view.entries, record);
-  const entries = [...view.entries];
-  entries.splice(insertAt, 0, entryOf(record));
-  if (replaces !== -1) entries.splice(replaces < insertAt ? replaces : replaces + 1, 1);
-  const others = view.records.filter((r) => r.version !== record.version);
-  const position = others.findIndex((r) => compareNewestFirst(r, record) > 0);
-  others.splice(position === -1 ? others.length : position, 0, record);
-  return { etag, pluginId: view.pluginId, count: entries.length, entries, records: keptRecords(others, maxPerChannel) };
+/** The view after `record` was written in front of the catalog (see {@link goesFirst}; no re-read), with the ETag the write returned. */
+export function viewWithNewest(view: CatalogView, record: ReleaseRecord, etag: string, maxPerChannel: number | undefined, firstOffset: number): CatalogView {
+  return { etag, pluginId: view.pluginId, count: view.count + 1, entries: view.entries.withFirst(entryOf(record)), records: keptRecords([record, ...view.records], maxPerChannel), firstOffset };
 }
 
 // One catalog view per store and ETag: a publish reads the catalog in preflight

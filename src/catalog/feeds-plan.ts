@@ -14,7 +14,7 @@ import { APPCAST_CONTENT_TYPE, CACHE_NO_CACHE } from "../store/content-types.js"
 import type { ObjectStore } from "../store/object-store.js";
 import type { CatalogView } from "./catalog-entry.js";
 import { CATALOG_INDEX_KEY, isIndexed, serializeCatalogIndex } from "./catalog-index.js";
-import { placement, readCatalogView, viewOfCatalog, viewWith } from "./catalog-view.js";
+import { goesFirst, readCatalogView, viewOfCatalog, viewWithNewest } from "./catalog-view.js";
 import { writeWithNewest } from "./catalog-write.js";
 
 /** What changes in the feeds: a published record, a yank state, or every record (rebuild). */
@@ -52,11 +52,10 @@ async function* readInPlace(fd: number): AsyncIterable<Buffer> {
   }
 }
 
-/** The view, if `record` goes in front of every entry (the newest, replacing none) and the view knows where its first entry starts. */
+/** The view, if `record` goes in front of every entry and the view knows where its first entry starts. */
 function spliceAt(view: CatalogView, record: ReleaseRecord): (CatalogView & { firstOffset: number }) | undefined {
-  const { insertAt, replaces } = placement(view.entries, record);
   const { firstOffset } = view;
-  return insertAt === 0 && replaces === -1 && firstOffset !== undefined ? { ...view, firstOffset } : undefined;
+  return firstOffset !== undefined && goesFirst(view, record) ? { ...view, firstOffset } : undefined;
 }
 
 /** The catalog after a change, given its bytes now (undefined: nothing published yet). */
@@ -116,7 +115,7 @@ export async function planFeeds(store: ObjectStore, config: RelcastConfig, chang
       got?.stream.destroy();
     }
     changed = true;
-    view = { ...viewWith(splice, change.record, ETAG_PLACEHOLDER, limit), firstOffset: result.firstOffset };
+    view = viewWithNewest(splice, change.record, ETAG_PLACEHOLDER, limit, result.firstOffset);
     catalog = { source: { kind: "file", file, handOver: true }, sizeBytes: result.sizeBytes, sha256: result.sha256 };
   } else {
     // A first release, a backport or re-publish, a yank or a rebuild: the whole catalog, parsed and written in full.

@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CatalogEntries, entryOf } from "../../src/catalog/catalog-entry.js";
 import { CATALOG_INDEX_KEY, parseCatalogIndex, serializeCatalogIndex } from "../../src/catalog/catalog-index.js";
 import { readCatalogView, viewFromBytes } from "../../src/catalog/catalog-view.js";
 import { writeWithNewest } from "../../src/catalog/catalog-write.js";
@@ -71,7 +72,7 @@ describe("catalog: view, index and merge", () => {
     const text = Buffer.from(serializeCatalog(catalog));
     const view = viewFromBytes("test", '"e"', text, 100);
     expect(view).toMatchObject({ etag: '"e"', pluginId: "p", count: 3 });
-    expect(view.entries.map((e) => [e.version, e.channel, e.build, e.yanked])).toEqual([["1.0.3", "beta", "103", false], ["1.0.2", "stable", "102", true], ["1.0.1", "stable", "101", false]]);
+    expect([...view.entries].map((e) => [e.version, e.channel, e.build, e.yanked])).toEqual([["1.0.3", "beta", "103", false], ["1.0.2", "stable", "102", true], ["1.0.1", "stable", "101", false]]);
     expect(text.subarray(view.firstOffset!).toString("utf8").startsWith(entryText(catalog.versions[0]!))).toBe(true);
     // Any other layout (here: no indentation) and an empty catalog: no offset, so a publish parses and writes the catalog in full.
     expect(viewFromBytes("test", '"e"', Buffer.from(JSON.stringify(catalog)), 100).firstOffset).toBeUndefined();
@@ -175,7 +176,7 @@ describe("catalog: view, index and merge", () => {
     const catalog = buildCatalog("p", records);
     const view = viewFromBytes("t", "e", Buffer.from(serializeCatalog(catalog)), 20);
     expect(view.count).toBe(1000);
-    expect(view.entries.map((e) => e.version)).toEqual(catalog.versions.map((r) => r.version));
+    expect([...view.entries].map((e) => e.version)).toEqual(catalog.versions.map((r) => r.version));
     expect(view.records.length).toBeLessThan(120);
     expect(view.records.slice(0, 50).map((r) => r.version)).toEqual(catalog.versions.slice(0, 50).map((r) => r.version));
     expect(appcastRecords(view.records, 20).map((r) => r.version)).toEqual(appcastRecords(catalog.versions, 20).map((r) => r.version));
@@ -192,6 +193,29 @@ describe("catalog: view, index and merge", () => {
     expect(parseCatalogIndex(text, '"abc"', undefined)).toBeUndefined();
     expect(parseCatalogIndex(text.slice(0, 50), '"abc"', 100)).toBeUndefined();
     expect(parseCatalogIndex(text.replace('"1.0.1"', "17"), '"abc"', 100)).toBeUndefined();
+    // One JSON object (any JSON reader takes it), one entry row a line after the head.
+    expect(JSON.parse(text)).toMatchObject({ format: 2, catalogEtag: '"abc"', count: 2, entries: [["1.0.2", "stable", "102", 1_700_000_120, 15838, 1], ["1.0.1", "stable", "101", 1_700_000_060, 7919, 0]] });
+    expect(text.split("\n").slice(1)).toEqual(['["1.0.2","stable","102",1700000120,15838,1],', '["1.0.1","stable","101",1700000060,7919,0]', "]}", ""]);
+    for (const damaged of [text.replace('["1.0.1",', "[17,"), text.replace('["1.0.1",', '["../x",'), text.replace(",0]\n", ",2]\n"), text.replace("],\n[", "]\n["), text.replace("\n]}", "]}"), text.replace(/\n\["1\.0\.1".*/, "")]) {
+      expect(parseCatalogIndex(damaged, '"abc"', 100), damaged).toBeUndefined();
+    }
+    const empty = viewFromBytes("t", '"abc"', Buffer.from(serializeCatalog(buildCatalog("p", []))), 100);
+    expect(parseCatalogIndex(serializeCatalogIndex(empty, 100), '"abc"', 100)).toMatchObject({ count: 0, entries: empty.entries, records: [] });
+  });
+
+  it("entries are kept as rows of text, read one at a time", () => {
+    const records = [record(3, { channel: "beta" }), record(2, { yanked: true }), record(1)];
+    const entries = CatalogEntries.of(records.map(entryOf));
+    expect(entries.length).toBe(3);
+    expect([...entries]).toEqual(records.map(entryOf));
+    expect(entries.first()).toEqual(entryOf(records[0]!));
+    expect(CatalogEntries.fromText(entries.text)).toEqual(entries);
+    expect(["1.0.3", "1.0.2", "1.0.1", "1.0.0", "1.0.", "0.3", "beta"].map((v) => entries.has(v))).toEqual([true, true, true, false, false, false, false]);
+    const more = entries.withFirst(entryOf(record(4)));
+    expect([...more].map((e) => e.version)).toEqual(["1.0.4", "1.0.3", "1.0.2", "1.0.1"]);
+    expect(more.has("1.0.4")).toBe(true);
+    const none = CatalogEntries.of([]);
+    expect([none.length, none.first(), none.has("1.0.0"), [...none.withFirst(entryOf(record(1)))].length]).toEqual([0, undefined, false, 1]);
   });
 
   it("a stale or damaged index in a store costs a full read, never a wrong view", async () => {
@@ -204,10 +228,10 @@ describe("catalog: view, index and merge", () => {
     // The catalog changes behind the index's back (another tool, a restore): the index no longer matches.
     await store.put("releases/catalog.json", serializeCatalog(buildCatalog("p", [record(1), record(2)])), { contentType: "application/json" });
     const v2 = await readCatalogView(store, 100);
-    expect(v2!.entries.map((e) => e.version)).toEqual(["1.0.2", "1.0.1"]);
+    expect([...v2!.entries].map((e) => e.version)).toEqual(["1.0.2", "1.0.1"]);
     await writeFile(path.join(root, "releases", "catalog-index.json"), "{ damaged");
     await store.put("releases/catalog.json", serializeCatalog(buildCatalog("p", [record(3)])), { contentType: "application/json" });
-    expect((await readCatalogView(store, 100))!.entries.map((e) => e.version)).toEqual(["1.0.3"]);
+    expect([...(await readCatalogView(store, 100))!.entries].map((e) => e.version)).toEqual(["1.0.3"]);
   });
 
   it("the appcast keeps the highest 100 builds per channel by default, every one with maxAppcastItems 0 (read by Python xml.etree)", async () => {
