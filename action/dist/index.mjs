@@ -14371,7 +14371,7 @@ var CatalogEntries = class CatalogEntries {
 	}
 	*[Symbol.iterator]() {
 		for (const line of lines(this.text)) {
-			const [version, channel, build, seconds, nanoseconds, yanked] = rowOf(line);
+			const [version, channel, build, seconds, nanoseconds, yanked] = JSON.parse(line);
 			yield {
 				version,
 				channel,

@@ -65,8 +65,9 @@ export class CatalogEntries implements Iterable<CatalogEntry> {
   }
 
   *[Symbol.iterator](): Iterator<CatalogEntry> {
+    // Every line was checked once, when the text was made or read.
     for (const line of lines(this.text)) {
-      const [version, channel, build, seconds, nanoseconds, yanked] = rowOf(line)!;
+      const [version, channel, build, seconds, nanoseconds, yanked] = JSON.parse(line) as Row;
       yield { version, channel, build: build ?? undefined, publishedAt: { _seconds: seconds, _nanoseconds: nanoseconds }, yanked: yanked === 1 };
     }
   }
