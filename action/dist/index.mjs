@@ -20358,7 +20358,7 @@ async function writeAll(handle, buffers, position) {
 // src/catalog/catalog-write.ts
 init_errors$4();
 const WRITE_BATCH = 262144;
-async function writeWithNewest(source, chunks, view, record, outFile, options = {}) {
+async function writeCatalogFile(outFile, fill) {
 	const out = await open(outFile, "wx");
 	const hash = createHash("sha256");
 	let sizeBytes = 0;
@@ -20370,15 +20370,26 @@ async function writeWithNewest(source, chunks, view, record, outFile, options = 
 		pendingBytes = 0;
 		await writeAll(out, parts);
 	};
-	const write = async (bytes, now = false) => {
-		hash.update(bytes);
-		sizeBytes += bytes.length;
-		pending.push(bytes);
-		pendingBytes += bytes.length;
-		if (now || pendingBytes >= WRITE_BATCH) await flush();
-	};
-	const head = catalogHead(view.pluginId, view.count + 1);
 	try {
+		await fill(async (bytes, now = false) => {
+			hash.update(bytes);
+			sizeBytes += bytes.length;
+			pending.push(bytes);
+			pendingBytes += bytes.length;
+			if (now || pendingBytes >= WRITE_BATCH) await flush();
+		});
+		await flush();
+	} finally {
+		await out.close();
+	}
+	return {
+		sizeBytes,
+		sha256: hash.digest("hex")
+	};
+}
+async function writeWithNewest(source, chunks, view, record, outFile, options = {}) {
+	const head = catalogHead(view.pluginId, view.count + 1);
+	const written = await writeCatalogFile(outFile, async (write) => {
 		await write(Buffer.from(`${head}${entryText(record)},\n    `));
 		let at = 0;
 		for await (const chunk of chunks) {
@@ -20387,14 +20398,31 @@ async function writeWithNewest(source, chunks, view, record, outFile, options = 
 			if (from < chunk.length) await write(from === 0 ? chunk : chunk.subarray(from), options.reusedChunks === true);
 		}
 		if (at <= view.firstOffset) throw new PreconditionFailedError(source, "if-match");
-		await flush();
-	} finally {
-		await out.close();
-	}
+	});
 	return {
 		firstOffset: Buffer.byteLength(head),
-		sizeBytes,
-		sha256: hash.digest("hex")
+		...written
+	};
+}
+async function writeCatalog(catalog, outFile) {
+	const { pluginId, count, versions } = catalog;
+	if (versions.length === 0) return {
+		firstOffset: void 0,
+		...await writeCatalogFile(outFile, (write) => write(Buffer.from(serializeCatalog({
+			pluginId,
+			count,
+			versions
+		}))))
+	};
+	const head = catalogHead(pluginId, count);
+	const written = await writeCatalogFile(outFile, async (write) => {
+		await write(Buffer.from(head));
+		for (const [i, record] of versions.entries()) await write(Buffer.from(i === 0 ? entryText(record) : `,\n    ${entryText(record)}`));
+		await write(Buffer.from("\n  ]\n}\n"));
+	});
+	return {
+		firstOffset: Buffer.byteLength(head),
+		...written
 	};
 }
 
@@ -20413,6 +20441,9 @@ async function* readInPlace(fd) {
 		at += n;
 		yield buffer.subarray(0, n);
 	}
+}
+function newCatalogFile(workDir, attempt) {
+	return path.join(workDir, `catalog-${attempt}-${randomBytes(6).toString("hex")}.json`);
 }
 function spliceAt(view, record) {
 	const { firstOffset } = view;
@@ -20458,7 +20489,7 @@ async function planFeeds(store, config, change, workDir, attempt = 1) {
 			got?.stream.destroy();
 			throw new PreconditionFailedError(CATALOG_KEY, "if-match");
 		}
-		const file = path.join(workDir, `catalog-${attempt}-${randomBytes(6).toString("hex")}.json`);
+		const file = newCatalogFile(workDir, attempt);
 		let result;
 		try {
 			const chunks = opened ? readInPlace(opened.fd) : got.stream;
@@ -20482,17 +20513,33 @@ async function planFeeds(store, config, change, workDir, attempt = 1) {
 		const current = etagNow !== void 0 ? await store.get(CATALOG_KEY) : void 0;
 		if (etagNow !== void 0 && current?.meta.etag !== etagNow) throw new PreconditionFailedError(CATALOG_KEY, "if-match");
 		const next = changedCatalog(store, config, change, current?.body);
-		const bytes = Buffer.from(serializeCatalog(next));
-		changed = !current?.body.equals(bytes);
-		view = changed || !viewNow ? viewOfCatalog(next, ETAG_PLACEHOLDER, limit, firstEntryOffset(bytes, next)) : viewNow;
-		catalog = {
-			source: {
-				kind: "bytes",
-				bytes
-			},
-			sizeBytes: bytes.length,
-			sha256: sha256Of$1(bytes)
-		};
+		if (change.kind === "add") {
+			const file = newCatalogFile(workDir, attempt);
+			const result = await writeCatalog(next, file);
+			changed = !current || current.body.length !== result.sizeBytes || sha256Of$1(current.body) !== result.sha256;
+			view = changed || !viewNow ? viewOfCatalog(next, ETAG_PLACEHOLDER, limit, result.firstOffset) : viewNow;
+			catalog = {
+				source: {
+					kind: "file",
+					file,
+					handOver: true
+				},
+				sizeBytes: result.sizeBytes,
+				sha256: result.sha256
+			};
+		} else {
+			const bytes = Buffer.from(serializeCatalog(next));
+			changed = !current?.body.equals(bytes);
+			view = changed || !viewNow ? viewOfCatalog(next, ETAG_PLACEHOLDER, limit, firstEntryOffset(bytes, next)) : viewNow;
+			catalog = {
+				source: {
+					kind: "bytes",
+					bytes
+				},
+				sizeBytes: bytes.length,
+				sha256: sha256Of$1(bytes)
+			};
+		}
 	}
 	const appcast = Buffer.from(renderAppcast(view.records, appcastOptionsFor(config)));
 	const writes = [{

@@ -15,7 +15,7 @@ import type { ObjectStore } from "../store/object-store.js";
 import type { CatalogView } from "./catalog-entry.js";
 import { CATALOG_INDEX_KEY, isIndexed, serializeCatalogIndex } from "./catalog-index.js";
 import { goesFirst, readCatalogView, viewOfCatalog, viewWithNewest } from "./catalog-view.js";
-import { writeWithNewest } from "./catalog-write.js";
+import { writeCatalog, writeWithNewest } from "./catalog-write.js";
 
 /** What changes in the feeds: a published record, a yank state, or every record (rebuild). */
 export type FeedChange =
@@ -50,6 +50,11 @@ async function* readInPlace(fd: number): AsyncIterable<Buffer> {
     at += n;
     yield buffer.subarray(0, n);
   }
+}
+
+/** A new name every time: the file is handed over to the store (maybe as a hard link), so it is never rewritten. */
+function newCatalogFile(workDir: string, attempt: number): string {
+  return path.join(workDir, `catalog-${attempt}-${randomBytes(6).toString("hex")}.json`);
 }
 
 /** The view, if `record` goes in front of every entry and the view knows where its first entry starts. */
@@ -104,8 +109,7 @@ export async function planFeeds(store: ObjectStore, config: RelcastConfig, chang
       got?.stream.destroy();
       throw new PreconditionFailedError(CATALOG_KEY, "if-match");
     }
-    // A new name every time: the file is handed over to the store (maybe as a hard link), so it is never rewritten.
-    const file = path.join(workDir, `catalog-${attempt}-${randomBytes(6).toString("hex")}.json`);
+    const file = newCatalogFile(workDir, attempt);
     let result;
     try {
       const chunks = opened ? readInPlace(opened.fd) : (got!.stream as AsyncIterable<Buffer>);
@@ -122,10 +126,19 @@ export async function planFeeds(store: ObjectStore, config: RelcastConfig, chang
     const current = etagNow !== undefined ? await store.get(CATALOG_KEY) : undefined;
     if (etagNow !== undefined && current?.meta.etag !== etagNow) throw new PreconditionFailedError(CATALOG_KEY, "if-match");
     const next = changedCatalog(store, config, change, current?.body);
-    const bytes = Buffer.from(serializeCatalog(next));
-    changed = !current?.body.equals(bytes);
-    view = changed || !viewNow ? viewOfCatalog(next, ETAG_PLACEHOLDER, limit, firstEntryOffset(bytes, next)) : viewNow;
-    catalog = { source: { kind: "bytes", bytes }, sizeBytes: bytes.length, sha256: sha256Of(bytes) };
+    if (change.kind === "add") {
+      // A record at a time into a file: the new catalog is not held as a 20 MB string and a copy of it.
+      const file = newCatalogFile(workDir, attempt);
+      const result = await writeCatalog(next, file);
+      changed = !current || current.body.length !== result.sizeBytes || sha256Of(current.body) !== result.sha256;
+      view = changed || !viewNow ? viewOfCatalog(next, ETAG_PLACEHOLDER, limit, result.firstOffset) : viewNow;
+      catalog = { source: { kind: "file", file, handOver: true }, sizeBytes: result.sizeBytes, sha256: result.sha256 };
+    } else {
+      const bytes = Buffer.from(serializeCatalog(next));
+      changed = !current?.body.equals(bytes);
+      view = changed || !viewNow ? viewOfCatalog(next, ETAG_PLACEHOLDER, limit, firstEntryOffset(bytes, next)) : viewNow;
+      catalog = { source: { kind: "bytes", bytes }, sizeBytes: bytes.length, sha256: sha256Of(bytes) };
+    }
   }
 
   const appcast = Buffer.from(renderAppcast(view.records, appcastOptionsFor(config)));

@@ -6,8 +6,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CatalogEntries, entryOf } from "../../src/catalog/catalog-entry.js";
 import { CATALOG_INDEX_KEY, parseCatalogIndex, serializeCatalogIndex } from "../../src/catalog/catalog-index.js";
-import { readCatalogView, viewFromBytes } from "../../src/catalog/catalog-view.js";
-import { writeWithNewest } from "../../src/catalog/catalog-write.js";
+import { goesFirst, readCatalogView, viewFromBytes } from "../../src/catalog/catalog-view.js";
+import { writeCatalog, writeWithNewest } from "../../src/catalog/catalog-write.js";
 import { planFeeds } from "../../src/catalog/feeds-plan.js";
 import type { RelcastConfig } from "../../src/config/schema.js";
 import { buildCatalog, entryText, mergeIntoCatalog, serializeCatalog } from "../../src/domain/catalog.js";
@@ -116,10 +116,10 @@ describe("catalog: view, index and merge", () => {
       // a new newest release, a backport published later, an old-dated one, or a re-publish (maybe of a yanked version)
       const candidate = pick < 0.4 || n === 0 ? record(n * 3 + 1) : pick < 0.6 ? record(Math.floor(next() * n) * 3 + 1) : pick < 0.8 ? record(Math.floor(next() * n) * 3 + 2, { seconds: 1_600_000_000 }) : { ...records[Math.floor(next() * n)]!, yanked: undefined, yankedAt: undefined, yankedReason: undefined, releaseNotesList: ["changed"] };
       const cleaned = JSON.parse(JSON.stringify(candidate)) as ReleaseRecord;
+      if (goesFirst(viewFromBytes("t", "e", Buffer.from(serializeCatalog(old)), 5), cleaned)) spliced++;
       const plan = await planFeeds(store, config, { kind: "add", record: cleaned }, work, round);
       const source = plan.catalog.source;
-      const bytes = source.kind === "file" ? await readFile(source.file) : source.kind === "bytes" ? source.bytes : Buffer.alloc(0);
-      if (source.kind === "file") spliced++;
+      const bytes = source.kind === "file" ? await readFile(source.file) : Buffer.alloc(0);
       expect(bytes.toString("utf8"), `round ${round}`).toBe(serializeCatalog(mergeIntoCatalog(old, "p", cleaned)));
       expect(plan.catalog.sha256).toBe(createHash("sha256").update(bytes).digest("hex"));
       // The view the plan leaves behind (the pages and the index come from it) agrees with a view read from the new bytes.
@@ -143,7 +143,19 @@ describe("catalog: view, index and merge", () => {
     const plan = await planFeeds(store, CONFIG, { kind: "add", record: record(1) }, work);
     const write = plan.writes.find((w) => w.key === "releases/catalog.json")!;
     expect(write).toMatchObject({ needed: false, why: "unchanged" });
-    expect(plan.catalog.source).toEqual({ kind: "bytes", bytes: Buffer.from(serializeCatalog(old)) });
+    const source = plan.catalog.source;
+    expect(source.kind === "file" && (await readFile(source.file, "utf8"))).toBe(serializeCatalog(old));
+  });
+
+  it("writes a whole catalog a record at a time, byte for byte as serializeCatalog does", async () => {
+    for (const n of [0, 1, 2, 30]) {
+      const catalog = buildCatalog("p", Array.from({ length: n }, (_, k) => record(k, { yanked: k % 7 === 3, channel: k % 5 === 0 ? "beta" : "stable" })));
+      const out = path.join(dir, `whole-${n}.json`);
+      const result = await writeCatalog(catalog, out);
+      const bytes = await readFile(out);
+      expect(bytes.toString("utf8")).toBe(serializeCatalog(catalog));
+      expect(result).toEqual({ firstOffset: viewFromBytes("t", "e", bytes, 5).firstOffset, sizeBytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") });
+    }
   });
 
   it("writes the new newest release in front of the old bytes, whatever the chunks, as serializeCatalog lays it out (read by Python json)", async () => {
