@@ -10216,7 +10216,7 @@ function layOutZip(zip, listing) {
 init_errors$4();
 const LOCAL = 67324752;
 const CENTRAL = 33639248;
-const END = 101010256;
+const END$1 = 101010256;
 const METHOD_STORE = 0;
 const METHOD_DEFLATE$1 = 8;
 const MAX_TAIL_BYTES = 64 << 20;
@@ -10368,7 +10368,7 @@ async function readStoredZipTree(stream, options) {
 			} else {
 				if (data.length - pos < 4) break;
 				const signature = data.readUInt32LE(pos);
-				if (signature === CENTRAL || signature === END) {
+				if (signature === CENTRAL || signature === END$1) {
 					state = "tail";
 					continue;
 				}
@@ -13863,10 +13863,8 @@ const DEFAULT_CHANNEL = "stable";
 function seenTogether(a, b) {
 	return a.channel === b.channel || a.channel === "stable" || b.channel === "stable";
 }
-function checkPair(a, b) {
-	if (a.version === b.version) return void 0;
-	const [va, vb] = [parsedSemver(a.version), parsedSemver(b.version)];
-	if (!va || !vb) return void 0;
+function pairViolation(a, va, b, vb) {
+	if (a.version === b.version || !va || !vb) return void 0;
 	const [lower, higher] = va.compare(vb) < 0 ? [a, b] : [b, a];
 	const byBuild = compareSparkleVersions(lower.build, higher.build);
 	if (byBuild === 0) return {
@@ -13880,15 +13878,14 @@ function checkPair(a, b) {
 		kind: "inverted"
 	};
 }
-const parsedVersions = /* @__PURE__ */ new Map();
-function parsedSemver(version) {
-	let parsed = parsedVersions.get(version);
-	if (parsed === void 0) {
-		if (parsedVersions.size > 1e5) parsedVersions.clear();
-		parsed = import_semver.default.parse(version);
-		parsedVersions.set(version, parsed);
+function violationsWith(candidate, entries) {
+	const parsed = import_semver.default.parse(candidate.version);
+	const found = [];
+	for (const e of entries) {
+		const v = pairViolation(candidate, parsed, e, import_semver.default.parse(e.version));
+		if (v) found.push(v);
 	}
-	return parsed;
+	return found;
 }
 function label(e) {
 	return `${e.version} (build ${e.build}${e.channel === "stable" ? "" : `, channel ${e.channel}`})`;
@@ -13915,7 +13912,23 @@ function buildWindow(candidate, existing) {
 // src/steps/deltas/delta-candidates.ts
 function deltaCandidates(entries, target, maximum) {
 	const build = String(target.build);
-	return entries.filter((e) => e.version !== target.version && !e.yanked && e.build !== void 0).filter((e) => e.channel === target.channel || e.channel === "stable").filter((e) => compareSparkleVersions(e.build, build) < 0).sort((a, b) => compareSparkleVersions(b.build, a.build)).slice(0, maximum);
+	const best = [];
+	for (const e of entries) {
+		if (e.version === target.version || e.yanked || e.build === void 0) continue;
+		if (e.channel !== target.channel && e.channel !== "stable") continue;
+		if (compareSparkleVersions(e.build, build) >= 0) continue;
+		const at = best.findIndex((b) => compareSparkleVersions(b.build, e.build) < 0);
+		if (at === -1) best.push({
+			...e,
+			build: e.build
+		});
+		else best.splice(at, 0, {
+			...e,
+			build: e.build
+		});
+		if (best.length > maximum) best.pop();
+	}
+	return best;
 }
 
 // src/steps/deltas/index.ts
@@ -14263,123 +14276,6 @@ async function compareAndSwap(what, plan, apply, first) {
 	throw new RelcastError("E_STORE", `gave up updating ${what} after ${60} lost races`, "too many writers at once; run the command again (it resumes where it stopped)");
 }
 
-// src/catalog/catalog-scan.ts
-init_errors$4();
-const QUOTE$1 = 34;
-const BACKSLASH$1 = 92;
-const OPEN_OBJECT = 123;
-const CLOSE_OBJECT = 125;
-const OPEN_ARRAY = 91;
-const CLOSE_ARRAY = 93;
-const COLON$1 = 58;
-const COMMA$1 = 44;
-function broken(source, what) {
-	return new RelcastError("E_CATALOG", `the catalog ${source} is not a valid catalog (JSON envelope): ${what}`, "restore it from the records with `relcast rebuild` (each release keeps releases/<version>/release.json)");
-}
-async function scanCatalog(source, chunks, onElement) {
-	const skeleton = [];
-	let depth = 0;
-	let inString = false;
-	let escaped = false;
-	let expectKey = false;
-	let keyParts;
-	let lastKey = "";
-	let inVersions = false;
-	let elementParts;
-	let index = 0;
-	let consumed = 0;
-	let elementOffset = 0;
-	for await (const chunk of chunks) {
-		let skeletonFrom = inVersions ? -1 : 0;
-		let elementFrom = elementParts ? 0 : -1;
-		let keyFrom = keyParts ? 0 : -1;
-		for (let i = 0; i < chunk.length; i++) {
-			if (inString) {
-				if (escaped) {
-					escaped = false;
-					continue;
-				}
-				const quote = chunk.indexOf(QUOTE$1, i);
-				const slash = chunk.indexOf(BACKSLASH$1, i);
-				if (slash !== -1 && (quote === -1 || slash < quote)) {
-					i = slash;
-					escaped = true;
-					continue;
-				}
-				if (quote === -1) {
-					i = chunk.length;
-					break;
-				}
-				i = quote;
-				inString = false;
-				if (keyParts) {
-					keyParts.push(chunk.subarray(keyFrom, i + 1));
-					lastKey = JSON.parse(Buffer.concat(keyParts).toString("utf8"));
-					keyParts = void 0;
-					keyFrom = -1;
-				}
-				continue;
-			}
-			const b = chunk[i];
-			if (b === QUOTE$1) {
-				inString = true;
-				if (depth === 1 && expectKey) {
-					keyParts = [];
-					keyFrom = i;
-				}
-			} else if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
-				if (inVersions && depth === 2) {
-					if (b !== OPEN_OBJECT) throw broken(source, `versions[${index}] is not an object`);
-					elementParts = [];
-					elementFrom = i;
-					elementOffset = consumed + i;
-				}
-				depth++;
-				if (depth === 1) expectKey = true;
-				if (depth === 2 && b === OPEN_ARRAY && lastKey === "versions" && !inVersions) {
-					inVersions = true;
-					skeleton.push(chunk.subarray(skeletonFrom, i + 1));
-					skeletonFrom = -1;
-				}
-			} else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
-				depth--;
-				if (depth < 0) throw broken(source, "a closing bracket without an opening one");
-				if (inVersions && depth === 2 && elementParts) {
-					elementParts.push(chunk.subarray(elementFrom, i + 1));
-					const raw = elementParts.length === 1 ? elementParts[0] : Buffer.concat(elementParts);
-					elementParts = void 0;
-					elementFrom = -1;
-					await onElement(raw, index++, elementOffset);
-				} else if (inVersions && depth === 1) {
-					inVersions = false;
-					skeletonFrom = i;
-				}
-			} else if (depth === 1 && b === COLON$1) expectKey = false;
-			else if (depth === 1 && b === COMMA$1) expectKey = true;
-			else if (inVersions && depth === 2 && b !== COMMA$1 && b !== 32 && b !== 10 && b !== 13 && b !== 9) throw broken(source, `versions[${index}] is not an object`);
-		}
-		if (skeletonFrom !== -1) skeleton.push(chunk.subarray(skeletonFrom));
-		if (elementParts && elementFrom !== -1) elementParts.push(chunk.subarray(elementFrom));
-		if (keyParts && keyFrom !== -1) keyParts.push(chunk.subarray(keyFrom));
-		consumed += chunk.length;
-	}
-	let envelope;
-	try {
-		envelope = JSON.parse(Buffer.concat(skeleton).toString("utf8"));
-	} catch (err) {
-		throw new RelcastError("E_CATALOG", `the catalog ${source} is not valid JSON (${err.message})`, "restore it from the records with `relcast rebuild` (each release keeps releases/<version>/release.json)");
-	}
-	const e = envelope;
-	if (typeof e !== "object" || e === null || Array.isArray(e)) throw broken(source, "not a JSON object");
-	if (typeof e.pluginId !== "string") throw broken(source, "pluginId is missing or not a string");
-	if (typeof e.count !== "number" || !Number.isInteger(e.count) || e.count < 0) throw broken(source, "count is missing or not a whole number");
-	if (!Array.isArray(e.versions)) throw broken(source, "versions is missing or not an array");
-	return {
-		pluginId: e.pluginId,
-		count: e.count
-	};
-}
-
 // src/domain/yank-state.ts
 function isYanked(record) {
 	return record.yanked === true;
@@ -14439,71 +14335,135 @@ function entryOf(record) {
 		yanked: isYanked(record)
 	};
 }
+const isInt$1 = (v) => typeof v === "number" && Number.isInteger(v);
+function rowOf(line) {
+	let r;
+	try {
+		r = JSON.parse(line);
+	} catch {
+		return;
+	}
+	return Array.isArray(r) && r.length === 6 && typeof r[0] === "string" && isReleaseVersion(r[0]) && typeof r[1] === "string" && (r[2] === null || typeof r[2] === "string") && isInt$1(r[3]) && isInt$1(r[4]) && (r[5] === 0 || r[5] === 1) ? r : void 0;
+}
+const rowText = (e) => JSON.stringify([
+	e.version,
+	e.channel,
+	e.build ?? null,
+	e.publishedAt._seconds,
+	e.publishedAt._nanoseconds,
+	e.yanked ? 1 : 0
+]);
+const SEPARATOR = ",\n";
+var CatalogEntries = class CatalogEntries {
+	text;
+	length;
+	constructor(text, length) {
+		this.text = text;
+		this.length = length;
+	}
+	static of(entries) {
+		const lines = [];
+		for (const e of entries) lines.push(rowText(e));
+		return new CatalogEntries(lines.join(SEPARATOR), lines.length);
+	}
+	static fromText(text) {
+		let length = 0;
+		for (const line of lines(text)) {
+			if (!rowOf(line)) return void 0;
+			length++;
+		}
+		return new CatalogEntries(text, length);
+	}
+	*[Symbol.iterator]() {
+		for (const line of lines(this.text)) {
+			const [version, channel, build, seconds, nanoseconds, yanked] = JSON.parse(line);
+			yield {
+				version,
+				channel,
+				build: build ?? void 0,
+				publishedAt: {
+					_seconds: seconds,
+					_nanoseconds: nanoseconds
+				},
+				yanked: yanked === 1
+			};
+		}
+	}
+	first() {
+		for (const e of this) return e;
+	}
+	has(version) {
+		const start = `[${JSON.stringify(version)},`;
+		return this.text.startsWith(start) || this.text.includes(`${SEPARATOR}${start}`);
+	}
+	withFirst(entry) {
+		return new CatalogEntries(this.length === 0 ? rowText(entry) : `${rowText(entry)}${SEPARATOR}${this.text}`, this.length + 1);
+	}
+};
+function* lines(text) {
+	if (text === "") return;
+	for (let at = 0;;) {
+		const end = text.indexOf(SEPARATOR, at);
+		if (end === -1) {
+			yield text.slice(at);
+			return;
+		}
+		yield text.slice(at, end);
+		at = end + 2;
+	}
+}
 
 // src/catalog/catalog-index.ts
 const CATALOG_INDEX_KEY = `${RELEASES_PREFIX}catalog-index.json`;
-const FORMAT = 1;
+const FORMAT = 2;
 const indexed = /* @__PURE__ */ new WeakSet();
 function isIndexed(view) {
 	return indexed.has(view);
 }
 function serializeCatalogIndex(view, limit) {
-	const file = {
+	const head = {
 		format: FORMAT,
 		catalogEtag: view.etag,
 		limit: limit ?? null,
 		pluginId: view.pluginId,
 		count: view.count,
 		firstOffset: view.firstOffset ?? null,
-		entries: view.entries.map((e) => [
-			e.version,
-			e.channel,
-			e.build ?? null,
-			e.publishedAt._seconds,
-			e.publishedAt._nanoseconds,
-			e.yanked ? 1 : 0
-		]),
 		records: view.records
 	};
-	return JSON.stringify(file) + "\n";
+	const rows = view.entries.text;
+	return `${JSON.stringify(head).slice(0, -1)},"entries":[\n${rows}${rows === "" ? "" : "\n"}]}\n`;
 }
-const isInt$1 = (v) => typeof v === "number" && Number.isInteger(v);
-function rowOk(r) {
-	return Array.isArray(r) && r.length === 6 && typeof r[0] === "string" && isReleaseVersion(r[0]) && typeof r[1] === "string" && (r[2] === null || typeof r[2] === "string") && isInt$1(r[3]) && isInt$1(r[4]) && (r[5] === 0 || r[5] === 1);
-}
+const isInt = (v) => typeof v === "number" && Number.isInteger(v);
+const ENTRIES = ",\"entries\":[";
+const END = "]}\n";
 function parseCatalogIndex(text, catalogEtag, limit) {
+	const firstLine = text.indexOf("\n");
+	if (firstLine === -1 || !text.endsWith(END) || !text.slice(0, firstLine).endsWith(ENTRIES)) return void 0;
 	let file;
 	try {
-		file = JSON.parse(text);
+		file = JSON.parse(`${text.slice(0, firstLine - 12)}}`);
 	} catch {
 		return;
 	}
 	if (file.format !== FORMAT || file.catalogEtag !== catalogEtag || file.limit !== (limit ?? null)) return void 0;
-	if (typeof file.pluginId !== "string" || !isInt$1(file.count) || !Array.isArray(file.entries) || !Array.isArray(file.records)) return void 0;
-	if (!file.entries.every(rowOk) || file.entries.length !== file.count) return void 0;
+	if (typeof file.pluginId !== "string" || !isInt(file.count) || !Array.isArray(file.records)) return void 0;
+	const rows = text.slice(firstLine + 1, -3);
+	if (rows !== "" && !rows.endsWith("\n")) return void 0;
+	const entries = CatalogEntries.fromText(rows.slice(0, -1));
+	if (!entries || entries.length !== file.count) return void 0;
 	const records = [];
 	for (const r of file.records) {
 		const parsed = releaseRecordSchema.safeParse(r);
 		if (!parsed.success) return void 0;
 		records.push(parsed.data);
 	}
-	const entries = file.entries.map(([version, channel, build, seconds, nanoseconds, yanked]) => ({
-		version,
-		channel,
-		build: build ?? void 0,
-		publishedAt: {
-			_seconds: seconds,
-			_nanoseconds: nanoseconds
-		},
-		yanked: yanked === 1
-	}));
 	const view = {
 		etag: catalogEtag,
 		pluginId: file.pluginId,
 		count: file.count,
 		entries,
 		records,
-		firstOffset: isInt$1(file.firstOffset) ? file.firstOffset : void 0
+		firstOffset: isInt(file.firstOffset) ? file.firstOffset : void 0
 	};
 	indexed.add(view);
 	return view;
@@ -14587,8 +14547,28 @@ function buildCatalog(pluginId, records) {
 		versions
 	};
 }
+function mergeIntoCatalog(current, pluginId, record) {
+	const previous = current?.versions.find((r) => r.version === record.version);
+	const others = (current?.versions ?? []).filter((r) => r.version !== record.version);
+	const merged = previous?.yanked && !record.yanked ? {
+		...record,
+		...yankFields(previous)
+	} : record;
+	return buildCatalog(pluginId, [...others, merged]);
+}
 function serializeCatalog(catalog) {
 	return JSON.stringify(catalog, null, 2) + "\n";
+}
+function catalogHead(pluginId, count) {
+	return `{\n  "pluginId": ${JSON.stringify(pluginId)},\n  "count": ${count},\n  "versions": [\n    `;
+}
+function entryText(record) {
+	return JSON.stringify(record, null, 2).replace(/\n/g, "\n    ");
+}
+function firstEntryOffset(bytes, catalog) {
+	if (catalog.versions.length === 0) return void 0;
+	const head = Buffer.from(catalogHead(catalog.pluginId, catalog.count));
+	return bytes.length > head.length && bytes.subarray(0, head.length).equals(head) && bytes[head.length] === 123 ? head.length : void 0;
 }
 function parseCatalog(text, source) {
 	let raw;
@@ -14602,18 +14582,19 @@ function parseCatalog(text, source) {
 		const issue = parsed.error.issues[0];
 		throw new RelcastError("E_CATALOG", `the catalog ${source} does not match the catalog envelope: ${issue?.path.join(".") || "(root)"} ${issue?.message ?? ""}`.trim(), "restore it from the records with `relcast rebuild`");
 	}
-	return parsed.data;
+	return raw;
 }
 
 // src/catalog/catalog-view.ts
-init_errors$4();
 const PAGE_RELEASES = 50;
 function buildOrderEntriesOf(view) {
-	return (view?.entries ?? []).flatMap((e) => e.build === void 0 ? [] : [{
-		version: e.version,
-		build: e.build,
-		channel: e.channel
-	}]);
+	return { *[Symbol.iterator]() {
+		for (const e of view?.entries ?? []) if (e.build !== void 0) yield {
+			version: e.version,
+			build: e.build,
+			channel: e.channel
+		};
+	} };
 }
 function keptRecords(ordered, maxPerChannel) {
 	const keep = new Set(ordered.slice(0, 50));
@@ -14623,111 +14604,32 @@ function keptRecords(ordered, maxPerChannel) {
 	for (const r of ordered) if (isYanked(r)) keep.add(r);
 	return ordered.filter((r) => keep.has(r));
 }
-var Reducer = class {
-	maxPerChannel;
-	seen = [];
-	constructor(maxPerChannel) {
-		this.maxPerChannel = maxPerChannel;
-	}
-	add(record) {
-		this.seen.push(record);
-		if (this.seen.length >= 4 * (50 + (this.maxPerChannel ?? Infinity))) this.compact();
-	}
-	compact() {
-		const kept = keptRecords(this.seen, this.maxPerChannel);
-		this.seen.length = 0;
-		this.seen.push(...kept);
-	}
-	result() {
-		return keptRecords(this.seen, this.maxPerChannel);
-	}
-};
-function notValid(source, index, what) {
-	return new RelcastError("E_CATALOG", `the catalog ${source} does not match the catalog envelope: versions.${index}${what}`, "restore it from the records with `relcast rebuild`");
-}
-function parseCatalogEntry(raw, index, source) {
-	const parsed = releaseRecordSchema.safeParse(parseJson(raw, index, source));
-	if (!parsed.success) {
-		const issue = parsed.error.issues[0];
-		throw notValid(source, index, `.${issue?.path.join(".") ?? ""} ${issue?.message ?? ""}`.trimEnd());
-	}
-	return parsed.data;
-}
-function parseJson(raw, index, source) {
-	try {
-		return JSON.parse(raw.toString("utf8"));
-	} catch (err) {
-		throw new RelcastError("E_CATALOG", `the catalog ${source} is not valid JSON: versions[${index}] (${err.message})`, "restore it from the records with `relcast rebuild`");
-	}
-}
-const isInt = (v) => typeof v === "number" && Number.isInteger(v);
-function lightRecord(raw, index, source) {
-	const r = parseJson(raw, index, source);
-	if (typeof r !== "object" || r === null || Array.isArray(r)) throw notValid(source, index, " is not an object");
-	if (typeof r.version !== "string") throw notValid(source, index, ".version is missing or not a string");
-	if (!isReleaseVersion(r.version)) throw notValid(source, index, `.version ${JSON.stringify(r.version)} is not a semantic version <major>.<minor>.<patch>[-prerelease]`);
-	if (typeof r.channel !== "string") throw notValid(source, index, ".channel is missing or not a string");
-	const at = r.publishedAt;
-	if (typeof at !== "object" || at === null || !isInt(at._seconds) || !isInt(at._nanoseconds)) throw notValid(source, index, ".publishedAt is not {_seconds, _nanoseconds}");
-	const auto = r.autoupdate;
-	if (auto !== void 0 && (typeof auto !== "object" || auto === null || !isInt(auto.buildNumber))) throw notValid(source, index, ".autoupdate.buildNumber is missing or not a whole number");
-	if (r.yanked !== void 0 && r.yanked !== true) throw notValid(source, index, ".yanked must be true or absent");
-	return r;
-}
-async function viewFromStream(source, etag, chunks, maxPerChannel) {
-	const entries = [];
-	const reducer = new Reducer(maxPerChannel);
-	const indexOf = /* @__PURE__ */ new Map();
-	let firstOffset;
-	const envelope = await scanCatalog(source, chunks, (raw, index, offset) => {
-		const record = lightRecord(raw, index, source);
-		if (index === 0) firstOffset = offset;
-		entries.push(entryOf(record));
-		indexOf.set(record, index);
-		reducer.add(record);
-	});
-	const records = reducer.result().map((r) => {
-		const parsed = releaseRecordSchema.safeParse(r);
-		if (parsed.success) return parsed.data;
-		const issue = parsed.error.issues[0];
-		throw notValid(source, indexOf.get(r) ?? -1, `.${issue?.path.join(".") ?? ""} ${issue?.message ?? ""}`.trimEnd());
-	});
+function viewOfCatalog(catalog, etag, maxPerChannel, firstOffset) {
 	return {
 		etag,
-		pluginId: envelope.pluginId,
-		count: entries.length,
-		entries,
-		records,
+		pluginId: catalog.pluginId,
+		count: catalog.versions.length,
+		entries: CatalogEntries.of(catalog.versions.map(entryOf)),
+		records: keptRecords(catalog.versions, maxPerChannel),
 		firstOffset
 	};
 }
-function placement(entries, record) {
-	const replaces = entries.findIndex((e) => e.version === record.version);
-	let insertAt = 0;
-	for (let i = 0; i < entries.length; i++) {
-		if (i === replaces) continue;
-		if (compareNewestFirst(entries[i], record) <= 0) insertAt = i + 1;
-		else break;
-	}
-	return {
-		insertAt,
-		replaces
-	};
+function viewFromBytes(source, etag, bytes, maxPerChannel) {
+	const catalog = parseCatalog(bytes.toString("utf8"), source);
+	return viewOfCatalog(catalog, etag, maxPerChannel, firstEntryOffset(bytes, catalog));
 }
-function viewWith(view, record, etag, maxPerChannel) {
-	const { insertAt, replaces } = placement(view.entries, record);
-	const entries = [...view.entries];
-	entries.splice(insertAt, 0, entryOf(record));
-	if (replaces !== -1) entries.splice(replaces < insertAt ? replaces : replaces + 1, 1);
-	const others = view.records.filter((r) => r.version !== record.version);
-	const position = others.findIndex((r) => compareNewestFirst(r, record) > 0);
-	others.splice(position === -1 ? others.length : position, 0, record);
+function goesFirst(view, record) {
+	const first = view.entries.first();
+	return !view.entries.has(record.version) && (first === void 0 || compareNewestFirst(first, record) > 0);
+}
+function viewWithNewest(view, record, etag, maxPerChannel, firstOffset) {
 	return {
 		etag,
 		pluginId: view.pluginId,
-		count: entries.length,
-		entries,
-		records: keptRecords(others, maxPerChannel)
+		count: view.count + 1,
+		entries: view.entries.withFirst(entryOf(record)),
+		records: keptRecords([record, ...view.records], maxPerChannel),
+		firstOffset
 	};
 }
 const cache$5 = /* @__PURE__ */ new Map();
@@ -14748,9 +14650,9 @@ async function readCatalogView(store, maxPerChannel) {
 		rememberView(store, indexed, maxPerChannel);
 		return indexed;
 	}
-	const got = await store.getStream(CATALOG_KEY);
+	const got = await store.get(CATALOG_KEY);
 	if (!got) return void 0;
-	const view = await viewFromStream(store.uriFor(CATALOG_KEY), got.meta.etag, got.stream, maxPerChannel);
+	const view = viewFromBytes(store.uriFor(CATALOG_KEY), got.meta.etag, got.body, maxPerChannel);
 	rememberView(store, view, maxPerChannel);
 	return view;
 }
@@ -20460,14 +20362,8 @@ async function writeAll(handle, buffers, position) {
 
 // src/catalog/catalog-write.ts
 init_errors$4();
-function recordText(record) {
-	return JSON.stringify(record, null, 2).replace(/\n/g, "\n    ");
-}
-async function writeMergedCatalog(source, chunks, view, record, outFile, options = {}) {
-	const { insertAt, replaces } = placement(view.entries, record);
-	const fresh = recordText(record);
-	let changed = replaces === -1 || insertAt !== replaces && insertAt !== replaces + 1;
-	const count = view.entries.length + (replaces === -1 ? 1 : 0);
+const WRITE_BATCH = 262144;
+async function writeCatalogFile(outFile, fill) {
 	const out = await open(outFile, "wx");
 	const hash = createHash("sha256");
 	let sizeBytes = 0;
@@ -20479,61 +20375,60 @@ async function writeMergedCatalog(source, chunks, view, record, outFile, options
 		pendingBytes = 0;
 		await writeAll(out, parts);
 	};
-	const write = async (text, now = false) => {
-		const bytes = typeof text === "string" ? Buffer.from(text) : text;
-		hash.update(bytes);
-		sizeBytes += bytes.length;
-		pending.push(bytes);
-		pendingBytes += bytes.length;
-		if (now || pendingBytes >= WRITE_BATCH) await flush();
-	};
-	let written = 0;
-	const element = async (text) => {
-		await write(written++ === 0 ? "    " : ",\n    ");
-		await write(text);
-	};
-	const header = `{\n  "pluginId": ${JSON.stringify(view.pluginId)},\n  "count": ${count},\n  "versions": [${count === 0 ? "" : "\n"}`;
 	try {
-		await write(header);
-		if (insertAt === 0 && replaces === -1 && view.firstOffset !== void 0) {
-			await element(fresh);
-			await write(",\n    ");
-			let at = 0;
-			for await (const chunk of chunks) {
-				const from = Math.max(0, view.firstOffset - at);
-				at += chunk.length;
-				if (from < chunk.length) await write(from === 0 ? chunk : chunk.subarray(from), options.reusedChunks === true);
-			}
-			if (at <= view.firstOffset) throw new PreconditionFailedError(source, "if-match");
-		} else {
-			let seen = 0;
-			await scanCatalog(source, options.reusedChunks ? copied(chunks) : chunks, async (raw, index) => {
-				seen++;
-				if (index === insertAt) await element(fresh);
-				if (index === replaces) {
-					if (!changed && raw.toString("utf8") !== fresh) changed = true;
-					return;
-				}
-				await element(raw);
-			});
-			if (seen !== view.entries.length) throw new PreconditionFailedError(source, "if-match");
-			if (insertAt >= view.entries.length) await element(fresh);
-			await write(count === 0 ? "]\n}\n" : "\n  ]\n}\n");
-		}
+		await fill(async (bytes, now = false) => {
+			hash.update(bytes);
+			sizeBytes += bytes.length;
+			pending.push(bytes);
+			pendingBytes += bytes.length;
+			if (now || pendingBytes >= WRITE_BATCH) await flush();
+		});
 		await flush();
 	} finally {
 		await out.close();
 	}
 	return {
-		changed,
-		firstOffset: Buffer.byteLength(header) + 4,
 		sizeBytes,
 		sha256: hash.digest("hex")
 	};
 }
-const WRITE_BATCH = 262144;
-async function* copied(chunks) {
-	for await (const chunk of chunks) yield Buffer.from(chunk);
+async function writeWithNewest(source, chunks, view, record, outFile, options = {}) {
+	const head = catalogHead(view.pluginId, view.count + 1);
+	const written = await writeCatalogFile(outFile, async (write) => {
+		await write(Buffer.from(`${head}${entryText(record)},\n    `));
+		let at = 0;
+		for await (const chunk of chunks) {
+			const from = Math.max(0, view.firstOffset - at);
+			at += chunk.length;
+			if (from < chunk.length) await write(from === 0 ? chunk : chunk.subarray(from), options.reusedChunks === true);
+		}
+		if (at <= view.firstOffset) throw new PreconditionFailedError(source, "if-match");
+	});
+	return {
+		firstOffset: Buffer.byteLength(head),
+		...written
+	};
+}
+async function writeCatalog(catalog, outFile) {
+	const { pluginId, count, versions } = catalog;
+	if (versions.length === 0) return {
+		firstOffset: void 0,
+		...await writeCatalogFile(outFile, (write) => write(Buffer.from(serializeCatalog({
+			pluginId,
+			count,
+			versions
+		}))))
+	};
+	const head = catalogHead(pluginId, count);
+	const written = await writeCatalogFile(outFile, async (write) => {
+		await write(Buffer.from(head));
+		for (const [i, record] of versions.entries()) await write(Buffer.from(i === 0 ? entryText(record) : `,\n    ${entryText(record)}`));
+		await write(Buffer.from("\n  ]\n}\n"));
+	});
+	return {
+		firstOffset: Buffer.byteLength(head),
+		...written
+	};
 }
 
 // src/catalog/feeds-plan.ts
@@ -20541,9 +20436,6 @@ init_errors$4();
 const sha256Of$1 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 function notPublished(store) {
 	return new RelcastError("E_VERSION", `nothing is published in ${store.uriFor(CATALOG_KEY)}`, "check --store / the config's store");
-}
-async function* once$2(bytes) {
-	yield bytes;
 }
 const readAt = promisify(read);
 async function* readInPlace(fd) {
@@ -20555,16 +20447,29 @@ async function* readInPlace(fd) {
 		yield buffer.subarray(0, n);
 	}
 }
+function newCatalogFile(workDir, attempt) {
+	return path.join(workDir, `catalog-${attempt}-${randomBytes(6).toString("hex")}.json`);
+}
+function spliceAt(view, record) {
+	const { firstOffset } = view;
+	return firstOffset !== void 0 && goesFirst(view, record) ? {
+		...view,
+		firstOffset
+	} : void 0;
+}
 function changedCatalog(store, config, change, current) {
-	if (change.kind === "replace") return Buffer.from(serializeCatalog(buildCatalog(config.pluginId, change.records)));
-	if (change.kind === "add") return Buffer.from(serializeCatalog(buildCatalog(config.pluginId, [change.record])));
-	if (!current) throw notPublished(store);
+	if (change.kind === "replace") return buildCatalog(config.pluginId, change.records);
+	if (!current) {
+		if (change.kind === "add") return buildCatalog(config.pluginId, [change.record]);
+		throw notPublished(store);
+	}
 	const catalog = parseCatalog(current.toString("utf8"), store.uriFor(CATALOG_KEY));
+	if (change.kind === "add") return mergeIntoCatalog(catalog, catalog.pluginId, change.record);
 	const versions = catalog.versions.map((r) => r.version === change.version ? withYankState(r, change.marker) : r);
-	return Buffer.from(serializeCatalog({
+	return {
 		...catalog,
 		versions
-	}));
+	};
 }
 async function planFeeds(store, config, change, workDir, attempt = 1) {
 	const limit = appcastLimit(config);
@@ -20580,33 +20485,26 @@ async function planFeeds(store, config, change, workDir, attempt = 1) {
 	let catalog;
 	let view;
 	let changed;
-	if (change.kind === "add" && viewNow) {
+	const splice = change.kind === "add" && viewNow ? spliceAt(viewNow, change.record) : void 0;
+	if (change.kind === "add" && splice) {
 		const opened = store.openRead ? await store.openRead(CATALOG_KEY) : void 0;
 		const got = opened ? void 0 : await store.getStream(CATALOG_KEY);
-		if ((opened ?? got)?.meta.etag !== viewNow.etag) {
+		if ((opened ?? got)?.meta.etag !== splice.etag) {
 			await opened?.close();
 			got?.stream.destroy();
 			throw new PreconditionFailedError(CATALOG_KEY, "if-match");
 		}
-		const previous = viewNow.records.find((r) => r.version === change.record.version);
-		const merged = previous?.yanked && !change.record.yanked ? {
-			...change.record,
-			...yankFields(previous)
-		} : change.record;
-		const file = path.join(workDir, `catalog-${attempt}-${randomBytes(6).toString("hex")}.json`);
+		const file = newCatalogFile(workDir, attempt);
 		let result;
 		try {
 			const chunks = opened ? readInPlace(opened.fd) : got.stream;
-			result = await writeMergedCatalog(where, chunks, viewNow, merged, file, { reusedChunks: opened !== void 0 });
+			result = await writeWithNewest(where, chunks, splice, change.record, file, { reusedChunks: opened !== void 0 });
 		} finally {
 			await opened?.close();
 			got?.stream.destroy();
 		}
-		changed = result.changed;
-		view = changed ? {
-			...viewWith(viewNow, merged, ETAG_PLACEHOLDER, limit),
-			firstOffset: result.firstOffset
-		} : viewNow;
+		changed = true;
+		view = viewWithNewest(splice, change.record, ETAG_PLACEHOLDER, limit, result.firstOffset);
 		catalog = {
 			source: {
 				kind: "file",
@@ -20619,17 +20517,34 @@ async function planFeeds(store, config, change, workDir, attempt = 1) {
 	} else {
 		const current = etagNow !== void 0 ? await store.get(CATALOG_KEY) : void 0;
 		if (etagNow !== void 0 && current?.meta.etag !== etagNow) throw new PreconditionFailedError(CATALOG_KEY, "if-match");
-		const bytes = changedCatalog(store, config, change, current?.body);
-		changed = !current?.body.equals(bytes);
-		view = changed || !viewNow ? await viewFromStream(where, ETAG_PLACEHOLDER, once$2(bytes), limit) : viewNow;
-		catalog = {
-			source: {
-				kind: "bytes",
-				bytes
-			},
-			sizeBytes: bytes.length,
-			sha256: sha256Of$1(bytes)
-		};
+		const next = changedCatalog(store, config, change, current?.body);
+		if (change.kind === "add") {
+			const file = newCatalogFile(workDir, attempt);
+			const result = await writeCatalog(next, file);
+			changed = !current || current.body.length !== result.sizeBytes || sha256Of$1(current.body) !== result.sha256;
+			view = changed || !viewNow ? viewOfCatalog(next, ETAG_PLACEHOLDER, limit, result.firstOffset) : viewNow;
+			catalog = {
+				source: {
+					kind: "file",
+					file,
+					handOver: true
+				},
+				sizeBytes: result.sizeBytes,
+				sha256: result.sha256
+			};
+		} else {
+			const bytes = Buffer.from(serializeCatalog(next));
+			changed = !current?.body.equals(bytes);
+			view = changed || !viewNow ? viewOfCatalog(next, ETAG_PLACEHOLDER, limit, firstEntryOffset(bytes, next)) : viewNow;
+			catalog = {
+				source: {
+					kind: "bytes",
+					bytes
+				},
+				sizeBytes: bytes.length,
+				sha256: sha256Of$1(bytes)
+			};
+		}
 	}
 	const appcast = Buffer.from(renderAppcast(view.records, appcastOptionsFor(config)));
 	const writes = [{
@@ -20924,13 +20839,10 @@ async function planDownloads(source, target, record, cacheControl, step, planned
 	return writes;
 }
 async function planAllDownloads(source, target, cacheControl) {
-	const got = await source.getStream(CATALOG_KEY);
+	const got = await source.get(CATALOG_KEY);
 	if (!got) return [];
 	const writes = [];
-	const where = source.uriFor(CATALOG_KEY);
-	await scanCatalog(where, got.stream, async (raw, index) => {
-		writes.push(...await planDownloads(source, target, parseCatalogEntry(raw, index, where), cacheControl, "site"));
-	});
+	for (const record of parseCatalog(got.body.toString("utf8"), source.uriFor(CATALOG_KEY)).versions) writes.push(...await planDownloads(source, target, record, cacheControl, "site"));
 	return writes;
 }
 async function planLatestReconcile(store, pluginId, records, cacheControl, planned) {
@@ -30093,10 +30005,9 @@ function hint(candidate, existing) {
 	return `rebuild ${candidate.version} with a CFBundleVersion ${range || "that no other release uses"} (or pass --build-number when CFBundleVersion is not an integer)`;
 }
 function assertBuildOrder(candidate, entries) {
-	const existing = entries.filter((e) => e.version !== candidate.version);
-	const violations = existing.flatMap((e) => checkPair(candidate, e) ?? []);
+	const violations = violationsWith(candidate, entries);
 	if (violations.length === 0) return;
-	throw new RelcastError("E_VERSION", `build order: ${describeViolation(nearest(candidate, violations))}`, hint(candidate, existing));
+	throw new RelcastError("E_VERSION", `build order: ${describeViolation(nearest(candidate, violations))}`, hint(candidate, entries));
 }
 
 // src/steps/preflight/disk-image-snapshot.ts

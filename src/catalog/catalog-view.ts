@@ -1,22 +1,24 @@
-import { RelcastError } from "../core/errors.js";
 import { expectedLatest } from "../domain/latest-choice.js";
 import { CATALOG_KEY } from "../domain/release-layout.js";
-import { releaseRecordSchema, type ReleaseRecord } from "../domain/record-schema.js";
-import { isReleaseVersion } from "../domain/record-fields.js";
+import type { Catalog, ReleaseRecord } from "../domain/record-schema.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { BuildOrderEntry } from "../domain/build-order.js";
 import { appcastRecords } from "../domain/appcast-selection.js";
 import { isYanked } from "../domain/yank-state.js";
-import { entryOf, type CatalogEntry, type CatalogView } from "./catalog-entry.js";
+import { CatalogEntries, entryOf, type CatalogView } from "./catalog-entry.js";
 import { readCatalogIndex } from "./catalog-index.js";
-import { scanCatalog } from "./catalog-scan.js";
-import { compareNewestFirst } from "../domain/catalog.js";
+import { compareNewestFirst, firstEntryOffset, parseCatalog } from "../domain/catalog.js";
 
 /** How many of the newest releases index.html shows (the catalog JSON lists them all). */
 export const PAGE_RELEASES = 50;
 
-export function buildOrderEntriesOf(view: CatalogView | undefined): BuildOrderEntry[] {
-  return (view?.entries ?? []).flatMap((e) => (e.build === undefined ? [] : [{ version: e.version, build: e.build, channel: e.channel }]));
+/** The build-order entries of a view's releases, read from its entries at each iteration (releases without a build are left out). */
+export function buildOrderEntriesOf(view: CatalogView | undefined): Iterable<BuildOrderEntry> {
+  return {
+    *[Symbol.iterator]() {
+      for (const e of view?.entries ?? []) if (e.build !== undefined) yield { version: e.version, build: e.build, channel: e.channel };
+    },
+  };
 }
 
 /** The full records a view keeps (see {@link CatalogView}); `maxPerChannel` undefined = every appcast record. */
@@ -30,117 +32,29 @@ function keptRecords(ordered: readonly ReleaseRecord[], maxPerChannel: number | 
 }
 
 /**
- * Keeps the appcast candidates bounded while scanning: once a channel holds
- * twice its limit, the lower builds are dropped (they can never come back).
+ * The view of a parsed catalog (every entry checked against §2.6 by
+ * {@link parseCatalog}). `firstOffset`: where the first entry starts in the
+ * bytes it was read from, if known.
  */
-class Reducer {
-  private readonly seen: ReleaseRecord[] = [];
-  constructor(private readonly maxPerChannel: number | undefined) {}
-
-  add(record: ReleaseRecord): void {
-    this.seen.push(record);
-    if (this.seen.length >= 4 * (PAGE_RELEASES + (this.maxPerChannel ?? Infinity))) this.compact();
-  }
-
-  private compact(): void {
-    const kept = keptRecords(this.seen, this.maxPerChannel);
-    this.seen.length = 0;
-    this.seen.push(...kept);
-  }
-
-  result(): ReleaseRecord[] {
-    return keptRecords(this.seen, this.maxPerChannel);
-  }
+export function viewOfCatalog(catalog: Catalog, etag: string, maxPerChannel: number | undefined, firstOffset?: number): CatalogView {
+  return { etag, pluginId: catalog.pluginId, count: catalog.versions.length, entries: CatalogEntries.of(catalog.versions.map(entryOf)), records: keptRecords(catalog.versions, maxPerChannel), firstOffset };
 }
 
-function notValid(source: string, index: number, what: string): RelcastError {
-  return new RelcastError("E_CATALOG", `the catalog ${source} does not match the catalog envelope: versions.${index}${what}`, "restore it from the records with `relcast rebuild`");
+/** Reads a view from the catalog's bytes: parsed in full, a broken catalog is an E_CATALOG error naming the file and the field. */
+export function viewFromBytes(source: string, etag: string, bytes: Buffer, maxPerChannel: number | undefined): CatalogView {
+  const catalog = parseCatalog(bytes.toString("utf8"), source);
+  return viewOfCatalog(catalog, etag, maxPerChannel, firstEntryOffset(bytes, catalog));
 }
 
-/** One element of the catalog's `versions`, parsed and checked against §2.6. */
-export function parseCatalogEntry(raw: Buffer, index: number, source: string): ReleaseRecord {
-  const parsed = releaseRecordSchema.safeParse(parseJson(raw, index, source));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw notValid(source, index, `.${issue?.path.join(".") ?? ""} ${issue?.message ?? ""}`.trimEnd());
-  }
-  return parsed.data;
+/** Whether `record` goes in front of every entry: newer than the newest, and no release of its version listed. */
+export function goesFirst(view: CatalogView, record: ReleaseRecord): boolean {
+  const first = view.entries.first();
+  return !view.entries.has(record.version) && (first === undefined || compareNewestFirst(first, record) > 0);
 }
 
-function parseJson(raw: Buffer, index: number, source: string): unknown {
-  try {
-    return JSON.parse(raw.toString("utf8"));
-  } catch (err) {
-    throw new RelcastError("E_CATALOG", `the catalog ${source} is not valid JSON: versions[${index}] (${(err as Error).message})`, "restore it from the records with `relcast rebuild`");
-  }
-}
-
-const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
-
-/**
- * The fields a publish orders and selects by, checked by hand (a full §2.6
- * check of 10,000 entries would cost more than the rest of the publish); the
- * records a view keeps get the full check. Other entries are copied as they are.
- */
-function lightRecord(raw: Buffer, index: number, source: string): ReleaseRecord {
-  const r = parseJson(raw, index, source) as Record<string, unknown>;
-  if (typeof r !== "object" || r === null || Array.isArray(r)) throw notValid(source, index, " is not an object");
-  if (typeof r.version !== "string") throw notValid(source, index, ".version is missing or not a string");
-  // Versions become key segments: every entry's is checked, not only the records the view keeps.
-  if (!isReleaseVersion(r.version)) throw notValid(source, index, `.version ${JSON.stringify(r.version)} is not a semantic version <major>.<minor>.<patch>[-prerelease]`);
-  if (typeof r.channel !== "string") throw notValid(source, index, ".channel is missing or not a string");
-  const at = r.publishedAt as Record<string, unknown> | undefined;
-  if (typeof at !== "object" || at === null || !isInt(at._seconds) || !isInt(at._nanoseconds)) throw notValid(source, index, ".publishedAt is not {_seconds, _nanoseconds}");
-  const auto = r.autoupdate as Record<string, unknown> | undefined;
-  if (auto !== undefined && (typeof auto !== "object" || auto === null || !isInt(auto.buildNumber))) throw notValid(source, index, ".autoupdate.buildNumber is missing or not a whole number");
-  if (r.yanked !== undefined && r.yanked !== true) throw notValid(source, index, ".yanked must be true or absent");
-  return r as ReleaseRecord;
-}
-
-/** Reads a view from a stream of the catalog's bytes. */
-export async function viewFromStream(source: string, etag: string, chunks: AsyncIterable<Buffer>, maxPerChannel: number | undefined): Promise<CatalogView> {
-  const entries: CatalogEntry[] = [];
-  const reducer = new Reducer(maxPerChannel);
-  const indexOf = new Map<ReleaseRecord, number>();
-  let firstOffset: number | undefined;
-  const envelope = await scanCatalog(source, chunks, (raw, index, offset) => {
-    const record = lightRecord(raw, index, source);
-    if (index === 0) firstOffset = offset;
-    entries.push(entryOf(record));
-    indexOf.set(record, index);
-    reducer.add(record);
-  });
-  const records = reducer.result().map((r) => {
-    const parsed = releaseRecordSchema.safeParse(r);
-    if (parsed.success) return parsed.data;
-    const issue = parsed.error.issues[0];
-    throw notValid(source, indexOf.get(r) ?? -1, `.${issue?.path.join(".") ?? ""} ${issue?.message ?? ""}`.trimEnd());
-  });
-  return { etag, pluginId: envelope.pluginId, count: entries.length, entries, records, firstOffset };
-}
-
-/** Where `record` goes in a catalog ordered newest first, and which entry (same version) it replaces. */
-export function placement(entries: readonly CatalogEntry[], record: ReleaseRecord): { insertAt: number; replaces: number } {
-  const replaces = entries.findIndex((e) => e.version === record.version);
-  let insertAt = 0;
-  for (let i = 0; i < entries.length; i++) {
-    if (i === replaces) continue;
-    if (compareNewestFirst(entries[i]!, record) <= 0) insertAt = i + 1;
-    else break;
-  }
-  return { insertAt, replaces };
-}
-
-/** The view of the catalog after `record` was merged into it (no re-read), with the ETag the write returned. */
-export function viewWith(view: CatalogView, record: ReleaseRecord, etag: string, maxPerChannel: number | undefined): CatalogView {
-  const { insertAt, replaces } = placement(view.entries, record);
-  const entries = [...view.entries];
-  entries.splice(insertAt, 0, entryOf(record));
-  if (replaces !== -1) entries.splice(replaces < insertAt ? replaces : replaces + 1, 1);
-  const others = view.records.filter((r) => r.version !== record.version);
-  const position = others.findIndex((r) => compareNewestFirst(r, record) > 0);
-  others.splice(position === -1 ? others.length : position, 0, record);
-  return { etag, pluginId: view.pluginId, count: entries.length, entries, records: keptRecords(others, maxPerChannel) };
+/** The view after `record` was written in front of the catalog (see {@link goesFirst}; no re-read), with the ETag the write returned. */
+export function viewWithNewest(view: CatalogView, record: ReleaseRecord, etag: string, maxPerChannel: number | undefined, firstOffset: number): CatalogView {
+  return { etag, pluginId: view.pluginId, count: view.count + 1, entries: view.entries.withFirst(entryOf(record)), records: keptRecords([record, ...view.records], maxPerChannel), firstOffset };
 }
 
 // One catalog view per store and ETag: a publish reads the catalog in preflight
@@ -167,9 +81,9 @@ export async function readCatalogView(store: ObjectStore, maxPerChannel: number 
     rememberView(store, indexed, maxPerChannel);
     return indexed;
   }
-  const got = await store.getStream(CATALOG_KEY);
+  const got = await store.get(CATALOG_KEY);
   if (!got) return undefined;
-  const view = await viewFromStream(store.uriFor(CATALOG_KEY), got.meta.etag, got.stream as AsyncIterable<Buffer>, maxPerChannel);
+  const view = viewFromBytes(store.uriFor(CATALOG_KEY), got.meta.etag, got.body, maxPerChannel);
   rememberView(store, view, maxPerChannel);
   return view;
 }

@@ -5,17 +5,17 @@ import { promisify } from "node:util";
 import type { RelcastConfig } from "../config/schema.js";
 import { PreconditionFailedError, RelcastError } from "../core/errors.js";
 import { appcastLimit, appcastOptionsFor, renderAppcast } from "../domain/appcast.js";
-import { buildCatalog, parseCatalog, serializeCatalog } from "../domain/catalog.js";
-import type { ReleaseRecord, YankMarker } from "../domain/record-schema.js";
+import { buildCatalog, firstEntryOffset, mergeIntoCatalog, parseCatalog, serializeCatalog } from "../domain/catalog.js";
+import type { Catalog, ReleaseRecord, YankMarker } from "../domain/record-schema.js";
 import { APPCAST_KEY, CATALOG_KEY } from "../domain/release-layout.js";
 import { ETAG_PLACEHOLDER, type ContentSource, type Precondition, type PutWrite } from "../domain/release-plan.js";
-import { withYankState, yankFields } from "../domain/yank-state.js";
+import { withYankState } from "../domain/yank-state.js";
 import { APPCAST_CONTENT_TYPE, CACHE_NO_CACHE } from "../store/content-types.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { CatalogView } from "./catalog-entry.js";
 import { CATALOG_INDEX_KEY, isIndexed, serializeCatalogIndex } from "./catalog-index.js";
-import { readCatalogView, viewFromStream, viewWith } from "./catalog-view.js";
-import { writeMergedCatalog } from "./catalog-write.js";
+import { goesFirst, readCatalogView, viewOfCatalog, viewWithNewest } from "./catalog-view.js";
+import { writeCatalog, writeWithNewest } from "./catalog-write.js";
 
 /** What changes in the feeds: a published record, a yank state, or every record (rebuild). */
 export type FeedChange =
@@ -39,10 +39,6 @@ function notPublished(store: ObjectStore): RelcastError {
   return new RelcastError("E_VERSION", `nothing is published in ${store.uriFor(CATALOG_KEY)}`, "check --store / the config's store");
 }
 
-async function* once(bytes: Buffer): AsyncIterable<Buffer> {
-  yield bytes;
-}
-
 const readAt = promisify(read);
 
 /** A descriptor's bytes from the start, in 1 MiB chunks of one reused buffer (each valid until the next is asked for). */
@@ -56,19 +52,34 @@ async function* readInPlace(fd: number): AsyncIterable<Buffer> {
   }
 }
 
-/** The catalog's bytes after a change, given its bytes now (undefined: nothing published yet). */
-function changedCatalog(store: ObjectStore, config: RelcastConfig, change: FeedChange, current: Buffer | undefined): Buffer {
-  if (change.kind === "replace") return Buffer.from(serializeCatalog(buildCatalog(config.pluginId, change.records)));
-  if (change.kind === "add") return Buffer.from(serializeCatalog(buildCatalog(config.pluginId, [change.record])));
-  if (!current) throw notPublished(store);
+/** A new name every time: the file is handed over to the store (maybe as a hard link), so it is never rewritten. */
+function newCatalogFile(workDir: string, attempt: number): string {
+  return path.join(workDir, `catalog-${attempt}-${randomBytes(6).toString("hex")}.json`);
+}
+
+/** The view, if `record` goes in front of every entry and the view knows where its first entry starts. */
+function spliceAt(view: CatalogView, record: ReleaseRecord): (CatalogView & { firstOffset: number }) | undefined {
+  const { firstOffset } = view;
+  return firstOffset !== undefined && goesFirst(view, record) ? { ...view, firstOffset } : undefined;
+}
+
+/** The catalog after a change, given its bytes now (undefined: nothing published yet). */
+function changedCatalog(store: ObjectStore, config: RelcastConfig, change: FeedChange, current: Buffer | undefined): Catalog {
+  if (change.kind === "replace") return buildCatalog(config.pluginId, change.records);
+  if (!current) {
+    if (change.kind === "add") return buildCatalog(config.pluginId, [change.record]);
+    throw notPublished(store);
+  }
   const catalog = parseCatalog(current.toString("utf8"), store.uriFor(CATALOG_KEY));
+  if (change.kind === "add") return mergeIntoCatalog(catalog, catalog.pluginId, change.record);
   const versions = catalog.versions.map((r) => (r.version === change.version ? withYankState(r, change.marker) : r));
-  return Buffer.from(serializeCatalog({ ...catalog, versions }));
+  return { ...catalog, versions };
 }
 
 /**
- * Plans the `feeds` step: the new catalog (merged by streaming for a
- * publish; a temp file in `workDir`), the appcast rendered from it, and the
+ * Plans the `feeds` step: the new catalog (for a new newest release, its
+ * record written in front of the catalog's bytes into a temp file in
+ * `workDir`; otherwise parsed and written in full), the appcast rendered from it, and the
  * catalog index. The appcast is read before the catalog, and both writes are
  * conditional on the ETags read here, so whoever writes last rendered from a
  * catalog holding every earlier writer's change; a lost race is re-planned
@@ -87,39 +98,47 @@ export async function planFeeds(store: ObjectStore, config: RelcastConfig, chang
   let catalog: FeedsPlan["catalog"];
   let view: CatalogView;
   let changed: boolean;
-  if (change.kind === "add" && viewNow) {
+  // The usual publish: the new release is the newest. It is written in front of the catalog's bytes, which are copied as they are.
+  const splice = change.kind === "add" && viewNow ? spliceAt(viewNow, change.record) : undefined;
+  if (change.kind === "add" && splice) {
     // Read in place where the store can (one reused buffer, not 20 MB of chunks to collect for a 10,000-release catalog).
     const opened = store.openRead ? await store.openRead(CATALOG_KEY) : undefined;
     const got = opened ? undefined : await store.getStream(CATALOG_KEY);
-    if ((opened ?? got)?.meta.etag !== viewNow.etag) {
+    if ((opened ?? got)?.meta.etag !== splice.etag) {
       await opened?.close();
       got?.stream.destroy();
       throw new PreconditionFailedError(CATALOG_KEY, "if-match");
     }
-    // A yank belongs to the catalog entry, not the record: re-publishing a yanked version keeps it yanked.
-    const previous = viewNow.records.find((r) => r.version === change.record.version);
-    const merged = previous?.yanked && !change.record.yanked ? { ...change.record, ...yankFields(previous) } : change.record;
-    // A new name every time: the file is handed over to the store (maybe as a hard link), so it is never rewritten.
-    const file = path.join(workDir, `catalog-${attempt}-${randomBytes(6).toString("hex")}.json`);
+    const file = newCatalogFile(workDir, attempt);
     let result;
     try {
       const chunks = opened ? readInPlace(opened.fd) : (got!.stream as AsyncIterable<Buffer>);
-      result = await writeMergedCatalog(where, chunks, viewNow, merged, file, { reusedChunks: opened !== undefined });
+      result = await writeWithNewest(where, chunks, splice, change.record, file, { reusedChunks: opened !== undefined });
     } finally {
       await opened?.close();
       got?.stream.destroy();
     }
-    changed = result.changed;
-    view = changed ? { ...viewWith(viewNow, merged, ETAG_PLACEHOLDER, limit), firstOffset: result.firstOffset } : viewNow;
+    changed = true;
+    view = viewWithNewest(splice, change.record, ETAG_PLACEHOLDER, limit, result.firstOffset);
     catalog = { source: { kind: "file", file, handOver: true }, sizeBytes: result.sizeBytes, sha256: result.sha256 };
   } else {
-    // A first release, a yank or a rebuild: the whole catalog, parsed and written in full.
+    // A first release, a backport or re-publish, a yank or a rebuild: the whole catalog, parsed and written in full.
     const current = etagNow !== undefined ? await store.get(CATALOG_KEY) : undefined;
     if (etagNow !== undefined && current?.meta.etag !== etagNow) throw new PreconditionFailedError(CATALOG_KEY, "if-match");
-    const bytes = changedCatalog(store, config, change, current?.body);
-    changed = !current?.body.equals(bytes);
-    view = changed || !viewNow ? await viewFromStream(where, ETAG_PLACEHOLDER, once(bytes), limit) : viewNow;
-    catalog = { source: { kind: "bytes", bytes }, sizeBytes: bytes.length, sha256: sha256Of(bytes) };
+    const next = changedCatalog(store, config, change, current?.body);
+    if (change.kind === "add") {
+      // A record at a time into a file: the new catalog is not held as a 20 MB string and a copy of it.
+      const file = newCatalogFile(workDir, attempt);
+      const result = await writeCatalog(next, file);
+      changed = !current || current.body.length !== result.sizeBytes || sha256Of(current.body) !== result.sha256;
+      view = changed || !viewNow ? viewOfCatalog(next, ETAG_PLACEHOLDER, limit, result.firstOffset) : viewNow;
+      catalog = { source: { kind: "file", file, handOver: true }, sizeBytes: result.sizeBytes, sha256: result.sha256 };
+    } else {
+      const bytes = Buffer.from(serializeCatalog(next));
+      changed = !current?.body.equals(bytes);
+      view = changed || !viewNow ? viewOfCatalog(next, ETAG_PLACEHOLDER, limit, firstEntryOffset(bytes, next)) : viewNow;
+      catalog = { source: { kind: "bytes", bytes }, sizeBytes: bytes.length, sha256: sha256Of(bytes) };
+    }
   }
 
   const appcast = Buffer.from(renderAppcast(view.records, appcastOptionsFor(config)));

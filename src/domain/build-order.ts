@@ -38,9 +38,11 @@ export function seenTogether(a: BuildOrderEntry, b: BuildOrderEntry): boolean {
  * are not semver are left alone.
  */
 export function checkPair(a: BuildOrderEntry, b: BuildOrderEntry): BuildOrderViolation | undefined {
-  if (a.version === b.version) return undefined;
-  const [va, vb] = [parsedSemver(a.version), parsedSemver(b.version)];
-  if (!va || !vb) return undefined;
+  return pairViolation(a, parsedSemver(a.version), b, parsedSemver(b.version));
+}
+
+function pairViolation(a: BuildOrderEntry, va: semver.SemVer | null, b: BuildOrderEntry, vb: semver.SemVer | null): BuildOrderViolation | undefined {
+  if (a.version === b.version || !va || !vb) return undefined;
   const [lower, higher] = va.compare(vb) < 0 ? [a, b] : [b, a];
   const byBuild = compareSparkleVersions(lower.build, higher.build);
   if (byBuild === 0) return { lower, higher, kind: "equal-build" };
@@ -48,7 +50,22 @@ export function checkPair(a: BuildOrderEntry, b: BuildOrderEntry): BuildOrderVio
   return undefined;
 }
 
-// Parsed versions, so checking one release against 10,000 parses each version once.
+/**
+ * The violations of one new release with each of `entries` ({@link checkPair}),
+ * in one pass that keeps nothing of the entries but the violating ones: a
+ * check against 10,000 releases parses each version once and drops it.
+ */
+export function violationsWith(candidate: BuildOrderEntry, entries: Iterable<BuildOrderEntry>): BuildOrderViolation[] {
+  const parsed = semver.parse(candidate.version);
+  const found: BuildOrderViolation[] = [];
+  for (const e of entries) {
+    const v = pairViolation(candidate, parsed, e, semver.parse(e.version));
+    if (v) found.push(v);
+  }
+  return found;
+}
+
+// Parsed versions, so checking every pair of a store's releases (verify) parses each version once.
 const parsedVersions = new Map<string, semver.SemVer | null>();
 
 function parsedSemver(version: string): semver.SemVer | null {
@@ -98,7 +115,7 @@ export function describeViolation(v: BuildOrderViolation): string {
  * Where a new release's build must lie on its channel view: above every
  * lower semver's build and below every higher one's. Used for the fix hint.
  */
-export function buildWindow(candidate: BuildOrderEntry, existing: readonly BuildOrderEntry[]): { above?: BuildOrderEntry; below?: BuildOrderEntry } {
+export function buildWindow(candidate: BuildOrderEntry, existing: Iterable<BuildOrderEntry>): { above?: BuildOrderEntry; below?: BuildOrderEntry } {
   let above: BuildOrderEntry | undefined;
   let below: BuildOrderEntry | undefined;
   for (const e of existing) {

@@ -37,7 +37,35 @@ export function serializeCatalog(catalog: Catalog): string {
   return JSON.stringify(catalog, null, 2) + "\n";
 }
 
-/** Parses the catalog read from a store; a hand-edited broken file is a clear error, never overwritten. */
+/** What serializeCatalog writes before the first entry of a catalog of `count` (> 0) releases. */
+export function catalogHead(pluginId: string, count: number): string {
+  return `{\n  "pluginId": ${JSON.stringify(pluginId)},\n  "count": ${count},\n  "versions": [\n    `;
+}
+
+/** A record as serializeCatalog writes it inside `versions` (4 spaces in). */
+export function entryText(record: ReleaseRecord): string {
+  return JSON.stringify(record, null, 2).replace(/\n/g, "\n    ");
+}
+
+/**
+ * Where the first entry of `catalog` starts in `bytes`, the file it was
+ * parsed from, when the file begins as serializeCatalog lays it out (so a
+ * newer entry can be written in front of it without re-serializing the
+ * rest); undefined for any other layout and for an empty catalog.
+ */
+export function firstEntryOffset(bytes: Buffer, catalog: Catalog): number | undefined {
+  if (catalog.versions.length === 0) return undefined;
+  const head = Buffer.from(catalogHead(catalog.pluginId, catalog.count));
+  return bytes.length > head.length && bytes.subarray(0, head.length).equals(head) && bytes[head.length] === 0x7b ? head.length : undefined;
+}
+
+/**
+ * Parses the catalog read from a store and checks every entry against
+ * §2.6; a hand-edited broken file is a clear error, never overwritten.
+ * Answers the values as read, not zod's copy (which puts the schema's keys
+ * first): a catalog written again keeps each entry's key order, so its
+ * bytes change only where a record changed.
+ */
 export function parseCatalog(text: string, source: string): Catalog {
   let raw: unknown;
   try {
@@ -58,5 +86,5 @@ export function parseCatalog(text: string, source: string): Catalog {
       "restore it from the records with `relcast rebuild`",
     );
   }
-  return parsed.data;
+  return raw as Catalog;
 }

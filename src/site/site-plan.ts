@@ -3,13 +3,13 @@ import semver from "semver";
 import { z } from "zod";
 import type { RelcastConfig } from "../config/schema.js";
 import { RelcastError } from "../core/errors.js";
-import { scanCatalog } from "../catalog/catalog-scan.js";
 import type { CatalogView } from "../catalog/catalog-entry.js";
 import { compareAndSwap } from "../apply/compare-and-swap.js";
-import { parseCatalogEntry, readCatalogView } from "../catalog/catalog-view.js";
+import { readCatalogView } from "../catalog/catalog-view.js";
 import { planFeeds, type FeedChange, type FeedsPlan } from "../catalog/feeds-plan.js";
 import { latestObjects } from "../catalog/latest-objects.js";
 import { appcastLimit } from "../domain/appcast.js";
+import { parseCatalog } from "../domain/catalog.js";
 import { expectedLatest } from "../domain/latest-choice.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import {
@@ -65,15 +65,14 @@ export async function planDownloads(source: ObjectStore, target: ObjectStore, re
   return writes;
 }
 
-/** Every release's download copies, reading the catalog as a stream. */
+/** Every release's download copies, from the catalog parsed in full. */
 async function planAllDownloads(source: ObjectStore, target: ObjectStore, cacheControl: string): Promise<CopyWrite[]> {
-  const got = await source.getStream(CATALOG_KEY);
+  const got = await source.get(CATALOG_KEY);
   if (!got) return [];
   const writes: CopyWrite[] = [];
-  const where = source.uriFor(CATALOG_KEY);
-  await scanCatalog(where, got.stream as AsyncIterable<Buffer>, async (raw, index) => {
-    writes.push(...(await planDownloads(source, target, parseCatalogEntry(raw, index, where), cacheControl, "site")));
-  });
+  for (const record of parseCatalog(got.body.toString("utf8"), source.uriFor(CATALOG_KEY)).versions) {
+    writes.push(...(await planDownloads(source, target, record, cacheControl, "site")));
+  }
   return writes;
 }
 

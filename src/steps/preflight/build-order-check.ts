@@ -1,8 +1,7 @@
 import semver from "semver";
 import { RelcastError } from "../../core/errors.js";
-import type { ReleaseRecord } from "../../domain/record-schema.js";
 import {
-  buildOrderEntries, buildWindow, checkPair, describeViolation, type BuildOrderEntry, type BuildOrderViolation,
+  buildWindow, describeViolation, violationsWith, type BuildOrderEntry, type BuildOrderViolation,
 } from "../../domain/build-order.js";
 
 /** The violation closest to the candidate in semver, so the message names its neighbour. */
@@ -19,7 +18,7 @@ function nearest(candidate: BuildOrderEntry, violations: BuildOrderViolation[]):
   })[0]!;
 }
 
-function hint(candidate: BuildOrderEntry, existing: readonly BuildOrderEntry[]): string {
+function hint(candidate: BuildOrderEntry, existing: Iterable<BuildOrderEntry>): string {
   const { above, below } = buildWindow(candidate, existing);
   const low = above ? `above ${above.build} (${above.version})` : "";
   const high = below ? `below ${below.build} (${below.version})` : "";
@@ -33,12 +32,12 @@ function hint(candidate: BuildOrderEntry, existing: readonly BuildOrderEntry[]):
 /**
  * Refuses a release whose build number would not rank where its semver
  * does among the releases an installed copy sees with it, or that reuses
- * any existing build number. `existing` comes from the catalog preflight
- * already read; a re-run of the same version is not compared with itself.
+ * any existing build number. `entries` come from the catalog preflight
+ * already read (iterated once, and once more for the hint of a refusal); a
+ * re-run of the same version is not compared with itself.
  */
-export function assertBuildOrder(candidate: BuildOrderEntry, entries: readonly BuildOrderEntry[]): void {
-  const existing = entries.filter((e) => e.version !== candidate.version);
-  const violations = existing.flatMap((e) => checkPair(candidate, e) ?? []);
+export function assertBuildOrder(candidate: BuildOrderEntry, entries: Iterable<BuildOrderEntry>): void {
+  const violations = violationsWith(candidate, entries);
   if (violations.length === 0) return;
-  throw new RelcastError("E_VERSION", `build order: ${describeViolation(nearest(candidate, violations))}`, hint(candidate, existing));
+  throw new RelcastError("E_VERSION", `build order: ${describeViolation(nearest(candidate, violations))}`, hint(candidate, entries));
 }
