@@ -76,11 +76,8 @@ function forward(
   forwarding: ForwardingRules,
 ): Promise<Response> {
   return new Promise<Response>((resolve, reject) => {
-    const headers = upstreamRequestHeaders(req.headers, identity, product.name, origin.host, {
-      for: forwarding.forwardedFor(req),
-      proto: forwarding.isHttps(req) ? "https" : "http",
-    });
-    if (body) headers["content-length"] = body.length;
+    const forwarded = { for: forwarding.forwardedFor(req), proto: forwarding.isHttps(req) ? ("https" as const) : ("http" as const) };
+    const headers = upstreamRequestHeaders(req.headers, identity, product.name, origin.host, forwarded, body?.length);
     const upstreamReq = origin.transport.request({
       protocol: origin.protocol,
       hostname: origin.hostname,
