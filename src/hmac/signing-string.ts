@@ -34,6 +34,19 @@ export function signatureShapeProblem(signature: string): string | undefined {
   return `the signature must be 44 characters of Base64 (32 bytes), got ${signature.length} characters`;
 }
 
+/**
+ * Whether `provided`, a signature of canonical shape (signatureShapeProblem
+ * answered undefined), is the signature of `signingString`: its 32 bytes
+ * against the HMAC's, timing-safe. Canonical Base64 (padding, zero pad
+ * bits) has one spelling per byte string, so this is the comparison of the
+ * Base64 texts without encoding the HMAC or copying both texts per request.
+ */
+export function signatureMatches(secret: string, signingString: string, provided: string): boolean {
+  const expected = createHmac("sha256", Buffer.from(secret, "utf8")).update(signingString, "utf8").digest();
+  const given = Buffer.from(provided, "base64");
+  return given.length === expected.length && timingSafeEqual(expected, given);
+}
+
 /** Timing-safe comparison of two Base64 signatures of equal, public length. */
 export function signaturesEqual(expected: string, provided: string): boolean {
   const a = Buffer.from(expected, "latin1");
