@@ -1,7 +1,7 @@
 import type { ProductConfig } from "../config-schema.js";
 import { HttpError } from "../http/http-error.js";
-import type { Context } from "hono";
-import { rawTarget, type GatewayEnv, type Middleware } from "../http/middleware.js";
+import type { IncomingMessage } from "node:http";
+import { rawTarget, type Middleware, type ProductTarget } from "../http/middleware.js";
 
 /**
  * Resolves `/v2/<product>/<version>/<resource path>` (spec §9) to the
@@ -17,16 +17,16 @@ const VERSION = /^v\d+$/;
 export function productRoute(products: Readonly<Record<string, ProductConfig>>): Middleware {
   const resolve = productResolver(products);
   return async (c, next) => {
-    resolve(c);
+    c.set("product", resolve(c.env.incoming));
     await next();
   };
 }
 
-/** The resolution itself, synchronous, for the product routes' fast path (hmac-fast-path.ts). */
-export function productResolver(products: Readonly<Record<string, ProductConfig>>): (c: Context<GatewayEnv>) => void {
+/** The resolution itself, on node's request, for the HMAC fast path too (hmac-fast-path.ts). */
+export function productResolver(products: Readonly<Record<string, ProductConfig>>): (incoming: IncomingMessage) => ProductTarget {
   const upstreams = new Map(Object.entries(products).map(([name, p]) => [name, new URL(p.upstream)]));
-  return (c) => {
-    const target = rawTarget(c.env.incoming);
+  return (incoming) => {
+    const target = rawTarget(incoming);
     const q = target.indexOf("?");
     const path = q < 0 ? target : target.slice(0, q);
     const query = q < 0 ? "" : target.slice(q);
@@ -39,12 +39,12 @@ export function productResolver(products: Readonly<Record<string, ProductConfig>
     if (gatewayVersion !== "v2" || !config || !upstream || !productVersion || !VERSION.test(productVersion)) {
       throw new HttpError(404, "not_found", "no product route here; product paths look like /v2/<product>/v1/<resource>");
     }
-    c.set("product", {
+    return {
       name: name!,
       upstream,
       auth: config.auth,
       timeoutMs: config.timeoutMs,
       upstreamTarget: path.slice(`/v2/${name}`.length) + query,
-    });
+    };
   };
 }
