@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { hmacSha256 } from "./keyed-hmac.js";
 
 /**
  * The signing string of spec §5.2 and the signature over it. Two lines
@@ -42,7 +43,7 @@ export function signatureShapeProblem(signature: string): string | undefined {
  * Base64 texts without encoding the HMAC or copying both texts per request.
  */
 export function signatureMatches(secret: string, signingString: string, provided: string): boolean {
-  const expected = createHmac("sha256", Buffer.from(secret, "utf8")).update(signingString, "utf8").digest();
+  const expected = hmacSha256(secret, signingString);
   const given = Buffer.from(provided, "base64");
   return given.length === expected.length && timingSafeEqual(expected, given);
 }

@@ -57,6 +57,8 @@ export interface HmacCaller {
  */
 export function hmacCheck(options: HmacAuthOptions): (incoming: IncomingMessage, now: Date, body: Buffer | undefined) => HmacCaller | Promise<HmacCaller> {
   const lookupSecret = (clientId: string) => options.credentials.get(clientId)?.secret ?? UNKNOWN_CLIENT_KEY;
+  // Every secret a request can be checked against, set up before the first request (see HmacVerifier.prepareSecrets).
+  options.verify.prepareSecrets?.([...[...options.credentials.values()].map((c) => c.secret), UNKNOWN_CLIENT_KEY]);
   return (incoming, now, body) => {
     const result = options.verify({
       method: incoming.method ?? "GET",
