@@ -33,7 +33,7 @@ export function productResolver(products: Readonly<Record<string, ProductConfig>
     if (!path.startsWith("/") || UNSAFE_PATH.test(path)) {
       throw new HttpError(400, "invalid_request", "the path must not contain `.`/`..` segments, `;` parameters, empty segments, encoded dots or slashes, or backslashes");
     }
-    const [, gatewayVersion, name, productVersion] = path.split("/");
+    const [gatewayVersion, name, productVersion] = leadingSegments(path);
     const config = name === undefined ? undefined : products[name];
     const upstream = name === undefined ? undefined : upstreams.get(name);
     if (gatewayVersion !== "v2" || !config || !upstream || !productVersion || !VERSION.test(productVersion)) {
@@ -44,7 +44,19 @@ export function productResolver(products: Readonly<Record<string, ProductConfig>
       upstream,
       auth: config.auth,
       timeoutMs: config.timeoutMs,
-      upstreamTarget: path.slice(`/v2/${name}`.length) + query,
+      upstreamTarget: path.slice("/v2/".length + name!.length) + query,
     };
   };
+}
+
+/** The first three segments of a path starting with "/", as `path.split("/").slice(1, 4)` has them, without splitting all of it (this runs on every product call). */
+function leadingSegments(path: string): (string | undefined)[] {
+  const segments: (string | undefined)[] = [undefined, undefined, undefined];
+  let start = 1;
+  for (let k = 0; k < 3 && start <= path.length; k++) {
+    const end = path.indexOf("/", start);
+    segments[k] = path.slice(start, end < 0 ? path.length : end);
+    start = end < 0 ? path.length + 1 : end + 1;
+  }
+  return segments;
 }
