@@ -97,6 +97,12 @@ export function upstreamRequestHeaders(
   if (!hostSent) out.push("host", upstreamHost);
   addIdentityHeaders(out, identity, product);
   if (!lengthSent) out.push("content-length", String(contentLength));
+  // A body streamed without a length (the caller's chunked framing, dropped above as hop-by-hop) goes upstream
+  // chunked too, whatever the method: node chunks a GET's or DELETE's body only when told, and otherwise writes
+  // its bytes after the head unframed, where the upstream would read them as a request of their own.
+  else if (contentLength === undefined && incoming["transfer-encoding"] !== undefined && incoming["content-length"] === undefined) {
+    out.push("transfer-encoding", "chunked");
+  }
   return out;
 }
 
