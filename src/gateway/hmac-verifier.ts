@@ -24,4 +24,11 @@ export type HmacVerifyResult =
   | { ok: true; clientId: string; deprecatedRequestLine: boolean }
   | { ok: false; check: string; message: string; expectedSigningString?: string; expectedDigest?: string };
 
-export type HmacVerifier = (input: HmacVerifyInput) => HmacVerifyResult | Promise<HmacVerifyResult>;
+export type HmacVerifier = ((input: HmacVerifyInput) => HmacVerifyResult | Promise<HmacVerifyResult>) & {
+  /**
+   * Optional: does the per-secret setup for these secrets now (the HMAC
+   * kit keeps each secret's keyed hash states), so that the first request
+   * of a known client costs what a request of an unknown one does.
+   */
+  prepareSecrets?: (secrets: readonly string[]) => void;
+};

@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders } from "node:http";
 import type { CallerIdentity } from "./http/middleware.js";
 
 /**
@@ -30,49 +30,89 @@ function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
   return new Set(value.split(",").map((t) => t.trim().toLowerCase()).filter(Boolean));
 }
 
-/** Adds the caller's identity headers to `out` (in place: this runs on every proxied request). */
-export function addIdentityHeaders(out: OutgoingHttpHeaders, identity: CallerIdentity, product: string): OutgoingHttpHeaders {
-  out["x-relcast-product"] = product;
-  out["x-relcast-client"] = identity.clientId;
+/**
+ * Headers as node's flat list, `[name, value, name, value, ...]`: what
+ * `http.request` and `writeHead` write out as they are. Given an object
+ * instead, `http.request` copies every header with `setHeader` into a
+ * dictionary of its own before writing it, which cost more than any other
+ * step of the proxy's header work (see docs/gateway.md, "Where the
+ * gateway's time goes"). The bytes sent are the same: same names, values
+ * and order.
+ */
+export type HeaderList = string[];
+
+/** Appends `name: value` (each value of a repeated header as its own line, as node writes an array value). */
+function append(out: HeaderList, name: string, value: string | readonly string[]): void {
+  if (typeof value === "string") out.push(name, value);
+  else for (const v of value) out.push(name, v);
+}
+
+/** Appends the caller's identity headers to `out` (in place: this runs on every proxied request). */
+export function addIdentityHeaders(out: HeaderList, identity: CallerIdentity, product: string): HeaderList {
+  out.push("x-relcast-product", product, "x-relcast-client", identity.clientId);
   if (identity.kind === "user") {
-    out["x-relcast-auth"] = "bearer";
-    out["x-relcast-user"] = identity.username;
-    out["x-relcast-scope"] = identity.scopes.join(" ");
+    out.push("x-relcast-auth", "bearer", "x-relcast-user", identity.username, "x-relcast-scope", identity.scopes.join(" "));
   } else {
-    out["x-relcast-auth"] = "hmac";
-    out["x-relcast-company"] = identity.company;
+    out.push("x-relcast-auth", "hmac", "x-relcast-company", identity.company);
   }
   return out;
 }
 
+/**
+ * The request's headers as the upstream gets them: hop-by-hop headers,
+ * credentials, forwarding headers and `x-relcast-*` dropped; the
+ * forwarding headers the gateway vouches for, the upstream's Host and the
+ * caller's identity added. `contentLength`, when given, replaces the
+ * caller's Content-Length (a body the gateway read and forwards whole).
+ */
 export function upstreamRequestHeaders(
   incoming: IncomingHttpHeaders,
   identity: CallerIdentity,
   product: string,
   upstreamHost: string,
   forwarded: { for: string | undefined; proto: "http" | "https" },
-): OutgoingHttpHeaders {
+  contentLength?: number,
+): HeaderList {
   const dropped = connectionTokens(incoming);
-  const out: OutgoingHttpHeaders = {};
+  const out: HeaderList = [];
+  let hostSent = false;
+  let lengthSent = contentLength === undefined;
   for (const name in incoming) {
     const value = incoming[name];
     if (value === undefined || HOP_BY_HOP.has(name) || CREDENTIALS.has(name) || FORWARDING.has(name) || dropped.has(name) || name.startsWith(IDENTITY_PREFIX)) continue;
-    out[name] = value;
+    // Host and a replaced Content-Length keep their place in the list.
+    if (name === "host") {
+      out.push(name, upstreamHost);
+      hostSent = true;
+    } else if (name === "content-length" && contentLength !== undefined) {
+      out.push(name, String(contentLength));
+      lengthSent = true;
+    } else {
+      append(out, name, value);
+    }
   }
-  if (forwarded.for) out["x-forwarded-for"] = forwarded.for;
-  out["x-forwarded-proto"] = forwarded.proto;
-  if (incoming.host) out["x-forwarded-host"] = incoming.host;
-  out.host = upstreamHost;
-  return addIdentityHeaders(out, identity, product);
+  if (forwarded.for) out.push("x-forwarded-for", forwarded.for);
+  out.push("x-forwarded-proto", forwarded.proto);
+  if (incoming.host) out.push("x-forwarded-host", incoming.host);
+  if (!hostSent) out.push("host", upstreamHost);
+  addIdentityHeaders(out, identity, product);
+  if (!lengthSent) out.push("content-length", String(contentLength));
+  // A body streamed without a length (the caller's chunked framing, dropped above as hop-by-hop) goes upstream
+  // chunked too, whatever the method: node chunks a GET's or DELETE's body only when told, and otherwise writes
+  // its bytes after the head unframed, where the upstream would read them as a request of their own.
+  else if (contentLength === undefined && incoming["transfer-encoding"] !== undefined && incoming["content-length"] === undefined) {
+    out.push("transfer-encoding", "chunked");
+  }
+  return out;
 }
 
-export function downstreamResponseHeaders(incoming: IncomingHttpHeaders): OutgoingHttpHeaders {
+export function downstreamResponseHeaders(incoming: IncomingHttpHeaders): HeaderList {
   const dropped = connectionTokens(incoming);
-  const out: OutgoingHttpHeaders = {};
+  const out: HeaderList = [];
   for (const name in incoming) {
     const value = incoming[name];
     if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name)) continue;
-    out[name] = value;
+    append(out, name, value);
   }
   return out;
 }

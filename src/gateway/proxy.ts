@@ -32,7 +32,20 @@ interface Origin {
   agent: http.Agent;
 }
 
-export function proxy(forwarding: ForwardingRules): Handler<GatewayEnv> {
+export function proxy(forward: UpstreamForwarder): Handler<GatewayEnv> {
+  // Not an async function: the promise of forward() is the handler's answer.
+  return (c) => {
+    const product = c.get("product");
+    const identity = c.get("identity");
+    if (!product || !identity) throw new HttpError(500, "server_error", "proxy runs after routing and authentication");
+    return forward(product, identity, c.get("body"), c.env.incoming, c.env.outgoing);
+  };
+}
+
+/** The proxy on node's request and response, for the hono handler above and the HMAC fast path (hmac-fast-path.ts). */
+export type UpstreamForwarder = (product: ProductTarget, identity: CallerIdentity, body: Buffer | undefined, req: IncomingMessage, res: ServerResponse) => Promise<Response>;
+
+export function upstreamForwarder(forwarding: ForwardingRules): UpstreamForwarder {
   const origins = new WeakMap<URL, Origin>();
   const originOf = (url: URL): Origin => {
     let origin = origins.get(url);
@@ -51,13 +64,7 @@ export function proxy(forwarding: ForwardingRules): Handler<GatewayEnv> {
     }
     return origin;
   };
-  // Not an async function: the promise of forward() is the handler's answer.
-  return (c) => {
-    const product = c.get("product");
-    const identity = c.get("identity");
-    if (!product || !identity) throw new HttpError(500, "server_error", "proxy runs after routing and authentication");
-    return forward(product, originOf(product.upstream), identity, c.get("body"), c.env.incoming, c.env.outgoing, forwarding);
-  };
+  return (product, identity, body, req, res) => forward(product, originOf(product.upstream), identity, body, req, res, forwarding);
 }
 
 /**
@@ -76,11 +83,8 @@ function forward(
   forwarding: ForwardingRules,
 ): Promise<Response> {
   return new Promise<Response>((resolve, reject) => {
-    const headers = upstreamRequestHeaders(req.headers, identity, product.name, origin.host, {
-      for: forwarding.forwardedFor(req),
-      proto: forwarding.isHttps(req) ? "https" : "http",
-    });
-    if (body) headers["content-length"] = body.length;
+    const forwarded = { for: forwarding.forwardedFor(req), proto: forwarding.isHttps(req) ? ("https" as const) : ("http" as const) };
+    const headers = upstreamRequestHeaders(req.headers, identity, product.name, origin.host, forwarded, body?.length);
     const upstreamReq = origin.transport.request({
       protocol: origin.protocol,
       hostname: origin.hostname,

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { Hono, type Context } from "hono";
 import { every } from "hono/combine";
 import { secureHeaders } from "hono/secure-headers";
@@ -6,14 +7,14 @@ import { silentLogger, type Logger } from "../core/logger.js";
 import { systemClock, type Clock } from "./clock.js";
 import type { GatewayConfig } from "./config-schema.js";
 import type { HmacVerifier } from "./hmac-verifier.js";
-import { HttpError, httpErrorResponse } from "./http/http-error.js";
+import { HttpError, httpErrorResponse, writeHttpError } from "./http/http-error.js";
 import type { GatewayEnv, Middleware } from "./http/middleware.js";
 import { jsonResponse } from "./http/respond.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { bearerAuth } from "./middleware/bearer-auth.js";
 import { dateSkew } from "./middleware/date-skew.js";
 import { hmacAuth, hmacCheck } from "./middleware/hmac-auth.js";
-import { hmacFastPath } from "./middleware/hmac-fast-path.js";
+import { hmacFastPath, type HmacFastPathOptions } from "./hmac-fast-path.js";
 import { productResolver, productRoute } from "./middleware/product-route.js";
 import { productAccess } from "./middleware/scope.js";
 import { signedBody } from "./middleware/signed-body.js";
@@ -22,7 +23,7 @@ import { ConsentSeal } from "./oauth/consent-csrf.js";
 import { checkAccessToken } from "./oauth/introspect.js";
 import { SignInThrottle } from "./oauth/sign-in-throttle.js";
 import { tokenEndpoint } from "./oauth/token.js";
-import { proxy } from "./proxy.js";
+import { proxy, upstreamForwarder } from "./proxy.js";
 import { forwardingRules } from "./forwarded-for.js";
 import { checkNoDotSegments } from "./middleware/request-target.js";
 import { singleValuedCheck } from "./middleware/single-headers.js";
@@ -62,7 +63,24 @@ const authSecureHeaders = secureHeaders({
   contentSecurityPolicy: { defaultSrc: ["'none'"], styleSrc: ["'unsafe-inline'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'self'"] },
 });
 
-export async function createGatewayApp(options: GatewayOptions) {
+/** The hono app (routing, middleware composition, error answers) alone. */
+export async function createGatewayApp(options: GatewayOptions): Promise<Hono<GatewayEnv>> {
+  return (await buildGateway(options)).app;
+}
+
+/**
+ * node's request listener for the whole gateway: the HMAC fast path
+ * (hmac-fast-path.ts) in front of hono's, when product routes are served.
+ * `adapter` makes hono's listener (start-gateway.ts: @hono/node-server's,
+ * with its answer to a malformed request target).
+ */
+export async function createGatewayListener(options: GatewayOptions, adapter: (app: Hono<GatewayEnv>) => RequestListener): Promise<RequestListener> {
+  const { app, fastPath } = await buildGateway(options);
+  const general = adapter(app);
+  return fastPath ? hmacFastPath(fastPath, general) : general;
+}
+
+async function buildGateway(options: GatewayOptions): Promise<{ app: Hono<GatewayEnv>; fastPath?: HmacFastPathOptions }> {
   const { config, store } = options;
   const clock = options.clock ?? systemClock;
   const routes = options.routes ?? "all";
@@ -77,8 +95,10 @@ export async function createGatewayApp(options: GatewayOptions) {
   const issuer = (c: Context<GatewayEnv>) => config.issuer ?? `${forwarding.isHttps(c.env.incoming) ? "https" : "http"}://${c.env.incoming.headers.host ?? "localhost"}`;
 
   const app = new Hono<GatewayEnv>();
-  if (options.accessLog) app.use(accessLog(logger));
-  app.use(requestGuards(clock));
+  const logRequest = options.accessLog ? logWhenFinished(logger) : undefined;
+  if (logRequest) app.use(accessLog(logRequest));
+  const checks = requestChecks();
+  app.use(requestGuards(clock, checks));
   app.get("/healthz", (c) => jsonResponse(c, 200, { status: "ok" }));
 
   if (routes !== "api") {
@@ -93,16 +113,28 @@ export async function createGatewayApp(options: GatewayOptions) {
     app.get(METADATA_PATH, discoveryEndpoint(config, issuer));
   }
 
+  let fastPath: HmacFastPathOptions | undefined;
   if (routes !== "auth") {
-    const resolveProduct = productResolver(config.products);
     const hmacOptions = {
       verify: options.verifyHmac,
       credentials: new Map(config.hmacCredentials.map((c) => [c.clientId, c])),
       maxSkewSeconds: config.hmac.maxSkewSeconds,
       allowDeprecatedRequestLine: config.hmac.allowDeprecatedRequestLine,
     };
-    const checkHmac = hmacCheck(hmacOptions);
-    const forward = proxy(forwarding);
+    const forward = upstreamForwarder(forwarding);
+    fastPath = {
+      clock,
+      requestChecks: checks,
+      resolveProduct: productResolver(config.products),
+      maxSkewSeconds: config.hmac.maxSkewSeconds,
+      checkHmac: hmacCheck(hmacOptions),
+      forward,
+      logRequest,
+      answerError: (incoming, outgoing, err) => {
+        if (outgoing.headersSent) outgoing.destroy();
+        else writeHttpError(outgoing, asHttpError(incoming, err));
+      },
+    };
     const hmac = every(
       dateSkew({ maxSkewSeconds: config.hmac.maxSkewSeconds }),
       signedBody({ maxBodyBytes: config.hmac.maxBodyBytes }),
@@ -110,11 +142,10 @@ export async function createGatewayApp(options: GatewayOptions) {
     );
     app.all(
       "/v2/*",
-      hmacFastPath({ resolveProduct, checkHmac, maxSkewSeconds: config.hmac.maxSkewSeconds, proxy: forward }),
       productRoute(config.products),
       authenticate({ bearer: bearerAuth({ verifyToken: (t) => checkAccessToken(store, t) }), hmac }),
       productAccess(),
-      forward,
+      proxy(forward),
     );
   }
 
@@ -125,39 +156,61 @@ export async function createGatewayApp(options: GatewayOptions) {
       c.env.outgoing.destroy();
       return new Response(null);
     }
-    if (err instanceof HttpError) return httpErrorResponse(c, err);
-    logger.error(`gateway: ${incoming.method} ${(incoming.url ?? "").split("?")[0]} failed: ${err instanceof Error ? err.message : String(err)}`);
-    return httpErrorResponse(c, new HttpError(500, "server_error", "internal error"));
+    return httpErrorResponse(c, asHttpError(incoming, err));
   });
-  return app;
+  return { app, fastPath };
+
+  /** The answer to a failure: an HttpError as it is; anything else is logged and answered 500. */
+  function asHttpError(incoming: IncomingMessage, err: unknown): HttpError {
+    if (err instanceof HttpError) return err;
+    logger.error(`gateway: ${incoming.method} ${(incoming.url ?? "").split("?")[0]} failed: ${err instanceof Error ? err.message : String(err)}`);
+    return new HttpError(500, "server_error", "internal error");
+  }
 }
 
 /**
  * What every route needs first, as one middleware (each composed
  * middleware costs hono a promise and a closure per request): the injected
- * clock read once, so every check of one request sees the same time; the
- * headers a signature or a credential covers sent at most once
- * (single-headers.ts); no dot segments in the raw path (request-target.ts).
+ * clock read once, so every check of one request sees the same time, and
+ * the request checks below.
  */
-function requestGuards(clock: Clock): Middleware {
-  const singleValued = singleValuedCheck();
+function requestGuards(clock: Clock, checks: (incoming: IncomingMessage) => void): Middleware {
   return (c, next) => {
     c.set("now", clock());
-    singleValued(c.env.incoming);
-    checkNoDotSegments(c.env.incoming);
+    checks(c.env.incoming);
     return next();
   };
 }
 
-function accessLog(logger: Logger): Middleware {
+/**
+ * The checks of every request, on node's request (the HMAC fast path runs
+ * them too): the headers a signature or a credential covers sent at most
+ * once (single-headers.ts); no dot segments in the raw path
+ * (request-target.ts).
+ */
+function requestChecks(): (incoming: IncomingMessage) => void {
+  const singleValued = singleValuedCheck();
+  return (incoming) => {
+    singleValued(incoming);
+    checkNoDotSegments(incoming);
+  };
+}
+
+function accessLog(logRequest: (incoming: IncomingMessage, outgoing: ServerResponse) => void): Middleware {
   return async (c, next) => {
+    logRequest(c.env.incoming, c.env.outgoing);
+    await next();
+  };
+}
+
+/** One debug line when the answer is finished: method, path without query, status, time. */
+function logWhenFinished(logger: Logger): (incoming: IncomingMessage, outgoing: ServerResponse) => void {
+  return (incoming, outgoing) => {
     const started = process.hrtime.bigint();
-    const { incoming, outgoing } = c.env;
     outgoing.once("finish", () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       logger.debug(`${incoming.method} ${(incoming.url ?? "").split("?")[0]} ${outgoing.statusCode} ${ms.toFixed(1)}ms`);
     });
-    await next();
   };
 }
 

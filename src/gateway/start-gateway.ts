@@ -5,7 +5,7 @@ import { silentLogger, type Logger } from "../core/logger.js";
 import { systemClock, type Clock } from "./clock.js";
 import type { GatewayConfig } from "./config-schema.js";
 import type { HmacVerifier } from "./hmac-verifier.js";
-import { createGatewayApp, type RouteSet } from "./server.js";
+import { createGatewayListener, type RouteSet } from "./server.js";
 import { openTokenStore } from "./state/open-store.js";
 
 /**
@@ -46,9 +46,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const store = await openTokenStore(options.database, clock);
-  let app;
+  let listener;
   try {
-    app = await createGatewayApp({ ...options, store, clock, logger });
+    listener = await createGatewayListener({ ...options, store, clock, logger }, (app) => getRequestListener(app.fetch, { errorHandler: badRequestTarget }));
     await store.purgeExpired();
   } catch (err) {
     await store.close();
@@ -62,7 +62,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const server = http.createServer(
     // connectionsCheckingInterval: how often the two timeouts are enforced (Node's default, 30 s, lets a slow client hold a socket for 45 s).
     { maxHeaderSize: 16 * 1024, requestTimeout: 120_000, headersTimeout: 15_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 2_000 },
-    getRequestListener(app.fetch, { errorHandler: badRequestTarget }),
+    listener,
   );
   try {
     await new Promise<void>((resolve, reject) => {

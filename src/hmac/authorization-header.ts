@@ -66,6 +66,11 @@ export function parseAuthorization(raw: string): ParseAuthorizationResult {
     }
     i += 2;
   }
+  // The usual header names its four parameters exactly as formatAuthorization does: no case folding or order check to do.
+  if (found.length === 4 && found.every(([name], k) => name === PARAM_ORDER[k])) {
+    const [[, username], [, algorithm], [, headers], [, signature]] = found as [[string, string], [string, string], [string, string], [string, string]];
+    return { ok: true, params: { username, algorithm, headers, signature } };
+  }
   return collectParams(found);
 }
 

@@ -1,6 +1,6 @@
 import { withoutQuery } from "./request-target.js";
 import { diagnoseSignature } from "./signature-diagnosis.js";
-import { buildSigningString, computeSignature, signatureShapeProblem, signaturesEqual } from "./signing-string.js";
+import { buildSigningString, signatureMatches, signatureShapeProblem } from "./signing-string.js";
 import { failure, type VerifyFailure } from "./verify-result.js";
 
 export type SignatureInput = {
@@ -27,14 +27,14 @@ export function checkSignature(input: SignatureInput): { ok: true; deprecatedReq
   const shape = signatureShapeProblem(signature);
   if (shape) return failure("signature", shape, extra);
 
-  if (signaturesEqual(computeSignature(secret, expectedSigningString), signature)) {
+  if (signatureMatches(secret, expectedSigningString, signature)) {
     return { ok: true, deprecatedRequestLine: false, signingString: expectedSigningString };
   }
 
   const path = withoutQuery(requestTarget);
   if (path !== undefined) {
     const deprecated = buildSigningString(date, method, path);
-    if (signaturesEqual(computeSignature(secret, deprecated), signature)) {
+    if (signatureMatches(secret, deprecated, signature)) {
       if (input.allowDeprecatedRequestLine) return { ok: true, deprecatedRequestLine: true, signingString: deprecated };
       return failure(
         "deprecated-request-line",

@@ -17,4 +17,5 @@ export { bodySha256, checkDigestHeader, createBodyDigest, digestHeaderValue, req
 export { formatHttpDate, parseHttpDate } from "../core/http-date.js";
 export { formatAuthorization, parseAuthorization, ALGORITHM, SIGNED_HEADERS } from "./authorization-header.js";
 export { buildSigningString, computeSignature, requestLine } from "./signing-string.js";
+export { prepareHmacKeys } from "./keyed-hmac.js";
 export { DEFAULT_MAX_SKEW_SECONDS } from "./check-date.js";

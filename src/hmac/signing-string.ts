@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { hmacSha256 } from "./keyed-hmac.js";
 
 /**
  * The signing string of spec §5.2 and the signature over it. Two lines
@@ -32,6 +33,19 @@ export function signatureShapeProblem(signature: string): string | undefined {
   if (/^[A-Za-z0-9+/]{43}$/.test(signature)) return "the signature lacks its \"=\" padding";
   if (/^[0-9a-fA-F]{64}$/.test(signature)) return "the signature is hex; the scheme wants Base64 of the 32 HMAC bytes";
   return `the signature must be 44 characters of Base64 (32 bytes), got ${signature.length} characters`;
+}
+
+/**
+ * Whether `provided`, a signature of canonical shape (signatureShapeProblem
+ * answered undefined), is the signature of `signingString`: its 32 bytes
+ * against the HMAC's, timing-safe. Canonical Base64 (padding, zero pad
+ * bits) has one spelling per byte string, so this is the comparison of the
+ * Base64 texts without encoding the HMAC or copying both texts per request.
+ */
+export function signatureMatches(secret: string, signingString: string, provided: string): boolean {
+  const expected = hmacSha256(secret, signingString);
+  const given = Buffer.from(provided, "base64");
+  return given.length === expected.length && timingSafeEqual(expected, given);
 }
 
 /** Timing-safe comparison of two Base64 signatures of equal, public length. */

@@ -52,8 +52,13 @@ export function failure(check: VerifyCheck, message: string, extra: Partial<Veri
 export function singleHeader(headers: RequestHeaders, name: string): string | undefined | null {
   let value = headers[name];
   if (value === undefined) {
-    const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
-    value = key === undefined ? undefined : headers[key];
+    // Not under its lower-case name (node's headers always are): look for it in another case, lower-casing only names of its length.
+    for (const key in headers) {
+      if (key.length === name.length && Object.hasOwn(headers, key) && key.toLowerCase() === name) {
+        value = headers[key];
+        break;
+      }
+    }
   }
   if (value === undefined) return undefined;
   if (typeof value === "string") return value;

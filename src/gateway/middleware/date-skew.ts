@@ -1,7 +1,7 @@
 import { parseHttpDate as parseImfFixdate } from "../../core/http-date.js";
 import { HttpError } from "../http/http-error.js";
-import type { Context } from "hono";
-import type { GatewayEnv, Middleware } from "../http/middleware.js";
+import type { IncomingMessage } from "node:http";
+import type { Middleware } from "../http/middleware.js";
 import { hmacChallenge } from "./challenges.js";
 
 /**
@@ -18,21 +18,21 @@ export function parseHttpDate(value: string): Date | undefined {
 
 export function dateSkew(options: { maxSkewSeconds: number }): Middleware {
   return async (c, next) => {
-    checkDateSkew(c, options.maxSkewSeconds);
+    checkDateSkew(c.env.incoming, c.get("now"), options.maxSkewSeconds);
     await next();
   };
 }
 
-/** The check itself, synchronous, for the product routes' fast path (hmac-fast-path.ts). */
-export function checkDateSkew(c: Context<GatewayEnv>, maxSkewSeconds: number): void {
+/** The check itself, on node's request, for the HMAC fast path too (hmac-fast-path.ts). */
+export function checkDateSkew(incoming: IncomingMessage, now: Date, maxSkewSeconds: number): void {
   // node's own header view: one Date (a second one is refused before, single-headers.ts), whitespace trimmed, no Fetch API Headers per request.
-  const header = c.env.incoming.headers.date;
+  const header = incoming.headers.date;
   const reject = (check: string, description: string) =>
     new HttpError(401, "invalid_hmac", description, { "www-authenticate": hmacChallenge() }, { check });
   if (!header) throw reject("date-missing", "the Date header is required on HMAC requests");
   const date = parseHttpDate(header);
   if (!date) throw reject("date-format", "the Date header must be an RFC 7231 HTTP-date such as `Tue, 15 Nov 1994 08:12:31 GMT`");
-  const skew = Math.abs(c.get("now").getTime() - date.getTime()) / 1000;
+  const skew = Math.abs(now.getTime() - date.getTime()) / 1000;
   if (skew >= maxSkewSeconds) {
     throw reject("date-skew", `the Date header differs from the gateway clock by ${Math.round(skew)} s; it must be less than ${maxSkewSeconds} s`);
   }

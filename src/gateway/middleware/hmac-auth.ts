@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { HmacCredential } from "../config-schema.js";
 import { HttpError } from "../http/http-error.js";
-import type { Context } from "hono";
-import { rawTarget, type GatewayEnv, type Middleware } from "../http/middleware.js";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { rawTarget, type CallerIdentity, type Middleware } from "../http/middleware.js";
 import type { HmacVerifier, HmacVerifyResult } from "../hmac-verifier.js";
 import { hmacChallenge } from "./challenges.js";
 
@@ -36,21 +36,30 @@ const UNKNOWN_CLIENT_KEY = randomBytes(32).toString("base64url");
 export function hmacAuth(options: HmacAuthOptions): Middleware {
   const check = hmacCheck(options);
   return async (c, next) => {
-    await check(c);
+    const caller = await check(c.env.incoming, c.get("now"), c.get("body"));
+    markDeprecatedRequestLine(c.env.outgoing, caller);
+    c.set("identity", caller.identity);
     await next();
   };
 }
 
+/** A verified HMAC caller: its identity, and whether its signature covers the deprecated request-line. */
+export interface HmacCaller {
+  identity: CallerIdentity;
+  deprecatedRequestLine: boolean;
+}
+
 /**
- * The check itself: synchronous when the verifier is (the HMAC kit's is),
- * so the product routes' fast path (hmac-fast-path.ts) runs it without a
- * promise; a promise only when the verifier returns one.
+ * The check itself, on node's request: the verified caller, or an
+ * HttpError thrown (a rejection when the verifier answers with a promise).
+ * Synchronous when the verifier is (the HMAC kit's is), so the HMAC fast
+ * path (hmac-fast-path.ts) runs it without a promise.
  */
-export function hmacCheck(options: HmacAuthOptions): (c: Context<GatewayEnv>) => void | Promise<void> {
+export function hmacCheck(options: HmacAuthOptions): (incoming: IncomingMessage, now: Date, body: Buffer | undefined) => HmacCaller | Promise<HmacCaller> {
   const lookupSecret = (clientId: string) => options.credentials.get(clientId)?.secret ?? UNKNOWN_CLIENT_KEY;
-  return (c) => {
-    const incoming = c.env.incoming;
-    const body = c.get("body");
+  // Every secret a request can be checked against, set up before the first request (see HmacVerifier.prepareSecrets).
+  options.verify.prepareSecrets?.([...[...options.credentials.values()].map((c) => c.secret), UNKNOWN_CLIENT_KEY]);
+  return (incoming, now, body) => {
     const result = options.verify({
       method: incoming.method ?? "GET",
       requestTarget: rawTarget(incoming),
@@ -58,15 +67,20 @@ export function hmacCheck(options: HmacAuthOptions): (c: Context<GatewayEnv>) =>
       body,
       bodySha256: body ? undefined : EMPTY_BODY_SHA256,
       lookupSecret,
-      now: c.get("now"),
+      now,
       allowDeprecatedRequestLine: options.allowDeprecatedRequestLine,
       maxSkewSeconds: options.maxSkewSeconds,
     });
-    return result instanceof Promise ? result.then((r) => accept(c, r, options)) : accept(c, result, options);
+    return result instanceof Promise ? result.then((r) => caller(r, options)) : caller(result, options);
   };
 }
 
-function accept(c: Context<GatewayEnv>, result: HmacVerifyResult, options: HmacAuthOptions): void {
+/** The Deprecation header (RFC 9745) of an answer to a caller that signed the deprecated request-line. */
+export function markDeprecatedRequestLine(outgoing: ServerResponse, caller: HmacCaller): void {
+  if (caller.deprecatedRequestLine) outgoing.setHeader("deprecation", DEPRECATION);
+}
+
+function caller(result: HmacVerifyResult, options: HmacAuthOptions): HmacCaller {
   if (!result.ok) {
     const extra: Record<string, unknown> = { check: result.check };
     if (result.expectedSigningString !== undefined) extra.expected_signing_string = result.expectedSigningString;
@@ -76,6 +90,8 @@ function accept(c: Context<GatewayEnv>, result: HmacVerifyResult, options: HmacA
   const credential = options.credentials.get(result.clientId);
   // Only reachable if someone signed with this process's random key.
   if (!credential) throw new HttpError(401, "invalid_hmac", "the signature does not match", { "www-authenticate": hmacChallenge() }, { check: "signature" });
-  if (result.deprecatedRequestLine) c.env.outgoing.setHeader("deprecation", DEPRECATION);
-  c.set("identity", { kind: "company", company: credential.company, clientId: credential.clientId, product: credential.product });
+  return {
+    identity: { kind: "company", company: credential.company, clientId: credential.clientId, product: credential.product },
+    deprecatedRequestLine: result.deprecatedRequestLine,
+  };
 }

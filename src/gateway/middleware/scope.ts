@@ -1,6 +1,5 @@
 import { HttpError } from "../http/http-error.js";
-import type { Context } from "hono";
-import type { GatewayEnv, Middleware } from "../http/middleware.js";
+import type { CallerIdentity, Middleware, ProductTarget } from "../http/middleware.js";
 import { scopeCoversProduct } from "../scope-set.js";
 import { bearerChallenge, hmacChallenge } from "./challenges.js";
 
@@ -11,17 +10,16 @@ import { bearerChallenge, hmacChallenge } from "./challenges.js";
  */
 export function productAccess(): Middleware {
   return async (c, next) => {
-    checkProductAccess(c);
+    const product = c.get("product");
+    const identity = c.get("identity");
+    if (!product || !identity) throw new HttpError(500, "server_error", "productAccess runs after productRoute and authentication");
+    checkProductAccess(product, identity, c.req.method);
     await next();
   };
 }
 
-/** The check itself, synchronous, for the product routes' fast path (hmac-fast-path.ts). */
-export function checkProductAccess(c: Context<GatewayEnv>): void {
-  const product = c.get("product");
-  const identity = c.get("identity");
-  const method = c.req.method;
-  if (!product || !identity) throw new HttpError(500, "server_error", "productAccess runs after productRoute and authentication");
+/** The check itself, for the HMAC fast path too (hmac-fast-path.ts). */
+export function checkProductAccess(product: ProductTarget, identity: CallerIdentity, method: string): void {
   if (identity.kind === "user" && !scopeCoversProduct(identity.scopes, product.name, method)) {
     const description = `the token's scope does not cover ${product.name} for ${method}`;
     throw new HttpError(403, "insufficient_scope", description, {

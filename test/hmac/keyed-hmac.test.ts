@@ -1,0 +1,25 @@
+import { createHmac } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { hmacSha256, prepareHmacKeys } from "../../src/hmac/keyed-hmac.js";
+
+const reference = (secret: string, message: string) => createHmac("sha256", Buffer.from(secret, "utf8")).update(message, "utf8").digest();
+
+describe("HMAC-SHA256 with keyed states kept per secret", () => {
+  it("is createHmac's result for short, block-sized, long and non-ASCII keys and messages", () => {
+    const secrets = ["", "k", "hmac-secret-for-acme-crm-0001", "x".repeat(64), "y".repeat(65), "z".repeat(300), "clé-secrète-ключ-🔑"];
+    const messages = ["", "date: Tue, 15 Nov 1994 08:12:31 GMT\nGET /v1/x?y=1 HTTP/1.1", "ü€😀".repeat(50)];
+    for (const secret of secrets) {
+      for (const message of messages) {
+        expect(hmacSha256(secret, message).equals(reference(secret, message)), `${secret} / ${message}`).toBe(true);
+        expect(hmacSha256(secret, message).equals(reference(secret, message)), "second use of the kept states").toBe(true);
+      }
+    }
+  });
+
+  it("stays right past its bound of kept secrets", () => {
+    prepareHmacKeys(Array.from({ length: 5000 }, (_, i) => `prepared-secret-${i}`));
+    for (const secret of ["prepared-secret-1", "prepared-secret-4999", "never-prepared-secret"]) {
+      expect(hmacSha256(secret, "message").equals(reference(secret, "message"))).toBe(true);
+    }
+  });
+});
