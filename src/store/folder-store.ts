@@ -188,7 +188,8 @@ export function createFolderStore(root: string): ObjectStore {
         if (blocked !== undefined) found.push(`${blocked}/ is a symbolic link or a file where relcast keeps a folder; the folder store never follows links: remove it`);
         else await findStray(absRoot, folder, found, false);
       }
-      return found;
+      // Sorted once, here: not every listing (a publish checks the 20,000 names of a 10,000-release downloads/).
+      return found.sort();
     },
     async checkReachable() {
       // Checks without creating anything (a dry run leaves no trace): the folder, or the
@@ -259,7 +260,7 @@ async function entriesOf(dir: string): Promise<Dirent[]> {
 /** Every symbolic link and special file below the root (readdir's Dirent does not follow links). */
 async function findStray(root: string, rel: string, found: string[], recursive: boolean): Promise<void> {
   const entries = await entriesOf(path.join(root, rel));
-  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+  for (const entry of entries) {
     const key = rel + entry.name;
     if (entry.isDirectory()) {
       if (recursive) await findStray(root, `${key}/`, found, true);
