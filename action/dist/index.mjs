@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { spawn, spawnSync } from "node:child_process";
 import path, { join, sep } from "node:path";
 import * as fs from "node:fs";
-import { ReadStream, appendFileSync, constants, createReadStream, createWriteStream, existsSync, fstatSync, lstatSync, read, readFileSync, rmSync, unlinkSync } from "node:fs";
+import { ReadStream, appendFileSync, constants, createReadStream, createWriteStream, existsSync, fstatSync, lstatSync, read, readFileSync, readdirSync, readlinkSync, rmSync, unlinkSync } from "node:fs";
 import { env, versions } from "node:process";
 import { access, copyFile, link, lstat, mkdir, mkdtemp, open, readFile, readdir, readlink, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import os, { homedir, platform, release } from "node:os";
@@ -29791,7 +29791,7 @@ async function checkBundleTree(bundleDir) {
 	let entries = 1;
 	async function walk(relParts) {
 		const dirAbs = Buffer.concat([Buffer.from(root), ...relParts.flatMap((p) => [Buffer.from("/"), p])]);
-		const children = await readdir(dirAbs, {
+		const children = readdirSync(dirAbs, {
 			withFileTypes: true,
 			encoding: "buffer"
 		});
@@ -29806,7 +29806,7 @@ async function checkBundleTree(bundleDir) {
 			if (++entries > 65535) throw new RelcastError("E_INPUT", `the bundle has more than ${ZIP_ENTRY_LIMIT} entries`, "a zip without ZIP64 holds at most 65,535 entries: ship fewer files (e.g. pack resources into archives)");
 			const rel = [...relParts.map((p) => p.toString("utf8")), name.toString("utf8")].join("/");
 			const abs = path.join(root, rel);
-			const st = await lstat(abs);
+			const st = lstatSync(abs);
 			if (st.isSymbolicLink()) {
 				const where = await resolveInsideBundle(root, rel);
 				if (!where.inside) {
@@ -30191,8 +30191,11 @@ async function listBundleEntries(bundleDir) {
 		name: `${top}/`
 	}];
 	const skipped = [];
-	async function walk(abs, rel) {
-		const names = (await readdir(abs)).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+	function walk(abs, rel) {
+		const names = readdirSync(abs).map((name) => ({
+			name,
+			bytes: Buffer.from(name)
+		})).sort((a, b) => Buffer.compare(a.bytes, b.bytes)).map((n) => n.name);
 		for (const name of names) {
 			const childAbs = path.join(abs, name);
 			const childRel = `${rel}${name}`;
@@ -30200,18 +30203,18 @@ async function listBundleEntries(bundleDir) {
 				skipped.push(childRel);
 				continue;
 			}
-			const st = await lstat(childAbs);
+			const st = lstatSync(childAbs);
 			if (st.isSymbolicLink()) entries.push({
 				kind: "symlink",
 				name: childRel,
-				target: await readlink(childAbs)
+				target: readlinkSync(childAbs)
 			});
 			else if (st.isDirectory()) {
 				entries.push({
 					kind: "dir",
 					name: `${childRel}/`
 				});
-				await walk(childAbs, `${childRel}/`);
+				walk(childAbs, `${childRel}/`);
 			} else if (st.isFile()) entries.push({
 				kind: "file",
 				name: childRel,
@@ -30228,7 +30231,7 @@ async function listBundleEntries(bundleDir) {
 			else skipped.push(childRel);
 		}
 	}
-	await walk(path.resolve(bundleDir), `${top}/`);
+	walk(path.resolve(bundleDir), `${top}/`);
 	return {
 		entries,
 		skipped
