@@ -30633,6 +30633,16 @@ const EXEC_MODE = 493;
 const LINK_MODE = 493;
 const AHEAD_BYTES = 24 << 20;
 const AHEAD_JOBS = 1024;
+function chunkJob(entry, offset, level, mode) {
+	return {
+		file: entry.abs,
+		identity: entry.identity,
+		offset,
+		length: Math.min(CHUNK_BYTES, entry.size - offset),
+		level,
+		mode
+	};
+}
 function* workItems(entries, level, pool) {
 	let priority = 0;
 	for (const entry of entries) {
@@ -30642,29 +30652,17 @@ function* workItems(entries, level, pool) {
 		}
 		let first;
 		for (let offset = 0; offset === 0 || offset < entry.size; offset += CHUNK_BYTES) {
-			const job = {
-				file: entry.abs,
-				identity: entry.identity,
-				offset,
-				length: Math.min(CHUNK_BYTES, entry.size - offset),
-				level
-			};
 			const order = priority++;
-			const result = first === void 0 ? pool.run({
-				...job,
-				mode: "auto"
-			}, order) : first.then((r) => pool.run({
-				...job,
-				mode: r.deflated ? "deflate" : "store"
-			}, order));
+			const result = first === void 0 ? pool.run(chunkJob(entry, offset, level, "auto"), order) : first.then((r) => pool.run(chunkJob(entry, offset, level, r.deflated ? "deflate" : "store"), order));
 			first ??= result;
 			result.catch(() => void 0);
+			const length = Math.min(CHUNK_BYTES, entry.size - offset);
 			yield {
 				entry,
 				result,
 				first: offset === 0,
-				last: offset + job.length >= entry.size,
-				length: job.length
+				last: offset + length >= entry.size,
+				length
 			};
 		}
 	}
@@ -30672,14 +30670,7 @@ function* workItems(entries, level, pool) {
 const asBuffer = (view) => Buffer.from(view.buffer, view.byteOffset, view.byteLength);
 async function* rereadFile(pool, entry) {
 	for (let offset = 0; offset < entry.size; offset += CHUNK_BYTES) {
-		const { raw } = await pool.run({
-			file: entry.abs,
-			identity: entry.identity,
-			offset,
-			length: Math.min(CHUNK_BYTES, entry.size - offset),
-			level: 0,
-			mode: "store"
-		}, -1);
+		const { raw } = await pool.run(chunkJob(entry, offset, 0, "store"), -1);
 		yield asBuffer(raw);
 	}
 }

@@ -7,10 +7,10 @@ export const PLUGIN_ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
 export const PLUGIN_ID_MAX_LENGTH = 64;
 export const CHANNEL_PATTERN = /^[A-Za-z0-9._-]+$/;
 
-/** IANA zone names are checked against the runtime's own time-zone database. */
 /** Answers so far, by name: every record of a catalog names a zone, nearly always the same one, and each Intl check costs about 0.1 ms. */
 const timeZoneAnswers = new Map<string, boolean>();
 
+/** IANA zone names are checked against the runtime's own time-zone database. */
 export function isValidTimeZone(name: string): boolean {
   let valid = timeZoneAnswers.get(name);
   if (valid === undefined) {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { RelcastError } from "../../core/errors.js";
 import { listBundleEntries, type BundleEntry } from "./bundle-entries.js";
-import { BUNDLE_CHANGED, CHUNK_BYTES, type ChunkResult } from "./chunk-job.js";
+import { BUNDLE_CHANGED, CHUNK_BYTES, type ChunkJob, type ChunkResult } from "./chunk-job.js";
 import { ChunkPool, WORKERS_FROM_BYTES } from "./chunk-pool.js";
 import { ZipWriter, type ZipObserver } from "./zip-writer.js";
 
@@ -37,6 +37,11 @@ const AHEAD_JOBS = 1024;
 type FileEntry = Extract<BundleEntry, { kind: "file" }>;
 type WorkItem = { entry: Exclude<BundleEntry, FileEntry> } | { entry: FileEntry; result: Promise<ChunkResult>; first: boolean; last: boolean; length: number };
 
+/** The job for the chunk of `entry` that starts at `offset`. */
+function chunkJob(entry: FileEntry, offset: number, level: number, mode: ChunkJob["mode"]): ChunkJob {
+  return { file: entry.abs, identity: entry.identity, offset, length: Math.min(CHUNK_BYTES, entry.size - offset), level, mode };
+}
+
 /**
  * Entries in zip order, each file cut into chunk jobs started as the item is
  * pulled. A file's first chunk decides whether it is deflated or stored; its
@@ -51,14 +56,14 @@ function* workItems(entries: readonly BundleEntry[], level: number, pool: ChunkP
     }
     let first: Promise<ChunkResult> | undefined;
     for (let offset = 0; offset === 0 || offset < entry.size; offset += CHUNK_BYTES) {
-      const job = { file: entry.abs, identity: entry.identity, offset, length: Math.min(CHUNK_BYTES, entry.size - offset), level };
       const order = priority++;
       const result: Promise<ChunkResult> = first === undefined
-        ? pool.run({ ...job, mode: "auto" }, order)
-        : first.then((r) => pool.run({ ...job, mode: r.deflated ? "deflate" : "store" }, order));
+        ? pool.run(chunkJob(entry, offset, level, "auto"), order)
+        : first.then((r) => pool.run(chunkJob(entry, offset, level, r.deflated ? "deflate" : "store"), order));
       first ??= result;
       result.catch(() => undefined); // awaited in order by the writer; this only stops an early rejection counting as unhandled
-      yield { entry, result, first: offset === 0, last: offset + job.length >= entry.size, length: job.length };
+      const length = Math.min(CHUNK_BYTES, entry.size - offset);
+      yield { entry, result, first: offset === 0, last: offset + length >= entry.size, length };
     }
   }
 }
@@ -68,7 +73,7 @@ const asBuffer = (view: Uint8Array): Buffer => Buffer.from(view.buffer, view.byt
 /** A file's bytes again, chunk by chunk through the same checked jobs, to rewrite it stored. */
 async function* rereadFile(pool: ChunkPool, entry: FileEntry): AsyncGenerator<Buffer> {
   for (let offset = 0; offset < entry.size; offset += CHUNK_BYTES) {
-    const { raw } = await pool.run({ file: entry.abs, identity: entry.identity, offset, length: Math.min(CHUNK_BYTES, entry.size - offset), level: 0, mode: "store" }, -1);
+    const { raw } = await pool.run(chunkJob(entry, offset, 0, "store"), -1);
     yield asBuffer(raw);
   }
 }
