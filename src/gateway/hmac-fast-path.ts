@@ -5,7 +5,7 @@ import { hasBody } from "./http/read-body.js";
 import { checkDateSkew } from "./middleware/date-skew.js";
 import { markDeprecatedRequestLine, type HmacCaller } from "./middleware/hmac-auth.js";
 import { checkProductAccess } from "./middleware/scope.js";
-import type { UpstreamForwarder } from "./proxy.js";
+import type { ForwardDone, UpstreamForwarder } from "./proxy.js";
 
 /**
  * The product routes' common case, an HMAC request without a body, served
@@ -41,6 +41,9 @@ export interface HmacFastPathOptions {
 /** node's request listener: the fast path for the requests it takes, `general` (hono) for all others. */
 export function hmacFastPath(options: HmacFastPathOptions, general: RequestListener): RequestListener {
   const { clock, requestChecks, resolveProduct, maxSkewSeconds, checkHmac, forward, logRequest, answerError } = options;
+  const forwarded: ForwardDone = (err, req, res) => {
+    if (err) answerError(req, res, err);
+  };
   const proxy = (req: IncomingMessage, res: ServerResponse, product: ProductTarget, caller: HmacCaller) => {
     try {
       checkProductAccess(product, caller.identity, req.method ?? "GET");
@@ -49,7 +52,7 @@ export function hmacFastPath(options: HmacFastPathOptions, general: RequestListe
     }
     logRequest?.(req, res);
     markDeprecatedRequestLine(res, caller);
-    forward(product, caller.identity, undefined, req, res).catch((err: unknown) => answerError(req, res, err));
+    forward(product, caller.identity, undefined, req, res, forwarded);
   };
   return (req, res) => {
     if (!isFastPathRequest(req)) return general(req, res);

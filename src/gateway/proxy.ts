@@ -4,15 +4,18 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
 import type { ForwardingRules } from "./forwarded-for.js";
 import { HttpError } from "./http/http-error.js";
+import { hasBody } from "./http/read-body.js";
 import type { CallerIdentity, GatewayEnv, ProductTarget } from "./http/middleware.js";
 import { downstreamResponseHeaders, upstreamRequestHeaders } from "./proxy-headers.js";
+import { deadlineTick, UpstreamDeadlines, type Watched } from "./upstream-deadlines.js";
 
 /**
  * The product routes' handler: forwards the authenticated request to the
  * product's upstream and streams both bodies (pipe, no buffering) unless an
  * earlier middleware had to read the body (HMAC Digest), in which case those
- * bytes are sent. Upstream failures become 502, timeouts 504; a client that
- * goes away aborts the upstream request. It writes to node's response itself
+ * bytes are sent. Upstream failures become 502, timeouts 504 (kept by one
+ * sweep, upstream-deadlines.ts); a client that goes away aborts the
+ * upstream request. It writes to node's response itself
  * (hono's escape hatch RESPONSE_ALREADY_SENT), so bodies stream both ways
  * without a Fetch API copy.
  */
@@ -33,19 +36,30 @@ interface Origin {
 }
 
 export function proxy(forward: UpstreamForwarder): Handler<GatewayEnv> {
-  // Not an async function: the promise of forward() is the handler's answer.
   return (c) => {
     const product = c.get("product");
     const identity = c.get("identity");
     if (!product || !identity) throw new HttpError(500, "server_error", "proxy runs after routing and authentication");
-    return forward(product, identity, c.get("body"), c.env.incoming, c.env.outgoing);
+    return new Promise<Response>((resolve, reject) =>
+      forward(product, identity, c.get("body"), c.env.incoming, c.env.outgoing, (err) => (err ? reject(err) : resolve(RESPONSE_ALREADY_SENT))),
+    );
   };
 }
 
-/** The proxy on node's request and response, for the hono handler above and the HMAC fast path (hmac-fast-path.ts). */
-export type UpstreamForwarder = (product: ProductTarget, identity: CallerIdentity, body: Buffer | undefined, req: IncomingMessage, res: ServerResponse) => Promise<Response>;
+/**
+ * The proxy on node's request and response, for the hono handler above and
+ * the HMAC fast path (hmac-fast-path.ts). `done` is called once: with no
+ * error when the upstream's status and headers have been written to the
+ * caller (the body then streams on its own; a failure after that can only
+ * cut the connection) or the caller is gone, or with the HttpError to
+ * answer when nothing was sent yet.
+ */
+export type UpstreamForwarder = (product: ProductTarget, identity: CallerIdentity, body: Buffer | undefined, req: IncomingMessage, res: ServerResponse, done: ForwardDone) => void;
+export type ForwardDone = (err: HttpError | undefined, req: IncomingMessage, res: ServerResponse) => void;
 
-export function upstreamForwarder(forwarding: ForwardingRules): UpstreamForwarder {
+/** `timeoutsMs`: every product's timeoutMs, for the period of the timeout sweep (upstream-deadlines.ts). */
+export function upstreamForwarder(forwarding: ForwardingRules, timeoutsMs: Iterable<number>): UpstreamForwarder {
+  const deadlines = new UpstreamDeadlines(deadlineTick(timeoutsMs));
   const origins = new WeakMap<URL, Origin>();
   const originOf = (url: URL): Origin => {
     let origin = origins.get(url);
@@ -64,61 +78,94 @@ export function upstreamForwarder(forwarding: ForwardingRules): UpstreamForwarde
     }
     return origin;
   };
-  return (product, identity, body, req, res) => forward(product, originOf(product.upstream), identity, body, req, res, forwarding);
-}
-
-/**
- * Resolves with RESPONSE_ALREADY_SENT once the upstream's status and
- * headers are written (the body then streams on its own; a failure after
- * that can only cut the connection), or rejects with the HttpError to
- * answer when nothing was sent yet.
- */
-function forward(
-  product: ProductTarget,
-  origin: Origin,
-  identity: CallerIdentity,
-  body: Buffer | undefined,
-  req: IncomingMessage,
-  res: ServerResponse,
-  forwarding: ForwardingRules,
-): Promise<Response> {
-  return new Promise<Response>((resolve, reject) => {
+  return (product, identity, body, req, res, done) => {
+    const origin = originOf(product.upstream);
     const forwarded = { for: forwarding.forwardedFor(req), proto: forwarding.isHttps(req) ? ("https" as const) : ("http" as const) };
-    const headers = upstreamRequestHeaders(req.headers, identity, product.name, origin.host, forwarded, body?.length);
     const upstreamReq = origin.transport.request({
       protocol: origin.protocol,
       hostname: origin.hostname,
       port: origin.port,
       method: req.method,
       path: origin.basePath + product.upstreamTarget,
-      headers,
+      headers: upstreamRequestHeaders(req.headers, identity, product.name, origin.host, forwarded, body?.length),
       agent: origin.agent,
-      timeout: product.timeoutMs,
     });
-    let settled = false;
-    const fail = (err: HttpError) => {
-      if (res.writableEnded) return; // the whole answer was handed over: nothing left to stop
-      upstreamReq.destroy();
-      if (res.headersSent || res.destroyed) {
-        res.destroy();
-        if (!settled) resolve(RESPONSE_ALREADY_SENT);
-      } else if (!settled) reject(err);
-      settled = true;
-    };
-    upstreamReq.on("timeout", () => fail(new HttpError(504, "upstream_timeout", `${product.name} did not answer within ${product.timeoutMs} ms`)));
-    upstreamReq.on("error", () => fail(new HttpError(502, "upstream_unavailable", `${product.name} could not be reached`)));
+    new Exchange(product, req, res, upstreamReq, deadlines, done).start(body);
+  };
+}
+
+/** One proxied request: the upstream request, its deadline, and the one answer to `done`. */
+class Exchange implements Watched {
+  deadlineSlot = -1;
+  deadlineMoved = 0;
+  deadlineIdleSince = 0;
+  private settled = false;
+  private upstreamRes: IncomingMessage | undefined;
+
+  constructor(
+    private readonly product: ProductTarget,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly upstreamReq: http.ClientRequest,
+    private readonly deadlines: UpstreamDeadlines,
+    private readonly done: ForwardDone,
+  ) {}
+
+  get timeoutMs(): number {
+    return this.product.timeoutMs;
+  }
+
+  start(body: Buffer | undefined): void {
+    const { req, res, upstreamReq } = this;
+    this.deadlines.watch(this);
+    upstreamReq.on("error", () => this.fail(new HttpError(502, "upstream_unavailable", `${this.product.name} could not be reached`)));
     upstreamReq.on("response", (upstreamRes) => {
+      this.upstreamRes = upstreamRes;
       res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.statusMessage, downstreamResponseHeaders(upstreamRes.headers));
       upstreamRes.pipe(res);
-      upstreamRes.on("error", () => fail(new HttpError(502, "upstream_unavailable", "upstream response broke off")));
-      settled = true;
-      resolve(RESPONSE_ALREADY_SENT);
+      upstreamRes.on("error", () => this.fail(new HttpError(502, "upstream_unavailable", "upstream response broke off")));
+      this.settle(undefined);
     });
     // The caller went away before we finished answering: stop the upstream work too.
     res.on("close", () => {
-      if (!res.writableFinished) fail(new HttpError(499, "client_closed", "client closed the connection"));
+      this.deadlines.unwatch(this);
+      if (!res.writableFinished) this.fail(new HttpError(499, "client_closed", "client closed the connection"));
     });
     if (body) upstreamReq.end(body);
+    // A request that announces no body has none (RFC 9112 §6.3): the upstream request is complete now, with no pipe to set up and take down.
+    else if (!hasBody(req)) upstreamReq.end();
     else req.pipe(upstreamReq);
-  });
+  }
+
+  bytesMoved(): number {
+    const socket = this.upstreamReq.socket;
+    return socket ? socket.bytesRead + socket.bytesWritten : 0;
+  }
+
+  finished(): boolean {
+    return this.upstreamRes?.complete === true || this.res.writableEnded;
+  }
+
+  expire(): void {
+    this.fail(new HttpError(504, "upstream_timeout", `${this.product.name} did not answer within ${this.product.timeoutMs} ms`));
+  }
+
+  private fail(err: HttpError): void {
+    const { res } = this;
+    if (res.writableEnded) return; // the whole answer was handed over: nothing left to stop
+    this.deadlines.unwatch(this);
+    this.upstreamReq.destroy();
+    if (res.headersSent || res.destroyed) {
+      res.destroy();
+      this.settle(undefined);
+    } else {
+      this.settle(err);
+    }
+  }
+
+  private settle(err: HttpError | undefined): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.done(err, this.req, this.res);
+  }
 }

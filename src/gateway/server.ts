@@ -121,7 +121,7 @@ async function buildGateway(options: GatewayOptions): Promise<{ app: Hono<Gatewa
       maxSkewSeconds: config.hmac.maxSkewSeconds,
       allowDeprecatedRequestLine: config.hmac.allowDeprecatedRequestLine,
     };
-    const forward = upstreamForwarder(forwarding);
+    const forward = upstreamForwarder(forwarding, Object.values(config.products).map((p) => p.timeoutMs));
     fastPath = {
       clock,
       requestChecks: checks,
