@@ -19,10 +19,21 @@ export function formatHttpDate(date: Date): string {
   );
 }
 
+/**
+ * The last well-formed date read and its time. A busy caller sends the same
+ * Date value for a whole second (thousands of requests at the gateway's
+ * rates, each read twice), so the one entry answers most reads.
+ */
+let lastWellFormed: { value: string; time: number } | undefined;
+
 export function parseHttpDate(value: string): HttpDateResult {
+  if (value === lastWellFormed?.value) return { ok: true, date: new Date(lastWellFormed.time) };
   // Every HMAC request's Date comes here (twice in the gateway), so a well-formed date is read by char code first.
   const time = wellFormedTime(value);
-  if (time !== undefined) return { ok: true, date: new Date(time) };
+  if (time !== undefined) {
+    lastWellFormed = { value, time };
+    return { ok: true, date: new Date(time) };
+  }
   if (value.length > 64) return { ok: false, reason: "is longer than any IMF-fixdate" };
   const m = IMF_FIXDATE.exec(value);
   if (!m) {

@@ -17,9 +17,11 @@ const HOP_BY_HOP = new Set([
   "transfer-encoding",
   "upgrade",
 ]);
-const CREDENTIALS = new Set(["authorization", "cookie"]);
+const CREDENTIALS = ["authorization", "cookie"];
 /** Set by the gateway from what it knows; a client's own values never pass (see forwarded-for.ts). */
-const FORWARDING = new Set(["x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "forwarded", "x-real-ip"]);
+const FORWARDING = ["x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "forwarded", "x-real-ip"];
+/** Every request header never sent upstream as the caller sent it, in one set (one lookup per header on every proxied request). */
+const NOT_FORWARDED = new Set([...HOP_BY_HOP, ...CREDENTIALS, ...FORWARDING]);
 const IDENTITY_PREFIX = "x-relcast-";
 
 const NONE = new Set<string>();
@@ -79,7 +81,7 @@ export function upstreamRequestHeaders(
   let lengthSent = contentLength === undefined;
   for (const name in incoming) {
     const value = incoming[name];
-    if (value === undefined || HOP_BY_HOP.has(name) || CREDENTIALS.has(name) || FORWARDING.has(name) || dropped.has(name) || name.startsWith(IDENTITY_PREFIX)) continue;
+    if (value === undefined || NOT_FORWARDED.has(name) || dropped.has(name) || name.startsWith(IDENTITY_PREFIX)) continue;
     // Host and a replaced Content-Length keep their place in the list.
     if (name === "host") {
       out.push(name, upstreamHost);

@@ -28,12 +28,27 @@ export function formatAuthorization(username: string, signature: string): string
 
 const fail = (message: string): ParseAuthorizationResult => ({ ok: false, message });
 
+/**
+ * The header as formatAuthorization writes it (the scheme in any case): the
+ * form nearly every request has, matched by one regex instead of the
+ * character loop below, with the same result (the loop takes exactly these
+ * strings, and these parameters, in this order, with these names).
+ */
+const CANONICAL = /^[Hh][Mm][Aa][Cc] username="([ !#-[\]-~]*)", algorithm="([ !#-[\]-~]*)", headers="([ !#-[\]-~]*)", signature="([ !#-[\]-~]*)"$/;
+
 export function parseAuthorization(raw: string): ParseAuthorizationResult {
   const value = trimSpaceAndTab(raw);
   if (value.length === 0) return fail("the Authorization header is empty");
   if (value.length > MAX_AUTHORIZATION_LENGTH) {
     return fail(`the Authorization header is ${value.length} characters long; the limit is ${MAX_AUTHORIZATION_LENGTH}`);
   }
+  const canonical = CANONICAL.exec(value);
+  if (canonical) return { ok: true, params: { username: canonical[1]!, algorithm: canonical[2]!, headers: canonical[3]!, signature: canonical[4]! } };
+  return parseByCharacters(value);
+}
+
+/** The general parser, on a trimmed header within the length limit; exported so the tests hold CANONICAL to it. */
+export function parseByCharacters(value: string): ParseAuthorizationResult {
   const space = value.indexOf(" ");
   const scheme = space < 0 ? value : value.slice(0, space);
   if (scheme.toLowerCase() !== "hmac") return fail(`the scheme must be "hmac", got ${quoteForMessage(scheme)}`);

@@ -13,7 +13,8 @@ interface Answer {
 }
 
 /** Sends headers exactly as given; an array value becomes repeated header lines. */
-function send(base: string, method: string, target: string, headers: Record<string, string | string[]>, body?: string): Promise<Answer> {
+/** `headers`: an object, or node's flat list of names and values, sent as they are (two spellings of one name stay two lines). */
+function send(base: string, method: string, target: string, headers: Record<string, string | string[]> | string[], body?: string): Promise<Answer> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: url.hostname, port: url.port, method, path: target, headers, agent: false }, (res) => {
@@ -50,7 +51,13 @@ describe("gateway requests are unambiguous", () => {
       { ...base, authorization: authorization!, date: [date!, date!], digest: digest! },
       { ...base, authorization: authorization!, date: date!, digest: [digest!, "SHA-256=47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="] },
     ];
-    for (const headers of cases) {
+    // The same name in two spellings is the same header. (A flat list gets no Host from node.)
+    const host = new URL(h.gateway.url).host;
+    const spelledTwice = [
+      ["host", host, "content-type", "application/json", "Authorization", authorization!, "AUTHORIZATION", authorization!, "date", date!, "digest", digest!],
+      ["host", host, "content-type", "application/json", "authorization", authorization!, "Date", date!, "dAtE", date!, "digest", digest!],
+    ];
+    for (const headers of [...cases, ...spelledTwice]) {
       const res = await send(h.gateway.url, "POST", "/v2/crm/v1/contacts", headers, body);
       expect(res.status).toBe(400);
       expect(JSON.parse(res.body)).toMatchObject({ error: "invalid_request", error_description: expect.stringMatching(/appears more than once/) });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatHttpDate, parseAuthorization, parseHttpDate, signRequest, verifyRequest, VERIFY_CHECKS } from "../../src/hmac/index.js";
-import { formatAuthorization } from "../../src/hmac/authorization-header.js";
+import { formatAuthorization, parseByCharacters } from "../../src/hmac/authorization-header.js";
 import { mutate, type FuzzRequest } from "./request-mutations.js";
 import { randomString, seededRandom } from "./seeded-random.js";
 
@@ -89,11 +89,20 @@ describe("fuzz", () => {
       const raw = random.chance(0.5) ? randomString(random, 400) : `hmac ${randomString(random, 60)}="${randomString(random, 60)}", ${randomString(random, 80)}`;
       const parsed = parseAuthorization(raw);
       if (parsed.ok) expect(raw.toLowerCase()).toContain("hmac ");
+      // Whatever the header, an accepted one reads the same through the character loop (the one-regex path for the usual form takes nothing else).
+      if (parsed.ok) expect(parseByCharacters(raw.replace(/^[ \t]+|[ \t]+$/g, ""))).toEqual(parsed);
       const username = randomString(random, 40).replace(/[^\x20-\x7e]|["\\]/g, "");
       const signature = randomString(random, 44).replace(/[^\x20-\x7e]|["\\]/g, "");
-      expect(parseAuthorization(formatAuthorization(username, signature))).toEqual({
+      const formatted = formatAuthorization(username, signature);
+      expect(parseAuthorization(formatted)).toEqual({
         ok: true, params: { username, algorithm: "hmac-sha256", headers: "date request-line", signature },
       });
+      // The one-regex path for the usual form and the character loop agree on it and on every one-character change of it.
+      const at = random.int(formatted.length);
+      const changed = formatted.slice(0, at) + String.fromCharCode(random.chance(0.8) ? 0x20 + random.int(0x5f) : random.int(0x200)) + formatted.slice(at + random.int(2));
+      expect(parseByCharacters(formatted)).toEqual(parseAuthorization(formatted));
+      const changedParsed = parseAuthorization(changed);
+      if (changedParsed.ok) expect(parseByCharacters(changed.replace(/^[ \t]+|[ \t]+$/g, ""))).toEqual(changedParsed);
     }
     console.log(`hmac fuzz: ${CASES} parser cases (+${CASES} round-trips) in ${(performance.now() - started).toFixed(0)} ms`);
   });

@@ -57,6 +57,15 @@ export interface HmacCaller {
  */
 export function hmacCheck(options: HmacAuthOptions): (incoming: IncomingMessage, now: Date, body: Buffer | undefined) => HmacCaller | Promise<HmacCaller> {
   const lookupSecret = (clientId: string) => options.credentials.get(clientId)?.secret ?? UNKNOWN_CLIENT_KEY;
+  // Each credential's caller, made once: the answer of every request it signs (frozen, shared).
+  const callers = new Map<string, { current: HmacCaller; deprecated: HmacCaller }>();
+  for (const credential of options.credentials.values()) {
+    const identity: CallerIdentity = Object.freeze({ kind: "company", company: credential.company, clientId: credential.clientId, product: credential.product });
+    callers.set(credential.clientId, {
+      current: Object.freeze({ identity, deprecatedRequestLine: false }),
+      deprecated: Object.freeze({ identity, deprecatedRequestLine: true }),
+    });
+  }
   // Every secret a request can be checked against, set up before the first request (see HmacVerifier.prepareSecrets).
   options.verify.prepareSecrets?.([...[...options.credentials.values()].map((c) => c.secret), UNKNOWN_CLIENT_KEY]);
   return (incoming, now, body) => {
@@ -71,7 +80,7 @@ export function hmacCheck(options: HmacAuthOptions): (incoming: IncomingMessage,
       allowDeprecatedRequestLine: options.allowDeprecatedRequestLine,
       maxSkewSeconds: options.maxSkewSeconds,
     });
-    return result instanceof Promise ? result.then((r) => caller(r, options)) : caller(result, options);
+    return result instanceof Promise ? result.then((r) => caller(r, callers)) : caller(result, callers);
   };
 }
 
@@ -80,18 +89,15 @@ export function markDeprecatedRequestLine(outgoing: ServerResponse, caller: Hmac
   if (caller.deprecatedRequestLine) outgoing.setHeader("deprecation", DEPRECATION);
 }
 
-function caller(result: HmacVerifyResult, options: HmacAuthOptions): HmacCaller {
+function caller(result: HmacVerifyResult, callers: ReadonlyMap<string, { current: HmacCaller; deprecated: HmacCaller }>): HmacCaller {
   if (!result.ok) {
     const extra: Record<string, unknown> = { check: result.check };
     if (result.expectedSigningString !== undefined) extra.expected_signing_string = result.expectedSigningString;
     if (result.expectedDigest !== undefined) extra.expected_digest = result.expectedDigest;
     throw new HttpError(401, "invalid_hmac", result.message, { "www-authenticate": hmacChallenge() }, extra);
   }
-  const credential = options.credentials.get(result.clientId);
+  const known = callers.get(result.clientId);
   // Only reachable if someone signed with this process's random key.
-  if (!credential) throw new HttpError(401, "invalid_hmac", "the signature does not match", { "www-authenticate": hmacChallenge() }, { check: "signature" });
-  return {
-    identity: { kind: "company", company: credential.company, clientId: credential.clientId, product: credential.product },
-    deprecatedRequestLine: result.deprecatedRequestLine,
-  };
+  if (!known) throw new HttpError(401, "invalid_hmac", "the signature does not match", { "www-authenticate": hmacChallenge() }, { check: "signature" });
+  return result.deprecatedRequestLine ? known.deprecated : known.current;
 }

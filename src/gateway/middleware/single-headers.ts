@@ -12,18 +12,28 @@ export const SINGLE_VALUED = ["authorization", "date", "digest"] as const;
 
 /** The check, synchronous; run by the gateway's one global middleware (server.ts). */
 export function singleValuedCheck(names: readonly string[] = SINGLE_VALUED): (req: IncomingMessage) => void {
-  const watched = new Set(names);
-  const lengths = new Set(names.map((n) => n.length));
+  const watched = names.map((n) => n.toLowerCase());
   return (req) => {
     const raw = req.rawHeaders;
-    let seen: Set<string> | undefined;
+    let seen = 0; // bit k: watched[k] was seen
     for (let i = 0; i < raw.length; i += 2) {
-      // Runs on every request: lower-case only names of a watched length.
-      if (!lengths.has(raw[i]!.length)) continue;
-      const name = raw[i]!.toLowerCase();
-      if (!watched.has(name)) continue;
-      if (seen?.has(name)) throw new HttpError(400, "invalid_request", `the ${name} header appears more than once; send it once`);
-      (seen ??= new Set()).add(name);
+      const name = raw[i]!;
+      for (let k = 0; k < watched.length; k++) {
+        // Runs on every request: a case-blind comparison in place, no lower-cased copy of each name.
+        if (!sameAsciiLetters(name, watched[k]!)) continue;
+        if (seen & (1 << k)) throw new HttpError(400, "invalid_request", `the ${watched[k]} header appears more than once; send it once`);
+        seen |= 1 << k;
+      }
     }
   };
+}
+
+/** Whether `name` is `lower` (lower-case letters, digits and '-') in any case. */
+function sameAsciiLetters(name: string, lower: string): boolean {
+  if (name.length !== lower.length) return false;
+  for (let i = 0; i < name.length; i++) {
+    const code = name.charCodeAt(i);
+    if ((code >= 0x41 && code <= 0x5a ? code | 0x20 : code) !== lower.charCodeAt(i)) return false;
+  }
+  return true;
 }
