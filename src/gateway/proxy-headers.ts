@@ -26,10 +26,12 @@ const IDENTITY_PREFIX = "x-relcast-";
 
 const NONE = new Set<string>();
 
-function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
+/** The header names a Connection header lists (RFC 9110 §7.6.1), added to `into` (a new set unless `into` is one already made). */
+function connectionTokens(headers: IncomingHttpHeaders, into: Set<string> = NONE): Set<string> {
   const value = headers.connection;
-  if (!value || value === "keep-alive" || value === "close") return NONE;
-  return new Set(value.split(",").map((t) => t.trim().toLowerCase()).filter(Boolean));
+  if (!value || value === "keep-alive" || value === "close") return into;
+  const tokens = value.split(",").map((t) => t.trim().toLowerCase()).filter(Boolean);
+  return new Set([...into, ...tokens]);
 }
 
 /**
@@ -108,13 +110,23 @@ export function upstreamRequestHeaders(
   return out;
 }
 
-export function downstreamResponseHeaders(incoming: IncomingHttpHeaders): HeaderList {
-  const dropped = connectionTokens(incoming);
+/**
+ * The upstream's response headers as the caller gets them, from node's raw
+ * list (names as the upstream spelled them, repeated headers as repeated
+ * lines): hop-by-hop headers and those its Connection header names dropped.
+ * Reading the raw list spares node building the response's header object,
+ * which nothing else here needs.
+ */
+export function downstreamResponseHeaders(raw: readonly string[]): HeaderList {
+  let dropped = NONE;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.length === 10 && raw[i]!.toLowerCase() === "connection") dropped = connectionTokens({ connection: raw[i + 1] }, dropped);
+  }
   const out: HeaderList = [];
-  for (const name in incoming) {
-    const value = incoming[name];
-    if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name)) continue;
-    append(out, name, value);
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (HOP_BY_HOP.has(name) || dropped.has(name)) continue;
+    out.push(raw[i]!, raw[i + 1]!);
   }
   return out;
 }

@@ -121,7 +121,7 @@ class Exchange implements Watched {
     upstreamReq.on("error", () => this.fail(new HttpError(502, "upstream_unavailable", `${this.product.name} could not be reached`)));
     upstreamReq.on("response", (upstreamRes) => {
       this.upstreamRes = upstreamRes;
-      res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.statusMessage, downstreamResponseHeaders(upstreamRes.headers));
+      res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.statusMessage, downstreamResponseHeaders(upstreamRes.rawHeaders));
       upstreamRes.pipe(res);
       upstreamRes.on("error", () => this.fail(new HttpError(502, "upstream_unavailable", "upstream response broke off")));
       this.settle(undefined);
