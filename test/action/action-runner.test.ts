@@ -27,6 +27,9 @@ interface RunnerResult {
   summary: string;
 }
 
+/** Far above a run's few seconds, far below vitest's limit: a hung run fails with its output instead of timing the file out. */
+const ACTION_LIMIT_MS = 180_000;
+
 async function runAction(ws: Workspace, inputs: Record<string, string>, env: NodeJS.ProcessEnv = {}): Promise<RunnerResult> {
   const tag = Math.random().toString(36).slice(2);
   const outputFile = path.join(ws.dir, `output-${tag}`);
@@ -41,13 +44,21 @@ async function runAction(ws: Workspace, inputs: Record<string, string>, env: Nod
     ...env,
   };
   const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [ENTRY], { cwd: ws.dir, env: runnerEnv, stdio: ["ignore", "pipe", "pipe"] });
+    // Its own process group, so that a run that hangs is stopped with everything it started, and says where it was.
+    const child = spawn(process.execPath, [ENTRY], { cwd: ws.dir, env: runnerEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
     let out = "";
     let err = "";
+    const limit = setTimeout(() => {
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      reject(new Error(`the Action ran longer than ${ACTION_LIMIT_MS / 1000} s and was stopped with its processes; its output so far:\n--- stdout\n${out}\n--- stderr\n${err}`));
+    }, ACTION_LIMIT_MS);
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     child.on("error", reject);
-    child.on("close", (c) => resolve({ code: c ?? -1, stdout: out, stderr: err }));
+    child.on("close", (c) => {
+      clearTimeout(limit);
+      resolve({ code: c ?? -1, stdout: out, stderr: err });
+    });
   });
   const result = { code, stdout, stderr, outputs: parseGithubOutput(await readFile(outputFile, "utf8")), summary: await readFile(summaryFile, "utf8") };
   capturedOutput.push(stdout, stderr, result.summary, JSON.stringify(result.outputs));
