@@ -6,12 +6,12 @@ import { performance } from "node:perf_hooks";
  *
  * node's `timeout` option of `http.request` arms a socket timer for each
  * request and moves it on every read and write of that socket, then takes
- * it down when the socket goes back to the pool: three timer-list updates
- * and two listeners per proxied request, about 5% of the HMAC fast path's
- * CPU (docs/gateway.md, "Measured"). Here a request is a set entry; a
- * sweep every `tickMs` looks at each entry's byte count and expires the
- * ones that moved nothing for their `timeoutMs`. The timer runs only while
- * requests are in flight.
+ * it down when the socket goes back to the pool: timer-list updates and
+ * listeners on every proxied request, about 11,000 instructions of it
+ * under callgrind (docs/gateway.md, "Measured"). Here a request is an entry
+ * of one list; a sweep every `tickMs` looks at each entry's byte count and
+ * expires the ones that moved nothing for their `timeoutMs`. The timer
+ * runs only while requests are in flight.
  *
  * The meaning is the socket timeout's: a request times out when its
  * upstream connection has carried no byte either way for `timeoutMs`
