@@ -56,6 +56,21 @@ export function prepareHmacKeys(secrets: Iterable<string>): void {
 
 /** HMAC-SHA256 of the UTF-8 bytes of `message` under the UTF-8 bytes of `secret`. */
 export function hmacSha256(secret: string, message: string): Buffer {
+  return hash("sha256", outerBlock(secret, message), "buffer");
+}
+
+/**
+ * The same HMAC as canonical Base64 text, the form a signature travels in.
+ * Neither digest becomes a Buffer (each would be a native allocation for
+ * the collector to sweep): the inner one goes from a Latin-1 ("binary") string
+ * straight into the outer block.
+ */
+export function hmacSha256Base64(secret: string, message: string): string {
+  return hash("sha256", outerBlock(secret, message), "base64");
+}
+
+/** K ^ opad followed by the inner digest H((K ^ ipad) || message): the outer hash's input, in this secret's kept buffer. */
+function outerBlock(secret: string, message: string): Buffer {
   let pads = keyed.get(secret);
   if (!pads) {
     pads = keyPads(secret);
@@ -70,8 +85,7 @@ export function hmacSha256(secret: string, message: string): Buffer {
   } else {
     innerInput = Buffer.concat([pads.inner, Buffer.from(message, "utf8")]);
   }
-  const innerDigest = hash("sha256", innerInput, "buffer");
   // The outer block is per secret and each call fills its digest room before hashing it: no call is ever in between (synchronous).
-  innerDigest.copy(pads.outer, BLOCK_BYTES);
-  return hash("sha256", pads.outer, "buffer");
+  pads.outer.write(hash("sha256", innerInput, "binary"), BLOCK_BYTES, "binary");
+  return pads.outer;
 }

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { hmacSha256 } from "./keyed-hmac.js";
+import { hmacSha256Base64 } from "./keyed-hmac.js";
 
 /**
  * The signing string of spec §5.2 and the signature over it. Two lines
@@ -39,14 +39,22 @@ export function signatureShapeProblem(signature: string): string | undefined {
  * Whether `provided`, a signature of canonical shape (signatureShapeProblem
  * answered undefined), is the signature of `signingString`: its 32 bytes
  * against the HMAC's, timing-safe. Canonical Base64 (padding, zero pad
- * bits) has one spelling per byte string, so this is the comparison of the
- * Base64 texts without encoding the HMAC or copying both texts per request.
+ * bits) has one spelling per byte string, so comparing the Base64 texts is
+ * comparing the bytes.
  */
 export function signatureMatches(secret: string, signingString: string, provided: string): boolean {
-  const expected = hmacSha256(secret, signingString);
-  const given = Buffer.from(provided, "base64");
-  return given.length === expected.length && timingSafeEqual(expected, given);
+  const expected = hmacSha256Base64(secret, signingString);
+  if (provided.length !== SIGNATURE_CHARS || expected.length !== SIGNATURE_CHARS) return false;
+  // Both texts into buffers kept for this (one synchronous use at a time), compared timing-safe.
+  expectedText.write(expected, 0, "latin1");
+  providedText.write(provided, 0, "latin1");
+  return timingSafeEqual(expectedText, providedText);
 }
+
+/** Base64 of 32 bytes, with its padding. */
+const SIGNATURE_CHARS = 44;
+const expectedText = Buffer.alloc(SIGNATURE_CHARS);
+const providedText = Buffer.alloc(SIGNATURE_CHARS);
 
 /** Timing-safe comparison of two Base64 signatures of equal, public length. */
 export function signaturesEqual(expected: string, provided: string): boolean {

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { hmacSha256, prepareHmacKeys } from "../../src/hmac/keyed-hmac.js";
+import { hmacSha256, hmacSha256Base64, prepareHmacKeys } from "../../src/hmac/keyed-hmac.js";
 
 const reference = (secret: string, message: string) => createHmac("sha256", Buffer.from(secret, "utf8")).update(message, "utf8").digest();
 
@@ -21,6 +21,16 @@ describe("HMAC-SHA256 with key pads kept per secret", () => {
     prepareHmacKeys(Array.from({ length: 5000 }, (_, i) => `prepared-secret-${i}`));
     for (const secret of ["prepared-secret-1", "prepared-secret-4999", "never-prepared-secret"]) {
       expect(hmacSha256(secret, "message").equals(reference(secret, "message"))).toBe(true);
+    }
+  });
+});
+
+describe("HMAC-SHA256 as Base64 text", () => {
+  it("is the Base64 of the same bytes, for any key and message", () => {
+    for (const secret of ["k", "x".repeat(64), "z".repeat(300), "clé-🔑"]) {
+      for (const message of ["", "date: Tue, 15 Nov 1994 08:12:31 GMT\nGET /v1/x?y=1 HTTP/1.1", "😀".repeat(40_000)]) {
+        expect(hmacSha256Base64(secret, message)).toBe(reference(secret, message).toString("base64"));
+      }
     }
   });
 });
