@@ -107,24 +107,28 @@ class HashPool {
   constructor(private readonly size: number) {}
 
   private pick(): { worker: Worker; streams: number } {
-    if (this.workers.length < this.size) {
-      const worker = new Worker(WORKER_SOURCE, { eval: true });
-      worker.unref();
-      worker.on("message", (m: AckMessage | DoneMessage | FailedMessage) => {
-        const job = this.jobs.get(m.id);
-        if (!job) return;
-        if (m.op === "ack") job.onAck(m.length);
-        else {
-          this.jobs.delete(m.id);
-          job.onDone(m.op === "failed" ? new Error(m.message) : m);
-        }
-      });
-      // A worker that dies fails the streams it was hashing (and is replaced for later ones).
-      worker.on("error", (err) => this.fail(worker, err));
-      worker.on("exit", (code) => this.fail(worker, new Error(`hash worker exited with code ${code}`)));
-      this.workers.push({ worker, streams: 0 });
-    }
-    return this.workers.reduce((a, b) => (b.streams < a.streams ? b : a));
+    const idlest = this.workers.reduce<{ worker: Worker; streams: number } | undefined>((a, b) => (a === undefined || b.streams < a.streams ? b : a), undefined);
+    // A new worker only when every one there is busy, and then it takes this stream: a worker made and left without a stream was a process that never exited.
+    if (idlest !== undefined && (idlest.streams === 0 || this.workers.length >= this.size)) return idlest;
+    const worker = new Worker(WORKER_SOURCE, { eval: true });
+    worker.on("message", (m: AckMessage | DoneMessage | FailedMessage) => {
+      const job = this.jobs.get(m.id);
+      if (!job) return;
+      if (m.op === "ack") job.onAck(m.length);
+      else {
+        this.jobs.delete(m.id);
+        job.onDone(m.op === "failed" ? new Error(m.message) : m);
+      }
+    });
+    // A worker that dies fails the streams it was hashing (and is replaced for later ones).
+    worker.on("error", (err) => this.fail(worker, err));
+    worker.on("exit", (code) => this.fail(worker, new Error(`hash worker exited with code ${code}`)));
+    // After the listeners: adding a "message" listener refs a worker again, so an unref before it does not hold
+    // (an idle worker then kept the process alive: `relcast verify` finished its work and never exited).
+    worker.unref();
+    const slot = { worker, streams: 0 };
+    this.workers.push(slot);
+    return slot;
   }
 
   private fail(worker: Worker, err: Error): void {

@@ -49,3 +49,51 @@ describe("hashing on worker threads", () => {
     expect((await hashOffThread(Readable.from([data]))).sha256).toBe(createHash("sha256").update(data).digest("hex"));
   });
 });
+
+describe("a process that used the hash pool", () => {
+  it("exits on its own once its hashing is done, after one stream at a time on several cores", async () => {
+    // The built module, in a process of its own: one file hashed, then another once the first is done. The pool
+    // once made a second worker for the second (the first being idle) and gave the stream to the first; the
+    // unused worker was ref'd by its own listener and the process (`relcast verify`) never exited.
+    const { spawn } = await import("node:child_process");
+    const { mkdtemp, rm, writeFile } = await import("node:fs/promises");
+    const os = await import("node:os");
+    const path = await import("node:path");
+    const { REPO_ROOT } = await import("../helpers/run-cli.js");
+    const dir = await mkdtemp(path.join(os.tmpdir(), "relcast-hash-pool-"));
+    try {
+      const file = path.join(dir, "data.bin");
+      await writeFile(file, randomBytes(4096));
+      const script = `
+        import { openSync, closeSync } from "node:fs";
+        import { hashFileOffThread } from ${JSON.stringify(path.join(REPO_ROOT, "dist/src/core/hash-pool.js"))};
+        for (let i = 0; i < 3; i++) {
+          const fd = openSync(${JSON.stringify(file)}, "r");
+          await hashFileOffThread(fd, 4096, false);
+          closeSync(fd);
+        }
+        console.log("hashed");`;
+      const scriptFile = path.join(dir, "hash-twice.mjs");
+      await writeFile(scriptFile, script);
+      const child = spawn(process.execPath, [scriptFile], { stdio: ["ignore", "pipe", "pipe"]});
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+      const exited = await new Promise<number | "lingered">((resolve) => {
+        // Far above the milliseconds it needs; a process still there then is one that would never leave.
+        const limit = setTimeout(() => {
+          child.kill("SIGKILL");
+          resolve("lingered");
+        }, 30_000);
+        child.on("exit", (code) => {
+          clearTimeout(limit);
+          resolve(code ?? -1);
+        });
+      });
+      expect(out).toContain("hashed");
+      expect(exited, out).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
