@@ -26,12 +26,10 @@ const IDENTITY_PREFIX = "x-relcast-";
 
 const NONE = new Set<string>();
 
-/** The header names a Connection header lists (RFC 9110 §7.6.1), added to `into` (a new set unless `into` is one already made). */
-function connectionTokens(headers: IncomingHttpHeaders, into: Set<string> = NONE): Set<string> {
-  const value = headers.connection;
-  if (!value || value === "keep-alive" || value === "close") return into;
-  const tokens = value.split(",").map((t) => t.trim().toLowerCase()).filter(Boolean);
-  return new Set([...into, ...tokens]);
+/** The header names a Connection header value lists (RFC 9110 §7.6.1). */
+function connectionTokens(value: string | undefined): Set<string> {
+  if (!value || value === "keep-alive" || value === "close") return NONE;
+  return new Set(value.split(",").map((t) => t.trim().toLowerCase()).filter(Boolean));
 }
 
 /**
@@ -77,7 +75,7 @@ export function upstreamRequestHeaders(
   forwarded: { for: string | undefined; proto: "http" | "https" },
   contentLength?: number,
 ): HeaderList {
-  const dropped = connectionTokens(incoming);
+  const dropped = connectionTokens(incoming.connection);
   const out: HeaderList = [];
   let hostSent = false;
   let lengthSent = contentLength === undefined;
@@ -118,10 +116,12 @@ export function upstreamRequestHeaders(
  * which nothing else here needs.
  */
 export function downstreamResponseHeaders(raw: readonly string[]): HeaderList {
-  let dropped = NONE;
+  // Every Connection line, joined as node would join them.
+  let connection: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.length === 10 && raw[i]!.toLowerCase() === "connection") dropped = connectionTokens({ connection: raw[i + 1] }, dropped);
+    if (raw[i]!.length === 10 && raw[i]!.toLowerCase() === "connection") connection = connection === undefined ? raw[i + 1] : `${connection}, ${raw[i + 1]}`;
   }
+  const dropped = connectionTokens(connection);
   const out: HeaderList = [];
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();

@@ -54,16 +54,12 @@ export function prepareHmacKeys(secrets: Iterable<string>): void {
   }
 }
 
-/** HMAC-SHA256 of the UTF-8 bytes of `message` under the UTF-8 bytes of `secret`. */
-export function hmacSha256(secret: string, message: string): Buffer {
-  return hash("sha256", outerBlock(secret, message), "buffer");
-}
-
 /**
- * The same HMAC as canonical Base64 text, the form a signature travels in.
+ * HMAC-SHA256 of the UTF-8 bytes of `message` under the UTF-8 bytes of
+ * `secret`, as canonical Base64 text, the form a signature travels in.
  * Neither digest becomes a Buffer (each would be a native allocation for
- * the collector to sweep): the inner one goes from a Latin-1 ("binary") string
- * straight into the outer block.
+ * the collector to sweep): the inner one goes from a Latin-1 ("binary")
+ * string straight into the outer block.
  */
 export function hmacSha256Base64(secret: string, message: string): string {
   return hash("sha256", outerBlock(secret, message), "base64");

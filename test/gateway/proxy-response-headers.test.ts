@@ -17,13 +17,15 @@ describe("proxied response headers", () => {
   });
   afterAll(() => h.close());
 
-  it("drops hop-by-hop and Connection-named headers, keeps the rest and repeated lines", async () => {
+  it("drops hop-by-hop headers and those any Connection line names, keeps the rest and repeated lines", async () => {
     h.upstream.onRequest = (req, res) => {
       req.resume();
       res.writeHead(200, [
         "Content-Type", "text/plain",
         "Connection", "keep-alive, X-Private-Hop",
         "X-Private-Hop", "only for the gateway",
+        "Connection", "X-Second-Hop",
+        "X-Second-Hop", "named by a second Connection line",
         "Keep-Alive", "timeout=5",
         "Set-Cookie", "a=1",
         "Set-Cookie", "b=2",
@@ -48,6 +50,6 @@ describe("proxied response headers", () => {
     const lines = [];
     for (let i = 0; i < raw.length; i += 2) lines.push(`${raw[i]!.toLowerCase()}: ${raw[i + 1]}`);
     expect(lines).toEqual(expect.arrayContaining(["content-type: text/plain", "set-cookie: a=1", "set-cookie: b=2", "x-custom: kept", "content-length: 2"]));
-    expect(lines.filter((l) => l.startsWith("x-private-hop") || l === "keep-alive: timeout=5")).toEqual([]);
+    expect(lines.filter((l) => l.startsWith("x-private-hop") || l.startsWith("x-second-hop") || l === "keep-alive: timeout=5")).toEqual([]);
   });
 });

@@ -1,8 +1,8 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { hmacSha256, hmacSha256Base64, prepareHmacKeys } from "../../src/hmac/keyed-hmac.js";
+import { hmacSha256Base64, prepareHmacKeys } from "../../src/hmac/keyed-hmac.js";
 
-const reference = (secret: string, message: string) => createHmac("sha256", Buffer.from(secret, "utf8")).update(message, "utf8").digest();
+const reference = (secret: string, message: string) => createHmac("sha256", Buffer.from(secret, "utf8")).update(message, "utf8").digest("base64");
 
 describe("HMAC-SHA256 with key pads kept per secret", () => {
   it("is createHmac's result for short, block-sized, long and non-ASCII keys and messages", () => {
@@ -11,8 +11,8 @@ describe("HMAC-SHA256 with key pads kept per secret", () => {
     const messages = ["", "date: Tue, 15 Nov 1994 08:12:31 GMT\nGET /v1/x?y=1 HTTP/1.1", "ü€😀".repeat(50), "a".repeat(2730), "€".repeat(2731), "b".repeat(8192), "😀".repeat(40_000)];
     for (const secret of secrets) {
       for (const message of messages) {
-        expect(hmacSha256(secret, message).equals(reference(secret, message)), `${secret} / ${message}`).toBe(true);
-        expect(hmacSha256(secret, message).equals(reference(secret, message)), "second use of the kept pads").toBe(true);
+        expect(hmacSha256Base64(secret, message), `${secret} / ${message}`).toBe(reference(secret, message));
+        expect(hmacSha256Base64(secret, message), "second use of the kept pads").toBe(reference(secret, message));
       }
     }
   });
@@ -20,17 +20,8 @@ describe("HMAC-SHA256 with key pads kept per secret", () => {
   it("stays right past its bound of kept secrets", () => {
     prepareHmacKeys(Array.from({ length: 5000 }, (_, i) => `prepared-secret-${i}`));
     for (const secret of ["prepared-secret-1", "prepared-secret-4999", "never-prepared-secret"]) {
-      expect(hmacSha256(secret, "message").equals(reference(secret, "message"))).toBe(true);
+      expect(hmacSha256Base64(secret, "message")).toBe(reference(secret, "message"));
     }
   });
 });
 
-describe("HMAC-SHA256 as Base64 text", () => {
-  it("is the Base64 of the same bytes, for any key and message", () => {
-    for (const secret of ["k", "x".repeat(64), "z".repeat(300), "clé-🔑"]) {
-      for (const message of ["", "date: Tue, 15 Nov 1994 08:12:31 GMT\nGET /v1/x?y=1 HTTP/1.1", "😀".repeat(40_000)]) {
-        expect(hmacSha256Base64(secret, message)).toBe(reference(secret, message).toString("base64"));
-      }
-    }
-  });
-});
