@@ -120,6 +120,15 @@ describe("HMAC replay refusal (SQLite)", () => {
     expect(seen(h, "/v1/once-concurrent")).toBe(1);
   });
 
+  it("still refuses a signature recorded before a restart", async () => {
+    const target = "/v2/crm/v1/once-restart";
+    const headers = sign(h, "PUT", target, "{}");
+    expect((await send(h, "PUT", target, headers, "{}")).status).toBe(200);
+    await h.restart();
+    expectReplay(await send(h, "PUT", target, headers, "{}"));
+    expect(seen(h, "/v1/once-restart")).toBe(1);
+  });
+
   it("does not use up a signature on a request it refuses before the proxy", async () => {
     const target = "/v2/billing/v1/once-refused";
     const body = "{}";
