@@ -30275,11 +30275,10 @@ function storeRanges(store, key, size, etag) {
 		}
 	};
 }
-async function readStoredBundleInfo(store, zipKey) {
+async function readStoredInfoPlist(store, zipKey) {
 	const head = await store.head(zipKey);
 	if (!head) return void 0;
-	const bytes = [...(await readZipListing(storeRanges(store, zipKey, head.size, head.etag), (name) => ZIP_INFO_PLIST.test(name))).files.values()][0];
-	return bytes ? parseInfoPlist(bytes, `Contents/Info.plist in ${zipKey}`) : void 0;
+	return [...(await readZipListing(storeRanges(store, zipKey, head.size, head.etag), (name) => ZIP_INFO_PLIST.test(name))).files.values()][0];
 }
 
 // src/steps/preflight/continuity-check.ts
@@ -30291,7 +30290,15 @@ async function checkContinuity(ctx, bundle, catalog) {
 	else if (bundle.feedUrl !== feed) throw new RelcastError("E_PLIST", `SUFeedURL in the bundle's Info.plist is ${bundle.feedUrl}, but this plugin's public appcast is ${feed}: installed copies would poll the wrong feed for ever`, `set SUFeedURL to ${feed} and rebuild (or fix appUrl/pluginId in the config if the bundle is right)`);
 	const previous = (catalog?.records ?? []).filter((r) => r.autoupdate && r.version !== inputs.version).sort((a, b) => b.autoupdate.buildNumber - a.autoupdate.buildNumber)[0];
 	if (!previous) return;
-	const before = await readStoredBundleInfo(ctx.store, versionedKey(previous.version, zipFileName(config.pluginId, previous.version))).catch(() => void 0);
+	const zipKey = versionedKey(previous.version, zipFileName(config.pluginId, previous.version));
+	const plist = await readStoredInfoPlist(ctx.store, zipKey).catch(() => void 0);
+	const before = plist ? (() => {
+		try {
+			return parseInfoPlist(plist, `Contents/Info.plist in ${zipKey}`);
+		} catch {
+			return;
+		}
+	})() : void 0;
 	if (!before) return;
 	if (before.bundleIdentifier !== void 0 && bundle.bundleIdentifier !== void 0 && before.bundleIdentifier !== bundle.bundleIdentifier) throw new RelcastError("E_PLIST", `CFBundleIdentifier is ${bundle.bundleIdentifier}, but ${previous.version} (the previous release) is ${before.bundleIdentifier}: Sparkle refuses to install an update with another identifier`, `build the bundle with CFBundleIdentifier ${before.bundleIdentifier}, or publish it as another plugin (its own pluginId and store)`);
 	if (before.publicEdKey !== void 0 && before.publicEdKey !== key.publicKeyBase64) {

@@ -1,5 +1,4 @@
 import { Readable } from "node:stream";
-import { parseInfoPlist, type BundleInfo } from "../bundle/info-plist.js";
 import { readZipListing, type RangeSource } from "../sparkle/zip-listing.js";
 import type { ObjectStore } from "../store/object-store.js";
 
@@ -24,14 +23,14 @@ export function storeRanges(store: ObjectStore, key: string, size: number, etag:
 }
 
 /**
- * The Info.plist of a published release's bundle, read from its update zip
- * in the store by ranges (the central directory and one entry: a few KiB
- * whatever the zip's size). Undefined when the zip or the plist is missing.
+ * The Info.plist bytes of a published release's bundle, read from its
+ * update zip in the store by ranges (the central directory and one entry:
+ * a few KiB whatever the zip's size). Undefined when the zip or the plist
+ * is missing.
  */
-export async function readStoredBundleInfo(store: ObjectStore, zipKey: string): Promise<BundleInfo | undefined> {
+export async function readStoredInfoPlist(store: ObjectStore, zipKey: string): Promise<Buffer | undefined> {
   const head = await store.head(zipKey);
   if (!head) return undefined;
   const listing = await readZipListing(storeRanges(store, zipKey, head.size, head.etag), (name) => ZIP_INFO_PLIST.test(name));
-  const bytes = [...listing.files.values()][0];
-  return bytes ? parseInfoPlist(bytes, `Contents/Info.plist in ${zipKey}`) : undefined;
+  return [...listing.files.values()][0];
 }

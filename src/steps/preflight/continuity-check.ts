@@ -1,7 +1,7 @@
 import { RelcastError } from "../../core/errors.js";
-import type { BundleInfo } from "../../bundle/info-plist.js";
+import { parseInfoPlist, type BundleInfo } from "../../bundle/info-plist.js";
 import type { CatalogView } from "../../catalog/catalog-entry.js";
-import { readStoredBundleInfo } from "../../catalog/stored-bundle.js";
+import { readStoredInfoPlist } from "../../catalog/stored-bundle.js";
 import { publicAppcastUrl, versionedKey, zipFileName } from "../../domain/release-layout.js";
 import type { ReleaseContext } from "../release-context.js";
 
@@ -33,7 +33,10 @@ export async function checkContinuity(ctx: ReleaseContext, bundle: BundleInfo, c
     .filter((r) => r.autoupdate && r.version !== inputs.version)
     .sort((a, b) => b.autoupdate!.buildNumber - a.autoupdate!.buildNumber)[0];
   if (!previous) return;
-  const before = await readStoredBundleInfo(ctx.store, versionedKey(previous.version, zipFileName(config.pluginId, previous.version))).catch(() => undefined);
+  const zipKey = versionedKey(previous.version, zipFileName(config.pluginId, previous.version));
+  // A previous zip that cannot be read is verify's to report; this check needs its Info.plist, and has nothing to compare without one.
+  const plist = await readStoredInfoPlist(ctx.store, zipKey).catch(() => undefined);
+  const before = plist ? (() => { try { return parseInfoPlist(plist, `Contents/Info.plist in ${zipKey}`); } catch { return undefined; } })() : undefined;
   if (!before) return;
   if (before.bundleIdentifier !== undefined && bundle.bundleIdentifier !== undefined && before.bundleIdentifier !== bundle.bundleIdentifier) {
     throw new RelcastError(
