@@ -74,6 +74,7 @@ describe("token and revocation bodies have one meaning", () => {
     await expectInvalidRequest(await post(h, "/auth/oauth2/token", `client_id=${CLIENT.id}&client%5Fid=${CLIENT.id}`, form), /parameter client_id is repeated/);
     await expectInvalidRequest(await post(h, "/auth/oauth2/token", `__proto__=x&client_id=${CLIENT.id}`, form), /__proto__/);
     await expectInvalidRequest(await post(h, "/auth/oauth2/token", `client_id=${CLIENT.id}`, `${form}; charset=iso-8859-1`), /charset "iso-8859-1" is not supported/);
+    await expectInvalidRequest(await post(h, "/auth/oauth2/token", `client_id=${CLIENT.id}`, `${form}; charset=utf-8; charset=latin1`), /charset "latin1" is not supported/);
     // The secret itself is never echoed in the refusal.
     const echoed = await post(h, "/auth/oauth2/token", `client_id=${CLIENT.id}&client_secret=top-secret-%FF`, form);
     expect(await echoed.text()).not.toContain("top-secret");

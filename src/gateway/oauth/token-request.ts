@@ -19,9 +19,12 @@ export async function readTokenParams(c: Context<GatewayEnv>, limit: number): Pr
   if (type !== "application/json" && type !== "application/x-www-form-urlencoded") {
     throw new OAuthError("invalid_request", "Content-Type must be application/json or application/x-www-form-urlencoded");
   }
-  const charset = parameters.map((p) => /^\s*charset\s*=\s*"?([^"]*)"?\s*$/i.exec(p)?.[1]).find((v) => v !== undefined);
-  if (charset !== undefined && charset.toLowerCase() !== "utf-8") {
-    throw new OAuthError("invalid_request", `charset ${JSON.stringify(charset)} is not supported; send the body as UTF-8`);
+  // Every charset parameter must say UTF-8: a second one naming another charset is refused, not outvoted.
+  for (const parameter of parameters) {
+    const charset = /^\s*charset\s*=\s*"?([^"]*)"?\s*$/i.exec(parameter)?.[1];
+    if (charset !== undefined && charset.toLowerCase() !== "utf-8") {
+      throw new OAuthError("invalid_request", `charset ${JSON.stringify(charset)} is not supported; send the body as UTF-8`);
+    }
   }
   let body: Buffer;
   try {
@@ -44,7 +47,7 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function jsonParams(text: string): Map<string, string> {
   const parsed = parseStrictJson(text);
-  if (!parsed.ok) throw new OAuthError("invalid_request", `body is not strict JSON: it ${parsed.reason}; send each parameter once, as a string`);
+  if (!parsed.ok) throw new OAuthError("invalid_request", `body is not strict JSON: it ${parsed.reason}`);
   const raw = parsed.value;
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new OAuthError("invalid_request", "body must be a JSON object");
   const params = new Map<string, string>();
