@@ -80,6 +80,13 @@ describe("token and revocation bodies have one meaning", () => {
     expect(await echoed.text()).not.toContain("top-secret");
   });
 
+  it("refuses Basic credentials that are not UTF-8 instead of reading U+FFFD", async () => {
+    const basic = Buffer.concat([Buffer.from(`${CLIENT.id}:`), Buffer.from([0xc3, 0x28])]).toString("base64");
+    const res = await fetch(h.gateway.url + "/auth/oauth2/token", { method: "POST", headers: { "content-type": "application/json", authorization: `Basic ${basic}` }, body: "{}" });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ error: "invalid_client", error_description: "malformed Basic credentials (not UTF-8)" });
+  });
+
   it("still takes JSON null as an omitted parameter and a UTF-8 charset parameter", async () => {
     const code = await authorize(h);
     const res = await post(h, "/auth/oauth2/token", `{${[...codeGrantMembers(code), '"redirect_uri":null'].join(",")}}`, 'application/json; charset="UTF-8"');

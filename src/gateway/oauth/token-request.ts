@@ -97,7 +97,12 @@ export function clientCredentials(params: Map<string, string>, authorization: st
   if (authorization && !basic) throw new OAuthError("invalid_client", "unsupported Authorization scheme on the token endpoint");
   if (basic) {
     if (params.has("client_secret")) throw new OAuthError("invalid_request", "send client credentials in one place only");
-    const decoded = Buffer.from(basic[1]!, "base64").toString("utf8");
+    let decoded: string;
+    try {
+      decoded = UTF8.decode(Buffer.from(basic[1]!, "base64"));
+    } catch {
+      throw new OAuthError("invalid_client", "malformed Basic credentials (not UTF-8)");
+    }
     const colon = decoded.indexOf(":");
     if (colon < 0) throw new OAuthError("invalid_client", "malformed Basic credentials");
     const clientId = safeDecode(decoded.slice(0, colon));
