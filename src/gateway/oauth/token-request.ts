@@ -22,7 +22,8 @@ export async function readTokenParams(c: Context<GatewayEnv>, limit: number): Pr
   // Every charset parameter must say UTF-8: a second one naming another charset is refused, not outvoted.
   for (const parameter of parameters) {
     const charset = /^\s*charset\s*=\s*"?([^"]*)"?\s*$/i.exec(parameter)?.[1];
-    if (charset !== undefined && charset.toLowerCase() !== "utf-8") {
+    // "utf8" is a WHATWG label of UTF-8 too.
+    if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
       throw new OAuthError("invalid_request", `charset ${JSON.stringify(charset)} is not supported; send the body as UTF-8`);
     }
   }
