@@ -11,6 +11,18 @@ export interface BundleInfo {
   publicEdKey?: string;
   minimumSystemVersion?: string;
   bundleIdentifier?: string;
+  /** SURequireSignedFeed (Sparkle 2.9): the app refuses an appcast without a valid signature block. */
+  requireSignedFeed?: boolean;
+}
+
+/** Sparkle reads the key with boolForInfoDictionaryKey: <true/>, or a string such as YES / true / 1. */
+function pickBool(dict: Record<string, unknown>, key: string): boolean | undefined {
+  const v = dict[key];
+  if (v === undefined) return undefined;
+  if (typeof v === "boolean") return v;
+  if (typeof v === "number") return v !== 0;
+  if (typeof v === "string") return /^\s*(y|t|[1-9])/i.test(v);
+  return undefined;
 }
 
 function describeValue(v: unknown): string {
@@ -57,6 +69,8 @@ export function parseInfoPlist(bytes: Buffer, source: string): BundleInfo {
   if (publicEdKey) info.publicEdKey = publicEdKey;
   if (minimumSystemVersion) info.minimumSystemVersion = minimumSystemVersion;
   if (bundleIdentifier) info.bundleIdentifier = bundleIdentifier;
+  const requireSignedFeed = pickBool(d, "SURequireSignedFeed");
+  if (requireSignedFeed !== undefined) info.requireSignedFeed = requireSignedFeed;
   return info;
 }
 

@@ -99,8 +99,9 @@ export const planStep: Step = {
     writes.push(...(await planDownloads(ctx.store, ctx.store, record, immutable, "downloads", new Set([dmgKey, zipKey, ...deltaKeys]))));
     const latest = await planLatest(ctx.store, config.pluginId, inputs.version, [dmgKey, zipKey], mutable);
     writes.push(...latest.writes);
-    const { feeds, site } = await planFeedsAndSite(ctx.store, config, { kind: "add", record }, ctx.workDir, keysBeforeFeeds(writes));
+    const { feeds, site } = await planFeedsAndSite(ctx.store, config, { kind: "add", record }, ctx.workDir, keysBeforeFeeds(writes), 1, ctx.feedSigning);
     writes.push(...feeds.writes, ...site);
+    if (feeds.signedBecause) ctx.logger.info(`the appcast is signed: ${feeds.signedBecause}`);
     const own = 3 + deltaKeys.length;
     const stored = writes.slice(0, own).filter((w) => !w.needed).length;
     ctx.record = record;
