@@ -254,7 +254,7 @@ describe("relcast sign <feed.xml>", () => {
 
     // One byte changed in the content: --verify says so with E_SIGNATURE (exit 10).
     const flipped = Buffer.from(once);
-    flipped[flipped.indexOf("<title>") + 1] ^= 0x20;
+    flipped[flipped.indexOf("<title>") + 1]! ^= 0x20;
     await writeFile(feed, flipped);
     const bad = await runCli(["sign", "--verify", feed, "--key-file", ws.keyFile]);
     expect(bad.code).toBe(10);
