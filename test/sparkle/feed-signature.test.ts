@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { feedSignatureProblem, signFeed, splitSignedFeed } from "../../src/sparkle/feed-signature.js";
+import { signEd25519 } from "../../src/sparkle/ed25519-stream.js";
+import { feedSignatureBlock, feedSignatureProblem, signFeed, splitSignedFeed } from "../../src/sparkle/feed-signature.js";
 import { parseSigningKey } from "../../src/sparkle/signing-key.js";
 
 const key = parseSigningKey(randomBytes(32).toString("base64"), "test");
@@ -10,7 +11,7 @@ describe("the signature block, found where Sparkle finds it (SPUExtractSignedFee
   it("signs every byte before the block and appends sign_update's block", async () => {
     const signed = await signFeed(FEED, key);
     expect(signed.subarray(0, FEED.length).equals(FEED)).toBe(true);
-    expect(signed.subarray(FEED.length).toString()).toMatch(/^<!-- sparkle-signatures:\nedSignature: [A-Za-z0-9+/]{86}==\nlength: 101\n-->\n$/);
+    expect(signed.subarray(FEED.length).toString()).toMatch(/^<!-- sparkle-signatures:\nedSignature: [A-Za-z0-9+/]{86}==\nlength: 100\n-->\n$/);
     expect(await feedSignatureProblem(signed, key.publicKey)).toBeUndefined();
     // Signing a signed feed replaces its block: the same bytes again.
     expect((await signFeed(signed, key)).equals(signed)).toBe(true);
@@ -21,7 +22,7 @@ describe("the signature block, found where Sparkle finds it (SPUExtractSignedFee
     const sig = splitSignedFeed(signed).block!.edSignature!;
     // An earlier block inside the signed content is just content.
     const nested = Buffer.concat([Buffer.from("<!-- sparkle-signatures:\nedSignature: x\n-->\n"), FEED]);
-    const twice = await signFeed(nested, key);
+    const twice = Buffer.concat([nested, Buffer.from(feedSignatureBlock(await signEd25519(key, nested), nested.length))]);
     expect(splitSignedFeed(twice).content.equals(nested)).toBe(true);
     expect(await feedSignatureProblem(twice, key.publicKey)).toBeUndefined();
     const loose = Buffer.concat([FEED, Buffer.from(`<!-- sparkle-signatures:\nedSignature:   ${sig}  \nlength: ${FEED.length}\n-->trailing junk`)]);
@@ -41,8 +42,8 @@ describe("the signature block, found where Sparkle finds it (SPUExtractSignedFee
     const signed = await signFeed(FEED, key);
     const flipped = Buffer.from(signed);
     flipped[10]! ^= 1;
-    expect(await feedSignatureProblem(flipped, key.publicKey)).toMatch(/does not verify over the 101 bytes/);
-    expect(await feedSignatureProblem(Buffer.from(signed.toString().replace("length: 101", "length: 100")), key.publicKey)).toMatch(/says length 100, but 101 bytes/);
+    expect(await feedSignatureProblem(flipped, key.publicKey)).toMatch(/does not verify over the 100 bytes/);
+    expect(await feedSignatureProblem(Buffer.from(signed.toString().replace("length: 100", "length: 99")), key.publicKey)).toMatch(/says length 99, but 100 bytes/);
     expect(await feedSignatureProblem(signed, parseSigningKey(randomBytes(32).toString("base64"), "other").publicKey)).toMatch(/does not verify/);
     expect(await feedSignatureProblem(Buffer.from(signed.toString().replace(/edSignature: \S+/, "edSignature: AAAA")), key.publicKey)).toMatch(/not the base64 of a 64-byte/);
     expect(await feedSignatureProblem(FEED, key.publicKey)).toMatch(/no signature block/);
