@@ -86,11 +86,12 @@ async function requireSignedFeed(app: string): Promise<void> {
   await writeFile(file, text.replace("</dict>", "\t<key>SURequireSignedFeed</key>\n\t<true/>\n</dict>"));
 }
 
-async function publish(ws: Workspace, version: string, build: number, more: string[] = [], prepare?: (app: string) => Promise<void>): Promise<void> {
+async function publish(ws: Workspace, version: string, build: number, more: string[] = [], prepare?: (app: string) => Promise<void>): Promise<string> {
   const p = await ws.plugin(version, build);
   await prepare?.(p.app);
   const res = await runCli(ws.publishArgs(p, version, ["--published-at", `2026-0${build % 10 || 1}-01T10:00:00.000Z`, ...more]));
   expect(res.code, res.stderr).toBe(0);
+  return res.stderr;
 }
 
 const feeds = (ws: Workspace) => [path.join(ws.storeDir, "releases", "appcast.xml"), path.join(ws.storeDir, "api", "v1", "plugins", "bridge-plugin", "appcast.xml")];
@@ -98,7 +99,8 @@ const feeds = (ws: Workspace) => [path.join(ws.storeDir, "releases", "appcast.xm
 describe("signed appcasts (Sparkle 2.9)", () => {
   it("appcast.signedFeed: both appcasts end with sign_update's block, Python verifies it, and the dry run shows the exact signed bytes", async () => {
     const ws = await workspace({ appcast: { signedFeed: true } });
-    await publish(ws, "1.0.0", 101);
+    // A notes link relcast does not host cannot be signed: Sparkle would show no notes, and the publish says so.
+    expect(await publish(ws, "1.0.0", 101, ["--release-notes-url", "https://notes.example.com/{version}.html"])).toMatch(/release-notes link https:\/\/notes\.example\.com\/1\.0\.0\.html is not a page relcast hosts.*SURequireSignedFeed show no notes/s);
     const p = await ws.plugin("1.1.0", 112);
     const at = "2026-03-01T10:00:00.000Z";
     const dry = await runCli(ws.publishArgs(p, "1.1.0", ["--dry-run", "--json", "--published-at", at]));
@@ -183,6 +185,19 @@ describe("release-notes pages", () => {
       expect(pythonFeed(ws.key.publicKeyBase64, file)).toMatchObject({ signed: true, valid: true });
     }
     expect(await runCli(["verify", "--config", ws.configFile])).toMatchObject({ code: 0 });
+  });
+
+  it("on an unsigned feed are linked without signature attributes, and verify still wants them there", async () => {
+    const ws = await workspace({ appcast: { releaseNotes: "page" } });
+    await publish(ws, "1.0.0", 101);
+    const xml = await readFile(feeds(ws)[1]!, "utf8");
+    expect(xml).toContain("<sparkle:releaseNotesLink>https://updates.example.com/release-notes/1.0.0.html</sparkle:releaseNotesLink>");
+    expect(pythonFeed(ws.key.publicKeyBase64, feeds(ws)[1]!)).toEqual({ signed: false });
+    expect((await runCli(["verify", "--config", ws.configFile])).code).toBe(0);
+    await rm(path.join(ws.storeDir, "release-notes", "1.0.0.html"));
+    const res = await runCli(["verify", "--config", ws.configFile]);
+    expect(res.code).toBe(11);
+    expect(res.stdout).toMatch(/release-notes\/1\.0\.0\.html is missing/);
   });
 
   it("config: releaseNotes \"page\" with releaseNotesUrl is a config error (exit 3)", async () => {
