@@ -21577,6 +21577,8 @@ const planStep = {
 		}, ctx.workDir, keysBeforeFeeds(writes), 1, ctx.feedSigning);
 		writes.push(...feeds.writes, ...site);
 		if (feeds.signedBecause) ctx.logger.info(`the appcast is signed: ${feeds.signedBecause}`);
+		const link = record.autoupdate?.releaseNotesLink;
+		if (feeds.signedBecause && link && !hostedNotesPageKey(record)) ctx.logger.warn(`the appcast is signed, but the release-notes link ${link} is not a page relcast hosts: it carries no signature, so apps with SURequireSignedFeed show no notes for ${record.version}; set appcast.releaseNotes to "page" for later releases`);
 		const own = 3 + deltaKeys.length;
 		const stored = writes.slice(0, own).filter((w) => !w.needed).length;
 		ctx.record = record;
