@@ -7180,7 +7180,12 @@ const appcastConfigSchema = strictObject({
 	maxAppcastItems: number().int().min(0).optional(),
 	phasedRolloutInterval: number().int().min(1).optional(),
 	releaseNotesUrl: httpUrlTemplate.optional(),
-	fullReleaseNotesUrl: httpUrlTemplate.optional()
+	fullReleaseNotesUrl: httpUrlTemplate.optional(),
+	signedFeed: boolean().optional(),
+	releaseNotes: _enum(["inline", "page"]).optional()
+}).refine((a) => !(a.releaseNotes === "page" && a.releaseNotesUrl !== void 0), {
+	message: "releaseNotes \"page\" and releaseNotesUrl both say where the notes are: keep one (\"page\" hosts them under appUrl; releaseNotesUrl links elsewhere)",
+	path: ["releaseNotes"]
 });
 const configSchema = strictObject({
 	$schema: string().optional(),
@@ -9144,6 +9149,13 @@ function latestDownloadName(pluginId, extension) {
 }
 function latestDownloadStateKey(pluginId) {
 	return `${DOWNLOADS_PREFIX}${pluginId}-latest.json`;
+}
+const RELEASE_NOTES_PREFIX = "release-notes/";
+function releaseNotesPageKey(version) {
+	return `${RELEASE_NOTES_PREFIX}${version}.html`;
+}
+function releaseNotesPageUrl(appUrl, version) {
+	return `${appUrl}/${releaseNotesPageKey(version)}`;
 }
 function yankKey(version) {
 	return `${RELEASES_PREFIX}${version}/yank.json`;
@@ -20266,7 +20278,7 @@ function recordNotesHtml(record, options = {}) {
 function notesHtml(record) {
 	return (record.releaseNotesMarkdown !== void 0 ? recordNotesHtml(record) : `${record.summary ? `<p>${escapeHtml(record.summary)}</p>` : ""}<ul>${record.releaseNotesList.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul>`).replace(/]]>/g, "]]]]><![CDATA[>");
 }
-function appcastItem(record) {
+function appcastItem(record, notesSignature) {
 	const au = record.autoupdate;
 	const item = {
 		title: `Version ${record.version}`,
@@ -20281,7 +20293,12 @@ function appcastItem(record) {
 	item["sparkle:shortVersionString"] = record.version;
 	if (au.minimumSystemVersion) item["sparkle:minimumSystemVersion"] = au.minimumSystemVersion;
 	if (au.hardwareRequirements) item["sparkle:hardwareRequirements"] = au.hardwareRequirements;
-	if (au.releaseNotesLink) item["sparkle:releaseNotesLink"] = au.releaseNotesLink;
+	if (au.releaseNotesLink && notesSignature) item["sparkle:releaseNotesLink"] = {
+		"@_sparkle:edSignature": notesSignature.edSignature,
+		"@_sparkle:length": String(notesSignature.length),
+		"#text": au.releaseNotesLink
+	};
+	else if (au.releaseNotesLink) item["sparkle:releaseNotesLink"] = au.releaseNotesLink;
 	else item.description = { __cdata: notesHtml(record) };
 	item.enclosure = {
 		"@_url": au.publicDownloadUrl,
@@ -20301,8 +20318,8 @@ function appcastItem(record) {
 
 // src/domain/appcast.ts
 const SPARKLE_NS = "http://www.andymatuschak.org/xml-namespaces/sparkle";
-function renderAppcast(records, options) {
-	const items = appcastRecords(records, options.maxItemsPerChannel).map(appcastItem);
+function renderAppcast(records, options, notesSignatures) {
+	const items = appcastRecords(records, options.maxItemsPerChannel).map((r) => appcastItem(r, notesSignatures?.get(r.version)));
 	const channel = {
 		title: options.title,
 		link: options.link
@@ -20335,6 +20352,181 @@ function appcastOptionsFor(config) {
 		description: `Updates of ${config.displayName} by ${config.publisher}`,
 		maxItemsPerChannel: appcastLimit(config)
 	};
+}
+
+// src/domain/notes/notes-page.ts
+const STYLE = "body{font:13px/1.45 -apple-system,BlinkMacSystemFont,\"Helvetica Neue\",sans-serif;margin:0 12px;color:#1d1d1f;background:#fff}h1{font-size:15px}h2,h3,h4,h5,h6{font-size:13px}code{font:12px ui-monospace,Menlo,monospace}a{color:#0b57d0}@media (prefers-color-scheme:dark){body{color:#f5f5f7;background:#1e1e1e}a{color:#8ab4f8}}";
+function renderNotesPage(record) {
+	const notes = recordNotesHtml(record, { topHeadingLevel: 2 });
+	const title = `${record.displayName} ${record.version}`;
+	return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<h1>Version ${escapeHtml(record.version)}</h1>
+${notes}
+</body>
+</html>
+`;
+}
+function appUrlOf(record) {
+	const suffix = publicAppcastUrl("", record.pluginId);
+	return record.publicAppcastUrl.endsWith(suffix) ? record.publicAppcastUrl.slice(0, -suffix.length) : void 0;
+}
+function hostedNotesPageKey(record) {
+	const link = record.autoupdate?.releaseNotesLink;
+	const appUrl = appUrlOf(record);
+	return link !== void 0 && appUrl !== void 0 && link === releaseNotesPageUrl(appUrl, record.version) ? releaseNotesPageKey(record.version) : void 0;
+}
+function hostedNotesPages(records) {
+	return records.flatMap((r) => {
+		const key = hostedNotesPageKey(r);
+		return key ? [{
+			version: r.version,
+			key,
+			bytes: Buffer.from(renderNotesPage(r))
+		}] : [];
+	});
+}
+
+// src/sparkle/feed-signature.ts
+const FEED_SIGNATURE_PREFIX = "<!-- sparkle-signatures:\n";
+const PREFIX = Buffer.from(FEED_SIGNATURE_PREFIX);
+const SUFFIX = Buffer.from("-->");
+const CRLF_PREFIX = Buffer.from("<!-- sparkle-signatures:\r\n");
+const fatalUtf8 = new TextDecoder("utf-8", { fatal: true });
+function splitSignedFeed(bytes) {
+	const at = bytes.lastIndexOf(PREFIX);
+	if (at === -1) return {
+		content: bytes,
+		block: void 0
+	};
+	const end = bytes.indexOf(SUFFIX, at + PREFIX.length);
+	if (end === -1) return {
+		content: bytes,
+		block: void 0
+	};
+	let text;
+	try {
+		text = fatalUtf8.decode(bytes.subarray(at + PREFIX.length, end));
+	} catch {
+		return {
+			content: bytes,
+			block: void 0
+		};
+	}
+	let edSignature;
+	let length = 0;
+	for (const line of text.split(/\r\n|\n|\r/)) if (line.startsWith("edSignature:")) edSignature = line.slice(12).trim();
+	else if (line.startsWith("length:")) length = Number(/^[+-]?\d+/.exec(line.slice(7).trim())?.[0] ?? 0);
+	return {
+		content: bytes.subarray(0, at),
+		block: {
+			edSignature,
+			length
+		}
+	};
+}
+function feedSignatureBlock(signature, length) {
+	return `${FEED_SIGNATURE_PREFIX}edSignature: ${signature.toString("base64")}\nlength: ${length}\n-->\n`;
+}
+function hasCrlfSignatureBlock(bytes) {
+	return bytes.includes(CRLF_PREFIX);
+}
+async function signFeed(bytes, key) {
+	const { content } = splitSignedFeed(bytes);
+	const signature = await signEd25519(key, content);
+	return Buffer.concat([content, Buffer.from(feedSignatureBlock(signature, content.length))]);
+}
+const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+async function feedSignatureProblem(bytes, publicKey) {
+	const { content, block } = splitSignedFeed(bytes);
+	if (!block) return hasCrlfSignatureBlock(bytes) ? "its signature block has CRLF line ends; Sparkle looks for \"<!-- sparkle-signatures:\" and a bare LF and finds no signature" : "it has no signature block (<!-- sparkle-signatures: … --> at the end)";
+	if (block.edSignature === void 0) return "its signature block has no edSignature line";
+	const sig = STRICT_BASE64.test(block.edSignature) ? Buffer.from(block.edSignature, "base64") : void 0;
+	if (sig?.length !== 64) return `its edSignature "${block.edSignature.slice(0, 20)}…" is not the base64 of a 64-byte signature`;
+	if (!await verifyEd25519(publicKey, sig, content)) return `its edSignature does not verify over the ${content.length} bytes before the block with the public key ${Buffer.from(publicKey).toString("base64")}`;
+	if (block.length !== content.length) return `its signature block says length ${block.length}, but ${content.length} bytes come before it`;
+}
+
+// src/core/read-stdin.ts
+async function readStdin() {
+	const chunks = [];
+	for await (const chunk of process.stdin) chunks.push(chunk);
+	return Buffer.concat(chunks).toString("utf8");
+}
+
+// src/sparkle/signing-key.ts
+init_errors$4();
+const KEY_ENV = "RELCAST_SIGNING_KEY";
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+function parseSigningKey(text, source) {
+	const trimmed = text.trim();
+	registerSecret(trimmed);
+	if (trimmed.length === 0) throw new RelcastError("E_KEY", `signing key from ${source} is empty`, "export it with Sparkle's `generate_keys -x <file>` or `relcast keys generate`");
+	const compact = trimmed.replace(/\s+/g, "");
+	if (!BASE64.test(compact) || compact.length % 4 !== 0) throw new RelcastError("E_KEY", `signing key from ${source} is not valid base64`, "the key file must hold only the base64 text that `generate_keys -x` writes");
+	const bytes = Buffer.from(compact, "base64");
+	let key;
+	if (bytes.length === 32) key = expandSeed(bytes);
+	else if (bytes.length === 96) {
+		key = fromExpandedSecret(bytes.subarray(0, 64), bytes.subarray(64));
+		if (!derivePublicKey(key).equals(key.publicKey)) throw new RelcastError("E_KEY", `legacy 96-byte signing key from ${source} is inconsistent: its public half does not match its secret half`, "re-export the key with Sparkle's `generate_keys -x`");
+	} else throw new RelcastError("E_KEY", `signing key from ${source} decodes to ${bytes.length} bytes; expected 32 (seed) or 96 (legacy expanded key + public key)`, "use the file written by Sparkle's `generate_keys -x` or `relcast keys generate`");
+	const publicKeyBase64 = key.publicKey.toString("base64");
+	return {
+		...key,
+		source,
+		publicKeyBase64
+	};
+}
+async function loadSigningKey(keyFile, env = process.env) {
+	if (keyFile) {
+		if (keyFile !== "-" && looksLikeKey(keyFile) && !await access(keyFile).then(() => true, () => false)) {
+			registerSecret(keyFile);
+			throw new RelcastError("E_KEY", "the --key-file value looks like a key itself, not the path of a key file (the value is not shown)", `write the key to a file and pass its path (--key-file signing.key), pipe it in with --key-file -, or set ${KEY_ENV}; a key typed on the command line may be in your shell history: consider it exposed and rotate it`);
+		}
+		let text;
+		try {
+			text = keyFile === "-" ? await readStdin() : await readFile(keyFile, "utf8");
+		} catch (err) {
+			throw new RelcastError("E_KEY", `cannot read key file ${keyFile} (${err.code})`, "pass --key-file <path to the base64 key> or set RELCAST_SIGNING_KEY");
+		}
+		return parseSigningKey(text, `key file ${keyFile}`);
+	}
+	const fromEnv = env[KEY_ENV];
+	if (fromEnv !== void 0 && fromEnv.trim() !== "") return parseSigningKey(fromEnv, `$${KEY_ENV}`);
+	throw new RelcastError("E_KEY", "no signing key given", `pass --key-file <file> or set ${KEY_ENV} to the base64 Ed25519 key`);
+}
+
+// src/catalog/feed-signing.ts
+init_errors$4();
+function signingReason(config, signing, stored) {
+	const setting = config.appcast?.signedFeed;
+	if (setting === false) return void 0;
+	if (setting === true) return "appcast.signedFeed is true in the config";
+	if (signing.requiredBy) return signing.requiredBy;
+	if (stored && splitSignedFeed(stored).block) return "the appcast in the store is signed";
+}
+async function feedSigningKey(reason, signing, stored) {
+	const key = signing.key;
+	if (!key) throw new RelcastError("E_KEY", `the appcast must be signed (${reason}), and no signing key was given`, `pass --key-file <file> or set ${KEY_ENV} to the release key (the one whose public key is the apps' SUPublicEDKey)`);
+	if (!signing.keyCheckedByBundle && stored && splitSignedFeed(stored).block && await feedSignatureProblem(stored, key.publicKey)) throw new RelcastError("E_KEY", `the signing key (${key.source}, public key ${key.publicKeyBase64}) does not verify the signature of the appcast in the store; installed copies check the feed with the key they have`, "sign with the release key whose public key is the apps' SUPublicEDKey; if the stored appcast was damaged (`relcast verify` says so), remove releases/appcast.xml and run `relcast rebuild` with appcast.signedFeed true");
+	return key;
+}
+async function notesPageSignatures(pages, key) {
+	const found = /* @__PURE__ */ new Map();
+	for (const page of pages) found.set(page.version, {
+		edSignature: (await signEd25519(key, page.bytes)).toString("base64"),
+		length: page.bytes.length
+	});
+	return found;
 }
 
 // src/store/content-types.ts
@@ -20486,7 +20678,7 @@ function changedCatalog(store, config, change, current) {
 		versions
 	};
 }
-async function planFeeds(store, config, change, workDir, attempt = 1) {
+async function planFeeds(store, config, change, workDir, attempt = 1, signing = {}) {
 	const limit = appcastLimit(config);
 	const cacheControl = config.cacheControl?.mutable ?? "no-cache";
 	const where = store.uriFor(CATALOG_KEY);
@@ -20561,7 +20753,11 @@ async function planFeeds(store, config, change, workDir, attempt = 1) {
 			};
 		}
 	}
-	const appcast = Buffer.from(renderAppcast(view.records, appcastOptionsFor(config)));
+	const pages = hostedNotesPages(appcastRecords(view.records, limit));
+	const signedBecause = signingReason(config, signing, appcastNow?.body);
+	const key = signedBecause ? await feedSigningKey(signedBecause, signing, appcastNow?.body) : void 0;
+	const rendered = Buffer.from(renderAppcast(view.records, appcastOptionsFor(config), key ? await notesPageSignatures(pages, key) : void 0));
+	const appcast = key ? await signFeed(rendered, key) : rendered;
 	const writes = [{
 		step: "feeds",
 		op: "put",
@@ -20615,7 +20811,9 @@ async function planFeeds(store, config, change, workDir, attempt = 1) {
 		writes,
 		view,
 		catalog,
-		appcast
+		appcast,
+		pages,
+		signedBecause
 	};
 }
 
@@ -21046,6 +21244,7 @@ async function planSite(source, target, config, feeds, options = {}) {
 			why: same ? "unchanged" : "public copy of the catalog"
 		});
 	}
+	for (const page of feeds.pages) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));
 	if (feeds.appcast) writes.push(await pagePut(target, publicAppcastKey(config.pluginId), feeds.appcast, APPCAST_CONTENT_TYPE, mutable));
 	const index = Buffer.from(renderDownloadsPage(config, {
 		count: feeds.view.count,
@@ -21059,21 +21258,24 @@ async function storedFeeds(store, config) {
 	const view = await readCatalogView(store, appcastLimit(config));
 	if (!view) return void 0;
 	const appcast = await store.get(APPCAST_KEY);
+	const pages = hostedNotesPages(appcastRecords(view.records, appcastLimit(config)));
 	return {
 		view,
 		appcast: appcast?.body,
+		pages,
 		catalogEtag: view.etag,
 		appcastEtag: appcast?.meta.etag
 	};
 }
-async function planFeedsAndSite(store, config, change, workDir, planned, attempt = 1) {
-	const feeds = await compareAndSwap("the feeds", (retry) => planFeeds(store, config, change, workDir, attempt * 100 + retry), async () => {});
+async function planFeedsAndSite(store, config, change, workDir, planned, attempt = 1, signing = {}) {
+	const feeds = await compareAndSwap("the feeds", (retry) => planFeeds(store, config, change, workDir, attempt * 100 + retry, signing), async () => {});
 	return {
 		feeds,
 		site: await planSite(store, store, config, {
 			view: feeds.view,
 			catalog: feeds.catalog,
-			appcast: feeds.appcast
+			appcast: feeds.appcast,
+			pages: feeds.pages
 		}, { planned })
 	};
 }
@@ -21087,12 +21289,12 @@ function etagLeft(t, writes, key) {
 	if (w?.needed) return t.etags.get(key);
 	return w?.op === "put" && w.precondition.kind === "if-match" ? w.precondition.etag ?? void 0 : void 0;
 }
-async function applyFeeds(t, config, change, workDir, plan) {
+async function applyFeeds(t, config, change, workDir, plan, signing = {}) {
 	let current = plan;
 	let replanned;
 	const planned = keysBeforeFeeds(plan.writes);
 	const applied = await compareAndSwap("the feeds", async (attempt) => {
-		const { feeds, site } = await planFeedsAndSite(t.target, config, change, workDir, planned, attempt + 1);
+		const { feeds, site } = await planFeedsAndSite(t.target, config, change, workDir, planned, attempt + 1, signing);
 		current = withWrites(current, ["feeds", "site"], [...feeds.writes, ...site]);
 		replanned = feeds;
 		t.log("the feeds changed meanwhile: planned them again");
@@ -21118,7 +21320,7 @@ const feedsStep = {
 		const { plan, site } = await applyFeeds(contextTarget(ctx), ctx.config, {
 			kind: "add",
 			record
-		}, ctx.workDir, need(ctx.plan, "plan"));
+		}, ctx.workDir, need(ctx.plan, "plan"), ctx.feedSigning);
 		ctx.plan = plan;
 		ctx.feedsLeft = {
 			catalogEtag: site.catalogEtag,
@@ -21398,8 +21600,11 @@ const planStep = {
 		const { feeds, site } = await planFeedsAndSite(ctx.store, config, {
 			kind: "add",
 			record
-		}, ctx.workDir, keysBeforeFeeds(writes));
+		}, ctx.workDir, keysBeforeFeeds(writes), 1, ctx.feedSigning);
 		writes.push(...feeds.writes, ...site);
+		if (feeds.signedBecause) ctx.logger.info(`the appcast is signed: ${feeds.signedBecause}`);
+		const link = record.autoupdate?.releaseNotesLink;
+		if (feeds.signedBecause && link && !hostedNotesPageKey(record)) ctx.logger.warn(`the appcast is signed, but the release-notes link ${link} is not a page relcast hosts: it carries no signature, so apps with SURequireSignedFeed show no notes for ${record.version}; set appcast.releaseNotes to "page" for later releases`);
 		const own = 3 + deltaKeys.length;
 		const stored = writes.slice(0, own).filter((w) => !w.needed).length;
 		ctx.record = record;
@@ -29705,6 +29910,13 @@ function swapBytes(buffer) {
 
 // src/bundle/info-plist.ts
 init_errors$4();
+function pickBool(dict, key) {
+	const v = dict[key];
+	if (v === void 0) return void 0;
+	if (typeof v === "boolean") return v;
+	if (typeof v === "number") return v !== 0;
+	if (typeof v === "string") return /^\s*(y|t|[1-9])/i.test(v);
+}
 function describeValue(v) {
 	if (Array.isArray(v)) return "an <array>";
 	if (v instanceof Date) return "a <date>";
@@ -29744,6 +29956,8 @@ function parseInfoPlist(bytes, source) {
 	if (bundleExecutable !== void 0) info.bundleExecutable = bundleExecutable;
 	const feedUrl = pickString(d, "SUFeedURL", source);
 	if (feedUrl) info.feedUrl = feedUrl;
+	const requireSignedFeed = pickBool(d, "SURequireSignedFeed");
+	if (requireSignedFeed !== void 0) info.requireSignedFeed = requireSignedFeed;
 	return info;
 }
 async function readBundleInfo(bundleDir) {
@@ -30085,6 +30299,7 @@ function resolveAutoupdateOptions(config, flags, version, build) {
 	if (seconds !== void 0) options.phasedRolloutInterval = seconds;
 	const notes = link$1("--release-notes-url", flags.releaseNotesUrl ?? defaults.releaseNotesUrl, version);
 	if (notes !== void 0) options.releaseNotesLink = notes;
+	else if (defaults.releaseNotes === "page") options.releaseNotesLink = releaseNotesPageUrl(config.appUrl, version);
 	const full = link$1("--full-release-notes-url", flags.fullReleaseNotesUrl ?? defaults.fullReleaseNotesUrl, version);
 	if (full !== void 0) options.fullReleaseNotesLink = full;
 	return options;
@@ -30343,7 +30558,8 @@ function publishFolders(pluginId, version) {
 		`${RELEASES_PREFIX}${version}/`,
 		LATEST_PREFIX,
 		DOWNLOADS_PREFIX,
-		publicApiPrefix(pluginId)
+		publicApiPrefix(pluginId),
+		RELEASE_NOTES_PREFIX
 	];
 }
 const preflightStep = {
@@ -30369,6 +30585,12 @@ const preflightStep = {
 		if (keyProblem) throw new RelcastError("E_PLIST", `SUPublicEDKey "${ctx.bundle.publicEdKey}" in the bundle's Info.plist is malformed: ${keyProblem}`, `set SUPublicEDKey to the base64 public key Sparkle's generate_keys prints (this signing key's is ${key.publicKeyBase64})`);
 		if (ctx.bundle.publicEdKey === void 0) ctx.logger.warn(`the bundle's Info.plist has no SUPublicEDKey: copies updated to this version could not check the edSignature of later updates (Sparkle would rely on Apple code signing alone); add SUPublicEDKey = ${key.publicKeyBase64} (relcast keys public prints it)`);
 		else if (ctx.bundle.publicEdKey !== key.publicKeyBase64) throw new RelcastError("E_KEY", `the signing key (${key.source}) does not match SUPublicEDKey in the bundle's Info.plist; installed copies would reject this update`, `sign with the key whose public key is SUPublicEDKey (relcast keys public --key-file <f> prints it; this key's is ${key.publicKeyBase64})`);
+		if (ctx.bundle.requireSignedFeed && ctx.config.appcast?.signedFeed === false) throw new RelcastError("E_CONFIG", `the bundle's Info.plist has SURequireSignedFeed, but the config (${ctx.config.source}) says appcast.signedFeed false: the app would refuse the unsigned appcast and stop updating`, "remove appcast.signedFeed (or set it to true), or build the bundle without SURequireSignedFeed");
+		ctx.feedSigning = {
+			key,
+			requiredBy: ctx.bundle.requireSignedFeed ? "SURequireSignedFeed is set in the bundle's Info.plist" : void 0,
+			keyCheckedByBundle: ctx.bundle.publicEdKey === key.publicKeyBase64
+		};
 		ctx.buildNumber = resolveBuildNumber(ctx);
 		ctx.autoupdateOptions = resolveAutoupdateOptions(ctx.config, inputs.autoupdate ?? {}, inputs.version, ctx.buildNumber);
 		await ctx.store.checkReachable();
@@ -31949,56 +32171,6 @@ function planJson(plan) {
 		latest: plan.latest,
 		writes: plan.writes.map(write)
 	};
-}
-
-// src/core/read-stdin.ts
-async function readStdin() {
-	const chunks = [];
-	for await (const chunk of process.stdin) chunks.push(chunk);
-	return Buffer.concat(chunks).toString("utf8");
-}
-
-// src/sparkle/signing-key.ts
-init_errors$4();
-const KEY_ENV = "RELCAST_SIGNING_KEY";
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
-function parseSigningKey(text, source) {
-	const trimmed = text.trim();
-	registerSecret(trimmed);
-	if (trimmed.length === 0) throw new RelcastError("E_KEY", `signing key from ${source} is empty`, "export it with Sparkle's `generate_keys -x <file>` or `relcast keys generate`");
-	const compact = trimmed.replace(/\s+/g, "");
-	if (!BASE64.test(compact) || compact.length % 4 !== 0) throw new RelcastError("E_KEY", `signing key from ${source} is not valid base64`, "the key file must hold only the base64 text that `generate_keys -x` writes");
-	const bytes = Buffer.from(compact, "base64");
-	let key;
-	if (bytes.length === 32) key = expandSeed(bytes);
-	else if (bytes.length === 96) {
-		key = fromExpandedSecret(bytes.subarray(0, 64), bytes.subarray(64));
-		if (!derivePublicKey(key).equals(key.publicKey)) throw new RelcastError("E_KEY", `legacy 96-byte signing key from ${source} is inconsistent: its public half does not match its secret half`, "re-export the key with Sparkle's `generate_keys -x`");
-	} else throw new RelcastError("E_KEY", `signing key from ${source} decodes to ${bytes.length} bytes; expected 32 (seed) or 96 (legacy expanded key + public key)`, "use the file written by Sparkle's `generate_keys -x` or `relcast keys generate`");
-	const publicKeyBase64 = key.publicKey.toString("base64");
-	return {
-		...key,
-		source,
-		publicKeyBase64
-	};
-}
-async function loadSigningKey(keyFile, env = process.env) {
-	if (keyFile) {
-		if (keyFile !== "-" && looksLikeKey(keyFile) && !await access(keyFile).then(() => true, () => false)) {
-			registerSecret(keyFile);
-			throw new RelcastError("E_KEY", "the --key-file value looks like a key itself, not the path of a key file (the value is not shown)", `write the key to a file and pass its path (--key-file signing.key), pipe it in with --key-file -, or set ${KEY_ENV}; a key typed on the command line may be in your shell history: consider it exposed and rotate it`);
-		}
-		let text;
-		try {
-			text = keyFile === "-" ? await readStdin() : await readFile(keyFile, "utf8");
-		} catch (err) {
-			throw new RelcastError("E_KEY", `cannot read key file ${keyFile} (${err.code})`, "pass --key-file <path to the base64 key> or set RELCAST_SIGNING_KEY");
-		}
-		return parseSigningKey(text, `key file ${keyFile}`);
-	}
-	const fromEnv = env[KEY_ENV];
-	if (fromEnv !== void 0 && fromEnv.trim() !== "") return parseSigningKey(fromEnv, `$${KEY_ENV}`);
-	throw new RelcastError("E_KEY", "no signing key given", `pass --key-file <file> or set ${KEY_ENV} to the base64 Ed25519 key`);
 }
 
 // src/store/folder-lock.ts

@@ -13,6 +13,18 @@ export interface BundleInfo {
   bundleIdentifier?: string;
   bundleExecutable?: string;
   feedUrl?: string;
+  /** SURequireSignedFeed (Sparkle 2.9): the app refuses an appcast without a valid signature block. */
+  requireSignedFeed?: boolean;
+}
+
+/** Sparkle reads the key with boolForInfoDictionaryKey: <true/>, or a string such as YES / true / 1. */
+function pickBool(dict: Record<string, unknown>, key: string): boolean | undefined {
+  const v = dict[key];
+  if (v === undefined) return undefined;
+  if (typeof v === "boolean") return v;
+  if (typeof v === "number") return v !== 0;
+  if (typeof v === "string") return /^\s*(y|t|[1-9])/i.test(v);
+  return undefined;
 }
 
 function describeValue(v: unknown): string {
@@ -63,6 +75,8 @@ export function parseInfoPlist(bytes: Buffer, source: string): BundleInfo {
   if (bundleExecutable !== undefined) info.bundleExecutable = bundleExecutable;
   const feedUrl = pickString(d, "SUFeedURL", source);
   if (feedUrl) info.feedUrl = feedUrl;
+  const requireSignedFeed = pickBool(d, "SURequireSignedFeed");
+  if (requireSignedFeed !== undefined) info.requireSignedFeed = requireSignedFeed;
   return info;
 }
 

@@ -10,6 +10,10 @@ import type { Catalog, ReleaseRecord, YankMarker } from "../domain/record-schema
 import { APPCAST_KEY, CATALOG_KEY } from "../domain/release-layout.js";
 import { ETAG_PLACEHOLDER, type ContentSource, type Precondition, type PutWrite } from "../domain/release-plan.js";
 import { withYankState } from "../domain/yank-state.js";
+import { appcastRecords } from "../domain/appcast-selection.js";
+import { hostedNotesPages, type NotesPage } from "../domain/notes/notes-page.js";
+import { signFeed } from "../sparkle/feed-signature.js";
+import { feedSigningKey, notesPageSignatures, signingReason, type FeedSigning } from "./feed-signing.js";
 import { APPCAST_CONTENT_TYPE, CACHE_NO_CACHE } from "../store/content-types.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { CatalogView } from "./catalog-entry.js";
@@ -31,6 +35,10 @@ export interface FeedsPlan {
   view: CatalogView;
   catalog: { source: ContentSource; sizeBytes: number; sha256: string };
   appcast: Buffer;
+  /** The release-notes pages relcast hosts for the appcast's items (the site writes them). */
+  pages: NotesPage[];
+  /** Why the appcast is signed; undefined: it is not. */
+  signedBecause: string | undefined;
 }
 
 const sha256Of = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
@@ -83,9 +91,11 @@ function changedCatalog(store: ObjectStore, config: RelcastConfig, change: FeedC
  * catalog index. The appcast is read before the catalog, and both writes are
  * conditional on the ETags read here, so whoever writes last rendered from a
  * catalog holding every earlier writer's change; a lost race is re-planned
- * by calling this again. Reads the store, writes only `workDir`.
+ * by calling this again. A signed appcast (see feed-signing.ts) ends with
+ * its signature block here, so the plan holds the bytes a publish writes.
+ * Reads the store, writes only `workDir`.
  */
-export async function planFeeds(store: ObjectStore, config: RelcastConfig, change: FeedChange, workDir: string, attempt = 1): Promise<FeedsPlan> {
+export async function planFeeds(store: ObjectStore, config: RelcastConfig, change: FeedChange, workDir: string, attempt = 1, signing: FeedSigning = {}): Promise<FeedsPlan> {
   const limit = appcastLimit(config);
   const cacheControl = config.cacheControl?.mutable ?? CACHE_NO_CACHE;
   const where = store.uriFor(CATALOG_KEY);
@@ -141,7 +151,12 @@ export async function planFeeds(store: ObjectStore, config: RelcastConfig, chang
     }
   }
 
-  const appcast = Buffer.from(renderAppcast(view.records, appcastOptionsFor(config)));
+  // Signed (Sparkle 2.9): the signature block is part of the planned bytes, and so are the notes pages' signatures.
+  const pages = hostedNotesPages(appcastRecords(view.records, limit));
+  const signedBecause = signingReason(config, signing, appcastNow?.body);
+  const key = signedBecause ? await feedSigningKey(signedBecause, signing, appcastNow?.body) : undefined;
+  const rendered = Buffer.from(renderAppcast(view.records, appcastOptionsFor(config), key ? await notesPageSignatures(pages, key) : undefined));
+  const appcast = key ? await signFeed(rendered, key) : rendered;
   const writes: PutWrite[] = [
     {
       step: "feeds", op: "put", key: CATALOG_KEY, ...catalog, contentType: "application/json", cacheControl, precondition,
@@ -162,5 +177,5 @@ export async function planFeeds(store: ObjectStore, config: RelcastConfig, chang
     sizeBytes: Buffer.byteLength(indexText), contentType: "application/json", cacheControl, precondition: { kind: "overwrite" },
     needed: changed || !isIndexed(view), why: changed ? "index of the new catalog" : isIndexed(view) ? "unchanged" : "index of the current catalog",
   });
-  return { writes, view, catalog, appcast };
+  return { writes, view, catalog, appcast, pages, signedBecause };
 }

@@ -48,6 +48,19 @@ export const appcastConfigSchema = z.strictObject({
   releaseNotesUrl: httpUrlTemplate.optional(),
   /** `<sparkle:fullReleaseNotesLink>` for new releases (the full version history). */
   fullReleaseNotesUrl: httpUrlTemplate.optional(),
+  /**
+   * Sign the appcast as Sparkle 2.9's sign_update does (for apps with SURequireSignedFeed). true: always;
+   * false: never; absent: when the bundle's Info.plist has SURequireSignedFeed or the stored appcast is signed.
+   */
+  signedFeed: z.boolean().optional(),
+  /**
+   * "page": new releases link to a notes page relcast renders from the Markdown and hosts at
+   * `{app_url}/release-notes/<version>.html` (signed on a signed feed); "inline" (default): notes in the item.
+   */
+  releaseNotes: z.enum(["inline", "page"]).optional(),
+}).refine((a) => !(a.releaseNotes === "page" && a.releaseNotesUrl !== undefined), {
+  message: "releaseNotes \"page\" and releaseNotesUrl both say where the notes are: keep one (\"page\" hosts them under appUrl; releaseNotesUrl links elsewhere)",
+  path: ["releaseNotes"],
 });
 
 export const configSchema = z.strictObject({

@@ -5,6 +5,12 @@ import { DEFAULT_CHANNEL } from "./build-order.js";
 import { escapeHtml } from "../core/html-escape.js";
 
 
+/** The signature of a release-notes page over its exact bytes, and their count. */
+export interface NotesSignature {
+  edSignature: string;
+  length: number;
+}
+
 /**
  * The item's description: the rendered Markdown notes, or for records from
  * before Markdown notes the summary and the list. "]]>" cannot occur inside
@@ -24,7 +30,7 @@ export function notesHtml(record: ReleaseRecord): string {
  * Notes are either a `<sparkle:releaseNotesLink>` (which Sparkle prefers
  * when present) or inline HTML in CDATA, never both.
  */
-export function appcastItem(record: ReleaseRecord & { autoupdate: NonNullable<ReleaseRecord["autoupdate"]> }): Record<string, unknown> {
+export function appcastItem(record: ReleaseRecord & { autoupdate: NonNullable<ReleaseRecord["autoupdate"]> }, notesSignature?: NotesSignature): Record<string, unknown> {
   const au = record.autoupdate;
   const item: Record<string, unknown> = {
     title: `Version ${record.version}`,
@@ -39,7 +45,10 @@ export function appcastItem(record: ReleaseRecord & { autoupdate: NonNullable<Re
   item["sparkle:shortVersionString"] = record.version;
   if (au.minimumSystemVersion) item["sparkle:minimumSystemVersion"] = au.minimumSystemVersion;
   if (au.hardwareRequirements) item["sparkle:hardwareRequirements"] = au.hardwareRequirements;
-  if (au.releaseNotesLink) item["sparkle:releaseNotesLink"] = au.releaseNotesLink;
+  // On a signed feed, Sparkle 2.9 verifies the downloaded notes file against these two attributes (SUAppcast.m).
+  if (au.releaseNotesLink && notesSignature) {
+    item["sparkle:releaseNotesLink"] = { "@_sparkle:edSignature": notesSignature.edSignature, "@_sparkle:length": String(notesSignature.length), "#text": au.releaseNotesLink };
+  } else if (au.releaseNotesLink) item["sparkle:releaseNotesLink"] = au.releaseNotesLink;
   else item.description = { __cdata: notesHtml(record) };
   item.enclosure = {
     "@_url": au.publicDownloadUrl,

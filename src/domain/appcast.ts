@@ -1,7 +1,7 @@
 import { XMLBuilder } from "fast-xml-parser";
 import type { RelcastConfig } from "../config/schema.js";
 import type { ReleaseRecord } from "./record-schema.js";
-import { appcastItem } from "./appcast-item.js";
+import { appcastItem, type NotesSignature } from "./appcast-item.js";
 import { appcastRecords } from "./appcast-selection.js";
 
 /** Sparkle matches this exact URI (http, not https) and the literal `sparkle:` prefix. */
@@ -16,9 +16,9 @@ export interface AppcastOptions {
   maxItemsPerChannel?: number | undefined;
 }
 
-/** Records must already be newest first (catalog order). */
-export function renderAppcast(records: readonly ReleaseRecord[], options: AppcastOptions): string {
-  const items = appcastRecords(records, options.maxItemsPerChannel).map(appcastItem);
+/** Records must already be newest first (catalog order). `notesSignatures`: by version, for the signed release-notes pages. */
+export function renderAppcast(records: readonly ReleaseRecord[], options: AppcastOptions, notesSignatures?: ReadonlyMap<string, NotesSignature>): string {
+  const items = appcastRecords(records, options.maxItemsPerChannel).map((r) => appcastItem(r, notesSignatures?.get(r.version)));
   const channel: Record<string, unknown> = { title: options.title, link: options.link };
   if (options.description) channel.description = options.description;
   channel.language = options.language ?? "en";

@@ -3,6 +3,7 @@ import type { RelcastConfig } from "../config/schema.js";
 import { isHttpUrlTemplate } from "../config/schema.js";
 import { RelcastError } from "../core/errors.js";
 import type { ReleaseRecord } from "./record-schema.js";
+import { releaseNotesPageUrl } from "./release-layout.js";
 
 /** Per-release Sparkle flags of `relcast publish`, as typed on the command line. */
 export interface AutoupdateFlags {
@@ -67,6 +68,8 @@ export function resolveAutoupdateOptions(config: RelcastConfig, flags: Autoupdat
   if (seconds !== undefined) options.phasedRolloutInterval = seconds;
   const notes = link("--release-notes-url", flags.releaseNotesUrl ?? defaults.releaseNotesUrl, version);
   if (notes !== undefined) options.releaseNotesLink = notes;
+  // A page relcast renders from the notes and hosts itself; frozen into the record like any link.
+  else if (defaults.releaseNotes === "page") options.releaseNotesLink = releaseNotesPageUrl(config.appUrl, version);
   const full = link("--full-release-notes-url", flags.fullReleaseNotesUrl ?? defaults.fullReleaseNotesUrl, version);
   if (full !== undefined) options.fullReleaseNotesLink = full;
   return options;

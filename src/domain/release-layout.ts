@@ -80,6 +80,20 @@ export function latestDownloadStateKey(pluginId: string): string {
   return `${DOWNLOADS_PREFIX}${pluginId}-latest.json`;
 }
 
+/**
+ * Release-notes pages relcast hosts (config `appcast.releaseNotes: "page"`, our
+ * choice, documented in docs/sparkle.md): `{app_url}/release-notes/<version>.html`.
+ */
+export const RELEASE_NOTES_PREFIX = "release-notes/";
+
+export function releaseNotesPageKey(version: string): string {
+  return `${RELEASE_NOTES_PREFIX}${version}.html`;
+}
+
+export function releaseNotesPageUrl(appUrl: string, version: string): string {
+  return `${appUrl}/${releaseNotesPageKey(version)}`;
+}
+
 /** A yank is its own object: records are create-once and never rewritten. */
 export function yankKey(version: string): string {
   return `${RELEASES_PREFIX}${version}/yank.json`;

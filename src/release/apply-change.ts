@@ -4,6 +4,7 @@ import path from "node:path";
 import type { RelcastConfig } from "../config/schema.js";
 import { applyTarget, applyWrites } from "../apply/apply-write.js";
 import type { FeedChange, FeedsPlan } from "../catalog/feeds-plan.js";
+import type { FeedSigning } from "../catalog/feed-signing.js";
 import { APPLY_STEP_NAMES, writesOf, type PlannedWrite, type ReleasePlan } from "../domain/release-plan.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { applyFeeds } from "../site/feeds-apply.js";
@@ -18,17 +19,18 @@ import { syncSite } from "../site/site-sync.js";
  * feeds it was rendered from.
  */
 export async function applyChange(
-  store: ObjectStore, config: RelcastConfig, title: string, change: FeedChange, before: readonly PlannedWrite[], options: { site: boolean },
+  store: ObjectStore, config: RelcastConfig, title: string, change: FeedChange, before: readonly PlannedWrite[], options: { site: boolean; signing?: FeedSigning | undefined },
 ): Promise<{ plan: ReleasePlan; feeds: FeedsPlan; actions: string[] }> {
+  const signing = options.signing ?? {};
   const workDir = await mkdtemp(path.join(os.tmpdir(), "relcast-"));
   try {
     const planned = new Set(before.map((w) => w.key));
-    const first = await planFeedsAndSite(store, config, change, workDir, planned);
+    const first = await planFeedsAndSite(store, config, change, workDir, planned, 1, signing);
     let plan: ReleasePlan = { title, writes: [...before, ...first.feeds.writes, ...(options.site ? first.site : [])] };
     const actions: string[] = [];
     const t = applyTarget(store, (line) => actions.push(line));
     for (const step of APPLY_STEP_NAMES.filter((s) => s !== "feeds" && s !== "site")) await applyWrites(t, writesOf(plan, step));
-    const applied = await applyFeeds(t, config, change, workDir, plan);
+    const applied = await applyFeeds(t, config, change, workDir, plan, signing);
     plan = applied.plan;
     if (options.site) await syncSite(t, config, {}, applied.site);
     return { plan, feeds: applied.feeds ?? first.feeds, actions };

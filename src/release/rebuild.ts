@@ -6,6 +6,7 @@ import { releaseRecordSchema, type ReleaseRecord } from "../domain/record-schema
 import { readYankMarker } from "../catalog/yank-marker.js";
 import { withYankState } from "../domain/yank-state.js";
 import { applyChange } from "./apply-change.js";
+import type { FeedSigning } from "../catalog/feed-signing.js";
 
 const RECORD_KEY = /^releases\/([^/]+)\/release\.json$/;
 const YANK_KEY = /^releases\/([^/]+)\/yank\.json$/;
@@ -55,7 +56,7 @@ export async function readAllRecords(store: ObjectStore, pluginId: string): Prom
  * markers: repairs a
  * hand-edited or lost catalog and migrates stores written by older tools.
  */
-export async function rebuildFeeds(store: ObjectStore, config: RelcastConfig, options: { allowSkipped: boolean }): Promise<RebuildResult> {
+export async function rebuildFeeds(store: ObjectStore, config: RelcastConfig, options: { allowSkipped: boolean; signing?: FeedSigning }): Promise<RebuildResult> {
   const result = await readAllRecords(store, config.pluginId);
   if (result.skipped.length > 0 && !options.allowSkipped) {
     throw new RelcastError(
@@ -64,6 +65,6 @@ export async function rebuildFeeds(store: ObjectStore, config: RelcastConfig, op
       "fix or remove those records, or pass --skip-invalid to rebuild without them",
     );
   }
-  await applyChange(store, config, "rebuild", { kind: "replace", records: result.records }, [], { site: false });
+  await applyChange(store, config, "rebuild", { kind: "replace", records: result.records }, [], { site: false, signing: options.signing });
   return result;
 }

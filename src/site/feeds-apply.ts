@@ -2,6 +2,7 @@ import type { RelcastConfig } from "../config/schema.js";
 import { applyWrites, type ApplyTarget } from "../apply/apply-write.js";
 import { compareAndSwap } from "../apply/compare-and-swap.js";
 import type { FeedChange, FeedsPlan } from "../catalog/feeds-plan.js";
+import type { FeedSigning } from "../catalog/feed-signing.js";
 import { APPCAST_KEY, CATALOG_KEY } from "../domain/release-layout.js";
 import { withWrites, writesOf, type PlannedWrite, type ReleasePlan } from "../domain/release-plan.js";
 import { planFeedsAndSite } from "./site-plan.js";
@@ -27,7 +28,7 @@ function etagLeft(t: ApplyTarget, writes: readonly PlannedWrite[], key: string):
  * and the site to write from it.
  */
 export async function applyFeeds(
-  t: ApplyTarget, config: RelcastConfig, change: FeedChange, workDir: string, plan: ReleasePlan,
+  t: ApplyTarget, config: RelcastConfig, change: FeedChange, workDir: string, plan: ReleasePlan, signing: FeedSigning = {},
 ): Promise<{ plan: ReleasePlan; site: PlannedSite; feeds: FeedsPlan | undefined }> {
   let current = plan;
   let replanned: FeedsPlan | undefined;
@@ -35,7 +36,7 @@ export async function applyFeeds(
   const applied = await compareAndSwap(
     "the feeds",
     async (attempt) => {
-      const { feeds, site } = await planFeedsAndSite(t.target, config, change, workDir, planned, attempt + 1);
+      const { feeds, site } = await planFeedsAndSite(t.target, config, change, workDir, planned, attempt + 1, signing);
       current = withWrites(current, ["feeds", "site"], [...feeds.writes, ...site]);
       replanned = feeds;
       t.log("the feeds changed meanwhile: planned them again");

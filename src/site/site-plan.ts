@@ -9,6 +9,9 @@ import { readCatalogView } from "../catalog/catalog-view.js";
 import { planFeeds, type FeedChange, type FeedsPlan } from "../catalog/feeds-plan.js";
 import { latestObjects } from "../catalog/latest-objects.js";
 import { appcastLimit } from "../domain/appcast.js";
+import { appcastRecords } from "../domain/appcast-selection.js";
+import { hostedNotesPages, type NotesPage } from "../domain/notes/notes-page.js";
+import type { FeedSigning } from "../catalog/feed-signing.js";
 import { parseCatalog } from "../domain/catalog.js";
 import { expectedLatest, mayBeLatest } from "../domain/latest-choice.js";
 import { DEFAULT_CHANNEL } from "../domain/build-order.js";
@@ -31,6 +34,8 @@ export interface SiteFeeds {
   catalog?: { source: ContentSource; sizeBytes: number; sha256: string } | undefined;
   /** The appcast's bytes; undefined: none yet. */
   appcast: Buffer | undefined;
+  /** The release-notes pages relcast hosts for the appcast's items (their signatures are in the appcast). */
+  pages: readonly NotesPage[];
 }
 
 export interface SitePlanOptions {
@@ -187,6 +192,8 @@ export async function planSite(source: ObjectStore, target: ObjectStore, config:
     const same = await sameObjects(source, target, CATALOG_KEY, catalogKey);
     writes.push({ step: "site", op: "copy", from: CATALOG_KEY, key: catalogKey, contentType: "application/json", cacheControl: mutable, needed: !same, why: same ? "unchanged" : "public copy of the catalog" });
   }
+  // Notes pages before the public appcast that links them (and, when signed, carries their signatures).
+  for (const page of feeds.pages) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));
   if (feeds.appcast) writes.push(await pagePut(target, publicAppcastKey(config.pluginId), feeds.appcast, APPCAST_CONTENT_TYPE, mutable));
   const index = Buffer.from(renderDownloadsPage(config, { count: feeds.view.count, versions: feeds.view.records }));
   writes.push(await pagePut(target, INDEX_KEY, index, contentTypeFor(INDEX_KEY), mutable));
@@ -199,7 +206,8 @@ export async function storedFeeds(store: ObjectStore, config: RelcastConfig): Pr
   const view = await readCatalogView(store, appcastLimit(config));
   if (!view) return undefined;
   const appcast = await store.get(APPCAST_KEY);
-  return { view, appcast: appcast?.body, catalogEtag: view.etag, appcastEtag: appcast?.meta.etag };
+  const pages = hostedNotesPages(appcastRecords(view.records, appcastLimit(config)));
+  return { view, appcast: appcast?.body, pages, catalogEtag: view.etag, appcastEtag: appcast?.meta.etag };
 }
 
 /**
@@ -207,9 +215,11 @@ export async function storedFeeds(store: ObjectStore, config: RelcastConfig): Pr
  * is rendered from the feeds as they will be. A lost compare-and-swap on
  * the feeds calls this again.
  */
-export async function planFeedsAndSite(store: ObjectStore, config: RelcastConfig, change: FeedChange, workDir: string, planned: ReadonlySet<string>, attempt = 1): Promise<{ feeds: FeedsPlan; site: PlannedWrite[] }> {
+export async function planFeedsAndSite(
+  store: ObjectStore, config: RelcastConfig, change: FeedChange, workDir: string, planned: ReadonlySet<string>, attempt = 1, signing: FeedSigning = {},
+): Promise<{ feeds: FeedsPlan; site: PlannedWrite[] }> {
   // The feeds may change between the reads of one plan: plan again from what is there then.
-  const feeds = await compareAndSwap("the feeds", (retry) => planFeeds(store, config, change, workDir, attempt * 100 + retry), async () => {});
-  const site = await planSite(store, store, config, { view: feeds.view, catalog: feeds.catalog, appcast: feeds.appcast }, { planned });
+  const feeds = await compareAndSwap("the feeds", (retry) => planFeeds(store, config, change, workDir, attempt * 100 + retry, signing), async () => {});
+  const site = await planSite(store, store, config, { view: feeds.view, catalog: feeds.catalog, appcast: feeds.appcast, pages: feeds.pages }, { planned });
   return { feeds, site };
 }

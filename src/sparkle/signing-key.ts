@@ -72,3 +72,9 @@ export async function loadSigningKey(keyFile: string | undefined, env: NodeJS.Pr
   if (fromEnv !== undefined && fromEnv.trim() !== "") return parseSigningKey(fromEnv, `$${KEY_ENV}`);
   throw new RelcastError("E_KEY", "no signing key given", `pass --key-file <file> or set ${KEY_ENV} to the base64 Ed25519 key`);
 }
+
+/** The key when one is given (`--key-file`, or the environment variable); undefined when neither is: for commands that need it only for a signed appcast. */
+export async function loadOptionalSigningKey(keyFile: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<SigningKey | undefined> {
+  if (keyFile === undefined && (env[KEY_ENV] === undefined || env[KEY_ENV]!.trim() === "")) return undefined;
+  return loadSigningKey(keyFile, env);
+}

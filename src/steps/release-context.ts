@@ -7,6 +7,7 @@ import type { StreamingSignature } from "../sparkle/ed25519-stream.js";
 import type { AutoupdateFlags, AutoupdateOptions } from "../domain/autoupdate-options.js";
 import type { ReleaseNotes } from "../domain/release-notes.js";
 import type { CatalogView } from "../catalog/catalog-entry.js";
+import type { FeedSigning } from "../catalog/feed-signing.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import type { LocalArtifact } from "../domain/build-record.js";
 import type { ReleasePlan } from "../domain/release-plan.js";
@@ -71,6 +72,8 @@ export interface ReleaseContext {
   edSignature?: string;
   /** Delta updates from older releases (the deltas step); empty when none were kept. */
   deltas?: DeltaArtifact[];
+  /** The key and the bundle's demand for a signed appcast (set by preflight; the feeds are planned with it). */
+  feedSigning?: FeedSigning;
   /** The catalog as preflight found it (undefined for a new store). */
   catalog?: CatalogView | undefined;
   /** The record already in the store for this version, if any. */

@@ -22,11 +22,14 @@ import { NOT_RUN, outcome, rowProblems, type ReleaseRow } from "./release-row.js
 import { bundleIdProblems, keyChangeProblems } from "./bundle-id-check.js";
 import { runPool } from "./run-pool.js";
 import { checkSite, type SiteFindings } from "./site-check.js";
+import { feedSignatureProblems, type FeedSignatureExpectations } from "./feed-signature-check.js";
 
 export interface VerifyOptions extends Partial<FeedExpectations> {
   publicKey?: Buffer | undefined;
   /** Releases checked at once (downloads in flight). */
   concurrency?: number;
+  /** The config's `appcast.signedFeed`: true, both appcasts must be signed. */
+  signedFeed?: boolean | undefined;
 }
 
 export interface VerifyReport {
@@ -65,6 +68,16 @@ function catalogProblems(catalog: Catalog, pluginId: string | undefined): string
   const sorted = [...catalog.versions].sort(compareNewestFirst);
   if (sorted.some((r, i) => r !== catalog.versions[i])) found.push("the catalog is not ordered newest first");
   return found;
+}
+
+/** The key installed copies check the feed with (--public-key, else the newest bundle's), and whether they demand a signed feed. */
+function signatureExpectations(records: readonly Catalog["versions"][number][], bundles: Map<string, { publicEdKey?: string; requireSignedFeed?: boolean }>, options: VerifyOptions): FeedSignatureExpectations {
+  const newest = records.map((r) => bundles.get(r.version)?.publicEdKey).find((k) => k !== undefined);
+  const requiring = records.find((r) => bundles.get(r.version)?.requireSignedFeed);
+  return {
+    publicKey: options.publicKey ?? (newest ? Buffer.from(newest, "base64") : undefined),
+    requiredBy: options.signedFeed ? "appcast.signedFeed is true in the config" : requiring ? `the bundle of ${requiring.version} has SURequireSignedFeed` : undefined,
+  };
 }
 
 /** Turns an unexpected failure of one check into a problem of that check instead of aborting the run. */
@@ -114,6 +127,7 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
   const byVersion = new Map(records.map((r) => [r.version, r]));
   const bundles = new Map<string, string | undefined>();
   const keys: Array<{ version: string; build: number; publicEdKey: string | undefined; keyChangeAllowed: boolean }> = [];
+  const feedKeys = new Map<string, { publicEdKey?: string; requireSignedFeed?: boolean }>();
   let releases: ReleaseRow[];
   try {
     releases = await runPool(records, options.concurrency ?? 4, async (record): Promise<ReleaseRow> => {
@@ -132,6 +146,7 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
           Object.assign(row.checks, { zip: found.zip, signature: found.signature, plist: found.plist, zipRules: found.rules });
           bundles.set(record.version, found.bundle?.bundleIdentifier);
           keys.push({ version: record.version, build: record.autoupdate.buildNumber, publicEdKey: found.bundle?.publicEdKey, keyChangeAllowed: record.autoupdate.keyChangeAllowed === true });
+          if (found.bundle) feedKeys.set(record.version, found.bundle);
           if (record.autoupdate.deltas?.length) {
             const key32 = options.publicKey ?? (found.bundle?.publicEdKey ? Buffer.from(found.bundle.publicEdKey, "base64") : undefined);
             row.checks.deltas = outcome(await guarded("the delta updates", () => checkDeltas(store, record, byVersion, pluginId, key32, workDir, tally)));
@@ -155,6 +170,7 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
     }
   }
   for (const [version, problem] of [...bundleIdProblems(bundles), ...keyChangeProblems(keys)]) rowOf.get(version)!.checks.plist = outcome([...rowOf.get(version)!.checks.plist.problems, problem]);
+  feed.push(...(await guarded("the feed signatures", () => feedSignatureProblems(store, pluginId, records, signatureExpectations(records, feedKeys, options)))));
   const latest = { version: expectedLatest(records)?.version, ...(await checkLatest(store, pluginId, records, tally)) };
   const site = await checkSite(store, pluginId, records, tally);
   const ok = feed.length === 0 && storeProblems.length === 0 && latest.problems.length === 0 && site.problems.length === 0 && releases.every((r) => rowProblems(r).length === 0);

@@ -4,12 +4,16 @@ import { normalizeVersion } from "../../domain/version-input.js";
 import { unyankRelease, yankRelease, type YankResult } from "../../release/yank.js";
 import { requireXmlText } from "../../core/xml-text.js";
 import { withConfiguredStore } from "../configured-store.js";
+import { KEY_ENV, loadOptionalSigningKey } from "../../sparkle/signing-key.js";
 
 interface YankFlags {
   config?: string;
   store?: string;
   reason?: string;
+  keyFile?: string;
 }
+
+const KEY_FILE_HELP = `signing key, needed only when the appcast is signed ('-' reads stdin; default $${KEY_ENV})`;
 
 function report(result: YankResult, verb: string, debug: boolean): void {
   if (debug) for (const line of result.actions) process.stderr.write(`debug: ${line}\n`);
@@ -23,6 +27,7 @@ export function registerYank(program: Command): void {
     .option("--reason <text>", "why, shown in the catalog and on the downloads page")
     .option("--config <file>", "config file", "relcast.config.json")
     .option("--store <url>", "store URL (overrides config)")
+    .option("--key-file <file>", KEY_FILE_HELP)
     .action(async (version: string, flags: YankFlags, command: Command) => {
       const v = normalizeVersion(version);
       if (flags.reason !== undefined && (flags.reason.trim() === "" || flags.reason.length > 500 || /[\r\n]/.test(flags.reason))) {
@@ -31,7 +36,8 @@ export function registerYank(program: Command): void {
       if (flags.reason !== undefined) requireXmlText(flags.reason, "--reason");
       await withConfiguredStore(flags, {}, {}, async (config, store) => {
         await store.checkReachable();
-        report(await yankRelease(store, config, v, flags.reason?.trim()), "yanked", Boolean(command.optsWithGlobals().debug));
+        const key = await loadOptionalSigningKey(flags.keyFile);
+        report(await yankRelease(store, config, v, flags.reason?.trim(), new Date(), { key }), "yanked", Boolean(command.optsWithGlobals().debug));
       });
     });
   program
@@ -39,11 +45,13 @@ export function registerYank(program: Command): void {
     .description("undo `relcast yank`: the version is offered again (and is latest again if it is the highest)")
     .option("--config <file>", "config file", "relcast.config.json")
     .option("--store <url>", "store URL (overrides config)")
+    .option("--key-file <file>", KEY_FILE_HELP)
     .action(async (version: string, flags: YankFlags, command: Command) => {
       const v = normalizeVersion(version);
       await withConfiguredStore(flags, {}, {}, async (config, store) => {
         await store.checkReachable();
-        report(await unyankRelease(store, config, v), "unyanked", Boolean(command.optsWithGlobals().debug));
+        const key = await loadOptionalSigningKey(flags.keyFile);
+        report(await unyankRelease(store, config, v, { key }), "unyanked", Boolean(command.optsWithGlobals().debug));
       });
     });
 }

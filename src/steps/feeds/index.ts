@@ -13,7 +13,7 @@ export const feedsStep: Step = {
   name: "feeds",
   async run(ctx) {
     const record = need(ctx.record, "record");
-    const { plan, site } = await applyFeeds(contextTarget(ctx), ctx.config, { kind: "add", record }, ctx.workDir, need(ctx.plan, "plan"));
+    const { plan, site } = await applyFeeds(contextTarget(ctx), ctx.config, { kind: "add", record }, ctx.workDir, need(ctx.plan, "plan"), ctx.feedSigning);
     ctx.plan = plan;
     ctx.feedsLeft = { catalogEtag: site.catalogEtag, appcastEtag: site.appcastEtag };
     ctx.logger.info(`catalog and appcast updated (${ctx.store.uriFor(APPCAST_KEY)})`);

@@ -12,6 +12,7 @@ import { planDownloads, planFeedsAndSite } from "../../site/site-plan.js";
 import { CACHE_IMMUTABLE, CACHE_NO_CACHE, contentTypeFor } from "../../store/content-types.js";
 import { storedDigest } from "../../store/stored-digest.js";
 import { keysBeforeFeeds } from "../../site/feeds-apply.js";
+import { hostedNotesPageKey } from "../../domain/notes/notes-page.js";
 import { need, type ReleaseContext } from "../release-context.js";
 import type { Step } from "../step.js";
 
@@ -110,8 +111,13 @@ export const planStep: Step = {
     writes.push(...(await planDownloads(ctx.store, ctx.store, record, immutable, "downloads", new Set([dmgKey, zipKey, ...deltaKeys]))));
     const latest = await planLatest(ctx.store, config.pluginId, inputs.version, record.channel, [dmgKey, zipKey], mutable);
     writes.push(...latest.writes);
-    const { feeds, site } = await planFeedsAndSite(ctx.store, config, { kind: "add", record }, ctx.workDir, keysBeforeFeeds(writes));
+    const { feeds, site } = await planFeedsAndSite(ctx.store, config, { kind: "add", record }, ctx.workDir, keysBeforeFeeds(writes), 1, ctx.feedSigning);
     writes.push(...feeds.writes, ...site);
+    if (feeds.signedBecause) ctx.logger.info(`the appcast is signed: ${feeds.signedBecause}`);
+    const link = record.autoupdate?.releaseNotesLink;
+    if (feeds.signedBecause && link && !hostedNotesPageKey(record)) {
+      ctx.logger.warn(`the appcast is signed, but the release-notes link ${link} is not a page relcast hosts: it carries no signature, so apps with SURequireSignedFeed show no notes for ${record.version}; set appcast.releaseNotes to "page" for later releases`);
+    }
     const own = 3 + deltaKeys.length;
     const stored = writes.slice(0, own).filter((w) => !w.needed).length;
     ctx.record = record;

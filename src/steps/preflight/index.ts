@@ -9,7 +9,7 @@ import { appcastLimit } from "../../domain/appcast.js";
 import { buildOrderEntriesOf, readCatalogView } from "../../catalog/catalog-view.js";
 import { loadReleaseNotes } from "./notes-file.js";
 import { requireXmlText } from "../../core/xml-text.js";
-import { DOWNLOADS_PREFIX, LATEST_PREFIX, publicApiPrefix, RELEASES_PREFIX, recordKey } from "../../domain/release-layout.js";
+import { DOWNLOADS_PREFIX, LATEST_PREFIX, publicApiPrefix, RELEASE_NOTES_PREFIX, RELEASES_PREFIX, recordKey } from "../../domain/release-layout.js";
 import { releaseRecordSchema } from "../../domain/record-schema.js";
 import type { ReleaseContext } from "../release-context.js";
 import type { Step } from "../step.js";
@@ -65,7 +65,7 @@ function resolveBuildNumber(ctx: ReleaseContext): number {
 
 /** The folders a publish of `version` writes into. */
 function publishFolders(pluginId: string, version: string): string[] {
-  return ["", RELEASES_PREFIX, `${RELEASES_PREFIX}${version}/`, LATEST_PREFIX, DOWNLOADS_PREFIX, publicApiPrefix(pluginId)];
+  return ["", RELEASES_PREFIX, `${RELEASES_PREFIX}${version}/`, LATEST_PREFIX, DOWNLOADS_PREFIX, publicApiPrefix(pluginId), RELEASE_NOTES_PREFIX];
 }
 
 /** All validation; nothing is written. */
@@ -108,6 +108,17 @@ export const preflightStep: Step = {
         `sign with the key whose public key is SUPublicEDKey (relcast keys public --key-file <f> prints it; this key's is ${key.publicKeyBase64})`,
       );
     }
+    if (ctx.bundle.requireSignedFeed && ctx.config.appcast?.signedFeed === false) {
+      throw new RelcastError(
+        "E_CONFIG",
+        `the bundle's Info.plist has SURequireSignedFeed, but the config (${ctx.config.source}) says appcast.signedFeed false: the app would refuse the unsigned appcast and stop updating`,
+        "remove appcast.signedFeed (or set it to true), or build the bundle without SURequireSignedFeed",
+      );
+    }
+    ctx.feedSigning = {
+      key, requiredBy: ctx.bundle.requireSignedFeed ? "SURequireSignedFeed is set in the bundle's Info.plist" : undefined,
+      keyCheckedByBundle: ctx.bundle.publicEdKey === key.publicKeyBase64,
+    };
     ctx.buildNumber = resolveBuildNumber(ctx);
     ctx.autoupdateOptions = resolveAutoupdateOptions(ctx.config, inputs.autoupdate ?? {}, inputs.version, ctx.buildNumber);
     await ctx.store.checkReachable();

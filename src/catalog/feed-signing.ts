@@ -1,0 +1,59 @@
+import type { RelcastConfig } from "../config/schema.js";
+import { RelcastError } from "../core/errors.js";
+import type { NotesSignature } from "../domain/appcast-item.js";
+import type { NotesPage } from "../domain/notes/notes-page.js";
+import { signEd25519 } from "../sparkle/ed25519-stream.js";
+import { feedSignatureProblem, splitSignedFeed } from "../sparkle/feed-signature.js";
+import { KEY_ENV, type SigningKey } from "../sparkle/signing-key.js";
+
+/** What a run knows about signing the appcast: the key it was given, and whether the bundle demands a signed feed. */
+export interface FeedSigning {
+  key?: SigningKey | undefined;
+  /** Why this run must sign whatever the stored feed is, e.g. "SURequireSignedFeed in the bundle's Info.plist". */
+  requiredBy?: string | undefined;
+  /** The key was already checked against the bundle's SUPublicEDKey (a publish): no check against the stored feed's signature. */
+  keyCheckedByBundle?: boolean | undefined;
+}
+
+/**
+ * Why the appcast is signed, or undefined when it is not: `appcast.signedFeed`
+ * (true always, false never), else the bundle's SURequireSignedFeed, else a
+ * stored appcast that is signed already (as generate_appcast keeps a signed
+ * appcast signed).
+ */
+export function signingReason(config: Pick<RelcastConfig, "appcast">, signing: FeedSigning, stored: Buffer | undefined): string | undefined {
+  const setting = config.appcast?.signedFeed;
+  if (setting === false) return undefined;
+  if (setting === true) return "appcast.signedFeed is true in the config";
+  if (signing.requiredBy) return signing.requiredBy;
+  if (stored && splitSignedFeed(stored).block) return "the appcast in the store is signed";
+  return undefined;
+}
+
+/**
+ * The key to sign with, checked before anything is written: a run without
+ * one stops (E_KEY); a key that does not verify the stored feed's signature
+ * (outside a publish, whose key preflight checked against SUPublicEDKey)
+ * would make every installed copy refuse the feed, so it stops too.
+ */
+export async function feedSigningKey(reason: string, signing: FeedSigning, stored: Buffer | undefined): Promise<SigningKey> {
+  const key = signing.key;
+  if (!key) {
+    throw new RelcastError("E_KEY", `the appcast must be signed (${reason}), and no signing key was given`, `pass --key-file <file> or set ${KEY_ENV} to the release key (the one whose public key is the apps' SUPublicEDKey)`);
+  }
+  if (!signing.keyCheckedByBundle && stored && splitSignedFeed(stored).block && (await feedSignatureProblem(stored, key.publicKey))) {
+    throw new RelcastError(
+      "E_KEY",
+      `the signing key (${key.source}, public key ${key.publicKeyBase64}) does not verify the signature of the appcast in the store; installed copies check the feed with the key they have`,
+      "sign with the release key whose public key is the apps' SUPublicEDKey; if the stored appcast was damaged (`relcast verify` says so), remove releases/appcast.xml and run `relcast rebuild` with appcast.signedFeed true",
+    );
+  }
+  return key;
+}
+
+/** Each hosted notes page's signature over its exact bytes, by version. */
+export async function notesPageSignatures(pages: readonly NotesPage[], key: SigningKey): Promise<Map<string, NotesSignature>> {
+  const found = new Map<string, NotesSignature>();
+  for (const page of pages) found.set(page.version, { edSignature: (await signEd25519(key, page.bytes)).toString("base64"), length: page.bytes.length });
+  return found;
+}
