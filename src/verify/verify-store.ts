@@ -22,9 +22,12 @@ import { NOT_RUN, outcome, rowProblems, type ReleaseRow } from "./release-row.js
 import { bundleIdProblems } from "./bundle-id-check.js";
 import { runPool } from "./run-pool.js";
 import { checkSite, type SiteFindings } from "./site-check.js";
+import type { SiteSettings } from "./public-feeds.js";
 
 export interface VerifyOptions extends Partial<FeedExpectations> {
   publicKey?: Buffer | undefined;
+  /** The config's values the site is rendered from; without them, read back from the appcast's channel. */
+  site?: SiteSettings | undefined;
   /** Releases checked at once (downloads in flight). */
   concurrency?: number;
 }
@@ -113,6 +116,7 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
   const workDir = await mkdtemp(path.join(os.tmpdir(), "relcast-verify-"));
   const byVersion = new Map(records.map((r) => [r.version, r]));
   const bundles = new Map<string, string | undefined>();
+  const keys = new Map<string, Buffer | undefined>();
   let releases: ReleaseRow[];
   try {
     releases = await runPool(records, options.concurrency ?? 4, async (record): Promise<ReleaseRow> => {
@@ -130,8 +134,9 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
           const found = await checkArchive(store, versionedKey(record.version, zipFileName(pluginId, record.version)), record as FeedRecord, options.publicKey, tally);
           Object.assign(row.checks, { zip: found.zip, signature: found.signature, plist: found.plist, zipRules: found.rules });
           bundles.set(record.version, found.bundle?.bundleIdentifier);
+          const key32 = options.publicKey ?? (found.bundle?.publicEdKey ? Buffer.from(found.bundle.publicEdKey, "base64") : undefined);
+          keys.set(record.version, key32);
           if (record.autoupdate.deltas?.length) {
-            const key32 = options.publicKey ?? (found.bundle?.publicEdKey ? Buffer.from(found.bundle.publicEdKey, "base64") : undefined);
             row.checks.deltas = outcome(await guarded("the delta updates", () => checkDeltas(store, record, byVersion, pluginId, key32, workDir, tally)));
           }
         } catch (err) {
@@ -154,7 +159,11 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
   }
   for (const [version, problem] of bundleIdProblems(bundles)) rowOf.get(version)!.checks.plist = outcome([...rowOf.get(version)!.checks.plist.problems, problem]);
   const latest = { version: expectedLatest(records)?.version, ...(await checkLatest(store, pluginId, records, tally)) };
-  const site = await checkSite(store, pluginId, records, tally);
+  const site = await checkSite(store, pluginId, records, {
+    catalog: { bytes: catalogObj.body, parsed: catalog },
+    appcast: appcastObj ? { bytes: appcastObj.body, channel: appcast?.channel } : undefined,
+    settings: options.site, appUrl: options.appUrl, maxItemsPerChannel: options.maxItemsPerChannel, keyOf: (version) => options.publicKey ?? keys.get(version),
+  }, tally);
   const ok = feed.length === 0 && storeProblems.length === 0 && latest.problems.length === 0 && site.problems.length === 0 && releases.every((r) => rowProblems(r).length === 0);
   return { pluginId, releases, feed, latest, site, store: storeProblems, checked: tally, ok };
 }

@@ -47,7 +47,7 @@ export function registerVerify(program: Command): void {
         : await openStore(flags.store!, process.cwd());
       try {
         const report = await verifyStore(store, {
-          publicKey, pluginId: config?.pluginId, appUrl: config?.appUrl, maxItemsPerChannel: appcastLimit(config ?? {}),
+          publicKey, pluginId: config?.pluginId, appUrl: config?.appUrl, maxItemsPerChannel: appcastLimit(config ?? {}), site: config,
         });
         process.stdout.write(flags.json ? JSON.stringify(report, null, 2) + "\n" : formatVerifyReport(report));
         if (!report.ok) {
