@@ -135,7 +135,7 @@ describe("verify checks what installed copies and people read: the public feeds,
       },
       {
         name: "an enclosure length changed",
-        change: (xml: string) => xml.replace(`length="${records.get("1.1.0")!.autoupdate.sizeBytes}"`, `length="${records.get("1.1.0")!.autoupdate.sizeBytes + 7}"`),
+        change: (xml: string) => xml.replace(item(xml, "1.1.0"), item(xml, "1.1.0").replace(`length="${records.get("1.1.0")!.autoupdate.sizeBytes}"`, `length="${records.get("1.1.0")!.autoupdate.sizeBytes + 7}"`)),
         seen: (items: Item[]) => expect(items[1]!.length).toBe(String(records.get("1.1.0")!.autoupdate.sizeBytes + 7)),
         problems: [/appcast\.xml: 1\.1\.0: appcast enclosure length is "\d+" but the catalog says "\d+"/],
       },
@@ -287,6 +287,19 @@ describe("verify checks what installed copies and people read: the public feeds,
       await writeFile(key(store), bytes.subarray(0, bytes.length - 1));
       await expectProblem(store, new RegExp(`site: ${esc(DELTA)} is ${bytes.length - 1} bytes; the record of 1\\.2\\.0 says ${bytes.length}`));
     });
+  });
+
+  it("relcast rebuild rewrites the public site with the feeds: a tampered public appcast and page pass afterwards", async () => {
+    const store = await copyStore();
+    await edit(store, APPCAST, (xml) => xml.replace("<sparkle:version>100</sparkle:version>", "<sparkle:version>999</sparkle:version>"));
+    await rm(path.join(store, "index.html"));
+    await expectProblem(store, /appcast\.xml: 1\.0\.0: appcast sparkle:version is "999"/, /site: index\.html is missing/);
+    const rebuilt = await runCli(["rebuild", "--config", ws.configFile, "--store", `file://${store}`]);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    const res = await verify(store);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expect(res.stdout).not.toContain("warnings:");
+    expect(await readFile(path.join(store, APPCAST))).toEqual(await readFile(path.join(store, "releases", "appcast.xml")));
   });
 
   describe("the state an interrupted publish or yank leaves is a warning, and only that state", () => {
