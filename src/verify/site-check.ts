@@ -1,7 +1,7 @@
 import { expectedLatest } from "../domain/latest-choice.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import {
-  deltaFileName, downloadKey, INDEX_KEY, latestDownloadName, latestDownloadStateKey, publicAppcastKey, publicCatalogKey, zipFileName,
+  CHANGELOG_KEY, deltaFileName, downloadKey, INDEX_KEY, latestDownloadName, latestDownloadStateKey, publicAppcastKey, publicCatalogKey, zipFileName,
 } from "../domain/release-layout.js";
 import { challengePrefix, verifyEd25519Buffered, verifyEd25519Challenge } from "../sparkle/ed25519-stream.js";
 import { signatureProblem } from "./appcast-reader.js";
@@ -120,8 +120,11 @@ export interface SiteInputs extends Omit<PublicFeedInputs, "expect"> {
  */
 export async function checkSite(store: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], inputs: SiteInputs, tally: HashTally = { objects: 0, bytes: 0 }): Promise<SiteFindings> {
   const found: SiteFindings = { problems: [], warnings: [] };
-  const [publicCatalog, publicAppcast, index] = await Promise.all([store.head(publicCatalogKey(pluginId)), store.head(publicAppcastKey(pluginId)), store.head(INDEX_KEY)]);
-  if (!publicCatalog && !publicAppcast && !index) {
+  // A store relcast wrote before 0.2 has none of the site's files; one that has any of them (a download
+  // copy included: the downloads step came with the site) had a site, and every missing file is a problem.
+  const siteKeys = [publicCatalogKey(pluginId), publicAppcastKey(pluginId), INDEX_KEY, CHANGELOG_KEY, latestDownloadStateKey(pluginId), ...records.slice(0, 1).map((r) => downloadKey(r.objectStore.artifactFileName))];
+  const present = await Promise.all(siteKeys.map((key) => store.head(key)));
+  if (present.every((head) => !head)) {
     if (records.length > 0) found.warnings.push(`the store has no public site (written by relcast before 0.2); run \`relcast site sync\``);
     return found;
   }

@@ -210,6 +210,13 @@ describe("verify checks what installed copies and people read: the public feeds,
       await expectProblem(store, problem);
     });
 
+    it("every public feed and page deleted, the download copies left (not a store from before the site): exit 11", async () => {
+      const store = await copyStore();
+      for (const key of ["api", "index.html", "changelog.html", "downloads/bridge-plugin-latest.json"]) await rm(path.join(store, key), { recursive: true });
+      const out = await expectProblem(store, /site: api\/v1\/plugins\/bridge-plugin\/releases\.json is missing/, /site: api\/v1\/plugins\/bridge-plugin\/appcast\.xml is missing/, /site: index\.html is missing/, /site: changelog\.html is missing/);
+      expect(out).not.toContain("no public site");
+    });
+
     it("a download link pointed at another host: exit 11 (html.parser sees the new link)", async () => {
       const store = await copyStore();
       await edit(store, "index.html", (html) => html.replace('href="downloads/bridge-plugin-1.1.0.dmg"', 'href="https://evil.example.net/bridge-plugin-1.1.0.dmg"'));

@@ -34,7 +34,7 @@ async function optionalConfig(flags: VerifyFlags): Promise<RelcastConfig | undef
 export function registerVerify(program: Command): void {
   program
     .command("verify")
-    .description("download what catalog and appcast point at and check sizes, hashes, signatures, zips, Info.plist versions, build order and latest")
+    .description("download what catalog and appcast point at and check sizes, hashes, signatures, zips, Info.plist versions, build order, latest and the public site")
     .option("--config <file>", `config file (default ${DEFAULT_CONFIG_FILE} when present)`)
     .option("--store <url>", "store URL (overrides config)")
     .option("--public-key <b64>", "SUPublicEDKey to check signatures with (default: each archive's own SUPublicEDKey)")
