@@ -33,6 +33,8 @@ export interface PublicFeedFindings {
 }
 
 export const REPAIR = "re-run the interrupted publish or `relcast site sync`";
+/** The fix for a public file with content no publish writes. */
+const REWRITE = "`relcast site sync` rewrites it from the canonical feeds";
 
 /**
  * The config values an appcast's channel was rendered from (`renderAppcast`
@@ -56,6 +58,12 @@ function renderedState(catalog: Catalog, settings: SiteSettings | undefined, exp
   files.set(publicAppcastKey(expect.pluginId), Buffer.from(renderAppcast(view.records, appcastOptionsFor(settings))));
   for (const page of sitePages({ ...settings, pluginId: expect.pluginId }, view)) files.set(page.key, page.bytes);
   return files;
+}
+
+/** What is wrong with a page that is neither expected state: the links and checksums it shows, else where its bytes differ. */
+function pageDifferences(key: string, body: Buffer, want: Buffer): string[] {
+  const found = factDifferences(key, pageFacts(body.toString("utf8")), pageFacts(want.toString("utf8")));
+  return found.length > 0 ? found : [`${key} differs from the page relcast renders from the catalog (${firstDifference(body.toString("utf8"), want.toString("utf8"))})`];
 }
 
 /** What is wrong with a public appcast that is neither expected state: its items against the records, else where its bytes differ. */
@@ -92,8 +100,8 @@ export async function checkPublicFeeds(store: ObjectStore, inputs: PublicFeedInp
       listed = parsed.versions;
       const step = previousStep(current, parsed);
       const laidOut = Buffer.from(serializeCatalog({ pluginId: parsed.pluginId, count: parsed.versions.length, versions: parsed.versions }));
-      if ("problem" in step) problems.push(`${catalogKey} differs from ${CATALOG_KEY} and is not the catalog as it was before the last publish, yank or unyank: ${step.problem}; ${REPAIR}`);
-      else if (!publicCatalog.body.equals(laidOut)) problems.push(`${catalogKey} is not laid out as relcast writes a catalog (${firstDifference(publicCatalog.body.toString("utf8"), laidOut.toString("utf8"))}); ${REPAIR}`);
+      if ("problem" in step) problems.push(`${catalogKey} differs from ${CATALOG_KEY} and is not the catalog as it was before the last publish, yank or unyank: ${step.problem}; ${REWRITE}`);
+      else if (!publicCatalog.body.equals(laidOut)) problems.push(`${catalogKey} is not laid out as relcast writes a catalog (${firstDifference(publicCatalog.body.toString("utf8"), laidOut.toString("utf8"))}); ${REWRITE}`);
       else previous = { catalog: parsed, step };
     } catch (err) {
       problems.push((err as Error).message);
@@ -121,7 +129,7 @@ export async function checkPublicFeeds(store: ObjectStore, inputs: PublicFeedInp
       continue;
     }
     if (!wanted) {
-      problems.push(`${key} exists but ${APPCAST_KEY} does not; ${REPAIR}`);
+      problems.push(`${key} exists but ${APPCAST_KEY} does not; ${REWRITE}`);
       continue;
     }
     if (body.equals(wanted)) continue;
@@ -129,13 +137,16 @@ export async function checkPublicFeeds(store: ObjectStore, inputs: PublicFeedInp
       stale.push(key);
       continue;
     }
-    const against = previous?.catalog.versions ?? current.versions;
-    const differences = key === appcastKey
-      ? appcastDifferences(key, body, against, wanted, inputs.expect)
-      : factDifferences(key, pageFacts(body.toString("utf8")), pageFacts(wanted.toString("utf8")));
-    problems.push(...(differences.length > 0 ? differences : [`${key} differs from the page relcast renders from the catalog (${firstDifference(body.toString("utf8"), wanted.toString("utf8"))})`]).map((p) => `${p}; ${REPAIR}`));
+    // Named against the state the file is closest to (a tampered stale copy against the previous state).
+    const states: Array<{ records: readonly ReleaseRecord[]; bytes: Buffer }> = [{ records: current.versions, bytes: wanted }];
+    if (previous && before.get(key)) states.push({ records: previous.catalog.versions, bytes: before.get(key)! });
+    const named = states.map(({ records, bytes }) => key === appcastKey
+      ? appcastDifferences(key, body, records, bytes, inputs.expect)
+      : pageDifferences(key, body, bytes));
+    const fewest = named.reduce((a, b) => (b.length < a.length ? b : a));
+    problems.push(...fewest.map((p) => `${p}; ${REWRITE}`));
   }
   if (!settings) warnings.push(`index.html and changelog.html were not compared with what relcast renders: ${APPCAST_KEY} does not name the display name and publisher; pass --config`);
-  if (previous && stale.length > 0) warnings.push(`${stale.join(", ")} still hold the state before the last change (${describeStep(previous.step)}): ${REPAIR}`);
+  if (previous && stale.length > 0) warnings.push(`${stale.join(", ")} still ${stale.length === 1 ? "holds" : "hold"} the state before the last change (${describeStep(previous.step)}): ${REPAIR}`);
   return { problems, warnings, listed };
 }

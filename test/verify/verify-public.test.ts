@@ -343,6 +343,14 @@ describe("verify checks what installed copies and people read: the public feeds,
       await expectProblem(store, problem);
     });
 
+    it("the stale index.html with other text: exit 11, named against the page it is a copy of", async () => {
+      const store = await copyStore(killed);
+      await edit(store, "index.html", (html) => html.replace("<h1>Bridge Plugin</h1>", "<h1>Bridge Plugin (get it elsewhere)</h1>"));
+      const out = await expectProblem(store, /site: index\.html differs from the page relcast renders from the catalog \(line \d+: .*get it elsewhere.*\); `relcast site sync` rewrites it/);
+      expect(out).not.toMatch(/index\.html lacks the link/);
+      expect(out).toMatch(/site: api\/v1\/plugins\/bridge-plugin\/releases\.json, api\/v1\/plugins\/bridge-plugin\/appcast\.xml still hold the state before the last change/);
+    });
+
     it("the public catalog already new while the appcast is still old (an order the site step never writes): exit 11", async () => {
       const store = await copyStore(killed);
       await cp(path.join(store, "releases", "catalog.json"), path.join(store, CATALOG));
