@@ -20965,6 +20965,20 @@ function renderDownloadsPage(config, catalog) {
 	});
 }
 
+// src/site/site-pages.ts
+function sitePages(config, view) {
+	return [{
+		key: INDEX_KEY,
+		bytes: Buffer.from(renderDownloadsPage(config, {
+			count: view.count,
+			versions: view.records
+		}))
+	}, {
+		key: CHANGELOG_KEY,
+		bytes: Buffer.from(renderChangelogPage(config))
+	}];
+}
+
 // src/site/same-bytes.ts
 async function* once$1(bytes) {
 	yield bytes;
@@ -21217,6 +21231,9 @@ async function planSite(source, target, config, feeds, options = {}) {
 	if (options.allDownloads) writes.push(...await planAllDownloads(source, target, immutable));
 	if (source === target) writes.push(...await planLatestReconcile(target, config.pluginId, feeds.view.records, mutable, planned));
 	writes.push(...await planLatestDownloads(source, target, config.pluginId, feeds.view.records, mutable, planned));
+	for (const page of feeds.pages) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));
+	if (feeds.appcast) writes.push(await pagePut(target, publicAppcastKey(config.pluginId), feeds.appcast, APPCAST_CONTENT_TYPE, mutable));
+	for (const page of sitePages(config, feeds.view)) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));
 	const catalogKey = publicCatalogKey(config.pluginId);
 	if (feeds.catalog) {
 		const same = await targetHolds(target, catalogKey, feeds.catalog.source, feeds.catalog.sizeBytes);
@@ -21244,14 +21261,6 @@ async function planSite(source, target, config, feeds, options = {}) {
 			why: same ? "unchanged" : "public copy of the catalog"
 		});
 	}
-	for (const page of feeds.pages) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));
-	if (feeds.appcast) writes.push(await pagePut(target, publicAppcastKey(config.pluginId), feeds.appcast, APPCAST_CONTENT_TYPE, mutable));
-	const index = Buffer.from(renderDownloadsPage(config, {
-		count: feeds.view.count,
-		versions: feeds.view.records
-	}));
-	writes.push(await pagePut(target, INDEX_KEY, index, contentTypeFor(INDEX_KEY), mutable));
-	writes.push(await pagePut(target, CHANGELOG_KEY, Buffer.from(renderChangelogPage(config)), contentTypeFor(CHANGELOG_KEY), mutable));
 	return writes;
 }
 async function storedFeeds(store, config) {

@@ -46,7 +46,7 @@ export function appcastLimit(config: Pick<RelcastConfig, "appcast">): number | u
   return n === 0 ? undefined : n;
 }
 
-export function appcastOptionsFor(config: RelcastConfig): AppcastOptions {
+export function appcastOptionsFor(config: Pick<RelcastConfig, "displayName" | "publisher" | "appUrl" | "appcast">): AppcastOptions {
   return {
     title: `${config.displayName} updates`, link: config.appUrl, description: `Updates of ${config.displayName} by ${config.publisher}`,
     maxItemsPerChannel: appcastLimit(config),

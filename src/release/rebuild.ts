@@ -53,8 +53,9 @@ export async function readAllRecords(store: ObjectStore, pluginId: string): Prom
 
 /**
  * Regenerates catalog and appcast from the immutable records and the yank
- * markers: repairs a
- * hand-edited or lost catalog and migrates stores written by older tools.
+ * markers, and the public site from them (as a publish does: `verify` holds
+ * the public files to the canonical ones): repairs a hand-edited or lost
+ * catalog and migrates stores written by older tools.
  */
 export async function rebuildFeeds(store: ObjectStore, config: RelcastConfig, options: { allowSkipped: boolean; signing?: FeedSigning }): Promise<RebuildResult> {
   const result = await readAllRecords(store, config.pluginId);
@@ -65,6 +66,6 @@ export async function rebuildFeeds(store: ObjectStore, config: RelcastConfig, op
       "fix or remove those records, or pass --skip-invalid to rebuild without them",
     );
   }
-  await applyChange(store, config, "rebuild", { kind: "replace", records: result.records }, [], { site: false, signing: options.signing });
+  await applyChange(store, config, "rebuild", { kind: "replace", records: result.records }, [], { site: true, signing: options.signing });
   return result;
 }

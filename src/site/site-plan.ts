@@ -17,14 +17,13 @@ import { expectedLatest, mayBeLatest } from "../domain/latest-choice.js";
 import { DEFAULT_CHANNEL } from "../domain/build-order.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import {
-  APPCAST_KEY, CATALOG_KEY, CHANGELOG_KEY, deltaFileName, dmgFileName, downloadKey, INDEX_KEY, LATEST_PREFIX, latestDownloadName, latestDownloadStateKey,
+  APPCAST_KEY, CATALOG_KEY, deltaFileName, dmgFileName, downloadKey, LATEST_PREFIX, latestDownloadName, latestDownloadStateKey,
   publicAppcastKey, publicCatalogKey, versionedKey, zipFileName,
 } from "../domain/release-layout.js";
 import type { ApplyStepName, ContentSource, CopyWrite, PlannedWrite } from "../domain/release-plan.js";
 import { APPCAST_CONTENT_TYPE, CACHE_IMMUTABLE, CACHE_NO_CACHE, contentTypeFor } from "../store/content-types.js";
 import type { ObjectStore } from "../store/object-store.js";
-import { renderChangelogPage } from "./changelog-page.js";
-import { renderDownloadsPage } from "./downloads-page.js";
+import { sitePages } from "./site-pages.js";
 import { sameObjects, targetHolds } from "./same-bytes.js";
 
 /** The feeds the site is written from: as a plan will leave them, or as the source store holds them. */
@@ -170,8 +169,8 @@ async function pagePut(target: ObjectStore, key: string, bytes: Buffer, contentT
 /**
  * Plans the public site from the feeds: the downloads, `releases/latest/`
  * (one store only), the stable latest downloads, the feeds at their public
- * paths, index.html and changelog.html. Downloads come before any feed that
- * names them. Writes that would change nothing are planned as skipped.
+ * paths, index.html and changelog.html, and the public catalog last.
+ * Downloads come before any feed that names them. Writes that would change nothing are planned as skipped.
  */
 export async function planSite(source: ObjectStore, target: ObjectStore, config: RelcastConfig, feeds: SiteFeeds, options: SitePlanOptions = {}): Promise<PlannedWrite[]> {
   const mutable = config.cacheControl?.mutable ?? CACHE_NO_CACHE;
@@ -181,6 +180,12 @@ export async function planSite(source: ObjectStore, target: ObjectStore, config:
   if (options.allDownloads) writes.push(...(await planAllDownloads(source, target, immutable)));
   if (source === target) writes.push(...(await planLatestReconcile(target, config.pluginId, feeds.view.records, mutable, planned)));
   writes.push(...(await planLatestDownloads(source, target, config.pluginId, feeds.view.records, mutable, planned)));
+  // Notes pages before the public appcast that links them (and, when signed, carries their signatures).
+  for (const page of feeds.pages) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));
+  if (feeds.appcast) writes.push(await pagePut(target, publicAppcastKey(config.pluginId), feeds.appcast, APPCAST_CONTENT_TYPE, mutable));
+  for (const page of sitePages(config, feeds.view)) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));
+  // The public catalog goes last: while it still holds the previous catalog, `verify` knows which
+  // state every other public file may be in (that one, or the new one), and nothing else passes.
   const catalogKey = publicCatalogKey(config.pluginId);
   if (feeds.catalog) {
     const same = await targetHolds(target, catalogKey, feeds.catalog.source, feeds.catalog.sizeBytes);
@@ -192,12 +197,6 @@ export async function planSite(source: ObjectStore, target: ObjectStore, config:
     const same = await sameObjects(source, target, CATALOG_KEY, catalogKey);
     writes.push({ step: "site", op: "copy", from: CATALOG_KEY, key: catalogKey, contentType: "application/json", cacheControl: mutable, needed: !same, why: same ? "unchanged" : "public copy of the catalog" });
   }
-  // Notes pages before the public appcast that links them (and, when signed, carries their signatures).
-  for (const page of feeds.pages) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));
-  if (feeds.appcast) writes.push(await pagePut(target, publicAppcastKey(config.pluginId), feeds.appcast, APPCAST_CONTENT_TYPE, mutable));
-  const index = Buffer.from(renderDownloadsPage(config, { count: feeds.view.count, versions: feeds.view.records }));
-  writes.push(await pagePut(target, INDEX_KEY, index, contentTypeFor(INDEX_KEY), mutable));
-  writes.push(await pagePut(target, CHANGELOG_KEY, Buffer.from(renderChangelogPage(config)), contentTypeFor(CHANGELOG_KEY), mutable));
   return writes;
 }
 

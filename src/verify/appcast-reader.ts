@@ -19,12 +19,23 @@ export interface FeedItem {
   fullReleaseNotesLink?: string;
   hasDescription: boolean;
   enclosure?: { url?: string; length?: string; type?: string; edSignature?: string };
+  /** The `<sparkle:deltas>` enclosures, in feed order (undefined: the item has none). */
+  deltas?: Array<{ url?: string; deltaFrom?: string; length?: string; type?: string; edSignature?: string }>;
   /** Problems Sparkle itself would have with this item. */
   problems: string[];
 }
 
+/** The `<channel>`'s own elements (what `renderAppcast` writes from the config). */
+export interface FeedChannel {
+  title?: string;
+  link?: string;
+  description?: string;
+  language?: string;
+}
+
 export interface ParsedAppcast {
   items: FeedItem[];
+  channel?: FeedChannel;
   /** Problems with the feed as a whole (one such problem and Sparkle rejects every item). */
   problems: string[];
 }
@@ -64,6 +75,8 @@ function readItem(node: Node): FeedItem {
   const s = (name: string) => text(node[`sparkle:${name}`]);
   const enc = node.enclosure as Node | undefined;
   const critical = node["sparkle:criticalUpdate"];
+  const deltas = node["sparkle:deltas"];
+  const deltaNodes = deltas && typeof deltas === "object" ? (((deltas as Node).enclosure as Node[] | undefined) ?? []) : undefined;
   const item: FeedItem = {
     title: text(node.title), pubDate: text(node.pubDate), version: s("version"), shortVersion: s("shortVersionString"),
     channel: s("channel"), minimumSystemVersion: s("minimumSystemVersion"), hardwareRequirements: s("hardwareRequirements"), minimumAutoupdateVersion: s("minimumAutoupdateVersion"),
@@ -71,6 +84,11 @@ function readItem(node: Node): FeedItem {
     hasDescription: node.description !== undefined, problems: [],
     ...(critical !== undefined ? { critical: typeof critical === "object" && critical ? String((critical as Node)["@_sparkle:version"] ?? "") : "" } : {}),
     ...(enc ? { enclosure: { url: text(enc["@_url"]), length: text(enc["@_length"]), type: text(enc["@_type"]), edSignature: text(enc["@_sparkle:edSignature"]) } } : {}),
+    ...(deltas !== undefined ? {
+      deltas: (deltaNodes ?? []).map((d) => ({
+        url: text(d["@_url"]), deltaFrom: text(d["@_sparkle:deltaFrom"]), length: text(d["@_length"]), type: text(d["@_type"]), edSignature: text(d["@_sparkle:edSignature"]),
+      })),
+    } : {}),
   };
   const p = item.problems;
   if (!item.version) p.push("the item has no <sparkle:version>");
@@ -102,7 +120,7 @@ export function readAppcast(xml: string): ParsedAppcast {
   if (valid !== true) return { items: [], problems: [`appcast is not well-formed XML (line ${valid.err.line}: ${valid.err.msg}); Sparkle rejects the whole feed`] };
   const parser = new XMLParser({
     ignoreAttributes: false, attributeNamePrefix: "@_", parseTagValue: false, parseAttributeValue: false, trimValues: true,
-    processEntities: true, isArray: (_name, jpath) => jpath === "rss.channel" || jpath === "rss.channel.item",
+    processEntities: true, isArray: (_name, jpath) => jpath === "rss.channel" || jpath === "rss.channel.item" || jpath === "rss.channel.item.sparkle:deltas.enclosure",
   });
   const doc = parser.parse(xml) as Node;
   const rss = doc.rss as Node | undefined;
@@ -115,5 +133,6 @@ export function readAppcast(xml: string): ParsedAppcast {
   const channel = channels[0] ?? {};
   if (!text(channel.title)) problems.push("the <channel> has no <title>");
   const items = ((channel.item as Node[] | undefined) ?? []).map((n) => readItem(typeof n === "object" && n ? n : {}));
-  return { items, problems };
+  const own: FeedChannel = { title: text(channel.title), link: text(channel.link), description: text(channel.description), language: text(channel.language) };
+  return { items, channel: own, problems };
 }

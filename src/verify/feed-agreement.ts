@@ -1,7 +1,7 @@
 import { appcastRecords, type FeedRecord } from "../domain/appcast-selection.js";
 import { isYanked } from "../domain/yank-state.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
-import { publicDownloadUrl, zipFileName } from "../domain/release-layout.js";
+import { deltaFileName, publicDownloadUrl, zipFileName } from "../domain/release-layout.js";
 import type { FeedItem, ParsedAppcast } from "./appcast-reader.js";
 import { itemDisagreements } from "./item-agreement.js";
 import { NOT_RUN, outcome, type CheckResult } from "./release-row.js";
@@ -18,6 +18,12 @@ export interface FeedAgreement {
   byVersion: Map<string, CheckResult>;
   /** Items that stand for no catalog release, duplicates, and feed-wide problems. */
   feed: string[];
+}
+
+/** A public download URL is `{app_url}/downloads/<file>` (with the config's app URL; without it, at least that path). */
+function urlProblems(what: string, url: string, fileName: string, appUrl: string | undefined): string[] {
+  if (appUrl) return url === publicDownloadUrl(appUrl, fileName) ? [] : [`${what} ${url} is not ${publicDownloadUrl(appUrl, fileName)}`];
+  return url.endsWith(`/downloads/${fileName}`) ? [] : [`${what} ${url} does not name ${fileName}`];
 }
 
 /**
@@ -54,8 +60,11 @@ export function checkFeedAgreement(records: readonly ReleaseRecord[], appcast: P
     problems.push(...item.problems, ...itemDisagreements(record as FeedRecord, item));
     const url = item.enclosure?.url ?? "";
     const zipName = zipFileName(expect.pluginId, record.version);
-    if (expect.appUrl && url !== publicDownloadUrl(expect.appUrl, zipName)) problems.push(`enclosure url ${url} is not ${publicDownloadUrl(expect.appUrl, zipName)}`);
-    else if (!url.endsWith(`/downloads/${zipName}`)) problems.push(`enclosure url ${url} does not name ${zipName}`);
+    problems.push(...urlProblems("enclosure url", url, zipName, expect.appUrl));
+    for (const [i, d] of ((record as FeedRecord).autoupdate.deltas ?? []).entries()) {
+      const got = item.deltas?.[i]?.url;
+      if (got !== undefined) problems.push(...urlProblems(`delta from ${d.fromVersion}: url`, got, deltaFileName(expect.pluginId, record.version, d.fromVersion), expect.appUrl));
+    }
     byVersion.set(record.version, outcome(problems));
   }
   return { byVersion, feed };

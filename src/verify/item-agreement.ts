@@ -31,5 +31,31 @@ export function itemDisagreements(record: FeedRecord, item: FeedItem): string[] 
     if (want !== got) found.push(`appcast ${what} is ${got === undefined ? "missing" : `"${got}"`} but the catalog says ${want === undefined ? "none" : `"${want}"`}`);
   }
   if (!au.releaseNotesLink && !item.hasDescription) found.push("appcast item has neither inline notes nor a release-notes link");
+  found.push(...deltaDisagreements(record, item));
+  return found;
+}
+
+/** The item's `<sparkle:deltas>` are the record's deltas, one enclosure each, in the record's order, with its values. */
+function deltaDisagreements(record: FeedRecord, item: FeedItem): string[] {
+  const want = record.autoupdate.deltas ?? [];
+  const got = item.deltas ?? [];
+  if (want.length === 0 && item.deltas === undefined) return [];
+  const found: string[] = [];
+  if (want.length === 0) found.push(`appcast has <sparkle:deltas> (${got.length} enclosure(s)) but the catalog names no delta update`);
+  else if (got.length !== want.length) found.push(`appcast has ${got.length} delta enclosure(s) but the catalog names ${want.length}`);
+  for (const [i, d] of want.entries()) {
+    const enc = got[i];
+    if (!enc) continue;
+    const expected: Array<[string, string, string | undefined]> = [
+      ["sparkle:deltaFrom", String(d.fromBuild), enc.deltaFrom],
+      ["url", d.url, enc.url],
+      ["length", String(d.sizeBytes), enc.length],
+      ["type", "application/octet-stream", enc.type],
+      ["sparkle:edSignature", d.edSignature, enc.edSignature],
+    ];
+    for (const [what, w, g] of expected) {
+      if (w !== g) found.push(`appcast delta from ${d.fromVersion}: ${what} is ${g === undefined ? "missing" : `"${g}"`} but the catalog says "${w}"`);
+    }
+  }
   return found;
 }

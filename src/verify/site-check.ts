@@ -1,13 +1,14 @@
-import { parseCatalog } from "../domain/catalog.js";
 import { expectedLatest } from "../domain/latest-choice.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import {
-  APPCAST_KEY, CATALOG_KEY, downloadKey, INDEX_KEY, latestDownloadName, latestDownloadStateKey, publicAppcastKey, publicCatalogKey, zipFileName,
+  CHANGELOG_KEY, deltaFileName, downloadKey, INDEX_KEY, latestDownloadName, latestDownloadStateKey, publicAppcastKey, publicCatalogKey, zipFileName,
 } from "../domain/release-layout.js";
+import { challengePrefix, verifyEd25519Buffered, verifyEd25519Challenge } from "../sparkle/ed25519-stream.js";
+import { signatureProblem } from "./appcast-reader.js";
+import { checkPublicFeeds, REPAIR, type PublicFeedInputs } from "./public-feeds.js";
 import type { ObjectStore } from "../store/object-store.js";
-import { downloadObject, type HashTally } from "./download-object.js";
+import { downloadObject, IN_MEMORY_BYTES, type HashTally } from "./download-object.js";
 import { runPool } from "./run-pool.js";
-import { strictXmlProblem } from "./strict-xml.js";
 
 export interface SiteFindings {
   problems: string[];
@@ -15,12 +16,12 @@ export interface SiteFindings {
   warnings: string[];
 }
 
-const REPAIR = "re-run the interrupted publish or `relcast site sync`";
-
 interface Artifact {
   name: string;
   sizeBytes: number;
   sha256: string | undefined;
+  /** A delta update's: its edSignature, checked over the public copy too. */
+  edSignature?: string;
 }
 
 /** The disk image and (when there is one) the update zip a record pins, by file name, size and SHA-256. */
@@ -39,13 +40,51 @@ async function hashProblem(store: ObjectStore, key: string, want: Artifact, whos
   return undefined;
 }
 
-/** Every download a public catalog names is there, byte for byte the artifact its record pins (size and SHA-256). */
-async function downloadProblems(store: ObjectStore, records: readonly ReleaseRecord[], tally: HashTally): Promise<string[]> {
+/** The delta updates a record names, as the public copies `downloads/<id>-<v>-from-<old>.delta` that its appcast item links. */
+export function deltaArtifactsOf(r: ReleaseRecord): Artifact[] {
+  return (r.autoupdate?.deltas ?? []).map((d) => ({ name: deltaFileName(r.pluginId, r.version, d.fromVersion), sizeBytes: d.sizeBytes, sha256: d.sha256, edSignature: d.edSignature }));
+}
+
+/**
+ * A public delta copy: size and SHA-256 as the record pins them, and its
+ * edSignature verifying over the copy's bytes (what Sparkle checks before it
+ * applies a delta), read once.
+ */
+async function deltaCopyProblems(store: ObjectStore, key: string, want: Artifact, whose: string, key32: Buffer | undefined, tally: HashTally): Promise<string[]> {
+  const syntax = signatureProblem(want.edSignature);
+  const signature = syntax ? undefined : Buffer.from(want.edSignature!.trim(), "base64");
+  const prefix = key32 && signature ? challengePrefix(key32, signature) : undefined;
+  const got = await downloadObject(store, key, { tally, keepUpTo: IN_MEMORY_BYTES, ...(prefix ? { challengePrefix: prefix } : {}) });
+  if (!got) return [`${key} is missing, but the appcast item of ${whose.replace(/^the record of /, "")} names it`];
+  const found: string[] = [];
+  if (got.sizeBytes !== want.sizeBytes) found.push(`${key} is ${got.sizeBytes} bytes; ${whose} says ${want.sizeBytes}`);
+  if (want.sha256 !== undefined && got.sha256 !== want.sha256) found.push(`${key} has SHA-256 ${got.sha256.slice(0, 12)}…; ${whose} says ${want.sha256.slice(0, 12)}…`);
+  if (syntax) found.push(`${key}: ${syntax}`);
+  else if (key32) {
+    const valid = got.body ? await verifyEd25519Buffered(key32, signature!, got.body) : got.challenge !== undefined && verifyEd25519Challenge(key32, signature!, got.challenge);
+    if (!valid) found.push(`${key}: the edSignature ${whose} gives does not verify over it with public key ${key32.toString("base64")}`);
+  }
+  return found;
+}
+
+/**
+ * Every download a public catalog names is there, byte for byte the
+ * artifact its record pins (size and SHA-256), and so is every delta update
+ * its appcast items name (with its signature checked).
+ */
+async function downloadProblems(store: ObjectStore, records: readonly ReleaseRecord[], tally: HashTally, keyOf: ((version: string) => Buffer | undefined) | undefined): Promise<string[]> {
   // Four objects in flight, as for the releases: their digests run on the thread pool while the next are read.
-  const checks = records.flatMap((r) => artifactsOf(r).map((artifact) => ({ r, artifact })));
-  const problems = await runPool(checks, 4, ({ r, artifact }) =>
-    hashProblem(store, downloadKey(artifact.name), artifact, `the record of ${r.version}`, tally, `${downloadKey(artifact.name)} is missing, but the public catalog lists ${r.version}`));
-  return problems.filter((p): p is string => p !== undefined);
+  const checks = records.flatMap((r) => [
+    ...artifactsOf(r).map((artifact) => ({ r, artifact, delta: false })),
+    ...deltaArtifactsOf(r).map((artifact) => ({ r, artifact, delta: true })),
+  ]);
+  const problems = await runPool(checks, 4, async ({ r, artifact, delta }) => {
+    const key = downloadKey(artifact.name);
+    if (delta) return deltaCopyProblems(store, key, artifact, `the record of ${r.version}`, keyOf?.(r.version), tally);
+    const problem = await hashProblem(store, key, artifact, `the record of ${r.version}`, tally, `${key} is missing, but the public catalog lists ${r.version}`);
+    return problem ? [problem] : [];
+  });
+  return problems.flat();
 }
 
 /**
@@ -66,39 +105,34 @@ async function latestDownloadFindings(store: ObjectStore, pluginId: string, want
   }
 }
 
+export interface SiteInputs extends Omit<PublicFeedInputs, "expect"> {
+  maxItemsPerChannel?: number | undefined;
+  appUrl?: string | undefined;
+  /** The key each release's signatures are checked with (--public-key, else the one its archive ships). */
+  keyOf?: (version: string) => Buffer | undefined;
+}
+
 /**
- * The public site (docs/site.md): the public feeds are the canonical ones
- * (or an older state of them, after an interrupted publish), and every file
- * they name, and the stable latest downloads, is there.
+ * The public site (docs/site.md): the public feeds and pages are what the
+ * site step writes from the canonical catalog (or, after an interrupted
+ * publish, exactly from the one before it), and every file the public
+ * catalog names, and the stable latest downloads, is there byte for byte.
  */
-export async function checkSite(store: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], tally: HashTally = { objects: 0, bytes: 0 }): Promise<SiteFindings> {
+export async function checkSite(store: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], inputs: SiteInputs, tally: HashTally = { objects: 0, bytes: 0 }): Promise<SiteFindings> {
   const found: SiteFindings = { problems: [], warnings: [] };
-  const [publicCatalog, publicAppcast, index] = await Promise.all([store.get(publicCatalogKey(pluginId)), store.get(publicAppcastKey(pluginId)), store.head(INDEX_KEY)]);
-  if (!publicCatalog && !publicAppcast && !index) {
+  // A store relcast wrote before 0.2 has none of the site's files; one that has any of them (a download
+  // copy included: the downloads step came with the site) had a site, and every missing file is a problem.
+  const siteKeys = [publicCatalogKey(pluginId), publicAppcastKey(pluginId), INDEX_KEY, CHANGELOG_KEY, latestDownloadStateKey(pluginId), ...records.slice(0, 1).map((r) => downloadKey(r.objectStore.artifactFileName))];
+  const present = await Promise.all(siteKeys.map((key) => store.head(key)));
+  if (present.every((head) => !head)) {
     if (records.length > 0) found.warnings.push(`the store has no public site (written by relcast before 0.2); run \`relcast site sync\``);
     return found;
   }
-  for (const [key, object, canonicalKey] of [[publicCatalogKey(pluginId), publicCatalog, CATALOG_KEY], [publicAppcastKey(pluginId), publicAppcast, APPCAST_KEY]] as const) {
-    if (!object) {
-      found.problems.push(`${key} is missing; ${REPAIR}`);
-      continue;
-    }
-    if (key.endsWith(".xml")) {
-      const strict = strictXmlProblem(object.body.toString("utf8"), key);
-      if (strict) found.problems.push(strict);
-    }
-    const canonical = await store.get(canonicalKey);
-    if (canonical && !canonical.body.equals(object.body)) found.warnings.push(`${key} differs from ${canonicalKey}: ${REPAIR}`);
-  }
-  let listed = records;
-  if (publicCatalog) {
-    try {
-      listed = parseCatalog(publicCatalog.body.toString("utf8"), store.uriFor(publicCatalogKey(pluginId))).versions;
-    } catch (err) {
-      found.problems.push((err as Error).message);
-    }
-  }
-  found.problems.push(...(await downloadProblems(store, listed, tally)));
+  const feeds = await checkPublicFeeds(store, { ...inputs, expect: { pluginId, appUrl: inputs.appUrl, maxItemsPerChannel: inputs.maxItemsPerChannel } });
+  found.problems.push(...feeds.problems);
+  found.warnings.push(...feeds.warnings);
+  const listed = feeds.listed;
+  found.problems.push(...(await downloadProblems(store, listed, tally, inputs.keyOf)));
   const want = expectedLatest(records);
   if (want) {
     const state = await store.get(latestDownloadStateKey(pluginId));

@@ -23,9 +23,12 @@ import { bundleIdProblems, keyChangeProblems } from "./bundle-id-check.js";
 import { runPool } from "./run-pool.js";
 import { checkSite, type SiteFindings } from "./site-check.js";
 import { feedSignatureProblems, type FeedSignatureExpectations } from "./feed-signature-check.js";
+import type { SiteSettings } from "./public-feeds.js";
 
 export interface VerifyOptions extends Partial<FeedExpectations> {
   publicKey?: Buffer | undefined;
+  /** The config's values the site is rendered from; without them, read back from the appcast's channel. */
+  site?: SiteSettings | undefined;
   /** Releases checked at once (downloads in flight). */
   concurrency?: number;
   /** The config's `appcast.signedFeed`: true, both appcasts must be signed. */
@@ -126,8 +129,9 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
   const workDir = await mkdtemp(path.join(os.tmpdir(), "relcast-verify-"));
   const byVersion = new Map(records.map((r) => [r.version, r]));
   const bundles = new Map<string, string | undefined>();
-  const keys: Array<{ version: string; build: number; publicEdKey: string | undefined; keyChangeAllowed: boolean }> = [];
+  const keyHistory: Array<{ version: string; build: number; publicEdKey: string | undefined; keyChangeAllowed: boolean }> = [];
   const feedKeys = new Map<string, { publicEdKey?: string; requireSignedFeed?: boolean }>();
+  const keys = new Map<string, Buffer | undefined>();
   let releases: ReleaseRow[];
   try {
     releases = await runPool(records, options.concurrency ?? 4, async (record): Promise<ReleaseRow> => {
@@ -145,10 +149,11 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
           const found = await checkArchive(store, versionedKey(record.version, zipFileName(pluginId, record.version)), record as FeedRecord, options.publicKey, tally);
           Object.assign(row.checks, { zip: found.zip, signature: found.signature, plist: found.plist, zipRules: found.rules });
           bundles.set(record.version, found.bundle?.bundleIdentifier);
-          keys.push({ version: record.version, build: record.autoupdate.buildNumber, publicEdKey: found.bundle?.publicEdKey, keyChangeAllowed: record.autoupdate.keyChangeAllowed === true });
+          keyHistory.push({ version: record.version, build: record.autoupdate.buildNumber, publicEdKey: found.bundle?.publicEdKey, keyChangeAllowed: record.autoupdate.keyChangeAllowed === true });
           if (found.bundle) feedKeys.set(record.version, found.bundle);
+          const key32 = options.publicKey ?? (found.bundle?.publicEdKey ? Buffer.from(found.bundle.publicEdKey, "base64") : undefined);
+          keys.set(record.version, key32);
           if (record.autoupdate.deltas?.length) {
-            const key32 = options.publicKey ?? (found.bundle?.publicEdKey ? Buffer.from(found.bundle.publicEdKey, "base64") : undefined);
             row.checks.deltas = outcome(await guarded("the delta updates", () => checkDeltas(store, record, byVersion, pluginId, key32, workDir, tally)));
           }
         } catch (err) {
@@ -169,10 +174,14 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
       rowOf.get(version)!.checks.order = outcome([...order.problems, line]);
     }
   }
-  for (const [version, problem] of [...bundleIdProblems(bundles), ...keyChangeProblems(keys)]) rowOf.get(version)!.checks.plist = outcome([...rowOf.get(version)!.checks.plist.problems, problem]);
+  for (const [version, problem] of [...bundleIdProblems(bundles), ...keyChangeProblems(keyHistory)]) rowOf.get(version)!.checks.plist = outcome([...rowOf.get(version)!.checks.plist.problems, problem]);
   feed.push(...(await guarded("the feed signatures", () => feedSignatureProblems(store, pluginId, records, signatureExpectations(records, feedKeys, options)))));
   const latest = { version: expectedLatest(records)?.version, ...(await checkLatest(store, pluginId, records, tally)) };
-  const site = await checkSite(store, pluginId, records, tally);
+  const site = await checkSite(store, pluginId, records, {
+    catalog: { bytes: catalogObj.body, parsed: catalog },
+    appcast: appcastObj ? { bytes: appcastObj.body, channel: appcast?.channel } : undefined,
+    settings: options.site, appUrl: options.appUrl, maxItemsPerChannel: options.maxItemsPerChannel, keyOf: (version) => options.publicKey ?? keys.get(version),
+  }, tally);
   const ok = feed.length === 0 && storeProblems.length === 0 && latest.problems.length === 0 && site.problems.length === 0 && releases.every((r) => rowProblems(r).length === 0);
   return { pluginId, releases, feed, latest, site, store: storeProblems, checked: tally, ok };
 }

@@ -40,6 +40,28 @@ describe.skipIf(Boolean(reason))(`relcast verify on S3 (moto_server)${reason ? `
     expect(res.stdout).toContain("latest: 1.1.0 ok");
   });
 
+  it("fails a public appcast with one sparkle:version changed and a deleted index.html (what installed copies and people read)", async () => {
+    const appcastKey = "api/v1/plugins/bridge-plugin/appcast.xml";
+    const [appcast, index] = await Promise.all([store.get(appcastKey), store.get("index.html")]);
+    const xml = appcast!.body.toString("utf8");
+    const damaged = xml.replace("<sparkle:version>100</sparkle:version>", "<sparkle:version>999</sparkle:version>");
+    expect(damaged).not.toBe(xml);
+    await store.put(appcastKey, damaged, { contentType: "application/xml" });
+    await store.delete("index.html");
+    try {
+      const res = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
+      expect(res.code, res.stdout + res.stderr).toBe(11);
+      expect(res.stdout).toMatch(/site: api\/v1\/plugins\/bridge-plugin\/appcast\.xml: 1\.0\.0: appcast sparkle:version is "999" but the catalog says "100"/);
+      expect(res.stdout).toMatch(/site: index\.html is missing/);
+      expect(res.stderr).toMatch(/verify found problems in site/);
+    } finally {
+      await store.put(appcastKey, appcast!.body, { contentType: "application/xml" });
+      await store.put("index.html", index!.body, { contentType: "text/html; charset=utf-8" });
+    }
+    const again = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+  });
+
   it("names the release whose zip was overwritten with other bytes, and a latest copy that went stale", async () => {
     const key = "releases/1.0.0/bridge-plugin-1.0.0.zip";
     const original = (await store.get(key))!.body;

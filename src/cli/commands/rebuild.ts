@@ -6,7 +6,7 @@ import { KEY_ENV, loadOptionalSigningKey } from "../../sparkle/signing-key.js";
 export function registerRebuild(program: Command): void {
   program
     .command("rebuild")
-    .description("regenerate catalog and appcast from the stored release records (repair, migration)")
+    .description("regenerate catalog, appcast and public site from the stored release records (repair, migration)")
     .option("--config <file>", "config file", "relcast.config.json")
     .option("--store <url>", "store URL (overrides config)")
     .option("--skip-invalid", "rebuild without records that do not parse (they are listed)")
@@ -17,7 +17,7 @@ export function registerRebuild(program: Command): void {
         const key = await loadOptionalSigningKey(flags.keyFile);
         const result = await rebuildFeeds(store, config, { allowSkipped: Boolean(flags.skipInvalid), signing: { key } });
         for (const s of result.skipped) process.stderr.write(`skipped ${s.key}: ${s.reason}\n`);
-        process.stderr.write(`rebuilt catalog and appcast from ${result.records.length} record(s)\n`);
+        process.stderr.write(`rebuilt catalog, appcast and site from ${result.records.length} record(s)\n`);
       });
     });
 }

@@ -34,7 +34,7 @@ async function optionalConfig(flags: VerifyFlags): Promise<RelcastConfig | undef
 export function registerVerify(program: Command): void {
   program
     .command("verify")
-    .description("download what catalog and appcast point at and check sizes, hashes, signatures, zips, Info.plist versions, build order and latest")
+    .description("download what catalog and appcast point at and check sizes, hashes, signatures, zips, Info.plist versions, build order, latest and the public site")
     .option("--config <file>", `config file (default ${DEFAULT_CONFIG_FILE} when present)`)
     .option("--store <url>", "store URL (overrides config)")
     .option("--public-key <b64>", "SUPublicEDKey to check signatures with (default: each archive's own SUPublicEDKey)")
@@ -47,7 +47,7 @@ export function registerVerify(program: Command): void {
         : await openStore(flags.store!, process.cwd());
       try {
         const report = await verifyStore(store, {
-          publicKey, pluginId: config?.pluginId, appUrl: config?.appUrl, maxItemsPerChannel: appcastLimit(config ?? {}), signedFeed: config?.appcast?.signedFeed,
+          publicKey, pluginId: config?.pluginId, appUrl: config?.appUrl, maxItemsPerChannel: appcastLimit(config ?? {}), signedFeed: config?.appcast?.signedFeed, site: config,
         });
         process.stdout.write(flags.json ? JSON.stringify(report, null, 2) + "\n" : formatVerifyReport(report));
         if (!report.ok) {

@@ -1,0 +1,77 @@
+import { entryText } from "../domain/catalog.js";
+import type { Catalog, ReleaseRecord } from "../domain/record-schema.js";
+import { isYanked, withYankState } from "../domain/yank-state.js";
+
+/** The one feeds change that leads from a previous catalog to the current one. */
+export type FeedStep =
+  | { kind: "add"; record: ReleaseRecord }
+  | { kind: "yank-state"; before: ReleaseRecord; after: ReleaseRecord };
+
+/** The step in words, for a warning: what the public copies do not show yet. */
+export function describeStep(step: FeedStep): string {
+  if (step.kind === "add") return `they do not list ${step.record.version} yet`;
+  return isYanked(step.after)
+    ? `they still offer ${step.after.version}, which is yanked (${step.after.yankedAt ?? "unknown time"}${step.after.yankedReason ? `: ${step.after.yankedReason}` : ""})`
+    : `they still show ${step.after.version} as yanked, which was unyanked`;
+}
+
+const sameEntry = (a: ReleaseRecord, b: ReleaseRecord) => entryText(a) === entryText(b);
+const sameButYank = (a: ReleaseRecord, b: ReleaseRecord) => entryText(withYankState(a, undefined)) === entryText(withYankState(b, undefined));
+
+/**
+ * Whether `previous` is exactly what the catalog was one feeds change before
+ * `current`: a publish that added one release (every other entry the same,
+ * byte for byte as the catalog writes it, in the same order), or a yank or
+ * unyank of one release (the same entries but that one's yank state). This is
+ * the only state a publish, yank or unyank killed between its feeds and site
+ * steps leaves in the public copies; anything else is not a stale copy but
+ * a different catalog. Answers the step, or why there is none.
+ */
+export function previousStep(current: Catalog, previous: Catalog): FeedStep | { problem: string } {
+  if (previous.pluginId !== current.pluginId) return { problem: `it is for plugin ${previous.pluginId}, not ${current.pluginId}` };
+  if (previous.count !== previous.versions.length) return { problem: `it says count ${previous.count} but lists ${previous.versions.length} releases` };
+  const cur = current.versions;
+  const prev = previous.versions;
+  if (prev.length === cur.length - 1) {
+    let skipped: ReleaseRecord | undefined;
+    for (let i = 0, j = 0; i < cur.length; i++) {
+      const p = prev[j];
+      if (p && sameEntry(p, cur[i]!)) {
+        j++;
+        continue;
+      }
+      if (skipped) return { problem: differenceAt(cur[i]!, p) };
+      skipped = cur[i]!;
+    }
+    return { kind: "add", record: skipped! };
+  }
+  if (prev.length !== cur.length) return { problem: `it lists ${prev.length} releases; the catalog lists ${cur.length} (one publish adds one)` };
+  let step: FeedStep | undefined;
+  for (const [i, c] of cur.entries()) {
+    const p = prev[i]!;
+    if (sameEntry(p, c)) continue;
+    if (step || p.version !== c.version || !sameButYank(p, c) || isYanked(p) === isYanked(c)) return { problem: differenceAt(c, p) };
+    step = { kind: "yank-state", before: p, after: c };
+  }
+  return step ?? { problem: "it holds the same releases in another layout" };
+}
+
+/** Names the first field where an entry differs from the catalog's (or the entry in its place). */
+function differenceAt(want: ReleaseRecord, got: ReleaseRecord | undefined): string {
+  if (!got) return `it does not list ${want.version}`;
+  if (got.version !== want.version) return `it lists ${got.version} where the catalog lists ${want.version}`;
+  const field = firstDifference(withYankState(want, undefined), withYankState(got, undefined), "");
+  return field !== undefined ? `its entry of ${want.version} differs from the catalog's in ${field}` : `its entry of ${want.version} differs from the catalog's in its yank state`;
+}
+
+function firstDifference(a: unknown, b: unknown, at: string): string | undefined {
+  if (a && b && typeof a === "object" && typeof b === "object") {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
+    for (const k of keys) {
+      const found = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], at ? `${at}.${k}` : k);
+      if (found !== undefined) return found;
+    }
+    return JSON.stringify(a) === JSON.stringify(b) ? undefined : at || "(its key order)";
+  }
+  return JSON.stringify(a) === JSON.stringify(b) ? undefined : at || "(the whole entry)";
+}
