@@ -30,8 +30,10 @@ const PATCH_SLACK_BYTES = 1024 * 1024;
 
 /**
  * Limits from the tree the delta must build: no file larger than its largest
- * file, no more data than all its files (each at most once as a patch: a
- * bsdiff patch carries at most its new file's bytes plus its control block).
+ * file, no more data than its files could need. A bsdiff patch carries its
+ * new file's bytes (diff and extra blocks) plus 24 control bytes per run, and
+ * bsdiff starts a run only after a match of more than 8 bytes: at most about
+ * three times the file; four leaves room.
  */
 export function limitsForNewTree(tree: Pick<HashedTree, "entries">): DeltaLimits {
   let largest = 0;
@@ -41,12 +43,12 @@ export function limitsForNewTree(tree: Pick<HashedTree, "entries">): DeltaLimits
     largest = Math.max(largest, e.size);
     total += e.size;
   }
-  return { maxFileBytes: largest, maxDataBytes: 2 * total + PATCH_SLACK_BYTES, basis: "the new release's zip allows" };
+  return { maxFileBytes: largest, maxDataBytes: 4 * total + PATCH_SLACK_BYTES, basis: "the new release's zip allows" };
 }
 
 /** The largest patch a file of `limits.maxFileBytes` can need. */
 export function maxPatchBytes(limits: DeltaLimits): number {
-  return 32 + 2 * limits.maxFileBytes + PATCH_SLACK_BYTES;
+  return 32 + 4 * limits.maxFileBytes + PATCH_SLACK_BYTES;
 }
 
 export function claimTooLarge(file: string, what: string, claimed: number | bigint, limit: number, why: string): RelcastError {
