@@ -1902,7 +1902,20 @@ const MONTHS$1 = [
 	"December"
 ];
 function daysInMonth(year, month) {
-	return new Date(Date.UTC(year, month, 0)).getUTCDate();
+	return [
+		31,
+		year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28,
+		31,
+		30,
+		31,
+		30,
+		31,
+		31,
+		30,
+		31,
+		30,
+		31
+	][month - 1];
 }
 function parseIsoTimestamp(text) {
 	if (text.length > 64) return {
@@ -9238,6 +9251,37 @@ function yankKey(version) {
 	return `${RELEASES_PREFIX}${version}/yank.json`;
 }
 
+// src/sparkle/delta/delta-limits.ts
+init_errors$4();
+const GIB = 1024 ** 3;
+const DEFAULT_DELTA_LIMITS = {
+	maxFileBytes: 2 * GIB,
+	maxDataBytes: 4 * GIB
+};
+const MAX_PATH_TABLE_BYTES = 67108864;
+const MAX_LINK_TARGET_BYTES = 4096;
+const PATCH_SLACK_BYTES = 1048576;
+function limitsForNewTree(tree) {
+	let largest = 0;
+	let total = 0;
+	for (const e of tree.entries) {
+		if (e.kind !== "file") continue;
+		largest = Math.max(largest, e.size);
+		total += e.size;
+	}
+	return {
+		maxFileBytes: largest,
+		maxDataBytes: 4 * total + PATCH_SLACK_BYTES,
+		basis: "the new release's zip allows"
+	};
+}
+function maxPatchBytes(limits) {
+	return 32 + 4 * limits.maxFileBytes + PATCH_SLACK_BYTES;
+}
+function claimTooLarge(file, what, claimed, limit, why) {
+	return new RelcastError("E_INPUT", `${file} is not a delta relcast will read: ${what} claims ${claimed} bytes, more than the ${limit} ${why}.`, "A delta that claims more than its release can hold is damaged or hostile: do not publish or apply it; recreate it with `relcast delta create`.");
+}
+
 // src/sparkle/delta/bspatch.ts
 init_errors$4();
 function readOfft(buf, at) {
@@ -9250,16 +9294,20 @@ function readOfft(buf, at) {
 function corrupt$1(why) {
 	return new RelcastError("E_VERIFY", `Corrupt binary patch: ${why}.`, "Recreate the delta; the file was damaged or not made by a bsdiff-compatible tool.");
 }
-function bunzip(block) {
+function bunzip(block, limit, what) {
 	const run = spawnSync("bzip2", ["-dc"], {
 		input: block,
-		maxBuffer: 2 ** 31 - 1
+		maxBuffer: limit
 	});
+	if (run.error?.code === "ENOBUFS") throw tooLarge$1(`its ${what} block decompresses to more than the ${limit} bytes its header allows`);
 	if (run.error) throw new RelcastError("E_INPUT", `Cannot run bzip2 to read a BSDIFF40 patch: ${run.error.message}.`, "Install bzip2 (Debian: apt-get install bzip2).");
 	if (run.status !== 0) throw corrupt$1("a bzip2 block does not decompress");
 	return run.stdout;
 }
-function applyBsdiffPatch(old, patch) {
+function tooLarge$1(why) {
+	return new RelcastError("E_INPUT", `Hostile or damaged binary patch: ${why}.`, "Do not publish or apply this delta; recreate it with `relcast delta create`.");
+}
+function applyBsdiffPatch(old, patch, maxNewBytes = DEFAULT_DELTA_LIMITS.maxFileBytes) {
 	if (patch.length < 32) throw corrupt$1("shorter than its 32-byte header");
 	const magic = patch.toString("latin1", 0, 8);
 	if (magic !== "BSDIFN40" && magic !== "BSDIFF40") throw corrupt$1(`unknown magic "${magic}"`);
@@ -9268,13 +9316,15 @@ function applyBsdiffPatch(old, patch) {
 	const newSize = readOfft(patch, 24);
 	if (controlLength < 0 || diffLength < 0 || newSize < 0) throw corrupt$1("negative block length");
 	if (32 + controlLength + diffLength > patch.length) throw corrupt$1("blocks run past the end of the patch");
+	if (newSize > maxNewBytes) throw tooLarge$1(`its header claims a new file of ${newSize} bytes, more than the ${maxNewBytes} allowed`);
+	if (magic === "BSDIFN40" && newSize > patch.length - 32 - controlLength) throw tooLarge$1(`its header claims a new file of ${newSize} bytes, but its blocks carry only ${patch.length - 32 - controlLength}`);
 	let control = patch.subarray(32, 32 + controlLength);
 	let diff = patch.subarray(32 + controlLength, 32 + controlLength + diffLength);
 	let extra = patch.subarray(32 + controlLength + diffLength);
 	if (magic === "BSDIFF40") {
-		control = bunzip(control);
-		diff = bunzip(diff);
-		extra = bunzip(extra);
+		control = bunzip(control, 24 * (newSize + 2), "control");
+		diff = bunzip(diff, Math.max(newSize, 1), "diff");
+		extra = bunzip(extra, Math.max(newSize, 1), "extra");
 	}
 	const out = Buffer.alloc(newSize);
 	let oldPos = 0;
@@ -9308,61 +9358,171 @@ function applyBsdiffPatch(old, patch) {
 	return out;
 }
 
-// src/sparkle/delta/delta-codec.ts
+// src/sparkle/delta/delta-body.ts
 init_errors$4();
-function tool(name) {
-	if (name === "lzma") return {
+const HIGH_WATER = 1 << 20;
+var DeltaBody = class {
+	source;
+	child;
+	name;
+	limit;
+	childExit;
+	chunks = [];
+	buffered = 0;
+	produced = 0;
+	ended = false;
+	failure;
+	wake;
+	position = 0;
+	constructor(source, child, name, limit, childExit) {
+		this.source = source;
+		this.child = child;
+		this.name = name;
+		this.limit = limit;
+		this.childExit = childExit;
+		source.on("data", (chunk) => {
+			this.chunks.push(chunk);
+			this.buffered += chunk.length;
+			this.produced += chunk.length;
+			if (this.produced > this.limit) this.fail(this.overLimit());
+			else if (this.buffered >= HIGH_WATER) source.pause();
+			this.notify();
+		});
+		source.once("end", () => {
+			this.ended = true;
+			this.notify();
+		});
+		source.once("error", (err) => this.fail(err));
+	}
+	overLimit() {
+		return new RelcastError("E_INPUT", `${this.name} decompresses to more than the ${this.limit} bytes its header and items claim.`, "The delta is damaged or hostile: do not publish or apply it; recreate it with `relcast delta create`.");
+	}
+	fail(err) {
+		this.failure ??= err;
+		this.stop();
+		this.notify();
+	}
+	notify() {
+		const wake = this.wake;
+		this.wake = void 0;
+		wake?.();
+	}
+	setLimit(limit) {
+		this.limit = limit;
+		if (this.produced > limit) this.fail(this.overLimit());
+	}
+	async fill(n) {
+		while (this.buffered < n && !this.ended && !this.failure) {
+			this.source.resume();
+			await new Promise((resolve) => this.wake = resolve);
+		}
+		if (this.failure) throw this.failure;
+		if (this.buffered < n) {
+			const codecProblem = await this.childExit;
+			throw new RelcastError("E_VERIFY", `${this.name} is not a valid Sparkle delta: it ends early (wanted ${n} bytes at ${this.position})${codecProblem ? `; ${codecProblem}` : ""}.`, "Recreate the delta with `relcast delta create`.");
+		}
+	}
+	take(n) {
+		const first = this.chunks[0];
+		let out;
+		if (first.length >= n) {
+			out = first.subarray(0, n);
+			if (first.length === n) this.chunks.shift();
+			else this.chunks[0] = first.subarray(n);
+		} else {
+			out = Buffer.allocUnsafe(n);
+			for (let at = 0; at < n;) {
+				const chunk = this.chunks[0];
+				const k = Math.min(chunk.length, n - at);
+				chunk.copy(out, at, 0, k);
+				at += k;
+				if (k === chunk.length) this.chunks.shift();
+				else this.chunks[0] = chunk.subarray(k);
+			}
+		}
+		this.buffered -= n;
+		this.position += n;
+		if (this.buffered < HIGH_WATER && !this.ended) this.source.resume();
+		return out;
+	}
+	async bytes(n) {
+		if (n === 0) return Buffer.alloc(0);
+		await this.fill(n);
+		return this.take(n);
+	}
+	async each(n, each) {
+		for (let left = n; left > 0;) {
+			const step = Math.min(left, HIGH_WATER);
+			await each(await this.bytes(step));
+			left -= step;
+		}
+	}
+	hashNext(n, hash) {
+		return this.each(n, (chunk) => void hash.update(chunk));
+	}
+	copyTo(fh, n) {
+		return this.each(n, async (chunk) => void await fh.write(chunk));
+	}
+	async atEnd() {
+		await this.fill(1).catch((err) => {
+			if (!(err instanceof RelcastError && err.code === "E_VERIFY" && this.ended && !this.failure)) throw err;
+		});
+		return this.buffered === 0;
+	}
+	async expectEnd() {
+		if (!await this.atEnd()) throw new RelcastError("E_INPUT", `${this.name} holds more data than its items claim (${this.position} bytes).`, "The delta is damaged or hostile: recreate it with `relcast delta create`.");
+		const codecProblem = await this.childExit;
+		if (codecProblem) throw new RelcastError("E_VERIFY", `${this.name} is not a valid Sparkle delta: ${codecProblem}.`, "The delta file is damaged or not a Sparkle delta.");
+	}
+	stop() {
+		this.source.destroy();
+		if (this.child && this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+	}
+	async close() {
+		this.stop();
+		await this.childExit.catch(() => void 0);
+	}
+};
+function decompressor(name) {
+	return name === "lzma" ? {
 		cmd: "xz",
-		compress: [
-			"--format=xz",
-			"--check=crc64",
-			"-6",
-			"--threads=1",
-			"-c"
-		],
-		decompress: ["-dc", "--single-stream"]
-	};
-	return {
+		args: [
+			"-dc",
+			"--single-stream",
+			"--memlimit-decompress=256MiB"
+		]
+	} : {
 		cmd: "bzip2",
-		compress: ["-9", "-c"],
-		decompress: ["-dc"]
+		args: ["-dc"]
 	};
 }
-async function runCodec(mode, name, input, inputStart, output, append) {
-	const sink = createWriteStream(output, { flags: append ? "a" : "w" });
-	const sinkClosed = once(sink, "close");
-	const source = createReadStream(input, { start: inputStart });
-	if (name === "none") {
-		source.pipe(sink);
-		await sinkClosed;
-		return;
-	}
-	const t = tool(name);
-	const child = spawn(t.cmd, mode === "compress" ? t.compress : t.decompress, { stdio: [
+async function openDeltaBody(deltaFile, name, limit) {
+	const file = createReadStream(deltaFile, { start: 6 });
+	if (name === "none") return new DeltaBody(file, void 0, deltaFile, limit, Promise.resolve(void 0));
+	const t = decompressor(name);
+	const child = spawn(t.cmd, t.args, { stdio: [
 		"pipe",
 		"pipe",
 		"pipe"
 	] });
 	let stderr = "";
-	child.stderr.setEncoding("utf8").on("data", (s) => stderr += s);
-	const spawned = new Promise((resolve, reject) => {
-		child.once("error", (err) => reject(new RelcastError("E_INPUT", `Cannot run ${t.cmd} for ${name} delta compression: ${err.message}.`, `Install ${t.cmd} (Debian: apt-get install ${t.cmd === "xz" ? "xz-utils" : "bzip2"}; macOS: brew install ${t.cmd}) or set deltas.compression.`)));
-		child.once("spawn", () => resolve());
+	child.stderr.setEncoding("utf8").on("data", (s) => stderr = (stderr + s).slice(0, 2e3));
+	const exit = new Promise((resolve) => {
+		child.once("close", (code, signal) => resolve(code === 0 || signal === "SIGKILL" ? void 0 : `${t.cmd} could not decompress it (exit ${code ?? signal}): ${stderr.trim() || "no message"}`));
 	});
 	try {
-		await spawned;
+		await new Promise((resolve, reject) => {
+			child.once("error", (err) => reject(new RelcastError("E_INPUT", `Cannot run ${t.cmd} to read a ${name} delta: ${err.message}.`, `Install ${t.cmd} (Debian: apt-get install ${t.cmd === "xz" ? "xz-utils" : "bzip2"}; macOS: brew install ${t.cmd}).`)));
+			child.once("spawn", () => resolve());
+		});
 	} catch (err) {
-		sink.destroy();
-		source.destroy();
+		file.destroy();
 		throw err;
 	}
-	source.on("error", (err) => child.stdin.destroy(err));
+	file.on("error", (err) => child.stdin.destroy(err));
 	child.stdin.on("error", () => void 0);
-	source.pipe(child.stdin);
-	child.stdout.pipe(sink);
-	const [code] = await once(child, "close");
-	await sinkClosed;
-	if (code !== 0) throw new RelcastError(mode === "decompress" ? "E_VERIFY" : "E_INTERNAL", `${t.cmd} could not ${mode} the delta (exit ${code}): ${stderr.trim() || "no message"}.`, mode === "decompress" ? "The delta file is damaged or not a Sparkle delta." : void 0);
+	file.pipe(child.stdin);
+	return new DeltaBody(child.stdout, child, deltaFile, limit, exit);
 }
 
 // src/sparkle/delta/delta-format.ts
@@ -9429,71 +9589,31 @@ init_errors$4();
 function corrupt(file, why) {
 	return new RelcastError("E_VERIFY", `${file} is not a valid Sparkle delta: ${why}.`, "Recreate the delta with `relcast delta create`.");
 }
-var BodyReader = class {
-	fh;
-	size;
-	name;
-	position = 0;
-	constructor(fh, size, name) {
-		this.fh = fh;
-		this.size = size;
-		this.name = name;
+async function u64(reader, file, what) {
+	const v = (await reader.bytes(8)).readBigUInt64LE(0);
+	if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw claimTooLarge(file, what, v, Number.MAX_SAFE_INTEGER, "any length can be");
+	return Number(v);
+}
+function checkClaims(file, items, limits) {
+	const basis = limits.basis ?? "relcast reads from any delta";
+	let total = 0;
+	for (const item of items) {
+		const c = item.commands;
+		if (c & Command$1.binaryDiff) {
+			if (item.dataLength > maxPatchBytes(limits)) throw claimTooLarge(file, `the patch for ${item.rel}`, item.dataLength, maxPatchBytes(limits), `a patch to a file of at most ${limits.maxFileBytes} bytes (${basis}) can need`);
+		} else if (c & Command$1.extract && (item.mode & 61440) === 32768) {
+			if (item.dataLength > limits.maxFileBytes) throw claimTooLarge(file, `the file ${item.rel}`, item.dataLength, limits.maxFileBytes, `bytes ${basis} for one file`);
+		} else if (item.dataLength > 4096) throw claimTooLarge(file, `the link ${item.rel}`, item.dataLength, MAX_LINK_TARGET_BYTES, "bytes a link target may have");
+		total += item.dataLength;
 	}
-	async bytes(n) {
-		if (n < 0 || this.position + n > this.size) throw corrupt(this.name, `it ends early (wanted ${n} bytes at ${this.position} of ${this.size})`);
-		const buf = Buffer.alloc(n);
-		let done = 0;
-		while (done < n) {
-			const { bytesRead } = await this.fh.read(buf, done, n - done, this.position + done);
-			if (bytesRead === 0) throw corrupt(this.name, "it ends early");
-			done += bytesRead;
-		}
-		this.position += n;
-		return buf;
-	}
-	async u8() {
-		return (await this.bytes(1))[0];
-	}
-	async u16() {
-		return (await this.bytes(2)).readUInt16LE(0);
-	}
-	async u32() {
-		return (await this.bytes(4)).readUInt32LE(0);
-	}
-	async u64() {
-		const v = (await this.bytes(8)).readBigUInt64LE(0);
-		if (v > BigInt(this.size)) throw corrupt(this.name, `a length of ${v} bytes exceeds the delta`);
-		return Number(v);
-	}
-	async hashNext(n, hash) {
-		if (this.position + n > this.size) throw corrupt(this.name, "a file's data runs past the end");
-		const chunk = Buffer.allocUnsafe(Math.min(n, 1 << 20) || 1);
-		for (let left = n; left > 0;) {
-			const { bytesRead } = await this.fh.read(chunk, 0, Math.min(chunk.length, left), this.position);
-			if (bytesRead === 0) throw corrupt(this.name, "it ends early");
-			hash.update(chunk.subarray(0, bytesRead));
-			this.position += bytesRead;
-			left -= bytesRead;
-		}
-	}
-	async copyTo(fh, n) {
-		if (this.position + n > this.size) throw corrupt(this.name, "a file's data runs past the end");
-		const chunk = Buffer.allocUnsafe(Math.min(n, 1 << 20) || 1);
-		let left = n;
-		while (left > 0) {
-			const { bytesRead } = await this.fh.read(chunk, 0, Math.min(chunk.length, left), this.position);
-			if (bytesRead === 0) throw corrupt(this.name, "it ends early");
-			await fh.write(chunk.subarray(0, bytesRead));
-			this.position += bytesRead;
-			left -= bytesRead;
-		}
-	}
-};
+	if (total > limits.maxDataBytes) throw claimTooLarge(file, "its items' data", total, limits.maxDataBytes, `bytes ${basis} in all`);
+	return total;
+}
 function checkRelativePath(file, rel) {
 	const parts = rel.split("/");
 	if (!rel.startsWith("/") || rel.length < 2 || parts.slice(1).some((p) => p === "" || p === "." || p === "..") || rel.includes("\\")) throw corrupt(file, `unsafe path ${JSON.stringify(rel)}`);
 }
-async function openDelta(deltaFile, scratch) {
+async function openDelta(deltaFile, limits = DEFAULT_DELTA_LIMITS) {
 	const raw = await open(deltaFile, "r");
 	const head = Buffer.alloc(6);
 	try {
@@ -9504,13 +9624,10 @@ async function openDelta(deltaFile, scratch) {
 	}
 	const compression = compressionName(head[4]);
 	if (!compression) throw corrupt(deltaFile, `compression ${head[4]} is not one relcast reads (none, bzip2, lzma)`);
-	const bodyFile = path.join(scratch, "body");
-	await runCodec("decompress", compression, deltaFile, 6, bodyFile, false);
-	const fh = await open(bodyFile, "r");
-	const reader = new BodyReader(fh, (await fh.stat()).size, deltaFile);
+	const reader = await openDeltaBody(deltaFile, compression, 52 + MAX_PATH_TABLE_BYTES * 9 + limits.maxDataBytes);
 	try {
-		const majorVersion = await reader.u16();
-		const minorVersion = await reader.u16();
+		const majorVersion = (await reader.bytes(2)).readUInt16LE(0);
+		const minorVersion = (await reader.bytes(2)).readUInt16LE(0);
 		if (majorVersion !== 3) throw corrupt(deltaFile, `major version ${majorVersion}; relcast reads version ${3} (Sparkle 2's format)`);
 		const beforeHash = (await reader.bytes(20)).toString("hex");
 		const afterHash = (await reader.bytes(20)).toString("hex");
@@ -9523,63 +9640,75 @@ async function openDelta(deltaFile, scratch) {
 			beforeHash,
 			afterHash
 		};
-		const tableLength = await reader.u64();
+		const tableLength = await u64(reader, deltaFile, "its path table");
+		if (tableLength > 67108864) throw claimTooLarge(deltaFile, "its path table", tableLength, MAX_PATH_TABLE_BYTES, "bytes a path table may have");
 		const paths = tableLength === 0 ? [] : (await reader.bytes(tableLength)).toString("utf8").split("\0");
 		if (paths.length > 0 && paths.pop() !== "") throw corrupt(deltaFile, "the path table does not end with NUL");
 		for (const p of paths) checkRelativePath(deltaFile, p);
+		const u8 = async () => (await reader.bytes(1))[0];
+		const u16 = async () => (await reader.bytes(2)).readUInt16LE(0);
+		const u32 = async () => (await reader.bytes(4)).readUInt32LE(0);
 		const items = [];
 		if (paths.length > 0) for (;;) {
-			const commands = await reader.u8();
+			const commands = await u8();
 			if (commands === Command$1.end) break;
 			if (commands & -32) throw corrupt(deltaFile, `unknown command bits 0x${commands.toString(16)}`);
 			if (items.length >= paths.length) throw corrupt(deltaFile, "more items than paths");
+			const rel = paths[items.length];
 			let mode = 0;
 			let dataLength = 0;
 			let clonedFrom;
 			if (commands & Command$1.clone) {
-				if (commands & Command$1.modifyPermissions) mode = await reader.u16();
-				const index = await reader.u32();
+				if (commands & Command$1.modifyPermissions) mode = await u16();
+				const index = await u32();
 				if (index >= paths.length) throw corrupt(deltaFile, `clone index ${index} is past the ${paths.length} paths`);
 				clonedFrom = paths[index];
-				if (commands & Command$1.binaryDiff) dataLength = await reader.u64();
+				if (commands & Command$1.binaryDiff) dataLength = await u64(reader, deltaFile, `the patch for ${rel}`);
 			} else if (commands & Command$1.binaryDiff) {
-				if (commands & Command$1.modifyPermissions) mode = await reader.u16();
-				dataLength = await reader.u64();
+				if (commands & Command$1.modifyPermissions) mode = await u16();
+				dataLength = await u64(reader, deltaFile, `the patch for ${rel}`);
 			} else if (commands & Command$1.extract) {
-				mode = await reader.u16();
+				mode = await u16();
 				const type = mode & S_IFMT$1;
-				if (type === 32768) dataLength = await reader.u64();
-				else if (type === 40960) dataLength = await reader.u16();
-				else if (type !== 16384) throw corrupt(deltaFile, `extract item ${paths[items.length]} has file type 0${type.toString(8)}`);
-			} else if (commands & Command$1.modifyPermissions) mode = await reader.u16();
+				if (type === 32768) dataLength = await u64(reader, deltaFile, `the file ${rel}`);
+				else if (type === 40960) dataLength = await u16();
+				else if (type !== 16384) throw corrupt(deltaFile, `extract item ${rel} has file type 0${type.toString(8)}`);
+			} else if (commands & Command$1.modifyPermissions) mode = await u16();
 			items.push({
-				rel: paths[items.length],
+				rel,
 				commands,
 				mode,
 				clonedFrom,
 				dataLength
 			});
 		}
+		else if (!await reader.atEnd() && (await reader.bytes(1))[0] !== Command$1.end) throw corrupt(deltaFile, "data follows an empty path table");
+		reader.setLimit(reader.position + checkClaims(deltaFile, items, limits));
 		return {
 			header,
 			items,
 			reader,
-			close: () => fh.close()
+			close: () => reader.close()
 		};
 	} catch (err) {
-		await fh.close();
+		await reader.close();
 		throw err;
 	}
+}
+function checkLinkTarget(file, rel, target) {
+	if (target === "" || target.includes("\0")) throw corrupt(file, `link ${rel} has an empty or NUL-holding target`);
+	if (target.startsWith("/")) throw corrupt(file, `link ${rel} points at the absolute path ${JSON.stringify(target.slice(0, 200))}, outside the bundle`);
+	const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(rel.slice(1)), target));
+	if (resolved === ".." || resolved.startsWith("../")) throw corrupt(file, `link ${rel} points at ${JSON.stringify(target.slice(0, 200))}, outside the bundle`);
 }
 
 // src/sparkle/delta/delta-apply-tree.ts
 init_errors$4();
-const MAX_LINK_TARGET$1 = 4096;
 async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
-	const scratch = await mkdtemp(path.join(options.tmpDir ?? os.tmpdir(), "relcast-check-"));
+	const limits = options.limits ?? DEFAULT_DELTA_LIMITS;
 	let opened;
 	try {
-		opened = await openDelta(deltaFile, scratch);
+		opened = await openDelta(deltaFile, limits);
 		const { header, items, reader } = opened;
 		if (oldTree.hash.toString("hex") !== header.beforeHash) throw new RelcastError("E_VERIFY", `the old bundle is not the one this delta was made from (tree hash ${oldTree.hash.toString("hex")}, delta expects ${header.beforeHash}).`, "Apply the delta to the release named in its file name.");
 		const old = new Map(oldTree.entries.map((e) => [e.rel, e]));
@@ -9624,7 +9753,7 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 			} else if (c & Command$1.binaryDiff) {
 				const patch = await reader.bytes(item.dataLength);
 				const from = oldFile(c & Command$1.clone ? item.clonedFrom : item.rel, "patch source");
-				const result = applyBsdiffPatch(await oldTree.source.readFile(from), patch);
+				const result = applyBsdiffPatch(await oldTree.source.readFile(from), patch, limits.maxFileBytes);
 				const existing = state.get(item.rel);
 				const perms = c & Command$1.clone || existing?.kind !== "file" ? from.perms : existing.perms;
 				remove(item.rel);
@@ -9645,8 +9774,8 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 						hash: hash.digest()
 					});
 				} else if (type === 40960) {
-					if (item.dataLength > MAX_LINK_TARGET$1) throw corrupt(deltaFile, `link ${item.rel} has a ${item.dataLength}-byte target`);
 					const target = await reader.bytes(item.dataLength);
+					checkLinkTarget(deltaFile, item.rel, target.toString("utf8"));
 					remove(item.rel);
 					state.set(item.rel, {
 						kind: "symlink",
@@ -9667,6 +9796,7 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 				if (node.kind !== "symlink") node.perms = item.mode & PERMISSION_FLAGS;
 			}
 		}
+		await reader.expectEnd();
 		const entries = [...state.entries()].map(([rel, node]) => ({
 			rel,
 			kind: node.kind,
@@ -9682,10 +9812,6 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 		};
 	} finally {
 		await opened?.close();
-		await rm(scratch, {
-			recursive: true,
-			force: true
-		});
 	}
 }
 
@@ -9902,6 +10028,63 @@ function createBsdiffPatchParts(old, neu) {
 		diff.subarray(0, diffLength),
 		...extras.map(([start, end]) => neu.subarray(start, end))
 	];
+}
+
+// src/sparkle/delta/delta-codec.ts
+init_errors$4();
+function tool(name) {
+	if (name === "lzma") return {
+		cmd: "xz",
+		compress: [
+			"--format=xz",
+			"--check=crc64",
+			"-6",
+			"--threads=1",
+			"-c"
+		],
+		decompress: ["-dc", "--single-stream"]
+	};
+	return {
+		cmd: "bzip2",
+		compress: ["-9", "-c"],
+		decompress: ["-dc"]
+	};
+}
+async function runCodec(mode, name, input, inputStart, output, append) {
+	const sink = createWriteStream(output, { flags: append ? "a" : "w" });
+	const sinkClosed = once(sink, "close");
+	const source = createReadStream(input, { start: inputStart });
+	if (name === "none") {
+		source.pipe(sink);
+		await sinkClosed;
+		return;
+	}
+	const t = tool(name);
+	const child = spawn(t.cmd, mode === "compress" ? t.compress : t.decompress, { stdio: [
+		"pipe",
+		"pipe",
+		"pipe"
+	] });
+	let stderr = "";
+	child.stderr.setEncoding("utf8").on("data", (s) => stderr += s);
+	const spawned = new Promise((resolve, reject) => {
+		child.once("error", (err) => reject(new RelcastError("E_INPUT", `Cannot run ${t.cmd} for ${name} delta compression: ${err.message}.`, `Install ${t.cmd} (Debian: apt-get install ${t.cmd === "xz" ? "xz-utils" : "bzip2"}; macOS: brew install ${t.cmd}) or set deltas.compression.`)));
+		child.once("spawn", () => resolve());
+	});
+	try {
+		await spawned;
+	} catch (err) {
+		sink.destroy();
+		source.destroy();
+		throw err;
+	}
+	source.on("error", (err) => child.stdin.destroy(err));
+	child.stdin.on("error", () => void 0);
+	source.pipe(child.stdin);
+	child.stdout.pipe(sink);
+	const [code] = await once(child, "close");
+	await sinkClosed;
+	if (code !== 0) throw new RelcastError(mode === "decompress" ? "E_VERIFY" : "E_INTERNAL", `${t.cmd} could not ${mode} the delta (exit ${code}): ${stderr.trim() || "no message"}.`, mode === "decompress" ? "The delta file is damaged or not a Sparkle delta." : void 0);
 }
 
 // src/sparkle/delta/delta-create.ts
@@ -14137,7 +14320,7 @@ const deltasStep = {
 							await rm(file, { force: true });
 							return { log: `delta from ${candidate.version}: ${made.size} bytes is more than 7/8 of the ${zip.sizeBytes}-byte zip; not kept` };
 						}
-						const applied = await applyDeltaToTree(oldTree, file, { tmpDir: work });
+						const applied = await applyDeltaToTree(oldTree, file, { limits: limitsForNewTree(newTree) });
 						if (applied.afterHash !== newHash) throw new RelcastError("E_INTERNAL", `the delta from ${candidate.version} did not rebuild ${inputs.version} (tree hash ${applied.afterHash}, expected ${newHash})`, "publish with --no-deltas and report this");
 						const signature = await signEd25519(ctx.key, { file });
 						if (!await verifyEd25519(ctx.key.publicKey, signature, { file })) throw new RelcastError("E_SIGNATURE", `the signature of ${fileName} does not verify with the key's own public key`, "the key file is damaged; re-export it with `generate_keys -x`");

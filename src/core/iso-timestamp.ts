@@ -10,8 +10,10 @@ const MONTHS = ["January", "February", "March", "April", "May", "June", "July", 
 
 export type IsoTimestampResult = { ok: true; date: Date } | { ok: false; reason: string };
 
+/** Proleptic Gregorian, as ISO 8601 counts (Date.UTC would read years 0-99 as 1900-1999). */
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
 }
 
 export function parseIsoTimestamp(text: string): IsoTimestampResult {

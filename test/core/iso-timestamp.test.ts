@@ -5,6 +5,8 @@ describe("parseIsoTimestamp", () => {
   it.each([
     ["2026-02-30T00:00:00Z", "day 30 of February 2026, which has 28 days"],
     ["2025-02-29T00:00:00Z", "day 29 of February 2025, which has 28 days"],
+    ["1900-02-29T00:00:00Z", "day 29 of February 1900, which has 28 days"],
+    ["0099-02-29T00:00:00Z", "day 29 of February 99, which has 28 days"],
     ["2026-04-31T00:00:00+01:00", "day 31 of April 2026, which has 30 days"],
     ["2026-13-01T00:00:00Z", "month 13"],
     ["2026-00-10T00:00:00Z", "month 00"],
@@ -31,6 +33,7 @@ describe("parseIsoTimestamp", () => {
     ["2026-01-31T12:00:00.123456789Z", "2026-01-31T12:00:00.123Z"],
     ["2026-03-01T00:30:00+01:00", "2026-02-28T23:30:00.000Z"],
     ["2000-02-29T00:00:00-05:00", "2000-02-29T05:00:00.000Z"],
+    ["0400-02-29T00:00:00Z", "0400-02-29T00:00:00.000Z"],
   ])("reads %s as %s", (text, iso) => {
     const r = parseIsoTimestamp(text);
     expect(r.ok && r.date.toISOString()).toBe(iso);
