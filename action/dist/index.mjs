@@ -1884,6 +1884,104 @@ var init_errors$4 = __esmMin((() => {
 	};
 }));
 
+// src/core/iso-timestamp.ts
+init_errors$4();
+const ISO = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?([Zz]|[+-]\d{2}:\d{2})?$/;
+const MONTHS$1 = [
+	"January",
+	"February",
+	"March",
+	"April",
+	"May",
+	"June",
+	"July",
+	"August",
+	"September",
+	"October",
+	"November",
+	"December"
+];
+function daysInMonth(year, month) {
+	return [
+		31,
+		year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28,
+		31,
+		30,
+		31,
+		30,
+		31,
+		31,
+		30,
+		31,
+		30,
+		31
+	][month - 1];
+}
+function parseIsoTimestamp(text) {
+	if (text.length > 64) return {
+		ok: false,
+		reason: "is longer than any ISO 8601 timestamp"
+	};
+	const m = ISO.exec(text);
+	if (!m) {
+		if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return {
+			ok: false,
+			reason: "is a date without a time"
+		};
+		return {
+			ok: false,
+			reason: "is not an ISO 8601 timestamp (YYYY-MM-DDTHH:MM:SS[.fff] and Z or ±HH:MM)"
+		};
+	}
+	const [year, month, day, hour, minute, second] = [
+		m[1],
+		m[2],
+		m[3],
+		m[4],
+		m[5],
+		m[6] ?? "0"
+	].map(Number);
+	const offset = m[8];
+	if (month < 1 || month > 12) return {
+		ok: false,
+		reason: `has month ${m[2]}; months run 01 to 12`
+	};
+	const days = daysInMonth(year, month);
+	if (day < 1 || day > days) return {
+		ok: false,
+		reason: `names day ${m[3]} of ${MONTHS$1[month - 1]} ${year}, which has ${days} days`
+	};
+	if (hour > 23) return {
+		ok: false,
+		reason: `has hour ${m[4]}; hours run 00 to 23`
+	};
+	if (minute > 59) return {
+		ok: false,
+		reason: `has minute ${m[5]}; minutes run 00 to 59`
+	};
+	if (second > 59) return {
+		ok: false,
+		reason: `has second ${m[6]}; seconds run 00 to 59 (leap seconds are not representable)`
+	};
+	if (offset === void 0) return {
+		ok: false,
+		reason: "names no time zone (it would be read as this machine's local time); end it with Z or an offset such as +01:00"
+	};
+	if (offset.length === 6 && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59)) return {
+		ok: false,
+		reason: `has the offset ${offset}, which is not a time zone offset`
+	};
+	const date = new Date(text.toUpperCase());
+	if (Number.isNaN(date.getTime())) return {
+		ok: false,
+		reason: "is outside the dates JavaScript can hold"
+	};
+	return {
+		ok: true,
+		date
+	};
+}
+
 // node_modules/zod/v4/core/util.js
 function getEnumValues(entries) {
 	const numericValues = Object.values(entries).filter((v) => typeof v === "number");
@@ -7050,7 +7148,6 @@ function superRefine(fn, params) {
 }
 
 // src/core/http-url.ts
-init_errors$4();
 function isHttpUrl(value) {
 	if (/[\u0000-\u0020\u007f-\u009f]/.test(value)) return false;
 	try {
@@ -8996,8 +9093,15 @@ function isSafeFileName(value) {
 
 // src/domain/record-schema.ts
 const timestampSchema = strictObject({
-	_seconds: number().int(),
+	_seconds: number().int().min(-864e10).max(864e10),
 	_nanoseconds: number().int().min(0).max(999999999)
+});
+const isoTimestamp = string().superRefine((value, ctx) => {
+	const parsed = parseIsoTimestamp(value);
+	if (!parsed.ok) ctx.addIssue({
+		code: "custom",
+		message: `${JSON.stringify(value.slice(0, 80))} ${parsed.reason}`
+	});
 });
 const httpUrl = string().refine(isHttpUrl, "must be an absolute http(s) URL");
 const releaseVersion = string().refine(isReleaseVersion, "must be a semantic version <major>.<minor>.<patch>[-prerelease] without build metadata");
@@ -9066,13 +9170,13 @@ const releaseRecordSchema = looseObject({
 	autoupdate: autoupdateSchema.optional(),
 	assistantIntegration: array(string()).optional(),
 	publishedAt: timestampSchema,
-	publishedAtIso: string().optional(),
+	publishedAtIso: isoTimestamp.optional(),
 	publishedAtLocal: string().optional(),
 	publishedAtTimezone: string().optional(),
 	updatedAt: timestampSchema,
 	yanked: literal(true).optional(),
 	yankedReason: string().optional(),
-	yankedAt: string().optional()
+	yankedAt: isoTimestamp.optional()
 }).superRefine((record, ctx) => {
 	const { version, objectStore } = record;
 	if (typeof objectStore !== "object" || objectStore === null) return;
@@ -9091,7 +9195,7 @@ const releaseRecordSchema = looseObject({
 });
 const yankMarkerSchema = strictObject({
 	yanked: literal(true),
-	yankedAt: string(),
+	yankedAt: isoTimestamp,
 	yankedReason: string().optional()
 }).superRefine((marker, ctx) => checkXmlText(marker, [], ctx));
 const catalogSchema = looseObject({
@@ -9161,6 +9265,37 @@ function yankKey(version) {
 	return `${RELEASES_PREFIX}${version}/yank.json`;
 }
 
+// src/sparkle/delta/delta-limits.ts
+init_errors$4();
+const GIB = 1024 ** 3;
+const DEFAULT_DELTA_LIMITS = {
+	maxFileBytes: 2 * GIB,
+	maxDataBytes: 4 * GIB
+};
+const MAX_PATH_TABLE_BYTES = 67108864;
+const MAX_LINK_TARGET_BYTES = 4096;
+const PATCH_SLACK_BYTES = 1048576;
+function limitsForNewTree(tree) {
+	let largest = 0;
+	let total = 0;
+	for (const e of tree.entries) {
+		if (e.kind !== "file") continue;
+		largest = Math.max(largest, e.size);
+		total += e.size;
+	}
+	return {
+		maxFileBytes: largest,
+		maxDataBytes: 4 * total + PATCH_SLACK_BYTES,
+		basis: "the new release's zip allows"
+	};
+}
+function maxPatchBytes(limits) {
+	return 32 + 4 * limits.maxFileBytes + PATCH_SLACK_BYTES;
+}
+function claimTooLarge(file, what, claimed, limit, why) {
+	return new RelcastError("E_INPUT", `${file} is not a delta relcast will read: ${what} claims ${claimed} bytes, more than the ${limit} ${why}.`, "A delta that claims more than its release can hold is damaged or hostile: do not publish or apply it; recreate it with `relcast delta create`.");
+}
+
 // src/sparkle/delta/bspatch.ts
 init_errors$4();
 function readOfft(buf, at) {
@@ -9173,16 +9308,20 @@ function readOfft(buf, at) {
 function corrupt$1(why) {
 	return new RelcastError("E_VERIFY", `Corrupt binary patch: ${why}.`, "Recreate the delta; the file was damaged or not made by a bsdiff-compatible tool.");
 }
-function bunzip(block) {
+function bunzip(block, limit, what) {
 	const run = spawnSync("bzip2", ["-dc"], {
 		input: block,
-		maxBuffer: 2 ** 31 - 1
+		maxBuffer: limit
 	});
+	if (run.error?.code === "ENOBUFS") throw tooLarge$1(`its ${what} block decompresses to more than the ${limit} bytes its header allows`);
 	if (run.error) throw new RelcastError("E_INPUT", `Cannot run bzip2 to read a BSDIFF40 patch: ${run.error.message}.`, "Install bzip2 (Debian: apt-get install bzip2).");
 	if (run.status !== 0) throw corrupt$1("a bzip2 block does not decompress");
 	return run.stdout;
 }
-function applyBsdiffPatch(old, patch) {
+function tooLarge$1(why) {
+	return new RelcastError("E_INPUT", `Hostile or damaged binary patch: ${why}.`, "Do not publish or apply this delta; recreate it with `relcast delta create`.");
+}
+function applyBsdiffPatch(old, patch, maxNewBytes = DEFAULT_DELTA_LIMITS.maxFileBytes) {
 	if (patch.length < 32) throw corrupt$1("shorter than its 32-byte header");
 	const magic = patch.toString("latin1", 0, 8);
 	if (magic !== "BSDIFN40" && magic !== "BSDIFF40") throw corrupt$1(`unknown magic "${magic}"`);
@@ -9191,13 +9330,15 @@ function applyBsdiffPatch(old, patch) {
 	const newSize = readOfft(patch, 24);
 	if (controlLength < 0 || diffLength < 0 || newSize < 0) throw corrupt$1("negative block length");
 	if (32 + controlLength + diffLength > patch.length) throw corrupt$1("blocks run past the end of the patch");
+	if (newSize > maxNewBytes) throw tooLarge$1(`its header claims a new file of ${newSize} bytes, more than the ${maxNewBytes} allowed`);
+	if (magic === "BSDIFN40" && newSize > patch.length - 32 - controlLength) throw tooLarge$1(`its header claims a new file of ${newSize} bytes, but its blocks carry only ${patch.length - 32 - controlLength}`);
 	let control = patch.subarray(32, 32 + controlLength);
 	let diff = patch.subarray(32 + controlLength, 32 + controlLength + diffLength);
 	let extra = patch.subarray(32 + controlLength + diffLength);
 	if (magic === "BSDIFF40") {
-		control = bunzip(control);
-		diff = bunzip(diff);
-		extra = bunzip(extra);
+		control = bunzip(control, 24 * (newSize + 2), "control");
+		diff = bunzip(diff, Math.max(newSize, 1), "diff");
+		extra = bunzip(extra, Math.max(newSize, 1), "extra");
 	}
 	const out = Buffer.alloc(newSize);
 	let oldPos = 0;
@@ -9231,61 +9372,171 @@ function applyBsdiffPatch(old, patch) {
 	return out;
 }
 
-// src/sparkle/delta/delta-codec.ts
+// src/sparkle/delta/delta-body.ts
 init_errors$4();
-function tool(name) {
-	if (name === "lzma") return {
+const HIGH_WATER = 1 << 20;
+var DeltaBody = class {
+	source;
+	child;
+	name;
+	limit;
+	childExit;
+	chunks = [];
+	buffered = 0;
+	produced = 0;
+	ended = false;
+	failure;
+	wake;
+	position = 0;
+	constructor(source, child, name, limit, childExit) {
+		this.source = source;
+		this.child = child;
+		this.name = name;
+		this.limit = limit;
+		this.childExit = childExit;
+		source.on("data", (chunk) => {
+			this.chunks.push(chunk);
+			this.buffered += chunk.length;
+			this.produced += chunk.length;
+			if (this.produced > this.limit) this.fail(this.overLimit());
+			else if (this.buffered >= HIGH_WATER) source.pause();
+			this.notify();
+		});
+		source.once("end", () => {
+			this.ended = true;
+			this.notify();
+		});
+		source.once("error", (err) => this.fail(err));
+	}
+	overLimit() {
+		return new RelcastError("E_INPUT", `${this.name} decompresses to more than the ${this.limit} bytes its header and items claim.`, "The delta is damaged or hostile: do not publish or apply it; recreate it with `relcast delta create`.");
+	}
+	fail(err) {
+		this.failure ??= err;
+		this.stop();
+		this.notify();
+	}
+	notify() {
+		const wake = this.wake;
+		this.wake = void 0;
+		wake?.();
+	}
+	setLimit(limit) {
+		this.limit = limit;
+		if (this.produced > limit) this.fail(this.overLimit());
+	}
+	async fill(n) {
+		while (this.buffered < n && !this.ended && !this.failure) {
+			this.source.resume();
+			await new Promise((resolve) => this.wake = resolve);
+		}
+		if (this.failure) throw this.failure;
+		if (this.buffered < n) {
+			const codecProblem = await this.childExit;
+			throw new RelcastError("E_VERIFY", `${this.name} is not a valid Sparkle delta: it ends early (wanted ${n} bytes at ${this.position})${codecProblem ? `; ${codecProblem}` : ""}.`, "Recreate the delta with `relcast delta create`.");
+		}
+	}
+	take(n) {
+		const first = this.chunks[0];
+		let out;
+		if (first.length >= n) {
+			out = first.subarray(0, n);
+			if (first.length === n) this.chunks.shift();
+			else this.chunks[0] = first.subarray(n);
+		} else {
+			out = Buffer.allocUnsafe(n);
+			for (let at = 0; at < n;) {
+				const chunk = this.chunks[0];
+				const k = Math.min(chunk.length, n - at);
+				chunk.copy(out, at, 0, k);
+				at += k;
+				if (k === chunk.length) this.chunks.shift();
+				else this.chunks[0] = chunk.subarray(k);
+			}
+		}
+		this.buffered -= n;
+		this.position += n;
+		if (this.buffered < HIGH_WATER && !this.ended) this.source.resume();
+		return out;
+	}
+	async bytes(n) {
+		if (n === 0) return Buffer.alloc(0);
+		await this.fill(n);
+		return this.take(n);
+	}
+	async each(n, each) {
+		for (let left = n; left > 0;) {
+			const step = Math.min(left, HIGH_WATER);
+			await each(await this.bytes(step));
+			left -= step;
+		}
+	}
+	hashNext(n, hash) {
+		return this.each(n, (chunk) => void hash.update(chunk));
+	}
+	copyTo(fh, n) {
+		return this.each(n, async (chunk) => void await fh.write(chunk));
+	}
+	async atEnd() {
+		await this.fill(1).catch((err) => {
+			if (!(err instanceof RelcastError && err.code === "E_VERIFY" && this.ended && !this.failure)) throw err;
+		});
+		return this.buffered === 0;
+	}
+	async expectEnd() {
+		if (!await this.atEnd()) throw new RelcastError("E_INPUT", `${this.name} holds more data than its items claim (${this.position} bytes).`, "The delta is damaged or hostile: recreate it with `relcast delta create`.");
+		const codecProblem = await this.childExit;
+		if (codecProblem) throw new RelcastError("E_VERIFY", `${this.name} is not a valid Sparkle delta: ${codecProblem}.`, "The delta file is damaged or not a Sparkle delta.");
+	}
+	stop() {
+		this.source.destroy();
+		if (this.child && this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+	}
+	async close() {
+		this.stop();
+		await this.childExit.catch(() => void 0);
+	}
+};
+function decompressor(name) {
+	return name === "lzma" ? {
 		cmd: "xz",
-		compress: [
-			"--format=xz",
-			"--check=crc64",
-			"-6",
-			"--threads=1",
-			"-c"
-		],
-		decompress: ["-dc", "--single-stream"]
-	};
-	return {
+		args: [
+			"-dc",
+			"--single-stream",
+			"--memlimit-decompress=256MiB"
+		]
+	} : {
 		cmd: "bzip2",
-		compress: ["-9", "-c"],
-		decompress: ["-dc"]
+		args: ["-dc"]
 	};
 }
-async function runCodec(mode, name, input, inputStart, output, append) {
-	const sink = createWriteStream(output, { flags: append ? "a" : "w" });
-	const sinkClosed = once(sink, "close");
-	const source = createReadStream(input, { start: inputStart });
-	if (name === "none") {
-		source.pipe(sink);
-		await sinkClosed;
-		return;
-	}
-	const t = tool(name);
-	const child = spawn(t.cmd, mode === "compress" ? t.compress : t.decompress, { stdio: [
+async function openDeltaBody(deltaFile, name, limit) {
+	const file = createReadStream(deltaFile, { start: 6 });
+	if (name === "none") return new DeltaBody(file, void 0, deltaFile, limit, Promise.resolve(void 0));
+	const t = decompressor(name);
+	const child = spawn(t.cmd, t.args, { stdio: [
 		"pipe",
 		"pipe",
 		"pipe"
 	] });
 	let stderr = "";
-	child.stderr.setEncoding("utf8").on("data", (s) => stderr += s);
-	const spawned = new Promise((resolve, reject) => {
-		child.once("error", (err) => reject(new RelcastError("E_INPUT", `Cannot run ${t.cmd} for ${name} delta compression: ${err.message}.`, `Install ${t.cmd} (Debian: apt-get install ${t.cmd === "xz" ? "xz-utils" : "bzip2"}; macOS: brew install ${t.cmd}) or set deltas.compression.`)));
-		child.once("spawn", () => resolve());
+	child.stderr.setEncoding("utf8").on("data", (s) => stderr = (stderr + s).slice(0, 2e3));
+	const exit = new Promise((resolve) => {
+		child.once("close", (code, signal) => resolve(code === 0 || signal === "SIGKILL" ? void 0 : `${t.cmd} could not decompress it (exit ${code ?? signal}): ${stderr.trim() || "no message"}`));
 	});
 	try {
-		await spawned;
+		await new Promise((resolve, reject) => {
+			child.once("error", (err) => reject(new RelcastError("E_INPUT", `Cannot run ${t.cmd} to read a ${name} delta: ${err.message}.`, `Install ${t.cmd} (Debian: apt-get install ${t.cmd === "xz" ? "xz-utils" : "bzip2"}; macOS: brew install ${t.cmd}).`)));
+			child.once("spawn", () => resolve());
+		});
 	} catch (err) {
-		sink.destroy();
-		source.destroy();
+		file.destroy();
 		throw err;
 	}
-	source.on("error", (err) => child.stdin.destroy(err));
+	file.on("error", (err) => child.stdin.destroy(err));
 	child.stdin.on("error", () => void 0);
-	source.pipe(child.stdin);
-	child.stdout.pipe(sink);
-	const [code] = await once(child, "close");
-	await sinkClosed;
-	if (code !== 0) throw new RelcastError(mode === "decompress" ? "E_VERIFY" : "E_INTERNAL", `${t.cmd} could not ${mode} the delta (exit ${code}): ${stderr.trim() || "no message"}.`, mode === "decompress" ? "The delta file is damaged or not a Sparkle delta." : void 0);
+	file.pipe(child.stdin);
+	return new DeltaBody(child.stdout, child, deltaFile, limit, exit);
 }
 
 // src/sparkle/delta/delta-format.ts
@@ -9352,71 +9603,31 @@ init_errors$4();
 function corrupt(file, why) {
 	return new RelcastError("E_VERIFY", `${file} is not a valid Sparkle delta: ${why}.`, "Recreate the delta with `relcast delta create`.");
 }
-var BodyReader = class {
-	fh;
-	size;
-	name;
-	position = 0;
-	constructor(fh, size, name) {
-		this.fh = fh;
-		this.size = size;
-		this.name = name;
+async function u64(reader, file, what) {
+	const v = (await reader.bytes(8)).readBigUInt64LE(0);
+	if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw claimTooLarge(file, what, v, Number.MAX_SAFE_INTEGER, "any length can be");
+	return Number(v);
+}
+function checkClaims(file, items, limits) {
+	const basis = limits.basis ?? "relcast reads from any delta";
+	let total = 0;
+	for (const item of items) {
+		const c = item.commands;
+		if (c & Command$1.binaryDiff) {
+			if (item.dataLength > maxPatchBytes(limits)) throw claimTooLarge(file, `the patch for ${item.rel}`, item.dataLength, maxPatchBytes(limits), `a patch to a file of at most ${limits.maxFileBytes} bytes (${basis}) can need`);
+		} else if (c & Command$1.extract && (item.mode & 61440) === 32768) {
+			if (item.dataLength > limits.maxFileBytes) throw claimTooLarge(file, `the file ${item.rel}`, item.dataLength, limits.maxFileBytes, `bytes ${basis} for one file`);
+		} else if (item.dataLength > 4096) throw claimTooLarge(file, `the link ${item.rel}`, item.dataLength, MAX_LINK_TARGET_BYTES, "bytes a link target may have");
+		total += item.dataLength;
 	}
-	async bytes(n) {
-		if (n < 0 || this.position + n > this.size) throw corrupt(this.name, `it ends early (wanted ${n} bytes at ${this.position} of ${this.size})`);
-		const buf = Buffer.alloc(n);
-		let done = 0;
-		while (done < n) {
-			const { bytesRead } = await this.fh.read(buf, done, n - done, this.position + done);
-			if (bytesRead === 0) throw corrupt(this.name, "it ends early");
-			done += bytesRead;
-		}
-		this.position += n;
-		return buf;
-	}
-	async u8() {
-		return (await this.bytes(1))[0];
-	}
-	async u16() {
-		return (await this.bytes(2)).readUInt16LE(0);
-	}
-	async u32() {
-		return (await this.bytes(4)).readUInt32LE(0);
-	}
-	async u64() {
-		const v = (await this.bytes(8)).readBigUInt64LE(0);
-		if (v > BigInt(this.size)) throw corrupt(this.name, `a length of ${v} bytes exceeds the delta`);
-		return Number(v);
-	}
-	async hashNext(n, hash) {
-		if (this.position + n > this.size) throw corrupt(this.name, "a file's data runs past the end");
-		const chunk = Buffer.allocUnsafe(Math.min(n, 1 << 20) || 1);
-		for (let left = n; left > 0;) {
-			const { bytesRead } = await this.fh.read(chunk, 0, Math.min(chunk.length, left), this.position);
-			if (bytesRead === 0) throw corrupt(this.name, "it ends early");
-			hash.update(chunk.subarray(0, bytesRead));
-			this.position += bytesRead;
-			left -= bytesRead;
-		}
-	}
-	async copyTo(fh, n) {
-		if (this.position + n > this.size) throw corrupt(this.name, "a file's data runs past the end");
-		const chunk = Buffer.allocUnsafe(Math.min(n, 1 << 20) || 1);
-		let left = n;
-		while (left > 0) {
-			const { bytesRead } = await this.fh.read(chunk, 0, Math.min(chunk.length, left), this.position);
-			if (bytesRead === 0) throw corrupt(this.name, "it ends early");
-			await fh.write(chunk.subarray(0, bytesRead));
-			this.position += bytesRead;
-			left -= bytesRead;
-		}
-	}
-};
+	if (total > limits.maxDataBytes) throw claimTooLarge(file, "its items' data", total, limits.maxDataBytes, `bytes ${basis} in all`);
+	return total;
+}
 function checkRelativePath(file, rel) {
 	const parts = rel.split("/");
 	if (!rel.startsWith("/") || rel.length < 2 || parts.slice(1).some((p) => p === "" || p === "." || p === "..") || rel.includes("\\")) throw corrupt(file, `unsafe path ${JSON.stringify(rel)}`);
 }
-async function openDelta(deltaFile, scratch) {
+async function openDelta(deltaFile, limits = DEFAULT_DELTA_LIMITS) {
 	const raw = await open(deltaFile, "r");
 	const head = Buffer.alloc(6);
 	try {
@@ -9427,13 +9638,10 @@ async function openDelta(deltaFile, scratch) {
 	}
 	const compression = compressionName(head[4]);
 	if (!compression) throw corrupt(deltaFile, `compression ${head[4]} is not one relcast reads (none, bzip2, lzma)`);
-	const bodyFile = path.join(scratch, "body");
-	await runCodec("decompress", compression, deltaFile, 6, bodyFile, false);
-	const fh = await open(bodyFile, "r");
-	const reader = new BodyReader(fh, (await fh.stat()).size, deltaFile);
+	const reader = await openDeltaBody(deltaFile, compression, 52 + MAX_PATH_TABLE_BYTES * 9 + limits.maxDataBytes);
 	try {
-		const majorVersion = await reader.u16();
-		const minorVersion = await reader.u16();
+		const majorVersion = (await reader.bytes(2)).readUInt16LE(0);
+		const minorVersion = (await reader.bytes(2)).readUInt16LE(0);
 		if (majorVersion !== 3) throw corrupt(deltaFile, `major version ${majorVersion}; relcast reads version ${3} (Sparkle 2's format)`);
 		const beforeHash = (await reader.bytes(20)).toString("hex");
 		const afterHash = (await reader.bytes(20)).toString("hex");
@@ -9446,63 +9654,75 @@ async function openDelta(deltaFile, scratch) {
 			beforeHash,
 			afterHash
 		};
-		const tableLength = await reader.u64();
+		const tableLength = await u64(reader, deltaFile, "its path table");
+		if (tableLength > 67108864) throw claimTooLarge(deltaFile, "its path table", tableLength, MAX_PATH_TABLE_BYTES, "bytes a path table may have");
 		const paths = tableLength === 0 ? [] : (await reader.bytes(tableLength)).toString("utf8").split("\0");
 		if (paths.length > 0 && paths.pop() !== "") throw corrupt(deltaFile, "the path table does not end with NUL");
 		for (const p of paths) checkRelativePath(deltaFile, p);
+		const u8 = async () => (await reader.bytes(1))[0];
+		const u16 = async () => (await reader.bytes(2)).readUInt16LE(0);
+		const u32 = async () => (await reader.bytes(4)).readUInt32LE(0);
 		const items = [];
 		if (paths.length > 0) for (;;) {
-			const commands = await reader.u8();
+			const commands = await u8();
 			if (commands === Command$1.end) break;
 			if (commands & -32) throw corrupt(deltaFile, `unknown command bits 0x${commands.toString(16)}`);
 			if (items.length >= paths.length) throw corrupt(deltaFile, "more items than paths");
+			const rel = paths[items.length];
 			let mode = 0;
 			let dataLength = 0;
 			let clonedFrom;
 			if (commands & Command$1.clone) {
-				if (commands & Command$1.modifyPermissions) mode = await reader.u16();
-				const index = await reader.u32();
+				if (commands & Command$1.modifyPermissions) mode = await u16();
+				const index = await u32();
 				if (index >= paths.length) throw corrupt(deltaFile, `clone index ${index} is past the ${paths.length} paths`);
 				clonedFrom = paths[index];
-				if (commands & Command$1.binaryDiff) dataLength = await reader.u64();
+				if (commands & Command$1.binaryDiff) dataLength = await u64(reader, deltaFile, `the patch for ${rel}`);
 			} else if (commands & Command$1.binaryDiff) {
-				if (commands & Command$1.modifyPermissions) mode = await reader.u16();
-				dataLength = await reader.u64();
+				if (commands & Command$1.modifyPermissions) mode = await u16();
+				dataLength = await u64(reader, deltaFile, `the patch for ${rel}`);
 			} else if (commands & Command$1.extract) {
-				mode = await reader.u16();
+				mode = await u16();
 				const type = mode & S_IFMT$1;
-				if (type === 32768) dataLength = await reader.u64();
-				else if (type === 40960) dataLength = await reader.u16();
-				else if (type !== 16384) throw corrupt(deltaFile, `extract item ${paths[items.length]} has file type 0${type.toString(8)}`);
-			} else if (commands & Command$1.modifyPermissions) mode = await reader.u16();
+				if (type === 32768) dataLength = await u64(reader, deltaFile, `the file ${rel}`);
+				else if (type === 40960) dataLength = await u16();
+				else if (type !== 16384) throw corrupt(deltaFile, `extract item ${rel} has file type 0${type.toString(8)}`);
+			} else if (commands & Command$1.modifyPermissions) mode = await u16();
 			items.push({
-				rel: paths[items.length],
+				rel,
 				commands,
 				mode,
 				clonedFrom,
 				dataLength
 			});
 		}
+		else if (!await reader.atEnd() && (await reader.bytes(1))[0] !== Command$1.end) throw corrupt(deltaFile, "data follows an empty path table");
+		reader.setLimit(reader.position + checkClaims(deltaFile, items, limits));
 		return {
 			header,
 			items,
 			reader,
-			close: () => fh.close()
+			close: () => reader.close()
 		};
 	} catch (err) {
-		await fh.close();
+		await reader.close();
 		throw err;
 	}
+}
+function checkLinkTarget(file, rel, target) {
+	if (target === "" || target.includes("\0")) throw corrupt(file, `link ${rel} has an empty or NUL-holding target`);
+	if (target.startsWith("/")) throw corrupt(file, `link ${rel} points at the absolute path ${JSON.stringify(target.slice(0, 200))}, outside the bundle`);
+	const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(rel.slice(1)), target));
+	if (resolved === ".." || resolved.startsWith("../")) throw corrupt(file, `link ${rel} points at ${JSON.stringify(target.slice(0, 200))}, outside the bundle`);
 }
 
 // src/sparkle/delta/delta-apply-tree.ts
 init_errors$4();
-const MAX_LINK_TARGET$1 = 4096;
 async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
-	const scratch = await mkdtemp(path.join(options.tmpDir ?? os.tmpdir(), "relcast-check-"));
+	const limits = options.limits ?? DEFAULT_DELTA_LIMITS;
 	let opened;
 	try {
-		opened = await openDelta(deltaFile, scratch);
+		opened = await openDelta(deltaFile, limits);
 		const { header, items, reader } = opened;
 		if (oldTree.hash.toString("hex") !== header.beforeHash) throw new RelcastError("E_VERIFY", `the old bundle is not the one this delta was made from (tree hash ${oldTree.hash.toString("hex")}, delta expects ${header.beforeHash}).`, "Apply the delta to the release named in its file name.");
 		const old = new Map(oldTree.entries.map((e) => [e.rel, e]));
@@ -9547,7 +9767,7 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 			} else if (c & Command$1.binaryDiff) {
 				const patch = await reader.bytes(item.dataLength);
 				const from = oldFile(c & Command$1.clone ? item.clonedFrom : item.rel, "patch source");
-				const result = applyBsdiffPatch(await oldTree.source.readFile(from), patch);
+				const result = applyBsdiffPatch(await oldTree.source.readFile(from), patch, limits.maxFileBytes);
 				const existing = state.get(item.rel);
 				const perms = c & Command$1.clone || existing?.kind !== "file" ? from.perms : existing.perms;
 				remove(item.rel);
@@ -9568,8 +9788,8 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 						hash: hash.digest()
 					});
 				} else if (type === 40960) {
-					if (item.dataLength > MAX_LINK_TARGET$1) throw corrupt(deltaFile, `link ${item.rel} has a ${item.dataLength}-byte target`);
 					const target = await reader.bytes(item.dataLength);
+					checkLinkTarget(deltaFile, item.rel, target.toString("utf8"));
 					remove(item.rel);
 					state.set(item.rel, {
 						kind: "symlink",
@@ -9590,6 +9810,7 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 				if (node.kind !== "symlink") node.perms = item.mode & PERMISSION_FLAGS;
 			}
 		}
+		await reader.expectEnd();
 		const entries = [...state.entries()].map(([rel, node]) => ({
 			rel,
 			kind: node.kind,
@@ -9605,10 +9826,6 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 		};
 	} finally {
 		await opened?.close();
-		await rm(scratch, {
-			recursive: true,
-			force: true
-		});
 	}
 }
 
@@ -9825,6 +10042,63 @@ function createBsdiffPatchParts(old, neu) {
 		diff.subarray(0, diffLength),
 		...extras.map(([start, end]) => neu.subarray(start, end))
 	];
+}
+
+// src/sparkle/delta/delta-codec.ts
+init_errors$4();
+function tool(name) {
+	if (name === "lzma") return {
+		cmd: "xz",
+		compress: [
+			"--format=xz",
+			"--check=crc64",
+			"-6",
+			"--threads=1",
+			"-c"
+		],
+		decompress: ["-dc", "--single-stream"]
+	};
+	return {
+		cmd: "bzip2",
+		compress: ["-9", "-c"],
+		decompress: ["-dc"]
+	};
+}
+async function runCodec(mode, name, input, inputStart, output, append) {
+	const sink = createWriteStream(output, { flags: append ? "a" : "w" });
+	const sinkClosed = once(sink, "close");
+	const source = createReadStream(input, { start: inputStart });
+	if (name === "none") {
+		source.pipe(sink);
+		await sinkClosed;
+		return;
+	}
+	const t = tool(name);
+	const child = spawn(t.cmd, mode === "compress" ? t.compress : t.decompress, { stdio: [
+		"pipe",
+		"pipe",
+		"pipe"
+	] });
+	let stderr = "";
+	child.stderr.setEncoding("utf8").on("data", (s) => stderr += s);
+	const spawned = new Promise((resolve, reject) => {
+		child.once("error", (err) => reject(new RelcastError("E_INPUT", `Cannot run ${t.cmd} for ${name} delta compression: ${err.message}.`, `Install ${t.cmd} (Debian: apt-get install ${t.cmd === "xz" ? "xz-utils" : "bzip2"}; macOS: brew install ${t.cmd}) or set deltas.compression.`)));
+		child.once("spawn", () => resolve());
+	});
+	try {
+		await spawned;
+	} catch (err) {
+		sink.destroy();
+		source.destroy();
+		throw err;
+	}
+	source.on("error", (err) => child.stdin.destroy(err));
+	child.stdin.on("error", () => void 0);
+	source.pipe(child.stdin);
+	child.stdout.pipe(sink);
+	const [code] = await once(child, "close");
+	await sinkClosed;
+	if (code !== 0) throw new RelcastError(mode === "decompress" ? "E_VERIFY" : "E_INTERNAL", `${t.cmd} could not ${mode} the delta (exit ${code}): ${stderr.trim() || "no message"}.`, mode === "decompress" ? "The delta file is damaged or not a Sparkle delta." : void 0);
 }
 
 // src/sparkle/delta/delta-create.ts
@@ -14060,7 +14334,7 @@ const deltasStep = {
 							await rm(file, { force: true });
 							return { log: `delta from ${candidate.version}: ${made.size} bytes is more than 7/8 of the ${zip.sizeBytes}-byte zip; not kept` };
 						}
-						const applied = await applyDeltaToTree(oldTree, file, { tmpDir: work });
+						const applied = await applyDeltaToTree(oldTree, file, { limits: limitsForNewTree(newTree) });
 						if (applied.afterHash !== newHash) throw new RelcastError("E_INTERNAL", `the delta from ${candidate.version} did not rebuild ${inputs.version} (tree hash ${applied.afterHash}, expected ${newHash})`, "publish with --no-deltas and report this");
 						const signature = await signEd25519(ctx.key, { file });
 						if (!await verifyEd25519(ctx.key.publicKey, signature, { file })) throw new RelcastError("E_SIGNATURE", `the signature of ${fileName} does not verify with the key's own public key`, "the key file is damaged; re-export it with `generate_keys -x`");
@@ -21626,6 +21900,17 @@ const planStep = {
 		};
 	}
 };
+
+// src/domain/channel-name.ts
+function caseTwinOf(channel, existing) {
+	const folded = channel.toLowerCase();
+	let twin;
+	for (const name of existing) {
+		if (name === channel) return void 0;
+		if (twin === void 0 && name.toLowerCase() === folded) twin = name;
+	}
+	return twin;
+}
 
 // node_modules/@xmldom/xmldom/lib/conventions.js
 var require_conventions = /* @__PURE__ */ __commonJSMin(((exports) => {
@@ -30571,6 +30856,11 @@ function publishFolders(pluginId, version) {
 		RELEASE_NOTES_PREFIX
 	];
 }
+function channelsOf(view) {
+	const names = /* @__PURE__ */ new Set();
+	for (const e of view?.entries ?? []) names.add(e.channel);
+	return names;
+}
 const preflightStep = {
 	name: "preflight",
 	async run(ctx) {
@@ -30606,6 +30896,8 @@ const preflightStep = {
 		const stray = await ctx.store.strayEntries?.(publishFolders(ctx.config.pluginId, inputs.version)) ?? [];
 		if (stray.length > 0) throw new RelcastError("E_STORE", `the store holds what relcast never writes: ${stray[0]}${stray.length > 1 ? ` (and ${stray.length - 1} more)` : ""}`, "remove the links from the store (relcast verify lists them all) and publish again");
 		ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config));
+		const twin = caseTwinOf(ctx.config.channel, channelsOf(ctx.catalog));
+		if (twin !== void 0) throw new RelcastError("E_INPUT", `channel "${ctx.config.channel}" differs from the existing channel "${twin}" only in case; Sparkle compares channels exactly, so it would be a new channel no installed copy follows`, `publish to "${twin}" (--channel ${twin}, or "channel": "${twin}" in the config)`);
 		await checkContinuity(ctx, ctx.bundle, ctx.catalog);
 		assertBuildOrder({
 			version: inputs.version,
@@ -73002,12 +73294,14 @@ var init_open_store = __esmMin((() => {
 }));
 
 // src/api/publish.ts
+init_errors$4();
 init_open_store();
 async function publish(options) {
 	checkNotesSource({
 		notesFile: options.notes,
 		changelogFile: options.changelog
 	});
+	if (options.publishedAt !== void 0 && !(options.publishedAt instanceof Date && Number.isFinite(options.publishedAt.getTime()))) throw new RelcastError("E_USAGE", "publishedAt is not a valid Date", "pass a Date that holds a time, e.g. new Date(\"2026-01-31T12:00:00.000Z\")");
 	const version = normalizeVersion(options.version);
 	const key = options.key !== void 0 ? parseSigningKey(options.key, "the key option") : await loadSigningKey(options.keyFile);
 	const config = await loadConfig$1(options.config, {
@@ -73190,9 +73484,9 @@ function parseBuildNumber(text) {
 }
 function parsePublishedAt(text) {
 	if (text === void 0) return void 0;
-	const date = new Date(text);
-	if (Number.isNaN(date.getTime()) || !/^\d{4}-\d{2}-\d{2}T/.test(text)) throw new RelcastError("E_USAGE", `--published-at "${text}" is not an ISO 8601 timestamp`, "use e.g. 2026-01-31T12:00:00.000Z");
-	return date;
+	const parsed = parseIsoTimestamp(text);
+	if (!parsed.ok) throw new RelcastError("E_USAGE", `--published-at ${JSON.stringify(text.slice(0, 80))} ${parsed.reason}`, "use a real date and time in UTC, e.g. 2026-01-31T12:00:00.000Z");
+	return parsed.date;
 }
 function registerPublish(program) {
 	program.command("publish").description("zip, sign and publish one release; then update catalog and appcast").requiredOption("--version <semver>", "release version (a leading v is stripped)").requiredOption("--app <dir>", "built plugin bundle folder (holds Contents/Info.plist)").requiredOption("--dmg <file>", "disk image to publish").option("--notes <file>", "release notes in Markdown (list items become the record's notes)").option("--changelog <file>", "take the notes from this version's section of a Keep a Changelog file (CHANGELOG.md)").option("--summary <text>", "one-line summary (default: the first note)").option("--build-number <n>", "build number when CFBundleVersion is not an integer").option("--config <file>", "config file", "relcast.config.json").option("--store <url>", "file:///abs, file://./rel or s3://bucket[/prefix] (overrides config)").option("--channel <name>", "release channel (overrides config)").option("--key-file <file>", "base64 Ed25519 key (else $RELCAST_SIGNING_KEY)").option("--critical [build]", "mark the update critical (for installs below <build> only, when given)").option("--minimum-autoupdate-version <build>", "installs below this build are not updated automatically (major upgrade)").option("--phased-rollout-interval <seconds>", "Sparkle phased rollout: seconds between groups (0: none; default from config)").option("--release-notes-url <url>", "sparkle:releaseNotesLink instead of inline notes ({version} is filled in)").option("--full-release-notes-url <url>", "sparkle:fullReleaseNotesLink (the full version history)").addOption(new Option("--published-at <iso>", "publication time (migration and reproducible builds)").hideHelp()).option("--allow-key-change", "publish although the previous release's bundle carries another SUPublicEDKey (see docs/sparkle.md: key rotation)").option("--no-deltas", "make no Sparkle delta updates from older releases (as deltas.maximum: 0)").option("--dry-run", "print the plan and the diff of appcast and catalog; write nothing").option("--json", "print the record as JSON on stdout (dry run: record, plan and the new contents)").option("-q, --quiet", "only errors on stderr").action(async (flags, command) => {

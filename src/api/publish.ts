@@ -1,4 +1,5 @@
 import { loadConfig } from "../config/load-config.js";
+import { RelcastError } from "../core/errors.js";
 import { silentLogger, type Logger } from "../core/logger.js";
 import { runRelease } from "../release/pipeline.js";
 import { previewPlan, type PlanPreview } from "../release/plan-preview.js";
@@ -68,6 +69,9 @@ export interface PublishResult {
  */
 export async function publish(options: PublishOptions): Promise<PublishResult> {
   checkNotesSource({ notesFile: options.notes, changelogFile: options.changelog });
+  if (options.publishedAt !== undefined && !(options.publishedAt instanceof Date && Number.isFinite(options.publishedAt.getTime()))) {
+    throw new RelcastError("E_USAGE", "publishedAt is not a valid Date", "pass a Date that holds a time, e.g. new Date(\"2026-01-31T12:00:00.000Z\")");
+  }
   const version = normalizeVersion(options.version);
   const key = options.key !== undefined ? parseSigningKey(options.key, "the key option") : await loadSigningKey(options.keyFile);
   const config = await loadConfig(options.config, { store: options.store, channel: options.channel });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CHANNEL_PATTERN, isHttpUrl, isPluginId, isReleaseVersion, isSafeFileName } from "./record-fields.js";
 import { xmlTextProblem } from "../core/xml-text.js";
+import { parseIsoTimestamp } from "../core/iso-timestamp.js";
 
 /**
  * The §2.6 release record. Records written by relcast always carry every
@@ -9,10 +10,16 @@ import { xmlTextProblem } from "../core/xml-text.js";
  * drops data.
  */
 export const timestampSchema = z.strictObject({
-  _seconds: z.number().int(),
+  // The seconds a JavaScript Date can hold (±8.64e12): outside them every date derived from the record is invalid.
+  _seconds: z.number().int().min(-8_640_000_000_000).max(8_640_000_000_000),
   _nanoseconds: z.number().int().min(0).max(999_999_999),
 });
 
+/** An ISO 8601 timestamp as relcast writes it; a day the month does not have is refused, never rolled over. */
+const isoTimestamp = z.string().superRefine((value, ctx) => {
+  const parsed = parseIsoTimestamp(value);
+  if (!parsed.ok) ctx.addIssue({ code: "custom", message: `${JSON.stringify(value.slice(0, 80))} ${parsed.reason}` });
+});
 const httpUrl = z.string().refine(isHttpUrl, "must be an absolute http(s) URL");
 const releaseVersion = z.string().refine(isReleaseVersion, "must be a semantic version <major>.<minor>.<patch>[-prerelease] without build metadata");
 const pluginId = z.string().refine(isPluginId, "must be a plugin id (lower-case letters, digits, '.', '_', '-'; at most 64)");
@@ -100,14 +107,14 @@ export const releaseRecordSchema = z.looseObject({
   autoupdate: autoupdateSchema.optional(),
   assistantIntegration: z.array(z.string()).optional(),
   publishedAt: timestampSchema,
-  publishedAtIso: z.string().optional(),
+  publishedAtIso: isoTimestamp.optional(),
   publishedAtLocal: z.string().optional(),
   publishedAtTimezone: z.string().optional(),
   updatedAt: timestampSchema,
   /** Set in the catalog (never in release.json) while a release is yanked; see releases/<v>/yank.json. */
   yanked: z.literal(true).optional(),
   yankedReason: z.string().optional(),
-  yankedAt: z.string().optional(),
+  yankedAt: isoTimestamp.optional(),
 }).superRefine((record, ctx) => {
   const { version, objectStore } = record;
   if (typeof objectStore !== "object" || objectStore === null) return;
@@ -124,7 +131,7 @@ export const releaseRecordSchema = z.looseObject({
 /** `releases/<v>/yank.json`: the yank state the catalog entry carries. */
 export const yankMarkerSchema = z.strictObject({
   yanked: z.literal(true),
-  yankedAt: z.string(),
+  yankedAt: isoTimestamp,
   yankedReason: z.string().optional(),
 }).superRefine((marker, ctx) => checkXmlText(marker, [], ctx));
 

@@ -1,19 +1,33 @@
 import type { RelcastConfig } from "../config/schema.js";
 import { RelcastError } from "../core/errors.js";
 import type { ObjectStore } from "../store/object-store.js";
-import { RELEASES_PREFIX } from "../domain/release-layout.js";
+import { CATALOG_KEY, RELEASES_PREFIX } from "../domain/release-layout.js";
+import { compareNewestFirst, parseCatalog } from "../domain/catalog.js";
+import { quotedFolder, storedKeyOf } from "../domain/record-keys.js";
 import { releaseRecordSchema, type ReleaseRecord } from "../domain/record-schema.js";
 import { readYankMarker } from "../catalog/yank-marker.js";
-import { withYankState } from "../domain/yank-state.js";
+import { isYanked, withYankState } from "../domain/yank-state.js";
 import { applyChange } from "./apply-change.js";
 import type { FeedSigning } from "../catalog/feed-signing.js";
 
-const RECORD_KEY = /^releases\/([^/]+)\/release\.json$/;
-const YANK_KEY = /^releases\/([^/]+)\/yank\.json$/;
-
 export interface RebuildResult {
   records: ReleaseRecord[];
-  skipped: Array<{ key: string; reason: string }>;
+  /** `misplaced`: a valid record under another version's folder. */
+  skipped: Array<{ key: string; reason: string; misplaced?: true }>;
+}
+
+export interface RebuildChange {
+  version: string;
+  channel: string;
+  change: "adds" | "drops" | "yanks" | "unyanks";
+}
+
+export interface RebuildOutcome extends RebuildResult {
+  /** Every release the new catalog adds or drops (or whose yank state it changes) compared with the current one. */
+  changes: RebuildChange[];
+  /** Why the current catalog could not be compared (unreadable); then every release counts as added. */
+  currentProblem?: string;
+  written: boolean;
 }
 
 /** Reads every stored record (`releases/<v>/release.json`). Invalid ones are reported, never dropped silently. */
@@ -22,9 +36,9 @@ export async function readAllRecords(store: ObjectStore, pluginId: string): Prom
   const skipped: RebuildResult["skipped"] = [];
   const yanked = new Set<string>();
   for await (const meta of store.list(RELEASES_PREFIX)) {
-    const yank = YANK_KEY.exec(meta.key);
-    if (yank) yanked.add(yank[1]!);
-    if (!RECORD_KEY.test(meta.key)) continue;
+    const stored = storedKeyOf(meta.key);
+    if (stored?.kind === "yank") yanked.add(stored.folder);
+    if (stored?.kind !== "record") continue;
     const got = await store.get(meta.key);
     if (!got) continue;
     let raw: unknown;
@@ -39,6 +53,11 @@ export async function readAllRecords(store: ObjectStore, pluginId: string): Prom
       skipped.push({ key: meta.key, reason: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") });
       continue;
     }
+    if (parsed.data.version !== stored.folder) {
+      // Listing it would publish its release twice (or under the wrong folder's objects): refused, never guessed.
+      skipped.push({ key: meta.key, misplaced: true, reason: `it holds release ${parsed.data.version}, not ${quotedFolder(stored.folder)}: a record stored under another version's folder; move it to releases/${parsed.data.version}/release.json if that has no record, otherwise remove it` });
+      continue;
+    }
     if (parsed.data.pluginId !== pluginId) {
       skipped.push({ key: meta.key, reason: `belongs to plugin ${parsed.data.pluginId}, not ${pluginId}` });
       continue;
@@ -51,14 +70,48 @@ export async function readAllRecords(store: ObjectStore, pluginId: string): Prom
   return { records, skipped };
 }
 
+/** What the new catalog changes compared with the current one, newest first as the catalog lists them. */
+async function changesAgainstCurrent(store: ObjectStore, records: readonly ReleaseRecord[]): Promise<{ changes: RebuildChange[]; currentProblem?: string }> {
+  const got = await store.get(CATALOG_KEY);
+  let current: ReleaseRecord[] = [];
+  let currentProblem: string | undefined;
+  if (got) {
+    try {
+      current = parseCatalog(got.body.toString("utf8"), store.uriFor(CATALOG_KEY)).versions;
+    } catch (err) {
+      currentProblem = (err as Error).message;
+    }
+  }
+  const before = new Map(current.map((r) => [r.version, r]));
+  const after = new Map(records.map((r) => [r.version, r]));
+  const changes: RebuildChange[] = [];
+  for (const r of [...records].sort(compareNewestFirst)) {
+    const was = before.get(r.version);
+    if (!was) changes.push({ version: r.version, channel: r.channel, change: "adds" });
+    else if (isYanked(was) !== isYanked(r)) changes.push({ version: r.version, channel: r.channel, change: isYanked(r) ? "yanks" : "unyanks" });
+  }
+  for (const r of current) if (!after.has(r.version)) changes.push({ version: r.version, channel: r.channel, change: "drops" });
+  return { changes, ...(currentProblem !== undefined ? { currentProblem } : {}) };
+}
+
 /**
  * Regenerates catalog and appcast from the immutable records and the yank
  * markers, and the public site from them (as a publish does: `verify` holds
  * the public files to the canonical ones): repairs a hand-edited or lost
- * catalog and migrates stores written by older tools.
+ * catalog, lists a release whose publish was interrupted after its record,
+ * and migrates stores written by older tools. `dryRun`: works out and
+ * returns the changes, writes nothing.
  */
-export async function rebuildFeeds(store: ObjectStore, config: RelcastConfig, options: { allowSkipped: boolean; signing?: FeedSigning }): Promise<RebuildResult> {
+export async function rebuildFeeds(store: ObjectStore, config: RelcastConfig, options: { allowSkipped: boolean; dryRun?: boolean; signing?: FeedSigning }): Promise<RebuildOutcome> {
   const result = await readAllRecords(store, config.pluginId);
+  const misplaced = result.skipped.filter((s) => s.misplaced);
+  if (misplaced.length > 0 && !options.allowSkipped) {
+    throw new RelcastError(
+      "E_CATALOG",
+      `${misplaced.length} stored record(s) lie in another version's folder: ${misplaced.map((s) => `${s.key} (${s.reason.split(":")[0]})`).join(", ")}; a rebuild would list a release from the wrong folder or twice`,
+      "move each to releases/<its version>/release.json if that has no record, otherwise remove it; relcast verify names them all (or pass --skip-invalid to rebuild without them)",
+    );
+  }
   if (result.skipped.length > 0 && !options.allowSkipped) {
     throw new RelcastError(
       "E_CATALOG",
@@ -66,6 +119,8 @@ export async function rebuildFeeds(store: ObjectStore, config: RelcastConfig, op
       "fix or remove those records, or pass --skip-invalid to rebuild without them",
     );
   }
+  const compared = await changesAgainstCurrent(store, result.records);
+  if (options.dryRun) return { ...result, ...compared, written: false };
   await applyChange(store, config, "rebuild", { kind: "replace", records: result.records }, [], { site: true, signing: options.signing });
-  return result;
+  return { ...result, ...compared, written: true };
 }

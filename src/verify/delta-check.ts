@@ -3,6 +3,7 @@ import path from "node:path";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import { deltaFileName, versionedKey, zipFileName } from "../domain/release-layout.js";
 import { applyDelta } from "../sparkle/delta/delta-apply.js";
+import { limitsForNewTree } from "../sparkle/delta/delta-limits.js";
 import { hashTree } from "../sparkle/delta/tree-hash.js";
 import { extractBundleZip } from "../sparkle/delta/zip-tree.js";
 import { challengePrefix, verifyEd25519Challenge } from "../sparkle/ed25519-stream.js";
@@ -42,7 +43,10 @@ export async function checkDeltas(
   const work = path.join(workDir, `deltas-${record.version}`);
   try {
     const newTree = await trustedTree(store, record, pluginId, path.join(work, "new"), problems, tally);
-    const newHash = newTree ? (await hashTree(newTree)).hash.toString("hex") : undefined;
+    const hashedNew = newTree ? await hashTree(newTree) : undefined;
+    const newHash = hashedNew?.hash.toString("hex");
+    // A delta may claim no more than this release's own files hold: a hostile one is refused before it inflates.
+    const limits = hashedNew ? limitsForNewTree(hashedNew) : undefined;
     for (const delta of deltas) {
       const name = deltaFileName(pluginId, record.version, delta.fromVersion);
       const key = versionedKey(record.version, name);
@@ -56,6 +60,7 @@ export async function checkDeltas(
         problems.push(`delta ${key} is missing`);
         continue;
       }
+      const before = problems.length;
       if (got.sizeBytes !== delta.sizeBytes) problems.push(`delta ${key} is ${got.sizeBytes} bytes; the record says ${delta.sizeBytes}`);
       if (got.sha256 !== delta.sha256) problems.push(`delta ${key} has SHA-256 ${got.sha256.slice(0, 12)}…, the record says ${delta.sha256.slice(0, 12)}…`);
       if (!delta.url.endsWith(`/downloads/${name}`)) problems.push(`delta from ${delta.fromVersion}: url ${delta.url} does not name ${name}`);
@@ -63,17 +68,19 @@ export async function checkDeltas(
       else if (publicKey && !(got.challenge && verifyEd25519Challenge(publicKey, signature, got.challenge))) {
         problems.push(`delta ${key}: edSignature does not verify with public key ${publicKey.toString("base64")}`);
       }
+      // Bytes that are not the ones the record pins and signs are never opened, let alone applied.
+      const trusted = problems.length === before;
       const from = byVersion.get(delta.fromVersion);
       if (!from?.autoupdate) {
         problems.push(`delta from ${delta.fromVersion}: that release is not in the catalog`);
         continue;
       }
       if (from.autoupdate.buildNumber !== delta.fromBuild) problems.push(`delta from ${delta.fromVersion}: the record says build ${delta.fromBuild}, that release is build ${from.autoupdate.buildNumber}`);
-      if (!newHash) continue;
+      if (!newHash || !trusted) continue;
       const oldTree = await trustedTree(store, from, pluginId, path.join(work, `from-${delta.fromVersion}`), problems, tally);
       if (!oldTree) continue;
       try {
-        const applied = await applyDelta(oldTree, path.join(work, `applied-${delta.fromVersion}`), file, { tmpDir: work, oldTree: await hashTree(oldTree) });
+        const applied = await applyDelta(oldTree, path.join(work, `applied-${delta.fromVersion}`), file, { oldTree: await hashTree(oldTree), ...(limits ? { limits } : {}) });
         if (applied.header.afterHash !== newHash) problems.push(`delta from ${delta.fromVersion} builds tree ${applied.header.afterHash}, not ${record.version}'s ${newHash}`);
       } catch (err) {
         problems.push(`delta from ${delta.fromVersion} does not apply to ${delta.fromVersion}'s zip: ${(err as Error).message}`);

@@ -18,6 +18,7 @@ import { checkFeedAgreement, type FeedExpectations } from "./feed-agreement.js";
 import { expectedLatest } from "../domain/latest-choice.js";
 import { checkLatest } from "./latest-check.js";
 import { recordProblems } from "./record-check.js";
+import { recordInventoryProblems } from "./record-inventory.js";
 import { NOT_RUN, outcome, rowProblems, type ReleaseRow } from "./release-row.js";
 import { bundleIdProblems, keyChangeProblems } from "./bundle-id-check.js";
 import { runPool } from "./run-pool.js";
@@ -109,6 +110,7 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
         ? `${APPCAST_KEY} exists but ${CATALOG_KEY} does not; run relcast rebuild`
         : `${store.uriFor(CATALOG_KEY)} does not exist: nothing is published in this store (check --store or the config's store)`,
     ];
+    feed.push(...(await recordInventoryProblems(store, undefined)));
     return { pluginId: options.pluginId, ...empty, feed, store: storeProblems, ok: false };
   }
   let catalog: Catalog;
@@ -125,6 +127,7 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
   const agreement = checkFeedAgreement(records, appcast, { pluginId, appUrl: options.appUrl, maxItemsPerChannel: options.maxItemsPerChannel });
   const feed = [...(strict ? [strict] : []), ...catalogProblems(catalog, options.pluginId), ...agreement.feed];
   if (!appcast && records.some((r) => r.autoupdate && !isYanked(r))) feed.push(`${APPCAST_KEY} is missing`);
+  feed.push(...(await recordInventoryProblems(store, catalog)));
 
   const workDir = await mkdtemp(path.join(os.tmpdir(), "relcast-verify-"));
   const byVersion = new Map(records.map((r) => [r.version, r]));

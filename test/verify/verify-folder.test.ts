@@ -181,6 +181,8 @@ describe("relcast verify on a folder store", () => {
     await editJson(rel(store, "catalog.json"), (c) => {
       Object.assign(c.versions.find((r: { version: string }) => r.version === "1.0.1"), { yanked: true, yankedReason: "crashes on launch", yankedAt: "2026-01-01T00:00:00.000Z" });
     });
+    // As `relcast yank` leaves it: the marker beside the record, and the catalog entry marked.
+    await writeFile(rel(store, "1.0.1/yank.json"), JSON.stringify({ yanked: true, yankedAt: "2026-01-01T00:00:00.000Z", yankedReason: "crashes on launch" }));
     const offeredStill = await expectFailure(store, "1.0.1", /1\.0\.1: the appcast offers 1\.0\.1 but it is yanked/);
     expect(offeredStill).toBeTruthy();
     const config = await loadConfig(ws.configFile);
@@ -191,13 +193,14 @@ describe("relcast verify on a folder store", () => {
     expect(res.stdout.split("\n").find((l) => l.startsWith("1.0.1 "))).toMatch(/\byanked\s+ok$/);
   });
 
-  it("warns, but passes, on a publish killed between its latest and feeds steps", async () => {
+  it("fails on a publish killed between its latest and feeds steps, naming the release and the repair (issue 33)", async () => {
     const store = await copyStore();
     const p = await ws.plugin("1.4.0", 140);
     const killed = await runCli([...ws.publishArgs(p, "1.4.0"), "--store", `file://${store}`], { env: { RELCAST_FAILPOINT: "before:feeds" } });
     expect(killed.signal).toBe("SIGKILL");
     const res = await verify(store);
-    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expect(res.code, res.stdout + res.stderr).toBe(11);
+    expect(res.stdout).toContain("feed: release 1.4.0 has a record (releases/1.4.0/release.json) but the catalog does not list it");
     expect(res.stdout).toMatch(/warnings:\n {2}latest: latest\/ holds 1\.4\.0, which has a record but is not in the catalog yet/);
     const resumed = await runCli([...ws.publishArgs(p, "1.4.0"), "--store", `file://${store}`, "--quiet"]);
     expect(resumed.code, resumed.stderr).toBe(0);

@@ -1,5 +1,6 @@
 import { Command, Option } from "commander";
 import { RelcastError } from "../../core/errors.js";
+import { parseIsoTimestamp } from "../../core/iso-timestamp.js";
 import { publish } from "../../api/publish.js";
 import { formatPlan } from "../../domain/release-plan.js";
 import { feedDiffs } from "../../release/plan-preview.js";
@@ -41,11 +42,9 @@ function parseBuildNumber(text: string | undefined): number | undefined {
 
 function parsePublishedAt(text: string | undefined): Date | undefined {
   if (text === undefined) return undefined;
-  const date = new Date(text);
-  if (Number.isNaN(date.getTime()) || !/^\d{4}-\d{2}-\d{2}T/.test(text)) {
-    throw new RelcastError("E_USAGE", `--published-at "${text}" is not an ISO 8601 timestamp`, "use e.g. 2026-01-31T12:00:00.000Z");
-  }
-  return date;
+  const parsed = parseIsoTimestamp(text);
+  if (!parsed.ok) throw new RelcastError("E_USAGE", `--published-at ${JSON.stringify(text.slice(0, 80))} ${parsed.reason}`, "use a real date and time in UTC, e.g. 2026-01-31T12:00:00.000Z");
+  return parsed.date;
 }
 
 export function registerPublish(program: Command): void {

@@ -9,15 +9,20 @@ export function registerRebuild(program: Command): void {
     .description("regenerate catalog, appcast and public site from the stored release records (repair, migration)")
     .option("--config <file>", "config file", "relcast.config.json")
     .option("--store <url>", "store URL (overrides config)")
-    .option("--skip-invalid", "rebuild without records that do not parse (they are listed)")
+    .option("--skip-invalid", "rebuild without records that do not parse or lie in another version's folder (they are listed)")
+    .option("--dry-run", "print what the rebuild would add to or drop from the catalog; write nothing")
     .option("--key-file <file>", `signing key, needed only when the appcast is signed ('-' reads stdin; default $${KEY_ENV})`)
-    .action(async (flags: { config?: string; store?: string; skipInvalid?: boolean; keyFile?: string }) => {
+    .action(async (flags: { config?: string; store?: string; skipInvalid?: boolean; dryRun?: boolean; keyFile?: string }) => {
       await withConfiguredStore(flags, {}, {}, async (config, store) => {
         await store.checkReachable();
         const key = await loadOptionalSigningKey(flags.keyFile);
-        const result = await rebuildFeeds(store, config, { allowSkipped: Boolean(flags.skipInvalid), signing: { key } });
+        const result = await rebuildFeeds(store, config, { allowSkipped: Boolean(flags.skipInvalid), dryRun: Boolean(flags.dryRun), signing: { key } });
         for (const s of result.skipped) process.stderr.write(`skipped ${s.key}: ${s.reason}\n`);
-        process.stderr.write(`rebuilt catalog, appcast and site from ${result.records.length} record(s)\n`);
+        if (result.currentProblem) process.stderr.write(`the current catalog cannot be read (${result.currentProblem}); every release counts as added\n`);
+        const verb = result.written ? "" : "would ";
+        for (const c of result.changes) process.stderr.write(`${verb}${c.change === "adds" ? "add" : c.change === "drops" ? "drop" : c.change === "yanks" ? "mark yanked" : "mark not yanked"} ${c.version} (${c.channel})\n`);
+        if (result.changes.length === 0) process.stderr.write(`${verb}change no release in the catalog\n`);
+        process.stderr.write(result.written ? `rebuilt catalog, appcast and site from ${result.records.length} record(s)\n` : `dry run: would rebuild catalog, appcast and site from ${result.records.length} record(s); nothing written\n`);
       });
     });
 }

@@ -6,6 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { RelcastError } from "../../core/errors.js";
+import { DEFAULT_DELTA_LIMITS } from "./delta-limits.js";
 
 function readOfft(buf: Buffer, at: number): number {
   let value = 0;
@@ -19,15 +20,25 @@ function corrupt(why: string): RelcastError {
   return new RelcastError("E_VERIFY", `Corrupt binary patch: ${why}.`, "Recreate the delta; the file was damaged or not made by a bsdiff-compatible tool.");
 }
 
-function bunzip(block: Buffer): Buffer {
-  const run = spawnSync("bzip2", ["-dc"], { input: block, maxBuffer: 2 ** 31 - 1 });
+/** Decompresses one block, refusing (not reading on) past `limit` bytes. */
+function bunzip(block: Buffer, limit: number, what: string): Buffer {
+  const run = spawnSync("bzip2", ["-dc"], { input: block, maxBuffer: limit });
+  if ((run.error as NodeJS.ErrnoException | undefined)?.code === "ENOBUFS") throw tooLarge(`its ${what} block decompresses to more than the ${limit} bytes its header allows`);
   if (run.error) throw new RelcastError("E_INPUT", `Cannot run bzip2 to read a BSDIFF40 patch: ${run.error.message}.`, "Install bzip2 (Debian: apt-get install bzip2).");
   if (run.status !== 0) throw corrupt("a bzip2 block does not decompress");
   return run.stdout;
 }
 
-/** Returns the new file's bytes. */
-export function applyBsdiffPatch(old: Buffer, patch: Buffer): Buffer {
+function tooLarge(why: string): RelcastError {
+  return new RelcastError("E_INPUT", `Hostile or damaged binary patch: ${why}.`, "Do not publish or apply this delta; recreate it with `relcast delta create`.");
+}
+
+/**
+ * Returns the new file's bytes. `maxNewBytes`: the largest file the patch
+ * may make (the new tree's largest file when known); a header claiming more
+ * is refused before anything that size is allocated or decompressed.
+ */
+export function applyBsdiffPatch(old: Buffer, patch: Buffer, maxNewBytes = DEFAULT_DELTA_LIMITS.maxFileBytes): Buffer {
   if (patch.length < 32) throw corrupt("shorter than its 32-byte header");
   const magic = patch.toString("latin1", 0, 8);
   if (magic !== "BSDIFN40" && magic !== "BSDIFF40") throw corrupt(`unknown magic "${magic}"`);
@@ -36,14 +47,18 @@ export function applyBsdiffPatch(old: Buffer, patch: Buffer): Buffer {
   const newSize = readOfft(patch, 24);
   if (controlLength < 0 || diffLength < 0 || newSize < 0) throw corrupt("negative block length");
   if (32 + controlLength + diffLength > patch.length) throw corrupt("blocks run past the end of the patch");
+  if (newSize > maxNewBytes) throw tooLarge(`its header claims a new file of ${newSize} bytes, more than the ${maxNewBytes} allowed`);
+  // Every new byte comes from the diff block (added to an old byte) or the extra block: raw blocks must hold newSize bytes.
+  if (magic === "BSDIFN40" && newSize > patch.length - 32 - controlLength) throw tooLarge(`its header claims a new file of ${newSize} bytes, but its blocks carry only ${patch.length - 32 - controlLength}`);
 
   let control = patch.subarray(32, 32 + controlLength);
   let diff = patch.subarray(32 + controlLength, 32 + controlLength + diffLength);
   let extra = patch.subarray(32 + controlLength + diffLength);
   if (magic === "BSDIFF40") {
-    control = bunzip(control);
-    diff = bunzip(diff);
-    extra = bunzip(extra);
+    // A run is 24 control bytes and makes at least one new byte (a last empty run aside).
+    control = bunzip(control, 24 * (newSize + 2), "control");
+    diff = bunzip(diff, Math.max(newSize, 1), "diff");
+    extra = bunzip(extra, Math.max(newSize, 1), "extra");
   }
 
   const out = Buffer.alloc(newSize);

@@ -8,12 +8,11 @@
  * `applyDelta` it reads only the delta file, never the creator's item lists.
  */
 import { createHash } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { RelcastError } from "../../core/errors.js";
 import { applyBsdiffPatch } from "./bspatch.js";
-import { corrupt, type DeltaHeader, openDelta, type OpenedDelta } from "./delta-apply.js";
+import { checkLinkTarget, corrupt, type DeltaHeader, openDelta, type OpenedDelta } from "./delta-apply.js";
+import { DEFAULT_DELTA_LIMITS, type DeltaLimits } from "./delta-limits.js";
 import { Command, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from "./delta-format.js";
 import { type EntryKind, ftsOrder, type HashedTree, PERMISSION_FLAGS, treeHashOf } from "./tree-hash.js";
 
@@ -24,8 +23,6 @@ interface Node {
   hash?: Buffer;
 }
 
-const MAX_LINK_TARGET = 4096;
-
 export interface TreeApplyResult {
   header: DeltaHeader;
   items: number;
@@ -33,11 +30,11 @@ export interface TreeApplyResult {
   afterHash: string;
 }
 
-export async function applyDeltaToTree(oldTree: HashedTree, deltaFile: string, options: { tmpDir?: string } = {}): Promise<TreeApplyResult> {
-  const scratch = await mkdtemp(path.join(options.tmpDir ?? os.tmpdir(), "relcast-check-"));
+export async function applyDeltaToTree(oldTree: HashedTree, deltaFile: string, options: { limits?: DeltaLimits } = {}): Promise<TreeApplyResult> {
+  const limits = options.limits ?? DEFAULT_DELTA_LIMITS;
   let opened: OpenedDelta | undefined;
   try {
-    opened = await openDelta(deltaFile, scratch);
+    opened = await openDelta(deltaFile, limits);
     const { header, items, reader } = opened;
     if (oldTree.hash.toString("hex") !== header.beforeHash) {
       throw new RelcastError("E_VERIFY", `the old bundle is not the one this delta was made from (tree hash ${oldTree.hash.toString("hex")}, delta expects ${header.beforeHash}).`, "Apply the delta to the release named in its file name.");
@@ -85,7 +82,7 @@ export async function applyDeltaToTree(oldTree: HashedTree, deltaFile: string, o
       } else if (c & Command.binaryDiff) {
         const patch = await reader.bytes(item.dataLength);
         const from = oldFile(c & Command.clone ? item.clonedFrom! : item.rel, "patch source");
-        const result = applyBsdiffPatch(await oldTree.source.readFile(from), patch);
+        const result = applyBsdiffPatch(await oldTree.source.readFile(from), patch, limits.maxFileBytes);
         const existing = state.get(item.rel);
         // bspatch rewrites the file in place, keeping its mode; clones take the source's mode.
         const perms = c & Command.clone || existing?.kind !== "file" ? from.perms : existing.perms;
@@ -99,8 +96,8 @@ export async function applyDeltaToTree(oldTree: HashedTree, deltaFile: string, o
           remove(item.rel);
           state.set(item.rel, { kind: "file", perms: item.mode & PERMISSION_FLAGS, hash: hash.digest() });
         } else if (type === S_IFLNK) {
-          if (item.dataLength > MAX_LINK_TARGET) throw corrupt(deltaFile, `link ${item.rel} has a ${item.dataLength}-byte target`);
           const target = await reader.bytes(item.dataLength);
+          checkLinkTarget(deltaFile, item.rel, target.toString("utf8"));
           remove(item.rel);
           state.set(item.rel, { kind: "symlink", perms: 0o755, hash: createHash("sha1").update(target).digest() });
         } else if (type === S_IFDIR) {
@@ -116,6 +113,7 @@ export async function applyDeltaToTree(oldTree: HashedTree, deltaFile: string, o
       }
     }
 
+    await reader.expectEnd();
     const entries = [...state.entries()].map(([rel, node]) => ({ rel, kind: node.kind, perms: node.perms, hash: node.hash })).sort((a, b) => ftsOrder(a.rel, b.rel));
     const afterHash = treeHashOf(entries, (e) => state.get(e.rel)!.hash!).toString("hex");
     if (afterHash !== header.afterHash) {
@@ -124,6 +122,5 @@ export async function applyDeltaToTree(oldTree: HashedTree, deltaFile: string, o
     return { header, items: items.length, afterHash };
   } finally {
     await opened?.close();
-    await rm(scratch, { recursive: true, force: true });
   }
 }

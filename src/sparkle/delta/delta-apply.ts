@@ -12,12 +12,12 @@
  */
 import type { Hash } from "node:crypto";
 import type { Stats } from "node:fs";
-import { chmod, copyFile, cp, link, lstat, mkdir, mkdtemp, open, readdir, readFile, readlink, rename, rm, symlink, writeFile, type FileHandle } from "node:fs/promises";
-import os from "node:os";
+import { chmod, copyFile, cp, link, lstat, mkdir, open, readdir, readFile, readlink, rename, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { RelcastError } from "../../core/errors.js";
 import { applyBsdiffPatch } from "./bspatch.js";
-import { runCodec } from "./delta-codec.js";
+import { type DeltaBody, openDeltaBody } from "./delta-body.js";
+import { claimTooLarge, DEFAULT_DELTA_LIMITS, type DeltaLimits, MAX_LINK_TARGET_BYTES, MAX_PATH_TABLE_BYTES, maxPatchBytes } from "./delta-limits.js";
 import { Command, compressionName, type CompressionName, DELTA_MAGIC, MAJOR_VERSION, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from "./delta-format.js";
 import { type HashedTree, hashTree, inodeHashes, lstatOrUndefined, PERMISSION_FLAGS } from "./tree-hash.js";
 
@@ -43,67 +43,36 @@ export function corrupt(file: string, why: string): RelcastError {
   return new RelcastError("E_VERIFY", `${file} is not a valid Sparkle delta: ${why}.`, "Recreate the delta with `relcast delta create`.");
 }
 
-/** Sequential reader over the decompressed body. */
-class BodyReader {
-  private position = 0;
-  constructor(private readonly fh: FileHandle, readonly size: number, private readonly name: string) {}
-  async bytes(n: number): Promise<Buffer> {
-    if (n < 0 || this.position + n > this.size) throw corrupt(this.name, `it ends early (wanted ${n} bytes at ${this.position} of ${this.size})`);
-    const buf = Buffer.alloc(n);
-    let done = 0;
-    while (done < n) {
-      const { bytesRead } = await this.fh.read(buf, done, n - done, this.position + done);
-      if (bytesRead === 0) throw corrupt(this.name, "it ends early");
-      done += bytesRead;
-    }
-    this.position += n;
-    return buf;
-  }
-  async u8(): Promise<number> {
-    return (await this.bytes(1))[0]!;
-  }
-  async u16(): Promise<number> {
-    return (await this.bytes(2)).readUInt16LE(0);
-  }
-  async u32(): Promise<number> {
-    return (await this.bytes(4)).readUInt32LE(0);
-  }
-  async u64(): Promise<number> {
-    const v = (await this.bytes(8)).readBigUInt64LE(0);
-    if (v > BigInt(this.size)) throw corrupt(this.name, `a length of ${v} bytes exceeds the delta`);
-    return Number(v);
-  }
-  /** Feeds the next `n` bytes to `hash` (an applier that checks a result without writing it). */
-  async hashNext(n: number, hash: Hash): Promise<void> {
-    if (this.position + n > this.size) throw corrupt(this.name, "a file's data runs past the end");
-    const chunk = Buffer.allocUnsafe(Math.min(n, 1 << 20) || 1);
-    for (let left = n; left > 0; ) {
-      const { bytesRead } = await this.fh.read(chunk, 0, Math.min(chunk.length, left), this.position);
-      if (bytesRead === 0) throw corrupt(this.name, "it ends early");
-      hash.update(chunk.subarray(0, bytesRead));
-      this.position += bytesRead;
-      left -= bytesRead;
-    }
-  }
-  async copyTo(fh: FileHandle, n: number): Promise<void> {
-    if (this.position + n > this.size) throw corrupt(this.name, "a file's data runs past the end");
-    const chunk = Buffer.allocUnsafe(Math.min(n, 1 << 20) || 1);
-    let left = n;
-    while (left > 0) {
-      const { bytesRead } = await this.fh.read(chunk, 0, Math.min(chunk.length, left), this.position);
-      if (bytesRead === 0) throw corrupt(this.name, "it ends early");
-      await fh.write(chunk.subarray(0, bytesRead));
-      this.position += bytesRead;
-      left -= bytesRead;
-    }
-  }
-}
-
 export interface OpenedDelta {
   header: DeltaHeader;
   items: DeltaItem[];
-  reader: BodyReader;
+  reader: DeltaBody;
   close(): Promise<void>;
+}
+
+async function u64(reader: DeltaBody, file: string, what: string): Promise<number> {
+  const v = (await reader.bytes(8)).readBigUInt64LE(0);
+  if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw claimTooLarge(file, what, v, Number.MAX_SAFE_INTEGER, "any length can be");
+  return Number(v);
+}
+
+/** Every size the items claim, checked against the limits before any of it is read; returns their sum. */
+function checkClaims(file: string, items: readonly DeltaItem[], limits: DeltaLimits): number {
+  const basis = limits.basis ?? "relcast reads from any delta";
+  let total = 0;
+  for (const item of items) {
+    const c = item.commands;
+    if (c & Command.binaryDiff) {
+      if (item.dataLength > maxPatchBytes(limits)) throw claimTooLarge(file, `the patch for ${item.rel}`, item.dataLength, maxPatchBytes(limits), `a patch to a file of at most ${limits.maxFileBytes} bytes (${basis}) can need`);
+    } else if (c & Command.extract && (item.mode & S_IFMT) === S_IFREG) {
+      if (item.dataLength > limits.maxFileBytes) throw claimTooLarge(file, `the file ${item.rel}`, item.dataLength, limits.maxFileBytes, `bytes ${basis} for one file`);
+    } else if (item.dataLength > MAX_LINK_TARGET_BYTES) {
+      throw claimTooLarge(file, `the link ${item.rel}`, item.dataLength, MAX_LINK_TARGET_BYTES, "bytes a link target may have");
+    }
+    total += item.dataLength;
+  }
+  if (total > limits.maxDataBytes) throw claimTooLarge(file, "its items' data", total, limits.maxDataBytes, `bytes ${basis} in all`);
+  return total;
 }
 
 function checkRelativePath(file: string, rel: string): void {
@@ -113,8 +82,12 @@ function checkRelativePath(file: string, rel: string): void {
   }
 }
 
-/** Reads the header and item list; the body stays open for the data. */
-export async function openDelta(deltaFile: string, scratch: string): Promise<OpenedDelta> {
+/**
+ * Reads the header and item list and checks every size they claim; the body
+ * stays open for the data, which is decompressed only as far as the items
+ * claim (see delta-limits.ts).
+ */
+export async function openDelta(deltaFile: string, limits: DeltaLimits = DEFAULT_DELTA_LIMITS): Promise<OpenedDelta> {
   const raw = await open(deltaFile, "r");
   const head = Buffer.alloc(6);
   try {
@@ -125,58 +98,77 @@ export async function openDelta(deltaFile: string, scratch: string): Promise<Ope
   }
   const compression = compressionName(head[4]!);
   if (!compression) throw corrupt(deltaFile, `compression ${head[4]} is not one relcast reads (none, bzip2, lzma)`);
-  const bodyFile = path.join(scratch, "body");
-  await runCodec("decompress", compression, deltaFile, 6, bodyFile, false);
-  const fh = await open(bodyFile, "r");
-  const reader = new BodyReader(fh, (await fh.stat()).size, deltaFile);
+  // Until the items are read, the read-ahead is what bounds decompression; then their claimed sizes do.
+  const reader = await openDeltaBody(deltaFile, compression, 52 + MAX_PATH_TABLE_BYTES * 9 + limits.maxDataBytes);
   try {
-    const majorVersion = await reader.u16();
-    const minorVersion = await reader.u16();
+    const majorVersion = (await reader.bytes(2)).readUInt16LE(0);
+    const minorVersion = (await reader.bytes(2)).readUInt16LE(0);
     if (majorVersion !== MAJOR_VERSION) throw corrupt(deltaFile, `major version ${majorVersion}; relcast reads version ${MAJOR_VERSION} (Sparkle 2's format)`);
     const beforeHash = (await reader.bytes(20)).toString("hex");
     const afterHash = (await reader.bytes(20)).toString("hex");
     const header: DeltaHeader = { compression, compressionLevel: head[5]! & 0x0f, fileSystemCompression: (head[5]! & 0x80) !== 0, majorVersion, minorVersion, beforeHash, afterHash };
 
-    const tableLength = await reader.u64();
+    const tableLength = await u64(reader, deltaFile, "its path table");
+    if (tableLength > MAX_PATH_TABLE_BYTES) throw claimTooLarge(deltaFile, "its path table", tableLength, MAX_PATH_TABLE_BYTES, "bytes a path table may have");
     const paths = tableLength === 0 ? [] : (await reader.bytes(tableLength)).toString("utf8").split("\0");
     if (paths.length > 0 && paths.pop() !== "") throw corrupt(deltaFile, "the path table does not end with NUL");
     for (const p of paths) checkRelativePath(deltaFile, p);
+    const u8 = async () => (await reader.bytes(1))[0]!;
+    const u16 = async () => (await reader.bytes(2)).readUInt16LE(0);
+    const u32 = async () => (await reader.bytes(4)).readUInt32LE(0);
     const items: DeltaItem[] = [];
     if (paths.length > 0) {
       for (;;) {
-        const commands = await reader.u8();
+        const commands = await u8();
         if (commands === Command.end) break;
         if (commands & ~0x1f) throw corrupt(deltaFile, `unknown command bits 0x${commands.toString(16)}`);
         if (items.length >= paths.length) throw corrupt(deltaFile, "more items than paths");
+        const rel = paths[items.length]!;
         let mode = 0;
         let dataLength = 0;
         let clonedFrom: string | undefined;
         if (commands & Command.clone) {
-          if (commands & Command.modifyPermissions) mode = await reader.u16();
-          const index = await reader.u32();
+          if (commands & Command.modifyPermissions) mode = await u16();
+          const index = await u32();
           if (index >= paths.length) throw corrupt(deltaFile, `clone index ${index} is past the ${paths.length} paths`);
           clonedFrom = paths[index];
-          if (commands & Command.binaryDiff) dataLength = await reader.u64();
+          if (commands & Command.binaryDiff) dataLength = await u64(reader, deltaFile, `the patch for ${rel}`);
         } else if (commands & Command.binaryDiff) {
-          if (commands & Command.modifyPermissions) mode = await reader.u16();
-          dataLength = await reader.u64();
+          if (commands & Command.modifyPermissions) mode = await u16();
+          dataLength = await u64(reader, deltaFile, `the patch for ${rel}`);
         } else if (commands & Command.extract) {
-          mode = await reader.u16();
+          mode = await u16();
           const type = mode & S_IFMT;
-          if (type === S_IFREG) dataLength = await reader.u64();
-          else if (type === S_IFLNK) dataLength = await reader.u16();
-          else if (type !== S_IFDIR) throw corrupt(deltaFile, `extract item ${paths[items.length]} has file type 0${type.toString(8)}`);
+          if (type === S_IFREG) dataLength = await u64(reader, deltaFile, `the file ${rel}`);
+          else if (type === S_IFLNK) dataLength = await u16();
+          else if (type !== S_IFDIR) throw corrupt(deltaFile, `extract item ${rel} has file type 0${type.toString(8)}`);
         } else if (commands & Command.modifyPermissions) {
-          mode = await reader.u16();
+          mode = await u16();
         }
-        items.push({ rel: paths[items.length]!, commands, mode, clonedFrom, dataLength });
+        items.push({ rel, commands, mode, clonedFrom, dataLength });
       }
+    } else if (!(await reader.atEnd()) && (await reader.bytes(1))[0] !== Command.end) {
+      // Sparkle reads no commands after an empty path table; relcast's creator still writes the end marker.
+      throw corrupt(deltaFile, "data follows an empty path table");
     }
-    return { header, items, reader, close: () => fh.close() };
+    reader.setLimit(reader.position + checkClaims(deltaFile, items, limits));
+    return { header, items, reader, close: () => reader.close() };
   } catch (err) {
-    await fh.close();
+    await reader.close();
     throw err;
   }
+}
+
+/**
+ * A link the delta creates must point inside the tree: not absolute, and not
+ * climbing above the root from the link's folder (Sparkle 2.9.2 refuses the
+ * same; GHSA-hg88-v3cw-3qrh).
+ */
+export function checkLinkTarget(file: string, rel: string, target: string): void {
+  if (target === "" || target.includes("\0")) throw corrupt(file, `link ${rel} has an empty or NUL-holding target`);
+  if (target.startsWith("/")) throw corrupt(file, `link ${rel} points at the absolute path ${JSON.stringify(target.slice(0, 200))}, outside the bundle`);
+  const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(rel.slice(1)), target));
+  if (resolved === ".." || resolved.startsWith("../")) throw corrupt(file, `link ${rel} points at ${JSON.stringify(target.slice(0, 200))}, outside the bundle`);
 }
 
 /** No component between `root` and the item may be a symlink (Sparkle checks the parent; we check all). */
@@ -228,7 +220,6 @@ export interface ApplyResult {
  * `outRoot` (which must not exist). On any failure `outRoot` is removed.
  */
 export interface ApplyOptions {
-  tmpDir?: string;
   /**
    * The old tree as the caller already hashed it (publish and verify, right
    * after unpacking it): its hash is the before-hash, and the output is made
@@ -236,15 +227,20 @@ export interface ApplyOptions {
    * read again for the after-hash.
    */
   oldTree?: HashedTree;
+  /** What the delta may claim; the new tree's sizes when the caller knows them (default: DEFAULT_DELTA_LIMITS). */
+  limits?: DeltaLimits;
 }
+
+/** File system errors an item's own paths cause (a disk that is full or unwritable stays what it is). */
+const ITEM_FS_ERRORS = new Set(["ENOENT", "EEXIST", "ENOTDIR", "EISDIR", "ENOTEMPTY", "ELOOP"]);
 
 export async function applyDelta(oldRoot: string, outRoot: string, deltaFile: string, options: ApplyOptions = {}): Promise<ApplyResult> {
   if (await lstatOrUndefined(outRoot)) throw new RelcastError("E_INPUT", `${outRoot} already exists.`, "Name a new folder for the patched bundle.");
-  const scratch = await mkdtemp(path.join(options.tmpDir ?? os.tmpdir(), "relcast-apply-"));
   let opened: OpenedDelta | undefined;
   let wrote = false;
   try {
-    opened = await openDelta(deltaFile, scratch);
+    const limits = options.limits ?? DEFAULT_DELTA_LIMITS;
+    opened = await openDelta(deltaFile, limits);
     const { header, items, reader } = opened;
     const before = (options.oldTree ?? (await hashTree(oldRoot))).hash.toString("hex");
     if (before !== header.beforeHash) {
@@ -255,6 +251,15 @@ export async function applyDelta(oldRoot: string, outRoot: string, deltaFile: st
     await copyTree(oldRoot, outRoot, options.oldTree !== undefined);
 
     for (const item of items) {
+      await applyItem(item).catch((err: unknown) => {
+        // A file system error here is the delta's doing (a folder where a file goes, a missing parent): name the item.
+        if (err instanceof RelcastError || !ITEM_FS_ERRORS.has((err as NodeJS.ErrnoException).code ?? "")) throw err;
+        throw corrupt(deltaFile, `item ${item.rel} cannot be carried out (${(err as NodeJS.ErrnoException).code})`);
+      });
+    }
+    await reader.expectEnd();
+
+    async function applyItem(item: DeltaItem): Promise<void> {
       const dest = path.join(outRoot, item.rel);
       const src = path.join(oldRoot, item.rel);
       await refuseLinkedParents(outRoot, item.rel, deltaFile);
@@ -275,7 +280,7 @@ export async function applyDelta(oldRoot: string, outRoot: string, deltaFile: st
         const from = path.join(oldRoot, fromRel);
         const fromStat = await lstatOrUndefined(from);
         if (!fromStat?.isFile()) throw corrupt(deltaFile, `patch source ${fromRel} is not a file in the old bundle`);
-        const result = applyBsdiffPatch(await readFile(from), patch);
+        const result = applyBsdiffPatch(await readFile(from), patch, limits.maxFileBytes);
         const existing = await lstatOrUndefined(dest);
         // bspatch rewrites the file in place, keeping its mode; clones take the source's mode.
         const keepMode = c & Command.clone || !existing?.isFile() ? fromStat.mode & PERMISSION_FLAGS : existing.mode & PERMISSION_FLAGS;
@@ -294,8 +299,8 @@ export async function applyDelta(oldRoot: string, outRoot: string, deltaFile: st
           }
           await chmod(dest, item.mode & PERMISSION_FLAGS);
         } else if (type === S_IFLNK) {
-          if (item.dataLength > 4096) throw corrupt(deltaFile, `link ${item.rel} has a ${item.dataLength}-byte target`);
           const target = (await reader.bytes(item.dataLength)).toString("utf8");
+          checkLinkTarget(deltaFile, item.rel, target);
           await rm(dest, { recursive: true, force: true });
           await symlink(target, dest);
         } else {
@@ -323,19 +328,12 @@ export async function applyDelta(oldRoot: string, outRoot: string, deltaFile: st
     throw err;
   } finally {
     await opened?.close();
-    await rm(scratch, { recursive: true, force: true });
   }
 }
 
-/** Header and items only, for `relcast delta info`. */
-export async function readDeltaInfo(deltaFile: string, options: { tmpDir?: string } = {}): Promise<{ header: DeltaHeader; items: DeltaItem[] }> {
-  const scratch = await mkdtemp(path.join(options.tmpDir ?? os.tmpdir(), "relcast-info-"));
-  try {
-    const opened = await openDelta(deltaFile, scratch);
-    await opened.close();
-    return { header: opened.header, items: opened.items };
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
+/** Header and items only, for `relcast delta info`: the data is never decompressed, but every size it claims is checked. */
+export async function readDeltaInfo(deltaFile: string, limits: DeltaLimits = DEFAULT_DELTA_LIMITS): Promise<{ header: DeltaHeader; items: DeltaItem[] }> {
+  const opened = await openDelta(deltaFile, limits);
+  await opened.close();
+  return { header: opened.header, items: opened.items };
 }
-

@@ -5,6 +5,7 @@ import { parseStoredJson } from "../../core/stored-json.js";
 import { releaseRecordSchema, type ReleaseRecord } from "../../domain/record-schema.js";
 import { deltaFileName, recordKey, versionedKey, zipFileName } from "../../domain/release-layout.js";
 import { applyDeltaToTree } from "../../sparkle/delta/delta-apply-tree.js";
+import { limitsForNewTree } from "../../sparkle/delta/delta-limits.js";
 import { createDeltaFromTrees, DEFAULT_DIFF_LIMIT_BYTES } from "../../sparkle/delta/delta-create.js";
 import { readStoredZipTree } from "../../sparkle/delta/stored-zip-tree.js";
 import { openZipBundleTree, type ZipBundleTree } from "../../sparkle/delta/zip-bundle-tree.js";
@@ -125,7 +126,7 @@ export const deltasStep: Step = {
               return { log: `delta from ${candidate.version}: ${made.size} bytes is more than 7/8 of the ${zip.sizeBytes}-byte zip; not kept` };
             }
             // Applied back by relcast's applier (a module apart from the creator) to the old tree read from its zip.
-            const applied = await applyDeltaToTree(oldTree, file, { tmpDir: work });
+            const applied = await applyDeltaToTree(oldTree, file, { limits: limitsForNewTree(newTree) });
             if (applied.afterHash !== newHash) {
               throw new RelcastError("E_INTERNAL", `the delta from ${candidate.version} did not rebuild ${inputs.version} (tree hash ${applied.afterHash}, expected ${newHash})`, "publish with --no-deltas and report this");
             }

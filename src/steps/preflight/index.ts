@@ -1,4 +1,5 @@
 import { stat } from "node:fs/promises";
+import { caseTwinOf } from "../../domain/channel-name.js";
 import { RelcastError } from "../../core/errors.js";
 import { parseStoredJson } from "../../core/stored-json.js";
 import { publicEdKeyProblem, readBundleInfo } from "../../bundle/info-plist.js";
@@ -68,6 +69,12 @@ function publishFolders(pluginId: string, version: string): string[] {
   return ["", RELEASES_PREFIX, `${RELEASES_PREFIX}${version}/`, LATEST_PREFIX, DOWNLOADS_PREFIX, publicApiPrefix(pluginId), RELEASE_NOTES_PREFIX];
 }
 
+function channelsOf(view: ReleaseContext["catalog"]): Set<string> {
+  const names = new Set<string>();
+  for (const e of view?.entries ?? []) names.add(e.channel);
+  return names;
+}
+
 /** All validation; nothing is written. */
 export const preflightStep: Step = {
   name: "preflight",
@@ -129,6 +136,14 @@ export const preflightStep: Step = {
     }
     // A catalog someone broke by hand stops the run here, before any upload.
     ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config));
+    const twin = caseTwinOf(ctx.config.channel, channelsOf(ctx.catalog));
+    if (twin !== undefined) {
+      throw new RelcastError(
+        "E_INPUT",
+        `channel "${ctx.config.channel}" differs from the existing channel "${twin}" only in case; Sparkle compares channels exactly, so it would be a new channel no installed copy follows`,
+        `publish to "${twin}" (--channel ${twin}, or "channel": "${twin}" in the config)`,
+      );
+    }
     await checkContinuity(ctx, ctx.bundle, ctx.catalog);
     assertBuildOrder({ version: inputs.version, build: String(ctx.buildNumber), channel: ctx.config.channel }, buildOrderEntriesOf(ctx.catalog));
     // Copied and hashed while the bundle is zipped; awaited by the plan, or below when this version has a record.

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyDelta } from "../../../src/sparkle/delta/delta-apply.js";
 import { applyDeltaToTree } from "../../../src/sparkle/delta/delta-apply-tree.js";
+import { limitsForNewTree } from "../../../src/sparkle/delta/delta-limits.js";
 import { createDeltaFromTrees } from "../../../src/sparkle/delta/delta-create.js";
 import { readStoredZipTree } from "../../../src/sparkle/delta/stored-zip-tree.js";
 import { hashTree } from "../../../src/sparkle/delta/tree-hash.js";
@@ -116,7 +117,7 @@ describe("a delta made from zips read in place", () => {
       const made = await createDeltaFromTrees(old, newTree, delta, { compression: "lzma", diffLimitBytes: 250_000, tmpDir: dir });
       expect(made.counts.diffed).toBeGreaterThan(0);
       expect(made.counts.cloned).toBeGreaterThan(0);
-      const inMemory = await applyDeltaToTree(old, delta, { tmpDir: dir });
+      const inMemory = await applyDeltaToTree(old, delta, { limits: limitsForNewTree(newTree) });
       expect(inMemory.afterHash).toBe(newTree.hash.toString("hex"));
       const out = path.join(dir, "applied", "Demo.bundle");
       await applyDelta(oldUnpacked, out, delta);
@@ -132,7 +133,7 @@ describe("a delta made from zips read in place", () => {
     const delta = path.join(dir, "other.delta");
     try {
       await createDeltaFromTrees(old, newTree, delta, { compression: "none", diffLimitBytes: 250_000, tmpDir: dir });
-      await expect(applyDeltaToTree(same, delta, { tmpDir: dir })).rejects.toThrow(/not the one this delta was made from/);
+      await expect(applyDeltaToTree(same, delta)).rejects.toThrow(/not the one this delta was made from/);
     } finally {
       await old.close();
       await same.close();

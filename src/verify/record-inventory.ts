@@ -1,0 +1,60 @@
+import type { Catalog } from "../domain/record-schema.js";
+import { releaseRecordSchema } from "../domain/record-schema.js";
+import { parseStoredJson } from "../core/stored-json.js";
+import { quotedFolder, storedKeyOf } from "../domain/record-keys.js";
+import { RELEASES_PREFIX } from "../domain/release-layout.js";
+import type { ObjectStore } from "../store/object-store.js";
+
+/**
+ * Every `releases/<v>/release.json` and `releases/<v>/yank.json` in the
+ * store, held against the catalog: a record the catalog does not list (a
+ * publish interrupted after its record, or a catalog write the store lost)
+ * would go live unseen at the next `rebuild` or `site sync`; a record under
+ * another version's folder would be listed twice. Each is named with its
+ * repair. `catalog` undefined: the store has none.
+ */
+export async function recordInventoryProblems(store: ObjectStore, catalog: Catalog | undefined): Promise<string[]> {
+  const listed = new Map((catalog?.versions ?? []).map((r) => [r.version, r]));
+  const problems: string[] = [];
+  const recordFolders = new Set<string>();
+  const yankFolders = new Set<string>();
+  for await (const meta of store.list(RELEASES_PREFIX)) {
+    const stored = storedKeyOf(meta.key);
+    if (!stored) continue;
+    if (stored.kind === "yank") {
+      yankFolders.add(stored.folder);
+      continue;
+    }
+    recordFolders.add(stored.folder);
+    const folder = quotedFolder(stored.folder);
+    const got = await store.get(meta.key);
+    if (!got) continue;
+    const record = parseStoredJson(got.body, releaseRecordSchema);
+    if (!record) {
+      if (!listed.has(stored.folder)) problems.push(`record ${meta.key} is not a valid release record and the catalog does not list ${folder}: inspect it; remove it if no release ${folder} was meant to be published`);
+      continue;
+    }
+    if (record.version !== stored.folder) {
+      problems.push(
+        `record ${meta.key} is stored under ${folder}'s folder but holds release ${record.version}: a rebuild would list ${record.version} from the wrong folder; ` +
+          `move it to releases/${record.version}/release.json if that has no record, otherwise remove it (relcast rebuild refuses the store until then)`,
+      );
+      continue;
+    }
+    if (!listed.has(record.version)) {
+      problems.push(
+        `release ${record.version} has a record (${meta.key}) but the catalog does not list it: a publish was interrupted or the store lost its catalog write; ` +
+          `check it (its objects under releases/${record.version}/), then run \`relcast rebuild\` to list it, or remove releases/${record.version}/ if it should not be published`,
+      );
+    }
+  }
+  for (const folder of yankFolders) {
+    if (!recordFolders.has(folder)) problems.push(`yank marker releases/${quotedFolder(folder)}/yank.json has no record beside it: remove it (no release ${quotedFolder(folder)} exists)`);
+    const entry = listed.get(folder);
+    if (entry && !entry.yanked) problems.push(`release ${folder} has a yank marker but the catalog shows it as not yanked (an interrupted yank): run \`relcast rebuild\`, or \`relcast unyank ${folder}\` to undo the yank`);
+  }
+  for (const [version, entry] of listed) {
+    if (entry.yanked && !yankFolders.has(version)) problems.push(`the catalog shows ${version} as yanked but releases/${version}/yank.json is missing (an interrupted unyank): run \`relcast rebuild\`, or \`relcast yank ${version}\` to yank it again`);
+  }
+  return problems;
+}

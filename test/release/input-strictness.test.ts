@@ -1,0 +1,67 @@
+import { readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/run-cli.js";
+import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
+
+/** Issue 33 item 5: input is taken as meant or refused, never silently changed. */
+describe("input is taken as meant or refused", () => {
+  const workspaces: Workspace[] = [];
+  afterAll(async () => {
+    for (const ws of workspaces) await rm(ws.dir, { recursive: true, force: true });
+  });
+  async function published(): Promise<Workspace> {
+    const ws = await makeWorkspace();
+    workspaces.push(ws);
+    const p = await ws.plugin("1.0.0", 100);
+    const res = await runCli(ws.publishArgs(p, "1.0.0", ["--published-at", "2026-02-28T12:00:00Z"]));
+    expect(res.code, res.stderr).toBe(0);
+    return ws;
+  }
+
+  it.each([
+    ["2026-02-30T00:00:00Z", "names day 30 of February 2026, which has 28 days"],
+    ["2026-04-31T10:00:00+02:00", "names day 31 of April 2026, which has 30 days"],
+    ["2026-03-01T25:00:00Z", "has hour 25"],
+    ["2026-03-01T10:00:00", "names no time zone"],
+  ])("--published-at %s is refused (exit 2) and nothing is written", async (at, reason) => {
+    const ws = await published();
+    const before = await snapshotTree(ws.storeDir);
+    const p = await ws.plugin("1.1.0", 110);
+    const res = await runCli(ws.publishArgs(p, "1.1.0", ["--published-at", at]));
+    expect(res.code, res.stderr).toBe(2);
+    expect(res.stderr).toContain(`--published-at "${at}" ${reason}`);
+    expect(await snapshotTree(ws.storeDir)).toEqual(before);
+  });
+
+  it("a valid --published-at is kept to the millisecond", async () => {
+    const ws = await published();
+    const catalog = JSON.parse(await readFile(path.join(ws.storeDir, "releases", "catalog.json"), "utf8"));
+    expect(catalog.versions[0].publishedAtIso).toBe("2026-02-28T12:00:00.000Z");
+  });
+
+  it.each(["Stable", "STABLE", "sTable"])("channel %s beside the existing stable is refused (exit 4) naming stable", async (channel) => {
+    const ws = await published();
+    const before = await snapshotTree(ws.storeDir);
+    const p = await ws.plugin("1.1.0", 110);
+    const res = await runCli(ws.publishArgs(p, "1.1.0", ["--channel", channel]));
+    expect(res.code, res.stderr).toBe(4);
+    expect(res.stderr).toContain(`channel "${channel}" differs from the existing channel "stable" only in case`);
+    expect(res.stderr).toContain("--channel stable");
+    expect(await snapshotTree(ws.storeDir)).toEqual(before);
+    // A channel that is really new, and the existing one spelled exactly, still publish.
+    const beta = await runCli(ws.publishArgs(p, "1.1.0", ["--channel", "beta"]));
+    expect(beta.code, beta.stderr).toBe(0);
+  });
+
+  it("a record read from the store with an impossible date is a problem, not a rolled-over date", async () => {
+    const ws = await published();
+    const file = path.join(ws.storeDir, "releases", "catalog.json");
+    const catalog = JSON.parse(await readFile(file, "utf8"));
+    catalog.versions[0].publishedAtIso = "2026-02-30T00:00:00.000Z";
+    await writeFile(file, JSON.stringify(catalog));
+    const res = await runCli(["verify", "--config", ws.configFile]);
+    expect(res.code, res.stdout + res.stderr).toBe(11);
+    expect(res.stdout + res.stderr).toContain("day 30 of February 2026");
+  });
+});

@@ -1,0 +1,126 @@
+/**
+ * Issue 33 item 2: every record is accounted for. A record the catalog does
+ * not list (a publish interrupted after its record, or a catalog write the
+ * store lost) and a record under another version's folder are verify
+ * problems naming the repair; rebuild prints what it adds and drops, has a
+ * dry run, and refuses a misplaced record instead of listing it twice.
+ */
+import { cp, mkdir, readFile, rm } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/run-cli.js";
+import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
+
+let ws: Workspace;
+let afterFirst: string;
+let afterBoth: string;
+
+async function restore(from: string): Promise<void> {
+  await rm(ws.storeDir, { recursive: true, force: true });
+  await cp(from, ws.storeDir, { recursive: true, verbatimSymlinks: true });
+}
+
+beforeAll(async () => {
+  ws = await makeWorkspace();
+  afterFirst = path.join(ws.dir, "after-first");
+  afterBoth = path.join(ws.dir, "after-both");
+  for (const [v, b] of [["1.0.0", 100], ["1.1.0", 110]] as const) {
+    const p = await ws.plugin(v, b);
+    const res = await runCli(ws.publishArgs(p, v, ["--published-at", `2026-0${b === 100 ? 1 : 2}-01T00:00:00Z`]));
+    expect(res.code, res.stderr).toBe(0);
+    await cp(ws.storeDir, v === "1.0.0" ? afterFirst : afterBoth, { recursive: true, verbatimSymlinks: true });
+  }
+});
+afterAll(async () => {
+  await rm(ws.dir, { recursive: true, force: true });
+});
+
+/** The store as a publish of 1.1.0 leaves it when it stops after the record, before the feeds. */
+async function interruptedPublish(): Promise<void> {
+  await restore(afterBoth);
+  for (const key of ["catalog.json", "appcast.xml"]) await cp(path.join(afterFirst, "releases", key), path.join(ws.storeDir, "releases", key));
+}
+
+describe("verify accounts for every record", () => {
+  it("the published store verifies", async () => {
+    await restore(afterBoth);
+    const r = await runCli(["verify", "--config", ws.configFile]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+  });
+
+  it("a record the catalog does not list is a problem (exit 11) naming the version and the repair", async () => {
+    await interruptedPublish();
+    const r = await runCli(["verify", "--config", ws.configFile]);
+    expect(r.code, r.stdout + r.stderr).toBe(11);
+    expect(r.stdout + r.stderr).toContain("release 1.1.0 has a record (releases/1.1.0/release.json) but the catalog does not list it");
+    expect(r.stdout + r.stderr).toContain("relcast rebuild");
+  });
+
+  it("a record under another version's folder is a problem naming both", async () => {
+    await restore(afterBoth);
+    await mkdir(path.join(ws.storeDir, "releases", "2.0.0"));
+    await cp(path.join(ws.storeDir, "releases", "1.0.0", "release.json"), path.join(ws.storeDir, "releases", "2.0.0", "release.json"));
+    const r = await runCli(["verify", "--config", ws.configFile]);
+    expect(r.code, r.stdout + r.stderr).toBe(11);
+    expect(r.stdout + r.stderr).toContain("record releases/2.0.0/release.json is stored under 2.0.0's folder but holds release 1.0.0");
+  });
+
+  it("records left in a store whose catalog is gone are named", async () => {
+    await restore(afterBoth);
+    await rm(path.join(ws.storeDir, "releases", "catalog.json"));
+    const r = await runCli(["verify", "--config", ws.configFile]);
+    expect(r.code).toBe(11);
+    expect(r.stdout + r.stderr).toContain("release 1.0.0 has a record (releases/1.0.0/release.json) but the catalog does not list it");
+  });
+});
+
+describe("rebuild says what it changes", () => {
+  it("--dry-run prints the release it would add and writes nothing; the rebuild then adds it and verify passes", async () => {
+    await interruptedPublish();
+    const before = await snapshotTree(ws.storeDir);
+    const dry = await runCli(["rebuild", "--config", ws.configFile, "--dry-run"]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain("would add 1.1.0 (stable)");
+    expect(dry.stderr).not.toContain("1.0.0");
+    expect(dry.stderr).toContain("nothing written");
+    expect(await snapshotTree(ws.storeDir)).toEqual(before);
+
+    const real = await runCli(["rebuild", "--config", ws.configFile]);
+    expect(real.code, real.stderr).toBe(0);
+    expect(real.stderr).toContain("add 1.1.0 (stable)");
+    expect(real.stderr).not.toContain("would");
+    const v = await runCli(["verify", "--config", ws.configFile]);
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+  });
+
+  it("prints a release it drops (its record is gone)", async () => {
+    await restore(afterBoth);
+    await rm(path.join(ws.storeDir, "releases", "1.1.0", "release.json"));
+    const dry = await runCli(["rebuild", "--config", ws.configFile, "--dry-run"]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain("would drop 1.1.0 (stable)");
+  });
+
+  it("an unchanged store: rebuild says it changes no release", async () => {
+    await restore(afterBoth);
+    const dry = await runCli(["rebuild", "--config", ws.configFile, "--dry-run"]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain("would change no release in the catalog");
+  });
+
+  it("refuses a record in another version's folder (exit 12), with or without --dry-run, and writes nothing", async () => {
+    await restore(afterBoth);
+    await mkdir(path.join(ws.storeDir, "releases", "2.0.0"));
+    await cp(path.join(ws.storeDir, "releases", "1.0.0", "release.json"), path.join(ws.storeDir, "releases", "2.0.0", "release.json"));
+    const before = await snapshotTree(ws.storeDir);
+    for (const extra of [[], ["--dry-run"]]) {
+      const r = await runCli(["rebuild", "--config", ws.configFile, ...extra]);
+      expect(r.code, r.stderr).toBe(12);
+      expect(r.stderr).toContain("releases/2.0.0/release.json (it holds release 1.0.0, not 2.0.0)");
+      expect(r.stderr).toContain("another version's folder");
+    }
+    expect(await snapshotTree(ws.storeDir)).toEqual(before);
+    const catalog = JSON.parse(await readFile(path.join(ws.storeDir, "releases", "catalog.json"), "utf8"));
+    expect(catalog.versions.map((r: { version: string }) => r.version)).toEqual(["1.1.0", "1.0.0"]);
+  });
+});
