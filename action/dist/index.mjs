@@ -72500,6 +72500,7 @@ async function proveConditionalWrites(t) {
 		} catch (err) {
 			if (!(err instanceof PreconditionFailedError)) throw err;
 		}
+		if (t.stopped()) await new Promise(() => void 0);
 		if (accepted.length > 0) throw new RelcastError("E_STORE", `the store at s3://${t.bucket}${t.prefix ? `/${t.prefix}` : ""}${t.endpoint ? ` (endpoint ${t.endpoint})` : ""} does not enforce conditional writes: on a probe key of relcast's own (${uri}, removed again) it accepted ${accepted.join("; and ")}, which it must refuse (HTTP 412). Concurrent publishes, yanks or rebuilds to it could silently lose releases from the catalog, or replace a published file with other bytes; nothing was written`, "use a store that enforces If-None-Match and If-Match (Amazon S3, Cloudflare R2, a current MinIO: see docs/s3-store.md), or remove the proxy or gateway that drops these headers; only if nothing else ever writes to this store, set \"s3\": { \"conditionalWrites\": \"unverified-single-writer\" } in the config");
 	} finally {
 		await cleanUp(t, Key, uploadId);
@@ -72664,6 +72665,38 @@ var init_s3_write_guard = __esmMin((() => {
 	OPT_OUT_WARNING = "conditional writes are not verified for this store (\"s3\": { \"conditionalWrites\": \"unverified-single-writer\" }): if anything else ever writes to it at the same time (a second pipeline, a yank, a rebuild), releases can be lost from the catalog without an error";
 }));
 
+// src/store/signal-cleanup.ts
+async function cleanUpOnSignal(fn, cleanup, waitMs = 5e3) {
+	const handled = SIGNALS.filter((s) => process.listenerCount(s) === 0);
+	let interrupted = false;
+	const onSignal = (signal) => {
+		interrupted = true;
+		for (const s of handled) process.off(s, onSignal);
+		let timer;
+		Promise.race([cleanup().catch(() => void 0), new Promise((r) => timer = setTimeout(r, waitMs))]).then(() => {
+			clearTimeout(timer);
+			process.kill(process.pid, signal);
+		});
+	};
+	for (const s of handled) process.on(s, onSignal);
+	try {
+		let result;
+		try {
+			result = await fn();
+		} catch (err) {
+			if (!interrupted) throw err;
+		}
+		if (interrupted) await new Promise(() => void 0);
+		return result;
+	} finally {
+		for (const s of handled) process.off(s, onSignal);
+	}
+}
+var SIGNALS;
+var init_signal_cleanup = __esmMin((() => {
+	SIGNALS = ["SIGINT", "SIGTERM"];
+}));
+
 // src/store/s3-store.ts
 function conditionOf(options) {
 	return options.ifNoneMatch ? "if-none-match" : options.ifMatch !== void 0 ? "if-match" : void 0;
@@ -72689,13 +72722,15 @@ function createS3Store(options) {
 	});
 	const openUploads = trackOpenUploads(client);
 	const probeKeys = /* @__PURE__ */ new Set();
-	const writable = writeGuard(options.conditionalWrites ?? "prove", () => proveConditionalWrites({
+	let stopping = false;
+	const writable = writeGuard(options.conditionalWrites ?? "prove", () => cleanUpOnSignal(() => proveConditionalWrites({
 		client,
 		bucket,
 		prefix,
 		endpoint: options.endpoint,
-		onKey: (key, present) => void (present ? probeKeys.add(key) : probeKeys.delete(key))
-	}), options.onWarning ?? ((m) => process.stderr.write(`relcast: warning: ${m}\n`)));
+		onKey: (key, present) => void (present ? probeKeys.add(key) : probeKeys.delete(key)),
+		stopped: () => stopping
+	}), () => abortInFlight()), options.onWarning ?? ((m) => process.stderr.write(`relcast: warning: ${m}\n`)));
 	const rekey = (err, key) => err instanceof PreconditionFailedError ? new PreconditionFailedError(key, err.condition) : err;
 	async function head(key) {
 		try {
@@ -72842,6 +72877,7 @@ function createS3Store(options) {
 		}
 	}
 	async function abortInFlight() {
+		stopping = true;
 		const stopped = stopActiveUploads();
 		const lines = await openUploads.abortAll();
 		for (const key of [...probeKeys]) {
@@ -72894,6 +72930,7 @@ var init_s3_store = __esmMin((() => {
 	init_s3_open_uploads();
 	init_s3_stale_probes();
 	init_s3_write_guard();
+	init_signal_cleanup();
 }));
 
 // src/store/s3-store-factory.ts

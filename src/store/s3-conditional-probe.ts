@@ -25,6 +25,8 @@ export interface ProbeTarget {
   endpoint?: string | undefined;
   /** The probe's key (full, prefix included) while it may exist: an interrupted run removes it. */
   onKey(key: string, present: boolean): void;
+  /** True once the run is being interrupted: its cleanup may remove the key under the probe's feet. */
+  stopped(): boolean;
 }
 
 /** What the probe asks the store to refuse, and how the refusal is checked. */
@@ -91,6 +93,8 @@ export async function proveConditionalWrites(t: ProbeTarget): Promise<void> {
         if (!(err instanceof PreconditionFailedError)) throw err;
       }
     }
+    // Interrupted: the answers may be about a key the cleanup removed; conclude nothing (the process is ending).
+    if (t.stopped()) await new Promise<never>(() => undefined);
     if (accepted.length > 0) {
       throw new RelcastError(
         "E_STORE",

@@ -22,6 +22,7 @@ import { proveConditionalWrites } from "./s3-conditional-probe.js";
 import { trackOpenUploads } from "./s3-open-uploads.js";
 import { removeStaleProbes } from "./s3-stale-probes.js";
 import { writeGuard } from "./s3-write-guard.js";
+import { cleanUpOnSignal } from "./signal-cleanup.js";
 
 /** The S3 store adds one maintenance verb beyond ObjectStore, for `relcast gc`. */
 export interface S3Store extends ObjectStore {
@@ -49,12 +50,17 @@ export function createS3Store(options: S3StoreOptions): S3Store {
   });
   const openUploads = trackOpenUploads(client);
   const probeKeys = new Set<string>();
+  let stopping = false;
   const writable = writeGuard(
     options.conditionalWrites ?? "prove",
-    () => proveConditionalWrites({
-      client, bucket, prefix, endpoint: options.endpoint,
-      onKey: (key, present) => void (present ? probeKeys.add(key) : probeKeys.delete(key)),
-    }),
+    () => cleanUpOnSignal(
+      () => proveConditionalWrites({
+        client, bucket, prefix, endpoint: options.endpoint,
+        onKey: (key, present) => void (present ? probeKeys.add(key) : probeKeys.delete(key)),
+        stopped: () => stopping,
+      }),
+      () => abortInFlight(),
+    ),
     options.onWarning ?? ((m) => process.stderr.write(`relcast: warning: ${m}\n`)),
   );
   // PreconditionFailedError carries the store-relative key the caller used.
@@ -187,6 +193,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
 
   /** Stops this run's uploads, aborts every multipart upload it opened and removes its probe key, if one is there. */
   async function abortInFlight(): Promise<string[]> {
+    stopping = true;
     const stopped = stopActiveUploads();
     const lines = await openUploads.abortAll();
     for (const key of [...probeKeys]) {

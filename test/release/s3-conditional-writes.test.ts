@@ -8,7 +8,7 @@ import { openStore } from "../../src/store/open-store.js";
 import type { ObjectStore } from "../../src/store/object-store.js";
 import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
 import { MOTO_ENV, motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
-import { runCli } from "../helpers/run-cli.js";
+import { runCli, startCli } from "../helpers/run-cli.js";
 import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
 
 const reason = motoUnavailableReason();
@@ -25,12 +25,15 @@ const VERSIONS = ["1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.4.0", "1.5.0"];
 describe.skipIf(Boolean(reason))(`conditional writes are proved, not assumed (moto)${reason ? ` — skipped: ${reason}` : ""}`, () => {
   let moto: MotoServer;
   let dropping: FaultProxy;
+  let plain: FaultProxy;
   const made: Workspace[] = [];
   beforeAll(async () => {
     moto = await startMotoServer();
     dropping = await startFaultProxy(moto.endpoint, { rate: 0, seed: 1, dropHeaders: ["if-none-match", "if-match"] });
+    plain = await startFaultProxy(moto.endpoint, { rate: 0, seed: 1 });
   });
   afterAll(async () => {
+    await plain?.stop();
     await dropping?.stop();
     await moto?.stop();
     for (const ws of made) await rm(ws.dir, { recursive: true, force: true });
@@ -132,6 +135,54 @@ describe.skipIf(Boolean(reason))(`conditional writes are proved, not assumed (mo
       const res = await runCli([...args, "--config", through]);
       expect(res.code, `${args.join(" ")}: ${res.stderr}`).toBe(9);
       expect(res.stderr).toMatch(/does not enforce conditional writes/);
+    }
+    expect(await keysIn(direct)).toEqual(before);
+  }, 600_000);
+
+  const probeKeyOf = (url: string) => /\/\.relcast\/probe\/([0-9a-f]+)/.exec(url)?.[1];
+
+  it("the proof runs once per run, on keys of its own that it removes; the next run proves again; gc removes a probe key a killed run left", async () => {
+    const { ws, direct } = await setup(plain.endpoint);
+    const seen = new Set<string>();
+    // A waiter that never matches sees every request: it collects the probe keys used.
+    const watch = () => plain.waitFor((r) => (probeKeyOf(r.url) !== undefined && void seen.add(probeKeyOf(r.url)!), false));
+    void watch();
+    for (const [i, v] of ["5.0.0", "5.1.0"].entries()) {
+      const res = await runCli(ws.publishArgs(await ws.plugin(v, 500 + i), v, ["--quiet"]));
+      expect(res.code, res.stderr).toBe(0);
+      expect(seen.size).toBe(i + 1);
+    }
+    expect((await keysIn(direct)).filter((k) => k.startsWith(".relcast/"))).toEqual([]);
+    await direct.put(".relcast/probe/0badc0ffee", "left by a killed run", { contentType: "text/plain" });
+    const gc = await runCli(["gc", "--config", ws.configFile, "--older-than", "0"]);
+    expect(gc.code, gc.stderr).toBe(0);
+    expect(gc.stderr).toContain("removed conditional-write probe site/.relcast/probe/0badc0ffee");
+    expect((await keysIn(direct)).filter((k) => k.startsWith(".relcast/"))).toEqual([]);
+  }, 600_000);
+
+  it.each([
+    ["yank (no signal handler of its own)", ["yank", "6.0.0"]],
+    ["publish", null],
+  ] as const)("Ctrl-C during the proof of %s removes the probe key and writes nothing", async (_label, command) => {
+    const { ws, direct } = await setup(plain.endpoint);
+    const p = await ws.plugin("6.0.0", 600);
+    if (command) expect((await runCli(ws.publishArgs(p, "6.0.0", ["--quiet"]))).code).toBe(0);
+    const before = await keysIn(direct);
+    const isWrongEtagPut = (r: { method: string; url: string; headers: Record<string, unknown> }) => r.method === "PUT" && probeKeyOf(r.url) !== undefined && r.headers["if-match"] !== undefined;
+    plain.target({ name: `hold the proof ${_label}`, match: isWrongEtagPut, fault: "stall", times: 100 });
+    try {
+      const run = startCli(command ? [...command, "--config", ws.configFile] : ws.publishArgs(await ws.plugin("6.1.0", 610), "6.1.0"));
+      await plain.waitFor(isWrongEtagPut);
+      run.child.kill("SIGINT");
+      const res = await run.done;
+      if (command) expect(res.signal, res.stderr).toBe("SIGINT");
+      else {
+        expect(res.code, res.stderr).toBe(130);
+        expect(res.stderr).toMatch(/relcast: interrupted by SIGINT in step preflight; nothing became public and nothing was written/);
+        expect(res.stderr).toMatch(/relcast: removed the conditional-write probe site\/\.relcast\/probe\/[0-9a-f]+/);
+      }
+    } finally {
+      plain.clearTargets();
     }
     expect(await keysIn(direct)).toEqual(before);
   }, 600_000);
