@@ -60,10 +60,13 @@ export async function proveConditionalWrites(t: ProbeTarget): Promise<void> {
   let uploadId: string | undefined;
   const multipartCreateOnly = async () => {
     try {
-      uploadId = (await t.client.send(new CreateMultipartUploadCommand({ Bucket: t.bucket, Key, ContentType: "text/plain" }))).UploadId;
+      // As lib-storage does: S3 refuses part checksums (sent by default) on an upload created without an algorithm.
+      const crc = (await t.client.config.requestChecksumCalculation()) === "WHEN_SUPPORTED";
+      uploadId = (await t.client.send(new CreateMultipartUploadCommand({ Bucket: t.bucket, Key, ContentType: "text/plain", ...(crc && { ChecksumAlgorithm: "CRC32" }) }))).UploadId;
       const part = await t.client.send(new UploadPartCommand({ Bucket: t.bucket, Key, UploadId: uploadId, PartNumber: 1, Body: "relcast probe part" }));
       await t.client.send(new CompleteMultipartUploadCommand({
-        Bucket: t.bucket, Key, UploadId: uploadId, IfNoneMatch: "*", MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] },
+        Bucket: t.bucket, Key, UploadId: uploadId, IfNoneMatch: "*",
+        MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag, ...(part.ChecksumCRC32 && { ChecksumCRC32: part.ChecksumCRC32 }) }] },
       }));
       uploadId = undefined;
     } catch (err) {

@@ -11,12 +11,16 @@ function isOwn(entry: ReleaseRecord, record: ReleaseRecord): boolean {
 
 /**
  * After the feeds are written: the catalog read back from the store (not from what this
- * run remembers writing) must list this release. On a store that loses
+ * run remembers writing) must list this release. When its ETag is still the
+ * one this run's write returned, it holds this run's bytes; otherwise it is
+ * read and parsed. On a store that loses
  * conditional writes a concurrent publish's catalog can replace ours after
  * our write "succeeded"; this says so instead of reporting success.
  */
-export async function assertCatalogHolds(store: ObjectStore, record: ReleaseRecord): Promise<void> {
+export async function assertCatalogHolds(store: ObjectStore, record: ReleaseRecord, writtenEtag: string | undefined): Promise<void> {
   const uri = store.uriFor(CATALOG_KEY);
+  // Still the very bytes this run wrote (which list the release): no need to read a large catalog in full.
+  if (writtenEtag !== undefined && (await store.head(CATALOG_KEY))?.etag === writtenEtag) return;
   const got = await store.get(CATALOG_KEY);
   const entry = got ? parseCatalog(got.body.toString("utf8"), uri).versions.find((r) => r.version === record.version) : undefined;
   if (entry && isOwn(entry, record)) return;

@@ -1,4 +1,4 @@
-import { APPCAST_KEY } from "../../domain/release-layout.js";
+import { APPCAST_KEY, CATALOG_KEY } from "../../domain/release-layout.js";
 import { applyFeeds } from "../../site/feeds-apply.js";
 import { contextTarget } from "../apply-planned.js";
 import { need } from "../release-context.js";
@@ -18,7 +18,7 @@ export const feedsStep: Step = {
     const { plan, site } = await applyFeeds(contextTarget(ctx), ctx.config, { kind: "add", record }, ctx.workDir, need(ctx.plan, "plan"));
     ctx.plan = plan;
     ctx.feedsLeft = { catalogEtag: site.catalogEtag, appcastEtag: site.appcastEtag };
-    await assertCatalogHolds(ctx.store, record);
+    await assertCatalogHolds(ctx.store, record, ctx.etags.get(CATALOG_KEY));
     ctx.logger.info(`catalog and appcast updated (${ctx.store.uriFor(APPCAST_KEY)})`);
   },
 };
