@@ -21097,8 +21097,9 @@ init_errors$4();
 function isOwn(entry, record) {
 	return entry.version === record.version && entry.sha256 === record.sha256 && entry.autoupdate?.sha256 === record.autoupdate?.sha256;
 }
-async function assertCatalogHolds(store, record) {
+async function assertCatalogHolds(store, record, writtenEtag) {
 	const uri = store.uriFor(CATALOG_KEY);
+	if (writtenEtag !== void 0 && (await store.head("releases/catalog.json"))?.etag === writtenEtag) return;
 	const got = await store.get(CATALOG_KEY);
 	const entry = got ? parseCatalog(got.body.toString("utf8"), uri).versions.find((r) => r.version === record.version) : void 0;
 	if (entry && isOwn(entry, record)) return;
@@ -21120,7 +21121,7 @@ const feedsStep = {
 			catalogEtag: site.catalogEtag,
 			appcastEtag: site.appcastEtag
 		};
-		await assertCatalogHolds(ctx.store, record);
+		await assertCatalogHolds(ctx.store, record, ctx.etags.get(CATALOG_KEY));
 		ctx.logger.info(`catalog and appcast updated (${ctx.store.uriFor(APPCAST_KEY)})`);
 	}
 };
@@ -72445,10 +72446,12 @@ async function proveConditionalWrites(t) {
 	let uploadId;
 	const multipartCreateOnly = async () => {
 		try {
+			const crc = await t.client.config.requestChecksumCalculation() === "WHEN_SUPPORTED";
 			uploadId = (await t.client.send(new import_dist_cjs$3.CreateMultipartUploadCommand({
 				Bucket: t.bucket,
 				Key,
-				ContentType: "text/plain"
+				ContentType: "text/plain",
+				...crc && { ChecksumAlgorithm: "CRC32" }
 			}))).UploadId;
 			const part = await t.client.send(new import_dist_cjs$3.UploadPartCommand({
 				Bucket: t.bucket,
@@ -72464,7 +72467,8 @@ async function proveConditionalWrites(t) {
 				IfNoneMatch: "*",
 				MultipartUpload: { Parts: [{
 					PartNumber: 1,
-					ETag: part.ETag
+					ETag: part.ETag,
+					...part.ChecksumCRC32 && { ChecksumCRC32: part.ChecksumCRC32 }
 				}] }
 			}));
 			uploadId = void 0;
