@@ -7312,7 +7312,8 @@ const configSchema = strictObject({
 		requestChecksumCalculation: _enum(["WHEN_SUPPORTED", "WHEN_REQUIRED"]).optional(),
 		requestTimeoutMs: number().int().min(100).optional(),
 		uploadConcurrency: number().int().min(1).max(64).optional(),
-		partSizeMiB: number().int().min(5).max(5120).optional()
+		partSizeMiB: number().int().min(5).max(5120).optional(),
+		conditionalWrites: _enum(["prove", "unverified-single-writer"]).optional()
 	}).optional(),
 	cacheControl: strictObject({
 		immutable: string().min(1).optional(),
@@ -21595,6 +21596,21 @@ async function applyFeeds(t, config, change, workDir, plan, signing = {}) {
 	};
 }
 
+// src/steps/feeds/catalog-readback.ts
+init_errors$4();
+function isOwn(entry, record) {
+	return entry.version === record.version && entry.sha256 === record.sha256 && entry.autoupdate?.sha256 === record.autoupdate?.sha256;
+}
+async function assertCatalogHolds(store, record, writtenEtag) {
+	const uri = store.uriFor(CATALOG_KEY);
+	if (writtenEtag !== void 0 && (await store.head("releases/catalog.json"))?.etag === writtenEtag) return;
+	const got = await store.get(CATALOG_KEY);
+	const entry = got ? parseCatalog(got.body.toString("utf8"), uri).versions.find((r) => r.version === record.version) : void 0;
+	if (entry && isOwn(entry, record)) return;
+	const found = !got ? "there is no catalog" : entry ? `it lists ${record.version} with other bytes (sha256 ${entry.sha256 ?? "none"}, not ${record.sha256 ?? "none"})` : `it does not list ${record.version}`;
+	throw new RelcastError("E_STORE", `the store lost this publish's write: the catalog read back from ${uri} after the feeds were written does not hold this release (${found}). Another run wrote the catalog at the same time and the store did not refuse one of the two writes`, "run `relcast verify` to see what the store holds; re-run the same command to add this release again; and use a store that enforces conditional writes (see docs/s3-store.md)");
+}
+
 // src/steps/feeds/index.ts
 const feedsStep = {
 	name: "feeds",
@@ -21609,6 +21625,7 @@ const feedsStep = {
 			catalogEtag: site.catalogEtag,
 			appcastEtag: site.appcastEtag
 		};
+		await assertCatalogHolds(ctx.store, record, ctx.etags.get(CATALOG_KEY));
 		ctx.logger.info(`catalog and appcast updated (${ctx.store.uriFor(APPCAST_KEY)})`);
 	}
 };
@@ -30893,6 +30910,7 @@ const preflightStep = {
 		ctx.buildNumber = resolveBuildNumber(ctx);
 		ctx.autoupdateOptions = resolveAutoupdateOptions(ctx.config, inputs.autoupdate ?? {}, inputs.version, ctx.buildNumber);
 		await ctx.store.checkReachable();
+		if (!inputs.dryRun) await ctx.store.proveConditionalWrites?.();
 		const stray = await ctx.store.strayEntries?.(publishFolders(ctx.config.pluginId, inputs.version)) ?? [];
 		if (stray.length > 0) throw new RelcastError("E_STORE", `the store holds what relcast never writes: ${stray[0]}${stray.length > 1 ? ` (and ${stray.length - 1} more)` : ""}`, "remove the links from the store (relcast verify lists them all) and publish again");
 		ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config));
@@ -33231,10 +33249,10 @@ var require_dist_cjs$16 = /* @__PURE__ */ __commonJSMin(((exports) => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/transport/getSmithyContext.js
-var import_dist_cjs$24, getSmithyContext;
+var import_dist_cjs$27, getSmithyContext;
 var init_getSmithyContext = __esmMin((() => {
-	import_dist_cjs$24 = require_dist_cjs$16();
-	getSmithyContext = (context) => context[import_dist_cjs$24.SMITHY_CONTEXT_KEY] || (context[import_dist_cjs$24.SMITHY_CONTEXT_KEY] = {});
+	import_dist_cjs$27 = require_dist_cjs$16();
+	getSmithyContext = (context) => context[import_dist_cjs$27.SMITHY_CONTEXT_KEY] || (context[import_dist_cjs$27.SMITHY_CONTEXT_KEY] = {});
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/transport/hasOwn.js
@@ -34316,17 +34334,17 @@ var init_getSSOTokenFromFile = __esmMin((() => {
 var init_constants$6 = __esmMin((() => {}));
 
 // node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getConfigData.js
-var import_dist_cjs$23, getConfigData;
+var import_dist_cjs$26, getConfigData;
 var init_getConfigData = __esmMin((() => {
-	import_dist_cjs$23 = require_dist_cjs$16();
+	import_dist_cjs$26 = require_dist_cjs$16();
 	init_constants$6();
 	getConfigData = (data) => Object.entries(data).filter(([key]) => {
 		const indexOfSeparator = key.indexOf(".");
 		if (indexOfSeparator === -1) return false;
-		return Object.values(import_dist_cjs$23.IniSectionType).includes(key.substring(0, indexOfSeparator));
+		return Object.values(import_dist_cjs$26.IniSectionType).includes(key.substring(0, indexOfSeparator));
 	}).reduce((acc, [key, value]) => {
 		const indexOfSeparator = key.indexOf(".");
-		const updatedKey = key.substring(0, indexOfSeparator) === import_dist_cjs$23.IniSectionType.PROFILE ? key.substring(indexOfSeparator + 1) : key;
+		const updatedKey = key.substring(0, indexOfSeparator) === import_dist_cjs$26.IniSectionType.PROFILE ? key.substring(indexOfSeparator + 1) : key;
 		acc[updatedKey] = value;
 		return acc;
 	}, { ...data.default && { default: data.default } });
@@ -34349,9 +34367,9 @@ var init_getCredentialsFilepath = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/parseIni.js
-var import_dist_cjs$22, prefixKeyRegex, profileNameBlockList, parseIni;
+var import_dist_cjs$25, prefixKeyRegex, profileNameBlockList, parseIni;
 var init_parseIni = __esmMin((() => {
-	import_dist_cjs$22 = require_dist_cjs$16();
+	import_dist_cjs$25 = require_dist_cjs$16();
 	init_constants$6();
 	prefixKeyRegex = /^([\w-]+)\s(["'])?([\w-@+.%:/]+)\2$/;
 	profileNameBlockList = ["__proto__", "profile __proto__"];
@@ -34368,7 +34386,7 @@ var init_parseIni = __esmMin((() => {
 				const matches = prefixKeyRegex.exec(sectionName);
 				if (matches) {
 					const [, prefix, , name] = matches;
-					if (Object.values(import_dist_cjs$22.IniSectionType).includes(prefix)) currentSection = [prefix, name].join(".");
+					if (Object.values(import_dist_cjs$25.IniSectionType).includes(prefix)) currentSection = [prefix, name].join(".");
 				} else currentSection = sectionName;
 				if (profileNameBlockList.includes(sectionName)) throw new Error(`Found invalid profile name "${sectionName}"`);
 			} else if (currentSection) {
@@ -34429,11 +34447,11 @@ var init_loadSharedConfigFiles = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getSsoSessionData.js
-var import_dist_cjs$21, getSsoSessionData;
+var import_dist_cjs$24, getSsoSessionData;
 var init_getSsoSessionData = __esmMin((() => {
-	import_dist_cjs$21 = require_dist_cjs$16();
+	import_dist_cjs$24 = require_dist_cjs$16();
 	init_loadSharedConfigFiles();
-	getSsoSessionData = (data) => Object.entries(data).filter(([key]) => key.startsWith(import_dist_cjs$21.IniSectionType.SSO_SESSION + ".")).reduce((acc, [key, value]) => ({
+	getSsoSessionData = (data) => Object.entries(data).filter(([key]) => key.startsWith(import_dist_cjs$24.IniSectionType.SSO_SESSION + ".")).reduce((acc, [key, value]) => ({
 		...acc,
 		[key.substring(key.indexOf(".") + 1)]: value
 	}), {});
@@ -35790,9 +35808,9 @@ var init_schemaLogFilter = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/client/smithy-client/command.js
-var import_dist_cjs$20, operationEventStreamMarker, Command, ClassBuilder;
+var import_dist_cjs$23, operationEventStreamMarker, Command, ClassBuilder;
 var init_command = __esmMin((() => {
-	import_dist_cjs$20 = require_dist_cjs$16();
+	import_dist_cjs$23 = require_dist_cjs$16();
 	init_MiddlewareStack();
 	init_schemaLogFilter();
 	init_schema();
@@ -35807,7 +35825,7 @@ var init_command = __esmMin((() => {
 			for (const mw of middlewareFn.bind(this)(CommandCtor, clientStack, configuration, options)) this.middlewareStack.use(mw);
 			const stack = clientStack.concat(this.middlewareStack);
 			const { logger } = configuration;
-			const additionalSmithyContext = additionalContext[import_dist_cjs$20.SMITHY_CONTEXT_KEY];
+			const additionalSmithyContext = additionalContext[import_dist_cjs$23.SMITHY_CONTEXT_KEY];
 			const handlerExecutionContext = {
 				logger,
 				clientName,
@@ -35815,7 +35833,7 @@ var init_command = __esmMin((() => {
 				inputFilterSensitiveLog,
 				outputFilterSensitiveLog,
 				...additionalContext,
-				[import_dist_cjs$20.SMITHY_CONTEXT_KEY]: {
+				[import_dist_cjs$23.SMITHY_CONTEXT_KEY]: {
 					...additionalSmithyContext,
 					commandInstance: this,
 					...smithyContext,
@@ -36115,16 +36133,16 @@ var init_emitWarningIfUnsupportedVersion = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/client/smithy-client/extensions/checksum.js
-var import_dist_cjs$19, knownAlgorithms, getChecksumConfiguration, resolveChecksumRuntimeConfig;
+var import_dist_cjs$22, knownAlgorithms, getChecksumConfiguration, resolveChecksumRuntimeConfig;
 var init_checksum$1 = __esmMin((() => {
 	init_transport();
-	import_dist_cjs$19 = require_dist_cjs$16();
-	knownAlgorithms = Object.values(import_dist_cjs$19.AlgorithmId);
+	import_dist_cjs$22 = require_dist_cjs$16();
+	knownAlgorithms = Object.values(import_dist_cjs$22.AlgorithmId);
 	getChecksumConfiguration = (runtimeConfig) => {
 		const checksumAlgorithms = [];
-		for (const id in import_dist_cjs$19.AlgorithmId) {
-			if (!hasOwn(import_dist_cjs$19.AlgorithmId, id)) continue;
-			const algorithmId = import_dist_cjs$19.AlgorithmId[id];
+		for (const id in import_dist_cjs$22.AlgorithmId) {
+			if (!hasOwn(import_dist_cjs$22.AlgorithmId, id)) continue;
+			const algorithmId = import_dist_cjs$22.AlgorithmId[id];
 			if (runtimeConfig[algorithmId] === void 0) continue;
 			checksumAlgorithms.push({
 				algorithmId: () => algorithmId,
@@ -36360,7 +36378,7 @@ var init_client_command_builder = __esmMin((() => {
 
 // node_modules/@smithy/core/dist-es/submodules/client/index.js
 var client_exports$1 = /* @__PURE__ */ __exportAll$1({
-	AlgorithmId: () => import_dist_cjs$19.AlgorithmId,
+	AlgorithmId: () => import_dist_cjs$22.AlgorithmId,
 	Client: () => Client,
 	Command: () => Command,
 	NoOpLogger: () => NoOpLogger,
@@ -37314,13 +37332,13 @@ var init_isIpAddress$1 = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/parseURL.js
-var import_dist_cjs$18, DEFAULT_PORTS, parseURL;
+var import_dist_cjs$21, DEFAULT_PORTS, parseURL;
 var init_parseURL = __esmMin((() => {
-	import_dist_cjs$18 = require_dist_cjs$16();
+	import_dist_cjs$21 = require_dist_cjs$16();
 	init_isIpAddress$1();
 	DEFAULT_PORTS = {
-		[import_dist_cjs$18.EndpointURLScheme.HTTP]: 80,
-		[import_dist_cjs$18.EndpointURLScheme.HTTPS]: 443
+		[import_dist_cjs$21.EndpointURLScheme.HTTP]: 80,
+		[import_dist_cjs$21.EndpointURLScheme.HTTPS]: 443
 	};
 	parseURL = (value) => {
 		const whatwgURL = (() => {
@@ -37345,7 +37363,7 @@ var init_parseURL = __esmMin((() => {
 		const { host, hostname, pathname, protocol, search } = whatwgURL;
 		if (search) return null;
 		const scheme = protocol.slice(0, -1);
-		if (!Object.values(import_dist_cjs$18.EndpointURLScheme).includes(scheme)) return null;
+		if (!Object.values(import_dist_cjs$21.EndpointURLScheme).includes(scheme)) return null;
 		const isIp = isIpAddress(hostname);
 		return {
 			scheme,
@@ -41314,14 +41332,14 @@ function determineTimestampFormat(ns, settings) {
 var init_determineTimestampFormat = __esmMin((() => {}));
 
 // node_modules/@smithy/core/dist-es/submodules/protocols/protocol-http/Field.js
-var import_dist_cjs$17, Field;
+var import_dist_cjs$20, Field;
 var init_Field = __esmMin((() => {
-	import_dist_cjs$17 = require_dist_cjs$16();
+	import_dist_cjs$20 = require_dist_cjs$16();
 	Field = class {
 		name;
 		kind;
 		values;
-		constructor({ name, kind = import_dist_cjs$17.FieldPosition.HEADER, values = [] }) {
+		constructor({ name, kind = import_dist_cjs$20.FieldPosition.HEADER, values = [] }) {
 			this.name = name;
 			this.kind = kind;
 			this.values = values;
@@ -43447,10 +43465,10 @@ var init_DefaultIdentityProviderConfig = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/httpApiKeyAuth.js
-var import_dist_cjs$16, HttpApiKeyAuthSigner;
+var import_dist_cjs$19, HttpApiKeyAuthSigner;
 var init_httpApiKeyAuth = __esmMin((() => {
 	init_protocols$1();
-	import_dist_cjs$16 = require_dist_cjs$16();
+	import_dist_cjs$19 = require_dist_cjs$16();
 	HttpApiKeyAuthSigner = class {
 		async sign(httpRequest, identity, signingProperties) {
 			if (!signingProperties) throw new Error("request could not be signed with `apiKey` since the `name` and `in` signer properties are missing");
@@ -43458,8 +43476,8 @@ var init_httpApiKeyAuth = __esmMin((() => {
 			if (!signingProperties.in) throw new Error("request could not be signed with `apiKey` since the `in` signer property is missing");
 			if (!identity.apiKey) throw new Error("request could not be signed with `apiKey` since the `apiKey` is not defined");
 			const clonedRequest = HttpRequest.clone(httpRequest);
-			if (signingProperties.in === import_dist_cjs$16.HttpApiKeyAuthLocation.QUERY) clonedRequest.query[signingProperties.name] = identity.apiKey;
-			else if (signingProperties.in === import_dist_cjs$16.HttpApiKeyAuthLocation.HEADER) clonedRequest.headers[signingProperties.name] = signingProperties.scheme ? `${signingProperties.scheme} ${identity.apiKey}` : identity.apiKey;
+			if (signingProperties.in === import_dist_cjs$19.HttpApiKeyAuthLocation.QUERY) clonedRequest.query[signingProperties.name] = identity.apiKey;
+			else if (signingProperties.in === import_dist_cjs$19.HttpApiKeyAuthLocation.HEADER) clonedRequest.headers[signingProperties.name] = signingProperties.scheme ? `${signingProperties.scheme} ${identity.apiKey}` : identity.apiKey;
 			else throw new Error("request can only be signed with `apiKey` locations `query` or `header`, but found: `" + signingProperties.in + "`");
 			return clonedRequest;
 		}
@@ -43998,7 +44016,7 @@ function bindRetryMiddleware(isStreamingPayload) {
 	return (options) => (next, context) => async (args) => {
 		let retryStrategy = await options.retryStrategy();
 		const maxAttempts = await options.maxAttempts();
-		const abortSignal = context[import_dist_cjs$15.SMITHY_CONTEXT_KEY]?.abortSignal;
+		const abortSignal = context[import_dist_cjs$18.SMITHY_CONTEXT_KEY]?.abortSignal;
 		if (isRetryStrategyV2(retryStrategy)) {
 			retryStrategy = retryStrategy;
 			const retryTokenScope = (context["partition_id"] ?? "") + (context.__retryLongPoll ? ":longpoll" : "");
@@ -44053,12 +44071,12 @@ function bindGetRetryPlugin(isStreamingPayload) {
 		clientStack.add(retryMiddleware(options), retryMiddlewareOptions);
 	} });
 }
-var import_dist_cjs$15, isRetryStrategyV2, getRetryErrorInfo, getRetryErrorType, retryMiddlewareOptions;
+var import_dist_cjs$18, isRetryStrategyV2, getRetryErrorInfo, getRetryErrorType, retryMiddlewareOptions;
 var init_retryMiddleware = __esmMin((() => {
 	init_client$1();
 	init_protocols$1();
 	init_serde();
-	import_dist_cjs$15 = require_dist_cjs$16();
+	import_dist_cjs$18 = require_dist_cjs$16();
 	init_service_error_classification();
 	init_race();
 	init_constants$2();
@@ -48714,10 +48732,10 @@ var require_dist_cjs$14 = /* @__PURE__ */ __commonJSMin(((exports) => {
 }));
 
 // node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/SignatureV4S3Express.js
-var import_dist_cjs$14, SignatureV4S3Express;
+var import_dist_cjs$17, SignatureV4S3Express;
 var init_SignatureV4S3Express = __esmMin((() => {
-	import_dist_cjs$14 = require_dist_cjs$14();
-	SignatureV4S3Express = class extends import_dist_cjs$14.SignatureV4SignWithCredentials {};
+	import_dist_cjs$17 = require_dist_cjs$14();
+	SignatureV4S3Express = class extends import_dist_cjs$17.SignatureV4SignWithCredentials {};
 }));
 
 // node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/constants.js
@@ -49509,9 +49527,9 @@ function writeKey(obj) {
 var init_writeKey = __esmMin((() => {}));
 
 // node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlShapeDeserializer.js
-var import_dist_cjs$13, XmlShapeDeserializer;
+var import_dist_cjs$16, XmlShapeDeserializer;
 var init_XmlShapeDeserializer = __esmMin((() => {
-	import_dist_cjs$13 = require_dist_cjs$13();
+	import_dist_cjs$16 = require_dist_cjs$13();
 	init_client$1();
 	init_protocols$1();
 	init_schema();
@@ -49606,7 +49624,7 @@ var init_XmlShapeDeserializer = __esmMin((() => {
 			if (xml.length) {
 				let parsedObj;
 				try {
-					parsedObj = (0, import_dist_cjs$13.parseXML)(xml);
+					parsedObj = (0, import_dist_cjs$16.parseXML)(xml);
 				} catch (e) {
 					if (e && typeof e === "object") Object.defineProperty(e, "$responseBodyText", { value: xml });
 					throw e;
@@ -49907,9 +49925,9 @@ var init_parseXmlBody = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlShapeSerializer.js
-var import_dist_cjs$12, XmlShapeSerializer;
+var import_dist_cjs$15, XmlShapeSerializer;
 var init_XmlShapeSerializer = __esmMin((() => {
-	import_dist_cjs$12 = require_dist_cjs$13();
+	import_dist_cjs$15 = require_dist_cjs$13();
 	init_protocols$1();
 	init_schema();
 	init_serde();
@@ -49955,7 +49973,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			const traits = ns.getMergedTraits();
 			const name = ns.isMemberSchema() && !traits.httpPayload ? ns.getMemberTraits().xmlName ?? ns.getMemberName() : traits.xmlName ?? ns.getName();
 			if (!name || !ns.isStructSchema()) throw new Error(`@aws-sdk/core/protocols - xml serializer, cannot write struct with empty name or non-struct, schema=${ns.getName(true)}.`);
-			const structXmlNode = import_dist_cjs$12.XmlNode.of(name);
+			const structXmlNode = import_dist_cjs$15.XmlNode.of(name);
 			const [xmlnsAttr, xmlns] = this.getXmlnsAttribute(ns, parentXmlns);
 			for (const [memberName, memberSchema] of ns.structIterator()) {
 				const val = value[memberName];
@@ -49968,7 +49986,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 					else if (memberSchema.isMapSchema()) this.writeMap(memberSchema, val, structXmlNode, xmlns);
 					else if (memberSchema.isStructSchema()) structXmlNode.addChildNode(this.writeStruct(memberSchema, val, xmlns));
 					else {
-						const memberNode = import_dist_cjs$12.XmlNode.of(memberSchema.getMergedTraits().xmlName ?? memberSchema.getMemberName());
+						const memberNode = import_dist_cjs$15.XmlNode.of(memberSchema.getMergedTraits().xmlName ?? memberSchema.getMemberName());
 						this.writeSimpleInto(memberSchema, val, memberNode, xmlns);
 						structXmlNode.addChildNode(memberNode);
 					}
@@ -49977,9 +49995,9 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			const { $unknown } = value;
 			if ($unknown && ns.isUnionSchema() && Array.isArray($unknown) && Object.keys(value).length === 1) {
 				const [k, v] = $unknown;
-				const node = import_dist_cjs$12.XmlNode.of(k);
+				const node = import_dist_cjs$15.XmlNode.of(k);
 				if (typeof v !== "string") {
-					if (value instanceof import_dist_cjs$12.XmlNode || value instanceof import_dist_cjs$12.XmlText) structXmlNode.addChildNode(value);
+					if (value instanceof import_dist_cjs$15.XmlNode || value instanceof import_dist_cjs$15.XmlText) structXmlNode.addChildNode(value);
 					else throw new Error("@aws-sdk - $unknown union member in XML requires value of type string, @aws-sdk/xml-builder::XmlNode or XmlText.");
 				}
 				this.writeSimpleInto(0, v, node, xmlns);
@@ -50003,7 +50021,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 					const struct = this.writeStruct(listValueSchema, value, xmlns);
 					container.addChildNode(struct.withName(flat ? listTraits.xmlName ?? listMember.getMemberName() : listValueTraits.xmlName ?? "member"));
 				} else {
-					const listItemNode = import_dist_cjs$12.XmlNode.of(flat ? listTraits.xmlName ?? listMember.getMemberName() : listValueTraits.xmlName ?? "member");
+					const listItemNode = import_dist_cjs$15.XmlNode.of(flat ? listTraits.xmlName ?? listMember.getMemberName() : listValueTraits.xmlName ?? "member");
 					this.writeSimpleInto(listValueSchema, value, listItemNode, xmlns);
 					container.addChildNode(listItemNode);
 				}
@@ -50011,7 +50029,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			if (flat) {
 				for (const value of array) if (sparse || value != null) writeItem(container, value);
 			} else {
-				const listNode = import_dist_cjs$12.XmlNode.of(listTraits.xmlName ?? listMember.getMemberName());
+				const listNode = import_dist_cjs$15.XmlNode.of(listTraits.xmlName ?? listMember.getMemberName());
 				if (xmlns) listNode.addAttribute(xmlnsAttr, xmlns);
 				for (const value of array) if (sparse || value != null) writeItem(listNode, value);
 				container.addChildNode(listNode);
@@ -50029,11 +50047,11 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			const flat = !!mapTraits.xmlFlattened;
 			const [xmlnsAttr, xmlns] = this.getXmlnsAttribute(mapMember, parentXmlns);
 			const addKeyValue = (entry, key, val) => {
-				const keyNode = import_dist_cjs$12.XmlNode.of(keyTag, key);
+				const keyNode = import_dist_cjs$15.XmlNode.of(keyTag, key);
 				const [keyXmlnsAttr, keyXmlns] = this.getXmlnsAttribute(mapKeySchema, xmlns);
 				if (keyXmlns) keyNode.addAttribute(keyXmlnsAttr, keyXmlns);
 				entry.addChildNode(keyNode);
-				let valueNode = import_dist_cjs$12.XmlNode.of(valueTag);
+				let valueNode = import_dist_cjs$15.XmlNode.of(valueTag);
 				if (mapValueSchema.isListSchema()) this.writeList(mapValueSchema, val, valueNode, xmlns);
 				else if (mapValueSchema.isMapSchema()) this.writeMap(mapValueSchema, val, valueNode, xmlns, true);
 				else if (mapValueSchema.isStructSchema()) valueNode = this.writeStruct(mapValueSchema, val, xmlns);
@@ -50043,7 +50061,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			if (flat) for (const key in map) {
 				const val = map[key];
 				if (sparse || val != null) {
-					const entry = import_dist_cjs$12.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
+					const entry = import_dist_cjs$15.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
 					addKeyValue(entry, key, val);
 					container.addChildNode(entry);
 				}
@@ -50051,14 +50069,14 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			else {
 				let mapNode;
 				if (!containerIsMap) {
-					mapNode = import_dist_cjs$12.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
+					mapNode = import_dist_cjs$15.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
 					if (xmlns) mapNode.addAttribute(xmlnsAttr, xmlns);
 					container.addChildNode(mapNode);
 				}
 				for (const key in map) {
 					const val = map[key];
 					if (sparse || val != null) {
-						const entry = import_dist_cjs$12.XmlNode.of("entry");
+						const entry = import_dist_cjs$15.XmlNode.of("entry");
 						addKeyValue(entry, key, val);
 						(containerIsMap ? container : mapNode).addChildNode(entry);
 					}
@@ -50102,7 +50120,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 		writeSimpleInto(_schema, value, into, parentXmlns) {
 			const nodeContents = this.writeSimple(_schema, value);
 			const ns = NormalizedSchema.of(_schema);
-			const content = new import_dist_cjs$12.XmlText(nodeContents);
+			const content = new import_dist_cjs$15.XmlText(nodeContents);
 			const [xmlnsAttr, xmlns] = this.getXmlnsAttribute(ns, parentXmlns);
 			if (xmlns) into.addAttribute(xmlnsAttr, xmlns);
 			into.addChildNode(content);
@@ -50828,17 +50846,17 @@ var init_utils = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/AwsSdkSigV4Signer.js
-var import_dist_cjs$11, throwSigningPropertyError, hasEventStreamOutput, validateSigningProperties, AwsSdkSigV4Signer, AWSSDKSigV4Signer;
+var import_dist_cjs$14, throwSigningPropertyError, hasEventStreamOutput, validateSigningProperties, AwsSdkSigV4Signer, AWSSDKSigV4Signer;
 var init_AwsSdkSigV4Signer = __esmMin((() => {
 	init_protocols$1();
-	import_dist_cjs$11 = require_dist_cjs$16();
+	import_dist_cjs$14 = require_dist_cjs$16();
 	init_utils();
 	throwSigningPropertyError = (name, property) => {
 		if (!property) throw new Error(`Property \`${name}\` is not resolved for AWS SDK SigV4Auth`);
 		return property;
 	};
 	hasEventStreamOutput = (signingProperties) => {
-		return (signingProperties.context?.[import_dist_cjs$11.SMITHY_CONTEXT_KEY]?.eventStream)?.output === true;
+		return (signingProperties.context?.[import_dist_cjs$14.SMITHY_CONTEXT_KEY]?.eventStream)?.output === true;
 	};
 	validateSigningProperties = async (signingProperties) => {
 		const context = throwSigningPropertyError("context", signingProperties.context);
@@ -51018,11 +51036,11 @@ function bindCallerConfig(config, credentialsProvider) {
 	fn.configBound = true;
 	return fn;
 }
-var import_dist_cjs$10, bindResolveAwsSdkSigV4Config;
+var import_dist_cjs$13, bindResolveAwsSdkSigV4Config;
 var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 	init_client();
 	init_dist_es();
-	import_dist_cjs$10 = require_dist_cjs$15();
+	import_dist_cjs$13 = require_dist_cjs$15();
 	bindResolveAwsSdkSigV4Config = (defaultDisableClockSkewCorrection) => (config) => {
 		let inputCredentials = config.credentials;
 		let isUserSupplied = !!config.credentials;
@@ -51072,7 +51090,7 @@ var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 				sha256,
 				uriEscapePath: signingEscapePath
 			};
-			return new (config.signerConstructor || import_dist_cjs$10.SignatureV4)(params);
+			return new (config.signerConstructor || import_dist_cjs$13.SignatureV4)(params);
 		});
 		else signer = async (authScheme) => {
 			authScheme = Object.assign({}, {
@@ -51093,7 +51111,7 @@ var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 				sha256,
 				uriEscapePath: signingEscapePath
 			};
-			return new (config.signerConstructor || import_dist_cjs$10.SignatureV4)(params);
+			return new (config.signerConstructor || import_dist_cjs$13.SignatureV4)(params);
 		};
 		return Object.assign(config, {
 			systemClockOffset,
@@ -53152,7 +53170,7 @@ var init_runtimeConfig_shared$3 = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/runtimeConfig.js
-var import_dist_cjs$9, getRuntimeConfig$6;
+var import_dist_cjs$12, getRuntimeConfig$6;
 var init_runtimeConfig$3 = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -53160,7 +53178,7 @@ var init_runtimeConfig$3 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$9 = require_dist_cjs$10();
+	import_dist_cjs$12 = require_dist_cjs$10();
 	init_runtimeConfig_shared$3();
 	getRuntimeConfig$6 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -53189,12 +53207,12 @@ var init_runtimeConfig$3 = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$9.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$12.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$9.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$12.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -54034,7 +54052,7 @@ var init_runtimeConfig_shared$2 = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/runtimeConfig.js
-var import_dist_cjs$8, getRuntimeConfig$4;
+var import_dist_cjs$11, getRuntimeConfig$4;
 var init_runtimeConfig$2 = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -54042,7 +54060,7 @@ var init_runtimeConfig$2 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$8 = require_dist_cjs$10();
+	import_dist_cjs$11 = require_dist_cjs$10();
 	init_runtimeConfig_shared$2();
 	getRuntimeConfig$4 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -54071,12 +54089,12 @@ var init_runtimeConfig$2 = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$8.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$11.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$8.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$11.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -54660,10 +54678,10 @@ function createAwsAuthSigv4aHttpAuthOption(authParameters) {
 function createSmithyApiNoAuthHttpAuthOption$1(authParameters) {
 	return { schemeId: "smithy.api#noAuth" };
 }
-var import_dist_cjs$7, createEndpointRuleSetHttpAuthSchemeParametersProvider, _defaultSTSHttpAuthSchemeParametersProvider, defaultSTSHttpAuthSchemeParametersProvider, createEndpointRuleSetHttpAuthSchemeProvider, _defaultSTSHttpAuthSchemeProvider, defaultSTSHttpAuthSchemeProvider, resolveHttpAuthSchemeConfig$1;
+var import_dist_cjs$10, createEndpointRuleSetHttpAuthSchemeParametersProvider, _defaultSTSHttpAuthSchemeParametersProvider, defaultSTSHttpAuthSchemeParametersProvider, createEndpointRuleSetHttpAuthSchemeProvider, _defaultSTSHttpAuthSchemeProvider, defaultSTSHttpAuthSchemeProvider, resolveHttpAuthSchemeConfig$1;
 var init_httpAuthSchemeProvider$1 = __esmMin((() => {
 	init_httpAuthSchemes();
-	import_dist_cjs$7 = require_dist_cjs$14();
+	import_dist_cjs$10 = require_dist_cjs$14();
 	init_client$1();
 	init_endpoints();
 	init_endpointResolver$1();
@@ -54700,7 +54718,7 @@ var init_httpAuthSchemeProvider$1 = __esmMin((() => {
 						const name = s.name.toLowerCase();
 						return name !== "sigv4a" && name.startsWith("sigv4");
 					});
-					if (import_dist_cjs$7.SignatureV4MultiRegion.sigv4aDependency() === "none" && sigv4Present) continue;
+					if (import_dist_cjs$10.SignatureV4MultiRegion.sigv4aDependency() === "none" && sigv4Present) continue;
 				} else if (name.startsWith("sigv4")) schemeId = "aws.auth#sigv4";
 				else throw new Error(`Unknown HttpAuthScheme found in '@smithy.rules#endpointRuleSet': '${name}'`);
 				const createOption = createHttpAuthOptionFunctions[schemeId];
@@ -55281,11 +55299,11 @@ var init_schemas_0$1 = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeConfig.shared.js
-var import_dist_cjs$6, getRuntimeConfig$3;
+var import_dist_cjs$9, getRuntimeConfig$3;
 var init_runtimeConfig_shared$1 = __esmMin((() => {
 	init_httpAuthSchemes();
 	init_protocols();
-	import_dist_cjs$6 = require_dist_cjs$14();
+	import_dist_cjs$9 = require_dist_cjs$14();
 	init_dist_es();
 	init_checksum();
 	init_client$1();
@@ -55331,7 +55349,7 @@ var init_runtimeConfig_shared$1 = __esmMin((() => {
 			},
 			serviceId: config?.serviceId ?? "STS",
 			sha256: config?.sha256 ?? Sha256Node,
-			signerConstructor: config?.signerConstructor ?? import_dist_cjs$6.SignatureV4MultiRegion,
+			signerConstructor: config?.signerConstructor ?? import_dist_cjs$9.SignatureV4MultiRegion,
 			urlParser: config?.urlParser ?? parseUrl,
 			utf8Decoder: config?.utf8Decoder ?? fromUtf8$1,
 			utf8Encoder: config?.utf8Encoder ?? toUtf8$1
@@ -55340,7 +55358,7 @@ var init_runtimeConfig_shared$1 = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeConfig.js
-var import_dist_cjs$5, getRuntimeConfig$2;
+var import_dist_cjs$8, getRuntimeConfig$2;
 var init_runtimeConfig$1 = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -55349,7 +55367,7 @@ var init_runtimeConfig$1 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$5 = require_dist_cjs$10();
+	import_dist_cjs$8 = require_dist_cjs$10();
 	init_runtimeConfig_shared$1();
 	getRuntimeConfig$2 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -55395,13 +55413,13 @@ var init_runtimeConfig$1 = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$5.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$8.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
 			sigv4aSigningRegionSet: config?.sigv4aSigningRegionSet ?? loadConfig(NODE_SIGV4A_CONFIG_OPTIONS, loaderConfig),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$5.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$8.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -56445,7 +56463,7 @@ var init_runtimeConfig_shared = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/runtimeConfig.js
-var import_dist_cjs$4, getRuntimeConfig;
+var import_dist_cjs$7, getRuntimeConfig;
 var init_runtimeConfig = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -56453,7 +56471,7 @@ var init_runtimeConfig = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$4 = require_dist_cjs$10();
+	import_dist_cjs$7 = require_dist_cjs$10();
 	init_runtimeConfig_shared();
 	getRuntimeConfig = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -56482,12 +56500,12 @@ var init_runtimeConfig = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$4.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$7.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$4.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$7.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -72426,7 +72444,7 @@ var init_s3_options = __esmMin((() => {
 function createS3Client(options) {
 	process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 	const checksum = options.requestChecksumCalculation ?? "WHEN_SUPPORTED";
-	return new import_dist_cjs$3.S3Client({
+	return new import_dist_cjs$6.S3Client({
 		...options.region !== void 0 && { region: options.region },
 		...options.endpoint !== void 0 && { endpoint: options.endpoint },
 		forcePathStyle: options.forcePathStyle ?? false,
@@ -72449,9 +72467,9 @@ function createS3Client(options) {
 		}
 	});
 }
-var import_dist_cjs$3;
+var import_dist_cjs$6;
 var init_s3_client = __esmMin((() => {
-	import_dist_cjs$3 = require_dist_cjs$1();
+	import_dist_cjs$6 = require_dist_cjs$1();
 	init_s3_options();
 }));
 
@@ -72922,22 +72940,18 @@ to input.params.ContentLength in bytes.
 }));
 
 // src/store/s3-file-upload.ts
-async function abortActiveUploads(waitMs = 5e3) {
-	const aborted = [];
-	const waits = [];
-	for (const [upload, { key, done }] of active) {
-		await upload.abort().catch(() => void 0);
-		waits.push(done.catch(() => void 0));
-		aborted.push(`aborted the upload of ${key}`);
+function stopActiveUploads() {
+	const stopped = [];
+	for (const [upload, key] of active) {
+		upload.abort().catch(() => void 0);
+		stopped.push(key);
 	}
-	let timer;
-	await Promise.race([Promise.all(waits), new Promise((r) => timer = setTimeout(r, waitMs))]);
-	clearTimeout(timer);
-	return aborted;
+	active.clear();
+	return stopped;
 }
 async function uploadFile(req) {
 	const { size } = await stat(req.file);
-	const upload = new import_dist_cjs$2.Upload({
+	const upload = new import_dist_cjs$5.Upload({
 		client: req.client,
 		partSize: Math.max(req.partSizeBytes, Math.ceil(size / MAX_PARTS)),
 		queueSize: req.queueSize,
@@ -72962,10 +72976,7 @@ async function uploadFile(req) {
 		});
 	});
 	const done = upload.done();
-	active.set(upload, {
-		key: req.key,
-		done
-	});
+	active.set(upload, req.key);
 	let result;
 	try {
 		result = await done;
@@ -72975,9 +72986,9 @@ async function uploadFile(req) {
 	if (!result.ETag) throw new Error(`upload of ${req.key} returned no ETag`);
 	return { etag: result.ETag };
 }
-var import_dist_cjs$2, MAX_PARTS, active;
+var import_dist_cjs$5, MAX_PARTS, active;
 var init_s3_file_upload = __esmMin((() => {
-	import_dist_cjs$2 = require_dist_cjs();
+	import_dist_cjs$5 = require_dist_cjs();
 	MAX_PARTS = 1e4;
 	active = /* @__PURE__ */ new Map();
 }));
@@ -73008,7 +73019,7 @@ async function abortStaleMultipartUploads(client, bucket, prefix, olderThan) {
 	let keyMarker;
 	let uploadIdMarker;
 	do {
-		const page = await client.send(new import_dist_cjs$1.ListMultipartUploadsCommand({
+		const page = await client.send(new import_dist_cjs$4.ListMultipartUploadsCommand({
 			Bucket: bucket,
 			...prefix !== "" && { Prefix: `${prefix}/` },
 			...keyMarker !== void 0 && { KeyMarker: keyMarker },
@@ -73020,7 +73031,7 @@ async function abortStaleMultipartUploads(client, bucket, prefix, olderThan) {
 				sweep.kept++;
 				continue;
 			}
-			await client.send(new import_dist_cjs$1.AbortMultipartUploadCommand({
+			await client.send(new import_dist_cjs$4.AbortMultipartUploadCommand({
 				Bucket: bucket,
 				Key: upload.Key,
 				UploadId: upload.UploadId
@@ -73037,9 +73048,291 @@ async function abortStaleMultipartUploads(client, bucket, prefix, olderThan) {
 	} while (keyMarker !== void 0);
 	return sweep;
 }
-var import_dist_cjs$1;
+var import_dist_cjs$4;
 var init_s3_stale_uploads = __esmMin((() => {
+	import_dist_cjs$4 = require_dist_cjs$1();
+}));
+
+// src/store/s3-conditional-probe.ts
+async function proveConditionalWrites(t) {
+	const Key = fullKey(t.prefix, `${PROBE_PREFIX}${randomBytes(12).toString("hex")}`);
+	const uri = `s3://${t.bucket}/${Key}`;
+	const where = (operation, condition) => ({
+		operation,
+		bucket: t.bucket,
+		key: Key,
+		...t.endpoint !== void 0 && { endpoint: t.endpoint },
+		...condition !== void 0 && { condition }
+	});
+	const put = async (body, conditions, condition) => {
+		try {
+			await t.client.send(new import_dist_cjs$3.PutObjectCommand({
+				Bucket: t.bucket,
+				Key,
+				Body: body,
+				ContentType: "text/plain",
+				...conditions
+			}));
+		} catch (err) {
+			throw mapS3Error(err, where("PutObject", condition));
+		}
+	};
+	let uploadId;
+	const multipartCreateOnly = async () => {
+		try {
+			const crc = await t.client.config.requestChecksumCalculation() === "WHEN_SUPPORTED";
+			uploadId = (await t.client.send(new import_dist_cjs$3.CreateMultipartUploadCommand({
+				Bucket: t.bucket,
+				Key,
+				ContentType: "text/plain",
+				...crc && { ChecksumAlgorithm: "CRC32" }
+			}))).UploadId;
+			const part = await t.client.send(new import_dist_cjs$3.UploadPartCommand({
+				Bucket: t.bucket,
+				Key,
+				UploadId: uploadId,
+				PartNumber: 1,
+				Body: "relcast probe part"
+			}));
+			await t.client.send(new import_dist_cjs$3.CompleteMultipartUploadCommand({
+				Bucket: t.bucket,
+				Key,
+				UploadId: uploadId,
+				IfNoneMatch: "*",
+				MultipartUpload: { Parts: [{
+					PartNumber: 1,
+					ETag: part.ETag,
+					...part.ChecksumCRC32 && { ChecksumCRC32: part.ChecksumCRC32 }
+				}] }
+			}));
+			uploadId = void 0;
+		} catch (err) {
+			throw mapS3Error(err, where("CompleteMultipartUpload", "if-none-match"));
+		}
+	};
+	const checks = [
+		{
+			what: "a second create-only PutObject of the same key (If-None-Match: *)",
+			run: () => put("relcast probe: second create", { IfNoneMatch: "*" }, "if-none-match")
+		},
+		{
+			what: `a PutObject whose If-Match names a wrong ETag (${WRONG_ETAG})`,
+			run: () => put("relcast probe: wrong etag", { IfMatch: WRONG_ETAG }, "if-match")
+		},
+		{
+			what: "a create-only CompleteMultipartUpload of the same key (If-None-Match: *)",
+			run: multipartCreateOnly
+		}
+	];
+	t.onKey(Key, true);
+	try {
+		try {
+			await put("relcast probe: create", { IfNoneMatch: "*" }, "if-none-match");
+		} catch (err) {
+			if (!(err instanceof PreconditionFailedError)) throw err;
+		}
+		const accepted = [];
+		for (const check of checks) try {
+			await check.run();
+			accepted.push(check.what);
+		} catch (err) {
+			if (!(err instanceof PreconditionFailedError)) throw err;
+		}
+		if (t.stopped()) await new Promise(() => void 0);
+		if (accepted.length > 0) throw new RelcastError("E_STORE", `the store at s3://${t.bucket}${t.prefix ? `/${t.prefix}` : ""}${t.endpoint ? ` (endpoint ${t.endpoint})` : ""} does not enforce conditional writes: on a probe key of relcast's own (${uri}, removed again) it accepted ${accepted.join("; and ")}, which it must refuse (HTTP 412). Concurrent publishes, yanks or rebuilds to it could silently lose releases from the catalog, or replace a published file with other bytes; nothing was written`, "use a store that enforces If-None-Match and If-Match (Amazon S3, Cloudflare R2, a current MinIO: see docs/s3-store.md), or remove the proxy or gateway that drops these headers; only if nothing else ever writes to this store, set \"s3\": { \"conditionalWrites\": \"unverified-single-writer\" } in the config");
+	} finally {
+		await cleanUp(t, Key, uploadId);
+	}
+}
+async function cleanUp(t, Key, uploadId) {
+	if (uploadId !== void 0) await t.client.send(new import_dist_cjs$3.AbortMultipartUploadCommand({
+		Bucket: t.bucket,
+		Key,
+		UploadId: uploadId
+	})).catch(() => void 0);
+	try {
+		await t.client.send(new import_dist_cjs$3.DeleteObjectCommand({
+			Bucket: t.bucket,
+			Key
+		}));
+		t.onKey(Key, false);
+	} catch (err) {
+		if (isNotFound(err)) t.onKey(Key, false);
+	}
+}
+var import_dist_cjs$3, PROBE_PREFIX, WRONG_ETAG;
+var init_s3_conditional_probe = __esmMin((() => {
+	import_dist_cjs$3 = require_dist_cjs$1();
+	init_errors$4();
+	init_s3_errors();
+	init_s3_options();
+	PROBE_PREFIX = ".relcast/probe/";
+	WRONG_ETAG = `"${"0".repeat(32)}"`;
+}));
+
+// src/store/s3-open-uploads.ts
+function trackOpenUploads(client) {
+	const open = /* @__PURE__ */ new Map();
+	const creating = /* @__PURE__ */ new Set();
+	client.middlewareStack.add((next, context) => async (args) => {
+		const input = args.input;
+		const command = context.commandName;
+		if (command === "CreateMultipartUploadCommand") {
+			const pending = next(args);
+			creating.add(pending);
+			try {
+				const res = await pending;
+				const uploadId = res.output.UploadId;
+				if (uploadId && input.Bucket && input.Key) open.set(uploadId, {
+					bucket: input.Bucket,
+					key: input.Key,
+					uploadId
+				});
+				return res;
+			} finally {
+				creating.delete(pending);
+			}
+		}
+		const res = await next(args);
+		if ((command === "CompleteMultipartUploadCommand" || command === "AbortMultipartUploadCommand") && input.UploadId) open.delete(input.UploadId);
+		return res;
+	}, {
+		step: "initialize",
+		name: "relcastOpenUploads"
+	});
+	async function abortOne(u) {
+		for (let round = 0; round < ABORT_ROUNDS; round++) {
+			try {
+				await client.send(new import_dist_cjs$2.AbortMultipartUploadCommand({
+					Bucket: u.bucket,
+					Key: u.key,
+					UploadId: u.uploadId
+				}));
+			} catch (err) {
+				if (!isNotFound(err)) throw err;
+			}
+			open.delete(u.uploadId);
+			try {
+				if (((await client.send(new import_dist_cjs$2.ListPartsCommand({
+					Bucket: u.bucket,
+					Key: u.key,
+					UploadId: u.uploadId
+				}))).Parts ?? []).length === 0) return true;
+			} catch (err) {
+				if (isNotFound(err)) return true;
+				throw err;
+			}
+		}
+		return false;
+	}
+	async function abortAll(waitMs = 1e4) {
+		const lines = [];
+		const work = (async () => {
+			await Promise.allSettled([...creating]);
+			await Promise.all([...open.values()].map(async (u) => {
+				const gone = await abortOne(u).catch(() => false);
+				lines.push(gone ? `aborted the multipart upload of ${u.key}` : `could not abort the multipart upload of ${u.key} (id ${u.uploadId}); relcast gc or a lifecycle rule removes it`);
+			}));
+		})();
+		let timer;
+		await Promise.race([work, new Promise((r) => timer = setTimeout(r, waitMs))]);
+		clearTimeout(timer);
+		return lines;
+	}
+	return {
+		get size() {
+			return open.size + creating.size;
+		},
+		abortAll
+	};
+}
+var import_dist_cjs$2, ABORT_ROUNDS;
+var init_s3_open_uploads = __esmMin((() => {
+	import_dist_cjs$2 = require_dist_cjs$1();
+	init_s3_errors();
+	ABORT_ROUNDS = 3;
+}));
+
+// src/store/s3-stale-probes.ts
+async function removeStaleProbes(client, bucket, prefix, olderThan) {
+	const removed = [];
+	let token;
+	do {
+		const page = await client.send(new import_dist_cjs$1.ListObjectsV2Command({
+			Bucket: bucket,
+			Prefix: fullKey(prefix, PROBE_PREFIX),
+			...token !== void 0 && { ContinuationToken: token }
+		}));
+		for (const o of page.Contents ?? []) {
+			if (!o.Key || o.LastModified && o.LastModified >= olderThan) continue;
+			await client.send(new import_dist_cjs$1.DeleteObjectCommand({
+				Bucket: bucket,
+				Key: o.Key
+			}));
+			removed.push(o.Key);
+		}
+		token = page.IsTruncated ? page.NextContinuationToken : void 0;
+	} while (token !== void 0);
+	return removed;
+}
+var import_dist_cjs$1;
+var init_s3_stale_probes = __esmMin((() => {
 	import_dist_cjs$1 = require_dist_cjs$1();
+	init_s3_conditional_probe();
+	init_s3_options();
+}));
+
+// src/store/s3-write-guard.ts
+function writeGuard(mode, prove, warn) {
+	let proved;
+	return () => {
+		if (!proved) {
+			if (mode === "unverified-single-writer") {
+				warn(OPT_OUT_WARNING);
+				proved = Promise.resolve();
+			} else {
+				proved = prove();
+				proved.catch(() => proved = void 0);
+			}
+		}
+		return proved;
+	};
+}
+var OPT_OUT_WARNING;
+var init_s3_write_guard = __esmMin((() => {
+	OPT_OUT_WARNING = "conditional writes are not verified for this store (\"s3\": { \"conditionalWrites\": \"unverified-single-writer\" }): if anything else ever writes to it at the same time (a second pipeline, a yank, a rebuild), releases can be lost from the catalog without an error";
+}));
+
+// src/store/signal-cleanup.ts
+async function cleanUpOnSignal(fn, cleanup, waitMs = 5e3) {
+	const handled = SIGNALS.filter((s) => process.listenerCount(s) === 0);
+	let interrupted = false;
+	const onSignal = (signal) => {
+		interrupted = true;
+		for (const s of handled) process.off(s, onSignal);
+		let timer;
+		Promise.race([cleanup().catch(() => void 0), new Promise((r) => timer = setTimeout(r, waitMs))]).then(() => {
+			clearTimeout(timer);
+			process.kill(process.pid, signal);
+		});
+	};
+	for (const s of handled) process.on(s, onSignal);
+	try {
+		let result;
+		try {
+			result = await fn();
+		} catch (err) {
+			if (!interrupted) throw err;
+		}
+		if (interrupted) await new Promise(() => void 0);
+		return result;
+	} finally {
+		for (const s of handled) process.off(s, onSignal);
+	}
+}
+var SIGNALS;
+var init_signal_cleanup = __esmMin((() => {
+	SIGNALS = ["SIGINT", "SIGTERM"];
 }));
 
 // src/store/s3-store.ts
@@ -73065,6 +73358,17 @@ function createS3Store(options) {
 		...options.endpoint !== void 0 && { endpoint: options.endpoint },
 		...condition !== void 0 && { condition }
 	});
+	const openUploads = trackOpenUploads(client);
+	const probeKeys = /* @__PURE__ */ new Set();
+	let stopping = false;
+	const writable = writeGuard(options.conditionalWrites ?? "prove", () => cleanUpOnSignal(() => proveConditionalWrites({
+		client,
+		bucket,
+		prefix,
+		endpoint: options.endpoint,
+		onKey: (key, present) => void (present ? probeKeys.add(key) : probeKeys.delete(key)),
+		stopped: () => stopping
+	}), () => abortInFlight()), options.onWarning ?? ((m) => process.stderr.write(`relcast: warning: ${m}\n`)));
 	const rekey = (err, key) => err instanceof PreconditionFailedError ? new PreconditionFailedError(key, err.condition) : err;
 	async function head(key) {
 		try {
@@ -73112,6 +73416,7 @@ function createS3Store(options) {
 	async function put(key, body, opts) {
 		const condition = conditionOf(opts);
 		const Key = abs(key);
+		await writable();
 		try {
 			if (typeof body === "object" && !Buffer.isBuffer(body)) return await uploadFile({
 				client,
@@ -73142,6 +73447,7 @@ function createS3Store(options) {
 	}
 	async function copy(fromKey, toKey, opts) {
 		const condition = conditionOf(opts);
+		await writable();
 		if (condition) {
 			const current = await head(toKey);
 			if (opts.ifNoneMatch && current) throw new PreconditionFailedError(toKey, "if-none-match");
@@ -73189,10 +73495,12 @@ function createS3Store(options) {
 		} while (token !== void 0);
 	}
 	async function remove(key) {
+		const Key = abs(key);
+		await writable();
 		try {
 			await client.send(new import_dist_cjs.DeleteObjectCommand({
 				Bucket: bucket,
-				Key: abs(key)
+				Key
 			}));
 		} catch (err) {
 			if (isNotFound(err)) return;
@@ -73206,6 +73514,20 @@ function createS3Store(options) {
 			throw mapS3Error(err, ctx("HeadBucket"));
 		}
 	}
+	async function abortInFlight() {
+		stopping = true;
+		const stopped = stopActiveUploads();
+		const lines = await openUploads.abortAll();
+		for (const key of [...probeKeys]) {
+			await client.send(new import_dist_cjs.DeleteObjectCommand({
+				Bucket: bucket,
+				Key: key
+			})).then(() => lines.push(`removed the conditional-write probe ${key}`), () => lines.push(`could not remove the conditional-write probe ${key}; relcast gc removes it`));
+			probeKeys.delete(key);
+		}
+		if (stopped.length > 0 && lines.length === 0) lines.push(...stopped.map((k) => `stopped the upload of ${k}`));
+		return lines;
+	}
 	return {
 		location,
 		uriFor: (key) => `s3://${bucket}/${abs(key)}`,
@@ -73217,12 +73539,18 @@ function createS3Store(options) {
 		list,
 		delete: remove,
 		checkReachable,
-		abortInFlight: () => abortActiveUploads(),
+		proveConditionalWrites: writable,
+		abortInFlight,
 		abortStaleUploads: (olderThan) => abortStaleMultipartUploads(client, bucket, prefix, olderThan),
 		async sweepIncomplete(olderThan) {
-			return (await abortStaleMultipartUploads(client, bucket, prefix, olderThan)).aborted.map((a) => `incomplete multipart upload of ${a.key} (started ${a.initiated?.toISOString() ?? "unknown"})`);
+			const sweep = await abortStaleMultipartUploads(client, bucket, prefix, olderThan);
+			const probes = await removeStaleProbes(client, bucket, prefix, olderThan);
+			return [...sweep.aborted.map((a) => `incomplete multipart upload of ${a.key} (started ${a.initiated?.toISOString() ?? "unknown"})`), ...probes.map((key) => `conditional-write probe ${key}`)];
 		},
-		close: async () => client.destroy()
+		async close() {
+			if (openUploads.size > 0) await abortInFlight();
+			client.destroy();
+		}
 	};
 }
 var import_dist_cjs;
@@ -73236,6 +73564,11 @@ var init_s3_store = __esmMin((() => {
 	init_s3_object_meta();
 	init_s3_options();
 	init_s3_stale_uploads();
+	init_s3_conditional_probe();
+	init_s3_open_uploads();
+	init_s3_stale_probes();
+	init_s3_write_guard();
+	init_signal_cleanup();
 }));
 
 // src/store/s3-store-factory.ts
@@ -73253,7 +73586,9 @@ function s3OptionsFrom(bucket, prefix, settings) {
 		...s3.requestTimeoutMs !== void 0 && { requestTimeoutMs: s3.requestTimeoutMs },
 		...s3.uploadConcurrency !== void 0 && { queueSize: s3.uploadConcurrency },
 		...s3.partSizeMiB !== void 0 && { partSizeBytes: s3.partSizeMiB * 1024 * 1024 },
-		...onProgress !== void 0 && { onProgress: (p) => onProgress(p.loaded, p.total, p.key) }
+		...onProgress !== void 0 && { onProgress: (p) => onProgress(p.loaded, p.total, p.key) },
+		...s3.conditionalWrites !== void 0 && { conditionalWrites: s3.conditionalWrites },
+		...settings.onWarning !== void 0 && { onWarning: settings.onWarning }
 	};
 }
 var init_s3_store_factory = __esmMin((() => {
@@ -73309,8 +73644,10 @@ async function publish(options) {
 		channel: options.channel
 	});
 	requireChannelForPrerelease(version, config.channel, options.channel);
+	const logger = options.logger ?? silentLogger;
 	const store = await openStore(config.store, options.store ? process.cwd() : config.baseDir, {
 		onProgress: options.onProgress,
+		onWarning: (m) => logger.warn(m),
 		s3: config.s3
 	});
 	let ctx;
@@ -73320,7 +73657,7 @@ async function publish(options) {
 			config,
 			store,
 			key,
-			logger: options.logger ?? silentLogger,
+			logger,
 			inputs: {
 				version,
 				appDir: options.app,

@@ -76,12 +76,13 @@ export async function publish(options: PublishOptions): Promise<PublishResult> {
   const key = options.key !== undefined ? parseSigningKey(options.key, "the key option") : await loadSigningKey(options.keyFile);
   const config = await loadConfig(options.config, { store: options.store, channel: options.channel });
   requireChannelForPrerelease(version, config.channel, options.channel);
-  const store = await openStore(config.store, options.store ? process.cwd() : config.baseDir, { onProgress: options.onProgress, s3: config.s3 });
+  const logger = options.logger ?? silentLogger;
+  const store = await openStore(config.store, options.store ? process.cwd() : config.baseDir, { onProgress: options.onProgress, onWarning: (m) => logger.warn(m), s3: config.s3 });
   let ctx: ReleaseContext;
   let preview: PlanPreview | undefined;
   try {
     ctx = await runRelease({
-      config, store, key, logger: options.logger ?? silentLogger,
+      config, store, key, logger,
       inputs: {
         version, appDir: options.app, dmgFile: options.dmg, notesFile: options.notes, changelogFile: options.changelog, summary: options.summary,
         buildNumber: options.buildNumber, publishedAt: options.publishedAt, dryRun: Boolean(options.dryRun),

@@ -108,6 +108,12 @@ export const configSchema = z.strictObject({
       uploadConcurrency: z.number().int().min(1).max(64).optional(),
       /** Multipart part size in MiB (default 8, as the aws cli; S3 needs at least 5). */
       partSizeMiB: z.number().int().min(5).max(5120).optional(),
+      /**
+       * `prove` (default): the first write of a run waits until the store has shown it refuses losing
+       * If-None-Match/If-Match writes. `unverified-single-writer`: skip that, only where nothing else ever
+       * writes to the store (docs/s3-store.md says what it risks); every writing run warns.
+       */
+      conditionalWrites: z.enum(["prove", "unverified-single-writer"]).optional(),
     })
     .optional(),
   cacheControl: z

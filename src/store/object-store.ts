@@ -75,6 +75,14 @@ export interface ObjectStore {
   /** Throws a RelcastError E_STORE naming the fix when the store cannot be used. */
   checkReachable(): Promise<void>;
   /**
+   * Stores whose conditional writes are the server's word (S3): resolves once
+   * the store has shown it refuses a losing `If-None-Match: *` and `If-Match`
+   * (checked once per opened store; every write waits for it), else throws
+   * E_STORE. Stores that enforce their own preconditions (the folder store,
+   * under its lock) leave it out.
+   */
+  proveConditionalWrites?(): Promise<void>;
+  /**
    * Removes what interrupted runs leave behind and nobody can see (temp files,
    * stale locks, incomplete multipart uploads) older than the given time.
    * Returns a description of each item removed.

@@ -13,8 +13,11 @@ export interface StoreSettings {
     requestTimeoutMs?: number | undefined;
     uploadConcurrency?: number | undefined;
     partSizeMiB?: number | undefined;
+    conditionalWrites?: "prove" | "unverified-single-writer" | undefined;
   } | undefined;
   onProgress?: (loaded: number, total: number | undefined, key: string) => void;
+  /** Warnings of the store itself (an S3 store's conditional-write opt-out); default stderr. */
+  onWarning?: (message: string) => void;
 }
 
 export type S3StoreFactory = (options: {

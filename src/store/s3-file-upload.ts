@@ -33,22 +33,23 @@ const MAX_PARTS = 10_000;
  * CreateMultipartUpload/UploadPart drop members their request shapes lack.
  * A failed upload (lost condition included) is aborted so no parts linger.
  */
-/** Uploads of this process still running, so an interrupted run can abort their multipart uploads. */
-const active = new Map<Upload, { key: string; done: Promise<unknown> }>();
+/** Uploads of this process still running, so an interrupted or failing run can stop them. */
+const active = new Map<Upload, string>();
 
-/** Aborts every running upload (S3 discards their parts) and waits, at most `waitMs`, for the aborts to finish. */
-export async function abortActiveUploads(waitMs = 5000): Promise<string[]> {
-  const aborted: string[] = [];
-  const waits: Array<Promise<unknown>> = [];
-  for (const [upload, { key, done }] of active) {
-    await upload.abort().catch(() => undefined);
-    waits.push(done.catch(() => undefined));
-    aborted.push(`aborted the upload of ${key}`);
+/**
+ * Stops every running upload from sending more parts. lib-storage's own
+ * abort only sends AbortMultipartUpload once the parts in flight have
+ * answered (too late for a process about to exit); the store's open-upload
+ * tracker (s3-open-uploads.ts) aborts the multipart uploads themselves.
+ */
+export function stopActiveUploads(): string[] {
+  const stopped: string[] = [];
+  for (const [upload, key] of active) {
+    void upload.abort().catch(() => undefined);
+    stopped.push(key);
   }
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.all(waits), new Promise((r) => (timer = setTimeout(r, waitMs)))]);
-  clearTimeout(timer);
-  return aborted;
+  active.clear();
+  return stopped;
 }
 
 export async function uploadFile(req: FileUploadRequest): Promise<{ etag: string }> {
@@ -77,7 +78,7 @@ export async function uploadFile(req: FileUploadRequest): Promise<{ etag: string
     });
   }
   const done = upload.done();
-  active.set(upload, { key: req.key, done });
+  active.set(upload, req.key);
   let result;
   try {
     result = await done;

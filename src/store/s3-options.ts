@@ -1,3 +1,5 @@
+import type { ConditionalWritesMode } from "./s3-write-guard.js";
+
 /** Bytes sent so far for one upload; `total` is unknown only for streams of unknown size. */
 export interface UploadProgress {
   key: string;
@@ -29,6 +31,10 @@ export interface S3StoreOptions {
   /** Parts uploaded in parallel per file. */
   queueSize?: number;
   onProgress?: (progress: UploadProgress) => void;
+  /** Default `prove`: the first write waits until the store has shown it enforces If-None-Match and If-Match. */
+  conditionalWrites?: ConditionalWritesMode;
+  /** Where the store's warnings go (the opt-out's); default stderr. */
+  onWarning?: (message: string) => void;
 }
 
 export const MIN_PART_SIZE = 5 * 1024 * 1024;

@@ -17,6 +17,8 @@ export function s3OptionsFrom(bucket: string, prefix: string, settings: StoreSet
     ...(s3.uploadConcurrency !== undefined && { queueSize: s3.uploadConcurrency }),
     ...(s3.partSizeMiB !== undefined && { partSizeBytes: s3.partSizeMiB * 1024 * 1024 }),
     ...(onProgress !== undefined && { onProgress: (p) => onProgress(p.loaded, p.total, p.key) }),
+    ...(s3.conditionalWrites !== undefined && { conditionalWrites: s3.conditionalWrites }),
+    ...(settings.onWarning !== undefined && { onWarning: settings.onWarning }),
   };
 }
 

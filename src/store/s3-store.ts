@@ -16,8 +16,13 @@ import { isNotFound, mapS3Error, type WriteCondition } from "./s3-errors.js";
 import { uploadFile } from "./s3-file-upload.js";
 import { copySource, metaFromHeaders } from "./s3-object-meta.js";
 import { DEFAULT_PART_SIZE, DEFAULT_QUEUE_SIZE, MIN_PART_SIZE, fullKey, normalizePrefix, type S3StoreOptions } from "./s3-options.js";
-import { abortActiveUploads } from "./s3-file-upload.js";
+import { stopActiveUploads } from "./s3-file-upload.js";
 import { abortStaleMultipartUploads, type StaleUploadSweep } from "./s3-stale-uploads.js";
+import { proveConditionalWrites } from "./s3-conditional-probe.js";
+import { trackOpenUploads } from "./s3-open-uploads.js";
+import { removeStaleProbes } from "./s3-stale-probes.js";
+import { writeGuard } from "./s3-write-guard.js";
+import { cleanUpOnSignal } from "./signal-cleanup.js";
 
 /** The S3 store adds one maintenance verb beyond ObjectStore, for `relcast gc`. */
 export interface S3Store extends ObjectStore {
@@ -43,6 +48,21 @@ export function createS3Store(options: S3StoreOptions): S3Store {
     ...(options.endpoint !== undefined && { endpoint: options.endpoint }),
     ...(condition !== undefined && { condition }),
   });
+  const openUploads = trackOpenUploads(client);
+  const probeKeys = new Set<string>();
+  let stopping = false;
+  const writable = writeGuard(
+    options.conditionalWrites ?? "prove",
+    () => cleanUpOnSignal(
+      () => proveConditionalWrites({
+        client, bucket, prefix, endpoint: options.endpoint,
+        onKey: (key, present) => void (present ? probeKeys.add(key) : probeKeys.delete(key)),
+        stopped: () => stopping,
+      }),
+      () => abortInFlight(),
+    ),
+    options.onWarning ?? ((m) => process.stderr.write(`relcast: warning: ${m}\n`)),
+  );
   // PreconditionFailedError carries the store-relative key the caller used.
   const rekey = (err: Error, key: string) => (err instanceof PreconditionFailedError ? new PreconditionFailedError(key, err.condition) : err);
 
@@ -81,6 +101,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
   async function put(key: string, body: PutBody, opts: PutOptions): Promise<{ etag: string }> {
     const condition = conditionOf(opts);
     const Key = abs(key);
+    await writable();
     try {
       if (typeof body === "object" && !Buffer.isBuffer(body)) {
         return await uploadFile({
@@ -107,6 +128,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
 
   async function copy(fromKey: string, toKey: string, opts: PutOptions): Promise<{ etag: string }> {
     const condition = conditionOf(opts);
+    await writable();
     // Some S3-compatible servers (moto, older MinIO) ignore conditions on
     // CopyObject; a HEAD first gives them at least the sequential guarantee.
     if (condition) {
@@ -151,8 +173,10 @@ export function createS3Store(options: S3StoreOptions): S3Store {
   }
 
   async function remove(key: string): Promise<void> {
+    const Key = abs(key);
+    await writable();
     try {
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: abs(key) }));
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key }));
     } catch (err) {
       if (isNotFound(err)) return;
       throw mapS3Error(err, ctx("DeleteObject", key));
@@ -167,16 +191,41 @@ export function createS3Store(options: S3StoreOptions): S3Store {
     }
   }
 
+  /** Stops this run's uploads, aborts every multipart upload it opened and removes its probe key, if one is there. */
+  async function abortInFlight(): Promise<string[]> {
+    stopping = true;
+    const stopped = stopActiveUploads();
+    const lines = await openUploads.abortAll();
+    for (const key of [...probeKeys]) {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })).then(
+        () => lines.push(`removed the conditional-write probe ${key}`),
+        () => lines.push(`could not remove the conditional-write probe ${key}; relcast gc removes it`),
+      );
+      probeKeys.delete(key);
+    }
+    if (stopped.length > 0 && lines.length === 0) lines.push(...stopped.map((k) => `stopped the upload of ${k}`));
+    return lines;
+  }
+
   return {
     location,
     uriFor: (key) => `s3://${bucket}/${abs(key)}`,
     head, get, getStream, put, copy, list, delete: remove, checkReachable,
-    abortInFlight: () => abortActiveUploads(),
+    proveConditionalWrites: writable,
+    abortInFlight,
     abortStaleUploads: (olderThan) => abortStaleMultipartUploads(client, bucket, prefix, olderThan),
     async sweepIncomplete(olderThan) {
       const sweep = await abortStaleMultipartUploads(client, bucket, prefix, olderThan);
-      return sweep.aborted.map((a) => `incomplete multipart upload of ${a.key} (started ${a.initiated?.toISOString() ?? "unknown"})`);
+      const probes = await removeStaleProbes(client, bucket, prefix, olderThan);
+      return [
+        ...sweep.aborted.map((a) => `incomplete multipart upload of ${a.key} (started ${a.initiated?.toISOString() ?? "unknown"})`),
+        ...probes.map((key) => `conditional-write probe ${key}`),
+      ];
     },
-    close: async () => client.destroy(),
+    async close() {
+      // A run that failed (or forgot) with an upload open: abort it before the client goes.
+      if (openUploads.size > 0) await abortInFlight();
+      client.destroy();
+    },
   };
 }

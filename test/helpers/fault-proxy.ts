@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
@@ -8,9 +9,11 @@ import type { AddressInfo, Socket } from "node:net";
  * - `stall`: accepts and never answers (the client's timeout must fire);
  * - `lost-response`: forwards, lets S3 apply it, then closes the connection
  *   without the answer (the client cannot know the write happened);
- * - `403-invalid-key`: what S3 answers to unknown credentials (moto does not check them).
+ * - `403-invalid-key`: what S3 answers to unknown credentials (moto does not check them);
+ * - `200-not-stored`: answers a write with 200 and an ETag, but never forwards
+ *   it (a write the store loses, as one that ignores conditions loses a race).
  */
-export type Fault = "500" | "503-slowdown" | "drop" | "stall" | "lost-response" | "403-invalid-key";
+export type Fault = "500" | "503-slowdown" | "drop" | "stall" | "lost-response" | "403-invalid-key" | "200-not-stored";
 export const RANDOM_FAULTS: readonly Fault[] = ["500", "503-slowdown", "drop", "stall", "lost-response"];
 
 export interface RequestInfo {
@@ -35,6 +38,8 @@ export interface FaultProxy {
   target(rule: TargetedFault): void;
   /** Drops every targeted rule still armed. */
   clearTargets(): void;
+  /** Resolves with the first request (from now on) that matches, once it has arrived. */
+  waitFor(match: (req: RequestInfo) => boolean): Promise<RequestInfo>;
   stop(): Promise<void>;
 }
 
@@ -60,7 +65,10 @@ function s3Error(res: http.ServerResponse, status: number, code: string): void {
  * An HTTP proxy on 127.0.0.1 in front of an S3 server that injects faults at
  * a rate (chosen at random among `faults`) and at targeted points.
  */
-export async function startFaultProxy(upstream: string, options: { rate: number; seed: number; faults?: readonly Fault[] }): Promise<FaultProxy> {
+export async function startFaultProxy(
+  upstream: string,
+  options: { rate: number; seed: number; faults?: readonly Fault[]; /** Request headers (lower case) never forwarded, as a careless gateway would. */ dropHeaders?: readonly string[] },
+): Promise<FaultProxy> {
   const up = new URL(upstream);
   const random = rng(options.seed);
   const faults = options.faults ?? RANDOM_FAULTS;
@@ -68,6 +76,7 @@ export async function startFaultProxy(upstream: string, options: { rate: number;
   const rules: Array<TargetedFault & { left: number }> = [];
   const stats: FaultProxy["stats"] = { requests: 0, injected: {}, targeted: {} };
   const sockets = new Set<Socket>();
+  const waiters: Array<{ match: (req: RequestInfo) => boolean; resolve: (req: RequestInfo) => void }> = [];
 
   function choose(info: RequestInfo): Fault | undefined {
     const rule = rules.find((r) => r.left > 0 && r.match(info));
@@ -82,6 +91,10 @@ export async function startFaultProxy(upstream: string, options: { rate: number;
   const server = http.createServer((req, res) => {
     stats.requests++;
     const info: RequestInfo = { method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers };
+    for (const w of waiters.filter((x) => x.match(info))) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve(info);
+    }
     const fault = choose(info);
     if (fault) stats.injected[fault] = (stats.injected[fault] ?? 0) + 1;
     if (fault === "500" || fault === "503-slowdown") {
@@ -94,6 +107,14 @@ export async function startFaultProxy(upstream: string, options: { rate: number;
       req.once("end", () => s3Error(res, 403, "InvalidAccessKeyId"));
       return;
     }
+    if (fault === "200-not-stored") {
+      req.resume();
+      req.once("end", () => {
+        res.writeHead(200, { etag: `"${randomBytes(16).toString("hex")}"`, "content-length": 0 });
+        res.end();
+      });
+      return;
+    }
     if (fault === "drop") {
       req.socket.destroy();
       return;
@@ -104,6 +125,7 @@ export async function startFaultProxy(upstream: string, options: { rate: number;
     }
     const headers = { ...req.headers };
     delete headers.expect;
+    for (const name of options.dropHeaders ?? []) delete headers[name];
     const forward = http.request(
       { host: up.hostname, port: up.port, method: req.method, path: req.url, headers },
       (upRes) => {
@@ -137,6 +159,7 @@ export async function startFaultProxy(upstream: string, options: { rate: number;
     clearTargets: () => {
       rules.length = 0;
     },
+    waitFor: (match) => new Promise((resolve) => waiters.push({ match, resolve })),
     stop: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -17,9 +17,14 @@ export const capturedOutput: string[] = [];
 
 /** Runs the real, built CLI as a child process. */
 export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, GITHUB_ACTIONS: "", ...options.env };
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? REPO_ROOT, env });
+  return startCli(args, options).done;
+}
+
+/** As runCli, with the child at hand (to signal it while it runs). */
+export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {}): { child: ChildProcess; done: Promise<CliResult> } {
+  const env = { ...process.env, GITHUB_ACTIONS: "", ...options.env };
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? REPO_ROOT, env });
+  const done = new Promise<CliResult>((resolve, reject) => {
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -32,4 +37,5 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?:
       resolve({ code: code ?? -1, signal, stdout, stderr });
     });
   });
+  return { child, done };
 }

@@ -34,7 +34,16 @@ describe("s3 upload settings in relcast.config.json", () => {
     expect(options).not.toHaveProperty("partSizeBytes");
   });
 
+  it("passes the conditional-write opt-out to the store only when it is spelled out", async () => {
+    expect(s3OptionsFrom("bucket", "", { s3: (await configWith({})).s3 })).not.toHaveProperty("conditionalWrites");
+    const options = s3OptionsFrom("bucket", "", { s3: (await configWith({ conditionalWrites: "unverified-single-writer" })).s3 });
+    expect(options).toMatchObject({ conditionalWrites: "unverified-single-writer" });
+  });
+
   it.each([
+    [{ conditionalWrites: false }, /s3\.conditionalWrites/],
+    [{ conditionalWrites: "off" }, /s3\.conditionalWrites/],
+    [{ conditionalWrites: "single-writer" }, /s3\.conditionalWrites/],
     [{ partSizeMiB: 4 }, /s3\.partSizeMiB/],
     [{ uploadConcurrency: 0 }, /s3\.uploadConcurrency/],
     [{ uploadConcurrency: 2.5 }, /s3\.uploadConcurrency/],

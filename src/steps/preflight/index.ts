@@ -129,6 +129,8 @@ export const preflightStep: Step = {
     ctx.buildNumber = resolveBuildNumber(ctx);
     ctx.autoupdateOptions = resolveAutoupdateOptions(ctx.config, inputs.autoupdate ?? {}, inputs.version, ctx.buildNumber);
     await ctx.store.checkReachable();
+    // A store that would let a concurrent publish overwrite this one's writes is refused before anything is zipped.
+    if (!inputs.dryRun) await ctx.store.proveConditionalWrites?.();
     // A link planted in a folder the publish writes to would send its bytes out of the store: refuse before the first write.
     const stray = (await ctx.store.strayEntries?.(publishFolders(ctx.config.pluginId, inputs.version))) ?? [];
     if (stray.length > 0) {
