@@ -96,15 +96,14 @@ async function decide(options: AuthorizeOptions, c: C): Promise<Response> {
     const html = renderConsentPage({ clientName: client.name ?? client.clientId, scopes, sealedRequest: form.get("request")!, username, error });
     return htmlResponse(c, status, html, headers);
   };
-  const wait = options.throttle.retryAfter(username);
-  if (wait > 0) return again(429, "Too many failed sign-ins for this user name. Try again later.", { "retry-after": String(wait) });
+  // Reserved before the (asynchronous) password check, so attempts arriving together are counted one by one.
+  const attempt = await options.throttle.reserve(username);
+  if (!attempt.ok) return again(429, "Too many failed sign-ins for this user name. Try again later.", { "retry-after": String(attempt.retryAfterSeconds) });
   const user = options.users.get(username);
   const ok = user ? await verifySecret(password, user.passwordHash) : await verifyAgainstDummy(password);
-  if (!user || !ok) {
-    options.throttle.fail(username);
-    return again(200, "Unknown user name or wrong password.");
-  }
-  options.throttle.succeed(username);
+  // A wrong password keeps its reservation.
+  if (!user || !ok) return again(200, "Unknown user name or wrong password.");
+  await options.throttle.succeeded(username);
   if (!(await options.store.useConsentNonce(sealed.nonce, sealed.exp))) return alreadyUsed();
   const code = await options.store.issueCode({
     clientId: client.clientId,
