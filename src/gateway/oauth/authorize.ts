@@ -3,6 +3,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { IncomingMessage } from "node:http";
 import type { Clock } from "../clock.js";
 import type { OAuthClientConfig, UserConfig } from "../config-schema.js";
+import { holdAnswer } from "../http/answer-hold.js";
 import { HttpError } from "../http/http-error.js";
 import type { GatewayEnv } from "../http/middleware.js";
 import { readBoundedBody } from "../http/read-body.js";
@@ -77,6 +78,8 @@ async function decide(options: AuthorizeOptions, c: C): Promise<Response> {
   if (!cookie || cookie !== sealed.nonce) {
     return htmlResponse(c, 403, renderErrorPage("Request refused", "The form was not submitted from this browser's sign-in page. Start again from the application."));
   }
+  // From here the state may change (a sign-in attempt, a used form, a code): a shutdown lets this answer finish.
+  holdAnswer(c.env.outgoing);
   const decision = form.get("decision");
   const finish = (params: Record<string, string | undefined>) => {
     deleteCookie(c, cookieName, { path: CONSENT_COOKIE.path, httpOnly: true, sameSite: "Strict" });
