@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../src/gateway/state/migrations.js";
 import { registerSecret } from "../helpers/secrets.js";
 import { postgresUnavailableReason, startPostgresServer, type PostgresServer } from "../helpers/postgres-server.js";
+import { startGatewayProcess, type GatewayProcess } from "./gateway-process.js";
 import { CLIENT, USER, startHarness, startUpstream, testConfig, type Harness, type Upstream } from "./harness.js";
 import { authorize, callApi, codeGrant, openConsent, readForm, refreshGrant, submitForm, tokenRequest, tokensFor, type Tokens } from "./oauth-driver.js";
 
@@ -144,6 +145,56 @@ describe.skipIf(unavailable !== undefined)(`gateway state in PostgreSQL${unavail
         if (!statuses.includes(303)) expect(rows).toEqual([{ name_key: expect.stringMatching(/^user:[0-9a-f]{64}$/), attempts: 6 }]);
       } finally {
         await client.end();
+      }
+    });
+  });
+
+  describe("SIGTERM while a grant waits on the database", () => {
+    let dir: string;
+    let upstream: Upstream;
+    let gateway: GatewayProcess | undefined;
+    beforeAll(async () => {
+      dir = await mkdtemp(path.join(os.tmpdir(), "relcast-gateway-pg-drain-"));
+      upstream = await startUpstream();
+    });
+    afterAll(async () => {
+      await gateway?.stop("SIGKILL");
+      await upstream?.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it("a refresh in flight at SIGTERM is answered, even with shutdown.drainSeconds 0; then the process exits 0", async () => {
+      const url = await server.createDatabase("drain");
+      const configFile = path.join(dir, "gateway.json");
+      await writeFile(configFile, JSON.stringify({ ...(await testConfig(upstream.url)), shutdown: { drainSeconds: 0 } }));
+      gateway = await startGatewayProcess(["--config", configFile, "--port", "0", "--db", url]);
+      const tokens = await tokensFor({ gateway: { url: gateway.url } } as Harness);
+      const lock = new pg.Client({ connectionString: url });
+      await lock.connect();
+      try {
+        // Hold the refresh token's row, so the grant's transaction waits on it.
+        await lock.query("BEGIN");
+        await lock.query("SELECT token_hash FROM refresh_tokens FOR UPDATE");
+        const answer = post(gateway.url, "/auth/oauth2/token", refreshGrant(tokens.refresh_token));
+        while (Number((await lock.query("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0].n) === 0) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        gateway.child.kill("SIGTERM");
+        await gateway.logged(/SIGTERM, draining/);
+        await lock.query("COMMIT");
+        const res = await answer;
+        expect(res.status).toBe(200);
+        const rotated = (await res.json()) as Tokens;
+        registerSecret(rotated.access_token, rotated.refresh_token);
+        expect(rotated.refresh_token).toMatch(/^rcr_/);
+        expect(await gateway.exited).toBe(0);
+        expect(gateway.stderr()).toContain("relcast gateway: closed");
+        // What was answered is what was committed: the old refresh token used, the new one stored.
+        const used = await lock.query("SELECT count(*) AS n FROM refresh_tokens WHERE used_at IS NOT NULL");
+        const all = await lock.query("SELECT count(*) AS n FROM refresh_tokens");
+        expect([Number(used.rows[0].n), Number(all.rows[0].n)]).toEqual([1, 2]);
+      } finally {
+        await lock.end();
       }
     });
   });
