@@ -13,7 +13,7 @@ export interface GatewayProcess {
   url: string;
   port: number;
   stderr(): string;
-  /** Resolves when a stderr line matches `pattern`. */
+  /** Resolves when a stderr line matches `pattern`; rejects if the process exits first. */
   logged(pattern: RegExp): Promise<void>;
   /** Resolves with the exit code (null when killed by a signal). */
   exited: Promise<number | null>;
@@ -36,7 +36,13 @@ export function startGatewayProcess(args: string[]): Promise<GatewayProcess> {
       }
     }
   });
-  const logged = (pattern: RegExp) => (pattern.test(err) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ pattern, resolve })));
+  const logged = (pattern: RegExp) =>
+    pattern.test(err)
+      ? Promise.resolve()
+      : new Promise<void>((resolve, reject) => {
+          waiters.push({ pattern, resolve });
+          void exited.then(() => (pattern.test(err) ? resolve() : reject(new Error(`gateway exited without logging ${pattern}: ${err}`))));
+        });
   return new Promise((resolve, reject) => {
     void exited.then((code) => reject(new Error(`gateway exited ${code} before listening: ${err}`)));
     void logged(/listening on http:\/\/127\.0\.0\.1:\d+/).then(() => {
