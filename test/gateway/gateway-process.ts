@@ -44,8 +44,7 @@ export function startGatewayProcess(args: string[]): Promise<GatewayProcess> {
           void exited.then(() => (pattern.test(err) ? resolve() : reject(new Error(`gateway exited without logging ${pattern}: ${err}`))));
         });
   return new Promise((resolve, reject) => {
-    void exited.then((code) => reject(new Error(`gateway exited ${code} before listening: ${err}`)));
-    void logged(/listening on http:\/\/127\.0\.0\.1:\d+/).then(() => {
+    logged(/listening on http:\/\/127\.0\.0\.1:\d+/).then(() => {
       const url = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(err)!;
       resolve({
         child,
@@ -59,6 +58,6 @@ export function startGatewayProcess(args: string[]): Promise<GatewayProcess> {
           return exited;
         },
       });
-    });
+    }, reject);
   });
 }

@@ -132,7 +132,7 @@ describe("relcast gateway drains on SIGTERM", () => {
     expect(await held.arrived).toEqual({ method: "POST", url: "/v1/orders", body: payload });
 
     gateway.child.kill("SIGTERM");
-    await gateway.logged(/SIGTERM, draining/);
+    await gateway.logged(/relcast gateway: SIGTERM/);
     // A request pipelined on the busy connection during the drain: never run, so never carried out unanswered.
     conn.socket.write(`GET /v2/crm/v1/pipelined HTTP/1.1\r\nHost: 127.0.0.1:${gateway.port}\r\nAuthorization: Bearer ${tokens.access_token}\r\n\r\n`);
     expect(await connectError(gateway.port)).toBe("ECONNREFUSED");
@@ -175,7 +175,7 @@ describe("relcast gateway drains on SIGTERM", () => {
     await firstBytes;
 
     gateway.child.kill("SIGTERM");
-    await gateway.logged(/SIGTERM, draining/);
+    await gateway.logged(/relcast gateway: SIGTERM/);
     conn.socket.write(postRequest(gateway.port, tokens.access_token, "/v2/crm/v1/orders", '{"late":true}'));
     finish();
     const received = await conn.closed;

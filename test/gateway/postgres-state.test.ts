@@ -180,7 +180,7 @@ describe.skipIf(unavailable !== undefined)(`gateway state in PostgreSQL${unavail
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
         gateway.child.kill("SIGTERM");
-        await gateway.logged(/SIGTERM, draining/);
+        await gateway.logged(/relcast gateway: SIGTERM/);
         await lock.query("COMMIT");
         const res = await answer;
         expect(res.status).toBe(200);
