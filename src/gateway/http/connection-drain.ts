@@ -33,9 +33,13 @@ const SHUTTING_DOWN = new HttpError(503, "temporarily_unavailable", "the gateway
 
 export class ConnectionDrain {
   private draining = false;
-  private readonly sockets = new Set<Socket>();
-  /** Each request in flight, by its response, with the connection it came on (a queued response has no socket yet). */
-  private readonly inFlight = new Map<ServerResponse, Socket>();
+  /**
+   * Each open connection with the requests in flight on it (by response).
+   * Kept per connection because node emits no `close` for a response still
+   * queued behind another when the connection dies: such entries go with
+   * their connection instead of piling up.
+   */
+  private readonly connections = new Map<Socket, Set<ServerResponse>>();
   private closed?: Promise<void>;
   private deadline?: NodeJS.Timeout;
   private deadlineAt = Infinity;
@@ -46,24 +50,32 @@ export class ConnectionDrain {
     listener: RequestListener,
   ) {
     server.on("connection", (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.once("close", () => this.sockets.delete(socket));
+      this.connections.set(socket, new Set());
+      socket.once("close", () => this.connections.delete(socket));
     });
-    const drain = this;
-    const finished = function (this: ServerResponse) {
-      drain.inFlight.delete(this);
-      // An answer that began before the drain kept its connection alive: close it now that it is idle.
-      if (drain.draining) setImmediate(() => server.closeIdleConnections());
-    };
     server.on("request", (req: IncomingMessage, res: ServerResponse) => {
-      this.inFlight.set(res, req.socket);
-      res.once("close", finished);
+      const inFlight = this.connections.get(req.socket);
+      if (inFlight) {
+        inFlight.add(res);
+        res.once("close", () => {
+          inFlight.delete(res);
+          // An answer that began before the drain kept its connection alive: close it now that it is idle.
+          if (this.draining) setImmediate(() => server.closeIdleConnections());
+        });
+      }
       if (this.draining) {
         res.shouldKeepAlive = false;
         if (res.socket === null) return writeHttpError(res, SHUTTING_DOWN);
       }
       listener(req, res);
     });
+  }
+
+  /** Requests in flight (answers not finished), on every open connection. */
+  get inFlight(): number {
+    let n = 0;
+    for (const responses of this.connections.values()) n += responses.size;
+    return n;
   }
 
   /**
@@ -74,7 +86,7 @@ export class ConnectionDrain {
   async drain(graceMs: number): Promise<DrainReport> {
     if (!this.closed) {
       this.draining = true;
-      for (const res of this.inFlight.keys()) if (!res.headersSent) res.shouldKeepAlive = false;
+      for (const inFlight of this.connections.values()) for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
       this.closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
       this.server.closeIdleConnections();
     }
@@ -91,10 +103,8 @@ export class ConnectionDrain {
   }
 
   private cut(): void {
-    const holding = new Set<Socket>();
-    for (const [res, socket] of this.inFlight) if (isAnswerHeld(res)) holding.add(socket);
-    for (const socket of this.sockets) {
-      if (holding.has(socket) || socket.destroyed) continue;
+    for (const [socket, inFlight] of this.connections) {
+      if (socket.destroyed || [...inFlight].some(isAnswerHeld)) continue;
       this.cutCount++;
       socket.destroy();
     }
