@@ -190,6 +190,42 @@ describe("relcast gateway drains on SIGTERM", () => {
     upstream.onRequest = undefined;
   });
 
+  it("requests pipelined before SIGTERM are all answered, in order, and only the last answer closes the connection", async () => {
+    const gateway = await start();
+    const tokens = await tokensFor({ gateway: { url: gateway.url } } as Harness);
+    const seen: string[] = [];
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let bothArrived!: () => void;
+    const arrived = new Promise<void>((r) => (bothArrived = r));
+    upstream.onRequest = (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const body = Buffer.concat(chunks).toString("utf8");
+        seen.push(body);
+        if (seen.length === 2) bothArrived();
+        void released.then(() => res.writeHead(201, { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) }).end(body));
+      });
+      return true;
+    };
+    const conn = await rawConnection(gateway.port);
+    conn.socket.write(postRequest(gateway.port, tokens.access_token, "/v2/crm/v1/orders", '{"n":1}') + postRequest(gateway.port, tokens.access_token, "/v2/crm/v1/orders", '{"n":2}'));
+    await arrived;
+    gateway.child.kill("SIGTERM");
+    await gateway.logged(/relcast gateway: SIGTERM/);
+    release();
+    const [first, second, ...more] = (await conn.closed).split(/(?=HTTP\/1\.1 \d{3} )/);
+    expect(more).toEqual([]);
+    expect(responseBody(first!)).toBe('{"n":1}');
+    expect(first).not.toMatch(/\r\nconnection: close\r\n/i);
+    expect(responseBody(second ?? "")).toBe('{"n":2}');
+    expect(second).toMatch(/\r\nconnection: close\r\n/i);
+    expect(await gateway.exited).toBe(0);
+    expect(seen.sort()).toEqual(['{"n":1}', '{"n":2}']);
+    upstream.onRequest = undefined;
+  });
+
   it("at shutdown.drainSeconds, a request still waiting on its upstream is cut, and the process exits 0 saying so", async () => {
     const gateway = await start((c) => {
       c.shutdown = { drainSeconds: 1 };

@@ -7,9 +7,10 @@ import { HttpError, writeHttpError } from "./http-error.js";
  * A graceful close of node's HTTP server (what SIGTERM starts):
  *
  * 1. stop accepting connections, close the idle keep-alive ones;
- * 2. let the requests in flight finish; every answer not yet begun, and
- *    every request still arriving on an open connection, is answered with
- *    `Connection: close` (Go's `Server.Shutdown` does the same), so a
+ * 2. let the requests in flight finish; the last answer of each connection,
+ *    if not yet begun, and every request still arriving on an open
+ *    connection, is answered with `Connection: close` (Go's
+ *    `Server.Shutdown` does the same), so a
  *    proxy in front (nginx, envoy) stops reusing the connection and sends
  *    its next request elsewhere; connections close as their last answer ends;
  * 3. at the deadline, cut every connection still open, except those whose
@@ -86,7 +87,12 @@ export class ConnectionDrain {
   async drain(graceMs: number): Promise<DrainReport> {
     if (!this.closed) {
       this.draining = true;
-      for (const inFlight of this.connections.values()) for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+      // The last answer of each connection says Connection: close; answers before it (pipelined requests are
+      // answered in order) keep the connection open, or the requests queued behind them would go unanswered.
+      for (const inFlight of this.connections.values()) {
+        const last = [...inFlight].pop();
+        if (last && !last.headersSent) last.shouldKeepAlive = false;
+      }
       this.closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
       this.server.closeIdleConnections();
     }
