@@ -70,6 +70,19 @@ export const gatewayConfigSchema = z
         maxBodyBytes: z.number().int().min(0).max(64 * 1024 * 1024).default(1024 * 1024),
       })
       .default({ maxSkewSeconds: 300, allowDeprecatedRequestLine: false, maxBodyBytes: 1024 * 1024 }),
+    /** Sign-in lockout (oauth/sign-in-throttle.ts): attempts per user name checked within the window. */
+    signIn: z
+      .strictObject({
+        maxFailures: z.number().int().min(1).max(100).default(5),
+        windowSeconds: z.number().int().min(60).max(24 * 3600).default(900),
+      })
+      .default({ maxFailures: 5, windowSeconds: 900 }),
+    /** SIGTERM/SIGINT (start-gateway.ts): how long in-flight requests may take to finish. */
+    shutdown: z
+      .strictObject({
+        drainSeconds: z.number().int().min(0).max(3600).default(20),
+      })
+      .default({ drainSeconds: 20 }),
   })
   .superRefine((config, ctx) => {
     const duplicate = (values: string[], path: (string | number)[], what: string) => {

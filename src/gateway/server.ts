@@ -93,6 +93,13 @@ async function buildGateway(options: GatewayOptions): Promise<{ app: Hono<Gatewa
   const clients = new Map(config.oauthClients.map((c) => [c.clientId, c]));
   const users = new Map(config.users.map((u) => [u.username, u]));
   const seal = new ConsentSeal(await store.persistentKey("consent_seal_key", () => randomBytes(32)));
+  const throttle = new SignInThrottle({
+    store,
+    users: new Set(users.keys()),
+    key: await store.persistentKey("sign_in_key", () => randomBytes(32)),
+    maxFailures: config.signIn.maxFailures,
+    windowSeconds: config.signIn.windowSeconds,
+  });
 
   const forwarding = forwardingRules(config.trustedProxies);
   // RFC 8414 issuer: the configured one, else this request's own origin.
@@ -106,7 +113,7 @@ async function buildGateway(options: GatewayOptions): Promise<{ app: Hono<Gatewa
   app.get("/healthz", (c) => jsonResponse(c, 200, { status: "ok" }));
 
   if (routes !== "api") {
-    const authorize = authorizeEndpoint({ store, seal, clock, clients, users, isHttps: forwarding.isHttps, issuer, throttle: new SignInThrottle({ clock }), maxBodyBytes: authBodyBytes });
+    const authorize = authorizeEndpoint({ store, seal, clock, clients, users, isHttps: forwarding.isHttps, issuer, throttle, maxBodyBytes: authBodyBytes });
     const token = tokenEndpoint({ store, clients, maxBodyBytes: authBodyBytes });
     app.use("/auth", authSecureHeaders, maxTargetLength(MAX_AUTH_URL));
     app.use("/auth/*", authSecureHeaders, maxTargetLength(MAX_AUTH_URL));

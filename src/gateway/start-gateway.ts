@@ -5,6 +5,7 @@ import { silentLogger, type Logger } from "../core/logger.js";
 import { systemClock, type Clock } from "./clock.js";
 import type { GatewayConfig } from "./config-schema.js";
 import type { HmacVerifier } from "./hmac-verifier.js";
+import { ConnectionDrain, type DrainReport } from "./http/connection-drain.js";
 import { createGatewayListener, type RouteSet } from "./server.js";
 import { openTokenStore } from "./state/open-store.js";
 
@@ -31,7 +32,13 @@ export interface RunningGateway {
   port: number;
   /** The state's location for logs (a PostgreSQL URL without its password). */
   state: string;
-  close(): Promise<void>;
+  /**
+   * Stops accepting, lets requests in flight finish for up to `graceMs`
+   * (default 0: cut them now), then closes the state. Answers an endpoint
+   * held (a committed grant) are always finished first. A second call with
+   * a shorter grace shortens the drain under way.
+   */
+  close(graceMs?: number): Promise<DrainReport>;
 }
 
 const PURGE_INTERVAL_MS = 3600 * 1000;
@@ -62,8 +69,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const server = http.createServer(
     // connectionsCheckingInterval: how often the two timeouts are enforced (Node's default, 30 s, lets a slow client hold a socket for 45 s).
     { maxHeaderSize: 16 * 1024, requestTimeout: 120_000, headersTimeout: 15_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 2_000 },
-    listener,
   );
+  const drain = new ConnectionDrain(server, listener);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -74,19 +81,21 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     await store.close();
     throw err;
   }
+  let closing: Promise<DrainReport> | undefined;
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     url: `http://${host}:${address.port}`,
     port: address.port,
     state: store.description,
-    close: () =>
-      new Promise<void>((resolve) => {
-        clearInterval(purge);
-        server.close(() => {
-          void store.close().then(resolve, resolve);
-        });
-        server.closeAllConnections();
-      }),
+    close: (graceMs = 0) => {
+      clearInterval(purge);
+      const drained = drain.drain(graceMs);
+      closing ??= drained.then(async (report) => {
+        await store.close().catch((err: unknown) => logger.warn(`gateway: closing the state failed: ${(err as Error).message}`));
+        return report;
+      });
+      return closing;
+    },
   };
 }

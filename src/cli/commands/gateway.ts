@@ -7,6 +7,7 @@ import { unpinnedIssuerWarning } from "../../gateway/oauth/issuer-warning.js";
 import { loadGatewayConfig } from "../../gateway/load-gateway-config.js";
 import { hashSecret } from "../../gateway/secret-hash.js";
 import type { RouteSet } from "../../gateway/server.js";
+import type { DrainReport } from "../../gateway/http/connection-drain.js";
 import { startGateway } from "../../gateway/start-gateway.js";
 import { isPostgresUrl } from "../../gateway/state/postgres-driver.js";
 import { readStdin } from "../../core/read-stdin.js";
@@ -52,18 +53,28 @@ async function runGateway(flags: GatewayFlags, debug: boolean): Promise<void> {
     },
   );
   logger.info(`relcast gateway listening on ${gateway.url} (routes: ${flags.routes}, state: ${gateway.state})`);
-  await new Promise<void>((resolve) => {
+  const drainSeconds = config.shutdown.drainSeconds;
+  const report = await new Promise<DrainReport>((resolve) => {
+    let stopping = false;
     const stop = (signal: string) => {
-      logger.info(`relcast gateway: ${signal}, closing`);
-      process.off("SIGINT", onInt);
-      process.off("SIGTERM", onTerm);
-      void gateway.close().then(resolve);
+      if (stopping) {
+        // A second signal: stop now (answers holding a committed grant still go out).
+        logger.info(`relcast gateway: ${signal} again, closing the remaining connections now`);
+        process.off("SIGINT", onSignal);
+        process.off("SIGTERM", onSignal);
+        void gateway.close(0);
+        return;
+      }
+      stopping = true;
+      void gateway.close(drainSeconds * 1000).then(resolve);
+      logger.info(`relcast gateway: ${signal}, draining: no new connections, requests in flight get up to ${drainSeconds} s (send ${signal} again to stop now)`);
     };
-    const onInt = () => stop("SIGINT");
-    const onTerm = () => stop("SIGTERM");
-    process.on("SIGINT", onInt);
-    process.on("SIGTERM", onTerm);
+    const onSignal = (signal: NodeJS.Signals) => stop(signal);
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
   });
+  if (report.cut > 0) logger.warn(`relcast gateway: ${report.cut} connection(s) were closed before their requests finished (shutdown.drainSeconds: ${drainSeconds})`);
+  logger.info("relcast gateway: closed");
 }
 
 /**

@@ -3,6 +3,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { IncomingMessage } from "node:http";
 import type { Clock } from "../clock.js";
 import type { OAuthClientConfig, UserConfig } from "../config-schema.js";
+import { holdAnswer } from "../http/answer-hold.js";
 import { HttpError } from "../http/http-error.js";
 import type { GatewayEnv } from "../http/middleware.js";
 import { readBoundedBody } from "../http/read-body.js";
@@ -77,6 +78,8 @@ async function decide(options: AuthorizeOptions, c: C): Promise<Response> {
   if (!cookie || cookie !== sealed.nonce) {
     return htmlResponse(c, 403, renderErrorPage("Request refused", "The form was not submitted from this browser's sign-in page. Start again from the application."));
   }
+  // From here the state may change (a sign-in attempt, a used form, a code): a shutdown lets this answer finish.
+  holdAnswer(c.env.outgoing);
   const decision = form.get("decision");
   const finish = (params: Record<string, string | undefined>) => {
     deleteCookie(c, cookieName, { path: CONSENT_COOKIE.path, httpOnly: true, sameSite: "Strict" });
@@ -96,15 +99,14 @@ async function decide(options: AuthorizeOptions, c: C): Promise<Response> {
     const html = renderConsentPage({ clientName: client.name ?? client.clientId, scopes, sealedRequest: form.get("request")!, username, error });
     return htmlResponse(c, status, html, headers);
   };
-  const wait = options.throttle.retryAfter(username);
-  if (wait > 0) return again(429, "Too many failed sign-ins for this user name. Try again later.", { "retry-after": String(wait) });
+  // Reserved before the (asynchronous) password check, so attempts arriving together are counted one by one.
+  const attempt = await options.throttle.reserve(username);
+  if (!attempt.ok) return again(429, "Too many failed sign-ins for this user name. Try again later.", { "retry-after": String(attempt.retryAfterSeconds) });
   const user = options.users.get(username);
   const ok = user ? await verifySecret(password, user.passwordHash) : await verifyAgainstDummy(password);
-  if (!user || !ok) {
-    options.throttle.fail(username);
-    return again(200, "Unknown user name or wrong password.");
-  }
-  options.throttle.succeed(username);
+  // A wrong password keeps its reservation.
+  if (!user || !ok) return again(200, "Unknown user name or wrong password.");
+  await options.throttle.succeeded(username);
   if (!(await options.store.useConsentNonce(sealed.nonce, sealed.exp))) return alreadyUsed();
   const code = await options.store.issueCode({
     clientId: client.clientId,

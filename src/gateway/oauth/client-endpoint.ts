@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { OAuthClientConfig } from "../config-schema.js";
+import { holdAnswer } from "../http/answer-hold.js";
 import type { GatewayEnv } from "../http/middleware.js";
 import { jsonResponse } from "../http/respond.js";
 import type { TokenStore } from "../state/token-store.js";
@@ -29,6 +30,8 @@ export function clientEndpoint(
       }
       const params = await readTokenParams(c, options.maxBodyBytes);
       const client = await authenticateClient(options.clients, params, c.req.header("authorization"));
+      // From here the state may change (a grant, a revocation): a shutdown lets this answer finish.
+      holdAnswer(c.env.outgoing);
       return await handle(c, client, params);
     } catch (err) {
       if (err instanceof OAuthError) return oauthErrorResponse(c, err);

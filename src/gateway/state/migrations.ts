@@ -80,6 +80,17 @@ export const MIGRATIONS: readonly Migration[] = [
   );
   CREATE INDEX hmac_replay_expires ON hmac_replay(expires_at);
   `,
+  // Sign-in lockout, shared by every instance (oauth/sign-in-throttle.ts): attempts reserved per user name
+  // within a window. name_key is the user name's keyed hash (a configured name) or one of a fixed number of
+  // slots (any other name), so the table stays bounded; name_hash tells the names sharing a slot apart.
+  (t) => `
+  CREATE TABLE sign_in_attempts (
+    name_key  TEXT PRIMARY KEY,
+    name_hash TEXT NOT NULL,
+    attempts  INTEGER NOT NULL,
+    reset_at  ${t.int64} NOT NULL
+  );
+  `,
 ];
 
 /** The SQL of migration `version` (0-based) in one dialect. */

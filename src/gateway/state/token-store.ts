@@ -6,7 +6,7 @@ import type { Row, SqlDriver, SqlRunner } from "./sql-driver.js";
 
 /**
  * Rows of the OAuth state: authorization codes, token families, refresh and
- * access tokens, consent nonces, settings. Callers pass raw codes and
+ * access tokens, consent nonces, sign-in attempts, settings. Callers pass raw codes and
  * tokens; only their hashes reach the database. Grant rules (who may
  * exchange what) live in oauth/grants.ts and run inside `transaction`, whose
  * `find*ForUpdate` reads lock the row they return until the transaction ends.
@@ -41,6 +41,14 @@ export interface IssuedTokens {
   accessToken: string;
   refreshToken: string;
   expiresIn: number;
+}
+
+/** One sign-in attempt reserved (or refused) for a user name's key. */
+export interface SignInReservation {
+  /** Attempts counted in the window, this one included; above the limit means refused. */
+  attempts: number;
+  /** When the window ends (Unix ms). */
+  resetAt: number;
 }
 
 export interface NewCode {
@@ -193,6 +201,35 @@ export class TokenStore {
     return (await this.driver.run("INSERT INTO consent_nonces (nonce, expires_at) VALUES (?, ?) ON CONFLICT DO NOTHING", [nonce, expiresAt])) === 1;
   }
 
+  /**
+   * Reserves one sign-in attempt under `nameKey` in one atomic upsert, so
+   * any number of concurrent attempts (in this process or in others on the
+   * same database) count one by one. A window that has ended, or a row that
+   * belongs to another name (`nameHash`, for keys shared by several names),
+   * starts again at 1; a name at the limit stays at `maxAttempts + 1`.
+   */
+  async reserveSignIn(nameKey: string, nameHash: string, maxAttempts: number, windowMs: number): Promise<SignInReservation> {
+    const now = this.now();
+    const stale = "sign_in_attempts.reset_at <= ? OR sign_in_attempts.name_hash <> excluded.name_hash";
+    const [row] = await this.driver.transaction((sql) =>
+      sql.all(
+        `INSERT INTO sign_in_attempts (name_key, name_hash, attempts, reset_at) VALUES (?, ?, 1, ?)
+         ON CONFLICT (name_key) DO UPDATE SET
+           attempts = CASE WHEN ${stale} THEN 1 WHEN sign_in_attempts.attempts > ? THEN sign_in_attempts.attempts ELSE sign_in_attempts.attempts + 1 END,
+           reset_at = CASE WHEN ${stale} THEN excluded.reset_at ELSE sign_in_attempts.reset_at END,
+           name_hash = excluded.name_hash
+         RETURNING attempts, reset_at AS "resetAt"`,
+        [nameKey, nameHash, now + windowMs, now, maxAttempts, now],
+      ),
+    );
+    return { attempts: num(row!.attempts), resetAt: num(row!.resetAt) };
+  }
+
+  /** Forgets the attempts counted under `nameKey` (after a successful sign-in). */
+  async clearSignIn(nameKey: string): Promise<void> {
+    await this.driver.run("DELETE FROM sign_in_attempts WHERE name_key = ?", [nameKey]);
+  }
+
   /** A random key kept in the database, created by whichever instance comes first (consent-form signing key). */
   async persistentKey(name: string, create: () => Buffer): Promise<Buffer> {
     await this.driver.run("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING", [name, create()]);
@@ -213,6 +250,7 @@ export class TokenStore {
       await sql.run("DELETE FROM access_tokens WHERE expires_at < ?", [now]);
       await sql.run("DELETE FROM refresh_tokens WHERE expires_at < ?", [now]);
       await sql.run("DELETE FROM consent_nonces WHERE expires_at < ?", [now]);
+      await sql.run("DELETE FROM sign_in_attempts WHERE reset_at <= ?", [now]);
       await sql.run(
         "DELETE FROM token_families WHERE NOT EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = token_families.id) AND NOT EXISTS (SELECT 1 FROM access_tokens a WHERE a.family_id = token_families.id) AND created_at < ?",
         [dayAgo],
