@@ -1,0 +1,97 @@
+import net from "node:net";
+import type { RenderedRequest } from "./request-model.js";
+import { ResponseReader, type Answer } from "./response-reader.js";
+
+/**
+ * Sends requests on one keep-alive TCP connection to the gateway, a group
+ * at a time (each group in one write, pipelined; the next group once the
+ * answers to this one are in), and reads the answers in order. It stops
+ * when every request is answered, when the gateway closes the connection,
+ * or when nothing arrives for `stallMs` (a hang guard, reported as such).
+ */
+export interface ConnectionRun {
+  label: string;
+  requests: RenderedRequest[];
+  plan: WritePlan;
+  answers: Answer[];
+  /** How many requests had been written when the connection ended. */
+  written: number;
+  closedByGateway: boolean;
+  stalled: boolean;
+  readerError: string | undefined;
+}
+
+export interface WritePlan {
+  groups: number[][];
+  /** Per group: split the write at this fraction of its bytes (a turn of the event loop between), or -1. */
+  splitAt: number[];
+}
+
+export function runConnection(port: number, label: string, requests: RenderedRequest[], plan: WritePlan, stallMs: number): Promise<ConnectionRun> {
+  return new Promise((resolve) => {
+    const reader = new ResponseReader((i) => requests[i]?.method);
+    const run: ConnectionRun = { label, requests, plan, answers: reader.answers, written: 0, closedByGateway: false, stalled: false, readerError: undefined };
+    const socket = net.connect(port, "127.0.0.1");
+    let group = 0;
+    let finished = false;
+    let stall: NodeJS.Timeout | undefined;
+    const armStall = () => {
+      clearTimeout(stall);
+      stall = setTimeout(() => {
+        run.stalled = true;
+        socket.destroy();
+      }, stallMs);
+    };
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(stall);
+      reader.end();
+      run.readerError = reader.error;
+      if (run.answers.length < requests.length) run.closedByGateway = !run.stalled;
+      resolve(run);
+    };
+    const writeGroup = () => {
+      const members = plan.groups[group]!;
+      const bytes = Buffer.concat(members.map((i) => requests[i]!.bytes));
+      run.written = members[members.length - 1]! + 1;
+      const split = plan.splitAt[group] ?? -1;
+      if (split < 0 || bytes.length < 2) {
+        socket.write(bytes);
+      } else {
+        const at = Math.max(1, Math.min(bytes.length - 1, Math.floor(split * bytes.length)));
+        socket.write(bytes.subarray(0, at));
+        setImmediate(() => {
+          if (!socket.destroyed) socket.write(bytes.subarray(at));
+        });
+      }
+    };
+    const advance = () => {
+      // The answers to the group written so far are in: write the next group, or end.
+      while (!socket.destroyed && run.answers.length >= run.written) {
+        if (group >= plan.groups.length - 1) {
+          socket.end();
+          return;
+        }
+        group++;
+        writeGroup();
+      }
+    };
+    socket.on("connect", () => {
+      armStall();
+      writeGroup();
+    });
+    socket.on("data", (chunk: Buffer) => {
+      armStall();
+      reader.push(chunk);
+      if (reader.error) {
+        socket.destroy();
+        return;
+      }
+      advance();
+    });
+    socket.on("end", () => socket.end());
+    socket.on("error", () => {});
+    socket.on("close", finish);
+  });
+}
