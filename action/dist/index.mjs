@@ -9024,6 +9024,7 @@ const autoupdateSchema = looseObject({
 	sizeBytes: number().int().nonnegative(),
 	sha256: string().optional(),
 	minimumSystemVersion: string().optional(),
+	hardwareRequirements: string().optional(),
 	criticalUpdate: strictObject({ version: string().optional() }).optional(),
 	minimumAutoupdateVersion: string().optional(),
 	phasedRolloutInterval: number().int().positive().optional(),
@@ -20271,6 +20272,7 @@ function appcastItem(record) {
 	item["sparkle:version"] = String(au.buildNumber);
 	item["sparkle:shortVersionString"] = record.version;
 	if (au.minimumSystemVersion) item["sparkle:minimumSystemVersion"] = au.minimumSystemVersion;
+	if (au.hardwareRequirements) item["sparkle:hardwareRequirements"] = au.hardwareRequirements;
 	if (au.releaseNotesLink) item["sparkle:releaseNotesLink"] = au.releaseNotesLink;
 	else item.description = { __cdata: notesHtml(record) };
 	item.enclosure = {
@@ -21220,6 +21222,7 @@ function buildRecord(input) {
 			sizeBytes: input.zip.sizeBytes,
 			sha256: input.zip.sha256,
 			...input.minimumSystemVersion ? { minimumSystemVersion: input.minimumSystemVersion } : {},
+			...input.hardwareRequirements ? { hardwareRequirements: input.hardwareRequirements } : {},
 			...input.autoupdateOptions,
 			...input.deltas && input.deltas.length > 0 ? { deltas: input.deltas } : {}
 		},
@@ -21318,6 +21321,7 @@ const planStep = {
 			buildNumber: need(ctx.buildNumber, "build number"),
 			edSignature: need(ctx.edSignature, "signature"),
 			minimumSystemVersion: ctx.bundle?.minimumSystemVersion,
+			hardwareRequirements: ctx.hardwareRequirements,
 			autoupdateOptions: ctx.autoupdateOptions,
 			publishedAt: inputs.publishedAt ?? /* @__PURE__ */ new Date(),
 			deltas: (ctx.deltas ?? []).map((d) => ({
@@ -21329,6 +21333,8 @@ const planStep = {
 				edSignature: d.edSignature
 			}))
 		});
+		const readable = releaseRecordSchema.safeParse(fresh);
+		if (!readable.success) throw new RelcastError("E_INPUT", `the release record for ${inputs.version} would not pass relcast's own reading of records:\n${describeZodIssues(readable.error, recordKey(inputs.version))}`, "fix the input the named field comes from (flags, config, release notes or Info.plist) and publish again; nothing was written");
 		const differs = existing ? recordDifferences(existing, fresh) : [];
 		if (differs.length > 0) throw new RelcastError("E_CONFLICT", `version ${inputs.version} is already published with a different ${differs.join(", ")}`, "published records are immutable: re-run with the inputs of the first publish (notes, summary, channel, config, key), or publish a new version");
 		const record = existing ?? fresh;
@@ -29714,6 +29720,8 @@ function parseInfoPlist(bytes, source) {
 	if (publicEdKey) info.publicEdKey = publicEdKey;
 	if (minimumSystemVersion) info.minimumSystemVersion = minimumSystemVersion;
 	if (bundleIdentifier) info.bundleIdentifier = bundleIdentifier;
+	const bundleExecutable = pickString(d, "CFBundleExecutable", source);
+	if (bundleExecutable !== void 0) info.bundleExecutable = bundleExecutable;
 	return info;
 }
 async function readBundleInfo(bundleDir) {
@@ -29785,6 +29793,9 @@ async function resolveInsideBundle(root, linkRel) {
 		resolved: done.join("/")
 	};
 }
+function macOSNameKey(name) {
+	return name.normalize("NFD").toLowerCase().normalize("NFD");
+}
 async function checkBundleTree(bundleDir) {
 	const root = path.resolve(bundleDir);
 	const top = path.basename(root);
@@ -29795,6 +29806,7 @@ async function checkBundleTree(bundleDir) {
 			withFileTypes: true,
 			encoding: "buffer"
 		});
+		const seen = /* @__PURE__ */ new Map();
 		for (const child of children) {
 			const name = child.name;
 			const shown = [
@@ -29803,6 +29815,14 @@ async function checkBundleTree(bundleDir) {
 				printable(name)
 			].join("/");
 			if (!isUtf8(name)) throw new RelcastError("E_INPUT", `the bundle has a file name that is not valid UTF-8: ${shown}`, "rename it to UTF-8 (e.g. convmv -f latin1 -t utf8 --notest -r <bundle>); zip entries and macOS need UTF-8 names");
+			const text = name.toString("utf8");
+			const same = macOSNameKey(text);
+			const earlier = seen.get(same);
+			if (earlier !== void 0) {
+				const folder = [top, ...relParts.map(printable)].join("/");
+				throw new RelcastError("E_INPUT", `${folder} holds "${earlier}" and "${text}", one name on macOS's default file system (it ignores case and Unicode normalization): unpacking the update would keep only one of them`, "rename or remove one of the two in the bundle, then build and publish again");
+			}
+			seen.set(same, text);
 			if (++entries > 65535) throw new RelcastError("E_INPUT", `the bundle has more than ${ZIP_ENTRY_LIMIT} entries`, "a zip without ZIP64 holds at most 65,535 entries: ship fewer files (e.g. pack resources into archives)");
 			const rel = [...relParts.map((p) => p.toString("utf8")), name.toString("utf8")].join("/");
 			const abs = path.join(root, rel);
@@ -29818,6 +29838,68 @@ async function checkBundleTree(bundleDir) {
 		}
 	}
 	await walk([]);
+}
+
+// src/bundle/mach-o.ts
+const CPU_NAMES = /* @__PURE__ */ new Map([
+	[7, "i386"],
+	[16777223, "x86_64"],
+	[12, "arm"],
+	[16777228, "arm64"],
+	[33554444, "arm64_32"],
+	[18, "ppc"],
+	[16777234, "ppc64"]
+]);
+const MAX_SLICES = 32;
+const MACH_O_HEADER_BYTES = 1032;
+function machOArchitectures(header) {
+	if (header.length < 8) return void 0;
+	const big = header.readUInt32BE(0);
+	const little = header.readUInt32LE(0);
+	if (little === 4277009102 || little === 4277009103) return [cpuName(header.readInt32LE(4))];
+	if (big === 4277009102 || big === 4277009103) return [cpuName(header.readInt32BE(4))];
+	if (big !== 3405691582 && big !== 3405691583) return void 0;
+	const count = header.readUInt32BE(4);
+	const entryBytes = big === 3405691582 ? 20 : 32;
+	if (count === 0 || count > MAX_SLICES || header.length < 8 + count * entryBytes) return void 0;
+	const names = [];
+	for (let i = 0; i < count; i++) names.push(cpuName(header.readInt32BE(8 + i * entryBytes)));
+	return names;
+}
+function cpuName(cputype) {
+	return CPU_NAMES.get(cputype >>> 0) ?? `cpu-${(cputype >>> 0).toString(16)}`;
+}
+const NOT_ARM_ONLY = /* @__PURE__ */ new Set([
+	"x86_64",
+	"i386",
+	"ppc",
+	"ppc64"
+]);
+function hardwareRequirementsOf(architectures, minimumSystemVersion) {
+	if (!architectures || architectures.length === 0) return void 0;
+	if (architectures.some((a) => NOT_ARM_ONLY.has(a))) return void 0;
+	if (!architectures.some((a) => a === "arm64")) return void 0;
+	return (minimumSystemVersion === void 0 ? 0 : Number(minimumSystemVersion.split(".")[0])) >= 27 ? void 0 : "arm64";
+}
+
+// src/bundle/bundle-executable.ts
+init_errors$4();
+async function checkBundleExecutable(bundleDir, executable) {
+	if (executable === void 0) return void 0;
+	const rel = path.posix.join("Contents", "MacOS", executable);
+	if (executable === "" || executable.includes("/") || executable === "." || executable === "..") throw new RelcastError("E_PLIST", `CFBundleExecutable "${executable}" in Info.plist is not a file name`, "set CFBundleExecutable to the name of the file in Contents/MacOS (Xcode's $(EXECUTABLE_NAME))");
+	const file = path.join(bundleDir, rel);
+	const st = await stat(file).catch(() => void 0);
+	if (!st || !st.isFile()) throw new RelcastError("E_PLIST", `Info.plist names CFBundleExecutable "${executable}", but the bundle has ${st ? "a folder" : "no file"} at ${rel}; macOS could not load it and Sparkle would refuse to install it`, "publish the complete built bundle, or fix CFBundleExecutable to name the file in Contents/MacOS");
+	if ((st.mode & 73) === 0) throw new RelcastError("E_INPUT", `the bundle's executable ${rel} has no execute permission (mode ${(st.mode & 511).toString(8).padStart(4, "0")}): installed copies could not launch it`, `run chmod +x "${file}" (artifacts copied between CI jobs often lose the bit: archive the bundle with tar or ditto before uploading it)`);
+	const handle = await open(file, "r");
+	try {
+		const header = Buffer.alloc(MACH_O_HEADER_BYTES);
+		const { bytesRead } = await handle.read(header, 0, header.length, 0);
+		return machOArchitectures(header.subarray(0, bytesRead));
+	} finally {
+		await handle.close();
+	}
 }
 
 // src/domain/notes/keep-a-changelog.ts
@@ -30047,6 +30129,7 @@ function resolveBuildNumber(ctx) {
 	const fromFlag = ctx.inputs.buildNumber;
 	const fromPlist = ctx.bundle?.bundleVersion;
 	if (fromPlist !== void 0 && /^\d+$/.test(fromPlist)) {
+		if (!/^(0|[1-9]\d{0,14})$/.test(fromPlist)) throw new RelcastError("E_PLIST", `CFBundleVersion "${fromPlist}" in Info.plist ${fromPlist.length > 15 ? "has more than 15 digits" : "has leading zeros"}: it would be written as sparkle:version ${BigInt(fromPlist)} and every later check would find the two differ`, "set CFBundleVersion to an integer of at most 15 digits without leading zeros (e.g. 42, or a date-based 202611271200)");
 		const n = Number(fromPlist);
 		if (fromFlag !== void 0 && fromFlag !== n) throw new RelcastError("E_PLIST", `--build-number ${fromFlag} differs from CFBundleVersion ${fromPlist} in Info.plist`, "drop --build-number or fix CFBundleVersion; Sparkle compares the bundle's own CFBundleVersion");
 		return n;
@@ -30075,6 +30158,7 @@ const preflightStep = {
 		await requireDiskImage(inputs.dmgFile);
 		ctx.bundle = await readBundleInfo(inputs.appDir);
 		await checkBundleTree(inputs.appDir);
+		const architectures = await checkBundleExecutable(inputs.appDir, ctx.bundle.bundleExecutable);
 		ctx.notes = await loadReleaseNotes({
 			notesFile: inputs.notesFile,
 			changelogFile: inputs.changelogFile
@@ -30084,6 +30168,7 @@ const preflightStep = {
 		if (short !== void 0 && short !== inputs.version) throw new RelcastError("E_PLIST", `CFBundleShortVersionString in Info.plist is ${short}, but --version is ${inputs.version}`, "publish the version the bundle was built as, or rebuild the bundle with the new version");
 		const minimumSystem = ctx.bundle.minimumSystemVersion;
 		if (minimumSystem !== void 0 && !/^\d{1,4}(\.\d{1,4}){0,2}$/.test(minimumSystem)) throw new RelcastError("E_PLIST", `LSMinimumSystemVersion "${minimumSystem}" in Info.plist is not a macOS version`, "write it as numbers and dots, e.g. 12.0 (it becomes sparkle:minimumSystemVersion)");
+		ctx.hardwareRequirements = hardwareRequirementsOf(architectures, minimumSystem);
 		const keyProblem = ctx.bundle.publicEdKey === void 0 ? void 0 : publicEdKeyProblem(ctx.bundle.publicEdKey);
 		if (keyProblem) throw new RelcastError("E_PLIST", `SUPublicEDKey "${ctx.bundle.publicEdKey}" in the bundle's Info.plist is malformed: ${keyProblem}`, `set SUPublicEDKey to the base64 public key Sparkle's generate_keys prints (this signing key's is ${key.publicKeyBase64})`);
 		if (ctx.bundle.publicEdKey === void 0) ctx.logger.warn(`the bundle's Info.plist has no SUPublicEDKey: copies updated to this version could not check the edSignature of later updates (Sparkle would rely on Apple code signing alone); add SUPublicEDKey = ${key.publicKeyBase64} (relcast keys public prints it)`);

@@ -53,8 +53,18 @@ export async function resolveInsideBundle(root: string, linkRel: string): Promis
 }
 
 /**
+ * The form under which APFS and HFS+ as macOS formats them by default
+ * (case-insensitive) compare names: Unicode canonical decomposition (NFC
+ * and NFD spellings are one name) and case folded.
+ */
+function macOSNameKey(name: string): string {
+  return name.normalize("NFD").toLowerCase().normalize("NFD");
+}
+
+/**
  * Checks the bundle folder before anything is zipped or uploaded: every name
- * is UTF-8 (zip entries and Sparkle need it), every file fits a classic zip
+ * is UTF-8 (zip entries and Sparkle need it), no two names in one folder
+ * are the same name on macOS's default file system, every file fits a classic zip
  * (by size, before a byte is read), and every symlink resolves inside the
  * bundle. Each problem is an E_INPUT naming the entry and the fix.
  */
@@ -67,12 +77,25 @@ export async function checkBundleTree(bundleDir: string): Promise<void> {
     // Synchronous listing and lstat: through the promise API each call costs about 50 µs of round trips
     // (150 ms for a 3,000-file bundle, before the zip can start), ten times the system calls themselves.
     const children = readdirSync(dirAbs, { withFileTypes: true, encoding: "buffer" }) as unknown as Array<Dirent<Buffer>>;
+    const seen = new Map<string, string>();
     for (const child of children) {
       const name = child.name;
       const shown = [top, ...relParts.map(printable), printable(name)].join("/");
       if (!isUtf8(name)) {
         throw new RelcastError("E_INPUT", `the bundle has a file name that is not valid UTF-8: ${shown}`, "rename it to UTF-8 (e.g. convmv -f latin1 -t utf8 --notest -r <bundle>); zip entries and macOS need UTF-8 names");
       }
+      const text = name.toString("utf8");
+      const same = macOSNameKey(text);
+      const earlier = seen.get(same);
+      if (earlier !== undefined) {
+        const folder = [top, ...relParts.map(printable)].join("/");
+        throw new RelcastError(
+          "E_INPUT",
+          `${folder} holds "${earlier}" and "${text}", one name on macOS's default file system (it ignores case and Unicode normalization): unpacking the update would keep only one of them`,
+          "rename or remove one of the two in the bundle, then build and publish again",
+        );
+      }
+      seen.set(same, text);
       if (++entries > ZIP_ENTRY_LIMIT) {
         throw new RelcastError("E_INPUT", `the bundle has more than ${ZIP_ENTRY_LIMIT} entries`, "a zip without ZIP64 holds at most 65,535 entries: ship fewer files (e.g. pack resources into archives)");
       }

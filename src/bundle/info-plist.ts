@@ -11,6 +11,7 @@ export interface BundleInfo {
   publicEdKey?: string;
   minimumSystemVersion?: string;
   bundleIdentifier?: string;
+  bundleExecutable?: string;
 }
 
 function describeValue(v: unknown): string {
@@ -57,6 +58,8 @@ export function parseInfoPlist(bytes: Buffer, source: string): BundleInfo {
   if (publicEdKey) info.publicEdKey = publicEdKey;
   if (minimumSystemVersion) info.minimumSystemVersion = minimumSystemVersion;
   if (bundleIdentifier) info.bundleIdentifier = bundleIdentifier;
+  const bundleExecutable = pickString(d, "CFBundleExecutable", source);
+  if (bundleExecutable !== undefined) info.bundleExecutable = bundleExecutable;
   return info;
 }
 

@@ -38,6 +38,7 @@ export function appcastItem(record: ReleaseRecord & { autoupdate: NonNullable<Re
   item["sparkle:version"] = String(au.buildNumber);
   item["sparkle:shortVersionString"] = record.version;
   if (au.minimumSystemVersion) item["sparkle:minimumSystemVersion"] = au.minimumSystemVersion;
+  if (au.hardwareRequirements) item["sparkle:hardwareRequirements"] = au.hardwareRequirements;
   if (au.releaseNotesLink) item["sparkle:releaseNotesLink"] = au.releaseNotesLink;
   else item.description = { __cdata: notesHtml(record) };
   item.enclosure = {

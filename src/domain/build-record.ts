@@ -31,6 +31,7 @@ export interface RecordInputs {
   buildNumber: number;
   edSignature: string;
   minimumSystemVersion?: string | undefined;
+  hardwareRequirements?: string | undefined;
   autoupdateOptions?: AutoupdateOptions | undefined;
   publishedAt: Date;
   /** Delta updates made for this release (none: no `deltas` field). */
@@ -76,6 +77,7 @@ export function buildRecord(input: RecordInputs): ReleaseRecord {
       sizeBytes: input.zip.sizeBytes,
       sha256: input.zip.sha256,
       ...(input.minimumSystemVersion ? { minimumSystemVersion: input.minimumSystemVersion } : {}),
+      ...(input.hardwareRequirements ? { hardwareRequirements: input.hardwareRequirements } : {}),
       ...input.autoupdateOptions,
       ...(input.deltas && input.deltas.length > 0 ? { deltas: input.deltas } : {}),
     },

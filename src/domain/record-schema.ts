@@ -51,6 +51,8 @@ export const autoupdateSchema = z.looseObject({
   /** relcast extras: hex SHA-256 of the zip and the bundle's LSMinimumSystemVersion. */
   sha256: z.string().optional(),
   minimumSystemVersion: z.string().optional(),
+  /** relcast writes `arm64` when the main executable has only Apple-silicon slices (generate_appcast's rule). */
+  hardwareRequirements: z.string().optional(),
   /**
    * Per-release Sparkle options, frozen at publish time so `relcast rebuild`
    * writes the same appcast. `criticalUpdate.version`: critical only for

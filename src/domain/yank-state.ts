@@ -1,4 +1,6 @@
-import type { ReleaseRecord, YankMarker } from "./record-schema.js";
+import { RelcastError } from "../core/errors.js";
+import { describeZodIssues } from "../core/zod-message.js";
+import { yankMarkerSchema, type ReleaseRecord, type YankMarker } from "./record-schema.js";
 
 /**
  * Yank state: a yank is its own object (`releases/<v>/yank.json`, records
@@ -16,7 +18,10 @@ export function yankFields(record: ReleaseRecord): Pick<ReleaseRecord, "yanked" 
   return { yanked: true, ...(record.yankedAt !== undefined && { yankedAt: record.yankedAt }), ...(record.yankedReason !== undefined && { yankedReason: record.yankedReason }) };
 }
 
+/** The marker's bytes; a marker relcast could not read back is refused before it is written. */
 export function serializeYankMarker(marker: YankMarker): string {
+  const readable = yankMarkerSchema.safeParse(marker);
+  if (!readable.success) throw new RelcastError("E_INPUT", `the yank marker would not pass relcast's own reading:\n${describeZodIssues(readable.error, "yank.json")}`, "fix the named value (e.g. --reason) and yank again; nothing was written");
   return JSON.stringify(marker, null, 2) + "\n";
 }
 

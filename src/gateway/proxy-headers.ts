@@ -17,19 +17,54 @@ const HOP_BY_HOP = new Set([
   "transfer-encoding",
   "upgrade",
 ]);
+/** Framing is the gateway's own (see upstreamFraming): never the caller's header lines. Host is the upstream's. */
+const FRAMING = ["content-length", "transfer-encoding", "host"];
 const CREDENTIALS = ["authorization", "cookie"];
-/** Set by the gateway from what it knows; a client's own values never pass (see forwarded-for.ts). */
-const FORWARDING = ["x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "forwarded", "x-real-ip"];
+/**
+ * Headers by which an upstream (or a framework in front of it) would take
+ * another method or target than the one the gateway checked, and which no
+ * signature covers: method overrides (Rails, Symfony, Express
+ * method-override, ASP.NET) and URL rewrites (IIS, Symfony).
+ */
+const OVERRIDES = [
+  "x-http-method-override",
+  "x-http-method",
+  "x-method-override",
+  "x-original-method",
+  "x-original-url",
+  "x-original-uri",
+  "x-rewrite-url",
+];
+/** Set by the gateway from what it knows; a client's own values never pass (see forwarded-for.ts). `x-forwarded-*` goes as a prefix. */
+const FORWARDING = ["forwarded", "x-real-ip", "x-client-ip", "true-client-ip", "x-cluster-client-ip"];
 /** Every request header never sent upstream as the caller sent it, in one set (one lookup per header on every proxied request). */
-const NOT_FORWARDED = new Set([...HOP_BY_HOP, ...CREDENTIALS, ...FORWARDING]);
+const NOT_FORWARDED = new Set([...HOP_BY_HOP, ...FRAMING, ...CREDENTIALS, ...OVERRIDES, ...FORWARDING]);
+/** Prefixes of header names only the gateway sets: its identity headers and the forwarding family. */
 const IDENTITY_PREFIX = "x-relcast-";
+const FORWARDED_PREFIX = "x-forwarded-";
 
 const NONE = new Set<string>();
 
-/** The header names a Connection header value lists (RFC 9110 §7.6.1). */
+/** The header names a Connection header value lists (RFC 9110 §7.6.1), lower-cased, `_` read as `-`. */
 function connectionTokens(value: string | undefined): Set<string> {
   if (!value || value === "keep-alive" || value === "close") return NONE;
-  return new Set(value.split(",").map((t) => t.trim().toLowerCase()).filter(Boolean));
+  return new Set(value.split(",").map((t) => comparableName(t.trim().toLowerCase())).filter(Boolean));
+}
+
+/**
+ * A lower-case header name as upstream frameworks compare names: CGI,
+ * WSGI, Rack and PHP turn `-` into `_`, so `X_Relcast_User` and
+ * `X-Relcast-User` reach them as one header. The drop rules compare this
+ * form, so no spelling of a header the gateway sets or drops passes.
+ */
+function comparableName(lower: string): string {
+  return lower.includes("_") ? lower.replaceAll("_", "-") : lower;
+}
+
+/** Whether the caller's header `name` (lower case, as node gives it) is never forwarded. */
+function isDropped(name: string, dropped: Set<string>): boolean {
+  const comparable = comparableName(name);
+  return NOT_FORWARDED.has(comparable) || dropped.has(comparable) || comparable.startsWith(IDENTITY_PREFIX) || comparable.startsWith(FORWARDED_PREFIX);
 }
 
 /**
@@ -61,11 +96,32 @@ export function addIdentityHeaders(out: HeaderList, identity: CallerIdentity, pr
 }
 
 /**
+ * How the upstream request's body is framed, from what the gateway parsed
+ * and nothing else: `none` (node's parser found no body: the request ends
+ * after its head), the length of a body the gateway read whole or of the
+ * one node's parser framed by Content-Length, or `chunked` for a body node
+ * read chunked. The caller's framing header lines are never copied: a
+ * `Connection` list could remove them (RFC 9110 lets a sender name any
+ * header there), and then the body went upstream unframed, where the
+ * upstream read it as a request of its own.
+ */
+export type UpstreamFraming = { kind: "none" } | { kind: "length"; length: number } | { kind: "chunked" };
+
+export function upstreamFraming(incoming: IncomingHttpHeaders, readBody: Buffer | undefined): UpstreamFraming {
+  if (readBody) return { kind: "length", length: readBody.length };
+  // node's parser refuses a request with both headers, or with a Content-Length that is not one decimal number.
+  if (incoming["transfer-encoding"] !== undefined) return { kind: "chunked" };
+  const length = incoming["content-length"] === undefined ? 0 : Number(incoming["content-length"]);
+  return length === 0 ? { kind: "none" } : { kind: "length", length };
+}
+
+/**
  * The request's headers as the upstream gets them: hop-by-hop headers,
- * credentials, forwarding headers and `x-relcast-*` dropped; the
- * forwarding headers the gateway vouches for, the upstream's Host and the
- * caller's identity added. `contentLength`, when given, replaces the
- * caller's Content-Length (a body the gateway read and forwards whole).
+ * those the caller's Connection header names, framing, credentials,
+ * forwarding and override headers and every `x-relcast-*` dropped (names
+ * compared case-blind with `_` read as `-`); the forwarding headers the
+ * gateway vouches for, the upstream's Host, the caller's identity and the
+ * gateway's own framing added.
  */
 export function upstreamRequestHeaders(
   incoming: IncomingHttpHeaders,
@@ -73,38 +129,21 @@ export function upstreamRequestHeaders(
   product: string,
   upstreamHost: string,
   forwarded: { for: string | undefined; proto: "http" | "https" },
-  contentLength?: number,
+  framing: UpstreamFraming,
 ): HeaderList {
   const dropped = connectionTokens(incoming.connection);
-  const out: HeaderList = [];
-  let hostSent = false;
-  let lengthSent = contentLength === undefined;
+  const out: HeaderList = ["host", upstreamHost];
   for (const name in incoming) {
     const value = incoming[name];
-    if (value === undefined || NOT_FORWARDED.has(name) || dropped.has(name) || name.startsWith(IDENTITY_PREFIX)) continue;
-    // Host and a replaced Content-Length keep their place in the list.
-    if (name === "host") {
-      out.push(name, upstreamHost);
-      hostSent = true;
-    } else if (name === "content-length" && contentLength !== undefined) {
-      out.push(name, String(contentLength));
-      lengthSent = true;
-    } else {
-      append(out, name, value);
-    }
+    if (value === undefined || isDropped(name, dropped)) continue;
+    append(out, name, value);
   }
   if (forwarded.for) out.push("x-forwarded-for", forwarded.for);
   out.push("x-forwarded-proto", forwarded.proto);
   if (incoming.host) out.push("x-forwarded-host", incoming.host);
-  if (!hostSent) out.push("host", upstreamHost);
   addIdentityHeaders(out, identity, product);
-  if (!lengthSent) out.push("content-length", String(contentLength));
-  // A body streamed without a length (the caller's chunked framing, dropped above as hop-by-hop) goes upstream
-  // chunked too, whatever the method: node chunks a GET's or DELETE's body only when told, and otherwise writes
-  // its bytes after the head unframed, where the upstream would read them as a request of their own.
-  else if (contentLength === undefined && incoming["transfer-encoding"] !== undefined && incoming["content-length"] === undefined) {
-    out.push("transfer-encoding", "chunked");
-  }
+  if (framing.kind === "length") out.push("content-length", String(framing.length));
+  else if (framing.kind === "chunked") out.push("transfer-encoding", "chunked");
   return out;
 }
 

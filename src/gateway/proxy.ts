@@ -4,9 +4,8 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
 import type { ForwardingRules } from "./forwarded-for.js";
 import { HttpError } from "./http/http-error.js";
-import { hasBody } from "./http/read-body.js";
 import type { CallerIdentity, GatewayEnv, ProductTarget } from "./http/middleware.js";
-import { downstreamResponseHeaders, upstreamRequestHeaders } from "./proxy-headers.js";
+import { downstreamResponseHeaders, upstreamFraming, upstreamRequestHeaders, type UpstreamFraming } from "./proxy-headers.js";
 import { deadlineTick, UpstreamDeadlines, type Watched } from "./upstream-deadlines.js";
 
 /**
@@ -81,16 +80,17 @@ export function upstreamForwarder(forwarding: ForwardingRules, timeoutsMs: Itera
   return (product, identity, body, req, res, done) => {
     const origin = originOf(product.upstream);
     const forwarded = { for: forwarding.forwardedFor(req), proto: forwarding.isHttps(req) ? ("https" as const) : ("http" as const) };
+    const framing = upstreamFraming(req.headers, body);
     const upstreamReq = origin.transport.request({
       protocol: origin.protocol,
       hostname: origin.hostname,
       port: origin.port,
       method: req.method,
       path: origin.basePath + product.upstreamTarget,
-      headers: upstreamRequestHeaders(req.headers, identity, product.name, origin.host, forwarded, body?.length),
+      headers: upstreamRequestHeaders(req.headers, identity, product.name, origin.host, forwarded, framing),
       agent: origin.agent,
     });
-    new Exchange(product, req, res, upstreamReq, deadlines, done).start(body);
+    new Exchange(product, req, res, upstreamReq, deadlines, done).start(body, framing);
   };
 }
 
@@ -115,7 +115,7 @@ class Exchange implements Watched {
     return this.product.timeoutMs;
   }
 
-  start(body: Buffer | undefined): void {
+  start(body: Buffer | undefined, framing: UpstreamFraming): void {
     const { req, res, upstreamReq } = this;
     this.deadlines.watch(this);
     upstreamReq.on("error", () => this.fail(new HttpError(502, "upstream_unavailable", `${this.product.name} could not be reached`)));
@@ -131,9 +131,10 @@ class Exchange implements Watched {
       this.deadlines.unwatch(this);
       if (!res.writableFinished) this.fail(new HttpError(499, "client_closed", "client closed the connection"));
     });
+    // The bytes sent are exactly those the framing announced (proxy-headers.ts upstreamFraming).
     if (body) upstreamReq.end(body);
-    // A request that announces no body has none (RFC 9112 §6.3): the upstream request is complete now, with no pipe to set up and take down.
-    else if (!hasBody(req)) upstreamReq.end();
+    // No body (RFC 9112 §6.3): the upstream request is complete now, with no pipe to set up and take down.
+    else if (framing.kind === "none") upstreamReq.end();
     else req.pipe(upstreamReq);
   }
 

@@ -9,6 +9,7 @@ import type { GatewayConfig } from "./config-schema.js";
 import type { HmacVerifier } from "./hmac-verifier.js";
 import { HttpError, httpErrorResponse, writeHttpError } from "./http/http-error.js";
 import type { GatewayEnv, Middleware } from "./http/middleware.js";
+import { oneRequestAtATime } from "./http/one-at-a-time.js";
 import { jsonResponse } from "./http/respond.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { bearerAuth } from "./middleware/bearer-auth.js";
@@ -26,6 +27,7 @@ import { tokenEndpoint } from "./oauth/token.js";
 import { proxy, upstreamForwarder } from "./proxy.js";
 import { forwardingRules } from "./forwarded-for.js";
 import { checkNoDotSegments } from "./middleware/request-target.js";
+import { checkConnectionHeader } from "./middleware/connection-header.js";
 import { singleValuedCheck } from "./middleware/single-headers.js";
 import type { TokenStore } from "./state/token-store.js";
 import { discoveryEndpoint, METADATA_PATH, REVOKE_PATH, TOKEN_PATH } from "./oauth/discovery.js";
@@ -70,14 +72,15 @@ export async function createGatewayApp(options: GatewayOptions): Promise<Hono<Ga
 
 /**
  * node's request listener for the whole gateway: the HMAC fast path
- * (hmac-fast-path.ts) in front of hono's, when product routes are served.
+ * (hmac-fast-path.ts) in front of hono's, when product routes are served,
+ * taking the requests of one connection one at a time (one-at-a-time.ts).
  * `adapter` makes hono's listener (start-gateway.ts: @hono/node-server's,
  * with its answer to a malformed request target).
  */
 export async function createGatewayListener(options: GatewayOptions, adapter: (app: Hono<GatewayEnv>) => RequestListener): Promise<RequestListener> {
   const { app, fastPath } = await buildGateway(options);
   const general = adapter(app);
-  return fastPath ? hmacFastPath(fastPath, general) : general;
+  return oneRequestAtATime(fastPath ? hmacFastPath(fastPath, general) : general);
 }
 
 async function buildGateway(options: GatewayOptions): Promise<{ app: Hono<GatewayEnv>; fastPath?: HmacFastPathOptions }> {
@@ -185,13 +188,15 @@ function requestGuards(clock: Clock, checks: (incoming: IncomingMessage) => void
 /**
  * The checks of every request, on node's request (the HMAC fast path runs
  * them too): the headers a signature or a credential covers sent at most
- * once (single-headers.ts); no dot segments in the raw path
+ * once (single-headers.ts); no framing or authentication header named in
+ * `Connection` (connection-header.ts); no dot segments in the raw path
  * (request-target.ts).
  */
 function requestChecks(): (incoming: IncomingMessage) => void {
   const singleValued = singleValuedCheck();
   return (incoming) => {
     singleValued(incoming);
+    checkConnectionHeader(incoming);
     checkNoDotSegments(incoming);
   };
 }

@@ -53,6 +53,8 @@ export interface ReleaseContext {
   /** Aborted when the run stops on an error: work still going on in the background (the disk image's hash) gives up. */
   stopping: AbortSignal;
   bundle?: BundleInfo;
+  /** `sparkle:hardwareRequirements` from the main executable's Mach-O slices (preflight), when it needs Apple silicon. */
+  hardwareRequirements?: string | undefined;
   notes?: ReleaseNotes;
   buildNumber?: number;
   /** Sparkle options resolved from flags and config, stored in the record. */

@@ -10,6 +10,7 @@ export interface FeedItem {
   shortVersion?: string;
   channel?: string;
   minimumSystemVersion?: string;
+  hardwareRequirements?: string;
   minimumAutoupdateVersion?: string;
   phasedRolloutInterval?: string;
   /** undefined: not critical; "": critical for everyone; else the build below which it is critical. */
@@ -65,7 +66,7 @@ function readItem(node: Node): FeedItem {
   const critical = node["sparkle:criticalUpdate"];
   const item: FeedItem = {
     title: text(node.title), pubDate: text(node.pubDate), version: s("version"), shortVersion: s("shortVersionString"),
-    channel: s("channel"), minimumSystemVersion: s("minimumSystemVersion"), minimumAutoupdateVersion: s("minimumAutoupdateVersion"),
+    channel: s("channel"), minimumSystemVersion: s("minimumSystemVersion"), hardwareRequirements: s("hardwareRequirements"), minimumAutoupdateVersion: s("minimumAutoupdateVersion"),
     phasedRolloutInterval: s("phasedRolloutInterval"), releaseNotesLink: s("releaseNotesLink"), fullReleaseNotesLink: s("fullReleaseNotesLink"),
     hasDescription: node.description !== undefined, problems: [],
     ...(critical !== undefined ? { critical: typeof critical === "object" && critical ? String((critical as Node)["@_sparkle:version"] ?? "") : "" } : {}),

@@ -16,6 +16,7 @@ export function itemDisagreements(record: FeedRecord, item: FeedItem): string[] 
     ["pubDate", rfc822(fromTimestamp(record.publishedAt)), item.pubDate],
     ["sparkle:channel", channel, item.channel],
     ["sparkle:minimumSystemVersion", au.minimumSystemVersion, item.minimumSystemVersion],
+    ["sparkle:hardwareRequirements", au.hardwareRequirements, item.hardwareRequirements],
     ["sparkle:minimumAutoupdateVersion", au.minimumAutoupdateVersion, item.minimumAutoupdateVersion],
     ["sparkle:phasedRolloutInterval", au.phasedRolloutInterval?.toString(), item.phasedRolloutInterval],
     ["sparkle:criticalUpdate", au.criticalUpdate ? au.criticalUpdate.version ?? "" : undefined, item.critical],

@@ -4,6 +4,8 @@ import { RelcastError } from "../../core/errors.js";
 import { planLatest } from "../../catalog/latest-plan.js";
 import { buildRecord, type LocalArtifact } from "../../domain/build-record.js";
 import { recordDifferences } from "../../domain/record-diff.js";
+import { releaseRecordSchema } from "../../domain/record-schema.js";
+import { describeZodIssues } from "../../core/zod-message.js";
 import { dmgFileName, publicDownloadUrl, recordKey, versionedKey, zipFileName } from "../../domain/release-layout.js";
 import type { PlannedWrite, PutWrite } from "../../domain/release-plan.js";
 import { planDownloads, planFeedsAndSite } from "../../site/site-plan.js";
@@ -60,12 +62,21 @@ export const planStep: Step = {
     const fresh = buildRecord({
       config, store: ctx.store, version: inputs.version, summary: inputs.summary ?? notes.firstText, notes, dmg, zip,
       buildNumber: need(ctx.buildNumber, "build number"), edSignature: need(ctx.edSignature, "signature"),
-      minimumSystemVersion: ctx.bundle?.minimumSystemVersion, autoupdateOptions: ctx.autoupdateOptions,
+      minimumSystemVersion: ctx.bundle?.minimumSystemVersion, hardwareRequirements: ctx.hardwareRequirements, autoupdateOptions: ctx.autoupdateOptions,
       publishedAt: inputs.publishedAt ?? new Date(),
       deltas: (ctx.deltas ?? []).map((d) => ({
         fromVersion: d.fromVersion, fromBuild: d.fromBuild, url: publicDownloadUrl(config.appUrl, d.fileName), sizeBytes: d.sizeBytes, sha256: d.sha256, edSignature: d.edSignature,
       })),
     });
+    // A record is written once and read by every later command: one those could not read is refused here, before any write.
+    const readable = releaseRecordSchema.safeParse(fresh);
+    if (!readable.success) {
+      throw new RelcastError(
+        "E_INPUT",
+        `the release record for ${inputs.version} would not pass relcast's own reading of records:\n${describeZodIssues(readable.error, recordKey(inputs.version))}`,
+        "fix the input the named field comes from (flags, config, release notes or Info.plist) and publish again; nothing was written",
+      );
+    }
     // A re-run is a no-op or the completion of an interrupted publish, never a quiet edit of a published release.
     const differs = existing ? recordDifferences(existing, fresh) : [];
     if (differs.length > 0) {

@@ -3,6 +3,8 @@ import { RelcastError } from "../../core/errors.js";
 import { parseStoredJson } from "../../core/stored-json.js";
 import { publicEdKeyProblem, readBundleInfo } from "../../bundle/info-plist.js";
 import { checkBundleTree } from "../../bundle/bundle-tree-check.js";
+import { checkBundleExecutable } from "../../bundle/bundle-executable.js";
+import { hardwareRequirementsOf } from "../../bundle/mach-o.js";
 import { appcastLimit } from "../../domain/appcast.js";
 import { buildOrderEntriesOf, readCatalogView } from "../../catalog/catalog-view.js";
 import { loadReleaseNotes } from "./notes-file.js";
@@ -33,6 +35,14 @@ function resolveBuildNumber(ctx: ReleaseContext): number {
   const fromFlag = ctx.inputs.buildNumber;
   const fromPlist = ctx.bundle?.bundleVersion;
   if (fromPlist !== undefined && /^\d+$/.test(fromPlist)) {
+    // sparkle:version is the number written back as decimal: it must read back as the same text, within --build-number's bound.
+    if (!/^(0|[1-9]\d{0,14})$/.test(fromPlist)) {
+      throw new RelcastError(
+        "E_PLIST",
+        `CFBundleVersion "${fromPlist}" in Info.plist ${fromPlist.length > 15 ? "has more than 15 digits" : "has leading zeros"}: it would be written as sparkle:version ${BigInt(fromPlist)} and every later check would find the two differ`,
+        "set CFBundleVersion to an integer of at most 15 digits without leading zeros (e.g. 42, or a date-based 202611271200)",
+      );
+    }
     const n = Number(fromPlist);
     if (fromFlag !== undefined && fromFlag !== n) {
       throw new RelcastError("E_PLIST", `--build-number ${fromFlag} differs from CFBundleVersion ${fromPlist} in Info.plist`, "drop --build-number or fix CFBundleVersion; Sparkle compares the bundle's own CFBundleVersion");
@@ -66,6 +76,7 @@ export const preflightStep: Step = {
     await requireDiskImage(inputs.dmgFile);
     ctx.bundle = await readBundleInfo(inputs.appDir);
     await checkBundleTree(inputs.appDir);
+    const architectures = await checkBundleExecutable(inputs.appDir, ctx.bundle.bundleExecutable);
     ctx.notes = await loadReleaseNotes({ notesFile: inputs.notesFile, changelogFile: inputs.changelogFile }, inputs.version);
     if (inputs.summary !== undefined) requireXmlText(inputs.summary, "--summary");
     const short = ctx.bundle.shortVersion;
@@ -76,6 +87,7 @@ export const preflightStep: Step = {
     if (minimumSystem !== undefined && !/^\d{1,4}(\.\d{1,4}){0,2}$/.test(minimumSystem)) {
       throw new RelcastError("E_PLIST", `LSMinimumSystemVersion "${minimumSystem}" in Info.plist is not a macOS version`, "write it as numbers and dots, e.g. 12.0 (it becomes sparkle:minimumSystemVersion)");
     }
+    ctx.hardwareRequirements = hardwareRequirementsOf(architectures, minimumSystem);
     const keyProblem = ctx.bundle.publicEdKey === undefined ? undefined : publicEdKeyProblem(ctx.bundle.publicEdKey);
     if (keyProblem) {
       throw new RelcastError(
