@@ -26,12 +26,13 @@ describe("gateway framing and identity, as a property of generated requests", ()
   });
   afterAll(() => rig?.close());
 
-  it("exercises the proxy: many requests forwarded, many pipelined, many refused", () => {
+  it("exercises the proxy: many requests forwarded, many refused, many pipelined", () => {
+    const requests = result.runs.reduce((s, r) => s + r.requests.length, 0);
     const answers = result.runs.flatMap((r) => r.answers);
     const forwarded = answers.filter((a) => a.headers.some(([n]) => n.toLowerCase() === "x-upstream-id")).length;
-    expect(result.runs.reduce((s, r) => s + r.requests.length, 0)).toBeGreaterThanOrEqual(REQUESTS);
-    expect(forwarded).toBeGreaterThan(answers.length / 5);
-    expect(answers.length - forwarded).toBeGreaterThan(answers.length / 5);
+    expect(requests).toBeGreaterThanOrEqual(REQUESTS);
+    expect(forwarded).toBeGreaterThan(requests / 20);
+    expect(answers.length - forwarded).toBeGreaterThan(requests / 20);
     expect(result.runs.filter((r) => r.requests.length > 1).length).toBeGreaterThan(result.runs.length / 3);
   });
 
@@ -43,5 +44,5 @@ describe("gateway framing and identity, as a property of generated requests", ()
   property("b", "(b) upstream requests carry exactly the gateway's identity headers, no caller identity, override or credential header");
   property("c", "(c) every answer reaches its own caller, in order");
   property("d", "(d) a Connection header naming a framing or credential header is refused with 400");
-  property("e", "(e) every connection ends: each request answered or the connection closed");
+  property("e", "(e) every connection ends: each request answered, or the connection closed after an answer saying so");
 });

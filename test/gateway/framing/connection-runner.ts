@@ -5,7 +5,8 @@ import { ResponseReader, type Answer } from "./response-reader.js";
 /**
  * Sends requests on one keep-alive TCP connection to the gateway, a group
  * at a time (each group in one write, pipelined; the next group once the
- * answers to this one are in), and reads the answers in order. It stops
+ * answers to this one are in, or after a set delay), and reads the answers
+ * in order. It stops
  * when every request is answered, when the gateway closes the connection,
  * or when nothing arrives for `stallMs` (a hang guard, reported as such).
  */
@@ -25,6 +26,12 @@ export interface WritePlan {
   groups: number[][];
   /** Per group: split the write at this fraction of its bytes (a turn of the event loop between), or -1. */
   splitAt: number[];
+  /**
+   * Per group: write it this many ms after the previous write, whether or
+   * not the answers to that one are in (bytes arriving while a request is
+   * in flight); absent or -1: after the answers.
+   */
+  delayMs?: number[];
 }
 
 export function runConnection(port: number, label: string, requests: RenderedRequest[], plan: WritePlan, stallMs: number): Promise<ConnectionRun> {
@@ -66,20 +73,35 @@ export function runConnection(port: number, label: string, requests: RenderedReq
         });
       }
     };
+    const delayOf = (g: number) => plan.delayMs?.[g] ?? -1;
+    const writeNext = () => {
+      group++;
+      writeGroup();
+      scheduleDelayed();
+    };
+    // A group with a delay goes that long after the previous write, answered or not.
+    const scheduleDelayed = () => {
+      const next = group + 1;
+      if (next >= plan.groups.length || delayOf(next) < 0) return;
+      setTimeout(() => {
+        if (!socket.destroyed && !socket.writableEnded && group === next - 1) writeNext();
+      }, delayOf(next));
+    };
     const advance = () => {
-      // The answers to the group written so far are in: write the next group, or end.
+      // The answers to the group written so far are in: write the next group (unless it goes on a timer), or end.
       while (!socket.destroyed && run.answers.length >= run.written) {
         if (group >= plan.groups.length - 1) {
           socket.end();
           return;
         }
-        group++;
-        writeGroup();
+        if (delayOf(group + 1) >= 0) return;
+        writeNext();
       }
     };
     socket.on("connect", () => {
       armStall();
       writeGroup();
+      scheduleDelayed();
     });
     socket.on("data", (chunk: Buffer) => {
       armStall();

@@ -1,7 +1,7 @@
 import { kitVerifier } from "../../../src/gateway/hmac-kit.js";
 import { startHarness, type Harness } from "../harness.js";
 import { tokensFor } from "../oauth-driver.js";
-import { runConnection, type ConnectionRun } from "./connection-runner.js";
+import { runConnection, type ConnectionRun, type WritePlan } from "./connection-runner.js";
 import { Prng } from "./prng.js";
 import { checkProperties, PROPERTY_TEXT, upstreamId, type Property, type Violation } from "./properties.js";
 import { startRecordingUpstream, type RecordingUpstream } from "./recording-upstream.js";
@@ -99,12 +99,12 @@ export async function runFramingProperty(rig: FramingRig, options: { seed: numbe
   const violations = checkProperties({ runs, records: rig.upstream.records, parseErrors: rig.upstream.parseErrors });
 
   let replayCount = 0;
-  const replay = async (specs: RequestSpec[], groups: number[][]) => {
+  const replay = async (specs: RequestSpec[], plan: WritePlan) => {
     const label = `m${replayCount++}`;
     const requests = specs.map((spec, i) => renderRequest(spec, `${label}r${i}`, rig.ctx));
     const errorsBefore = rig.upstream.parseErrors.length;
     const recordsBefore = rig.upstream.records.length;
-    const run = await runConnection(port, label, requests, { groups, splitAt: groups.map(() => -1) }, STALL_MS);
+    const run = await runConnection(port, label, requests, plan, STALL_MS);
     await rig.upstream.settle(60, 1000);
     return { run, violations: checkProperties({ runs: [run], records: rig.upstream.records.slice(recordsBefore), parseErrors: rig.upstream.parseErrors.slice(errorsBefore) }) };
   };
@@ -170,6 +170,9 @@ function showConnection(run: ConnectionRun, ctx: RenderContext): string[] {
   return run.requests.map((r, i) => {
     const answer = run.answers[i];
     const got = answer ? `${answer.status}${upstreamId(answer) !== undefined ? " from the upstream" : ""}` : i < run.written ? "no answer" : "not written";
-    return `    #${i + 1} write ${(write.get(i) ?? 0) + 1} -> ${got}: ${showRequest(r.bytes, ctx)}`;
+    const k = write.get(i) ?? 0;
+    const delay = run.plan.delayMs?.[k] ?? -1;
+    const when = delay >= 0 ? ` (${delay} ms after the previous write, not waiting for answers)` : "";
+    return `    #${i + 1} write ${k + 1}${when} -> ${got}: ${showRequest(r.bytes, ctx)}`;
   });
 }

@@ -18,7 +18,8 @@ import { headerValue, type Answer } from "./response-reader.js";
  * (c) every answer belongs to the request it answers on its own connection;
  * (d) a Connection header naming a framing or credential header is refused
  *     with 400;
- * (e) every connection ends: each request answered or the connection closed.
+ * (e) every connection ends: each request answered, or the connection closed
+ *     after an answer that says `Connection: close`.
  */
 export type Property = "a" | "b" | "c" | "d" | "e";
 
@@ -27,7 +28,7 @@ export const PROPERTY_TEXT: Record<Property, string> = {
   b: "upstream requests carry exactly the gateway's identity headers and no caller-sent identity, override or credential header",
   c: "every answer reaches the caller and request it belongs to",
   d: "a Connection header naming content-length, transfer-encoding, host, authorization, date or digest is refused with 400",
-  e: "every connection ends: each request answered or the connection closed by the gateway",
+  e: "every connection ends: each request answered, or the connection closed after an answer saying Connection: close",
 };
 
 export interface Violation {
@@ -119,7 +120,12 @@ export function checkProperties(obs: Observation): Violation[] {
     if (!answer) {
       violations.push({ ...at, property: "a", kind: "forwarded-unanswered", detail: "the upstream executed it, the caller got no answer (connection closed first)" });
     } else if (upstreamId(answer) === undefined) {
-      const from = headerValue(answer, UNPARSEABLE_HEADER) !== undefined ? "the upstream's 400 to bytes it could not parse (sent after this request)" : `${answer.status} from the gateway itself`;
+      const from =
+        headerValue(answer, UNPARSEABLE_HEADER) !== undefined
+          ? "the upstream's 400 to bytes it could not parse (sent after this request)"
+          : isBareParseError(answer)
+            ? "node's bare 400 to bytes it could not parse on this connection (sent behind this request), in place of this request's answer"
+            : `${answer.status} from the gateway itself`;
       violations.push({ ...at, property: "a", kind: "refused-but-forwarded", detail: `the caller got ${from}, yet the upstream executed it` });
     }
     for (const record of records) {
@@ -167,8 +173,22 @@ export function checkProperties(obs: Observation): Violation[] {
     });
     // (e)
     if (run.stalled) violations.push({ run, index: run.answers.length, property: "e", kind: "stalled", detail: `no answer to request #${run.answers.length + 1} and the connection stayed open` });
+    const last = run.answers[run.answers.length - 1];
+    if (run.closedByGateway && run.answers.length < run.written && !(last && announcesClose(last))) {
+      const after = last ? `after answering #${run.answers.length} with ${last.status} without Connection: close` : "before any answer";
+      violations.push({ run, index: run.answers.length, property: "e", kind: "closed-unannounced", detail: `the gateway closed the connection ${after}, with request #${run.answers.length + 1} unanswered` });
+    }
   }
   return violations;
+}
+
+/** node's own answer to a request it cannot parse (its default clientError handler), not the gateway's. */
+function isBareParseError(answer: Answer): boolean {
+  return answer.status === 400 && answer.headers.length === 1 && answer.body.length === 0;
+}
+
+function announcesClose(answer: Answer): boolean {
+  return answer.headers.some(([n, v]) => n.toLowerCase() === "connection" && v.split(",").some((t) => t.trim().toLowerCase() === "close"));
 }
 
 function identityViolations(record: UpstreamRecord, request: RenderedRequest): Omit<Violation, "run" | "index">[] {

@@ -53,6 +53,8 @@ export interface ConnectionPlan {
   groups: number[][];
   /** Whether each write is split in two at a random byte (with a turn of the event loop between). */
   splitAt: number[];
+  /** Per group: written this many ms after the previous write without waiting for answers, or -1. */
+  delayMs: number[];
 }
 
 export function generateConnection(rng: Prng, index: number): ConnectionPlan {
@@ -72,7 +74,9 @@ export function generateConnection(rng: Prng, index: number): ConnectionPlan {
     i += size;
   }
   const splitAt = groups.map(() => (rng.chance(0.25) ? rng.next() : -1));
-  return { index, requests, groups, splitAt };
+  // Now and then a group goes while the requests before it are still in flight.
+  const delayMs = groups.map((_, k) => (k > 0 && rng.chance(0.15) ? rng.int(1, 8) : -1));
+  return { index, requests, groups, splitAt, delayMs };
 }
 
 export function generateRequest(rng: Prng): RequestSpec {
@@ -219,8 +223,10 @@ function generateExtra(rng: Prng): [string, string][] {
  * The cases issue 34 reports, sent first whatever the seed: the smuggling
  * through `Connection: keep-alive, content-length` (a read-only Bearer GET
  * whose body is a DELETE as `admin`, once answered at once and once slow),
- * the underscore spelling of an identity header, the override headers, and
- * a valid request pipelined behind one the gateway must refuse.
+ * the underscore spelling of an identity header, the override headers, a
+ * valid request pipelined behind one the gateway must refuse, and bytes
+ * that arrive (unparseable, or after `Connection: close`) while a request
+ * is at the upstream.
  */
 export function anchorConnections(): ConnectionPlan[] {
   const base: RequestSpec = {
@@ -242,13 +248,23 @@ export function anchorConnections(): ConnectionPlan[] {
     framing: { kind: "content-length", name: "Content-Length" },
     payload: { kind: "smuggle", inner: [{ method: "DELETE", slow, headers: admin, body: "" }], trailing: "" },
   });
-  const single = (spec: RequestSpec) => ({ requests: [spec], groups: [[0]], splitAt: [-1] });
+  const single = (spec: RequestSpec) => ({ requests: [spec], groups: [[0]], splitAt: [-1], delayMs: [-1] });
+  const slowGet: RequestSpec = { ...base, slow: true };
+  const badChunk: RequestSpec = {
+    ...base,
+    method: "POST",
+    framing: { kind: "chunked", name: "Transfer-Encoding", te: "chunked", chunks: 1, extension: false, trailer: false, badSize: "zz" },
+    payload: { kind: "text", text: "abc" },
+  };
   const plans = [
     single(smuggling(false)),
-    { requests: [smuggling(true), base, base], groups: [[0], [1], [2]], splitAt: [-1, -1, -1] },
+    { requests: [smuggling(true), base, base], groups: [[0], [1], [2]], splitAt: [-1, -1, -1], delayMs: [-1, -1, -1] },
     single({ ...base, product: "crm", credential: { kind: "hmac", key: "crm" }, extra: [["X_Relcast_Company", "globex"]] }),
     single({ ...base, extra: [["X-HTTP-Method-Override", "DELETE"], ["X-Original-URL", "/v1/admin/smuggled/{marker}/o"], ["x_rewrite_url", "/v1/admin/smuggled/{marker}/r"]] }),
-    { requests: [{ ...smuggling(false), connection: ["content-length"] }, base], groups: [[0, 1]], splitAt: [-1] },
+    { requests: [{ ...smuggling(false), connection: ["content-length"] }, base], groups: [[0, 1]], splitAt: [-1], delayMs: [-1] },
+    // Bytes node cannot parse arriving while a request is at the upstream: its answer must still be the one the caller gets.
+    { requests: [slowGet, badChunk], groups: [[0], [1]], splitAt: [-1, -1], delayMs: [-1, 5] },
+    { requests: [{ ...slowGet, connection: ["close"] }, base], groups: [[0], [1]], splitAt: [-1, -1], delayMs: [-1, 5] },
   ];
   return plans.map((p, index) => ({ index, ...p }));
 }

@@ -1,4 +1,4 @@
-import type { ConnectionRun } from "./connection-runner.js";
+import type { ConnectionRun, WritePlan } from "./connection-runner.js";
 import type { Violation } from "./properties.js";
 import type { RequestSpec } from "./request-model.js";
 
@@ -11,7 +11,7 @@ import type { RequestSpec } from "./request-model.js";
  * `replay` sends requests on a new connection (new markers) and returns the
  * violations of that connection alone.
  */
-export type Replay = (specs: RequestSpec[], groups: number[][]) => Promise<{ run: ConnectionRun; violations: Violation[] }>;
+export type Replay = (specs: RequestSpec[], plan: WritePlan) => Promise<{ run: ConnectionRun; violations: Violation[] }>;
 
 export interface Shrunk {
   /** The smallest failing connection found; its last request is the failing one. */
@@ -24,20 +24,20 @@ export async function shrink(violation: Violation, replay: Replay, maxReplays: n
   const { run, index } = violation;
   if (!run || index === undefined || !run.requests[index]) return undefined;
   let replays = 0;
-  const fails = async (specs: RequestSpec[], groups: number[][]) => {
+  const fails = async (specs: RequestSpec[], plan: WritePlan) => {
     replays++;
-    const result = await replay(specs, groups);
+    const result = await replay(specs, plan);
     return result.violations.some((v) => v.property === violation.property && v.kind === violation.kind) ? result.run : undefined;
   };
   const original = run.requests[index]!.spec;
-  let best = await fails([original], [[0]]);
+  let best = await fails([original], ALONE);
   if (!best) return shrinkConnection(run, index, fails, maxReplays, () => replays);
   let spec = original;
   for (let progress = true; progress && replays < maxReplays; ) {
     progress = false;
     for (const candidate of simpler(spec)) {
       if (replays >= maxReplays) break;
-      const found = await fails([candidate], [[0]]);
+      const found = await fails([candidate], ALONE);
       if (found) {
         spec = candidate;
         best = found;
@@ -53,15 +53,15 @@ export async function shrink(violation: Violation, replay: Replay, maxReplays: n
 async function shrinkConnection(
   run: ConnectionRun,
   index: number,
-  fails: (specs: RequestSpec[], groups: number[][]) => Promise<ConnectionRun | undefined>,
+  fails: (specs: RequestSpec[], plan: WritePlan) => Promise<ConnectionRun | undefined>,
   maxReplays: number,
   replays: () => number,
 ): Promise<Shrunk | undefined> {
   let kept = run.requests.map((_, i) => i);
   const attempt = (indexes: number[]) => {
     const position = new Map(indexes.map((i, k) => [i, k]));
-    const groups = run.plan.groups.map((g) => g.filter((i) => position.has(i)).map((i) => position.get(i)!)).filter((g) => g.length > 0);
-    return fails(indexes.map((i) => run.requests[i]!.spec), groups);
+    const kept = run.plan.groups.map((g, k) => ({ members: g.filter((i) => position.has(i)).map((i) => position.get(i)!), delay: run.plan.delayMs?.[k] ?? -1 })).filter((g) => g.members.length > 0);
+    return fails(indexes.map((i) => run.requests[i]!.spec), { groups: kept.map((g) => g.members), splitAt: kept.map(() => -1), delayMs: kept.map((g) => g.delay) });
   };
   let best = await attempt(kept);
   if (!best) return undefined;
@@ -76,6 +76,8 @@ async function shrinkConnection(
   }
   return { run: best, alone: false, replays: replays() };
 }
+
+const ALONE: WritePlan = { groups: [[0]], splitAt: [-1] };
 
 /** Specs one step simpler than `spec`. */
 function simpler(spec: RequestSpec): RequestSpec[] {
