@@ -21,7 +21,7 @@ describe("gateway framing and identity, as a property of generated requests", ()
   let result: FramingResult;
   beforeAll(async () => {
     rig = await startFramingRig();
-    result = await runFramingProperty(rig, { seed: SEED, requests: REQUESTS, concurrency: 8, maxShrinkReplays: 100 });
+    result = await runFramingProperty(rig, { seed: SEED, requests: REQUESTS, concurrency: 8, maxShrinkReplays: 100, maxShrinkMs: 10_000 });
     process.stderr.write(`framing property, seed ${SEED}: ${result.stats}\n`);
   });
   afterAll(() => rig?.close());

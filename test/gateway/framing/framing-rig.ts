@@ -73,7 +73,18 @@ export interface FramingResult {
   stats: string;
 }
 
-export async function runFramingProperty(rig: FramingRig, options: { seed: number; requests: number; concurrency: number; maxShrinkReplays: number }): Promise<FramingResult> {
+export interface FramingOptions {
+  seed: number;
+  /** At least this many requests are generated (whole connections). */
+  requests: number;
+  /** Connections open at once. */
+  concurrency: number;
+  maxShrinkReplays: number;
+  /** Shrinking stops after this long (a bound on the test's time when much fails). */
+  maxShrinkMs: number;
+}
+
+export async function runFramingProperty(rig: FramingRig, options: FramingOptions): Promise<FramingResult> {
   const rng = new Prng(options.seed);
   const plans: ConnectionPlan[] = anchorConnections();
   for (let total = 0; total < options.requests; ) {
@@ -116,9 +127,10 @@ export async function runFramingProperty(rig: FramingRig, options: { seed: numbe
     else examples.set(key, { violation: v, count: 1, shrunk: undefined });
   }
   let budget = options.maxShrinkReplays;
+  const shrinkUntil = Date.now() + options.maxShrinkMs;
   for (const example of examples.values()) {
-    if (budget <= 0) break;
-    example.shrunk = await shrink(example.violation, replay, Math.min(40, budget));
+    if (budget <= 0 || Date.now() > shrinkUntil) break;
+    example.shrunk = await shrink(example.violation, replay, Math.min(40, budget), () => Date.now() > shrinkUntil);
     budget -= example.shrunk?.replays ?? 2;
   }
   const stats = `${statistics(runs, rig)}; sent in ${sentMs} ms, ${replayCount} shrinking replays in ${Date.now() - started - sentMs} ms`;

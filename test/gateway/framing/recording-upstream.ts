@@ -104,8 +104,9 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
   server.on("clientError", (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
     lastEvent = Date.now();
     const code = err.code ?? "unknown";
-    // A reset or a closed socket is the gateway giving up on a request (its caller went away), not bytes the upstream misread.
-    if (code.startsWith("HPE_")) parseErrors.push({ connection: connectionIds.get(socket) ?? 0, code, bytes: err.rawPacket?.toString("latin1") ?? "" });
+    // A reset, or the end of the connection inside a request (HPE_INVALID_EOF_STATE), is the gateway giving up on a
+    // request (its caller went away; the request stays broken off, never acted on), not bytes the upstream misread.
+    if (code.startsWith("HPE_") && code !== "HPE_INVALID_EOF_STATE") parseErrors.push({ connection: connectionIds.get(socket) ?? 0, code, bytes: err.rawPacket?.toString("latin1") ?? "" });
     // node's own answer to bytes it cannot parse, marked so the test can tell it from the gateway's.
     if (socket.writable) socket.end(`HTTP/1.1 400 Bad Request\r\n${UNPARSEABLE_HEADER}: ${parseErrors.length}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     else socket.destroy();

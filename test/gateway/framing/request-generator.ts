@@ -98,6 +98,7 @@ export function generateRequest(rng: Prng): RequestSpec {
     payload,
     extra: generateExtra(rng),
     order: rng.int(1, 2 ** 31),
+    ...(rng.chance(0.04) ? { version: "1.0" as const } : {}),
   };
 }
 
@@ -216,6 +217,7 @@ function generateExtra(rng: Prng): [string, string][] {
   if (rng.chance(0.1)) extra.push(["Keep-Alive", "timeout=5"]);
   if (rng.chance(0.1)) extra.push(["X-Trace", "t-{marker}"]);
   if (rng.chance(0.1)) extra.push(["Cookie", "session=abc"]);
+  if (rng.chance(0.05)) extra.push(["Expect", "100-continue"]);
   return extra;
 }
 

@@ -54,6 +54,8 @@ export interface RequestSpec {
   extra: [string, string][];
   /** Seed of the header order (Host stays first). */
   order: number;
+  /** HTTP/1.1 unless set. */
+  version?: "1.0";
 }
 
 export interface RenderContext {
@@ -168,7 +170,7 @@ export function renderRequest(spec: RequestSpec, marker: string, ctx: RenderCont
     ...spec.extra.map(([n, v]): [string, string] => [n, v.replaceAll("{marker}", marker)]),
   ];
   const ordered = new Prng(spec.order).shuffle(lines);
-  const head = [`${spec.method} ${target} HTTP/1.1`, `Host: ${ctx.gatewayHost}`, ...ordered.map(([n, v]) => `${n}: ${v}`)].join("\r\n");
+  const head = [`${spec.method} ${target} HTTP/${spec.version ?? "1.1"}`, `Host: ${ctx.gatewayHost}`, ...ordered.map(([n, v]) => `${n}: ${v}`)].join("\r\n");
   const bytes = Buffer.from(`${head}\r\n\r\n${bodyOnWire(spec, body)}`, "latin1");
   return { spec, marker, method: spec.method, target, body, bytes };
 }

@@ -20,11 +20,13 @@ export interface Shrunk {
   replays: number;
 }
 
-export async function shrink(violation: Violation, replay: Replay, maxReplays: number): Promise<Shrunk | undefined> {
+/** `outOfTime`: checked before each replay; once true, the smallest failing form found so far is kept. */
+export async function shrink(violation: Violation, replay: Replay, maxReplays: number, outOfTime: () => boolean): Promise<Shrunk | undefined> {
   const { run, index } = violation;
   if (!run || index === undefined || !run.requests[index]) return undefined;
   let replays = 0;
   const fails = async (specs: RequestSpec[], plan: WritePlan) => {
+    if (outOfTime()) return undefined;
     replays++;
     const result = await replay(specs, plan);
     return result.violations.some((v) => v.property === violation.property && v.kind === violation.kind) ? result.run : undefined;
@@ -96,6 +98,10 @@ function simpler(spec: RequestSpec): RequestSpec[] {
   if (spec.query) with_({ query: "" });
   if (spec.method !== "GET") with_({ method: "GET" });
   if (spec.order !== 1) with_({ order: 1 });
+  if (spec.version) {
+    const { version: _version, ...asHttp11 } = spec;
+    out.push(asHttp11);
+  }
   const p = spec.payload;
   if (p.kind === "smuggle") {
     if (p.inner.length > 1) with_({ payload: { ...p, inner: p.inner.slice(0, 1) } });
