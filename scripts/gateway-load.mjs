@@ -145,7 +145,9 @@ try {
   results.push(await scenario("gateway, no credentials -> 401", gatewayUrl, () => ({ path: "/v2/crm/v1/ping" }), 401));
   results.push(await scenario("gateway + Bearer, proxied", gatewayUrl, () => ({ path: "/v2/crm/v1/ping", headers: { authorization: `Bearer ${token}` } })));
   results.push(await scenario("gateway + HMAC GET, proxied", gatewayUrl, () => signed("GET", "/v2/crm/v1/ping?x=1")));
-  results.push(await scenario("gateway + HMAC POST + Digest, proxied", gatewayUrl, () => signed("POST", "/v2/crm/v1/items", '{"name":"load"}')));
+  // A signed POST is accepted once (replay refusal) and the Date has one-second resolution: each POST gets its own target.
+  let posts = 0;
+  results.push(await scenario("gateway + HMAC POST + Digest, proxied", gatewayUrl, () => signed("POST", `/v2/crm/v1/items?n=${posts++}`, '{"name":"load"}')));
 } finally {
   child.removeAllListeners("exit");
   const exited = new Promise((resolve) => child.once("exit", resolve));

@@ -14316,10 +14316,17 @@ function normalizeVersion(input) {
 function isPrerelease(version) {
 	return (import_semver.default.prerelease(version)?.length ?? 0) > 0;
 }
+function requireChannelForPrerelease(version, channel, channelFlag) {
+	if (!isPrerelease(version) || channel !== "stable" || channelFlag === "stable") return;
+	throw new RelcastError("E_VERSION", `${version} is a prerelease, and this publish would put it on the stable channel, where every installed copy is offered it`, "publish it with --channel beta (installs that opted in to beta are offered it), or pass --channel stable if every user should get it");
+}
 
 // src/domain/latest-choice.ts
+function mayBeLatest(version, channel) {
+	return import_semver.default.valid(version) !== null && !isPrerelease(version) && (channel ?? "stable") === "stable";
+}
 function expectedLatest(records) {
-	return records.filter((r) => import_semver.default.valid(r.version) && !isPrerelease(r.version) && !isYanked(r)).sort((a, b) => import_semver.default.rcompare(a.version, b.version))[0];
+	return records.filter((r) => mayBeLatest(r.version, r.channel) && !isYanked(r)).sort((a, b) => import_semver.default.rcompare(a.version, b.version))[0];
 }
 
 // src/domain/appcast-selection.ts
@@ -20874,14 +20881,23 @@ async function planLatestReconcile(store, pluginId, records, cacheControl, plann
 		});
 	}
 	const yanked = new Set(records.filter((r) => r.yanked).map((r) => r.version));
+	const neverLatest = new Map(records.filter((r) => !mayBeLatest(r.version, r.channel)).map((r) => [r.version, r]));
 	for (const obj of await latestObjects(store, pluginId)) {
 		if (planned.has(obj.key)) continue;
+		const other = neverLatest.get(obj.version);
 		if (yanked.has(obj.version)) writes.push({
 			step: "site",
 			op: "delete",
 			key: obj.key,
 			needed: true,
 			why: `${obj.version} is yanked`
+		});
+		else if (other) writes.push({
+			step: "site",
+			op: "delete",
+			key: obj.key,
+			needed: true,
+			why: `${obj.version} is ${other.channel !== "stable" ? `on the ${other.channel} channel` : "a prerelease"}`
 		});
 		else if (want && import_semver.default.lt(obj.version, want.version)) writes.push({
 			step: "site",
@@ -21126,7 +21142,7 @@ async function planLatestCleanup(store, pluginId, adding) {
 		why: yanked.has(o.version) ? "yanked" : `older than ${highest}`
 	}));
 }
-async function planLatest(store, pluginId, version, versionedKeys, cacheControl) {
+async function planLatest(store, pluginId, version, channel, versionedKeys, cacheControl) {
 	const present = [...new Set((await latestObjects(store, pluginId)).map((o) => o.version))];
 	const yanked = await yankedAmong(store, [.../* @__PURE__ */ new Set([...present, version])]);
 	const highest = import_semver.default.rsort(present.filter((v) => !yanked.has(v)))[0];
@@ -21144,6 +21160,7 @@ async function planLatest(store, pluginId, version, versionedKeys, cacheControl)
 	let reason;
 	if (yanked.has(version)) reason = `unchanged: ${version} is yanked`;
 	else if (isPrerelease(version)) reason = `unchanged: ${version} is a prerelease`;
+	else if (channel !== "stable") reason = `unchanged: ${version} is on the ${channel} channel`;
 	else if (highest && import_semver.default.gt(highest, version)) reason = `unchanged: ${highest} is higher than ${version}`;
 	else if (highest === version && await complete()) reason = `unchanged: ${version} is already latest`;
 	if (reason) return {
@@ -21373,7 +21390,7 @@ const planStep = {
 			zipKey,
 			...deltaKeys
 		])));
-		const latest = await planLatest(ctx.store, config.pluginId, inputs.version, [dmgKey, zipKey], mutable);
+		const latest = await planLatest(ctx.store, config.pluginId, inputs.version, record.channel, [dmgKey, zipKey], mutable);
 		writes.push(...latest.writes);
 		const { feeds, site } = await planFeedsAndSite(ctx.store, config, {
 			kind: "add",
@@ -72757,6 +72774,7 @@ async function publish(options) {
 		store: options.store,
 		channel: options.channel
 	});
+	requireChannelForPrerelease(version, config.channel, options.channel);
 	const store = await openStore(config.store, options.store ? process.cwd() : config.baseDir, {
 		onProgress: options.onProgress,
 		s3: config.s3

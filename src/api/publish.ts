@@ -6,7 +6,7 @@ import type { AutoupdateFlags } from "../domain/autoupdate-options.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import type { ReleaseContext } from "../steps/release-context.js";
 import type { ReleasePlan } from "../domain/release-plan.js";
-import { normalizeVersion } from "../domain/version-input.js";
+import { normalizeVersion, requireChannelForPrerelease } from "../domain/version-input.js";
 import { checkNotesSource } from "../steps/preflight/notes-file.js";
 import { loadSigningKey, parseSigningKey } from "../sparkle/signing-key.js";
 import { openStore, type StoreSettings } from "../store/open-store.js";
@@ -69,6 +69,7 @@ export async function publish(options: PublishOptions): Promise<PublishResult> {
   const version = normalizeVersion(options.version);
   const key = options.key !== undefined ? parseSigningKey(options.key, "the key option") : await loadSigningKey(options.keyFile);
   const config = await loadConfig(options.config, { store: options.store, channel: options.channel });
+  requireChannelForPrerelease(version, config.channel, options.channel);
   const store = await openStore(config.store, options.store ? process.cwd() : config.baseDir, { onProgress: options.onProgress, s3: config.s3 });
   let ctx: ReleaseContext;
   let preview: PlanPreview | undefined;

@@ -1,5 +1,6 @@
 import semver from "semver";
 import { isPrerelease } from "../domain/version-input.js";
+import { DEFAULT_CHANNEL } from "../domain/build-order.js";
 import { LATEST_PREFIX } from "../domain/release-layout.js";
 import type { PlannedWrite } from "../domain/release-plan.js";
 import { contentTypeFor } from "../store/content-types.js";
@@ -24,11 +25,11 @@ export async function planLatestCleanup(store: ObjectStore, pluginId: string, ad
 }
 
 /**
- * Whether this release becomes `releases/latest/` (the highest stable
- * version that is not yanked), the copies that make it so, and the deletes
+ * Whether this release becomes `releases/latest/` (the highest version on
+ * the stable channel that is neither a prerelease nor yanked), the copies that make it so, and the deletes
  * of what it replaces.
  */
-export async function planLatest(store: ObjectStore, pluginId: string, version: string, versionedKeys: readonly string[], cacheControl: string): Promise<{ latest: { update: boolean; reason: string }; writes: PlannedWrite[] }> {
+export async function planLatest(store: ObjectStore, pluginId: string, version: string, channel: string, versionedKeys: readonly string[], cacheControl: string): Promise<{ latest: { update: boolean; reason: string }; writes: PlannedWrite[] }> {
   const present = [...new Set((await latestObjects(store, pluginId)).map((o) => o.version))];
   const yanked = await yankedAmong(store, [...new Set([...present, version])]);
   const highest = semver.rsort(present.filter((v) => !yanked.has(v)))[0];
@@ -43,6 +44,7 @@ export async function planLatest(store: ObjectStore, pluginId: string, version: 
   let reason: string | undefined;
   if (yanked.has(version)) reason = `unchanged: ${version} is yanked`;
   else if (isPrerelease(version)) reason = `unchanged: ${version} is a prerelease`;
+  else if (channel !== DEFAULT_CHANNEL) reason = `unchanged: ${version} is on the ${channel} channel`;
   else if (highest && semver.gt(highest, version)) reason = `unchanged: ${highest} is higher than ${version}`;
   else if (highest === version && (await complete())) reason = `unchanged: ${version} is already latest`;
   if (reason) return { latest: { update: false, reason }, writes: [] };

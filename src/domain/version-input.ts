@@ -1,5 +1,6 @@
 import semver from "semver";
 import { RelcastError } from "../core/errors.js";
+import { DEFAULT_CHANNEL } from "./build-order.js";
 
 /**
  * The version a user passes. A leading "v" (as in git tags) is stripped, so
@@ -27,4 +28,18 @@ export function normalizeVersion(input: string): string {
 
 export function isPrerelease(version: string): boolean {
   return (semver.prerelease(version)?.length ?? 0) > 0;
+}
+
+/**
+ * A prerelease (`1.1.0-beta.1`) on the stable channel is offered to every
+ * installed copy: it goes there only when the command line says
+ * `--channel stable` in so many words, never by the config's default.
+ */
+export function requireChannelForPrerelease(version: string, channel: string, channelFlag: string | undefined): void {
+  if (!isPrerelease(version) || channel !== DEFAULT_CHANNEL || channelFlag === DEFAULT_CHANNEL) return;
+  throw new RelcastError(
+    "E_VERSION",
+    `${version} is a prerelease, and this publish would put it on the stable channel, where every installed copy is offered it`,
+    "publish it with --channel beta (installs that opted in to beta are offered it), or pass --channel stable if every user should get it",
+  );
 }

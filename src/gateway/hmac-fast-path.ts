@@ -4,12 +4,15 @@ import type { ProductTarget } from "./http/middleware.js";
 import { hasBody } from "./http/read-body.js";
 import { checkDateSkew } from "./middleware/date-skew.js";
 import { markDeprecatedRequestLine, type HmacCaller } from "./middleware/hmac-auth.js";
+import { acceptedOnce } from "./middleware/replay-guard.js";
 import { checkProductAccess } from "./middleware/scope.js";
 import type { ForwardDone, UpstreamForwarder } from "./proxy.js";
 
 /**
- * The product routes' common case, an HMAC request without a body, served
- * before hono (docs/gateway.md, "The HMAC fast path").
+ * The product routes' common case, an HMAC GET, HEAD or OPTIONS without a
+ * body, served before hono (docs/gateway.md, "The HMAC fast path"). Other
+ * methods are accepted once (middleware/replay-guard.ts, a database write)
+ * and always take hono's chain, which records their signature.
  *
  * It takes a request only when every check hono's chain would run on it
  * passes: the global guards (repeated headers, dot segments), the product
@@ -45,6 +48,8 @@ export function hmacFastPath(options: HmacFastPathOptions, general: RequestListe
     if (err) answerError(req, res, err);
   };
   const proxy = (req: IncomingMessage, res: ServerResponse, product: ProductTarget, caller: HmacCaller) => {
+    // Never forward a request whose signature must be recorded first (isFastPathRequest already leaves those to hono).
+    if (caller.replaySignature !== undefined) return general(req, res);
     try {
       checkProductAccess(product, caller.identity, req.method ?? "GET");
     } catch {
@@ -77,13 +82,15 @@ export function hmacFastPath(options: HmacFastPathOptions, general: RequestListe
 }
 
 /**
- * A request for the fast path to try: an HMAC Authorization, no body, a
- * `/v2/` target (origin form) and a Host header that @hono/node-server
- * turns into the URL hono routes by (see adapterTakesHost).
+ * A request for the fast path to try: a method that may be repeated, an
+ * HMAC Authorization, no body, a `/v2/` target (origin form) and a Host
+ * header that @hono/node-server turns into the URL hono routes by (see
+ * adapterTakesHost).
  */
 function isFastPathRequest(req: IncomingMessage): boolean {
   const { url, headers } = req;
   return (
+    !acceptedOnce(req.method) &&
     url !== undefined &&
     url.startsWith("/v2/") &&
     headers.authorization !== undefined &&

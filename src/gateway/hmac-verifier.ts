@@ -21,7 +21,7 @@ export interface HmacVerifyInput {
 }
 
 export type HmacVerifyResult =
-  | { ok: true; clientId: string; deprecatedRequestLine: boolean }
+  | { ok: true; clientId: string; deprecatedRequestLine: boolean; /** The signature value that matched, as sent. */ signature: string }
   | { ok: false; check: string; message: string; expectedSigningString?: string; expectedDigest?: string };
 
 export type HmacVerifier = ((input: HmacVerifyInput) => HmacVerifyResult | Promise<HmacVerifyResult>) & {

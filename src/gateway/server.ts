@@ -17,6 +17,7 @@ import { dateSkew } from "./middleware/date-skew.js";
 import { hmacAuth, hmacCheck } from "./middleware/hmac-auth.js";
 import { hmacFastPath, type HmacFastPathOptions } from "./hmac-fast-path.js";
 import { productResolver, productRoute } from "./middleware/product-route.js";
+import { replayGuard } from "./middleware/replay-guard.js";
 import { productAccess } from "./middleware/scope.js";
 import { signedBody } from "./middleware/signed-body.js";
 import { authorizeEndpoint } from "./oauth/authorize.js";
@@ -148,6 +149,7 @@ async function buildGateway(options: GatewayOptions): Promise<{ app: Hono<Gatewa
       productRoute(config.products),
       authenticate({ bearer: bearerAuth({ verifyToken: (t) => checkAccessToken(store, t) }), hmac }),
       productAccess(),
+      replayGuard({ signatures: store.signatures, maxSkewSeconds: config.hmac.maxSkewSeconds }),
       proxy(forward),
     );
   }

@@ -82,5 +82,5 @@ function checkWithSecret(input: Omit<VerifyRequestInput, "lookupSecret">, before
     allowDeprecatedRequestLine: input.allowDeprecatedRequestLine ?? false,
   });
   if (!signature.ok) return signature;
-  return { ok: true, clientId, deprecatedRequestLine: signature.deprecatedRequestLine, signingString: signature.signingString };
+  return { ok: true, clientId, deprecatedRequestLine: signature.deprecatedRequestLine, signingString: signature.signingString, signature: before.signature };
 }

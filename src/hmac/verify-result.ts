@@ -25,6 +25,8 @@ export type VerifySuccess = {
   /** True when the signature covered the deprecated request-line without the query and that was allowed. */
   deprecatedRequestLine: boolean;
   signingString: string;
+  /** The Authorization header's signature value that matched (what a verifier that refuses replays records). */
+  signature: string;
 };
 
 export type VerifyFailure = {

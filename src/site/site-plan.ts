@@ -10,7 +10,8 @@ import { planFeeds, type FeedChange, type FeedsPlan } from "../catalog/feeds-pla
 import { latestObjects } from "../catalog/latest-objects.js";
 import { appcastLimit } from "../domain/appcast.js";
 import { parseCatalog } from "../domain/catalog.js";
-import { expectedLatest } from "../domain/latest-choice.js";
+import { expectedLatest, mayBeLatest } from "../domain/latest-choice.js";
+import { DEFAULT_CHANNEL } from "../domain/build-order.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import {
   APPCAST_KEY, CATALOG_KEY, CHANGELOG_KEY, deltaFileName, dmgFileName, downloadKey, INDEX_KEY, LATEST_PREFIX, latestDownloadName, latestDownloadStateKey,
@@ -97,9 +98,12 @@ async function planLatestReconcile(store: ObjectStore, pluginId: string, records
     }
   }
   const yanked = new Set(records.filter((r) => r.yanked).map((r) => r.version));
+  const neverLatest = new Map(records.filter((r) => !mayBeLatest(r.version, r.channel)).map((r) => [r.version, r]));
   for (const obj of await latestObjects(store, pluginId)) {
     if (planned.has(obj.key)) continue;
+    const other = neverLatest.get(obj.version);
     if (yanked.has(obj.version)) writes.push({ step: "site", op: "delete", key: obj.key, needed: true, why: `${obj.version} is yanked` });
+    else if (other) writes.push({ step: "site", op: "delete", key: obj.key, needed: true, why: `${obj.version} is ${other.channel !== DEFAULT_CHANNEL ? `on the ${other.channel} channel` : "a prerelease"}` });
     else if (want && semver.lt(obj.version, want.version)) writes.push({ step: "site", op: "delete", key: obj.key, needed: true, why: `older than ${want.version}` });
   }
   return writes;

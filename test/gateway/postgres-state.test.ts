@@ -5,9 +5,13 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { manualClock } from "../../src/gateway/clock.js";
+import { MIGRATIONS } from "../../src/gateway/state/migrations.js";
+import { openTokenStore } from "../../src/gateway/state/open-store.js";
+import { signRequest } from "../../src/hmac/index.js";
 import { registerSecret } from "../helpers/secrets.js";
 import { postgresUnavailableReason, startPostgresServer, type PostgresServer } from "../helpers/postgres-server.js";
-import { CLIENT, USER, startHarness, startUpstream, testConfig, type Harness, type Upstream } from "./harness.js";
+import { CLIENT, HMAC_CRED, USER, startHarness, startUpstream, testConfig, type Harness, type Upstream } from "./harness.js";
 import { authorize, callApi, codeGrant, openConsent, readForm, refreshGrant, submitForm, tokenRequest, tokensFor, type Tokens } from "./oauth-driver.js";
 
 /**
@@ -97,11 +101,34 @@ describe.skipIf(unavailable !== undefined)(`gateway state in PostgreSQL${unavail
         ]);
         expect(dump).not.toContain(tokens.access_token);
         expect(dump).not.toMatch(/rc[acr]_/);
-        expect((await client.query("SELECT version FROM relcast_schema")).rows).toEqual([{ version: 2 }]);
+        expect((await client.query("SELECT version FROM relcast_schema")).rows).toEqual([{ version: MIGRATIONS.length }]);
         const types = await client.query("SELECT data_type FROM information_schema.columns WHERE table_name = 'access_tokens' AND column_name = 'expires_at'");
         expect(types.rows).toEqual([{ data_type: "bigint" }]);
       } finally {
         await client.end();
+      }
+    });
+
+    it("records a signature once, in BIGINT milliseconds, and purges it after its window", async () => {
+      const clock = manualClock(new Date("2025-03-01T10:00:00Z"));
+      const store = await openTokenStore(url, clock);
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const signature = "4D64mbZ72fhq4FjVqtJ6/FG7+o+X8rg8eKjhDQqvNh8=";
+        const expiresAt = clock().getTime() + 300_000;
+        expect(await Promise.all([store.signatures.use(signature, expiresAt), store.signatures.use(signature, expiresAt)])).toEqual(expect.arrayContaining([true, false]));
+        expect(await store.signatures.use(signature, expiresAt)).toBe(false);
+        const rows = (await client.query("SELECT signature_hash, expires_at FROM hmac_replay")).rows as { signature_hash: string; expires_at: string }[];
+        expect(rows).toHaveLength(1);
+        expect(rows[0]!.signature_hash).toMatch(/^[0-9a-f]{64}$/);
+        expect(Number(rows[0]!.expires_at)).toBe(expiresAt);
+        clock.advance(300 + 61);
+        await store.purgeExpired();
+        expect((await client.query("SELECT count(*)::int AS n FROM hmac_replay")).rows).toEqual([{ n: 0 }]);
+      } finally {
+        await client.end();
+        await store.close();
       }
     });
   });
@@ -145,7 +172,7 @@ describe.skipIf(unavailable !== undefined)(`gateway state in PostgreSQL${unavail
       const configFile = path.join(dir, "from-config.json");
       await writeFile(configFile, JSON.stringify({ ...(await testConfig(upstream.url)), database: url }));
       await runOnce(["--config", configFile, "--port", "0"], url);
-      expect(await schemaVersions(url)).toEqual([{ version: 2 }]);
+      expect(await schemaVersions(url)).toEqual([{ version: MIGRATIONS.length }]);
       expect(existsSync(path.join(dir, "gateway-state.sqlite"))).toBe(false);
     });
 
@@ -154,7 +181,7 @@ describe.skipIf(unavailable !== undefined)(`gateway state in PostgreSQL${unavail
       const configFile = path.join(dir, "from-flag.json");
       await writeFile(configFile, JSON.stringify({ ...(await testConfig(upstream.url)), database: "config-state.sqlite" }));
       await runOnce(["--config", configFile, "--port", "0", "--db", url], url);
-      expect(await schemaVersions(url)).toEqual([{ version: 2 }]);
+      expect(await schemaVersions(url)).toEqual([{ version: MIGRATIONS.length }]);
       expect(existsSync(path.join(dir, "config-state.sqlite"))).toBe(false);
     });
   });
@@ -252,6 +279,38 @@ describe.skipIf(unavailable !== undefined)(`gateway state in PostgreSQL${unavail
       );
       expect(answers.filter((x) => x.status === 303 && x.code)).toHaveLength(1);
       expect(answers.filter((x) => x.status === 400)).toHaveLength(5);
+    });
+
+    /** A signed POST (system clock: the instances run on it) to `via`: its status and, when refused, the failed check. */
+    async function signedPost(via: string, target: string, signed: Record<string, string>, body: string): Promise<{ status: number; check?: string }> {
+      const res = await fetch(via + target, { method: "POST", headers: { ...signed, "content-type": "application/json" }, body });
+      const answer = (await res.json()) as { check?: string };
+      return { status: res.status, check: answer.check };
+    }
+    const sign = (method: string, target: string, body?: string) =>
+      signRequest({ clientId: HMAC_CRED.id, secret: HMAC_CRED.secret, method, url: target, body }).headers as Record<string, string>;
+    const seen = (url: string) => upstream.received.filter((r) => r.url === url).length;
+
+    it("a signed POST accepted by one instance is refused as a replay by the other; a signed GET is repeatable on both", async () => {
+      const body = '{"order":1}';
+      const signed = sign("POST", "/v2/crm/v1/orders-shared", body);
+      expect(await signedPost(a.url, "/v2/crm/v1/orders-shared", signed, body)).toEqual({ status: 200, check: undefined });
+      expect(await signedPost(b.url, "/v2/crm/v1/orders-shared", signed, body)).toEqual({ status: 401, check: "replay" });
+      expect(await signedPost(a.url, "/v2/crm/v1/orders-shared", signed, body)).toEqual({ status: 401, check: "replay" });
+      expect(seen("/v1/orders-shared")).toBe(1);
+
+      const get = sign("GET", "/v2/crm/v1/orders-shared?page=1");
+      for (const via of [a.url, b.url, a.url]) expect((await fetch(`${via}/v2/crm/v1/orders-shared?page=1`, { headers: get })).status).toBe(200);
+      expect(seen("/v1/orders-shared?page=1")).toBe(3);
+    });
+
+    it("20 concurrent copies of one signed POST over both instances: exactly one reaches the upstream", async () => {
+      const body = '{"transfer":42}';
+      const signed = sign("POST", "/v2/crm/v1/transfer-shared", body);
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => signedPost(i % 2 === 0 ? a.url : b.url, "/v2/crm/v1/transfer-shared", signed, body)));
+      expect(answers.filter((x) => x.status === 200)).toHaveLength(1);
+      expect(answers.filter((x) => x.status === 401 && x.check === "replay")).toHaveLength(19);
+      expect(seen("/v1/transfer-shared")).toBe(1);
     });
   });
 });

@@ -64,4 +64,32 @@ describe("createSignedFetch", () => {
     await expect(signedFetch(`${base}/x`, { method: "POST", body: new URLSearchParams({ a: "1" }) })).rejects.toThrow(RelcastError);
     await expect(signedFetch(`${base}/x`, { method: "POST", body: new ReadableStream() as unknown as BodyInit, duplex: "half" } as RequestInit)).rejects.toThrow(/Digest/);
   });
+
+  it("signs each non-safe request to one method and target in a second of its own (a gateway accepts a signature once); GETs share one", async () => {
+    const dates: string[] = [];
+    const recording = createSignedFetch({
+      clientId: "client-9",
+      secret: SECRET,
+      now: () => new Date("2025-03-01T10:00:00.500Z"), // a clock that does not move
+      fetch: async (input, init) => {
+        dates.push(`${init?.method} ${new URL(String(input)).pathname} ${new Headers(init?.headers).get("date")}`);
+        return new Response(null, { status: 204 });
+      },
+    });
+    await recording(`${base}/orders`, { method: "POST", body: "{}" });
+    await recording(`${base}/orders`, { method: "POST", body: '{"other":1}' });
+    await Promise.all([recording(`${base}/orders`, { method: "DELETE" }), recording(`${base}/orders`, { method: "DELETE" })]);
+    await recording(`${base}/other`, { method: "POST", body: "{}" });
+    await recording(`${base}/orders`);
+    await recording(`${base}/orders`);
+    expect(dates).toEqual([
+      "POST /orders Sat, 01 Mar 2025 10:00:00 GMT",
+      "POST /orders Sat, 01 Mar 2025 10:00:01 GMT",
+      "DELETE /orders Sat, 01 Mar 2025 10:00:00 GMT",
+      "DELETE /orders Sat, 01 Mar 2025 10:00:01 GMT",
+      "POST /other Sat, 01 Mar 2025 10:00:00 GMT",
+      "GET /orders Sat, 01 Mar 2025 10:00:00 GMT",
+      "GET /orders Sat, 01 Mar 2025 10:00:00 GMT",
+    ]);
+  });
 });

@@ -20,7 +20,7 @@ const at = (offsetSeconds: number) => new Date(new Date(DATE).getTime() + offset
 
 describe("verifyRequest", () => {
   it.each(VECTORS.map((v) => [v.name, v] as const))("accepts the fixed vector: %s", async (_name, v) => {
-    expect(await verifyRequest(request(v))).toEqual({ ok: true, clientId: v.clientId, deprecatedRequestLine: false, signingString: `date: ${v.date}\n${v.method} ${v.target} HTTP/1.1` });
+    expect(await verifyRequest(request(v))).toEqual({ ok: true, clientId: v.clientId, deprecatedRequestLine: false, signingString: `date: ${v.date}\n${v.method} ${v.target} HTTP/1.1`, signature: v.signature });
   });
 
   describe("skew boundary: less than 300 s, both directions", () => {
@@ -87,7 +87,7 @@ describe("verifyRequest", () => {
     });
     it("accepts it when allowed and says so", async () => {
       const result = await verifyRequest(request(GET_V, { allowDeprecatedRequestLine: true }, { authorization: authorizationFor("client-1", DEPRECATED_V1_SIGNATURE) }));
-      expect(result).toEqual({ ok: true, clientId: "client-1", deprecatedRequestLine: true, signingString: `date: ${DATE}\nGET /v2/crm/v1/items HTTP/1.1` });
+      expect(result).toEqual({ ok: true, clientId: "client-1", deprecatedRequestLine: true, signingString: `date: ${DATE}\nGET /v2/crm/v1/items HTTP/1.1`, signature: DEPRECATED_V1_SIGNATURE });
     });
     it("does not call a query-less request deprecated", async () => {
       const result = await verifyRequest(request(GET_V, { requestTarget: "/v2/crm/v1/items", allowDeprecatedRequestLine: true }, { authorization: authorizationFor("client-1", DEPRECATED_V1_SIGNATURE) }));

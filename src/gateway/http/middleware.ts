@@ -30,6 +30,8 @@ export interface GatewayVariables {
   identity?: CallerIdentity;
   /** Set when a middleware had to read the body (HMAC Digest); otherwise the body is streamed. */
   body?: Buffer;
+  /** The signature of an HMAC request accepted only once (a non-safe method), for replay-guard.ts to record. */
+  replaySignature?: string;
 }
 
 export interface GatewayEnv {

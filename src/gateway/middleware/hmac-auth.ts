@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { rawTarget, type CallerIdentity, type Middleware } from "../http/middleware.js";
 import type { HmacVerifier, HmacVerifyResult } from "../hmac-verifier.js";
 import { hmacChallenge } from "./challenges.js";
+import { acceptedOnce } from "./replay-guard.js";
 
 /**
  * Checks the HMAC signature (and Digest) with the HMAC kit's verifier and
@@ -13,6 +14,9 @@ import { hmacChallenge } from "./challenges.js";
  * check and, when known, the signing string and Digest the gateway expected
  * (built only from the Date, the request-line and the body, all of which the
  * caller sent, so they help debugging without revealing anything).
+ *
+ * A request with a method accepted only once carries its signature on to
+ * replay-guard.ts, which records it after the product check.
  *
  * An unknown client id must not be told apart from a wrong signature (that
  * would let anyone enumerate credentials): its signature is checked against
@@ -39,6 +43,7 @@ export function hmacAuth(options: HmacAuthOptions): Middleware {
     const caller = await check(c.env.incoming, c.get("now"), c.get("body"));
     markDeprecatedRequestLine(c.env.outgoing, caller);
     c.set("identity", caller.identity);
+    if (caller.replaySignature !== undefined) c.set("replaySignature", caller.replaySignature);
     await next();
   };
 }
@@ -47,6 +52,8 @@ export function hmacAuth(options: HmacAuthOptions): Middleware {
 export interface HmacCaller {
   identity: CallerIdentity;
   deprecatedRequestLine: boolean;
+  /** The signature, when the method is accepted only once (replay-guard.ts); absent on GET, HEAD and OPTIONS. */
+  replaySignature?: string;
 }
 
 /**
@@ -69,8 +76,10 @@ export function hmacCheck(options: HmacAuthOptions): (incoming: IncomingMessage,
   // Every secret a request can be checked against, set up before the first request (see HmacVerifier.prepareSecrets).
   options.verify.prepareSecrets?.([...[...options.credentials.values()].map((c) => c.secret), UNKNOWN_CLIENT_KEY]);
   return (incoming, now, body) => {
+    const method = incoming.method ?? "GET";
+    const once = acceptedOnce(method);
     const result = options.verify({
-      method: incoming.method ?? "GET",
+      method,
       requestTarget: rawTarget(incoming),
       headers: incoming.headers,
       body,
@@ -80,7 +89,7 @@ export function hmacCheck(options: HmacAuthOptions): (incoming: IncomingMessage,
       allowDeprecatedRequestLine: options.allowDeprecatedRequestLine,
       maxSkewSeconds: options.maxSkewSeconds,
     });
-    return result instanceof Promise ? result.then((r) => caller(r, callers)) : caller(result, callers);
+    return result instanceof Promise ? result.then((r) => caller(r, callers, once)) : caller(result, callers, once);
   };
 }
 
@@ -89,7 +98,7 @@ export function markDeprecatedRequestLine(outgoing: ServerResponse, caller: Hmac
   if (caller.deprecatedRequestLine) outgoing.setHeader("deprecation", DEPRECATION);
 }
 
-function caller(result: HmacVerifyResult, callers: ReadonlyMap<string, { current: HmacCaller; deprecated: HmacCaller }>): HmacCaller {
+function caller(result: HmacVerifyResult, callers: ReadonlyMap<string, { current: HmacCaller; deprecated: HmacCaller }>, once: boolean): HmacCaller {
   if (!result.ok) {
     const extra: Record<string, unknown> = { check: result.check };
     if (result.expectedSigningString !== undefined) extra.expected_signing_string = result.expectedSigningString;
@@ -99,5 +108,6 @@ function caller(result: HmacVerifyResult, callers: ReadonlyMap<string, { current
   const known = callers.get(result.clientId);
   // Only reachable if someone signed with this process's random key.
   if (!known) throw new HttpError(401, "invalid_hmac", "the signature does not match", { "www-authenticate": hmacChallenge() }, { check: "signature" });
-  return result.deprecatedRequestLine ? known.deprecated : known.current;
+  const shared = result.deprecatedRequestLine ? known.deprecated : known.current;
+  return once ? { ...shared, replaySignature: result.signature } : shared;
 }

@@ -72,6 +72,14 @@ export const MIGRATIONS: readonly Migration[] = [
   `,
   // PKCE (RFC 7636): the S256 challenge a code was issued for.
   () => `ALTER TABLE auth_codes ADD COLUMN code_challenge TEXT;`,
+  // Replay refusal (signature-ledger.ts): each accepted signature of a non-safe HMAC request, until its Date leaves the skew window.
+  (t) => `
+  CREATE TABLE hmac_replay (
+    signature_hash TEXT PRIMARY KEY,
+    expires_at     ${t.int64} NOT NULL
+  );
+  CREATE INDEX hmac_replay_expires ON hmac_replay(expires_at);
+  `,
 ];
 
 /** The SQL of migration `version` (0-based) in one dialect. */

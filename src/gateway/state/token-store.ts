@@ -1,6 +1,7 @@
 import type { Clock } from "../clock.js";
 import { newId, newOpaqueToken, tokenHash } from "../opaque-token.js";
 import { ACCESS_TOKEN_SECONDS, AUTH_CODE_SECONDS, REFRESH_TOKEN_SECONDS } from "../oauth/lifetimes.js";
+import { SignatureLedger } from "./signature-ledger.js";
 import type { Row, SqlDriver, SqlRunner } from "./sql-driver.js";
 
 /**
@@ -145,10 +146,15 @@ export class StoreTx {
 }
 
 export class TokenStore {
+  /** The accepted signatures of non-safe HMAC requests (replay refusal). */
+  readonly signatures: SignatureLedger;
+
   constructor(
     private readonly driver: SqlDriver,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.signatures = new SignatureLedger(driver, clock);
+  }
 
   get description(): string {
     return this.driver.description;
@@ -212,6 +218,7 @@ export class TokenStore {
         [dayAgo],
       );
     });
+    await this.signatures.purge();
   }
 
   close(): Promise<void> {

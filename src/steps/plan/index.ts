@@ -108,7 +108,7 @@ export const planStep: Step = {
       writes.push(await planArtifact(ctx, deltaKeys.at(-1)!, delta, immutable));
     }
     writes.push(...(await planDownloads(ctx.store, ctx.store, record, immutable, "downloads", new Set([dmgKey, zipKey, ...deltaKeys]))));
-    const latest = await planLatest(ctx.store, config.pluginId, inputs.version, [dmgKey, zipKey], mutable);
+    const latest = await planLatest(ctx.store, config.pluginId, inputs.version, record.channel, [dmgKey, zipKey], mutable);
     writes.push(...latest.writes);
     const { feeds, site } = await planFeedsAndSite(ctx.store, config, { kind: "add", record }, ctx.workDir, keysBeforeFeeds(writes));
     writes.push(...feeds.writes, ...site);

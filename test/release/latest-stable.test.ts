@@ -1,0 +1,42 @@
+import { cp, readdir, readFile, rm } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/run-cli.js";
+import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
+
+/**
+ * `latest` (releases/latest/, downloads/<id>-latest.*, the page's latest
+ * version) is the newest stable release: a higher version on another
+ * channel never takes it, and verify expects the same.
+ */
+describe("latest is the newest stable release", () => {
+  let ws: Workspace;
+  const latestDir = () => path.join(ws.storeDir, "releases", "latest");
+  beforeAll(async () => {
+    ws = await makeWorkspace();
+    for (const [version, build, more] of [["1.0.0", 100, []], ["2.0.0", 200, ["--channel", "beta"]], ["2.1.0-beta.1", 210, ["--channel", "beta"]]] as const) {
+      const res = await runCli(ws.publishArgs(await ws.plugin(version, build), version, [...more]));
+      expect(res.code, res.stderr).toBe(0);
+    }
+  });
+  afterAll(() => rm(ws.dir, { recursive: true, force: true }));
+
+  it("keeps 1.0.0 as latest after a higher release on the beta channel", async () => {
+    expect((await readdir(latestDir())).sort()).toEqual(["bridge-plugin-1.0.0.dmg", "bridge-plugin-1.0.0.zip"]);
+    const downloads = path.join(ws.storeDir, "downloads");
+    expect(await readFile(path.join(downloads, "bridge-plugin-latest.dmg"))).toEqual(await readFile(path.join(ws.storeDir, "releases", "1.0.0", "bridge-plugin-1.0.0.dmg")));
+    expect(JSON.parse(await readFile(path.join(downloads, "bridge-plugin-latest.json"), "utf8")).version).toBe("1.0.0");
+    const verify = await runCli(["verify", "--config", ws.configFile]);
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+  });
+
+  it("verify reports a beta in releases/latest/, and site sync puts the stable release back", async () => {
+    await cp(path.join(ws.storeDir, "releases", "2.0.0", "bridge-plugin-2.0.0.zip"), path.join(latestDir(), "bridge-plugin-2.0.0.zip"));
+    const verify = await runCli(["verify", "--config", ws.configFile]);
+    expect(verify.code).toBe(11);
+    const sync = await runCli(["site", "sync", "--config", ws.configFile]);
+    expect(sync.code, sync.stderr).toBe(0);
+    expect((await readdir(latestDir())).sort()).toEqual(["bridge-plugin-1.0.0.dmg", "bridge-plugin-1.0.0.zip"]);
+    expect((await runCli(["verify", "--config", ws.configFile])).code).toBe(0);
+  });
+});
