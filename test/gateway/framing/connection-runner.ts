@@ -18,6 +18,8 @@ export interface ConnectionRun {
   /** How many requests had been written when the connection ended. */
   written: number;
   closedByGateway: boolean;
+  /** The gateway reset the connection (ECONNRESET): answers it had sent may have been lost in transit. */
+  reset: boolean;
   stalled: boolean;
   readerError: string | undefined;
 }
@@ -37,7 +39,7 @@ export interface WritePlan {
 export function runConnection(port: number, label: string, requests: RenderedRequest[], plan: WritePlan, stallMs: number): Promise<ConnectionRun> {
   return new Promise((resolve) => {
     const reader = new ResponseReader((i) => requests[i]?.method);
-    const run: ConnectionRun = { label, requests, plan, answers: reader.answers, written: 0, closedByGateway: false, stalled: false, readerError: undefined };
+    const run: ConnectionRun = { label, requests, plan, answers: reader.answers, written: 0, closedByGateway: false, reset: false, stalled: false, readerError: undefined };
     const socket = net.connect(port, "127.0.0.1");
     let group = 0;
     let finished = false;
@@ -113,7 +115,9 @@ export function runConnection(port: number, label: string, requests: RenderedReq
       advance();
     });
     socket.on("end", () => socket.end());
-    socket.on("error", () => {});
+    socket.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code === "ECONNRESET") run.reset = true;
+    });
     socket.on("close", finish);
   });
 }

@@ -179,7 +179,8 @@ export function checkProperties(obs: Observation): Violation[] {
     const upgradeAsked = last !== undefined && asksUpgrade(run.requests[run.answers.length - 1]!.spec);
     if (run.closedByGateway && run.answers.length < run.written && !(last && announcesClose(last)) && !upgradeAsked) {
       const after = last ? `after answering #${run.answers.length} with ${last.status} without Connection: close` : "before any answer";
-      violations.push({ run, index: run.answers.length, property: "e", kind: "closed-unannounced", detail: `the gateway closed the connection ${after}, with request #${run.answers.length + 1} unanswered` });
+      const how = run.reset ? "reset" : "closed";
+      violations.push({ run, index: run.answers.length, property: "e", kind: "closed-unannounced", detail: `the gateway ${how} the connection ${after}, with request #${run.answers.length + 1} unanswered` });
     }
   }
   return violations;
