@@ -14,8 +14,8 @@ import { crc32, createInflateRaw, inflateRaw } from "node:zlib";
 import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { isUtf8 } from "node:buffer";
-import { Worker } from "node:worker_threads";
 import { PassThrough, Readable, Writable } from "node:stream";
+import { Worker } from "node:worker_threads";
 import { Agent } from "node:http";
 import { Agent as Agent$1 } from "node:https";
 
@@ -9025,6 +9025,7 @@ const autoupdateSchema = looseObject({
 	sha256: string().optional(),
 	minimumSystemVersion: string().optional(),
 	hardwareRequirements: string().optional(),
+	keyChangeAllowed: literal(true).optional(),
 	criticalUpdate: strictObject({ version: string().optional() }).optional(),
 	minimumAutoupdateVersion: string().optional(),
 	phasedRolloutInterval: number().int().positive().optional(),
@@ -21240,6 +21241,7 @@ function buildRecord(input) {
 			sha256: input.zip.sha256,
 			...input.minimumSystemVersion ? { minimumSystemVersion: input.minimumSystemVersion } : {},
 			...input.hardwareRequirements ? { hardwareRequirements: input.hardwareRequirements } : {},
+			...input.keyChangeAllowed ? { keyChangeAllowed: true } : {},
 			...input.autoupdateOptions,
 			...input.deltas && input.deltas.length > 0 ? { deltas: input.deltas } : {}
 		},
@@ -21339,6 +21341,7 @@ const planStep = {
 			edSignature: need(ctx.edSignature, "signature"),
 			minimumSystemVersion: ctx.bundle?.minimumSystemVersion,
 			hardwareRequirements: ctx.hardwareRequirements,
+			keyChangeAllowed: ctx.keyChangeAllowed,
 			autoupdateOptions: ctx.autoupdateOptions,
 			publishedAt: inputs.publishedAt ?? /* @__PURE__ */ new Date(),
 			deltas: (ctx.deltas ?? []).map((d) => ({
@@ -29739,6 +29742,8 @@ function parseInfoPlist(bytes, source) {
 	if (bundleIdentifier) info.bundleIdentifier = bundleIdentifier;
 	const bundleExecutable = pickString(d, "CFBundleExecutable", source);
 	if (bundleExecutable !== void 0) info.bundleExecutable = bundleExecutable;
+	const feedUrl = pickString(d, "SUFeedURL", source);
+	if (feedUrl) info.feedUrl = feedUrl;
 	return info;
 }
 async function readBundleInfo(bundleDir) {
@@ -30129,6 +30134,180 @@ async function snapshotDiskImage(dmgFile, workDir, signal) {
 	};
 }
 
+// src/sparkle/zip-listing.ts
+const S_IFMT = 61440;
+const S_IFLNK = 40960;
+const S_IFDIR = 16384;
+const MADE_BY_UNIX$1 = 3;
+const MAX_READ_BYTES = 4194304;
+function kindOf(entry) {
+	const unixMode = entry.versionMadeBy >> 8 === MADE_BY_UNIX$1 ? entry.externalFileAttributes >>> 16 : 0;
+	if ((unixMode & S_IFMT) === S_IFLNK) return "symlink";
+	if (entry.fileName.endsWith("/") || (unixMode & S_IFMT) === S_IFDIR) return "dir";
+	return "file";
+}
+async function readAll(stream, limit) {
+	const chunks = [];
+	let size = 0;
+	for await (const chunk of stream) {
+		size += chunk.length;
+		if (size > limit) {
+			stream.destroy();
+			throw new Error(`entry is larger than ${limit} bytes`);
+		}
+		chunks.push(chunk);
+	}
+	return Buffer.concat(chunks);
+}
+const BLOCK_BYTES = 262144;
+const KEPT_BLOCKS = 8;
+var RangeReader = class extends import_yauzl.RandomAccessReader {
+	source;
+	blocks = /* @__PURE__ */ new Map();
+	constructor(source) {
+		super();
+		this.source = source;
+	}
+	block(index) {
+		let got = this.blocks.get(index);
+		if (!got) {
+			const start = index * BLOCK_BYTES;
+			got = this.source.openRange(start, Math.min(this.source.size, start + BLOCK_BYTES)).then(async (stream) => {
+				const parts = [];
+				for await (const part of stream) parts.push(part);
+				return Buffer.concat(parts);
+			});
+			got.catch(() => this.blocks.delete(index));
+			this.blocks.set(index, got);
+			if (this.blocks.size > KEPT_BLOCKS) this.blocks.delete(this.blocks.keys().next().value);
+		}
+		return got;
+	}
+	async readRange(start, end) {
+		const parts = [];
+		for (let at = start; at < end;) {
+			const index = Math.floor(at / BLOCK_BYTES);
+			const block = await this.block(index);
+			const from = at - index * BLOCK_BYTES;
+			const take = Math.min(block.length - from, end - at);
+			if (take <= 0) throw new Error("the zip is shorter than its size");
+			parts.push(block.subarray(from, from + take));
+			at += take;
+		}
+		return Buffer.concat(parts);
+	}
+	read(buffer, offset, length, position, callback) {
+		this.readRange(position, position + length).then((bytes) => {
+			bytes.copy(buffer, offset);
+			callback(null);
+		}, (err) => callback(err));
+	}
+	_readStreamForRange(start, end) {
+		const out = new PassThrough();
+		(end - start <= BLOCK_BYTES ? this.readRange(start, end).then((bytes) => Readable.from([bytes])) : this.source.openRange(start, end)).then((stream) => {
+			stream.on("error", (err) => out.destroy(err));
+			stream.pipe(out);
+		}, (err) => out.destroy(err));
+		return out;
+	}
+};
+async function readZipListing(file, wanted = () => false) {
+	const options = {
+		lazyEntries: true,
+		autoClose: false
+	};
+	const zip = await new Promise((resolve, reject) => {
+		const done = (err, z) => err ? reject(err) : resolve(z);
+		if (typeof file === "string") import_yauzl.open(file, options, done);
+		else import_yauzl.fromRandomAccessReader(new RangeReader(file), file.size, options, done);
+	});
+	const entries = [];
+	const files = /* @__PURE__ */ new Map();
+	const open = (entry) => new Promise((resolve, reject) => zip.openReadStream(entry, (err, s) => err ? reject(err) : resolve(s)));
+	try {
+		await new Promise((resolve, reject) => {
+			zip.on("error", reject);
+			zip.on("end", () => resolve());
+			zip.on("entry", (entry) => {
+				(async () => {
+					const kind = kindOf(entry);
+					const mode = entry.versionMadeBy >> 8 === MADE_BY_UNIX$1 ? entry.externalFileAttributes >>> 16 & 4095 : 0;
+					const info = {
+						name: entry.fileName,
+						kind,
+						mode,
+						size: entry.uncompressedSize
+					};
+					if (kind === "symlink") info.target = (await readAll(await open(entry), MAX_READ_BYTES)).toString("utf8");
+					else if (kind === "file" && wanted(entry.fileName)) files.set(entry.fileName, await readAll(await open(entry), MAX_READ_BYTES));
+					entries.push(info);
+					zip.readEntry();
+				})().catch(reject);
+			});
+			zip.readEntry();
+		});
+	} finally {
+		zip.close();
+	}
+	return {
+		entries,
+		files
+	};
+}
+
+// src/catalog/stored-bundle.ts
+const ZIP_INFO_PLIST = /^[^/]+\/Contents\/Info\.plist$/;
+function storeRanges(store, key, size, etag) {
+	return {
+		size,
+		async openRange(start, end) {
+			if (end <= start) return Readable.from([]);
+			const got = await store.getStream(key, {
+				start,
+				end: end - 1
+			});
+			if (!got) throw new Error(`${key} disappeared while it was read`);
+			if (got.meta.etag !== etag) {
+				got.stream.destroy();
+				throw new Error(`${key} changed while it was read`);
+			}
+			return got.stream;
+		}
+	};
+}
+async function readStoredInfoPlist(store, zipKey) {
+	const head = await store.head(zipKey);
+	if (!head) return void 0;
+	return [...(await readZipListing(storeRanges(store, zipKey, head.size, head.etag), (name) => ZIP_INFO_PLIST.test(name))).files.values()][0];
+}
+
+// src/steps/preflight/continuity-check.ts
+init_errors$4();
+async function checkContinuity(ctx, bundle, catalog) {
+	const { config, key, inputs, logger } = ctx;
+	const feed = publicAppcastUrl(config.appUrl, config.pluginId);
+	if (bundle.feedUrl === void 0) logger.warn(`the bundle's Info.plist has no SUFeedURL: installed copies find updates only if the app sets the feed in code; add SUFeedURL = ${feed}`);
+	else if (bundle.feedUrl !== feed) throw new RelcastError("E_PLIST", `SUFeedURL in the bundle's Info.plist is ${bundle.feedUrl}, but this plugin's public appcast is ${feed}: installed copies would poll the wrong feed for ever`, `set SUFeedURL to ${feed} and rebuild (or fix appUrl/pluginId in the config if the bundle is right)`);
+	const previous = (catalog?.records ?? []).filter((r) => r.autoupdate && r.version !== inputs.version).sort((a, b) => b.autoupdate.buildNumber - a.autoupdate.buildNumber)[0];
+	if (!previous) return;
+	const zipKey = versionedKey(previous.version, zipFileName(config.pluginId, previous.version));
+	const plist = await readStoredInfoPlist(ctx.store, zipKey).catch(() => void 0);
+	const before = plist ? (() => {
+		try {
+			return parseInfoPlist(plist, `Contents/Info.plist in ${zipKey}`);
+		} catch {
+			return;
+		}
+	})() : void 0;
+	if (!before) return;
+	if (before.bundleIdentifier !== void 0 && bundle.bundleIdentifier !== void 0 && before.bundleIdentifier !== bundle.bundleIdentifier) throw new RelcastError("E_PLIST", `CFBundleIdentifier is ${bundle.bundleIdentifier}, but ${previous.version} (the previous release) is ${before.bundleIdentifier}: Sparkle refuses to install an update with another identifier`, `build the bundle with CFBundleIdentifier ${before.bundleIdentifier}, or publish it as another plugin (its own pluginId and store)`);
+	if (before.publicEdKey !== void 0 && before.publicEdKey !== key.publicKeyBase64) {
+		if (!inputs.allowKeyChange) throw new RelcastError("E_KEY", `the signing key's public key is ${key.publicKeyBase64}, but ${previous.version} (the previous release) carries SUPublicEDKey ${before.publicEdKey}: installed copies check this update with their key and would reject it`, "sign with the key of the previous releases; to rotate the key on purpose, pass --allow-key-change (docs/sparkle.md, \"Rotating the signing key\", says when Sparkle accepts it)");
+		logger.warn(`--allow-key-change: ${previous.version} carries SUPublicEDKey ${before.publicEdKey}, this release ${key.publicKeyBase64}; installed copies accept it only if its Apple code signature satisfies theirs`);
+		ctx.keyChangeAllowed = true;
+	}
+}
+
 // src/steps/preflight/index.ts
 init_errors$4();
 async function requireDirectory(dir) {
@@ -30196,6 +30375,7 @@ const preflightStep = {
 		const stray = await ctx.store.strayEntries?.(publishFolders(ctx.config.pluginId, inputs.version)) ?? [];
 		if (stray.length > 0) throw new RelcastError("E_STORE", `the store holds what relcast never writes: ${stray[0]}${stray.length > 1 ? ` (and ${stray.length - 1} more)` : ""}`, "remove the links from the store (relcast verify lists them all) and publish again");
 		ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config));
+		await checkContinuity(ctx, ctx.bundle, ctx.catalog);
 		assertBuildOrder({
 			version: inputs.version,
 			build: String(ctx.buildNumber),
@@ -30500,7 +30680,7 @@ var ChunkPool = class ChunkPool {
 // src/steps/zip/zip-format.ts
 const METHOD_DEFLATE = 8;
 const FLAG_UTF8 = 2048;
-const MADE_BY_UNIX$1 = 798;
+const MADE_BY_UNIX = 798;
 const DOS_TIME = 0;
 const DOS_DATE = 33;
 const ZIP32_LIMIT = 4294967295;
@@ -30537,7 +30717,7 @@ function localHeaderPatch(entry) {
 function centralHeader(entry) {
 	const out = Buffer.alloc(46 + entry.name.length);
 	out.writeUInt32LE(33639248, 0);
-	out.writeUInt16LE(MADE_BY_UNIX$1, 4);
+	out.writeUInt16LE(MADE_BY_UNIX, 4);
 	out.writeUInt16LE(versionNeeded(entry.method), 6);
 	out.writeUInt16LE(flagsFor(entry.name), 8);
 	out.writeUInt16LE(entry.method, 10);
@@ -30834,127 +31014,6 @@ async function zipBundle(bundleDir, outFile, options = {}) {
 	} finally {
 		await pool.close();
 	}
-}
-
-// src/sparkle/zip-listing.ts
-const S_IFMT = 61440;
-const S_IFLNK = 40960;
-const S_IFDIR = 16384;
-const MADE_BY_UNIX = 3;
-const MAX_READ_BYTES = 4194304;
-function kindOf(entry) {
-	const unixMode = entry.versionMadeBy >> 8 === MADE_BY_UNIX ? entry.externalFileAttributes >>> 16 : 0;
-	if ((unixMode & S_IFMT) === S_IFLNK) return "symlink";
-	if (entry.fileName.endsWith("/") || (unixMode & S_IFMT) === S_IFDIR) return "dir";
-	return "file";
-}
-async function readAll(stream, limit) {
-	const chunks = [];
-	let size = 0;
-	for await (const chunk of stream) {
-		size += chunk.length;
-		if (size > limit) {
-			stream.destroy();
-			throw new Error(`entry is larger than ${limit} bytes`);
-		}
-		chunks.push(chunk);
-	}
-	return Buffer.concat(chunks);
-}
-const BLOCK_BYTES = 262144;
-const KEPT_BLOCKS = 8;
-var RangeReader = class extends import_yauzl.RandomAccessReader {
-	source;
-	blocks = /* @__PURE__ */ new Map();
-	constructor(source) {
-		super();
-		this.source = source;
-	}
-	block(index) {
-		let got = this.blocks.get(index);
-		if (!got) {
-			const start = index * BLOCK_BYTES;
-			got = this.source.openRange(start, Math.min(this.source.size, start + BLOCK_BYTES)).then(async (stream) => {
-				const parts = [];
-				for await (const part of stream) parts.push(part);
-				return Buffer.concat(parts);
-			});
-			got.catch(() => this.blocks.delete(index));
-			this.blocks.set(index, got);
-			if (this.blocks.size > KEPT_BLOCKS) this.blocks.delete(this.blocks.keys().next().value);
-		}
-		return got;
-	}
-	async readRange(start, end) {
-		const parts = [];
-		for (let at = start; at < end;) {
-			const index = Math.floor(at / BLOCK_BYTES);
-			const block = await this.block(index);
-			const from = at - index * BLOCK_BYTES;
-			const take = Math.min(block.length - from, end - at);
-			if (take <= 0) throw new Error("the zip is shorter than its size");
-			parts.push(block.subarray(from, from + take));
-			at += take;
-		}
-		return Buffer.concat(parts);
-	}
-	read(buffer, offset, length, position, callback) {
-		this.readRange(position, position + length).then((bytes) => {
-			bytes.copy(buffer, offset);
-			callback(null);
-		}, (err) => callback(err));
-	}
-	_readStreamForRange(start, end) {
-		const out = new PassThrough();
-		(end - start <= BLOCK_BYTES ? this.readRange(start, end).then((bytes) => Readable.from([bytes])) : this.source.openRange(start, end)).then((stream) => {
-			stream.on("error", (err) => out.destroy(err));
-			stream.pipe(out);
-		}, (err) => out.destroy(err));
-		return out;
-	}
-};
-async function readZipListing(file, wanted = () => false) {
-	const options = {
-		lazyEntries: true,
-		autoClose: false
-	};
-	const zip = await new Promise((resolve, reject) => {
-		const done = (err, z) => err ? reject(err) : resolve(z);
-		if (typeof file === "string") import_yauzl.open(file, options, done);
-		else import_yauzl.fromRandomAccessReader(new RangeReader(file), file.size, options, done);
-	});
-	const entries = [];
-	const files = /* @__PURE__ */ new Map();
-	const open = (entry) => new Promise((resolve, reject) => zip.openReadStream(entry, (err, s) => err ? reject(err) : resolve(s)));
-	try {
-		await new Promise((resolve, reject) => {
-			zip.on("error", reject);
-			zip.on("end", () => resolve());
-			zip.on("entry", (entry) => {
-				(async () => {
-					const kind = kindOf(entry);
-					const mode = entry.versionMadeBy >> 8 === MADE_BY_UNIX ? entry.externalFileAttributes >>> 16 & 4095 : 0;
-					const info = {
-						name: entry.fileName,
-						kind,
-						mode,
-						size: entry.uncompressedSize
-					};
-					if (kind === "symlink") info.target = (await readAll(await open(entry), MAX_READ_BYTES)).toString("utf8");
-					else if (kind === "file" && wanted(entry.fileName)) files.set(entry.fileName, await readAll(await open(entry), MAX_READ_BYTES));
-					entries.push(info);
-					zip.readEntry();
-				})().catch(reject);
-			});
-			zip.readEntry();
-		});
-	} finally {
-		zip.close();
-	}
-	return {
-		entries,
-		files
-	};
 }
 
 // src/sparkle/zip-rules.ts
@@ -72798,7 +72857,8 @@ async function publish(options) {
 				publishedAt: options.publishedAt,
 				dryRun: Boolean(options.dryRun),
 				autoupdate: options.autoupdate,
-				noDeltas: options.noDeltas
+				noDeltas: options.noDeltas,
+				allowKeyChange: options.allowKeyChange
 			}
 		}, options.dryRun ? async (planned) => void (preview = await previewPlan(store, planned.plan)) : void 0);
 	} finally {
@@ -72954,7 +73014,7 @@ function parsePublishedAt(text) {
 	return date;
 }
 function registerPublish(program) {
-	program.command("publish").description("zip, sign and publish one release; then update catalog and appcast").requiredOption("--version <semver>", "release version (a leading v is stripped)").requiredOption("--app <dir>", "built plugin bundle folder (holds Contents/Info.plist)").requiredOption("--dmg <file>", "disk image to publish").option("--notes <file>", "release notes in Markdown (list items become the record's notes)").option("--changelog <file>", "take the notes from this version's section of a Keep a Changelog file (CHANGELOG.md)").option("--summary <text>", "one-line summary (default: the first note)").option("--build-number <n>", "build number when CFBundleVersion is not an integer").option("--config <file>", "config file", "relcast.config.json").option("--store <url>", "file:///abs, file://./rel or s3://bucket[/prefix] (overrides config)").option("--channel <name>", "release channel (overrides config)").option("--key-file <file>", "base64 Ed25519 key (else $RELCAST_SIGNING_KEY)").option("--critical [build]", "mark the update critical (for installs below <build> only, when given)").option("--minimum-autoupdate-version <build>", "installs below this build are not updated automatically (major upgrade)").option("--phased-rollout-interval <seconds>", "Sparkle phased rollout: seconds between groups (0: none; default from config)").option("--release-notes-url <url>", "sparkle:releaseNotesLink instead of inline notes ({version} is filled in)").option("--full-release-notes-url <url>", "sparkle:fullReleaseNotesLink (the full version history)").addOption(new Option("--published-at <iso>", "publication time (migration and reproducible builds)").hideHelp()).option("--no-deltas", "make no Sparkle delta updates from older releases (as deltas.maximum: 0)").option("--dry-run", "print the plan and the diff of appcast and catalog; write nothing").option("--json", "print the record as JSON on stdout (dry run: record, plan and the new contents)").option("-q, --quiet", "only errors on stderr").action(async (flags, command) => {
+	program.command("publish").description("zip, sign and publish one release; then update catalog and appcast").requiredOption("--version <semver>", "release version (a leading v is stripped)").requiredOption("--app <dir>", "built plugin bundle folder (holds Contents/Info.plist)").requiredOption("--dmg <file>", "disk image to publish").option("--notes <file>", "release notes in Markdown (list items become the record's notes)").option("--changelog <file>", "take the notes from this version's section of a Keep a Changelog file (CHANGELOG.md)").option("--summary <text>", "one-line summary (default: the first note)").option("--build-number <n>", "build number when CFBundleVersion is not an integer").option("--config <file>", "config file", "relcast.config.json").option("--store <url>", "file:///abs, file://./rel or s3://bucket[/prefix] (overrides config)").option("--channel <name>", "release channel (overrides config)").option("--key-file <file>", "base64 Ed25519 key (else $RELCAST_SIGNING_KEY)").option("--critical [build]", "mark the update critical (for installs below <build> only, when given)").option("--minimum-autoupdate-version <build>", "installs below this build are not updated automatically (major upgrade)").option("--phased-rollout-interval <seconds>", "Sparkle phased rollout: seconds between groups (0: none; default from config)").option("--release-notes-url <url>", "sparkle:releaseNotesLink instead of inline notes ({version} is filled in)").option("--full-release-notes-url <url>", "sparkle:fullReleaseNotesLink (the full version history)").addOption(new Option("--published-at <iso>", "publication time (migration and reproducible builds)").hideHelp()).option("--allow-key-change", "publish although the previous release's bundle carries another SUPublicEDKey (see docs/sparkle.md: key rotation)").option("--no-deltas", "make no Sparkle delta updates from older releases (as deltas.maximum: 0)").option("--dry-run", "print the plan and the diff of appcast and catalog; write nothing").option("--json", "print the record as JSON on stdout (dry run: record, plan and the new contents)").option("-q, --quiet", "only errors on stderr").action(async (flags, command) => {
 		const debug = Boolean(command.optsWithGlobals().debug);
 		const result = await publish({
 			version: flags.version,
@@ -72971,6 +73031,7 @@ function registerPublish(program) {
 			keyFile: flags.keyFile,
 			dryRun: Boolean(flags.dryRun),
 			noDeltas: flags.deltas === false,
+			allowKeyChange: Boolean(flags.allowKeyChange),
 			autoupdate: {
 				critical: flags.critical,
 				minimumAutoupdateVersion: flags.minimumAutoupdateVersion,

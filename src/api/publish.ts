@@ -34,6 +34,8 @@ export interface PublishOptions {
   key?: string | undefined;
   keyFile?: string | undefined;
   autoupdate?: AutoupdateFlags | undefined;
+  /** Publish although the previous release's bundle carries another SUPublicEDKey (a deliberate key rotation). */
+  allowKeyChange?: boolean | undefined;
   publishedAt?: Date | undefined;
   /** Make no Sparkle delta updates (as `deltas.maximum: 0`). */
   noDeltas?: boolean | undefined;
@@ -79,7 +81,7 @@ export async function publish(options: PublishOptions): Promise<PublishResult> {
       inputs: {
         version, appDir: options.app, dmgFile: options.dmg, notesFile: options.notes, changelogFile: options.changelog, summary: options.summary,
         buildNumber: options.buildNumber, publishedAt: options.publishedAt, dryRun: Boolean(options.dryRun),
-        autoupdate: options.autoupdate, noDeltas: options.noDeltas,
+        autoupdate: options.autoupdate, noDeltas: options.noDeltas, allowKeyChange: options.allowKeyChange,
       },
     }, options.dryRun ? async (planned) => void (preview = await previewPlan(store, planned.plan!)) : undefined);
   } finally {

@@ -12,6 +12,7 @@ export interface BundleInfo {
   minimumSystemVersion?: string;
   bundleIdentifier?: string;
   bundleExecutable?: string;
+  feedUrl?: string;
 }
 
 function describeValue(v: unknown): string {
@@ -60,6 +61,8 @@ export function parseInfoPlist(bytes: Buffer, source: string): BundleInfo {
   if (bundleIdentifier) info.bundleIdentifier = bundleIdentifier;
   const bundleExecutable = pickString(d, "CFBundleExecutable", source);
   if (bundleExecutable !== undefined) info.bundleExecutable = bundleExecutable;
+  const feedUrl = pickString(d, "SUFeedURL", source);
+  if (feedUrl) info.feedUrl = feedUrl;
   return info;
 }
 

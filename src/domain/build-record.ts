@@ -32,6 +32,7 @@ export interface RecordInputs {
   edSignature: string;
   minimumSystemVersion?: string | undefined;
   hardwareRequirements?: string | undefined;
+  keyChangeAllowed?: boolean | undefined;
   autoupdateOptions?: AutoupdateOptions | undefined;
   publishedAt: Date;
   /** Delta updates made for this release (none: no `deltas` field). */
@@ -78,6 +79,7 @@ export function buildRecord(input: RecordInputs): ReleaseRecord {
       sha256: input.zip.sha256,
       ...(input.minimumSystemVersion ? { minimumSystemVersion: input.minimumSystemVersion } : {}),
       ...(input.hardwareRequirements ? { hardwareRequirements: input.hardwareRequirements } : {}),
+      ...(input.keyChangeAllowed ? { keyChangeAllowed: true as const } : {}),
       ...input.autoupdateOptions,
       ...(input.deltas && input.deltas.length > 0 ? { deltas: input.deltas } : {}),
     },

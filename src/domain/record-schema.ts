@@ -53,6 +53,8 @@ export const autoupdateSchema = z.looseObject({
   minimumSystemVersion: z.string().optional(),
   /** relcast writes `arm64` when the main executable has only Apple-silicon slices (generate_appcast's rule). */
   hardwareRequirements: z.string().optional(),
+  /** relcast extra: published with --allow-key-change (its bundle's SUPublicEDKey differs from the release before it). */
+  keyChangeAllowed: z.literal(true).optional(),
   /**
    * Per-release Sparkle options, frozen at publish time so `relcast rebuild`
    * writes the same appcast. `criticalUpdate.version`: critical only for

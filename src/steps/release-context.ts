@@ -26,6 +26,8 @@ export interface ReleaseInputs {
   autoupdate?: AutoupdateFlags | undefined;
   /** `--no-deltas`: make no Sparkle delta updates for this release. */
   noDeltas?: boolean | undefined;
+  /** `--allow-key-change`: publish although the previous release's bundle carries another SUPublicEDKey. */
+  allowKeyChange?: boolean | undefined;
   dryRun: boolean;
 }
 
@@ -55,6 +57,8 @@ export interface ReleaseContext {
   bundle?: BundleInfo;
   /** `sparkle:hardwareRequirements` from the main executable's Mach-O slices (preflight), when it needs Apple silicon. */
   hardwareRequirements?: string | undefined;
+  /** The bundle's SUPublicEDKey differs from the previous release's and --allow-key-change was given (preflight). */
+  keyChangeAllowed?: boolean | undefined;
   notes?: ReleaseNotes;
   buildNumber?: number;
   /** Sparkle options resolved from flags and config, stored in the record. */

@@ -3,6 +3,7 @@ import type { FeedRecord } from "../domain/appcast-selection.js";
 import { parseInfoPlist, type BundleInfo } from "../bundle/info-plist.js";
 import { challengePrefix, verifyEd25519Buffered, verifyEd25519Challenge } from "../sparkle/ed25519-stream.js";
 import { readZipListing, type RangeSource } from "../sparkle/zip-listing.js";
+import { storeRanges, ZIP_INFO_PLIST } from "../catalog/stored-bundle.js";
 import { zipRuleProblems } from "../sparkle/zip-rules.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { signatureProblem } from "./appcast-reader.js";
@@ -31,29 +32,11 @@ function plistProblems(record: FeedRecord, info: BundleInfo, publicKey: Buffer |
   return found;
 }
 
-/** The store object as a zip read by ranges; `etag` must stay the same across the reads. */
-function storeRanges(store: ObjectStore, key: string, size: number, etag: string): RangeSource {
-  return {
-    size,
-    async openRange(start, end) {
-      if (end <= start) return Readable.from([]);
-      const got = await store.getStream(key, { start, end: end - 1 });
-      if (!got) throw new Error(`${key} disappeared while it was read`);
-      if (got.meta.etag !== etag) {
-        got.stream.destroy();
-        throw new Error(`${key} changed while it was read`);
-      }
-      return got.stream;
-    },
-  };
-}
-
 /** A zip in memory, read through the same range interface. */
 function bufferRanges(body: Buffer): RangeSource {
   return { size: body.length, openRange: async (start, end) => Readable.from([body.subarray(start, end)]) };
 }
 
-const INFO_PLIST = /^[^/]+\/Contents\/Info\.plist$/;
 
 /**
  * Checks the update zip of one release the way an installed copy would meet
@@ -81,7 +64,7 @@ export async function checkArchive(store: ObjectStore, key: string, record: Feed
 
   let listing;
   try {
-    listing = await readZipListing(got.body ? bufferRanges(got.body) : storeRanges(store, key, got.sizeBytes, got.etag), (name) => INFO_PLIST.test(name));
+    listing = await readZipListing(got.body ? bufferRanges(got.body) : storeRanges(store, key, got.sizeBytes, got.etag), (name) => ZIP_INFO_PLIST.test(name));
   } catch (err) {
     zipProblems.push(`update zip ${key} cannot be read as a zip (${(err as Error).message})`);
   }

@@ -19,7 +19,7 @@ import { expectedLatest } from "../domain/latest-choice.js";
 import { checkLatest } from "./latest-check.js";
 import { recordProblems } from "./record-check.js";
 import { NOT_RUN, outcome, rowProblems, type ReleaseRow } from "./release-row.js";
-import { bundleIdProblems } from "./bundle-id-check.js";
+import { bundleIdProblems, keyChangeProblems } from "./bundle-id-check.js";
 import { runPool } from "./run-pool.js";
 import { checkSite, type SiteFindings } from "./site-check.js";
 
@@ -113,6 +113,7 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
   const workDir = await mkdtemp(path.join(os.tmpdir(), "relcast-verify-"));
   const byVersion = new Map(records.map((r) => [r.version, r]));
   const bundles = new Map<string, string | undefined>();
+  const keys: Array<{ version: string; build: number; publicEdKey: string | undefined; keyChangeAllowed: boolean }> = [];
   let releases: ReleaseRow[];
   try {
     releases = await runPool(records, options.concurrency ?? 4, async (record): Promise<ReleaseRow> => {
@@ -130,6 +131,7 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
           const found = await checkArchive(store, versionedKey(record.version, zipFileName(pluginId, record.version)), record as FeedRecord, options.publicKey, tally);
           Object.assign(row.checks, { zip: found.zip, signature: found.signature, plist: found.plist, zipRules: found.rules });
           bundles.set(record.version, found.bundle?.bundleIdentifier);
+          keys.push({ version: record.version, build: record.autoupdate.buildNumber, publicEdKey: found.bundle?.publicEdKey, keyChangeAllowed: record.autoupdate.keyChangeAllowed === true });
           if (record.autoupdate.deltas?.length) {
             const key32 = options.publicKey ?? (found.bundle?.publicEdKey ? Buffer.from(found.bundle.publicEdKey, "base64") : undefined);
             row.checks.deltas = outcome(await guarded("the delta updates", () => checkDeltas(store, record, byVersion, pluginId, key32, workDir, tally)));
@@ -152,7 +154,7 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
       rowOf.get(version)!.checks.order = outcome([...order.problems, line]);
     }
   }
-  for (const [version, problem] of bundleIdProblems(bundles)) rowOf.get(version)!.checks.plist = outcome([...rowOf.get(version)!.checks.plist.problems, problem]);
+  for (const [version, problem] of [...bundleIdProblems(bundles), ...keyChangeProblems(keys)]) rowOf.get(version)!.checks.plist = outcome([...rowOf.get(version)!.checks.plist.problems, problem]);
   const latest = { version: expectedLatest(records)?.version, ...(await checkLatest(store, pluginId, records, tally)) };
   const site = await checkSite(store, pluginId, records, tally);
   const ok = feed.length === 0 && storeProblems.length === 0 && latest.problems.length === 0 && site.problems.length === 0 && releases.every((r) => rowProblems(r).length === 0);

@@ -3,6 +3,7 @@ import { InvalidArgumentError, type Command } from "commander";
 import { RelcastError } from "../../core/errors.js";
 import { createLogger } from "../../core/logger.js";
 import { kitVerifier } from "../../gateway/hmac-kit.js";
+import { unpinnedIssuerWarning } from "../../gateway/oauth/issuer-warning.js";
 import { loadGatewayConfig } from "../../gateway/load-gateway-config.js";
 import { hashSecret } from "../../gateway/secret-hash.js";
 import type { RouteSet } from "../../gateway/server.js";
@@ -39,6 +40,8 @@ async function runGateway(flags: GatewayFlags, debug: boolean): Promise<void> {
   const logger = createLogger({ debug: debug || flags.accessLog === true });
   if (!flags.config) throw new RelcastError("E_USAGE", "relcast gateway needs --config <gateway.json>", "see examples/gateway.json and docs/gateway.md");
   const config = await loadGatewayConfig(flags.config);
+  const unpinned = unpinnedIssuerWarning({ issuer: config.issuer, host: flags.host, servesAuth: flags.routes !== "api", source: config.source });
+  if (unpinned) logger.warn(unpinned);
   const database = stateLocation(flags.db, config.database, config.source);
   const gateway = await startGateway({ config, database, verifyHmac: kitVerifier, port: flags.port, host: flags.host, routes: flags.routes, logger, accessLog: flags.accessLog === true }).catch(
     (err: NodeJS.ErrnoException) => {

@@ -20,6 +20,7 @@ interface PublishFlags {
   config?: string;
   store?: string;
   channel?: string;
+  allowKeyChange?: boolean;
   keyFile?: string;
   critical?: true | string;
   minimumAutoupdateVersion?: string;
@@ -68,6 +69,7 @@ export function registerPublish(program: Command): void {
     .option("--release-notes-url <url>", "sparkle:releaseNotesLink instead of inline notes ({version} is filled in)")
     .option("--full-release-notes-url <url>", "sparkle:fullReleaseNotesLink (the full version history)")
     .addOption(new Option("--published-at <iso>", "publication time (migration and reproducible builds)").hideHelp())
+    .option("--allow-key-change", "publish although the previous release's bundle carries another SUPublicEDKey (see docs/sparkle.md: key rotation)")
     .option("--no-deltas", "make no Sparkle delta updates from older releases (as deltas.maximum: 0)")
     .option("--dry-run", "print the plan and the diff of appcast and catalog; write nothing")
     .option("--json", "print the record as JSON on stdout (dry run: record, plan and the new contents)")
@@ -78,7 +80,7 @@ export function registerPublish(program: Command): void {
         version: flags.version, app: flags.app, dmg: flags.dmg, notes: flags.notes, changelog: flags.changelog, summary: flags.summary,
         buildNumber: parseBuildNumber(flags.buildNumber), publishedAt: parsePublishedAt(flags.publishedAt),
         config: flags.config, store: flags.store, channel: flags.channel, keyFile: flags.keyFile, dryRun: Boolean(flags.dryRun),
-        noDeltas: flags.deltas === false,
+        noDeltas: flags.deltas === false, allowKeyChange: Boolean(flags.allowKeyChange),
         autoupdate: {
           critical: flags.critical, minimumAutoupdateVersion: flags.minimumAutoupdateVersion, phasedRolloutInterval: flags.phasedRolloutInterval,
           releaseNotesUrl: flags.releaseNotesUrl, fullReleaseNotesUrl: flags.fullReleaseNotesUrl,

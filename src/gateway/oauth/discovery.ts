@@ -34,7 +34,20 @@ export function authorizationServerMetadata(issuer: string, config: GatewayConfi
   };
 }
 
+/**
+ * With a configured `issuer` the document is the same for every request and
+ * any cache may keep it for an hour. Without one the issuer and every
+ * endpoint are read from this request's Host (and, behind a trusted proxy,
+ * X-Forwarded-Proto), so the answer is `no-store`: a shared cache must never
+ * hand one caller's Host-made metadata to the next. `Vary: Host` would not
+ * do: caches key on the URL they were asked for, not on what the gateway
+ * was told, and a forwarded scheme is not in Host at all.
+ */
+export function discoveryCacheControl(config: Pick<GatewayConfig, "issuer">): string {
+  return config.issuer === undefined ? "no-store" : "public, max-age=3600";
+}
+
 export function discoveryEndpoint(config: GatewayConfig, issuer: (c: Context<GatewayEnv>) => string) {
-  return (c: Context<GatewayEnv>): Response =>
-    jsonResponse(c, 200, authorizationServerMetadata(issuer(c), config), { "cache-control": "public, max-age=3600" });
+  const cacheControl = discoveryCacheControl(config);
+  return (c: Context<GatewayEnv>): Response => jsonResponse(c, 200, authorizationServerMetadata(issuer(c), config), { "cache-control": cacheControl });
 }

@@ -62,7 +62,7 @@ export const planStep: Step = {
     const fresh = buildRecord({
       config, store: ctx.store, version: inputs.version, summary: inputs.summary ?? notes.firstText, notes, dmg, zip,
       buildNumber: need(ctx.buildNumber, "build number"), edSignature: need(ctx.edSignature, "signature"),
-      minimumSystemVersion: ctx.bundle?.minimumSystemVersion, hardwareRequirements: ctx.hardwareRequirements, autoupdateOptions: ctx.autoupdateOptions,
+      minimumSystemVersion: ctx.bundle?.minimumSystemVersion, hardwareRequirements: ctx.hardwareRequirements, keyChangeAllowed: ctx.keyChangeAllowed, autoupdateOptions: ctx.autoupdateOptions,
       publishedAt: inputs.publishedAt ?? new Date(),
       deltas: (ctx.deltas ?? []).map((d) => ({
         fromVersion: d.fromVersion, fromBuild: d.fromBuild, url: publicDownloadUrl(config.appUrl, d.fileName), sizeBytes: d.sizeBytes, sha256: d.sha256, edSignature: d.edSignature,

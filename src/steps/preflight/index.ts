@@ -16,6 +16,7 @@ import type { Step } from "../step.js";
 import { changedOptions, resolveAutoupdateOptions } from "../../domain/autoupdate-options.js";
 import { assertBuildOrder } from "./build-order-check.js";
 import { snapshotDiskImage } from "./disk-image-snapshot.js";
+import { checkContinuity } from "./continuity-check.js";
 
 async function requireDirectory(dir: string): Promise<void> {
   const st = await stat(dir).catch(() => undefined);
@@ -117,6 +118,7 @@ export const preflightStep: Step = {
     }
     // A catalog someone broke by hand stops the run here, before any upload.
     ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config));
+    await checkContinuity(ctx, ctx.bundle, ctx.catalog);
     assertBuildOrder({ version: inputs.version, build: String(ctx.buildNumber), channel: ctx.config.channel }, buildOrderEntriesOf(ctx.catalog));
     // Copied and hashed while the bundle is zipped; awaited by the plan, or below when this version has a record.
     ctx.dmgSnapshot = snapshotDiskImage(inputs.dmgFile, ctx.workDir, ctx.stopping);

@@ -1,0 +1,90 @@
+import { readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keyChangeProblems } from "../../src/verify/bundle-id-check.js";
+import { runCli } from "../helpers/run-cli.js";
+import { makeWorkspace, newKey, snapshotTree, type Workspace } from "../helpers/workspace.js";
+
+/**
+ * A publish is refused before anything is written when installed copies
+ * of the previous release could not take it: another signing key (unless
+ * --allow-key-change), another CFBundleIdentifier, or an SUFeedURL that is
+ * not the public appcast.
+ */
+describe("continuity with earlier releases", () => {
+  let ws: Workspace;
+  let before: Record<string, string>;
+  const FEED = "https://updates.example.com/api/v1/plugins/bridge-plugin/appcast.xml";
+  const editPlist = async (app: string, edit: (xml: string) => string) => {
+    const file = path.join(app, "Contents", "Info.plist");
+    await writeFile(file, edit(await readFile(file, "utf8")));
+  };
+  const withFeed = (url: string) => (xml: string) => xml.replace("</dict>", `\t<key>SUFeedURL</key>\n\t<string>${url}</string>\n</dict>`);
+
+  beforeAll(async () => {
+    ws = await makeWorkspace();
+    const p = await ws.plugin("1.0.0", 100);
+    await editPlist(p.app, withFeed(FEED));
+    const res = await runCli(ws.publishArgs(p, "1.0.0"));
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).not.toMatch(/has no SUFeedURL/);
+    before = await snapshotTree(ws.storeDir);
+  });
+  afterAll(() => rm(ws.dir, { recursive: true, force: true }));
+
+  async function otherKeyArgs(version: string, build: number, more: string[] = []) {
+    const other = newKey();
+    const keyFile = path.join(ws.dir, `other-${version}.txt`);
+    await writeFile(keyFile, other.seedBase64 + "\n", { mode: 0o600 });
+    const p = await ws.plugin(version, build, { publicKey: other.publicKeyBase64 });
+    await editPlist(p.app, withFeed(FEED));
+    return ws.publishArgs(p, version, more).map((a) => (a === ws.keyFile ? keyFile : a));
+  }
+
+  it("refuses another signing key than the previous release's bundle carries (exit 6), writing nothing", async () => {
+    const res = await runCli(await otherKeyArgs("1.1.0", 110));
+    expect(res.code, res.stderr).toBe(6);
+    expect(res.stderr).toMatch(/1\.0\.0 \(the previous release\) carries SUPublicEDKey [\s\S]*--allow-key-change/);
+    expect(await snapshotTree(ws.storeDir)).toEqual(before);
+  });
+
+  it("refuses another CFBundleIdentifier (exit 7) and an SUFeedURL that is not the public appcast (exit 7)", async () => {
+    const renamed = await ws.plugin("1.1.0", 110);
+    await editPlist(renamed.app, (xml) => withFeed(FEED)(xml.replace("com.example.bridge-plugin", "com.example.other")));
+    const id = await runCli(ws.publishArgs(renamed, "1.1.0"));
+    expect(id.code, id.stderr).toBe(7);
+    expect(id.stderr).toMatch(/CFBundleIdentifier is com\.example\.other, but 1\.0\.0 \(the previous release\) is com\.example\.bridge-plugin/);
+    const wrongFeed = await ws.plugin("1.1.0", 110);
+    await editPlist(wrongFeed.app, withFeed("https://old.example.com/appcast.xml"));
+    const feed = await runCli(ws.publishArgs(wrongFeed, "1.1.0"));
+    expect(feed.code, feed.stderr).toBe(7);
+    expect(feed.stderr).toMatch(new RegExp(`set SUFeedURL to ${FEED.replaceAll(".", "\\.")}`));
+    expect(await snapshotTree(ws.storeDir)).toEqual(before);
+  });
+
+  it("warns about a missing SUFeedURL, naming the value to add", async () => {
+    const dry = await runCli([...ws.publishArgs(await ws.plugin("1.1.0", 110), "1.1.0"), "--dry-run"]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain(`add SUFeedURL = ${FEED}`);
+  });
+
+  it("publishes a deliberate key change with --allow-key-change, records it, and verify accepts it", async () => {
+    const res = await runCli(await otherKeyArgs("1.2.0", 120, ["--allow-key-change"]));
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/--allow-key-change: 1\.0\.0 carries SUPublicEDKey/);
+    const record = JSON.parse(await readFile(path.join(ws.storeDir, "releases", "1.2.0", "release.json"), "utf8"));
+    expect(record.autoupdate.keyChangeAllowed).toBe(true);
+    const verify = await runCli(["verify", "--config", ws.configFile]);
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+  });
+
+  it("verify names a key change that was not published as one", () => {
+    const releases = [
+      { version: "1.0.0", build: 100, publicEdKey: "A", keyChangeAllowed: false },
+      { version: "1.2.0", build: 120, publicEdKey: "B", keyChangeAllowed: false },
+      { version: "1.1.0", build: 110, publicEdKey: "A", keyChangeAllowed: false },
+      { version: "1.3.0", build: 130, publicEdKey: "C", keyChangeAllowed: true },
+    ];
+    expect(keyChangeProblems(releases)).toEqual([["1.2.0", expect.stringMatching(/SUPublicEDKey is B, but 1\.1\.0 \(the build before\) carries A/)]]);
+  });
+});
