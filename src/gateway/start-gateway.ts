@@ -1,4 +1,5 @@
-import { getRequestListener } from "@hono/node-server";
+import { getRequestListener, type Http2Bindings, type HttpBindings } from "@hono/node-server";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { silentLogger, type Logger } from "../core/logger.js";
@@ -6,6 +7,7 @@ import { systemClock, type Clock } from "./clock.js";
 import type { GatewayConfig } from "./config-schema.js";
 import type { HmacVerifier } from "./hmac-verifier.js";
 import { ConnectionDrain, type DrainReport } from "./http/connection-drain.js";
+import { answerClientError } from "./http/one-at-a-time.js";
 import { createGatewayListener, type RouteSet } from "./server.js";
 import { openTokenStore } from "./state/open-store.js";
 
@@ -49,13 +51,30 @@ function badRequestTarget(): Response {
   return new Response(body, { status: 400, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" } });
 }
 
+/**
+ * hono answers HEAD by running the GET route and wrapping its Response in a
+ * new one, so the proxy's "already sent" marker (it writes node's response
+ * itself) is lost and @hono/node-server then writes a second head, fails
+ * and destroys the connection: every proxied HEAD cost its keep-alive
+ * connection and logged ERR_HTTP_HEADERS_SENT. A HEAD whose answer is
+ * already on the wire is reported as such.
+ */
+function headAnswered(fetch: (request: Request, env: HttpBindings) => Response | Promise<Response>): (request: Request, env: HttpBindings | Http2Bindings) => Promise<Response> | Response {
+  return (request, env) => {
+    const node = env as HttpBindings;
+    const answer = fetch(request, node);
+    if (request.method !== "HEAD") return answer;
+    return Promise.resolve(answer).then((response) => (node.outgoing.headersSent ? RESPONSE_ALREADY_SENT : response));
+  };
+}
+
 export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const store = await openTokenStore(options.database, clock);
   let listener;
   try {
-    listener = await createGatewayListener({ ...options, store, clock, logger }, (app) => getRequestListener(app.fetch, { errorHandler: badRequestTarget }));
+    listener = await createGatewayListener({ ...options, store, clock, logger }, (app) => getRequestListener(headAnswered(app.fetch), { errorHandler: badRequestTarget }));
     await store.purgeExpired();
   } catch (err) {
     await store.close();
@@ -71,6 +90,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     { maxHeaderSize: 16 * 1024, requestTimeout: 120_000, headersTimeout: 15_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 2_000 },
   );
   const drain = new ConnectionDrain(server, listener);
+  // Bytes that do not parse are answered after the requests before them, never in their place (one-at-a-time.ts).
+  server.on("clientError", answerClientError);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);

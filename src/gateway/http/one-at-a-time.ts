@@ -19,49 +19,122 @@ import type { Socket } from "node:net";
  */
 const ACTIVE = Symbol("relcast.activeResponse");
 const WAITING = Symbol("relcast.waitingRequests");
+const WATCHED = Symbol("relcast.watchedResponse");
+const UNPARSED = Symbol("relcast.unparsedBytes");
+const ACTIVE_REQUEST = Symbol("relcast.activeRequest");
 
 interface TrackedSocket extends Socket {
-  [ACTIVE]?: ServerResponse;
+  [ACTIVE]?: ServerResponse | undefined;
+  [ACTIVE_REQUEST]?: IncomingMessage | undefined;
   [WAITING]?: Array<[IncomingMessage, ServerResponse]>;
+  [WATCHED]?: ServerResponse;
+  /** Bytes after the requests parsed so far could not be read as HTTP: the status to answer them with, once the requests before them are answered. */
+  [UNPARSED]?: number;
 }
 
 export function oneRequestAtATime(listener: RequestListener): RequestListener {
   const run = (socket: TrackedSocket, req: IncomingMessage, res: ServerResponse) => {
     socket[ACTIVE] = res;
+    socket[ACTIVE_REQUEST] = req;
     listener(req, res);
   };
-  const whenDone = (socket: TrackedSocket, active: ServerResponse) => {
-    let called = false;
-    const done = () => {
-      if (called) return;
-      called = true;
-      active.off("finish", done);
-      active.off("close", done);
-      advance(socket);
-    };
-    active.once("finish", done);
-    active.once("close", done);
+  return (req, res) => {
+    const socket = req.socket as TrackedSocket;
+    if (closing(socket)) return;
+    if (!busy(socket)) return run(socket, req, res);
+    (socket[WAITING] ??= []).push([req, res]);
+    afterActive(socket, () => advance(socket));
   };
-  const advance = (socket: TrackedSocket) => {
-    const waiting = socket[WAITING]!;
+
+  function advance(socket: TrackedSocket): void {
+    const waiting = socket[WAITING] ?? [];
     socket[ACTIVE] = undefined;
     if (closing(socket)) {
       waiting.length = 0;
       return;
     }
-    const [req, res] = waiting.shift()!;
-    run(socket, req, res);
-    if (waiting.length > 0) whenDone(socket, res);
+    const next = waiting.shift();
+    if (next) {
+      run(socket, next[0], next[1]);
+      if (waiting.length > 0 || socket[UNPARSED] !== undefined) afterActive(socket, () => advance(socket));
+      return;
+    }
+    if (socket[UNPARSED] !== undefined) answerUnparsed(socket, socket[UNPARSED]);
+  }
+}
+
+/** Whether a request of this connection is being handled (its answer not finished). */
+function busy(socket: TrackedSocket): boolean {
+  const active = socket[ACTIVE];
+  return active !== undefined && !active.writableFinished && !active.destroyed;
+}
+
+/** Calls `then` once, when the connection's active answer is finished or its connection closed. */
+function afterActive(socket: TrackedSocket, then: () => void): void {
+  const active = socket[ACTIVE]!;
+  if (socket[WATCHED] === active) return;
+  socket[WATCHED] = active;
+  let called = false;
+  const done = () => {
+    if (called) return;
+    called = true;
+    active.off("finish", done);
+    active.off("close", done);
+    then();
   };
-  return (req, res) => {
-    const socket = req.socket as TrackedSocket;
-    if (closing(socket)) return;
-    const active = socket[ACTIVE];
-    if (active === undefined || active.writableFinished || active.destroyed) return run(socket, req, res);
-    const waiting = (socket[WAITING] ??= []);
-    waiting.push([req, res]);
-    if (waiting.length === 1) whenDone(socket, active);
-  };
+  active.once("finish", done);
+  active.once("close", done);
+}
+
+/**
+ * The server's `clientError` handler: bytes node cannot parse as HTTP/1.1
+ * on a connection. node's own handler answers them at once with a bare 400
+ * and destroys the connection, so a caller whose earlier request was still
+ * at the upstream read that 400 as its answer while the upstream carried
+ * the request out (a retried POST then runs twice). Here the requests
+ * parsed before the bad bytes are answered first, in order, and only then
+ * does the 400 (431 for headers too large, 408 for a request too slow) go
+ * out, with `Connection: close`.
+ */
+export function answerClientError(err: Error & { code?: string }, rawSocket: Socket): void {
+  const socket = rawSocket as TrackedSocket;
+  if (!socket.writable || err.code === "ECONNRESET") {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+  // Bad bytes inside a request's body (a malformed chunk): that request can never complete. A queued one is
+  // dropped unhandled; the one being handled is cut as node would (its answer, if not begun, is the 400).
+  const waiting = socket[WAITING] ?? [];
+  while (waiting.length > 0 && !waiting[waiting.length - 1]![0].complete) waiting.pop();
+  if (waiting.length === 0 && busy(socket) && socket[ACTIVE_REQUEST]?.complete === false) {
+    if (socket[ACTIVE]!.headersSent) socket.destroy();
+    else answerUnparsed(socket, status);
+    return;
+  }
+  if (busy(socket) || waiting.length > 0) {
+    socket[UNPARSED] = status;
+    socket[WAITING] ??= [];
+    // advance() answers the bad bytes when the requests before them are answered.
+    if (busy(socket) && socket[WAITING].length === 0) afterActive(socket, () => advanceAfterError(socket));
+    return;
+  }
+  answerUnparsed(socket, status);
+}
+
+/** The chain's end when only the bad bytes are left: answer them (advance() would too, but it lives in the listener's closure). */
+function advanceAfterError(socket: TrackedSocket): void {
+  socket[ACTIVE] = undefined;
+  if (!closing(socket) && (socket[WAITING]?.length ?? 0) === 0 && socket[UNPARSED] !== undefined) answerUnparsed(socket, socket[UNPARSED]);
+}
+
+const REASONS: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large" };
+
+/** A bare answer, as node's own: no body, so it is a valid answer whatever the request was (a HEAD's too). */
+function answerUnparsed(socket: Socket, status: number): void {
+  if (closing(socket)) return;
+  socket.end(`HTTP/1.1 ${status} ${REASONS[status]}\r\nConnection: close\r\nCache-Control: no-store\r\nContent-Length: 0\r\n\r\n`);
+  socket.destroySoon();
 }
 
 /** The connection is being closed: an earlier answer said `Connection: close`, or the peer or a failure ended it. */

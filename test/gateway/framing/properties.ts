@@ -176,7 +176,8 @@ export function checkProperties(obs: Observation): Violation[] {
     const last = run.answers[run.answers.length - 1];
     // node ends a connection after answering a request that asks to upgrade it (the gateway upgrades nothing), unannounced;
     // the requests behind it are never handled, which (a) checks. Reported, not held against the gateway here.
-    const upgradeAsked = last !== undefined && asksUpgrade(run.requests[run.answers.length - 1]!.spec);
+    const lastRequest = run.requests[run.answers.length - 1];
+    const upgradeAsked = last !== undefined && lastRequest !== undefined && asksUpgrade(lastRequest.spec);
     if (run.closedByGateway && run.answers.length < run.written && !(last && announcesClose(last)) && !upgradeAsked) {
       const after = last ? `after answering #${run.answers.length} with ${last.status} without Connection: close` : "before any answer";
       const how = run.reset ? "reset" : "closed";
