@@ -34,9 +34,13 @@ const OVERRIDES = [
   "x-original-url",
   "x-original-uri",
   "x-rewrite-url",
+  "x-method",
+  "x-original-host",
+  "x-host",
+  "x-envoy-original-path",
 ];
 /** Set by the gateway from what it knows; a client's own values never pass (see forwarded-for.ts). `x-forwarded-*` goes as a prefix. */
-const FORWARDING = ["forwarded", "x-real-ip", "x-client-ip", "true-client-ip", "x-cluster-client-ip"];
+const FORWARDING = ["forwarded", "x-real-ip", "x-client-ip", "true-client-ip", "x-cluster-client-ip", "client-ip", "x-proxyuser-ip", "remote-user", "x-remote-user"];
 /** Every request header never sent upstream as the caller sent it, in one set (one lookup per header on every proxied request). */
 const NOT_FORWARDED = new Set([...HOP_BY_HOP, ...FRAMING, ...CREDENTIALS, ...OVERRIDES, ...FORWARDING]);
 /** Prefixes of header names only the gateway sets: its identity headers and the forwarding family. */
@@ -53,13 +57,16 @@ function connectionTokens(value: string | undefined): Set<string> {
 
 /**
  * A lower-case header name as upstream frameworks compare names: CGI,
- * WSGI, Rack and PHP turn `-` into `_`, so `X_Relcast_User` and
- * `X-Relcast-User` reach them as one header. The drop rules compare this
- * form, so no spelling of a header the gateway sets or drops passes.
+ * WSGI, Rack and PHP turn `-` into `_` (PHP turns `.` and spaces into `_`
+ * too), so `X_Relcast_User`, `X.Relcast.User` and `X-Relcast-User` reach
+ * them as one header. The drop rules compare this form (every run of
+ * characters other than letters and digits read as `-`), so no spelling of
+ * a header the gateway sets or drops passes.
  */
 function comparableName(lower: string): string {
-  return lower.includes("_") ? lower.replaceAll("_", "-") : lower;
+  return PLAIN_NAME.test(lower) ? lower : lower.replace(/[^a-z0-9]+/g, "-");
 }
+const PLAIN_NAME = /^[a-z0-9-]*$/;
 
 /** Whether the caller's header `name` (lower case, as node gives it) is never forwarded. */
 function isDropped(name: string, dropped: Set<string>): boolean {

@@ -81,7 +81,17 @@ export async function createGatewayApp(options: GatewayOptions): Promise<Hono<Ga
 export async function createGatewayListener(options: GatewayOptions, adapter: (app: Hono<GatewayEnv>) => RequestListener): Promise<RequestListener> {
   const { app, fastPath } = await buildGateway(options);
   const general = adapter(app);
-  return oneRequestAtATime(fastPath ? hmacFastPath(fastPath, general) : general);
+  return oneRequestAtATime(requireHost(fastPath ? hmacFastPath(fastPath, general) : general));
+}
+
+const NO_HOST = new HttpError(400, "invalid_request", "an HTTP/1.1 request needs a Host header (RFC 9112 §3.2); send it", { connection: "close" });
+
+/** HTTP/1.1 requires Host: refused here, in order with the connection's other answers (node's own refusal is not). */
+function requireHost(listener: RequestListener): RequestListener {
+  return (req, res) => {
+    if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) return writeHttpError(res, NO_HOST);
+    listener(req, res);
+  };
 }
 
 async function buildGateway(options: GatewayOptions): Promise<{ app: Hono<GatewayEnv>; fastPath?: HmacFastPathOptions }> {

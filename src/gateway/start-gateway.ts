@@ -8,6 +8,7 @@ import type { GatewayConfig } from "./config-schema.js";
 import type { HmacVerifier } from "./hmac-verifier.js";
 import { ConnectionDrain, type DrainReport } from "./http/connection-drain.js";
 import { answerClientError } from "./http/one-at-a-time.js";
+import { closeConnectionsInStages } from "./http/lingering-close.js";
 import { createGatewayListener, type RouteSet } from "./server.js";
 import { openTokenStore } from "./state/open-store.js";
 
@@ -87,8 +88,12 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
 
   const server = http.createServer(
     // connectionsCheckingInterval: how often the two timeouts are enforced (Node's default, 30 s, lets a slow client hold a socket for 45 s).
-    { maxHeaderSize: 16 * 1024, requestTimeout: 120_000, headersTimeout: 15_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 2_000 },
+    // requireHostHeader: false: node's own refusal of a request without Host is written outside the listener, so a
+    // request pipelined behind it was handled anyway; server.ts refuses it in order (one-at-a-time.ts).
+    { maxHeaderSize: 16 * 1024, requestTimeout: 120_000, headersTimeout: 15_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 2_000, requireHostHeader: false },
   );
+  // A connection closed after an answer is read on until the client closes it, so no reset erases the answers (lingering-close.ts).
+  closeConnectionsInStages(server);
   const drain = new ConnectionDrain(server, listener);
   // Bytes that do not parse are answered after the requests before them, never in their place (one-at-a-time.ts).
   server.on("clientError", answerClientError);

@@ -108,4 +108,22 @@ describe("framing and Connection lists", () => {
     expect(urls).toEqual(["/v1/a", "/v1/b", "/v1/c"]);
     expect(await upstreamUrls()).toEqual(["/v1/a", "/v1/b", "/v1/c"]);
   });
+
+  it("refuses an HTTP/1.1 request without Host in order, and handles nothing behind it", async () => {
+    const behind = `PUT /v2/crm/v1/behind-nohost HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${token}\r\nContent-Length: 2\r\n\r\n{}`;
+    const answer = await exchange(`GET /healthz HTTP/1.1\r\n\r\n${behind}`);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain("needs a Host header");
+    expect(answer.match(/HTTP\/1\.1 \d{3} /g)).toHaveLength(1);
+    const twoHosts = await exchange(`GET /v2/crm/v1/ping HTTP/1.1\r\nHost: ${host()}\r\nHost: evil.example\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
+    expect(twoHosts).toMatch(/^HTTP\/1\.1 400 [\s\S]*the host header appears more than once/);
+    expect(await upstreamUrls()).toEqual([]);
+  });
+
+  it("closes a connection that pipelines more than 32 requests ahead of its answers, running none of those waiting", async () => {
+    const one = (i: number) => `GET /v2/crm/v1/deep-${i} HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${token}\r\n\r\n`;
+    const answer = await exchange(Array.from({ length: 40 }, (_, i) => one(i)).join(""));
+    expect((answer.match(/HTTP\/1\.1 /g) ?? []).length).toBeLessThanOrEqual(1);
+    expect((await upstreamUrls()).length).toBeLessThanOrEqual(1);
+  });
 });

@@ -13,10 +13,9 @@ import type { Property } from "./framing/properties.js";
  * them. A failure names the seed, the bytes of the connection and a shrunk
  * request that fails the same way.
  */
-// Seed 20261127 still shows one violation of (a) and (e), on one connection only while others run (a PUT
-// executed upstream whose answer never reached its caller, behind a pipelined request after `Connection: close`):
-// an open defect of issue 34, not reproduced alone. RELCAST_FRAMING_SEED=20261127 runs it.
-const SEED = Number(process.env.RELCAST_FRAMING_SEED ?? 7);
+// Seed 20261127 found the immediate close after `Connection: close` (a reset erased answers the client had not read
+// yet; lingering-close.ts); seeds 7 and 424242 pass too.
+const SEED = Number(process.env.RELCAST_FRAMING_SEED ?? 20261127);
 const REQUESTS = Number(process.env.RELCAST_FRAMING_REQUESTS ?? 2000);
 
 describe("gateway framing and identity, as a property of generated requests", () => {

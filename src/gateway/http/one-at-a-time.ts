@@ -23,6 +23,9 @@ const WATCHED = Symbol("relcast.watchedResponse");
 const UNPARSED = Symbol("relcast.unparsedBytes");
 const ACTIVE_REQUEST = Symbol("relcast.activeRequest");
 
+/** Requests one connection may have waiting behind the one being handled (browsers and HTTP libraries pipeline none). */
+export const MAX_WAITING = 32;
+
 interface TrackedSocket extends Socket {
   [ACTIVE]?: ServerResponse | undefined;
   [ACTIVE_REQUEST]?: IncomingMessage | undefined;
@@ -42,7 +45,16 @@ export function oneRequestAtATime(listener: RequestListener): RequestListener {
     const socket = req.socket as TrackedSocket;
     if (closing(socket)) return;
     if (!busy(socket)) return run(socket, req, res);
-    (socket[WAITING] ??= []).push([req, res]);
+    const queue = (socket[WAITING] ??= []);
+    // A client that pipelines this far ahead of its answers is not one that reads them: node would go on parsing
+    // and queueing its requests (and their bodies) without bound. The connection is closed; none of the requests
+    // not yet handled is run.
+    if (queue.length >= MAX_WAITING) {
+      queue.length = 0;
+      socket.destroy();
+      return;
+    }
+    queue.push([req, res]);
     afterActive(socket, () => advance(socket));
   };
 
@@ -63,10 +75,17 @@ export function oneRequestAtATime(listener: RequestListener): RequestListener {
   }
 }
 
-/** Whether a request of this connection is being handled (its answer not finished). */
+/**
+ * Whether a request of this connection is being handled: its answer is not
+ * done until node has processed its end (and, after `Connection: close`,
+ * ended the connection), which is when node detaches the answer from the
+ * socket. `writableFinished` comes earlier (the bytes are with the kernel
+ * before node's finish handler runs), and a request parsed in between was
+ * handled although the answer before it closed the connection.
+ */
 function busy(socket: TrackedSocket): boolean {
   const active = socket[ACTIVE];
-  return active !== undefined && !active.writableFinished && !active.destroyed;
+  return active !== undefined && !active.destroyed && active.socket !== null;
 }
 
 /** Calls `then` once, when the connection's active answer is finished or its connection closed. */
@@ -98,6 +117,9 @@ function afterActive(socket: TrackedSocket, then: () => void): void {
  */
 export function answerClientError(err: Error & { code?: string }, rawSocket: Socket): void {
   const socket = rawSocket as TrackedSocket;
+  // The connection is being closed after its last answer: what the client still sends is read and dropped until it
+  // closes its side (lingering-close.ts); destroying it now would reset the connection over answers not yet read.
+  if (socket.writableEnded && !socket.destroyed && err.code !== "ECONNRESET") return;
   if (!socket.writable || err.code === "ECONNRESET") {
     socket.destroy();
     return;

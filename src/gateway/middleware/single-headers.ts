@@ -8,7 +8,7 @@ import type { IncomingMessage } from "node:http";
  * proxy in front) could each read a different value. A request that sends
  * any of them more than once is refused with 400 before anything reads them.
  */
-export const SINGLE_VALUED = ["authorization", "date", "digest"] as const;
+export const SINGLE_VALUED = ["authorization", "date", "digest", "host"] as const;
 
 /** The check, synchronous; run by the gateway's one global middleware (server.ts). */
 export function singleValuedCheck(names: readonly string[] = SINGLE_VALUED): (req: IncomingMessage) => void {
