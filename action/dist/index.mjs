@@ -30239,7 +30239,10 @@ function describeValue(v) {
 function pickString(dict, key, source) {
 	const v = dict[key];
 	if (v === void 0) return void 0;
-	if (typeof v === "string") return v.trim();
+	if (typeof v === "string") {
+		if (v !== v.trim()) throw new RelcastError("E_PLIST", `${key} in ${source} is "${v}", with white space around it; macOS and Sparkle read the value as it is`, `write it without the spaces: <key>${key}</key><string>${v.trim()}</string>`);
+		return v;
+	}
 	throw new RelcastError("E_PLIST", `${key} in ${source} is ${describeValue(v)}, not a <string>`, `write it as a string, e.g. <key>${key}</key><string>${typeof v === "number" ? v : "…"}</string>`);
 }
 function parseInfoPlist(bytes, source) {
@@ -30814,24 +30817,36 @@ async function checkContinuity(ctx, bundle, catalog) {
 	const feed = publicAppcastUrl(config.appUrl, config.pluginId);
 	if (bundle.feedUrl === void 0) logger.warn(`the bundle's Info.plist has no SUFeedURL: installed copies find updates only if the app sets the feed in code; add SUFeedURL = ${feed}`);
 	else if (bundle.feedUrl !== feed) throw new RelcastError("E_PLIST", `SUFeedURL in the bundle's Info.plist is ${bundle.feedUrl}, but this plugin's public appcast is ${feed}: installed copies would poll the wrong feed for ever`, `set SUFeedURL to ${feed} and rebuild (or fix appUrl/pluginId in the config if the bundle is right)`);
-	const previous = (catalog?.records ?? []).filter((r) => r.autoupdate && r.version !== inputs.version).sort((a, b) => b.autoupdate.buildNumber - a.autoupdate.buildNumber)[0];
-	if (!previous) return;
-	const zipKey = versionedKey(previous.version, zipFileName(config.pluginId, previous.version));
-	const plist = await readStoredInfoPlist(ctx.store, zipKey).catch(() => void 0);
-	const before = plist ? (() => {
-		try {
-			return parseInfoPlist(plist, `Contents/Info.plist in ${zipKey}`);
-		} catch {
-			return;
+	const earlier = (catalog?.records ?? []).filter((r) => r.autoupdate && r.version !== inputs.version).sort((a, b) => b.autoupdate.buildNumber - a.autoupdate.buildNumber).slice(0, MAX_RELEASES_READ);
+	let identifierChecked = false;
+	for (const previous of earlier) {
+		const before = await storedBundleInfo(ctx, previous.version);
+		if (!identifierChecked && before.bundleIdentifier !== void 0) {
+			identifierChecked = true;
+			if (bundle.bundleIdentifier !== void 0 && before.bundleIdentifier !== bundle.bundleIdentifier) throw new RelcastError("E_PLIST", `CFBundleIdentifier is ${bundle.bundleIdentifier}, but ${previous.version} (the previous release) is ${before.bundleIdentifier}: Sparkle refuses to install an update with another identifier`, `build the bundle with CFBundleIdentifier ${before.bundleIdentifier}, or publish it as another plugin (its own pluginId and store)`);
 		}
-	})() : void 0;
-	if (!before) return;
-	if (before.bundleIdentifier !== void 0 && bundle.bundleIdentifier !== void 0 && before.bundleIdentifier !== bundle.bundleIdentifier) throw new RelcastError("E_PLIST", `CFBundleIdentifier is ${bundle.bundleIdentifier}, but ${previous.version} (the previous release) is ${before.bundleIdentifier}: Sparkle refuses to install an update with another identifier`, `build the bundle with CFBundleIdentifier ${before.bundleIdentifier}, or publish it as another plugin (its own pluginId and store)`);
-	if (before.publicEdKey !== void 0 && before.publicEdKey !== key.publicKeyBase64) {
-		if (!inputs.allowKeyChange) throw new RelcastError("E_KEY", `the signing key's public key is ${key.publicKeyBase64}, but ${previous.version} (the previous release) carries SUPublicEDKey ${before.publicEdKey}: installed copies check this update with their key and would reject it`, "sign with the key of the previous releases; to rotate the key on purpose, pass --allow-key-change (docs/sparkle.md, \"Rotating the signing key\", says when Sparkle accepts it)");
-		logger.warn(`--allow-key-change: ${previous.version} carries SUPublicEDKey ${before.publicEdKey}, this release ${key.publicKeyBase64}; installed copies accept it only if its Apple code signature satisfies theirs`);
-		ctx.keyChangeAllowed = true;
+		if (before.publicEdKey === void 0) continue;
+		if (before.publicEdKey !== key.publicKeyBase64) {
+			if (!inputs.allowKeyChange) throw new RelcastError("E_KEY", `the signing key's public key is ${key.publicKeyBase64}, but ${previous.version} (the newest earlier release with a key) carries SUPublicEDKey ${before.publicEdKey}: installed copies check this update with their key and would reject it`, "sign with the key of the previous releases; to rotate the key on purpose, pass --allow-key-change (docs/sparkle.md, \"Rotating the signing key\", says when Sparkle accepts it)");
+			logger.warn(`--allow-key-change: ${previous.version} carries SUPublicEDKey ${before.publicEdKey}, this release ${key.publicKeyBase64}; installed copies accept it only if its Apple code signature satisfies theirs`);
+			ctx.keyChangeAllowed = true;
+		}
+		return;
 	}
+}
+const MAX_RELEASES_READ = 10;
+async function storedBundleInfo(ctx, version) {
+	const zipKey = versionedKey(version, zipFileName(ctx.config.pluginId, version));
+	let why;
+	try {
+		const plist = await readStoredInfoPlist(ctx.store, zipKey);
+		if (plist) return parseInfoPlist(plist, `Contents/Info.plist in ${zipKey}`);
+		why = "the zip or its Contents/Info.plist is missing";
+	} catch (err) {
+		if (err instanceof RelcastError && err.code === "E_STORE") throw err;
+		why = err.message;
+	}
+	throw new RelcastError("E_STORE", `cannot read the bundle of ${version}, an earlier release, from ${zipKey} (${why}): relcast checks that installed copies of it can take this update, and cannot without it`, "run relcast verify to see what is wrong with the store, repair it, and publish again");
 }
 
 // src/steps/preflight/index.ts

@@ -40,7 +40,11 @@ function describeValue(v: unknown): string {
 function pickString(dict: Record<string, unknown>, key: string, source: string): string | undefined {
   const v = dict[key];
   if (v === undefined) return undefined;
-  if (typeof v === "string") return v.trim();
+  if (typeof v === "string") {
+    // macOS and Sparkle read these values as they are: "BridgePlugin " names another executable, "1.0 " another version.
+    if (v !== v.trim()) throw new RelcastError("E_PLIST", `${key} in ${source} is "${v}", with white space around it; macOS and Sparkle read the value as it is`, `write it without the spaces: <key>${key}</key><string>${v.trim()}</string>`);
+    return v;
+  }
   throw new RelcastError("E_PLIST", `${key} in ${source} is ${describeValue(v)}, not a <string>`, `write it as a string, e.g. <key>${key}</key><string>${typeof v === "number" ? v : "…"}</string>`);
 }
 

@@ -37,6 +37,9 @@ describe("bundle checks at publish", () => {
     ["a CFBundleVersion over 15 digits", 7, /CFBundleVersion "1234567890123456" in Info\.plist has more than 15 digits/, async (app: string) => {
       await writeFile(plist(app), (await readFile(plist(app), "utf8")).replace("<string>101</string>", "<string>1234567890123456</string>"));
     }],
+    ["a CFBundleExecutable with white space around it", 7, /CFBundleExecutable in .* is "BridgePlugin ", with white space around it/, async (app: string) => {
+      await writeFile(plist(app), (await readFile(plist(app), "utf8")).replace("<key>CFBundleExecutable</key>\n\t<string>BridgePlugin</string>", "<key>CFBundleExecutable</key>\n\t<string>BridgePlugin </string>"));
+    }],
     ["a CFBundleVersion with leading zeros", 7, /CFBundleVersion "0101" in Info\.plist has leading zeros/, async (app: string) => {
       await writeFile(plist(app), (await readFile(plist(app), "utf8")).replace("<string>101</string>", "<string>0101</string>"));
     }],

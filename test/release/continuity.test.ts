@@ -44,7 +44,7 @@ describe("continuity with earlier releases", () => {
   it("refuses another signing key than the previous release's bundle carries (exit 6), writing nothing", async () => {
     const res = await runCli(await otherKeyArgs("1.1.0", 110));
     expect(res.code, res.stderr).toBe(6);
-    expect(res.stderr).toMatch(/1\.0\.0 \(the previous release\) carries SUPublicEDKey [\s\S]*--allow-key-change/);
+    expect(res.stderr).toMatch(/1\.0\.0 \(the newest earlier release with a key\) carries SUPublicEDKey [\s\S]*--allow-key-change/);
     expect(await snapshotTree(ws.storeDir)).toEqual(before);
   });
 
@@ -76,6 +76,29 @@ describe("continuity with earlier releases", () => {
     expect(record.autoupdate.keyChangeAllowed).toBe(true);
     const verify = await runCli(["verify", "--config", ws.configFile]);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+  });
+
+  it("looks past a release without SUPublicEDKey, and refuses when an earlier bundle cannot be read (exit 9)", async () => {
+    const other = await makeWorkspace();
+    try {
+      const first = await other.plugin("1.0.0", 100);
+      expect((await runCli(other.publishArgs(first, "1.0.0"))).code).toBe(0);
+      const keyless = await other.plugin("1.1.0", 110, { publicKey: null });
+      expect((await runCli(other.publishArgs(keyless, "1.1.0"))).code).toBe(0);
+      const k2 = newKey();
+      const keyFile = path.join(other.dir, "k2.txt");
+      await writeFile(keyFile, k2.seedBase64 + "\n", { mode: 0o600 });
+      const rotated = other.publishArgs(await other.plugin("1.2.0", 120, { publicKey: k2.publicKeyBase64 }), "1.2.0").map((a) => (a === other.keyFile ? keyFile : a));
+      const refused = await runCli(rotated);
+      expect(refused.code, refused.stderr).toBe(6);
+      expect(refused.stderr).toMatch(/1\.0\.0 \(the newest earlier release with a key\)/);
+      await rm(path.join(other.storeDir, "releases", "1.1.0", "bridge-plugin-1.1.0.zip"));
+      const unreadable = await runCli(other.publishArgs(await other.plugin("1.2.0", 120), "1.2.0"));
+      expect(unreadable.code, unreadable.stderr).toBe(9);
+      expect(unreadable.stderr).toMatch(/cannot read the bundle of 1\.1\.0[\s\S]*relcast verify/);
+    } finally {
+      await rm(other.dir, { recursive: true, force: true });
+    }
   });
 
   it("verify names a key change that was not published as one", () => {

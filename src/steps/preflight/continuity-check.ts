@@ -29,31 +29,59 @@ export async function checkContinuity(ctx: ReleaseContext, bundle: BundleInfo, c
       `set SUFeedURL to ${feed} and rebuild (or fix appUrl/pluginId in the config if the bundle is right)`,
     );
   }
-  const previous = (catalog?.records ?? [])
+  // Newest build first: the identifier and the key are those of the newest release that has them (a release
+  // published without SUPublicEDKey says nothing about the key the ones before it carry).
+  const earlier = (catalog?.records ?? [])
     .filter((r) => r.autoupdate && r.version !== inputs.version)
-    .sort((a, b) => b.autoupdate!.buildNumber - a.autoupdate!.buildNumber)[0];
-  if (!previous) return;
-  const zipKey = versionedKey(previous.version, zipFileName(config.pluginId, previous.version));
-  // A previous zip that cannot be read is verify's to report; this check needs its Info.plist, and has nothing to compare without one.
-  const plist = await readStoredInfoPlist(ctx.store, zipKey).catch(() => undefined);
-  const before = plist ? (() => { try { return parseInfoPlist(plist, `Contents/Info.plist in ${zipKey}`); } catch { return undefined; } })() : undefined;
-  if (!before) return;
-  if (before.bundleIdentifier !== undefined && bundle.bundleIdentifier !== undefined && before.bundleIdentifier !== bundle.bundleIdentifier) {
-    throw new RelcastError(
-      "E_PLIST",
-      `CFBundleIdentifier is ${bundle.bundleIdentifier}, but ${previous.version} (the previous release) is ${before.bundleIdentifier}: Sparkle refuses to install an update with another identifier`,
-      `build the bundle with CFBundleIdentifier ${before.bundleIdentifier}, or publish it as another plugin (its own pluginId and store)`,
-    );
-  }
-  if (before.publicEdKey !== undefined && before.publicEdKey !== key.publicKeyBase64) {
-    if (!inputs.allowKeyChange) {
-      throw new RelcastError(
-        "E_KEY",
-        `the signing key's public key is ${key.publicKeyBase64}, but ${previous.version} (the previous release) carries SUPublicEDKey ${before.publicEdKey}: installed copies check this update with their key and would reject it`,
-        "sign with the key of the previous releases; to rotate the key on purpose, pass --allow-key-change (docs/sparkle.md, \"Rotating the signing key\", says when Sparkle accepts it)",
-      );
+    .sort((a, b) => b.autoupdate!.buildNumber - a.autoupdate!.buildNumber)
+    .slice(0, MAX_RELEASES_READ);
+  let identifierChecked = false;
+  for (const previous of earlier) {
+    const before = await storedBundleInfo(ctx, previous.version);
+    if (!identifierChecked && before.bundleIdentifier !== undefined) {
+      identifierChecked = true;
+      if (bundle.bundleIdentifier !== undefined && before.bundleIdentifier !== bundle.bundleIdentifier) {
+        throw new RelcastError(
+          "E_PLIST",
+          `CFBundleIdentifier is ${bundle.bundleIdentifier}, but ${previous.version} (the previous release) is ${before.bundleIdentifier}: Sparkle refuses to install an update with another identifier`,
+          `build the bundle with CFBundleIdentifier ${before.bundleIdentifier}, or publish it as another plugin (its own pluginId and store)`,
+        );
+      }
     }
-    logger.warn(`--allow-key-change: ${previous.version} carries SUPublicEDKey ${before.publicEdKey}, this release ${key.publicKeyBase64}; installed copies accept it only if its Apple code signature satisfies theirs`);
-    ctx.keyChangeAllowed = true;
+    if (before.publicEdKey === undefined) continue;
+    if (before.publicEdKey !== key.publicKeyBase64) {
+      if (!inputs.allowKeyChange) {
+        throw new RelcastError(
+          "E_KEY",
+          `the signing key's public key is ${key.publicKeyBase64}, but ${previous.version} (the newest earlier release with a key) carries SUPublicEDKey ${before.publicEdKey}: installed copies check this update with their key and would reject it`,
+          "sign with the key of the previous releases; to rotate the key on purpose, pass --allow-key-change (docs/sparkle.md, \"Rotating the signing key\", says when Sparkle accepts it)",
+        );
+      }
+      logger.warn(`--allow-key-change: ${previous.version} carries SUPublicEDKey ${before.publicEdKey}, this release ${key.publicKeyBase64}; installed copies accept it only if its Apple code signature satisfies theirs`);
+      ctx.keyChangeAllowed = true;
+    }
+    return;
   }
+}
+
+/** Earlier releases read, newest first, looking for the key their bundles carry. */
+const MAX_RELEASES_READ = 10;
+
+/** An earlier release's Info.plist, from its zip in the store; one that cannot be read stops the publish (the check cannot be made). */
+async function storedBundleInfo(ctx: ReleaseContext, version: string): Promise<BundleInfo> {
+  const zipKey = versionedKey(version, zipFileName(ctx.config.pluginId, version));
+  let why: string;
+  try {
+    const plist = await readStoredInfoPlist(ctx.store, zipKey);
+    if (plist) return parseInfoPlist(plist, `Contents/Info.plist in ${zipKey}`);
+    why = "the zip or its Contents/Info.plist is missing";
+  } catch (err) {
+    if (err instanceof RelcastError && err.code === "E_STORE") throw err;
+    why = (err as Error).message;
+  }
+  throw new RelcastError(
+    "E_STORE",
+    `cannot read the bundle of ${version}, an earlier release, from ${zipKey} (${why}): relcast checks that installed copies of it can take this update, and cannot without it`,
+    "run relcast verify to see what is wrong with the store, repair it, and publish again",
+  );
 }
