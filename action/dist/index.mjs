@@ -9373,6 +9373,53 @@ function applyBsdiffPatch(old, patch, maxNewBytes = DEFAULT_DELTA_LIMITS.maxFile
 	return out;
 }
 
+// src/core/inside-tree.ts
+const MAX_LINK_HOPS = 40;
+async function resolveInsideBundle(root, linkRel) {
+	const done = [];
+	const todo = linkRel.split("/").filter((p) => p !== "");
+	let hops = 0;
+	while (todo.length > 0) {
+		const part = todo.shift();
+		if (part === ".") continue;
+		if (part === "..") {
+			if (done.length === 0) return {
+				inside: false,
+				why: "climbs above the bundle"
+			};
+			done.pop();
+			continue;
+		}
+		done.push(part);
+		const abs = path.join(root, ...done);
+		const st = await lstat(abs).catch(() => void 0);
+		if (!st) return {
+			inside: false,
+			why: `goes to ${done.join("/")}, which does not exist in the bundle`
+		};
+		if (st.isSymbolicLink()) {
+			if (++hops > MAX_LINK_HOPS) return {
+				inside: false,
+				why: "is a loop of links"
+			};
+			const target = await readlink(abs);
+			if (target.startsWith("/")) return {
+				inside: false,
+				why: `reaches ${done.join("/")} -> ${target}, an absolute path outside the bundle`
+			};
+			done.pop();
+			todo.unshift(...target.split("/").filter((p) => p !== ""));
+		} else if (todo.length > 0 && !st.isDirectory()) return {
+			inside: false,
+			why: `goes through ${done.join("/")}, which is not a folder`
+		};
+	}
+	return {
+		inside: true,
+		resolved: done.join("/")
+	};
+}
+
 // src/sparkle/delta/delta-body.ts
 init_errors$4();
 const HIGH_WATER = 1 << 20;
@@ -30294,54 +30341,9 @@ function publicEdKeyProblem(value) {
 init_errors$4();
 const ZIP_FILE_LIMIT = 4294967295;
 const ZIP_ENTRY_LIMIT = 65535;
-const MAX_LINK_HOPS = 40;
 function printable(name) {
 	if (isUtf8(name)) return name.toString("utf8");
 	return [...name].map((b) => b >= 32 && b < 127 && b !== 92 ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, "0")}`).join("");
-}
-async function resolveInsideBundle(root, linkRel) {
-	const done = [];
-	const todo = linkRel.split("/").filter((p) => p !== "");
-	let hops = 0;
-	while (todo.length > 0) {
-		const part = todo.shift();
-		if (part === ".") continue;
-		if (part === "..") {
-			if (done.length === 0) return {
-				inside: false,
-				why: "climbs above the bundle"
-			};
-			done.pop();
-			continue;
-		}
-		done.push(part);
-		const abs = path.join(root, ...done);
-		const st = await lstat(abs).catch(() => void 0);
-		if (!st) return {
-			inside: false,
-			why: `goes to ${done.join("/")}, which does not exist in the bundle`
-		};
-		if (st.isSymbolicLink()) {
-			if (++hops > MAX_LINK_HOPS) return {
-				inside: false,
-				why: "is a loop of links"
-			};
-			const target = await readlink(abs);
-			if (target.startsWith("/")) return {
-				inside: false,
-				why: `reaches ${done.join("/")} -> ${target}, an absolute path outside the bundle`
-			};
-			done.pop();
-			todo.unshift(...target.split("/").filter((p) => p !== ""));
-		} else if (todo.length > 0 && !st.isDirectory()) return {
-			inside: false,
-			why: `goes through ${done.join("/")}, which is not a folder`
-		};
-	}
-	return {
-		inside: true,
-		resolved: done.join("/")
-	};
 }
 function macOSNameKey(name) {
 	return name.normalize("NFD").toLowerCase().normalize("NFD");

@@ -1,55 +1,21 @@
 import { isUtf8 } from "node:buffer";
 import type { Dirent } from "node:fs";
 import { lstatSync, readdirSync } from "node:fs";
-import { lstat, readlink } from "node:fs/promises";
+import { readlink } from "node:fs/promises";
 import path from "node:path";
 import { RelcastError } from "../core/errors.js";
+import { resolveInsideBundle } from "../core/inside-tree.js";
+
+export { resolveInsideBundle };
 
 /** A classic zip (no ZIP64) holds files up to 4 GiB - 1 and 65,535 entries. */
 export const ZIP_FILE_LIMIT = 0xffffffff;
 export const ZIP_ENTRY_LIMIT = 0xffff;
-/** Like the kernel's MAXSYMLINKS: more links than this on one path is a loop. */
-const MAX_LINK_HOPS = 40;
 
 /** A file name for messages: valid UTF-8 as is, other bytes as \xNN. */
 function printable(name: Buffer): string {
   if (isUtf8(name)) return name.toString("utf8");
   return [...name].map((b) => (b >= 0x20 && b < 0x7f && b !== 0x5c ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, "0")}`)).join("");
-}
-
-/**
- * Where a symlink inside the bundle ends up, resolved as the kernel would:
- * component by component, following every link on the way (chains, links to
- * folders, `..` after a link). Returns the path relative to the bundle, or
- * a sentence saying why it leaves the bundle or goes nowhere.
- */
-export async function resolveInsideBundle(root: string, linkRel: string): Promise<{ inside: true; resolved: string } | { inside: false; why: string }> {
-  const done: string[] = [];
-  const todo = linkRel.split("/").filter((p) => p !== "");
-  let hops = 0;
-  while (todo.length > 0) {
-    const part = todo.shift()!;
-    if (part === ".") continue;
-    if (part === "..") {
-      if (done.length === 0) return { inside: false, why: "climbs above the bundle" };
-      done.pop();
-      continue;
-    }
-    done.push(part);
-    const abs = path.join(root, ...done);
-    const st = await lstat(abs).catch(() => undefined);
-    if (!st) return { inside: false, why: `goes to ${done.join("/")}, which does not exist in the bundle` };
-    if (st.isSymbolicLink()) {
-      if (++hops > MAX_LINK_HOPS) return { inside: false, why: "is a loop of links" };
-      const target = await readlink(abs);
-      if (target.startsWith("/")) return { inside: false, why: `reaches ${done.join("/")} -> ${target}, an absolute path outside the bundle` };
-      done.pop();
-      todo.unshift(...target.split("/").filter((p) => p !== ""));
-    } else if (todo.length > 0 && !st.isDirectory()) {
-      return { inside: false, why: `goes through ${done.join("/")}, which is not a folder` };
-    }
-  }
-  return { inside: true, resolved: done.join("/") };
 }
 
 /**

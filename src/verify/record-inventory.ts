@@ -1,5 +1,5 @@
 import type { Catalog } from "../domain/record-schema.js";
-import { releaseRecordSchema } from "../domain/record-schema.js";
+import { releaseRecordSchema, yankMarkerSchema } from "../domain/record-schema.js";
 import { parseStoredJson } from "../core/stored-json.js";
 import { quotedFolder, storedKeyOf } from "../domain/record-keys.js";
 import { RELEASES_PREFIX } from "../domain/release-layout.js";
@@ -23,6 +23,15 @@ export async function recordInventoryProblems(store: ObjectStore, catalog: Catal
     if (!stored) continue;
     if (stored.kind === "yank") {
       yankFolders.add(stored.folder);
+      // The marker is what rebuild and the yank state read: one they would refuse, or one that says another
+      // time or reason than the catalog shows, is a problem here too.
+      const got = await store.get(meta.key);
+      const marker = got ? parseStoredJson(got.body, yankMarkerSchema) : undefined;
+      const entry = listed.get(stored.folder);
+      if (got && !marker) problems.push(`yank marker ${meta.key} is not a valid yank marker (rebuild refuses it): run \`relcast yank ${quotedFolder(stored.folder)}\` again, or \`relcast unyank\` to undo the yank`);
+      else if (marker && entry?.yanked && (entry.yankedAt !== marker.yankedAt || (entry.yankedReason ?? undefined) !== (marker.yankedReason ?? undefined))) {
+        problems.push(`yank marker ${meta.key} (yanked at ${marker.yankedAt}) disagrees with the catalog (yanked at ${entry.yankedAt ?? "?"}): run \`relcast rebuild\` to take the marker's state`);
+      }
       continue;
     }
     recordFolders.add(stored.folder);

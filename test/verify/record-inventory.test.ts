@@ -5,7 +5,7 @@
  * problems naming the repair; rebuild prints what it adds and drops, has a
  * dry run, and refuses a misplaced record instead of listing it twice.
  */
-import { cp, mkdir, readFile, rm } from "node:fs/promises";
+import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
@@ -54,6 +54,24 @@ describe("verify accounts for every record", () => {
     expect(r.code, r.stdout + r.stderr).toBe(11);
     expect(r.stdout + r.stderr).toContain("release 1.1.0 has a record (releases/1.1.0/release.json) but the catalog does not list it");
     expect(r.stdout + r.stderr).toContain("relcast rebuild");
+  });
+
+  it("a yank marker that does not parse, or disagrees with the catalog, is a problem", async () => {
+    await restore(afterBoth);
+    const yank = await runCli(["yank", "1.0.0", "--reason", "broken", "--config", ws.configFile]);
+    expect(yank.code, yank.stderr).toBe(0);
+    const marker = path.join(ws.storeDir, "releases", "1.0.0", "yank.json");
+    const good = await readFile(marker, "utf8");
+    await writeFile(marker, "{");
+    const broken = await runCli(["verify", "--config", ws.configFile]);
+    expect(broken.code).toBe(11);
+    expect(broken.stdout + broken.stderr).toContain("yank marker releases/1.0.0/yank.json is not a valid yank marker");
+    await writeFile(marker, good.replace(/"yankedAt": "[^"]+"/, '"yankedAt": "2026-02-30T00:00:00Z"'));
+    expect((await runCli(["verify", "--config", ws.configFile])).code).toBe(11);
+    await writeFile(marker, good.replace(/"yankedAt": "[^"]+"/, '"yankedAt": "2026-03-01T00:00:00.000Z"'));
+    const other = await runCli(["verify", "--config", ws.configFile]);
+    expect(other.code).toBe(11);
+    expect(other.stdout + other.stderr).toMatch(/yank marker releases\/1\.0\.0\/yank\.json \(yanked at 2026-03-01T00:00:00\.000Z\) disagrees with the catalog/);
   });
 
   it("a record under another version's folder is a problem naming both", async () => {

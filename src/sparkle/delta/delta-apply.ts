@@ -10,6 +10,7 @@
  * symlink, clone indexes and lengths are bounds-checked, and a failed apply
  * removes what it wrote.
  */
+import { linkLeavingTree } from "../../core/inside-tree.js";
 import type { Hash } from "node:crypto";
 import type { Stats } from "node:fs";
 import { chmod, copyFile, cp, link, lstat, mkdir, open, readdir, readFile, readlink, rename, rm, symlink, writeFile } from "node:fs/promises";
@@ -318,6 +319,10 @@ export async function applyDelta(oldRoot: string, outRoot: string, deltaFile: st
       }
     }
 
+    // A link the delta made can be harmless alone and leave the tree through another (`esc -> up/..` beside
+    // `up -> ..`): every link of the result is resolved as the kernel would, through every link on the way.
+    const escaping = await linkLeavingTree(outRoot);
+    if (escaping) throw corrupt(deltaFile, `link /${escaping.rel} in the result ${escaping.why}`);
     const after = (await hashTree(outRoot, options.oldTree ? { knownInodes: inodeHashes(options.oldTree) } : {})).hash.toString("hex");
     if (after !== header.afterHash) {
       throw new RelcastError("E_VERIFY", `Applying ${path.basename(deltaFile)} gave tree hash ${after}, not the ${header.afterHash} it promises.`, "Recreate the delta; do not publish this one.");
