@@ -1,5 +1,5 @@
 import { XMLParser } from "fast-xml-parser";
-import { hostedNotesPageKey } from "../domain/notes/notes-page.js";
+import { hostedNotesPageKey, hostedNotesPages } from "../domain/notes/notes-page.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import { APPCAST_KEY, publicAppcastKey } from "../domain/release-layout.js";
 import { verifyEd25519Buffered } from "../sparkle/ed25519-stream.js";
@@ -97,6 +97,12 @@ export async function feedSignatureProblems(store: ObjectStore, pluginId: string
         if (problem) problems.push(problem);
       }
     }
+  }
+  // What Sparkle's update dialog shows: each hosted page is the page relcast renders from its record, byte for byte,
+  // signed feed or not (a signature alone does not cover an unsigned feed's pages).
+  for (const expected of hostedNotesPages(records)) {
+    const page = await pageBytes(expected.key);
+    if (page && !page.equals(expected.bytes)) problems.push(`${expected.key} is not the release-notes page of ${expected.version} as its record renders it (${page.length} bytes, ${expected.bytes.length} expected): run \`relcast site sync\``);
   }
   return problems;
 }

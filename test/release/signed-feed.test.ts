@@ -194,6 +194,14 @@ describe("release-notes pages", () => {
     expect(xml).toContain("<sparkle:releaseNotesLink>https://updates.example.com/release-notes/1.0.0.html</sparkle:releaseNotesLink>");
     expect(pythonFeed(ws.key.publicKeyBase64, feeds(ws)[1]!)).toEqual({ signed: false });
     expect((await runCli(["verify", "--config", ws.configFile])).code).toBe(0);
+    // No signature covers an unsigned feed's pages: each is held to the page its record renders.
+    const page = path.join(ws.storeDir, "release-notes", "1.0.0.html");
+    const original = await readFile(page, "utf8");
+    await writeFile(page, original.replace("starts faster", "starts slower"));
+    const tampered = await runCli(["verify", "--config", ws.configFile]);
+    expect(tampered.code).toBe(11);
+    expect(tampered.stdout).toMatch(/release-notes\/1\.0\.0\.html is not the release-notes page of 1\.0\.0 as its record renders it/);
+    await writeFile(page, original);
     await rm(path.join(ws.storeDir, "release-notes", "1.0.0.html"));
     const res = await runCli(["verify", "--config", ws.configFile]);
     expect(res.code).toBe(11);
