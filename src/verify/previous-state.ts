@@ -1,3 +1,4 @@
+import { fromTimestamp } from "../domain/timestamps.js";
 import { entryText } from "../domain/catalog.js";
 import type { Catalog, ReleaseRecord } from "../domain/record-schema.js";
 import { isYanked, withYankState } from "../domain/yank-state.js";
@@ -43,6 +44,8 @@ export function previousStep(current: Catalog, previous: Catalog): FeedStep | { 
       if (skipped) return { problem: differenceAt(cur[i]!, p) };
       skipped = cur[i]!;
     }
+    const later = newerThan(cur, timeOfPublish(skipped!), skipped!);
+    if (later) return { problem: `it does not list ${skipped!.version}, but ${later} came after it: the state one change back lists every release but the last one published` };
     return { kind: "add", record: skipped! };
   }
   if (prev.length !== cur.length) return { problem: `it lists ${prev.length} releases; the catalog lists ${cur.length} (one publish adds one)` };
@@ -53,7 +56,27 @@ export function previousStep(current: Catalog, previous: Catalog): FeedStep | { 
     if (step || p.version !== c.version || !sameButYank(p, c) || isYanked(p) === isYanked(c)) return { problem: differenceAt(c, p) };
     step = { kind: "yank-state", before: p, after: c };
   }
+  // A yank is the last change only if nothing was published or yanked after it (its marker's time). An unyank leaves
+  // no time behind, so it is taken as it is.
+  if (step?.kind === "yank-state" && isYanked(step.after) && step.after.yankedAt !== undefined) {
+    const later = newerThan(cur, Date.parse(step.after.yankedAt), step.after);
+    if (later) return { problem: `it still offers ${step.after.version}, yanked at ${step.after.yankedAt}, but ${later} came after that yank: the state one change back has every later change` };
+  }
   return step ?? { problem: "it holds the same releases in another layout" };
+}
+
+function timeOfPublish(record: ReleaseRecord): number {
+  return fromTimestamp(record.publishedAt).getTime();
+}
+
+/** A change to the catalog after `time` (a publish, or a yank by its marker's time), other than `except`'s own, as words; undefined when none. */
+function newerThan(records: readonly ReleaseRecord[], time: number, except: ReleaseRecord): string | undefined {
+  for (const r of records) {
+    if (r === except) continue;
+    if (timeOfPublish(r) > time) return `the publish of ${r.version}`;
+    if (isYanked(r) && r.yankedAt !== undefined && Date.parse(r.yankedAt) > time) return `the yank of ${r.version}`;
+  }
+  return undefined;
 }
 
 /** Names the first field where an entry differs from the catalog's (or the entry in its place). */
