@@ -1,3 +1,4 @@
+import { splitSignedFeed } from "../sparkle/feed-signature.js";
 import type { RelcastConfig } from "../config/schema.js";
 import { viewOfCatalog } from "../catalog/catalog-view.js";
 import { appcastOptionsFor, renderAppcast } from "../domain/appcast.js";
@@ -133,7 +134,10 @@ export async function checkPublicFeeds(store: ObjectStore, inputs: PublicFeedInp
       continue;
     }
     if (body.equals(wanted)) continue;
-    if (before.get(key)?.equals(body)) {
+    // A signed feed one change back is the previous rendering plus its signature block (checked on its own by
+    // feed-signature-check.ts): the bytes before the block are compared.
+    const previousBytes = before.get(key);
+    if (previousBytes && (previousBytes.equals(body) || (key === appcastKey && signedContentIs(body, previousBytes)))) {
       stale.push(key);
       continue;
     }
@@ -149,4 +153,10 @@ export async function checkPublicFeeds(store: ObjectStore, inputs: PublicFeedInp
   if (!settings) warnings.push(`index.html and changelog.html were not compared with what relcast renders: ${APPCAST_KEY} does not name the display name and publisher; pass --config`);
   if (previous && stale.length > 0) warnings.push(`${stale.join(", ")} still ${stale.length === 1 ? "holds" : "hold"} the state before the last change (${describeStep(previous.step)}): ${REPAIR}`);
   return { problems, warnings, listed };
+}
+
+/** Whether `body` is a signed feed whose signed bytes (all before its last signature block) are `content`. */
+function signedContentIs(body: Buffer, content: Buffer): boolean {
+  const split = splitSignedFeed(body);
+  return split.block !== undefined && split.content.equals(content);
 }

@@ -256,6 +256,18 @@ describe("relcast verify on a signed feed", () => {
 });
 
 describe("relcast sign <feed.xml>", () => {
+  it("a signed publish killed before its site step leaves the state one change back: a warning, not a problem", async () => {
+    const ws = await workspace({ appcast: { signedFeed: true } });
+    await publish(ws, "1.0.0", 101);
+    const p = await ws.plugin("1.1.0", 112);
+    const killed = await runCli([...ws.publishArgs(p, "1.1.0", ["--published-at", "2026-02-01T10:00:00.000Z"])], { env: { RELCAST_FAILPOINT: "before:site" } });
+    expect(killed.signal).toBe("SIGKILL");
+    const res = await runCli(["verify", "--config", ws.configFile]);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/still hold the state before the last change \(they do not list 1\.1\.0 yet\)/);
+    expect(pythonFeed(ws.key.publicKeyBase64, feeds(ws)[1]!)).toMatchObject({ signed: true });
+  });
+
   it("signs in place like sign_update, replaces an old block, and --verify catches a one-byte change (exit 10)", async () => {
     const ws = await workspace();
     await publish(ws, "1.0.0", 101);
