@@ -21444,6 +21444,13 @@ async function planLatestReconcile(store, pluginId, records, cacheControl, plann
 	}
 	return writes;
 }
+function latestDownloadStateBytes(want) {
+	return Buffer.from(JSON.stringify({
+		version: want.version,
+		...want.sha256 && { dmgSha256: want.sha256 },
+		...want.autoupdate?.sha256 && { zipSha256: want.autoupdate.sha256 }
+	}, null, 2) + "\n");
+}
 const stateSchema = object({
 	version: string(),
 	dmgSha256: string().optional(),
@@ -21499,11 +21506,7 @@ async function planLatestDownloads(source, target, pluginId, records, cacheContr
 		needed: true,
 		why: `${want.version} has no update archive`
 	});
-	const next = Buffer.from(JSON.stringify({
-		version: want.version,
-		...want.sha256 && { dmgSha256: want.sha256 },
-		...want.autoupdate?.sha256 && { zipSha256: want.autoupdate.sha256 }
-	}, null, 2) + "\n");
+	const next = latestDownloadStateBytes(want);
 	const same = current?.body.equals(next) ?? false;
 	writes.push({
 		step: "site",

@@ -113,6 +113,11 @@ async function planLatestReconcile(store: ObjectStore, pluginId: string, records
   return writes;
 }
 
+/** `downloads/<id>-latest.json` as the site step writes it for `want` (verify holds the stored one to these bytes). */
+export function latestDownloadStateBytes(want: ReleaseRecord): Buffer {
+  return Buffer.from(JSON.stringify({ version: want.version, ...(want.sha256 && { dmgSha256: want.sha256 }), ...(want.autoupdate?.sha256 && { zipSha256: want.autoupdate.sha256 }) }, null, 2) + "\n");
+}
+
 const stateSchema = z.object({ version: z.string(), dmgSha256: z.string().optional(), zipSha256: z.string().optional() });
 
 function parseJsonOrUndefined(text: string): unknown {
@@ -149,7 +154,7 @@ async function planLatestDownloads(source: ObjectStore, target: ObjectStore, plu
   await copy(versionedKey(want.version, want.objectStore.artifactFileName), dmg);
   if (want.autoupdate) await copy(versionedKey(want.version, zipFileName(pluginId, want.version)), zip);
   else writes.push({ step: "site", op: "delete", key: zip, needed: true, why: `${want.version} has no update archive` });
-  const next = Buffer.from(JSON.stringify({ version: want.version, ...(want.sha256 && { dmgSha256: want.sha256 }), ...(want.autoupdate?.sha256 && { zipSha256: want.autoupdate.sha256 }) }, null, 2) + "\n");
+  const next = latestDownloadStateBytes(want);
   const same = current?.body.equals(next) ?? false;
   writes.push({
     step: "site", op: "put", key: stateKey, source: { kind: "bytes", bytes: next }, sizeBytes: next.length, sha256: sha256Of(next),

@@ -1,3 +1,4 @@
+import { latestDownloadStateBytes } from "../site/site-plan.js";
 import { expectedLatest } from "../domain/latest-choice.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import {
@@ -144,6 +145,9 @@ export async function checkSite(store: ObjectStore, pluginId: string, records: r
     }
     const holdsRecord = [...records, ...listed].find((r) => r.version === holds);
     await latestDownloadFindings(store, pluginId, want, holdsRecord, tally, found);
+    if (state && holds === want.version && !state.body.equals(latestDownloadStateBytes(want))) {
+      found.problems.push(`${latestDownloadStateKey(pluginId)} is not the state the site step writes for ${want.version} (its checksums or fields differ): ${REPAIR}`);
+    }
     if (holds !== want.version && found.problems.length === 0) found.warnings.push(`the stable latest downloads state says ${holds ?? "an unknown version"}, not ${want.version}: ${REPAIR}`);
   }
   return found;

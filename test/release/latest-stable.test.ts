@@ -1,4 +1,4 @@
-import { cp, readdir, readFile, rm } from "node:fs/promises";
+import { cp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
@@ -37,6 +37,17 @@ describe("latest is the newest stable release", () => {
     const sync = await runCli(["site", "sync", "--config", ws.configFile]);
     expect(sync.code, sync.stderr).toBe(0);
     expect((await readdir(latestDir())).sort()).toEqual(["bridge-plugin-1.0.0.dmg", "bridge-plugin-1.0.0.zip"]);
+    expect((await runCli(["verify", "--config", ws.configFile])).code).toBe(0);
+  });
+
+  it("verify holds downloads/<id>-latest.json to the state the site step writes", async () => {
+    const state = path.join(ws.storeDir, "downloads", "bridge-plugin-latest.json");
+    const good = await readFile(state, "utf8");
+    await writeFile(state, good.replace(/"zipSha256": "[0-9a-f]+"/, `"zipSha256": "${"0".repeat(64)}"`));
+    const tampered = await runCli(["verify", "--config", ws.configFile]);
+    expect(tampered.code).toBe(11);
+    expect(tampered.stdout + tampered.stderr).toMatch(/bridge-plugin-latest\.json is not the state the site step writes for 1\.0\.0/);
+    await writeFile(state, good);
     expect((await runCli(["verify", "--config", ws.configFile])).code).toBe(0);
   });
 });
