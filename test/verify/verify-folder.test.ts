@@ -178,11 +178,14 @@ describe("relcast verify on a folder store", () => {
 
   it("tolerates a yanked release left out of the appcast, and fails one still offered", async () => {
     const store = await copyStore();
+    // A yank made now, after every publish (a yank older than a later publish is not the last change, and the
+    // public files one change back would never show it).
+    const yankedAt = new Date().toISOString();
     await editJson(rel(store, "catalog.json"), (c) => {
-      Object.assign(c.versions.find((r: { version: string }) => r.version === "1.0.1"), { yanked: true, yankedReason: "crashes on launch", yankedAt: "2026-01-01T00:00:00.000Z" });
+      Object.assign(c.versions.find((r: { version: string }) => r.version === "1.0.1"), { yanked: true, yankedReason: "crashes on launch", yankedAt });
     });
     // As `relcast yank` leaves it: the marker beside the record, and the catalog entry marked.
-    await writeFile(rel(store, "1.0.1/yank.json"), JSON.stringify({ yanked: true, yankedAt: "2026-01-01T00:00:00.000Z", yankedReason: "crashes on launch" }));
+    await writeFile(rel(store, "1.0.1/yank.json"), JSON.stringify({ yanked: true, yankedAt, yankedReason: "crashes on launch" }));
     const offeredStill = await expectFailure(store, "1.0.1", /1\.0\.1: the appcast offers 1\.0\.1 but it is yanked/);
     expect(offeredStill).toBeTruthy();
     const config = await loadConfig(ws.configFile);
