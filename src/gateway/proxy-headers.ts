@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { CallerIdentity } from "./http/middleware.js";
+import { comparableName } from "./header-names.js";
 
 /**
  * Header rules of the proxy. Credentials never reach the upstream; the
@@ -55,18 +56,6 @@ function connectionTokens(value: string | undefined): Set<string> {
   return new Set(value.split(",").map((t) => comparableName(t.trim().toLowerCase())).filter(Boolean));
 }
 
-/**
- * A lower-case header name as upstream frameworks compare names: CGI,
- * WSGI, Rack and PHP turn `-` into `_` (PHP turns `.` and spaces into `_`
- * too), so `X_Relcast_User`, `X.Relcast.User` and `X-Relcast-User` reach
- * them as one header. The drop rules compare this form (every run of
- * characters other than letters and digits read as `-`), so no spelling of
- * a header the gateway sets or drops passes.
- */
-function comparableName(lower: string): string {
-  return PLAIN_NAME.test(lower) ? lower : lower.replace(/[^a-z0-9]+/g, "-");
-}
-const PLAIN_NAME = /^[a-z0-9-]*$/;
 
 /** Whether the caller's header `name` (lower case, as node gives it) is never forwarded. */
 function isDropped(name: string, dropped: Set<string>): boolean {

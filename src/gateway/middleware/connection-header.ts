@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import { comparableName } from "../header-names.js";
 import { HttpError } from "../http/http-error.js";
 
 /**
@@ -21,7 +22,7 @@ export function checkConnectionHeader(req: IncomingMessage): void {
     const value = raw[i + 1]!;
     if (value === "keep-alive" || value === "close") continue;
     for (const token of value.split(",")) {
-      const named = token.trim().toLowerCase().replaceAll("_", "-");
+      const named = comparableName(token.trim().toLowerCase());
       if (NOT_HOP_BY_HOP.has(named)) {
         throw new HttpError(400, "invalid_request", `the Connection header must not name ${named}: it frames or authenticates the request; list only hop-by-hop headers there`, { connection: "close" });
       }
