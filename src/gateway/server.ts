@@ -29,6 +29,7 @@ import { proxy, upstreamForwarder } from "./proxy.js";
 import { forwardingRules } from "./forwarded-for.js";
 import { checkNoDotSegments } from "./middleware/request-target.js";
 import { checkConnectionHeader } from "./middleware/connection-header.js";
+import { checkTransferCoding } from "./middleware/transfer-coding.js";
 import { singleValuedCheck } from "./middleware/single-headers.js";
 import type { TokenStore } from "./state/token-store.js";
 import { discoveryEndpoint, METADATA_PATH, REVOKE_PATH, TOKEN_PATH } from "./oauth/discovery.js";
@@ -208,7 +209,8 @@ function requestGuards(clock: Clock, checks: (incoming: IncomingMessage) => void
  * The checks of every request, on node's request (the HMAC fast path runs
  * them too): the headers a signature or a credential covers sent at most
  * once (single-headers.ts); no framing or authentication header named in
- * `Connection` (connection-header.ts); no dot segments in the raw path
+ * `Connection` (connection-header.ts); no transfer coding but chunked
+ * (transfer-coding.ts); no dot segments in the raw path
  * (request-target.ts).
  */
 function requestChecks(): (incoming: IncomingMessage) => void {
@@ -216,6 +218,7 @@ function requestChecks(): (incoming: IncomingMessage) => void {
   return (incoming) => {
     singleValued(incoming);
     checkConnectionHeader(incoming);
+    checkTransferCoding(incoming);
     checkNoDotSegments(incoming);
   };
 }

@@ -1,0 +1,21 @@
+import type { IncomingMessage } from "node:http";
+import { HttpError } from "../http/http-error.js";
+
+/**
+ * A request body's only transfer coding the gateway passes on is `chunked`.
+ * Node's parser accepts `Transfer-Encoding: gzip, chunked` and hands over the
+ * body with the chunked coding removed and the gzip coding still on it; the
+ * upstream leg frames the body itself (chunked), so the gzip coding would be
+ * lost and the upstream would read compressed bytes as the body. RFC 9112
+ * §6.1 answers a transfer coding a server does not understand with 501; the
+ * connection is closed because the body was not read.
+ */
+export function checkTransferCoding(req: IncomingMessage): void {
+  const value = req.headers["transfer-encoding"];
+  if (value === undefined) return;
+  const codings = value.split(",").map((t) => t.trim().toLowerCase()).filter((t) => t !== "");
+  if (codings.length === 1 && codings[0] === "chunked") return;
+  const others = codings.filter((t) => t !== "chunked");
+  const named = others.length > 0 ? `the transfer coding ${others.join(", ")} is` : "a repeated chunked coding is";
+  throw new HttpError(501, "invalid_request", `${named} not supported; send the body with Transfer-Encoding: chunked alone or with Content-Length (a Content-Encoding header carries compression)`, { connection: "close" });
+}
