@@ -4,7 +4,7 @@ import { xmlTextProblem } from "../core/xml-text.js";
 import { parseIsoTimestamp } from "../core/iso-timestamp.js";
 
 /**
- * The §2.6 release record. Records written by relcast always carry every
+ * The release record (`releases/<version>/release.json`). Records written by relcast always carry every
  * field; the oldest records in a migrated store may lack the optional ones,
  * and fields we do not know are kept (loose objects) so a rebuild never
  * drops data.

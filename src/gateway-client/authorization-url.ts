@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 
 /**
- * Builds the URL the application sends the user's browser to (spec §4.1).
+ * Builds the URL the application sends the user's browser to (`GET {auth_url}/auth`, docs/gateway.md).
  * `state` is echoed back on the redirect; compare it with the one you
  * stored to reject forged redirects (RFC 6749 §10.12).
  */

@@ -1,6 +1,6 @@
 import { registerSecret } from "../core/secrets.js";
 
-/** Calls to `POST {auth_url}/auth/oauth2/token` (spec §4.2, §4.3). */
+/** Calls to `POST {auth_url}/auth/oauth2/token` (the code and refresh grants, docs/gateway.md). */
 export interface TokenSet {
   accessToken: string;
   refreshToken: string;

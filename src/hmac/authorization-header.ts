@@ -1,7 +1,7 @@
 import { describeChar, firstNonPlainChar, isPlainStringChar, quoteForMessage } from "./plain-string.js";
 
 /**
- * Parser and formatter for the Authorization header grammar of spec §5.2:
+ * Parser and formatter for the Authorization header grammar of the HMAC scheme (docs/hmac.md):
  *
  *   hmac username="<id>", algorithm="hmac-sha256", headers="date request-line", signature="<b64>"
  *

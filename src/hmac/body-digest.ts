@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 
 /**
- * The Digest header of spec §5.2: `SHA-256=<Base64 of SHA-256 of the raw
+ * The Digest header of the HMAC scheme (docs/hmac.md): `SHA-256=<Base64 of SHA-256 of the raw
  * body bytes>`. The bytes are the ones on the wire; re-serialising a parsed
  * JSON body gives a different digest. A gateway that streams the body can
  * feed chunks to `createBodyDigest()` and hand the final hash to the

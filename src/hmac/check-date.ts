@@ -5,7 +5,7 @@ import { failure, singleHeader, type RequestHeaders, type VerifyFailure } from "
 export const DEFAULT_MAX_SKEW_SECONDS = 300;
 
 /**
- * Checks `date-missing`, `date-format` and `date-skew`. Spec §5.2 and §8:
+ * Checks `date-missing`, `date-format` and `date-skew`. As the HMAC scheme says (docs/hmac.md):
  * the difference must be *less than* 300 s, so exactly 300 s is refused
  * (Kong accepts a skew equal to its clock_skew setting).
  */

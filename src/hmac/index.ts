@@ -1,5 +1,5 @@
 /**
- * HMAC request signing kit of spec §5.2: signer, verifier, fetch wrapper
+ * HMAC request signing kit (docs/hmac.md): signer, verifier, fetch wrapper
  * and the building blocks a gateway composes (see docs/hmac.md).
  */
 export { signRequest, signRequestInputSchema, type SignRequestInput, type SignedRequest } from "./sign-request.js";

@@ -35,7 +35,7 @@ export type SignedRequest = {
 };
 
 /**
- * Signs a request per spec §5.2 and returns the Date, Digest (for POST,
+ * Signs a request as the HMAC scheme says (docs/hmac.md) and returns the Date, Digest (for POST,
  * PUT, PATCH, DELETE, or whenever a body is given) and Authorization headers.
  * The method is upper-cased; the path and query are used exactly as given.
  */

@@ -14,7 +14,7 @@ export type SignedFetchOptions = {
 export type SignedFetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
 /**
- * A `fetch` that signs every request per spec §5.2. It signs what fetch
+ * A `fetch` that signs every request (HMAC scheme: docs/hmac.md). It signs what fetch
  * will actually send: the WHATWG-normalised `pathname + search` of the URL,
  * the upper-cased method (fetch itself leaves `patch` in lower case) and the
  * exact body bytes, which is why streamed bodies are refused.

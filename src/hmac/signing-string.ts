@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { hmacSha256Base64 } from "./keyed-hmac.js";
 
 /**
- * The signing string of spec §5.2 and the signature over it. Two lines
+ * The signing string of the HMAC scheme (docs/hmac.md) and the signature over it. Two lines
  * joined by "\n", no trailing newline:
  *
  *   date: <Date header value, verbatim>

@@ -25,7 +25,7 @@ export type VerifyRequestInput = {
 export type VerifyRequestSyncInput = Omit<VerifyRequestInput, "lookupSecret"> & { lookupSecret(clientId: string): string | undefined };
 
 /**
- * The HMAC verifier of spec §5.2. Checks run in a fixed order and the first
+ * The HMAC verifier (docs/hmac.md). Checks run in a fixed order and the first
  * failure is returned by name: authorization-grammar, algorithm, headers,
  * date-missing, date-format, date-skew, digest-missing, digest-mismatch,
  * unknown-client, signature / deprecated-request-line. It never throws on

@@ -32,7 +32,7 @@ export interface ByteRange {
   end: number;
 }
 
-/** Where objects live, in the §2.6 `<store_scheme>://<bucket>` form. */
+/** Where objects live, in the `<store_scheme>://<bucket>` form records name. */
 export interface StoreLocation {
   scheme: "file" | "s3";
   bucket: string;
@@ -54,7 +54,7 @@ export interface OpenedObject {
  */
 export interface ObjectStore {
   readonly location: StoreLocation;
-  /** `<scheme>://<bucket>[/<prefix>]/<key>`, the object-store URI of §2.6. */
+  /** `<scheme>://<bucket>[/<prefix>]/<key>`, the object-store URI a record names. */
   uriFor(key: string): string;
   head(key: string): Promise<ObjectMeta | undefined>;
   get(key: string): Promise<{ body: Buffer; meta: ObjectMeta } | undefined>;

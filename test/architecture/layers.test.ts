@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 /**
- * The layer rules of the README's architecture section, checked on the
+ * The layer rules of docs/architecture.md, checked on the
  * imports of src/: each top-level folder may import only the folders listed
  * for it (and itself), and no files import each other in a circle.
  * Type-only imports count: they tie the layers just the same.
@@ -97,7 +97,7 @@ function circles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
-describe("layers only point down (README: Architecture)", () => {
+describe("layers only point down (docs/architecture.md)", () => {
   const graph = importGraph();
 
   it("reads the imports of every source file", () => {

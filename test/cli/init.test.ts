@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../helpers/run-cli.js";
+import { REPO_ROOT, runCli } from "../helpers/run-cli.js";
 import { registerSecret } from "../helpers/secrets.js";
 
 /** The printed entries inside a plist <dict>, read by Python's plistlib (an independent plist parser). */
@@ -29,6 +29,8 @@ describe("relcast init", () => {
     registerSecret(key);
     expect(((await stat(path.join(dir, "relcast-signing-key.txt"))).mode & 0o777).toString(8)).toBe("600");
     expect(JSON.parse(await readFile(path.join(dir, "relcast.config.json"), "utf8"))).toEqual({
+      // No relcast installed here or above: where the schema will be once it is a dependency of the project.
+      $schema: "./node_modules/relcast/relcast.schema.json",
       pluginId: "bridge-plugin", displayName: "Bridge Plugin", publisher: "Example Tools", appUrl: "https://updates.example.com/",
       channel: "stable", store: "file://./public-store",
     });
@@ -48,6 +50,27 @@ describe("relcast init", () => {
     expect(again.stderr).toContain("kept the existing signing key");
     expect(readPlistEntries(again.stdout)).toEqual(first);
     expect([await readFile(path.join(dir, "relcast.config.json")), await readFile(path.join(dir, "relcast-signing-key.txt"))]).toEqual(before);
+  });
+
+  it("points $schema at the relcast installed in the config's folder or the nearest one above it", async () => {
+    const project = await mkdtemp(path.join(os.tmpdir(), "relcast-init-"));
+    try {
+      const installed = path.join(project, "node_modules", "relcast");
+      await mkdir(installed, { recursive: true });
+      await copyFile(path.join(REPO_ROOT, "relcast.schema.json"), path.join(installed, "relcast.schema.json"));
+      await mkdir(path.join(project, "plugins", "bridge"), { recursive: true });
+      const top = await runCli(["init", "--key-file", "top-key.txt"], { cwd: project });
+      const nested = await runCli(["init", "--config", "plugins/bridge/relcast.config.json", "--key-file", "nested-key.txt"], { cwd: project });
+      expect([top.code, nested.code], top.stderr + nested.stderr).toEqual([0, 0]);
+      const schemaOf = async (file: string) => (JSON.parse(await readFile(path.join(project, file), "utf8")) as { $schema: string }).$schema;
+      expect(await schemaOf("relcast.config.json")).toBe("./node_modules/relcast/relcast.schema.json");
+      expect(await schemaOf("plugins/bridge/relcast.config.json")).toBe("../../node_modules/relcast/relcast.schema.json");
+      // The reference resolves, as an editor resolves it, to the installed file.
+      const resolved = path.resolve(project, "plugins", "bridge", await schemaOf("plugins/bridge/relcast.config.json"));
+      expect(await readFile(resolved, "utf8")).toBe(await readFile(path.join(REPO_ROOT, "relcast.schema.json"), "utf8"));
+    } finally {
+      await rm(project, { recursive: true, force: true });
+    }
   });
 
   it("a bad flag value names the field and writes nothing", async () => {

@@ -61,7 +61,7 @@ describe("npm pack → npm install <tarball> in an empty project", () => {
     const files = stdout.trim().split("\n").map((f) => f.replace(/^package\//, ""));
     expect(files).toEqual(expect.arrayContaining([
       "package.json", "README.md", "dist/cli/relcast.mjs", "dist/src/index.js", "dist/src/index.d.ts",
-      "dist/src/hmac/index.d.ts", "dist/src/gateway-client/index.d.ts", "dist/src/sparkle/index.d.ts", "templates/github-release.yml",
+      "dist/src/hmac/index.d.ts", "dist/src/gateway-client/index.d.ts", "dist/src/sparkle/index.d.ts", "templates/github-release.yml", "relcast.schema.json",
     ]));
     expect(files.filter((f) => /^(src|test)\/|\.map$|\.test\./.test(f))).toEqual([]);
   });
@@ -73,6 +73,16 @@ describe("npm pack → npm install <tarball> in an empty project", () => {
     expect(stdout.trim()).toBe(pkg.version);
     const help = await run("npx", ["--no-install", "relcast", "--help"], { cwd: project });
     expect(help.stdout).toMatch(/^ {2}publish\b/m);
+  });
+
+  it("`npx relcast init` points $schema at the shipped relcast.schema.json, which an independent validator accepts the config with", async () => {
+    await run("npx", ["--no-install", "relcast", "init", "--key-file", "init-key.txt"], { cwd: project });
+    const configFile = path.join(project, "relcast.config.json");
+    const config = JSON.parse(await readFile(configFile, "utf8")) as { $schema: string };
+    expect(config.$schema).toBe("./node_modules/relcast/relcast.schema.json");
+    const schemaFile = path.resolve(project, config.$schema);
+    const { stdout } = await run("python3", ["-c", "import json, sys, jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))); print('valid')", configFile, schemaFile]);
+    expect(stdout.trim()).toBe("valid");
   });
 
   it("refuses deep imports that the exports map does not name", async () => {

@@ -8,6 +8,7 @@ import { RelcastError } from "../../core/errors.js";
 import { publicAppcastUrl } from "../../domain/release-layout.js";
 import { generateSigningKey, writeKeyFile } from "../../sparkle/key-generation.js";
 import { KEY_ENV, parseSigningKey } from "../../sparkle/signing-key.js";
+import { schemaReference } from "../schema-reference.js";
 
 interface InitFlags {
   config: string;
@@ -81,6 +82,7 @@ export function registerInit(program: Command): void {
       const configFile = path.resolve(flags.config);
       const folder = path.basename(path.dirname(configFile));
       const starter = {
+        $schema: schemaReference(path.dirname(configFile)),
         pluginId: flags.pluginId ?? idFrom(folder),
         displayName: flags.displayName ?? folder,
         publisher: flags.publisher,
