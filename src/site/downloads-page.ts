@@ -8,13 +8,10 @@ import { fillTemplate, packageFile } from "./page-template.js";
 import { headTags, iconImage, iconOf, shortDescription, type PageIdentity } from "./page-head.js";
 import { badges, checksums, dmgHref, factsLine, humanSize, versionId, yankNote, zipHref } from "./release-facts.js";
 
-/** The disk image as the one main button; the update archive, checksums and notes as plain links under it. */
+/** The disk image as the one main button; the update archive as a plain link and the checksums folded away under it. */
 function downloadBlock(r: ReleaseRecord): string {
   const id = `sha-${versionId(r.version)}`;
-  const also = [
-    ...(r.autoupdate ? [`<a href="${escapeHtml(zipHref(r))}" download>Update archive (.zip, ${humanSize(r.autoupdate.sizeBytes)})</a>`] : []),
-    ...(r.sha256 || r.autoupdate?.sha256 ? [`<a href="#${escapeHtml(id)}">SHA-256 checksums</a>`] : []),
-  ];
+  const also = r.autoupdate ? [`<a href="${escapeHtml(zipHref(r))}" download>Update archive (.zip, ${humanSize(r.autoupdate.sizeBytes)})</a>`, `<span>the plugin alone, as the built-in updater fetches it</span>`] : [];
   return `<p class="download"><a class="button" href="${escapeHtml(dmgHref(r))}" download>Download for Mac</a>`
     + `<span class="size">Disk image, ${humanSize(r.sizeBytes)}</span></p>`
     + (also.length > 0 ? `<p class="also">${also.join(`<span aria-hidden="true"> · </span>`)}</p>` : "")

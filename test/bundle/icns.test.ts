@@ -52,7 +52,7 @@ describe(".icns reader", () => {
     overlong.writeUInt32BE(0xffff, 8 + 4); // the TOC element claims more than the file has
     expect(readIcns(overlong)).toEqual({ problem: expect.stringContaining("\"TOC \"") });
     const flipped = Buffer.from(ICON_256);
-    flipped[flipped.length - 40] ^= 0xff; // inside the last IDAT: its CRC no longer matches
+    flipped.writeUInt8(flipped.readUInt8(flipped.length - 40) ^ 0xff, flipped.length - 40); // inside the last IDAT: its CRC no longer matches
     expect(readIcns(icnsFile([{ type: "ic08", data: flipped }]))).toEqual({ problem: expect.stringMatching(/"ic08".*CRC/) });
   });
 

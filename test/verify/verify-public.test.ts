@@ -258,7 +258,7 @@ describe("verify checks what installed copies and people read: the public feeds,
 
     it("from --store alone (no config) the pages are compared with the appcast's display name and publisher", async () => {
       const store = await copyStore();
-      await edit(store, "index.html", (html) => html.replace("<p>by Example Tools</p>", "<p>by Someone Else</p>"));
+      await edit(store, "index.html", (html) => html.replace("<p class=\"by\">by Example Tools</p>", "<p class=\"by\">by Someone Else</p>"));
       const res = await verifyBare(store);
       expect(res.code, res.stdout).toBe(11);
       expect(res.stdout).toMatch(/site: index\.html differs from the page relcast renders from the catalog \(line \d+: .*Someone Else/);
