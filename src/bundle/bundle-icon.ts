@@ -1,4 +1,4 @@
-import { readFile, stat } from "node:fs/promises";
+import { lstat, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { RelcastError } from "../core/errors.js";
 import { resolveInsideBundle } from "../core/inside-tree.js";
@@ -33,6 +33,10 @@ export async function readBundleIcon(bundleDir: string, iconFile: string | undef
   const name = path.extname(iconFile) === "" ? `${iconFile}.icns` : iconFile;
   if (path.extname(name).toLowerCase() !== ".icns") return { note: `CFBundleIconFile "${iconFile}" is not an .icns file: the downloads page shows no icon` };
   const rel = path.posix.join("Contents", "Resources", name);
+  if (!(await lstat(path.join(bundleDir, rel)).catch(() => undefined))) {
+    throw new RelcastError("E_PLIST", `Info.plist names CFBundleIconFile "${iconFile}", but the bundle has no ${rel}; Finder would show a generic icon`, `add ${name} to the bundle's resources, or ${HINT}`);
+  }
+  // A link is followed only as far as the bundle reaches (as the zip step checks every link).
   const where = await resolveInsideBundle(bundleDir, rel);
   if (!where.inside) {
     throw new RelcastError("E_PLIST", `Info.plist names CFBundleIconFile "${iconFile}", but ${rel} ${where.why}; Finder would show a generic icon`, `add ${name} to the bundle's resources, or ${HINT}`);
