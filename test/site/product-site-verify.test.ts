@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { renderChangelogPage } from "../../src/site/changelog-page.js";
@@ -68,6 +68,20 @@ describe("verify holds the product site to what the site step writes, icon inclu
     const dmg = await tampered("index.html", (b) => Buffer.from(b.toString().replace('class="button" href="downloads/bridge-plugin-1.1.0.dmg"', 'class="button" href="https://evil.example.net/x.dmg"')));
     expect(dmg).toContain("site: index.html lacks the link downloads/bridge-plugin-1.1.0.dmg");
     expect((await verify()).code).toBe(0);
+  });
+
+  it("a missing public icon is a problem; site sync restores it, and site build exports it", async () => {
+    await rm(path.join(ws.storeDir, "icons"), { recursive: true });
+    const missing = await verify();
+    expect(missing.code).toBe(11);
+    expect(missing.stdout).toContain(`site: ${ICON} is missing, but the record of 1.1.0 names its icon`);
+    const sync = await runCli(["site", "sync", "--config", ws.configFile]);
+    expect(sync.code, sync.stderr).toBe(0);
+    expect((await verify()).code).toBe(0);
+    const out = path.join(ws.dir, "exported");
+    const build = await runCli(["site", "build", "--out", out, "--config", ws.configFile]);
+    expect(build.code, build.stderr).toBe(0);
+    expect((await readFile(path.join(out, ICON))).equals(await readFile(path.join(ws.storeDir, ICON)))).toBe(true);
   });
 
   it("releases recorded by an older relcast (no minimum macOS, icon, zone or Markdown) still render: no requirement line, no icon, UTC dates", () => {
