@@ -5,4 +5,8 @@ export function makeSamplePlugin(o: {
   publicKey?: string;
   name?: string;
   dmgBytes?: number;
+  /** Written to Contents/Resources/<file> and named by CFBundleIconFile (without .icns). */
+  icon?: { file: string; bytes: Buffer };
+  /** More Info.plist strings (e.g. CFBundleDisplayName). */
+  plist?: Record<string, string>;
 }): Promise<{ app: string; dmg: string; notes: string }>;

@@ -34,7 +34,8 @@ function pseudoRandomLarge(seed, size) {
 }
 
 /**
- * @param {{ dir: string, version: string, build: number, publicKey?: string, name?: string, dmgBytes?: number }} o
+ * @param {{ dir: string, version: string, build: number, publicKey?: string, name?: string, dmgBytes?: number, icon?: { file: string, bytes: Buffer }, plist?: Record<string, string> }} o
+ *   icon: written to Contents/Resources/<file> and named by CFBundleIconFile; plist: more Info.plist strings.
  * @returns {Promise<{ app: string, dmg: string, notes: string }>}
  */
 export async function makeSamplePlugin(o) {
@@ -56,11 +57,14 @@ export async function makeSamplePlugin(o) {
     LSMinimumSystemVersion: "12.0",
   };
   if (o.publicKey) info.SUPublicEDKey = o.publicKey;
+  if (o.icon) info.CFBundleIconFile = o.icon.file.replace(/\.icns$/, "");
+  Object.assign(info, o.plist ?? {});
   await writeFile(path.join(contents, "Info.plist"), plist(info));
   const exe = path.join(contents, "MacOS", name);
   await writeFile(exe, `#!/bin/sh\n# ${name} ${o.version}: local inference bridge on 127.0.0.1:8765\necho "${name} ${o.version}"\n`);
   await chmod(exe, 0o755);
   await writeFile(path.join(contents, "Resources", "README.txt"), `${name} ${o.version}\n`.repeat(200));
+  if (o.icon) await writeFile(path.join(contents, "Resources", o.icon.file), o.icon.bytes);
   // Like a real binary between releases: mostly the same bytes, one region rebuilt per version.
   const bridge = pseudoRandom("bridge-base", 64 * 1024);
   pseudoRandom(`bridge-${o.version}`, 4096).copy(bridge, 16 * 1024);

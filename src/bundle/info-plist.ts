@@ -15,6 +15,10 @@ export interface BundleInfo {
   feedUrl?: string;
   /** SURequireSignedFeed (Sparkle 2.9): the app refuses an appcast without a valid signature block. */
   requireSignedFeed?: boolean;
+  /** CFBundleDisplayName: the name Finder shows; compared with the config's displayName. */
+  bundleDisplayName?: string;
+  /** CFBundleIconFile: the icon in Contents/Resources (`.icns` may be left off). */
+  iconFile?: string;
 }
 
 /** Sparkle reads the key with boolForInfoDictionaryKey: <true/>, or a string such as YES / true / 1. */
@@ -79,6 +83,12 @@ export function parseInfoPlist(bytes: Buffer, source: string): BundleInfo {
   if (bundleExecutable !== undefined) info.bundleExecutable = bundleExecutable;
   const feedUrl = pickString(d, "SUFeedURL", source);
   if (feedUrl) info.feedUrl = feedUrl;
+  // Only compared with the config's displayName (a warning), so a value of another type is passed over, not refused.
+  // (CFBundleName is left out: it is often the product's code name, such as BridgePlugin.)
+  const bundleDisplayName = d["CFBundleDisplayName"];
+  if (typeof bundleDisplayName === "string" && bundleDisplayName.trim() !== "") info.bundleDisplayName = bundleDisplayName.trim();
+  const iconFile = pickString(d, "CFBundleIconFile", source);
+  if (iconFile !== undefined) info.iconFile = iconFile;
   const requireSignedFeed = pickBool(d, "SURequireSignedFeed");
   if (requireSignedFeed !== undefined) info.requireSignedFeed = requireSignedFeed;
   return info;

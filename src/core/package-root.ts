@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 let root: string | undefined;
 
 /**
- * The package root (holds package.json, templates/ and data/): the first
+ * The package root (holds package.json and templates/): the first
  * folder above this module with a package.json. The same walk works from
  * src/ (tests), dist/src/ (the npm package) and action/dist/ (the Action's
  * bundle, run from a checkout of the repository).

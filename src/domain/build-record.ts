@@ -3,7 +3,7 @@ import type { AutoupdateOptions } from "./autoupdate-options.js";
 import type { ReleaseNotes } from "./release-notes.js";
 import type { DeltaRecord, ReleaseRecord } from "./record-schema.js";
 import {
-  APPCAST_KEY, dmgFileName, latestKey, publicAppcastUrl, publicDownloadUrl, versionedKey, zipFileName,
+  APPCAST_KEY, dmgFileName, iconFileName, latestKey, publicAppcastUrl, publicDownloadUrl, versionedKey, zipFileName,
 } from "./release-layout.js";
 import { publishedTimes } from "./timestamps.js";
 
@@ -35,6 +35,8 @@ export interface RecordInputs {
   keyChangeAllowed?: boolean | undefined;
   autoupdateOptions?: AutoupdateOptions | undefined;
   publishedAt: Date;
+  /** The bundle's icon as a PNG (none: no `icon` field). */
+  icon?: (LocalArtifact & { width: number; height: number }) | undefined;
   /** Delta updates made for this release (none: no `deltas` field). */
   deltas?: DeltaRecord[] | undefined;
 }
@@ -83,6 +85,7 @@ export function buildRecord(input: RecordInputs): ReleaseRecord {
       ...input.autoupdateOptions,
       ...(input.deltas && input.deltas.length > 0 ? { deltas: input.deltas } : {}),
     },
+    ...(input.icon ? { icon: { fileName: iconFileName(config.pluginId, version), sizeBytes: input.icon.sizeBytes, sha256: input.icon.sha256, width: input.icon.width, height: input.icon.height } } : {}),
     ...(config.assistantIntegration ? { assistantIntegration: config.assistantIntegration } : {}),
     publishedAt: times.publishedAt,
     publishedAtIso: times.publishedAtIso,

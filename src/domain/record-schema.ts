@@ -2,6 +2,8 @@ import { z } from "zod";
 import { CHANNEL_PATTERN, isHttpUrl, isPluginId, isReleaseVersion, isSafeFileName } from "./record-fields.js";
 import { xmlTextProblem } from "../core/xml-text.js";
 import { parseIsoTimestamp } from "../core/iso-timestamp.js";
+import { PNG_MAX_SIDE } from "../core/png-image.js";
+import { iconFileName } from "./release-layout.js";
 
 /**
  * The release record (`releases/<version>/release.json`). Records written by relcast always carry every
@@ -76,6 +78,22 @@ export const autoupdateSchema = z.looseObject({
   deltas: z.array(deltaRecordSchema).optional(),
 });
 
+/**
+ * relcast extra: the bundle's icon (the largest PNG of its CFBundleIconFile),
+ * stored as `releases/<version>/<fileName>` and copied to `icons/<fileName>`
+ * for the downloads page. Absent: the bundle has none, or an older relcast
+ * published the release.
+ */
+export const iconRecordSchema = z.strictObject({
+  fileName,
+  sizeBytes: z.number().int().positive(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  width: z.number().int().min(1).max(PNG_MAX_SIDE),
+  height: z.number().int().min(1).max(PNG_MAX_SIDE),
+});
+
+export type IconRecord = z.infer<typeof iconRecordSchema>;
+
 export const releaseRecordSchema = z.looseObject({
   pluginId,
   displayName: z.string(),
@@ -105,6 +123,7 @@ export const releaseRecordSchema = z.looseObject({
     latestObjectPath: z.string(),
   }),
   autoupdate: autoupdateSchema.optional(),
+  icon: iconRecordSchema.optional(),
   assistantIntegration: z.array(z.string()).optional(),
   publishedAt: timestampSchema,
   publishedAtIso: isoTimestamp.optional(),
@@ -124,6 +143,9 @@ export const releaseRecordSchema = z.looseObject({
   const latestName = objectStore.latestObjectPath.startsWith("releases/latest/") ? objectStore.latestObjectPath.slice("releases/latest/".length) : "";
   if (!isSafeFileName(latestName)) {
     ctx.addIssue({ code: "custom", path: ["objectStore", "latestObjectPath"], message: "must be releases/latest/<file name>" });
+  }
+  if (record.icon && record.icon.fileName !== iconFileName(record.pluginId, version)) {
+    ctx.addIssue({ code: "custom", path: ["icon", "fileName"], message: `must be ${iconFileName(record.pluginId, version)}` });
   }
   checkXmlText(record, [], ctx);
 });

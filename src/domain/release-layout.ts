@@ -20,6 +20,11 @@ export function deltaFileName(pluginId: string, version: string, fromVersion: st
   return `${pluginId}-${version}-from-${fromVersion}.delta`;
 }
 
+/** The bundle's icon as a PNG (the largest image of its .icns), beside the release's other files. */
+export function iconFileName(pluginId: string, version: string): string {
+  return `${pluginId}-${version}-icon.png`;
+}
+
 export function versionedKey(version: string, fileName: string): string {
   return `${RELEASES_PREFIX}${version}/${fileName}`;
 }
@@ -64,6 +69,13 @@ export function publicAppcastKey(pluginId: string): string {
 
 export function publicCatalogKey(pluginId: string): string {
   return `${publicApiPrefix(pluginId)}releases.json`;
+}
+
+/** Public copies of the releases' icons (docs/site.md): the downloads page shows the latest one. */
+export const ICONS_PREFIX = "icons/";
+
+export function iconKey(fileName: string): string {
+  return `${ICONS_PREFIX}${fileName}`;
 }
 
 export function downloadKey(fileName: string): string {

@@ -1,97 +1,90 @@
-import type { RelcastConfig } from "../config/schema.js";
 import { expectedLatest } from "../domain/latest-choice.js";
 import { PAGE_RELEASES } from "../catalog/catalog-view.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
-import { downloadKey, latestDownloadName, publicAppcastKey, publicCatalogKey, zipFileName } from "../domain/release-layout.js";
+import { downloadKey, latestDownloadName, publicAppcastKey, publicCatalogKey } from "../domain/release-layout.js";
 import { recordNotesHtml } from "../domain/notes/notes-html.js";
 import { escapeHtml } from "../core/html-escape.js";
 import { fillTemplate, packageFile } from "./page-template.js";
+import { headTags, iconImage, iconOf, shortDescription, type PageIdentity } from "./page-head.js";
+import { badges, checksums, dmgHref, factsLine, humanSize, versionId, yankNote, zipHref } from "./release-facts.js";
 
-/** 1,234,567 bytes → "1.2 MB" (decimal units, as Finder shows sizes). */
-export function humanSize(bytes: number): string {
-  const units = ["bytes", "KB", "MB", "GB", "TB"];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return unit === 0 ? `${bytes} bytes` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
-}
-
-// Links are relative to the site root, so the page works on any host and under `relcast serve`.
-function dmgHref(r: ReleaseRecord): string {
-  return downloadKey(r.objectStore.artifactFileName);
-}
-
-function zipHref(r: ReleaseRecord): string {
-  return downloadKey(zipFileName(r.pluginId, r.version));
-}
-
-/** Notes headings sit under the release's <h3>. */
-function notesList(r: ReleaseRecord): string {
-  const html = recordNotesHtml(r, { topHeadingLevel: 4 });
-  return html === "" ? "" : `<div class="notes">${html}</div>`;
-}
-
-function details(r: ReleaseRecord): string {
-  const rows: Array<[string, string]> = [
-    ["Published", `<time datetime="${escapeHtml(r.publishedAtIso ?? "")}">${escapeHtml(r.publishedAtIso ?? "")}</time>${r.publishedAtLocal ? ` (${escapeHtml(r.publishedAtLocal)}${r.publishedAtTimezone ? `, ${escapeHtml(r.publishedAtTimezone)}` : ""})` : ""}`],
-    ["Disk image", `${humanSize(r.sizeBytes)} (${r.sizeBytes} bytes)`],
-  ];
-  if (r.sha256) rows.push(["SHA-256", `<code>${escapeHtml(r.sha256)}</code>`]);
-  if (r.autoupdate) rows.push(["Build", String(r.autoupdate.buildNumber)]);
-  if (r.channel && r.channel !== "stable") rows.push(["Channel", escapeHtml(r.channel)]);
-  if (r.yanked) rows.push(["Yanked", `${escapeHtml(r.yankedAt ?? "")}${r.yankedReason ? `: ${escapeHtml(r.yankedReason)}` : ""}`]);
-  return `<dl>${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("")}</dl>`;
-}
-
-function buttons(r: ReleaseRecord, label: string): string {
-  const zip = r.autoupdate
-    ? `<a class="button secondary" href="${escapeHtml(zipHref(r))}" download>Update archive (.zip, ${humanSize(r.autoupdate.sizeBytes)})<span class="sr-only"> ${label}</span></a>`
-    : "";
-  return `<p class="buttons"><a class="button" href="${escapeHtml(dmgHref(r))}" download>Download .dmg (${humanSize(r.sizeBytes)})<span class="sr-only"> ${label}</span></a>${zip}</p>`;
+/** The disk image as the one main button; the update archive as a plain link and the checksums folded away under it. */
+function downloadBlock(r: ReleaseRecord): string {
+  const id = `sha-${versionId(r.version)}`;
+  const also = r.autoupdate ? [`<a href="${escapeHtml(zipHref(r))}" download>Update archive (.zip, ${humanSize(r.autoupdate.sizeBytes)})</a>`, `<span>the plugin alone, as the built-in updater fetches it</span>`] : [];
+  return `<p class="download"><a class="button" href="${escapeHtml(dmgHref(r))}" download>Download for Mac</a>`
+    + `<span class="size">Disk image, ${humanSize(r.sizeBytes)}</span></p>`
+    + (also.length > 0 ? `<p class="also">${also.join(`<span aria-hidden="true"> · </span>`)}</p>` : "")
+    + checksums(r, id);
 }
 
 function latestSection(latest: ReleaseRecord | undefined, pluginId: string): string {
-  if (!latest) return "<p>No stable release has been published yet.</p>";
+  if (!latest) return `<section class="hero" id="latest" aria-labelledby="latest-heading"><h2 id="latest-heading">No release yet</h2><p>No stable release has been published yet.</p></section>`;
+  const notes = recordNotesHtml(latest, { topHeadingLevel: 4 });
   const stable = downloadKey(latestDownloadName(pluginId, "dmg"));
-  return `<article class="latest" id="latest" aria-labelledby="latest-version"><h3 id="latest-version">Version ${escapeHtml(latest.version)}</h3>`
-    + `<p>${escapeHtml(latest.summary)}</p>${buttons(latest, `of version ${latest.version}`)}${details(latest)}${notesList(latest)}`
-    + `<p>Always the newest: <a href="${escapeHtml(stable)}">${escapeHtml(stable)}</a></p></article>`;
+  return `<section class="hero" id="latest" aria-labelledby="latest-heading">`
+    + `<h2 id="latest-heading">Version ${escapeHtml(latest.version)}${badges(latest)}</h2>`
+    + factsLine(latest, "Released ")
+    + (latest.summary ? `<p class="summary">${escapeHtml(latest.summary)}</p>` : "")
+    + downloadBlock(latest)
+    + (notes ? `<h3>What’s new</h3><div class="notes">${notes}</div>` : "")
+    + `<p class="permalink">A link that always gets the newest version: <a href="${escapeHtml(stable)}">${escapeHtml(stable)}</a></p>`
+    + `</section>`;
 }
 
-function versionEntry(r: ReleaseRecord): string {
-  const id = `v${r.version.replace(/[^A-Za-z0-9.-]/g, "-")}`;
-  const mark = r.yanked ? ` <span class="yanked">yanked</span>` : "";
-  const body = r.yanked ? "" : buttons(r, `of version ${r.version}`);
-  return `<article class="release" id="${escapeHtml(id)}" aria-labelledby="${escapeHtml(id)}-h"><h3 id="${escapeHtml(id)}-h">Version ${escapeHtml(r.version)}${mark}</h3>`
-    + `<p>${escapeHtml(r.summary)}</p>${body}${details(r)}${notesList(r)}</article>`;
+/** One earlier (or other-channel) version: its date and needs, and its downloads unless yanked; its notes are on the changelog. */
+function otherVersion(r: ReleaseRecord): string {
+  const id = versionId(r.version);
+  const links = r.yanked ? [] : [
+    `<a href="${escapeHtml(dmgHref(r))}" download>Disk image (${humanSize(r.sizeBytes)})</a>`,
+    ...(r.autoupdate ? [`<a href="${escapeHtml(zipHref(r))}" download>Update archive (${humanSize(r.autoupdate.sizeBytes)})</a>`] : []),
+  ];
+  links.push(`<a href="changelog.html#${escapeHtml(id)}">Release notes</a>`);
+  return `<li class="version${r.yanked ? " is-yanked" : ""}" id="${escapeHtml(id)}">`
+    + `<h3>Version ${escapeHtml(r.version)}${badges(r)}</h3>${factsLine(r)}`
+    + (r.summary ? `<p class="summary">${escapeHtml(r.summary)}</p>` : "")
+    + yankNote(r)
+    + `<p class="links">${links.join(`<span aria-hidden="true"> · </span>`)}</p>`
+    + checksums(r, `sha-${id}`)
+    + `</li>`;
+}
+
+function describe(identity: PageIdentity, latest: ReleaseRecord | undefined): string {
+  if (!latest) return `${identity.displayName} for Mac, by ${identity.publisher}.`;
+  const needs = latest.autoupdate?.minimumSystemVersion ? ` Requires macOS ${latest.autoupdate.minimumSystemVersion} or later.` : "";
+  return shortDescription(`Download ${identity.displayName} ${latest.version} for Mac, by ${identity.publisher}.${needs}${latest.summary ? ` ${latest.summary}` : ""}`);
 }
 
 /**
- * index.html: the latest stable version first, then the newest
- * {@link PAGE_RELEASES} versions in catalog order (newest first); older ones
- * are in the catalog JSON, so the page stays small however long the history.
- * `catalog.versions` must start with the catalog's newest entries.
+ * index.html, a product page: the display name (and icon), the latest
+ * stable release once, with the disk image as the main download, then the
+ * other versions among the newest {@link PAGE_RELEASES} in catalog order
+ * (newest first); older ones are in the catalog JSON, so the page stays
+ * small however long the history. `catalog.versions` must start with the
+ * catalog's newest entries.
  */
-export function renderDownloadsPage(config: Pick<RelcastConfig, "displayName" | "publisher" | "pluginId">, catalog: { count: number; versions: readonly ReleaseRecord[] }): string {
+export function renderDownloadsPage(identity: PageIdentity, catalog: { count: number; versions: readonly ReleaseRecord[] }): string {
   const latest = expectedLatest(catalog.versions);
   const shown = catalog.versions.slice(0, PAGE_RELEASES);
+  const others = shown.filter((r) => r !== latest);
   const older = catalog.count - shown.length;
+  const icon = iconOf(latest ?? catalog.versions[0]);
   const more = older > 0
-    ? `\n<p class="older">${older} older release${older === 1 ? " is" : "s are"} listed in <a href="${escapeHtml(publicCatalogKey(config.pluginId))}">releases.json</a>; their downloads stay at <code>downloads/${escapeHtml(config.pluginId)}-&lt;version&gt;.dmg</code>.</p>`
+    ? `<p class="older">${older} older release${older === 1 ? " is" : "s are"} listed in <a href="${escapeHtml(publicCatalogKey(identity.pluginId))}">releases.json</a>; their downloads stay at <code>downloads/${escapeHtml(identity.pluginId)}-&lt;version&gt;.dmg</code>.</p>`
+    : "";
+  const othersHtml = others.length > 0 || more
+    ? `<section aria-labelledby="others-heading"><h2 id="others-heading">${latest ? "Other versions" : "Versions"}</h2>${others.length > 0 ? `<ul class="versions">\n${others.map(otherVersion).join("\n")}\n</ul>` : ""}${more}</section>`
     : "";
   return fillTemplate(
     packageFile("templates/downloads.html"),
-    {
-      displayName: config.displayName, publisher: config.publisher, count: String(catalog.count),
-      appcastHref: publicAppcastKey(config.pluginId), catalogHref: publicCatalogKey(config.pluginId),
-    },
+    { displayName: identity.displayName, publisher: identity.publisher, appcastHref: publicAppcastKey(identity.pluginId), catalogHref: publicCatalogKey(identity.pluginId) },
     {
       css: packageFile("templates/site.css"),
-      latest: latestSection(latest, config.pluginId),
-      versions: shown.length > 0 ? shown.map(versionEntry).join("\n") + more : "<p>No releases yet.</p>",
+      head: headTags(identity, { path: "", title: identity.displayName, description: describe(identity, latest), icon }),
+      icon: iconImage(icon),
+      latest: latestSection(latest, identity.pluginId),
+      others: othersHtml,
     },
   );
 }
+

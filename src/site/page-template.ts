@@ -5,7 +5,7 @@ import { escapeHtml } from "../core/html-escape.js";
 
 const cache = new Map<string, string>();
 
-/** A file shipped with relcast (`templates/…`, `data/…`), read once. */
+/** A file shipped with relcast (`templates/…`), read once. */
 export function packageFile(relative: string): string {
   let text = cache.get(relative);
   if (text === undefined) {

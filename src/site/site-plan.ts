@@ -17,7 +17,7 @@ import { expectedLatest, mayBeLatest } from "../domain/latest-choice.js";
 import { DEFAULT_CHANNEL } from "../domain/build-order.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import {
-  APPCAST_KEY, CATALOG_KEY, deltaFileName, dmgFileName, downloadKey, LATEST_PREFIX, latestDownloadName, latestDownloadStateKey,
+  APPCAST_KEY, CATALOG_KEY, deltaFileName, dmgFileName, downloadKey, iconKey, LATEST_PREFIX, latestDownloadName, latestDownloadStateKey,
   publicAppcastKey, publicCatalogKey, versionedKey, zipFileName,
 } from "../domain/release-layout.js";
 import type { ApplyStepName, ContentSource, CopyWrite, PlannedWrite } from "../domain/release-plan.js";
@@ -46,14 +46,16 @@ export interface SitePlanOptions {
 
 const sha256Of = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
 
-/** The download copies of one release: `downloads/<id>-<v>.dmg|.zip` and its delta updates. */
+/** The public copies of one release: `downloads/<id>-<v>.dmg|.zip`, its delta updates, and `icons/<id>-<v>-icon.png`. */
 export function downloadCopies(record: ReleaseRecord): Array<{ from: string; to: string }> {
   const names = [
     record.objectStore.artifactFileName,
     ...(record.autoupdate ? [zipFileName(record.pluginId, record.version)] : []),
     ...(record.autoupdate?.deltas ?? []).map((d) => deltaFileName(record.pluginId, record.version, d.fromVersion)),
   ];
-  return names.map((name) => ({ from: versionedKey(record.version, name), to: downloadKey(name) }));
+  const copies = names.map((name) => ({ from: versionedKey(record.version, name), to: downloadKey(name) }));
+  if (record.icon) copies.push({ from: versionedKey(record.version, record.icon.fileName), to: iconKey(record.icon.fileName) });
+  return copies;
 }
 
 /** The copies of a release's downloads that are missing (or a different size) in the target. */

@@ -56,6 +56,8 @@ export interface ReleaseContext {
   /** Aborted when the run stops on an error: work still going on in the background (the disk image's hash) gives up. */
   stopping: AbortSignal;
   bundle?: BundleInfo;
+  /** The bundle's icon as a PNG in the work folder (preflight), when it has one. */
+  icon?: (LocalArtifact & { width: number; height: number }) | undefined;
   /** `sparkle:hardwareRequirements` from the main executable's Mach-O slices (preflight), when it needs Apple silicon. */
   hardwareRequirements?: string | undefined;
   /** The bundle's SUPublicEDKey differs from the previous release's and --allow-key-change was given (preflight). */

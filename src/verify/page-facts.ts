@@ -1,6 +1,7 @@
 /**
  * What a page shows a person deciding what to download: every link target
- * (`href`/`src`/`action` in any quoting a browser accepts) and every SHA-256
+ * (`href`/`src`/`action` in any quoting a browser accepts, and the URLs of
+ * Open Graph tags a link preview fetches) and every SHA-256
  * it prints. Compared between the stored page and the page relcast renders
  * from the records, so a problem names the link or checksum that differs.
  */
@@ -9,7 +10,11 @@ export interface PageFacts {
   checksums: Set<string>;
 }
 
-const ATTRIBUTE = /[\s"'/](href|src|action|formaction|poster|data)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"'=<`]+))/gi;
+const ATTRIBUTE = /[\s"'/](href|src|srcset|action|formaction|poster|data)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"'=<`]+))/gi;
+/** A <meta> whose content is a URL a link preview fetches or shows (og:url, og:image, twitter:image, …). */
+const META_TAG = /<meta\b[^>]*>/gi;
+const URL_PROPERTY = /[\s"'/](?:property|name)\s*=\s*["']?(og:url|og:image(?::url|:secure_url)?|twitter:image)["'\s>/]/i;
+const CONTENT = /[\s"'/]content\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"'=<`]+))/i;
 const SHA256 = /(?<![0-9A-Fa-f])[0-9a-f]{64}(?![0-9A-Fa-f])/g;
 
 const decode = (value: string) => value.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (_m, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", "#x27": "'" })[e]!);
@@ -17,6 +22,11 @@ const decode = (value: string) => value.replace(/&(amp|lt|gt|quot|#39|#x27);/g, 
 export function pageFacts(html: string): PageFacts {
   const links = new Set<string>();
   for (const m of html.matchAll(ATTRIBUTE)) links.add(decode(m[2] ?? m[3] ?? m[4] ?? "").trim());
+  for (const [tag] of html.matchAll(META_TAG)) {
+    if (!URL_PROPERTY.test(tag)) continue;
+    const c = CONTENT.exec(tag);
+    if (c) links.add(decode(c[1] ?? c[2] ?? c[3] ?? "").trim());
+  }
   return { links, checksums: new Set(html.match(SHA256) ?? []) };
 }
 

@@ -7,7 +7,7 @@ import type { ObjectStore } from "../store/object-store.js";
 function identity(r: ReleaseRecord): unknown {
   const au = r.autoupdate;
   return {
-    version: r.version, channel: r.channel, sizeBytes: r.sizeBytes, sha256: r.sha256, objectPath: r.objectStore.objectPath,
+    version: r.version, channel: r.channel, sizeBytes: r.sizeBytes, sha256: r.sha256, objectPath: r.objectStore.objectPath, icon: r.icon,
     autoupdate: au ? { buildNumber: au.buildNumber, edSignature: au.edSignature, sizeBytes: au.sizeBytes, sha256: au.sha256, publicDownloadUrl: au.publicDownloadUrl } : undefined,
   };
 }

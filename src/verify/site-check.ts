@@ -10,6 +10,7 @@ import { checkPublicFeeds, REPAIR, type PublicFeedInputs } from "./public-feeds.
 import type { ObjectStore } from "../store/object-store.js";
 import { downloadObject, IN_MEMORY_BYTES, type HashTally } from "./download-object.js";
 import { runPool } from "./run-pool.js";
+import { iconProblems } from "./icon-check.js";
 
 export interface SiteFindings {
   problems: string[];
@@ -134,6 +135,7 @@ export async function checkSite(store: ObjectStore, pluginId: string, records: r
   found.warnings.push(...feeds.warnings);
   const listed = feeds.listed;
   found.problems.push(...(await downloadProblems(store, listed, tally, inputs.keyOf)));
+  found.problems.push(...(await iconProblems(store, listed, tally, REPAIR)));
   const want = expectedLatest(records);
   if (want) {
     const state = await store.get(latestDownloadStateKey(pluginId));

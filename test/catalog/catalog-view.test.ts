@@ -261,9 +261,10 @@ describe("catalog: view, index and merge", () => {
 
   it("index.html lists the newest 50 and says where the older ones are", () => {
     const catalog = buildCatalog("p", Array.from({ length: 60 }, (_, k) => record(k)));
-    const html = renderDownloadsPage({ displayName: "P", publisher: "Pub", pluginId: "p" }, catalog);
-    expect(html.match(/<article class="release"/g)?.length).toBe(50);
-    expect(html).toContain("Version 1.0.59");
+    const html = renderDownloadsPage({ displayName: "P", publisher: "Pub", pluginId: "p", appUrl: "https://p.example" }, catalog);
+    // The latest once, at the top, and the 49 other newest versions under it.
+    expect(html.match(/<li class="version"/g)?.length).toBe(49);
+    expect(html.match(/Version 1\.0\.59/g)?.length).toBe(1);
     expect(html).not.toContain('id="v1.0.9"');
     expect(html).toMatch(/10 older releases are listed in <a href="api\/v1\/plugins\/p\/releases\.json">/);
   });

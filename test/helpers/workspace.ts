@@ -27,7 +27,7 @@ export interface Workspace {
   keyFile: string;
   configFile: string;
   storeDir: string;
-  plugin(version: string, build: number, extra?: { publicKey?: string | null; dmgBytes?: number; name?: string }): Promise<{ app: string; dmg: string; notes: string }>;
+  plugin(version: string, build: number, extra?: { publicKey?: string | null; dmgBytes?: number; name?: string; icon?: { file: string; bytes: Buffer }; plist?: Record<string, string> }): Promise<{ app: string; dmg: string; notes: string }>;
   publishArgs(p: { app: string; dmg: string; notes: string }, version: string, more?: string[]): string[];
 }
 
@@ -51,6 +51,8 @@ export async function makeWorkspace(configExtra: Record<string, unknown> = {}): 
       ...(extra.publicKey === null ? {} : { publicKey: extra.publicKey ?? key.publicKeyBase64 }),
       ...(extra.dmgBytes !== undefined ? { dmgBytes: extra.dmgBytes } : {}),
       ...(extra.name !== undefined ? { name: extra.name } : {}),
+      ...(extra.icon !== undefined ? { icon: extra.icon } : {}),
+      ...(extra.plist !== undefined ? { plist: extra.plist } : {}),
     }),
     publishArgs: (p, version, more = []) => ["publish", "--config", configFile, "--key-file", keyFile, "--version", version, "--app", p.app, "--dmg", p.dmg, "--notes", p.notes, ...more],
   };

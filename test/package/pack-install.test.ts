@@ -62,8 +62,11 @@ describe("npm pack → npm install <tarball> in an empty project", () => {
     expect(files).toEqual(expect.arrayContaining([
       "package.json", "README.md", "dist/cli/relcast.mjs", "dist/src/index.js", "dist/src/index.d.ts",
       "dist/src/hmac/index.d.ts", "dist/src/gateway-client/index.d.ts", "dist/src/sparkle/index.d.ts", "templates/github-release.yml", "relcast.schema.json",
+      "templates/downloads.html", "templates/changelog.html", "templates/site.css",
     ]));
     expect(files.filter((f) => /^(src|test)\/|\.map$|\.test\./.test(f))).toEqual([]);
+    // No data of relcast's own (the old product API changelog) ships to reach a user's site.
+    expect(files.filter((f) => f.startsWith("data/"))).toEqual([]);
   });
 
   it("installs the tarball as the dependency and provides `npx relcast --version`", async () => {

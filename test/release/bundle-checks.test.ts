@@ -25,6 +25,7 @@ describe("bundle checks at publish", () => {
 
   const exe = (app: string) => path.join(app, "Contents", "MacOS", "BridgePlugin");
   const plist = (app: string) => path.join(app, "Contents", "Info.plist");
+  const withIconFile = async (app: string) => writeFile(plist(app), (await readFile(plist(app), "utf8")).replace("<key>CFBundleExecutable</key>", "<key>CFBundleIconFile</key>\n\t<string>AppIcon</string>\n\t<key>CFBundleExecutable</key>"));
 
   it.each([
     ["a missing executable", 7, /names CFBundleExecutable "BridgePlugin", but the bundle has no file at Contents\/MacOS\/BridgePlugin/, (app: string) => rm(exe(app))],
@@ -42,6 +43,11 @@ describe("bundle checks at publish", () => {
     }],
     ["a CFBundleVersion with leading zeros", 7, /CFBundleVersion "0101" in Info\.plist has leading zeros/, async (app: string) => {
       await writeFile(plist(app), (await readFile(plist(app), "utf8")).replace("<string>101</string>", "<string>0101</string>"));
+    }],
+    ["a CFBundleIconFile naming no file", 7, /names CFBundleIconFile "AppIcon", but the bundle has no Contents\/Resources\/AppIcon\.icns; Finder would show a generic icon/, (app: string) => withIconFile(app)],
+    ["an icon that is not an .icns file", 4, /the icon Contents\/Resources\/AppIcon\.icns is not a valid \.icns file: it does not start with the \.icns magic/, async (app: string) => {
+      await withIconFile(app);
+      await writeFile(path.join(app, "Contents", "Resources", "AppIcon.icns"), "a PNG renamed, or a text file");
     }],
   ])("refuses %s (exit %i) and writes nothing", async (_name, exit, message, spoil) => {
     const p = await ws.plugin("1.1.0", 101);

@@ -39,7 +39,7 @@ describe("relcast yank / unyank on a folder store", () => {
     expect(await latestDir(ws)).toEqual(["bridge-plugin-1.1.0.dmg", "bridge-plugin-1.1.0.zip"]);
     expect(JSON.parse(await readFile(path.join(ws.storeDir, "downloads/bridge-plugin-latest.json"), "utf8")).version).toBe("1.1.0");
     expect(await readdir(path.join(ws.storeDir, "releases", "1.2.0"))).toEqual(expect.arrayContaining(["bridge-plugin-1.2.0.dmg", "bridge-plugin-1.2.0.zip", "release.json", "yank.json"]));
-    expect(await readFile(path.join(ws.storeDir, "index.html"), "utf8")).toMatch(/Version 1\.2\.0 <span class="yanked">yanked<\/span>/);
+    expect(await readFile(path.join(ws.storeDir, "index.html"), "utf8")).toMatch(/Version 1\.2\.0 <span class="badge yanked">yanked<\/span>/);
     const verify = await cli(ws, "verify");
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   });

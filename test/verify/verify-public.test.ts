@@ -258,7 +258,7 @@ describe("verify checks what installed copies and people read: the public feeds,
 
     it("from --store alone (no config) the pages are compared with the appcast's display name and publisher", async () => {
       const store = await copyStore();
-      await edit(store, "index.html", (html) => html.replace("<p>by Example Tools</p>", "<p>by Someone Else</p>"));
+      await edit(store, "index.html", (html) => html.replace("<p class=\"by\">by Example Tools</p>", "<p class=\"by\">by Someone Else</p>"));
       const res = await verifyBare(store);
       expect(res.code, res.stdout).toBe(11);
       expect(res.stdout).toMatch(/site: index\.html differs from the page relcast renders from the catalog \(line \d+: .*Someone Else/);
@@ -321,7 +321,7 @@ describe("verify checks what installed copies and people read: the public feeds,
     it("a publish killed before its site step: a warning naming the release not listed yet (with or without the config)", async () => {
       for (const res of [await verify(killed), await verifyBare(killed)]) {
         expect(res.code, res.stdout + res.stderr).toBe(0);
-        expect(res.stdout).toMatch(/warnings:\n(?: {2}.*\n)* {2}site: api\/v1\/plugins\/bridge-plugin\/releases\.json, api\/v1\/plugins\/bridge-plugin\/appcast\.xml, index\.html still hold the state before the last change \(they do not list 1\.3\.0 yet\)/);
+        expect(res.stdout).toMatch(/warnings:\n(?: {2}.*\n)* {2}site: api\/v1\/plugins\/bridge-plugin\/releases\.json, api\/v1\/plugins\/bridge-plugin\/appcast\.xml, index\.html, changelog\.html still hold the state before the last change \(they do not list 1\.3\.0 yet\)/);
       }
       expect(itemsOf(path.join(killed, APPCAST)).map((i) => i.short)).toEqual(["1.2.0", "1.1.0", "1.0.0"]);
     });
@@ -331,7 +331,7 @@ describe("verify checks what installed copies and people read: the public feeds,
       await cp(path.join(store, "releases", "appcast.xml"), path.join(store, APPCAST));
       const res = await verify(store);
       expect(res.code, res.stdout + res.stderr).toBe(0);
-      expect(res.stdout).toMatch(/site: api\/v1\/plugins\/bridge-plugin\/releases\.json, index\.html still hold the state before the last change \(they do not list 1\.3\.0 yet\)/);
+      expect(res.stdout).toMatch(/site: api\/v1\/plugins\/bridge-plugin\/releases\.json, index\.html, changelog\.html still hold the state before the last change \(they do not list 1\.3\.0 yet\)/);
     });
 
     it.each([
@@ -348,7 +348,7 @@ describe("verify checks what installed copies and people read: the public feeds,
       await edit(store, "index.html", (html) => html.replace("<h1>Bridge Plugin</h1>", "<h1>Bridge Plugin (get it elsewhere)</h1>"));
       const out = await expectProblem(store, /site: index\.html differs from the page relcast renders from the catalog \(line \d+: .*get it elsewhere.*\); `relcast site sync` rewrites it/);
       expect(out).not.toMatch(/index\.html lacks the link/);
-      expect(out).toMatch(/site: api\/v1\/plugins\/bridge-plugin\/releases\.json, api\/v1\/plugins\/bridge-plugin\/appcast\.xml still hold the state before the last change/);
+      expect(out).toMatch(/site: api\/v1\/plugins\/bridge-plugin\/releases\.json, api\/v1\/plugins\/bridge-plugin\/appcast\.xml, changelog\.html still hold the state before the last change/);
     });
 
     it("the public catalog already new while the appcast is still old (an order the site step never writes): exit 11", async () => {

@@ -64,7 +64,7 @@ export const planStep: Step = {
       config, store: ctx.store, version: inputs.version, summary: inputs.summary ?? notes.firstText, notes, dmg, zip,
       buildNumber: need(ctx.buildNumber, "build number"), edSignature: need(ctx.edSignature, "signature"),
       minimumSystemVersion: ctx.bundle?.minimumSystemVersion, hardwareRequirements: ctx.hardwareRequirements, keyChangeAllowed: ctx.keyChangeAllowed, autoupdateOptions: ctx.autoupdateOptions,
-      publishedAt: inputs.publishedAt ?? new Date(),
+      publishedAt: inputs.publishedAt ?? new Date(), icon: ctx.icon,
       deltas: (ctx.deltas ?? []).map((d) => ({
         fromVersion: d.fromVersion, fromBuild: d.fromBuild, url: publicDownloadUrl(config.appUrl, d.fileName), sizeBytes: d.sizeBytes, sha256: d.sha256, edSignature: d.edSignature,
       })),
@@ -102,13 +102,18 @@ export const planStep: Step = {
         precondition: { kind: "create-only" }, needed: !existing, why: existing ? "already published" : "new",
       },
     ];
-    // Delta updates: created once beside the zip, uploaded with it, before the record and the feeds that name them.
-    const deltaKeys: string[] = [];
+    // Delta updates (and the icon): created once beside the zip, uploaded with it, before the record and the feeds that name them.
+    const ownKeys: string[] = [];
     for (const delta of ctx.deltas ?? []) {
-      deltaKeys.push(versionedKey(inputs.version, delta.fileName));
-      writes.push(await planArtifact(ctx, deltaKeys.at(-1)!, delta, immutable));
+      ownKeys.push(versionedKey(inputs.version, delta.fileName));
+      writes.push(await planArtifact(ctx, ownKeys.at(-1)!, delta, immutable));
     }
-    writes.push(...(await planDownloads(ctx.store, ctx.store, record, immutable, "downloads", new Set([dmgKey, zipKey, ...deltaKeys]))));
+    // The icon as the record names it (a re-run of a release published without one adds none).
+    if (record.icon && ctx.icon) {
+      ownKeys.push(versionedKey(inputs.version, record.icon.fileName));
+      writes.push(await planArtifact(ctx, ownKeys.at(-1)!, ctx.icon, immutable));
+    }
+    writes.push(...(await planDownloads(ctx.store, ctx.store, record, immutable, "downloads", new Set([dmgKey, zipKey, ...ownKeys]))));
     const latest = await planLatest(ctx.store, config.pluginId, inputs.version, record.channel, [dmgKey, zipKey], mutable);
     writes.push(...latest.writes);
     const { feeds, site } = await planFeedsAndSite(ctx.store, config, { kind: "add", record }, ctx.workDir, keysBeforeFeeds(writes), 1, ctx.feedSigning);
@@ -118,7 +123,7 @@ export const planStep: Step = {
     if (feeds.signedBecause && link && !hostedNotesPageKey(record)) {
       ctx.logger.warn(`the appcast is signed, but the release-notes link ${link} is not a page relcast hosts: it carries no signature, so apps with SURequireSignedFeed show no notes for ${record.version}; set appcast.releaseNotes to "page" for later releases`);
     }
-    const own = 3 + deltaKeys.length;
+    const own = 3 + ownKeys.length;
     const stored = writes.slice(0, own).filter((w) => !w.needed).length;
     ctx.record = record;
     ctx.plan = { title: `${config.pluginId} ${inputs.version}`, mode: stored === own ? "noop" : stored > 0 ? "resume" : "new", record, latest: latest.latest, writes };

@@ -5,12 +5,13 @@ import { parseStoredJson } from "../../core/stored-json.js";
 import { publicEdKeyProblem, readBundleInfo } from "../../bundle/info-plist.js";
 import { checkBundleTree } from "../../bundle/bundle-tree-check.js";
 import { checkBundleExecutable } from "../../bundle/bundle-executable.js";
+import { bundleIconArtifact } from "./bundle-icon-artifact.js";
 import { hardwareRequirementsOf } from "../../bundle/mach-o.js";
 import { appcastLimit } from "../../domain/appcast.js";
 import { buildOrderEntriesOf, readCatalogView } from "../../catalog/catalog-view.js";
 import { loadReleaseNotes } from "./notes-file.js";
 import { requireXmlText } from "../../core/xml-text.js";
-import { DOWNLOADS_PREFIX, LATEST_PREFIX, publicApiPrefix, RELEASE_NOTES_PREFIX, RELEASES_PREFIX, recordKey } from "../../domain/release-layout.js";
+import { DOWNLOADS_PREFIX, ICONS_PREFIX, LATEST_PREFIX, publicApiPrefix, RELEASE_NOTES_PREFIX, RELEASES_PREFIX, recordKey } from "../../domain/release-layout.js";
 import { releaseRecordSchema } from "../../domain/record-schema.js";
 import type { ReleaseContext } from "../release-context.js";
 import type { Step } from "../step.js";
@@ -66,7 +67,7 @@ function resolveBuildNumber(ctx: ReleaseContext): number {
 
 /** The folders a publish of `version` writes into. */
 function publishFolders(pluginId: string, version: string): string[] {
-  return ["", RELEASES_PREFIX, `${RELEASES_PREFIX}${version}/`, LATEST_PREFIX, DOWNLOADS_PREFIX, publicApiPrefix(pluginId), RELEASE_NOTES_PREFIX];
+  return ["", RELEASES_PREFIX, `${RELEASES_PREFIX}${version}/`, LATEST_PREFIX, DOWNLOADS_PREFIX, ICONS_PREFIX, publicApiPrefix(pluginId), RELEASE_NOTES_PREFIX];
 }
 
 function channelsOf(view: ReleaseContext["catalog"]): Set<string> {
@@ -96,6 +97,7 @@ export const preflightStep: Step = {
       throw new RelcastError("E_PLIST", `LSMinimumSystemVersion "${minimumSystem}" in Info.plist is not a macOS version`, "write it as numbers and dots, e.g. 12.0 (it becomes sparkle:minimumSystemVersion)");
     }
     ctx.hardwareRequirements = hardwareRequirementsOf(architectures, minimumSystem);
+    ctx.icon = await bundleIconArtifact(ctx, inputs.appDir, ctx.bundle);
     const keyProblem = ctx.bundle.publicEdKey === undefined ? undefined : publicEdKeyProblem(ctx.bundle.publicEdKey);
     if (keyProblem) {
       throw new RelcastError(
