@@ -1,6 +1,21 @@
 import type { PublishResult } from "../api/publish.js";
 import { planJson } from "../release/plan-preview.js";
-import { appendStepSummary, setOutputs } from "./github-actions.js";
+import type { ReleaseRecord } from "../domain/record-schema.js";
+import { appendStepSummary, setOutputs, writeRunnerTempFile } from "./github-actions.js";
+
+/**
+ * The downloads' digests in `sha256sum` form ("<hex>  <name>"), the disk
+ * image first, then the update archive: what the workflow's build
+ * provenance attestation covers (actions/attest-build-provenance's
+ * `subject-checksums`), so `gh attestation verify <download>` finds it.
+ */
+export function releaseChecksums(record: ReleaseRecord): string {
+  const lines: string[] = [];
+  if (record.sha256) lines.push(`${record.sha256}  ${record.objectStore.artifactFileName}`);
+  const zip = record.autoupdate;
+  if (zip?.sha256) lines.push(`${zip.sha256}  ${decodeURIComponent(new URL(zip.publicDownloadUrl).pathname.split("/").pop()!)}`);
+  return lines.map((l) => l + "\n").join("");
+}
 
 /**
  * What a finished publish prints: the record (--json) or a short human
@@ -10,7 +25,11 @@ import { appendStepSummary, setOutputs } from "./github-actions.js";
 export function reportPublished(result: PublishResult, options: { json: boolean; quiet: boolean }): void {
   const { record, plan } = result;
   // A dry run sets the outputs too (the URLs the release will have), so a workflow can check them before publishing.
-  setOutputs({ version: record.version, "appcast-url": record.publicAppcastUrl, "download-url": record.publicDownloadUrl });
+  const checksums = writeRunnerTempFile(`relcast-${record.pluginId}-${record.version}.sha256`, releaseChecksums(record));
+  setOutputs({
+    version: record.version, "appcast-url": record.publicAppcastUrl, "download-url": record.publicDownloadUrl,
+    ...(checksums ? { checksums } : {}),
+  });
   if (result.dryRun) {
     if (options.json) process.stdout.write(JSON.stringify({ record, plan: planJson(plan), contents: result.preview?.contents ?? {} }, null, 2) + "\n");
     return;

@@ -87,11 +87,11 @@ describe("the Action (action.yml) under a simulated runner", () => {
     await rm(ws.dir, { recursive: true, force: true });
   });
 
-  it("action.yml runs the bundle on node24 and declares every input the entry reads and the three outputs", () => {
+  it("action.yml runs the bundle on node24 and declares every input the entry reads and the four outputs", () => {
     const action = readYaml(path.join(REPO_ROOT, "action.yml"));
     expect(action.runs).toEqual({ using: "node24", main: "action/dist/index.mjs" });
     expect(Object.keys(action.inputs).sort()).toEqual(["app", "args", "changelog", "channel", "config", "dmg", "dry-run", "notes", "signing-key", "store", "version"]);
-    expect(Object.keys(action.outputs).sort()).toEqual(["appcast-url", "download-url", "version"]);
+    expect(Object.keys(action.outputs).sort()).toEqual(["appcast-url", "checksums", "download-url", "version"]);
     for (const name of ["app", "dmg"]) expect(action.inputs[name].required).toBe(true);
   });
 
@@ -117,6 +117,7 @@ describe("the Action (action.yml) under a simulated runner", () => {
       version: "1.2.0",
       "appcast-url": "https://updates.example.com/api/v1/plugins/bridge-plugin/appcast.xml",
       "download-url": "https://updates.example.com/downloads/bridge-plugin-1.2.0.dmg",
+      checksums: path.join(ws.dir, "relcast-bridge-plugin-1.2.0.sha256"),
     });
     await expect(stat(ws.storeDir)).rejects.toMatchObject({ code: "ENOENT" });
   });
@@ -130,7 +131,13 @@ describe("the Action (action.yml) under a simulated runner", () => {
       version: "1.2.0",
       "appcast-url": "https://updates.example.com/api/v1/plugins/bridge-plugin/appcast.xml",
       "download-url": "https://updates.example.com/downloads/bridge-plugin-1.2.0.dmg",
+      checksums: path.join(ws.dir, "relcast-bridge-plugin-1.2.0.sha256"),
     });
+    // The attestation's subjects: both downloads, checked by coreutils against the stored files.
+    const sums = await readFile(run.outputs.checksums!, "utf8");
+    expect(sums.trim().split("\n").map((l) => l.split("  ")[1])).toEqual(["bridge-plugin-1.2.0.dmg", "bridge-plugin-1.2.0.zip"]);
+    expect(execFileSync("sha256sum", ["-c", run.outputs.checksums!], { cwd: path.join(ws.storeDir, "releases", "1.2.0"), encoding: "utf8" }))
+      .toBe("bridge-plugin-1.2.0.dmg: OK\nbridge-plugin-1.2.0.zip: OK\n");
     expect(run.stderr).toContain("SUFeedURL: https://updates.example.com/api/v1/plugins/bridge-plugin/appcast.xml");
     expect(run.summary).toContain("## Bridge Plugin 1.2.0 published");
     expect(run.summary).toContain("- Faster sync");
