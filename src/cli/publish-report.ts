@@ -41,7 +41,10 @@ export function reportPublished(result: PublishResult, options: { json: boolean;
     plan.mode === "new" ? "published"
     : completed.length === 0 ? "already published (nothing to do)"
     : `was already partly published; this run completed the interrupted publish: ${completed.join(", ")}`;
-  if (!options.quiet) {
+  if (plan.mode === "noop" && completed.length === 0) {
+    // An identical re-run: the one thing to say.
+    if (!options.quiet) process.stderr.write(`${record.pluginId} ${record.version} is already published in this store, byte for byte: nothing to do\n`);
+  } else if (!options.quiet) {
     process.stderr.write(
       `${record.pluginId} ${record.version} ${verb}\n` +
         `  SUFeedURL: ${result.appcastUrl}\n` +
