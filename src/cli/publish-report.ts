@@ -32,6 +32,15 @@ export function reportPublished(result: PublishResult, options: { json: boolean;
   });
   if (result.dryRun) {
     if (options.json) process.stdout.write(JSON.stringify({ record, plan: planJson(plan), contents: result.preview?.contents ?? {} }, null, 2) + "\n");
+    // The run's page says what the real publish will do (a dry run in a workflow is read there, not in the log).
+    const writes = plan.writes.filter((w) => w.needed);
+    appendStepSummary(summaryMarkdown(record, `${record.displayName} ${record.version}: dry run, nothing written`, [
+      `### The publish would write ${writes.length} object${writes.length === 1 ? "" : "s"}${plan.mode === "noop" ? " (already published: nothing to do)" : ""}`,
+      "",
+      ...writes.slice(0, 100).map((w) => `- ${w.op} \`${w.key}\` (${w.step}: ${w.why})`),
+      ...(writes.length > 100 ? [`- … and ${writes.length - 100} more`] : []),
+      "",
+    ]));
     return;
   }
   if (options.json) process.stdout.write(JSON.stringify(record, null, 2) + "\n");
@@ -53,24 +62,28 @@ export function reportPublished(result: PublishResult, options: { json: boolean;
         `             ${result.storeCatalogUri}\n`,
     );
   }
-  appendStepSummary(
-    [
-      `## ${record.displayName} ${record.version} ${verb}`,
-      "",
-      "| | |",
-      "|---|---|",
-      `| Version | ${record.version} (build ${record.autoupdate?.buildNumber ?? "-"}) |`,
-      `| Channel | ${record.channel} |`,
-      `| Disk image | [${record.objectStore.artifactFileName}](${record.publicDownloadUrl}), ${record.sizeBytes} bytes, sha256 \`${record.sha256 ?? "-"}\` |`,
-      `| Update archive | [zip](${record.autoupdate?.publicDownloadUrl ?? ""}), ${record.autoupdate?.sizeBytes ?? "-"} bytes |`,
-      `| edSignature | \`${record.autoupdate?.edSignature ?? "-"}\` |`,
-      `| Appcast | ${record.publicAppcastUrl} |`,
-      `| Published | ${record.publishedAtIso ?? ""} (${record.publishedAtLocal ?? ""}) |`,
-      "",
-      "### Release notes",
-      "",
-      ...record.releaseNotesList.map((note) => `- ${note}`),
-      "",
-    ].join("\n"),
-  );
+  appendStepSummary(summaryMarkdown(record, `${record.displayName} ${record.version} ${verb}`));
+}
+
+/** The step summary's table of one release, then `more`, then its notes. */
+function summaryMarkdown(record: ReleaseRecord, title: string, more: string[] = []): string {
+  return [
+    `## ${title}`,
+    "",
+    "| | |",
+    "|---|---|",
+    `| Version | ${record.version} (build ${record.autoupdate?.buildNumber ?? "-"}) |`,
+    `| Channel | ${record.channel} |`,
+    `| Disk image | [${record.objectStore.artifactFileName}](${record.publicDownloadUrl}), ${record.sizeBytes} bytes, sha256 \`${record.sha256 ?? "-"}\` |`,
+    `| Update archive | [zip](${record.autoupdate?.publicDownloadUrl ?? ""}), ${record.autoupdate?.sizeBytes ?? "-"} bytes |`,
+    `| edSignature | \`${record.autoupdate?.edSignature ?? "-"}\` |`,
+    `| Appcast | ${record.publicAppcastUrl} |`,
+    `| Published | ${record.publishedAtIso ?? ""} (${record.publishedAtLocal ?? ""}) |`,
+    "",
+    ...more,
+    "### Release notes",
+    "",
+    ...record.releaseNotesList.map((note) => `- ${note}`),
+    "",
+  ].join("\n");
 }

@@ -120,6 +120,11 @@ describe("the Action (action.yml) under a simulated runner", () => {
       checksums: path.join(ws.dir, "relcast-bridge-plugin-1.2.0.sha256"),
     });
     await expect(stat(ws.storeDir)).rejects.toMatchObject({ code: "ENOENT" });
+    // The run's page shows what the publish would do.
+    expect(run.summary).toContain("## Bridge Plugin 1.2.0: dry run, nothing written");
+    expect(run.summary).toMatch(/### The publish would write \d+ objects/);
+    expect(run.summary).toContain("- put `releases/1.2.0/bridge-plugin-1.2.0.zip` (upload: new)");
+    expect(run.summary).toContain("- Faster sync");
   });
 
   it("publishes: version from the tag, notes from the changelog, outputs, step summary, masked key; relcast verify accepts the store", async () => {
@@ -145,6 +150,15 @@ describe("the Action (action.yml) under a simulated runner", () => {
     expect(record).toMatchObject({ version: "1.2.0", summary: "Faster sync, fewer drops", releaseNotesList: ["Faster sync", "Reconnect after sleep"], publishedAtIso: "2026-11-20T10:00:00.000Z" });
     const verify = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
     expect(verify.code, verify.stderr + verify.stdout).toBe(0);
+  });
+
+  it("no signing key (a secret that does not exist arrives empty): the error names the signing-key input and the secret", async () => {
+    const before = await snapshotTree(ws.storeDir);
+    const run = await runAction(ws, { ...inputs, "signing-key": "" }, { RELCAST_SIGNING_KEY: "" });
+    expect(run.code).toBe(6);
+    expect(run.stderr).toContain("::error title=relcast E_KEY::no signing key: the signing-key input is empty");
+    expect(run.stderr).toMatch(/fix: create the repository secret RELCAST_SIGNING_KEY .* signing-key: \$\{\{ secrets\.RELCAST_SIGNING_KEY \}\}/);
+    expect(await snapshotTree(ws.storeDir)).toEqual(before);
   });
 
   it("a missing required input or a bad dry-run value fails with an annotation and writes nothing", async () => {

@@ -106,7 +106,7 @@ export function registerInit(program: Command): void {
         throw new RelcastError("E_CONFIG", `${configFile} exists but is not valid JSON`, "fix it, or move it away and run relcast init again");
       }
       const config = configSchema.safeParse(raw);
-      if (!config.success) throw new RelcastError("E_CONFIG", describeZodIssues(config.error, configFile, raw), "fix the field named above (relcast init keeps an existing config)");
+      if (!config.success) throw new RelcastError("E_CONFIG", describeZodIssues(config.error, configFile, raw, configSchema), "fix the field named above (relcast init keeps an existing config)");
       process.stderr.write(created ? `wrote ${flags.config}: edit publisher, appUrl and store before the first publish\n` : `kept the existing ${flags.config}\n`);
 
       // Before the key exists: a key written first and ignored after could be committed in between.

@@ -1,4 +1,4 @@
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { RelcastError } from "../../core/errors.js";
 import { parseIsoTimestamp } from "../../core/iso-timestamp.js";
 import { publish, type PublishStepEvent } from "../../api/publish.js";
@@ -68,7 +68,7 @@ export function registerPublish(program: Command): void {
     .option("--phased-rollout-interval <seconds>", "Sparkle phased rollout: seconds between groups (0: none; default from config)")
     .option("--release-notes-url <url>", "sparkle:releaseNotesLink instead of inline notes ({version} is filled in)")
     .option("--full-release-notes-url <url>", "sparkle:fullReleaseNotesLink (the full version history)")
-    .addOption(new Option("--published-at <iso>", "publication time (migration and reproducible builds)").hideHelp())
+    .option("--published-at <iso>", "publication time in UTC instead of now, e.g. 2026-01-31T12:00:00.000Z (importing releases published elsewhere, reproducible runs)")
     .option("--allow-key-change", "publish although the previous release's bundle carries another SUPublicEDKey (see docs/sparkle.md: key rotation)")
     .option("--no-deltas", "make no Sparkle delta updates from older releases (as deltas.maximum: 0)")
     .option("--dry-run", "print the plan and the diff of appcast and catalog; write nothing")
