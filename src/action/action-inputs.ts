@@ -50,3 +50,18 @@ export function publishArguments(env: NodeJS.ProcessEnv): string[] {
   if (extra !== undefined) args.push(...splitArgs(extra));
   return args;
 }
+
+/**
+ * The Action signs with the `signing-key` input (or RELCAST_SIGNING_KEY in
+ * the step's env, or `--key-file` in `args`). When none is there, the error
+ * names the input and the secret: a secret that does not exist in the
+ * repository reaches the Action as an empty input, silently.
+ */
+export function requireSigningKey(env: NodeJS.ProcessEnv, args: readonly string[]): void {
+  if (input(env, "signing-key") !== undefined || env.RELCAST_SIGNING_KEY?.trim() || args.some((a) => a === "--key-file" || a.startsWith("--key-file="))) return;
+  throw new RelcastError(
+    "E_KEY",
+    "no signing key: the signing-key input is empty (a secret that does not exist in this repository, or is not passed to forks' pull requests, arrives empty)",
+    "create the repository secret RELCAST_SIGNING_KEY (Settings → Secrets and variables → Actions) holding the base64 key from `relcast keys generate` or Sparkle's `generate_keys -x`, and pass it to the step: signing-key: ${{ secrets.RELCAST_SIGNING_KEY }}",
+  );
+}

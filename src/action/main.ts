@@ -6,7 +6,7 @@ import { registerSecret } from "../core/secrets.js";
 // The Action is one bundle: the S3 store registers itself by a static import
 // (the CLI loads it on first use of an s3:// URL, which a bundler cannot follow).
 import "../store/s3-store-factory.js";
-import { publishArguments } from "./action-inputs.js";
+import { publishArguments, requireSigningKey } from "./action-inputs.js";
 
 /**
  * The GitHub Action's entry point (action.yml → action/dist/index.mjs): the
@@ -22,6 +22,7 @@ export async function runAction(env: NodeJS.ProcessEnv = process.env): Promise<n
   let args: string[];
   try {
     args = publishArguments(env);
+    requireSigningKey(env, args);
   } catch (err) {
     if (!isRelcastError(err)) throw err;
     const message = `${err.message}${err.hint ? ` (fix: ${err.hint})` : ""}`;

@@ -45,6 +45,19 @@ export interface PublishOptions {
   /** Progress lines; default silent. */
   logger?: Logger | undefined;
   onProgress?: StoreSettings["onProgress"];
+  /**
+   * After each pipeline step: whether this version already has a record in
+   * the store (known after preflight) and whether the run has nothing to do
+   * (known after plan: an identical re-run).
+   */
+  onStep?: ((event: PublishStepEvent) => void | Promise<void>) | undefined;
+}
+
+export interface PublishStepEvent {
+  step: string;
+  alreadyPublished: boolean;
+  /** Undefined until the plan exists. */
+  nothingToDo: boolean | undefined;
 }
 
 export interface PublishResult {
@@ -83,6 +96,10 @@ export async function publish(options: PublishOptions): Promise<PublishResult> {
   try {
     ctx = await runRelease({
       config, store, key, logger,
+      afterStep: options.onStep && ((step, c) => options.onStep!({
+        step, alreadyPublished: c.existingRecord !== undefined,
+        nothingToDo: c.plan && c.plan.mode === "noop" && c.plan.writes.every((w) => !w.needed),
+      })),
       inputs: {
         version, appDir: options.app, dmgFile: options.dmg, notesFile: options.notes, changelogFile: options.changelog, summary: options.summary,
         buildNumber: options.buildNumber, publishedAt: options.publishedAt, dryRun: Boolean(options.dryRun),

@@ -1,4 +1,5 @@
-import { appendFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { maskSecrets, onSecretRegistered } from "../core/secrets.js";
 
@@ -71,4 +72,16 @@ export function appendStepSummary(markdown: string): void {
   const file = process.env.GITHUB_STEP_SUMMARY;
   if (!inGitHubActions() || !file) return;
   appendFileSync(file, maskSecrets(markdown) + "\n");
+}
+
+/**
+ * A file in the runner's temp folder (`$RUNNER_TEMP`, emptied after every
+ * job), for a later step to read; its path, or undefined outside Actions.
+ */
+export function writeRunnerTempFile(name: string, text: string): string | undefined {
+  const folder = process.env.RUNNER_TEMP;
+  if (!inGitHubActions() || !folder) return undefined;
+  const file = path.join(folder, name);
+  writeFileSync(file, text);
+  return file;
 }

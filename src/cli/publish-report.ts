@@ -1,6 +1,21 @@
 import type { PublishResult } from "../api/publish.js";
 import { planJson } from "../release/plan-preview.js";
-import { appendStepSummary, setOutputs } from "./github-actions.js";
+import type { ReleaseRecord } from "../domain/record-schema.js";
+import { appendStepSummary, setOutputs, writeRunnerTempFile } from "./github-actions.js";
+
+/**
+ * The downloads' digests in `sha256sum` form ("<hex>  <name>"), the disk
+ * image first, then the update archive: what the workflow's build
+ * provenance attestation covers (actions/attest-build-provenance's
+ * `subject-checksums`), so `gh attestation verify <download>` finds it.
+ */
+export function releaseChecksums(record: ReleaseRecord): string {
+  const lines: string[] = [];
+  if (record.sha256) lines.push(`${record.sha256}  ${record.objectStore.artifactFileName}`);
+  const zip = record.autoupdate;
+  if (zip?.sha256) lines.push(`${zip.sha256}  ${decodeURIComponent(new URL(zip.publicDownloadUrl).pathname.split("/").pop()!)}`);
+  return lines.map((l) => l + "\n").join("");
+}
 
 /**
  * What a finished publish prints: the record (--json) or a short human
@@ -10,9 +25,22 @@ import { appendStepSummary, setOutputs } from "./github-actions.js";
 export function reportPublished(result: PublishResult, options: { json: boolean; quiet: boolean }): void {
   const { record, plan } = result;
   // A dry run sets the outputs too (the URLs the release will have), so a workflow can check them before publishing.
-  setOutputs({ version: record.version, "appcast-url": record.publicAppcastUrl, "download-url": record.publicDownloadUrl });
+  const checksums = writeRunnerTempFile(`relcast-${record.pluginId}-${record.version}.sha256`, releaseChecksums(record));
+  setOutputs({
+    version: record.version, "appcast-url": record.publicAppcastUrl, "download-url": record.publicDownloadUrl,
+    ...(checksums ? { checksums } : {}),
+  });
   if (result.dryRun) {
     if (options.json) process.stdout.write(JSON.stringify({ record, plan: planJson(plan), contents: result.preview?.contents ?? {} }, null, 2) + "\n");
+    // The run's page says what the real publish will do (a dry run in a workflow is read there, not in the log).
+    const writes = plan.writes.filter((w) => w.needed);
+    appendStepSummary(summaryMarkdown(record, `${record.displayName} ${record.version}: dry run, nothing written`, [
+      `### The publish would write ${writes.length} object${writes.length === 1 ? "" : "s"}${plan.mode === "noop" ? " (already published: nothing to do)" : ""}`,
+      "",
+      ...writes.slice(0, 100).map((w) => `- ${w.op} \`${w.key}\` (${w.step}: ${w.why})`),
+      ...(writes.length > 100 ? [`- … and ${writes.length - 100} more`] : []),
+      "",
+    ]));
     return;
   }
   if (options.json) process.stdout.write(JSON.stringify(record, null, 2) + "\n");
@@ -22,7 +50,10 @@ export function reportPublished(result: PublishResult, options: { json: boolean;
     plan.mode === "new" ? "published"
     : completed.length === 0 ? "already published (nothing to do)"
     : `was already partly published; this run completed the interrupted publish: ${completed.join(", ")}`;
-  if (!options.quiet) {
+  if (plan.mode === "noop" && completed.length === 0) {
+    // An identical re-run: the one thing to say.
+    if (!options.quiet) process.stderr.write(`${record.pluginId} ${record.version} is already published in this store, byte for byte: nothing to do\n`);
+  } else if (!options.quiet) {
     process.stderr.write(
       `${record.pluginId} ${record.version} ${verb}\n` +
         `  SUFeedURL: ${result.appcastUrl}\n` +
@@ -31,24 +62,28 @@ export function reportPublished(result: PublishResult, options: { json: boolean;
         `             ${result.storeCatalogUri}\n`,
     );
   }
-  appendStepSummary(
-    [
-      `## ${record.displayName} ${record.version} ${verb}`,
-      "",
-      "| | |",
-      "|---|---|",
-      `| Version | ${record.version} (build ${record.autoupdate?.buildNumber ?? "-"}) |`,
-      `| Channel | ${record.channel} |`,
-      `| Disk image | [${record.objectStore.artifactFileName}](${record.publicDownloadUrl}), ${record.sizeBytes} bytes, sha256 \`${record.sha256 ?? "-"}\` |`,
-      `| Update archive | [zip](${record.autoupdate?.publicDownloadUrl ?? ""}), ${record.autoupdate?.sizeBytes ?? "-"} bytes |`,
-      `| edSignature | \`${record.autoupdate?.edSignature ?? "-"}\` |`,
-      `| Appcast | ${record.publicAppcastUrl} |`,
-      `| Published | ${record.publishedAtIso ?? ""} (${record.publishedAtLocal ?? ""}) |`,
-      "",
-      "### Release notes",
-      "",
-      ...record.releaseNotesList.map((note) => `- ${note}`),
-      "",
-    ].join("\n"),
-  );
+  appendStepSummary(summaryMarkdown(record, `${record.displayName} ${record.version} ${verb}`));
+}
+
+/** The step summary's table of one release, then `more`, then its notes. */
+function summaryMarkdown(record: ReleaseRecord, title: string, more: string[] = []): string {
+  return [
+    `## ${title}`,
+    "",
+    "| | |",
+    "|---|---|",
+    `| Version | ${record.version} (build ${record.autoupdate?.buildNumber ?? "-"}) |`,
+    `| Channel | ${record.channel} |`,
+    `| Disk image | [${record.objectStore.artifactFileName}](${record.publicDownloadUrl}), ${record.sizeBytes} bytes, sha256 \`${record.sha256 ?? "-"}\` |`,
+    `| Update archive | [zip](${record.autoupdate?.publicDownloadUrl ?? ""}), ${record.autoupdate?.sizeBytes ?? "-"} bytes |`,
+    `| edSignature | \`${record.autoupdate?.edSignature ?? "-"}\` |`,
+    `| Appcast | ${record.publicAppcastUrl} |`,
+    `| Published | ${record.publishedAtIso ?? ""} (${record.publishedAtLocal ?? ""}) |`,
+    "",
+    ...more,
+    "### Release notes",
+    "",
+    ...record.releaseNotesList.map((note) => `- ${note}`),
+    "",
+  ].join("\n");
 }

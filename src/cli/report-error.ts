@@ -1,5 +1,6 @@
 import { EXIT_CODES, isRelcastError } from "../core/errors.js";
 import { maskSecrets } from "../core/secrets.js";
+import { issueTrackerUrl } from "../core/package-version.js";
 import { annotateError } from "./github-actions.js";
 
 /**
@@ -10,14 +11,16 @@ export function reportError(err: unknown, options: { debug: boolean }): number {
   const write = (line: string) => process.stderr.write(maskSecrets(line) + "\n");
   if (isRelcastError(err)) {
     write(`relcast: error [${err.code}]: ${err.message}`);
-    if (err.hint) write(`  fix: ${err.hint}`);
-    annotateError(`${err.message}${err.hint ? ` (fix: ${err.hint})` : ""}`, { title: `relcast ${err.code}` });
+    // Every error says what to do; one without its own fix is relcast's bug, and says where to report it.
+    const hint = err.hint ?? `this is a relcast bug: re-run with --debug and report the output at ${issueTrackerUrl()}`;
+    write(`  fix: ${hint}`);
+    annotateError(`${err.message} (fix: ${hint})`, { title: `relcast ${err.code}` });
     if (options.debug && err.stack) write(err.stack);
     return err.exitCode;
   }
   const message = err instanceof Error ? err.message : String(err);
   write(`relcast: internal error: ${message}`);
-  write("  fix: re-run with --debug and report the output at the project's issue tracker");
+  write(`  fix: re-run with --debug and report the output at ${issueTrackerUrl()}`);
   annotateError(message, { title: "relcast internal error" });
   if (options.debug && err instanceof Error && err.stack) write(err.stack);
   return EXIT_CODES.E_INTERNAL;

@@ -42,7 +42,7 @@ export async function loadConfig(file: string | undefined, overrides: ConfigOver
   for (const [k, v] of Object.entries(overrides)) if (v !== undefined) merged[k] = v;
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {
-    throw new RelcastError("E_CONFIG", describeZodIssues(parsed.error, configPath, merged), "fix the field named above (flags override the file)");
+    throw new RelcastError("E_CONFIG", describeZodIssues(parsed.error, configPath, merged, configSchema), "fix the field named above (flags override the file)");
   }
   const timezone = parsed.data.timezone ?? machineTimeZone();
   return { ...parsed.data, timezone, baseDir: path.dirname(configPath), source: configPath };

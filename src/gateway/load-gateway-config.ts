@@ -34,7 +34,7 @@ export async function loadGatewayConfig(file: string, env: NodeJS.ProcessEnv = p
 export function parseGatewayConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const parsed = gatewayConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new RelcastError("E_CONFIG", describeZodIssues(parsed.error, source), "fix the field named above; see docs/gateway.md");
+    throw new RelcastError("E_CONFIG", describeZodIssues(parsed.error, source, undefined, gatewayConfigSchema), "fix the field named above; see docs/gateway.md");
   }
   const hmacCredentials = parsed.data.hmacCredentials.map((c, i): HmacCredential => {
     const secret = c.secret ?? env[c.secretEnv ?? ""];

@@ -43,6 +43,7 @@ export async function runSteps(ctx: ReleaseContext, steps: readonly Step[]): Pro
     const started = performance.now();
     await ctx.logger.group(step.name, () => step.run(ctx));
     ctx.logger.debug(`${step.name}: ${Math.round(performance.now() - started)} ms`);
+    await ctx.afterStep?.(step.name, ctx);
     failpoint("after", step.name);
   }
 }

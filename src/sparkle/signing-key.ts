@@ -1,3 +1,4 @@
+import { createPrivateKey, createPublicKey } from "node:crypto";
 import { access, readFile } from "node:fs/promises";
 import { RelcastError } from "../core/errors.js";
 import { looksLikeKey, registerSecret } from "../core/secrets.js";
@@ -25,6 +26,7 @@ export function parseSigningKey(text: string, source: string): SigningKey {
   if (trimmed.length === 0) {
     throw new RelcastError("E_KEY", `signing key from ${source} is empty`, "export it with Sparkle's `generate_keys -x <file>` or `relcast keys generate`");
   }
+  if (/^-----BEGIN [A-Z0-9 ]+-----/.test(trimmed)) throw pemKeyError(trimmed, source);
   const compact = trimmed.replace(/\s+/g, "");
   if (!BASE64.test(compact) || compact.length % 4 !== 0) {
     throw new RelcastError("E_KEY", `signing key from ${source} is not valid base64`, "the key file must hold only the base64 text that `generate_keys -x` writes");
@@ -47,6 +49,41 @@ export function parseSigningKey(text: string, source: string): SigningKey {
   }
   const publicKeyBase64 = key.publicKey.toString("base64");
   return { ...key, source, publicKeyBase64 };
+}
+
+/** The command that turns a PEM (PKCS#8) Ed25519 private key into the base64 seed: the seed is the last 32 bytes of its DER form. */
+export const PEM_TO_SEED_COMMAND = "openssl pkey -in key.pem -outform DER | tail -c 32 | base64 > key.txt";
+
+/**
+ * A PEM file where the base64 seed belongs (an OpenSSL or cloud key
+ * manager's export): says what kind of key it is and, for an Ed25519
+ * private key, the command that converts it. The key is never echoed.
+ */
+function pemKeyError(pem: string, source: string): RelcastError {
+  const label = /^-----BEGIN ([A-Z0-9 ]+)-----/.exec(pem)![1]!;
+  let kind: string | undefined;
+  try {
+    kind = createPrivateKey(pem).asymmetricKeyType;
+  } catch {
+    try {
+      createPublicKey(pem);
+      return new RelcastError("E_KEY", `signing key from ${source} is a PEM public key (${label}); signing needs the private key`, "pass the private key: the base64 seed from Sparkle's `generate_keys -x` or `relcast keys generate`");
+    } catch {
+      kind = undefined;
+    }
+  }
+  if (kind === "ed25519") {
+    return new RelcastError(
+      "E_KEY",
+      `signing key from ${source} is a PEM file (${label}); relcast and Sparkle read the base64 seed of the Ed25519 key instead`,
+      `convert it once: ${PEM_TO_SEED_COMMAND} (key.pem is this file), then use key.txt`,
+    );
+  }
+  return new RelcastError(
+    "E_KEY",
+    `signing key from ${source} is a PEM file (${label}) holding ${kind ? `an ${kind.toUpperCase()} key` : "no key relcast can read"}; Sparkle signs only with Ed25519`,
+    "create an Ed25519 key with `relcast keys generate --out key.txt` (or Sparkle's `generate_keys -x key.txt`) and put its public key into SUPublicEDKey",
+  );
 }
 
 /** `--key-file` wins (`-` reads the key from stdin, as `sign_update -f -` does) over the environment variable. */

@@ -49,6 +49,8 @@ export interface ReleaseContext {
   config: RelcastConfig;
   inputs: ReleaseInputs;
   logger: Logger;
+  /** Called after each step that ran, with the context as that step left it (the CLI decides from it what to print). */
+  afterStep?: ((step: string, ctx: ReleaseContext) => void | Promise<void>) | undefined;
   store: ObjectStore;
   key: SigningKey;
   /** Temp folder for the zip; removed by the pipeline. */

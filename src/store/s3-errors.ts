@@ -50,8 +50,8 @@ function where(ctx: S3ErrorContext): string {
 
 /**
  * Turns an SDK error into what the pipeline understands: PreconditionFailedError
- * for a lost conditional write, otherwise a RelcastError E_STORE whose hint
- * names the fix.
+ * for a lost conditional write, E_NETWORK when the endpoint cannot be
+ * reached, otherwise a RelcastError E_STORE whose hint names the fix.
  */
 export function mapS3Error(err: unknown, ctx: S3ErrorContext): Error {
   if (err instanceof RelcastError || err instanceof PreconditionFailedError) return err;
@@ -83,7 +83,8 @@ export function mapS3Error(err: unknown, ctx: S3ErrorContext): Error {
     return fail("no region configured", "set s3.region in the config or AWS_REGION in the environment");
   }
   if (isNetworkError(err)) {
-    return fail(`endpoint unreachable (${detail})`, `check s3.endpoint${ctx.endpoint ? ` (${ctx.endpoint})` : ""}, the network and any proxy; the request was retried with backoff`);
+    // The network class (exit 13), as the exit-code table promises: the store may be fine, the way to it is not.
+    return new RelcastError("E_NETWORK", `${ctx.operation} ${where(ctx)} failed: endpoint unreachable (${detail})`, `check s3.endpoint${ctx.endpoint ? ` (${ctx.endpoint})` : ""}, the network and any proxy; the request was retried with backoff`, { cause: err });
   }
   if (status === 501 || name === "NotImplemented") {
     return fail(detail, "this S3-compatible provider lacks a feature relcast needs (conditional writes); see docs/s3-store.md");

@@ -87,11 +87,11 @@ describe("the Action (action.yml) under a simulated runner", () => {
     await rm(ws.dir, { recursive: true, force: true });
   });
 
-  it("action.yml runs the bundle on node24 and declares every input the entry reads and the three outputs", () => {
+  it("action.yml runs the bundle on node24 and declares every input the entry reads and the four outputs", () => {
     const action = readYaml(path.join(REPO_ROOT, "action.yml"));
     expect(action.runs).toEqual({ using: "node24", main: "action/dist/index.mjs" });
     expect(Object.keys(action.inputs).sort()).toEqual(["app", "args", "changelog", "channel", "config", "dmg", "dry-run", "notes", "signing-key", "store", "version"]);
-    expect(Object.keys(action.outputs).sort()).toEqual(["appcast-url", "download-url", "version"]);
+    expect(Object.keys(action.outputs).sort()).toEqual(["appcast-url", "checksums", "download-url", "version"]);
     for (const name of ["app", "dmg"]) expect(action.inputs[name].required).toBe(true);
   });
 
@@ -117,8 +117,14 @@ describe("the Action (action.yml) under a simulated runner", () => {
       version: "1.2.0",
       "appcast-url": "https://updates.example.com/api/v1/plugins/bridge-plugin/appcast.xml",
       "download-url": "https://updates.example.com/downloads/bridge-plugin-1.2.0.dmg",
+      checksums: path.join(ws.dir, "relcast-bridge-plugin-1.2.0.sha256"),
     });
     await expect(stat(ws.storeDir)).rejects.toMatchObject({ code: "ENOENT" });
+    // The run's page shows what the publish would do.
+    expect(run.summary).toContain("## Bridge Plugin 1.2.0: dry run, nothing written");
+    expect(run.summary).toMatch(/### The publish would write \d+ objects/);
+    expect(run.summary).toContain("- put `releases/1.2.0/bridge-plugin-1.2.0.zip` (upload: new)");
+    expect(run.summary).toContain("- Faster sync");
   });
 
   it("publishes: version from the tag, notes from the changelog, outputs, step summary, masked key; relcast verify accepts the store", async () => {
@@ -130,7 +136,13 @@ describe("the Action (action.yml) under a simulated runner", () => {
       version: "1.2.0",
       "appcast-url": "https://updates.example.com/api/v1/plugins/bridge-plugin/appcast.xml",
       "download-url": "https://updates.example.com/downloads/bridge-plugin-1.2.0.dmg",
+      checksums: path.join(ws.dir, "relcast-bridge-plugin-1.2.0.sha256"),
     });
+    // The attestation's subjects: both downloads, checked by coreutils against the stored files.
+    const sums = await readFile(run.outputs.checksums!, "utf8");
+    expect(sums.trim().split("\n").map((l) => l.split("  ")[1])).toEqual(["bridge-plugin-1.2.0.dmg", "bridge-plugin-1.2.0.zip"]);
+    expect(execFileSync("sha256sum", ["-c", run.outputs.checksums!], { cwd: path.join(ws.storeDir, "releases", "1.2.0"), encoding: "utf8" }))
+      .toBe("bridge-plugin-1.2.0.dmg: OK\nbridge-plugin-1.2.0.zip: OK\n");
     expect(run.stderr).toContain("SUFeedURL: https://updates.example.com/api/v1/plugins/bridge-plugin/appcast.xml");
     expect(run.summary).toContain("## Bridge Plugin 1.2.0 published");
     expect(run.summary).toContain("- Faster sync");
@@ -138,6 +150,15 @@ describe("the Action (action.yml) under a simulated runner", () => {
     expect(record).toMatchObject({ version: "1.2.0", summary: "Faster sync, fewer drops", releaseNotesList: ["Faster sync", "Reconnect after sleep"], publishedAtIso: "2026-11-20T10:00:00.000Z" });
     const verify = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
     expect(verify.code, verify.stderr + verify.stdout).toBe(0);
+  });
+
+  it("no signing key (a secret that does not exist arrives empty): the error names the signing-key input and the secret", async () => {
+    const before = await snapshotTree(ws.storeDir);
+    const run = await runAction(ws, { ...inputs, "signing-key": "" }, { RELCAST_SIGNING_KEY: "" });
+    expect(run.code).toBe(6);
+    expect(run.stderr).toContain("::error title=relcast E_KEY::no signing key: the signing-key input is empty");
+    expect(run.stderr).toMatch(/fix: create the repository secret RELCAST_SIGNING_KEY .* signing-key: \$\{\{ secrets\.RELCAST_SIGNING_KEY \}\}/);
+    expect(await snapshotTree(ws.storeDir)).toEqual(before);
   });
 
   it("a missing required input or a bad dry-run value fails with an annotation and writes nothing", async () => {

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -71,6 +71,30 @@ describe("relcast init", () => {
     } finally {
       await rm(project, { recursive: true, force: true });
     }
+  });
+
+  it("keeps the key out of git: git add -A in a repository stages the config and the .gitignore, never the key", async () => {
+    const repo = path.join(path.dirname(dir), "repo");
+    await mkdir(path.join(repo, "keys"), { recursive: true });
+    const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd: repo, encoding: "utf8" });
+    git("init", "-q");
+    // An existing .gitignore without a final newline keeps its line; a key name with glob characters is matched literally.
+    await writeFile(path.join(repo, ".gitignore"), "build/");
+    const res = await runCli(["init"], { cwd: repo });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain("added relcast-signing-key.txt to .gitignore, so git add -A leaves the key out");
+    const nested = await runCli(["init", "--key-file", "keys/key[1].txt"], { cwd: repo });
+    expect(nested.code, nested.stderr).toBe(0);
+    registerSecret((await readFile(path.join(repo, "relcast-signing-key.txt"), "utf8")).trim());
+    registerSecret((await readFile(path.join(repo, "keys", "key[1].txt"), "utf8")).trim());
+    await writeFile(path.join(repo, "keys", "key1.txt"), "not the key: the pattern must not match it");
+    git("add", "-A");
+    expect(git("ls-files").trim().split("\n").sort()).toEqual([".gitignore", "keys/.gitignore", "keys/key1.txt", "relcast.config.json"]);
+    expect(await readFile(path.join(repo, ".gitignore"), "utf8")).toBe("build/\n# relcast signing key (relcast init): never commit it\n/relcast-signing-key.txt\n");
+    // Run again: the line is not added twice, and init says the key is already ignored.
+    const again = await runCli(["init"], { cwd: repo });
+    expect(again.stderr).toContain("relcast-signing-key.txt is already in its folder's .gitignore");
+    expect((await readFile(path.join(repo, ".gitignore"), "utf8")).match(/relcast-signing-key/g)).toHaveLength(1);
   });
 
   it("a bad flag value names the field and writes nothing", async () => {

@@ -45,6 +45,17 @@ function bundleCase(name: string, exit: number, message: RegExp, edit: (app: str
   };
 }
 
+/** The workspace's Ed25519 seed as the PEM (PKCS#8) file OpenSSL writes, made by Python's cryptography (an independent encoder). */
+function pemOf(seedBase64: string): string {
+  return execFileSync("python3", ["-c", [
+    "import sys, base64",
+    "from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey",
+    "from cryptography.hazmat.primitives import serialization as s",
+    "k = Ed25519PrivateKey.from_private_bytes(base64.b64decode(sys.argv[1]))",
+    "sys.stdout.write(k.private_bytes(s.Encoding.PEM, s.PrivateFormat.PKCS8, s.NoEncryption()).decode())",
+  ].join("\n"), seedBase64], { encoding: "utf8" });
+}
+
 /** Rewrites one Info.plist key with Python's plistlib (an independent plist writer). */
 function setPlistKey(app: string, key: string, pythonValue: string): void {
   execFileSync("python3", ["-c", `import plistlib,sys\nf=sys.argv[1]\nd=plistlib.load(open(f,"rb"))\nd[sys.argv[2]]=${pythonValue}\nplistlib.dump(d,open(f,"wb"))`, path.join(app, "Contents", "Info.plist"), key]);
@@ -97,6 +108,11 @@ const cases: Case[] = [
   { name: "no key at all", exit: 6, message: /no signing key given/, prepare: async (ws, p) => ({ args: ws.publishArgs(p, "2.0.0").filter((a, i, all) => a !== "--key-file" && all[i - 1] !== "--key-file"), env: { RELCAST_SIGNING_KEY: "" } }) },
   { name: "key that does not match SUPublicEDKey", exit: 6, message: /does not match SUPublicEDKey/, prepare: async (ws) => { const other = newKey(); const p = await ws.plugin("2.0.0", 200, { publicKey: other.publicKeyBase64, name: "Other" }); return { args: ws.publishArgs(p, "2.0.0") }; } },
   { name: "CFBundleShortVersionString mismatch", exit: 7, message: /CFBundleShortVersionString in Info\.plist is 2\.0\.0, but --version is 2\.0\.1/, prepare: async (ws, p) => ({ args: ws.publishArgs(p, "2.0.1") }) },
+  configCase("a misspelled config field", { chanel: "beta" }, /unknown field "chanel" \(did you mean "channel"\?\)/),
+  configCase("a misspelled nested config field", { appcast: { signedfeed: true } }, /unknown field "signedfeed" \(did you mean "signedFeed"\?\) in "appcast"/),
+  { name: "a whole changelog as --notes", exit: 4, message: /notes file .*CHANGELOG\.md is a whole changelog: it has 3 version headings \("\[2\.0\.0\] - 2026-11-20", "\[1\.0\.0\] - 2026-10-01", "\[0\.9\.0\]"\)[\s\S]*fix: pass it as --changelog .*CHANGELOG\.md/, prepare: async (ws, p) => { const f = path.join(ws.dir, "CHANGELOG.md"); await writeFile(f, "# Changelog\n\n## [2.0.0] - 2026-11-20\n- New\n\n## [1.0.0] - 2026-10-01\n- First\n\n## [0.9.0]\n- Beta\n"); return { args: ws.publishArgs({ ...p, notes: f }, "2.0.0") }; } },
+  { name: "a PEM Ed25519 key", exit: 6, message: /signing key from key file .*key\.pem is a PEM file \(PRIVATE KEY\)[\s\S]*fix: convert it once: openssl pkey -in key\.pem -outform DER \| tail -c 32 \| base64 > key\.txt/, prepare: async (ws, p) => { const f = path.join(ws.dir, "key.pem"); await writeFile(f, pemOf(ws.key.seedBase64)); return { args: [...ws.publishArgs(p, "2.0.0"), "--key-file", f] }; } },
+  { name: "a PEM RSA key", exit: 6, message: /is a PEM file \(PRIVATE KEY\) holding an RSA key; Sparkle signs only with Ed25519[\s\S]*fix: create an Ed25519 key with `relcast keys generate/, prepare: async (ws, p) => { const f = path.join(ws.dir, "rsa.pem"); execFileSync("openssl", ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", f], { stdio: "ignore" }); return { args: [...ws.publishArgs(p, "2.0.0"), "--key-file", f] }; } },
   { name: "config with an unknown field", exit: 3, message: /unknown field.*colour|colour.*unknown/i, prepare: async (ws, p) => { const f = path.join(ws.dir, "bad-config.json"); await writeFile(f, JSON.stringify({ pluginId: "x", displayName: "X", publisher: "P", appUrl: "https://a.example", colour: "red" })); return { args: [...ws.publishArgs(p, "2.0.0"), "--config", f] }; } },
   { name: "config missing appUrl", exit: 3, message: /appUrl.*missing|missing.*appUrl/, prepare: async (ws, p) => { const f = path.join(ws.dir, "no-url.json"); await writeFile(f, JSON.stringify({ pluginId: "x", displayName: "X", publisher: "P" })); return { args: [...ws.publishArgs(p, "2.0.0"), "--config", f] }; } },
   { name: "config that is not JSON", exit: 3, message: /is not valid JSON/, prepare: async (ws, p) => { const f = path.join(ws.dir, "broken.json"); await writeFile(f, "{ pluginId: "); return { args: [...ws.publishArgs(p, "2.0.0"), "--config", f] }; } },
@@ -105,7 +121,8 @@ const cases: Case[] = [
   { name: "--app that is a file", exit: 4, message: /--app .* is a file, not a bundle folder/, prepare: async (ws, p) => ({ args: ws.publishArgs({ ...p, app: p.dmg }, "2.0.0") }) },
   { name: "prerelease whose build ranks below an older release", exit: 5, message: /build order: .*2\.0\.0-rc\.1 \(build 50\)/, prepare: async (ws) => { const rc = await ws.plugin("2.0.0-rc.1", 50); return { args: ws.publishArgs(rc, "2.0.0-rc.1", ["--channel", "stable"]) }; } },
   { name: "prerelease on the stable channel by default", exit: 5, message: /2\.0\.0-beta\.1 is a prerelease, and this publish would put it on the stable channel[\s\S]*--channel beta/, prepare: async (ws) => { const beta = await ws.plugin("2.0.0-beta.1", 150); return { args: ws.publishArgs(beta, "2.0.0-beta.1") }; } },
-  { name: "unreachable S3 endpoint", exit: 9, message: /unreachable/, prepare: async (ws, p) => { const f = path.join(ws.dir, "s3-down.json"); await writeFile(f, JSON.stringify({ pluginId: "bridge-plugin", displayName: "B", publisher: "P", appUrl: "https://a.example", store: "s3://relcast-nowhere", s3: { endpoint: "http://127.0.0.1:1", forcePathStyle: true, region: "us-east-1", requestTimeoutMs: 500 } })); return { args: [...ws.publishArgs(p, "2.0.0"), "--config", f], env: { AWS_ACCESS_KEY_ID: "test", AWS_SECRET_ACCESS_KEY: "test" } }; } },
+  // Item 8 of issue 35: a closed port on 127.0.0.1 is the network class, as the README's exit-code table says.
+  { name: "unreachable S3 endpoint", exit: 13, message: /error \[E_NETWORK\]: .*endpoint unreachable/, prepare: async (ws, p) => { const f = path.join(ws.dir, "s3-down.json"); await writeFile(f, JSON.stringify({ pluginId: "bridge-plugin", displayName: "B", publisher: "P", appUrl: "https://a.example", store: "s3://relcast-nowhere", s3: { endpoint: "http://127.0.0.1:1", forcePathStyle: true, region: "us-east-1", requestTimeoutMs: 500 } })); return { args: [...ws.publishArgs(p, "2.0.0"), "--config", f], env: { AWS_ACCESS_KEY_ID: "test", AWS_SECRET_ACCESS_KEY: "test" } }; } },
   { name: "catalog hand-edited into invalid JSON", exit: 12, message: /catalog .*catalog\.json is not valid JSON[\s\S]*relcast rebuild/, prepare: async (ws, p) => { const store = path.join(ws.dir, "broken-store"); await mkdir(path.join(store, "releases"), { recursive: true }); await writeFile(path.join(store, "releases", "catalog.json"), '{"pluginId": "bridge-plugin", "count": 1, "versions": [ {"version": "1.0.0",'); return { args: [...ws.publishArgs(p, "2.0.0"), "--store", `file://${store}`], unchanged: store }; } },
   { name: "unsupported store URL", exit: 3, message: /unsupported store URL "ftp:\/\/x"/, prepare: async (ws, p) => ({ args: [...ws.publishArgs(p, "2.0.0"), "--store", "ftp://x"] }) },
 ];

@@ -149,7 +149,7 @@ describe.skipIf(Boolean(reason))(`S3 store against moto_server${reason ? ` (skip
       await store.close?.();
     });
 
-    it("explains a missing bucket and an unreachable endpoint as E_STORE with a fix", async () => {
+    it("explains a missing bucket (E_STORE) and an unreachable endpoint (E_NETWORK) with a fix", async () => {
       const missing = createS3Store(storeOptions({ bucket: "no-such-bucket-here" }));
       const err = await missing.checkReachable().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(RelcastError);
@@ -159,7 +159,8 @@ describe.skipIf(Boolean(reason))(`S3 store against moto_server${reason ? ` (skip
 
       const closed = createS3Store(storeOptions({ endpoint: "http://127.0.0.1:9" }));
       const down = await closed.checkReachable().catch((e: unknown) => e);
-      expect((down as RelcastError).code).toBe("E_STORE");
+      expect((down as RelcastError).code).toBe("E_NETWORK");
+      expect((down as RelcastError).exitCode).toBe(13);
       expect((down as RelcastError).message).toMatch(/unreachable/);
       expect((down as RelcastError).hint).toMatch(/s3\.endpoint/);
       await missing.close?.();

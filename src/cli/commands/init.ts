@@ -9,6 +9,7 @@ import { publicAppcastUrl } from "../../domain/release-layout.js";
 import { generateSigningKey, writeKeyFile } from "../../sparkle/key-generation.js";
 import { KEY_ENV, parseSigningKey } from "../../sparkle/signing-key.js";
 import { schemaReference } from "../schema-reference.js";
+import { ignoreInGit } from "./init-gitignore.js";
 
 interface InitFlags {
   config: string;
@@ -72,7 +73,7 @@ export function registerInit(program: Command): void {
     .command("init")
     .description("write a starter relcast.config.json and a signing key (never replacing either) and print the Info.plist entries to add")
     .option("--config <file>", "config file to create", "relcast.config.json")
-    .option("--key-file <file>", "signing key file to create (mode 0600; keep it out of git)", "relcast-signing-key.txt")
+    .option("--key-file <file>", "signing key file to create (mode 0600; init adds it to the .gitignore of its folder)", "relcast-signing-key.txt")
     .option("--plugin-id <id>", "plugin id: lower-case letters, digits, '.', '_', '-' (default: from the folder name)")
     .option("--display-name <name>", "name users see (default: the folder name)")
     .option("--publisher <name>", "publisher name", "Example Publisher")
@@ -107,9 +108,11 @@ export function registerInit(program: Command): void {
         throw new RelcastError("E_CONFIG", `${configFile} exists but is not valid JSON`, "fix it, or move it away and run relcast init again");
       }
       const config = configSchema.safeParse(raw);
-      if (!config.success) throw new RelcastError("E_CONFIG", describeZodIssues(config.error, configFile, raw), "fix the field named above (relcast init keeps an existing config)");
+      if (!config.success) throw new RelcastError("E_CONFIG", describeZodIssues(config.error, configFile, raw, configSchema), "fix the field named above (relcast init keeps an existing config)");
       process.stderr.write(created ? `wrote ${flags.config}: edit publisher, appUrl and store before the first publish\n` : `kept the existing ${flags.config}\n`);
 
+      // Before the key exists: a key written first and ignored after could be committed in between.
+      const gitignore = await ignoreInGit(flags.keyFile);
       const existingKey = await readIfExists(flags.keyFile);
       let publicKey: string;
       if (existingKey !== undefined) {
@@ -120,11 +123,16 @@ export function registerInit(program: Command): void {
         await writeKeyFile(flags.keyFile, key.seedBase64, false);
         publicKey = key.publicKeyBase64;
         process.stderr.write(
-          `wrote the signing key to ${flags.keyFile} (mode 0600). Keep it secret and out of git; store its content as the CI secret ${KEY_ENV}.\n` +
+          `wrote the signing key to ${flags.keyFile} (mode 0600). Keep it secret; store its content as the CI secret ${KEY_ENV}.\n` +
             "Losing it means installed copies can no longer be updated: keep a backup offline.\n",
         );
       }
 
+      process.stderr.write(
+        gitignore
+          ? `added ${flags.keyFile} to ${path.relative(process.cwd(), gitignore) || gitignore}, so git add -A leaves the key out (commit the .gitignore)\n`
+          : `${flags.keyFile} is already in its folder's .gitignore\n`,
+      );
       process.stderr.write("add these entries to the bundle's Info.plist (inside the top <dict>):\n");
       process.stdout.write(plistEntries(publicAppcastUrl(config.data.appUrl, config.data.pluginId), publicKey));
     });

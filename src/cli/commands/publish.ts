@@ -1,12 +1,13 @@
-import { Command, Option } from "commander";
+import { Command } from "commander";
 import { RelcastError } from "../../core/errors.js";
 import { parseIsoTimestamp } from "../../core/iso-timestamp.js";
-import { publish } from "../../api/publish.js";
+import { publish, type PublishStepEvent } from "../../api/publish.js";
 import { formatPlan } from "../../domain/release-plan.js";
 import { feedDiffs } from "../../release/plan-preview.js";
 import { cliLogger } from "../cli-logger.js";
 import { uploadProgressReporter } from "../upload-progress.js";
 import { reportPublished } from "../publish-report.js";
+import { heldLogger } from "../held-logger.js";
 
 interface PublishFlags {
   version: string;
@@ -67,7 +68,7 @@ export function registerPublish(program: Command): void {
     .option("--phased-rollout-interval <seconds>", "Sparkle phased rollout: seconds between groups (0: none; default from config)")
     .option("--release-notes-url <url>", "sparkle:releaseNotesLink instead of inline notes ({version} is filled in)")
     .option("--full-release-notes-url <url>", "sparkle:fullReleaseNotesLink (the full version history)")
-    .addOption(new Option("--published-at <iso>", "publication time (migration and reproducible builds)").hideHelp())
+    .option("--published-at <iso>", "publication time in UTC instead of now, e.g. 2026-01-31T12:00:00.000Z (importing releases published elsewhere, reproducible runs)")
     .option("--allow-key-change", "publish although the previous release's bundle carries another SUPublicEDKey (see docs/sparkle.md: key rotation)")
     .option("--no-deltas", "make no Sparkle delta updates from older releases (as deltas.maximum: 0)")
     .option("--dry-run", "print the plan and the diff of appcast and catalog; write nothing")
@@ -75,6 +76,18 @@ export function registerPublish(program: Command): void {
     .option("-q, --quiet", "only errors on stderr")
     .action(async (flags: PublishFlags, command: Command) => {
       const debug = Boolean(command.optsWithGlobals().debug);
+      const logger = cliLogger({ quiet: Boolean(flags.quiet), debug });
+      // A version already in the store: its checks are held until the plan shows whether the run has anything to do,
+      // so an identical re-run prints one line. Everything else prints as it happens (a dry run always does).
+      const held = heldLogger(logger);
+      if (flags.dryRun) await held.release();
+      const onStep = async (e: PublishStepEvent) => {
+        if (e.step === "preflight" && !e.alreadyPublished) await held.release();
+        if (e.step === "plan") {
+          if (e.nothingToDo) held.discard();
+          else await held.release();
+        }
+      };
       const result = await publish({
         version: flags.version, app: flags.app, dmg: flags.dmg, notes: flags.notes, changelog: flags.changelog, summary: flags.summary,
         buildNumber: parseBuildNumber(flags.buildNumber), publishedAt: parsePublishedAt(flags.publishedAt),
@@ -84,8 +97,11 @@ export function registerPublish(program: Command): void {
           critical: flags.critical, minimumAutoupdateVersion: flags.minimumAutoupdateVersion, phasedRolloutInterval: flags.phasedRolloutInterval,
           releaseNotesUrl: flags.releaseNotesUrl, fullReleaseNotesUrl: flags.fullReleaseNotesUrl,
         },
-        logger: cliLogger({ quiet: Boolean(flags.quiet), debug }),
+        logger: held, onStep,
         onProgress: uploadProgressReporter({ tty: Boolean(process.stderr.isTTY) && !flags.json, quiet: Boolean(flags.quiet) }),
+      }).catch(async (err: unknown) => {
+        await held.release();
+        throw err;
       });
       if (flags.dryRun) process.stderr.write(`${formatPlan(result.plan)}\n${feedDiffs(result.preview!)}`);
       reportPublished(result, { json: Boolean(flags.json), quiet: Boolean(flags.quiet) });

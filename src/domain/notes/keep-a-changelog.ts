@@ -16,18 +16,34 @@ export interface ChangelogSection {
   heading: string;
 }
 
-/** Every version the file has a section for, in file order, and the section of `version`. */
-export function changelogSection(content: string, version: string, file: string): ChangelogSection {
-  const lines = content.replace(/^\uFEFF/, "").split(/\r?\n/);
+interface Heading { version: string | undefined; text: string; line: number }
+
+/** The Markdown headings of the given levels (h2: Keep a Changelog's), with the version each names, if any. */
+function headingsOf(lines: string[], levels: ReadonlySet<string>): Heading[] {
   const tokens = notesMarkdown().parse(lines.join("\n"), {});
-  const headings: Array<{ version: string | undefined; text: string; line: number }> = [];
+  const headings: Heading[] = [];
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
-    if (token.type !== "heading_open" || token.tag !== "h2" || !token.map) continue;
+    if (token.type !== "heading_open" || !levels.has(token.tag) || !token.map) continue;
     const text = tokens[i + 1]?.content.trim() ?? "";
     const match = VERSION_HEADING.exec(text);
     headings.push({ version: match && semver.valid(match[1]!) ? match[1]! : undefined, text, line: token.map[0] });
   }
+  return headings;
+}
+
+/**
+ * The versions a Markdown text has headings for (levels 1 to 3), in file
+ * order: two or more mean a whole changelog, not one release's notes.
+ */
+export function versionHeadings(content: string): string[] {
+  return headingsOf(content.replace(/^\uFEFF/, "").split(/\r?\n/), new Set(["h1", "h2", "h3"])).flatMap((h) => (h.version ? [h.text] : []));
+}
+
+/** Every version the file has a section for, in file order, and the section of `version`. */
+export function changelogSection(content: string, version: string, file: string): ChangelogSection {
+  const lines = content.replace(/^\uFEFF/, "").split(/\r?\n/);
+  const headings = headingsOf(lines, new Set(["h2"]));
   const index = headings.findIndex((h) => h.version === version);
   if (index === -1) {
     const versions = headings.flatMap((h) => (h.version ? [h.version] : []));

@@ -17,6 +17,7 @@ import type { ReleaseContext } from "../release-context.js";
 import type { Step } from "../step.js";
 import { changedOptions, resolveAutoupdateOptions } from "../../domain/autoupdate-options.js";
 import { assertBuildOrder } from "./build-order-check.js";
+import { describeStoreLocation } from "../../store/store-location.js";
 import { snapshotDiskImage } from "./disk-image-snapshot.js";
 import { checkContinuity } from "./continuity-check.js";
 
@@ -140,6 +141,13 @@ export const preflightStep: Step = {
     }
     // A catalog someone broke by hand stops the run here, before any upload.
     ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config));
+    // Said on every publish into a store without releases (not only the very first), so a typo in the store URL shows at once.
+    if (ctx.catalog === undefined || ctx.catalog.count === 0) {
+      ctx.logger.warn(
+        `publishing the first release into ${describeStoreLocation(ctx.store.location, ctx.config.s3?.endpoint)}: it holds no releases yet. ` +
+          "If earlier releases went somewhere else, stop here and fix --store or the config's store",
+      );
+    }
     const twin = caseTwinOf(ctx.config.channel, channelsOf(ctx.catalog));
     if (twin !== undefined) {
       throw new RelcastError(

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { RelcastError } from "../../core/errors.js";
 import { codePointName, firstIllegalXmlChar, firstInvalidUtf8 } from "../../core/xml-text.js";
-import { changelogSection } from "../../domain/notes/keep-a-changelog.js";
+import { changelogSection, versionHeadings } from "../../domain/notes/keep-a-changelog.js";
 import { MAX_NOTES_BYTES, parseReleaseNotes, type ReleaseNotes } from "../../domain/release-notes.js";
 
 async function readText(file: string, what: string, hint: string): Promise<string> {
@@ -47,6 +47,15 @@ function checked(notes: ReleaseNotes, source: string): ReleaseNotes {
 /** `--notes <file>`: the whole file is the notes, in Markdown. */
 export async function readReleaseNotes(file: string): Promise<ReleaseNotes> {
   const text = await readText(file, "notes file", "pass --notes a Markdown file (for example a list of changes)");
+  // A whole changelog would become one release's notes, every older release's changes included.
+  const versions = versionHeadings(text);
+  if (versions.length >= 2) {
+    throw new RelcastError(
+      "E_INPUT",
+      `notes file ${file} is a whole changelog: it has ${versions.length} version headings (${versions.slice(0, 3).map((v) => `"${v}"`).join(", ")}${versions.length > 3 ? ", …" : ""}), and all of it would become this release's notes`,
+      `pass it as --changelog ${file} to take only this version's section (in the Action: changelog: instead of notes:)`,
+    );
+  }
   return checked(parseReleaseNotes(text), `notes file ${file}`);
 }
 
