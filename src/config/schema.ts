@@ -89,8 +89,11 @@ export const configSchema = z.strictObject({
     .strictObject({
       /** Deltas from at most this many older builds (default 5, as generate_appcast --maximum-deltas; 0 = none). */
       maximum: z.number().int().min(0).max(50).optional(),
-      /** Container compression: lzma (Sparkle's default), bzip2 or none. */
-      compression: z.enum(["lzma", "bzip2", "none"]).optional(),
+      /**
+       * Container compression: lzma (Sparkle's default; needs the xz program), zlib (built into Node), bzip2 (needs
+       * the bzip2 program) or none. Unset: lzma where xz is on the PATH, zlib elsewhere.
+       */
+      compression: z.enum(["lzma", "zlib", "bzip2", "none"]).optional(),
       /** Files larger than this (MiB) are shipped whole inside the delta instead of diffed (default 16). */
       diffLimitMiB: z.number().min(0).max(1024).optional(),
     })

@@ -6,6 +6,7 @@ import { releaseRecordSchema, type ReleaseRecord } from "../../domain/record-sch
 import { deltaFileName, recordKey, versionedKey, zipFileName } from "../../domain/release-layout.js";
 import { applyDeltaToTree } from "../../sparkle/delta/delta-apply-tree.js";
 import { limitsForNewTree } from "../../sparkle/delta/delta-limits.js";
+import { compressionUnavailable, defaultCompression, missingProgramError } from "../../sparkle/delta/delta-codec.js";
 import { createDeltaFromTrees, DEFAULT_DIFF_LIMIT_BYTES } from "../../sparkle/delta/delta-create.js";
 import { readStoredZipTree } from "../../sparkle/delta/stored-zip-tree.js";
 import { openZipBundleTree, type ZipBundleTree } from "../../sparkle/delta/zip-bundle-tree.js";
@@ -87,7 +88,9 @@ export const deltasStep: Step = {
     const zip = need(ctx.zip, "zip");
     const build = need(ctx.buildNumber, "build number");
     const maximum = config.deltas?.maximum ?? DEFAULT_MAXIMUM_DELTAS;
-    const compression = config.deltas?.compression ?? "lzma";
+    // Unset: lzma (smallest) where xz is on the PATH, zlib (built into Node, Sparkle reads it) elsewhere.
+    const compression = config.deltas?.compression ?? defaultCompression();
+    if (compressionUnavailable(compression)) throw missingProgramError(compression);
     const diffLimitBytes = config.deltas?.diffLimitMiB === undefined ? DEFAULT_DIFF_LIMIT_BYTES : Math.floor(config.deltas.diffLimitMiB * 1048576);
     ctx.deltas = [];
 
@@ -140,7 +143,7 @@ export const deltasStep: Step = {
             return {
               delta,
               log:
-                `delta from ${candidate.version} (build ${candidate.build}): ${sizeBytes} bytes, ${Math.round((sizeBytes / zip.sizeBytes) * 1000) / 10}% of the zip; ` +
+                `delta from ${candidate.version} (build ${candidate.build}): ${sizeBytes} bytes (${compression}${config.deltas?.compression ? "" : compression === "lzma" ? ", xz found" : ", no xz on the PATH"}), ${Math.round((sizeBytes / zip.sizeBytes) * 1000) / 10}% of the zip; ` +
                 `${c.diffed} diffed, ${c.extracted} extracted, ${c.cloned} cloned, ${c.deleted} deleted; old zip read in place (${oldTree.reused} entries unchanged, ${oldTree.inflated} inflated); applied back: tree hash matches`,
             };
           } finally {
