@@ -13,7 +13,6 @@
 import { spawn } from "node:child_process";
 import { PassThrough, Readable, type Writable } from "node:stream";
 import { createInflateRaw } from "node:zlib";
-import { XzReadableStream } from "xz-decompress";
 import { commandOnPath } from "../../core/command-on-path.js";
 import { RelcastError } from "../../core/errors.js";
 import type { CompressionName } from "./delta-format.js";
@@ -50,7 +49,9 @@ function inProcess(input: Writable, decoded: Readable, what: string): DeltaDecod
   };
 }
 
-function wasmXz(): DeltaDecoder {
+async function wasmXz(): Promise<DeltaDecoder> {
+  // Loaded only here (its WebAssembly is 100 kB of base64); a CommonJS package, so through its default export.
+  const { XzReadableStream } = (await import("xz-decompress")).default;
   const input = new PassThrough();
   // Web streams on both sides: the package is written for browsers too.
   const decoded = Readable.fromWeb(new XzReadableStream(Readable.toWeb(input) as never) as never);
