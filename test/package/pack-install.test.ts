@@ -22,10 +22,12 @@ const NPM_QUIET = ["--no-audit", "--no-fund", "--loglevel=error"];
  * a link whose package satisfies the range, so `npm install --offline` fetches
  * nothing; their own dependencies resolve through the links' real paths.
  *
- * No compiler: npm runs with install scripts on, a PATH holding only node and
- * npm (no cc, gcc, g++, make, python, xz or bzip2) and CC/CXX set to `false`,
- * so a dependency that builds native code at install fails the install. Then
- * `relcast publish` runs in that project with the same PATH.
+ * No compiler: npm runs with install scripts on, a PATH holding only node, npm
+ * and sh (no cc, gcc, g++, make, python, xz or bzip2) and CC/CXX set to
+ * `false`, so a dependency that builds native code at install fails the
+ * install (better-sqlite3 did: its prebuilt binary is not reachable offline and
+ * node-gyp finds no Python or compiler). Then `relcast publish` runs in that
+ * project with the same PATH.
  */
 const pkg = JSON.parse(await readFile(path.join(REPO_ROOT, "package.json"), "utf8")) as {
   name: string; version: string; dependencies: Record<string, string>;
@@ -55,6 +57,7 @@ beforeAll(async () => {
   await mkdir(bin);
   await symlink(process.execPath, path.join(bin, "node"));
   for (const tool of ["npm", "npx"]) await symlink(realpathSync(path.join(path.dirname(process.execPath), tool)), path.join(bin, tool));
+  await symlink("/bin/sh", path.join(bin, "sh")); // npm runs install scripts with sh
   bareEnv = { ...process.env, PATH: bin, CC: "false", CXX: "false", npm_config_build_from_source: "", npm_config_offline: "true" };
   await run("npm", ["install", "--offline", ...NPM_QUIET, tarball], { cwd: project, env: bareEnv });
   // What a TypeScript user has anyway: the compiler and Node's types.

@@ -6,7 +6,7 @@
  * reader reports the problem with the delta's name).
  *
  * No program is needed: zlib is Node's raw DEFLATE, lzma is read by `xz` when it
- * is on the PATH (about four times faster) and otherwise by xz-embedded compiled
+ * is on the PATH (half the CPU time, measured in docs/sparkle.md) and otherwise by xz-embedded compiled
  * to WebAssembly (the xz-decompress package: no native code, nothing compiled
  * at install), bzip2 by `bzip2`.
  */
