@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeTree } from "../helpers/delta-trees.js";
 import { runCli } from "../helpers/run-cli.js";
-import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
+import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
 
 /**
  * A laptop's second release on stock macOS: no xz, no bzip2. The CLI runs with
@@ -75,6 +75,22 @@ describe("publish and verify with no xz or bzip2 on the PATH", () => {
     const res = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64], { env: bareEnv });
     expect(res.code, res.stdout + res.stderr).toBe(0);
     expect(res.stdout).toMatch(/deltas/);
+  });
+
+  it("a re-run keeps the compression of the stored deltas: a no-op where xz now is, a clear refusal where it is not", async () => {
+    const snapshot = async () => JSON.stringify(await snapshotTree(ws.storeDir));
+    const before = await snapshot();
+    // 1.2.0 was published without xz (zlib deltas); re-run here, where xz is: the same zlib bytes, nothing to do.
+    const p = await ws.plugin("1.2.0", 120);
+    const again = await runCli(ws.publishArgs(p, "1.2.0"));
+    expect(again.code, again.stderr).toBe(0);
+    // 1.1.0 has lzma deltas: without xz they cannot be remade byte for byte, and the re-run says so.
+    const q = await ws.plugin("1.1.0", 110);
+    const refused = await runCli(ws.publishArgs(q, "1.1.0"), { env: bareEnv });
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toMatch(/already published with lzma deltas/);
+    expect(refused.stderr).toMatch(/xz/);
+    expect(await snapshot()).toBe(before);
   });
 
   it("an explicit lzma setting without xz is refused before anything is written, naming xz and zlib", async () => {

@@ -7,6 +7,7 @@ import { deltaFileName, recordKey, versionedKey, zipFileName } from "../../domai
 import { applyDeltaToTree } from "../../sparkle/delta/delta-apply-tree.js";
 import { limitsForNewTree } from "../../sparkle/delta/delta-limits.js";
 import { compressionUnavailable, defaultCompression, missingProgramError } from "../../sparkle/delta/delta-codec.js";
+import { compressionName, type CompressionName } from "../../sparkle/delta/delta-format.js";
 import { createDeltaFromTrees, DEFAULT_DIFF_LIMIT_BYTES } from "../../sparkle/delta/delta-create.js";
 import { readStoredZipTree } from "../../sparkle/delta/stored-zip-tree.js";
 import { openZipBundleTree, type ZipBundleTree } from "../../sparkle/delta/zip-bundle-tree.js";
@@ -29,6 +30,23 @@ async function readRecord(store: ObjectStore, version: string): Promise<ReleaseR
   const record = parseStoredJson(got.body, releaseRecordSchema);
   if (!record) throw new RelcastError("E_VERIFY", `${where} is not a valid release record`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
   return record;
+}
+
+/** The compression byte of a stored delta (undefined when it is missing or not a delta: the re-run then remakes it). */
+async function storedCompression(store: ObjectStore, version: string, fileName: string): Promise<CompressionName | undefined> {
+  const got = await store.getStream(versionedKey(version, fileName), { start: 0, end: 5 });
+  if (!got) return undefined;
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of got.stream) {
+      chunks.push(chunk as Buffer);
+      if (Buffer.concat(chunks).length >= 6) break;
+    }
+  } finally {
+    got.stream.destroy();
+  }
+  const head = Buffer.concat(chunks);
+  return head.length >= 6 && head.toString("latin1", 0, 4) === "spk!" ? compressionName(head[4]!) : undefined;
 }
 
 /** Runs `fn` over `items`, `limit` at a time, answering the results in the items' order; all settle before a failure is thrown. */
@@ -88,9 +106,20 @@ export const deltasStep: Step = {
     const zip = need(ctx.zip, "zip");
     const build = need(ctx.buildNumber, "build number");
     const maximum = config.deltas?.maximum ?? DEFAULT_MAXIMUM_DELTAS;
-    // Unset: lzma (smallest) where xz is on the PATH, zlib (built into Node, Sparkle reads it) elsewhere.
-    const compression = config.deltas?.compression ?? defaultCompression();
-    if (compressionUnavailable(compression)) throw missingProgramError(compression);
+    // Unset: lzma (smallest) where xz is on the PATH, zlib (built into Node, Sparkle reads it) elsewhere; a re-run
+    // keeps the compression its stored deltas have, whatever this machine has, so it remakes the same bytes.
+    const existingDeltas = ctx.existingRecord?.autoupdate?.deltas ?? [];
+    const stored = config.deltas?.compression || existingDeltas.length === 0 ? undefined : await storedCompression(ctx.store, inputs.version, deltaFileName(config.pluginId, inputs.version, existingDeltas[0]!.fromVersion));
+    const compression = config.deltas?.compression ?? stored ?? defaultCompression();
+    const unavailable = compressionUnavailable(compression);
+    if (unavailable && stored) {
+      throw new RelcastError(
+        "E_INPUT",
+        `${inputs.version} is already published with ${stored} deltas; a re-run remakes them to check them, and ${unavailable}`,
+        `re-run where ${stored === "lzma" ? "xz" : "bzip2"} is installed (macOS: brew install ${stored === "lzma" ? "xz" : "bzip2"}); nothing was written`,
+      );
+    }
+    if (unavailable) throw missingProgramError(compression);
     const diffLimitBytes = config.deltas?.diffLimitMiB === undefined ? DEFAULT_DIFF_LIMIT_BYTES : Math.floor(config.deltas.diffLimitMiB * 1048576);
     ctx.deltas = [];
 
