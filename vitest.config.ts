@@ -52,7 +52,8 @@ export default defineConfig({
     sequence: { sequencer: LongestFirst },
     // Each file: its own temp folder (TMPDIR), removed after it; then no secret in any captured output, log or store.
     setupFiles: ["test/setup/temp-dir.ts", "test/setup/secrets-scan.ts"],
-    // Once, before any file: brings dist/ up to date (scripts/build.mjs --if-stale; files never rebuild it themselves).
-    globalSetup: ["test/setup/build-once.ts"],
+    // Once, before any file: brings dist/ up to date (scripts/build.mjs --if-stale; files never rebuild it themselves),
+    // and makes the run's temp folder that holds every file's own (removed at the end, whatever a worker did).
+    globalSetup: ["test/setup/build-once.ts", "test/setup/run-temp-root.ts"],
   },
 });

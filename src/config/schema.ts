@@ -110,8 +110,8 @@ export const configSchema = z.strictObject({
     .strictObject({
       maximum: z.number().int().min(0).max(50).optional()
         .meta(doc("Deltas from at most this many older builds on the release's channel and stable (as generate_appcast --maximum-deltas; 0: none).", 5)),
-      compression: z.enum(["lzma", "bzip2", "none"]).optional()
-        .meta(doc("Compression of the delta container: lzma (Sparkle's default), bzip2 or none.", "lzma")),
+      compression: z.enum(["lzma", "zlib", "bzip2", "none"]).optional()
+        .meta(doc("Compression of the delta container: lzma (Sparkle's default; needs the xz program), zlib (built into Node; Sparkle reads it), bzip2 (needs the bzip2 program) or none. Unset: lzma where xz is on the PATH, zlib elsewhere.")),
       diffLimitMiB: z.number().min(0).max(1024).optional()
         .meta(doc("Files larger than this many MiB are shipped whole inside the delta instead of diffed.", 16)),
     })

@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { copyFile, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -20,6 +21,13 @@ const NPM_QUIET = ["--no-audit", "--no-fund", "--loglevel=error"];
  * the repository's copy of each of relcast's direct dependencies. npm accepts
  * a link whose package satisfies the range, so `npm install --offline` fetches
  * nothing; their own dependencies resolve through the links' real paths.
+ *
+ * No compiler: npm runs with install scripts on, a PATH holding only node, npm
+ * and sh (no cc, gcc, g++, make, python, xz or bzip2) and CC/CXX set to
+ * `false`, so a dependency that builds native code at install fails the
+ * install (better-sqlite3 did: its prebuilt binary is not reachable offline and
+ * node-gyp finds no Python or compiler). Then `relcast publish` runs in that
+ * project with the same PATH.
  */
 const pkg = JSON.parse(await readFile(path.join(REPO_ROOT, "package.json"), "utf8")) as {
   name: string; version: string; dependencies: Record<string, string>;
@@ -29,6 +37,7 @@ let dir: string;
 let project: string;
 let tarball: string;
 let ws: Workspace;
+let bareEnv: NodeJS.ProcessEnv;
 
 async function linkFromRepo(name: string): Promise<void> {
   const target = path.join(project, "node_modules", ...name.split("/"));
@@ -44,7 +53,13 @@ beforeAll(async () => {
   tarball = path.join(dir, (JSON.parse(stdout) as Array<{ filename: string }>)[0]!.filename);
   await writeFile(path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
   for (const name of Object.keys(pkg.dependencies)) await linkFromRepo(name);
-  await run("npm", ["install", "--offline", "--ignore-scripts", ...NPM_QUIET, tarball], { cwd: project });
+  const bin = path.join(dir, "bare-bin");
+  await mkdir(bin);
+  await symlink(process.execPath, path.join(bin, "node"));
+  for (const tool of ["npm", "npx"]) await symlink(realpathSync(path.join(path.dirname(process.execPath), tool)), path.join(bin, tool));
+  await symlink("/bin/sh", path.join(bin, "sh")); // npm runs install scripts with sh
+  bareEnv = { ...process.env, PATH: bin, CC: "false", CXX: "false", npm_config_build_from_source: "", npm_config_offline: "true" };
+  await run("npm", ["install", "--offline", ...NPM_QUIET, tarball], { cwd: project, env: bareEnv });
   // What a TypeScript user has anyway: the compiler and Node's types.
   await linkFromRepo("@types/node");
   ws = await makeWorkspace();
@@ -54,6 +69,27 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
   if (ws) await rm(ws.dir, { recursive: true, force: true });
 });
+
+/** The packages npm installed for the consumer (production tree), each as its real folder. */
+function installedPackages(): Array<{ name: string; dir: string }> {
+  const seen = new Map<string, string>();
+  const visit = (name: string, from: string): void => {
+    for (let at = from; ; at = path.dirname(at)) {
+      const candidate = path.join(at, "node_modules", ...name.split("/"));
+      if (existsSync(path.join(candidate, "package.json"))) {
+        const real = realpathSync(candidate);
+        if (seen.has(real)) return;
+        seen.set(real, name);
+        const manifest = JSON.parse(readFileSync(path.join(real, "package.json"), "utf8")) as { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
+        for (const dep of Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies })) visit(dep, real);
+        return;
+      }
+      if (path.dirname(at) === at) return; // an optional dependency not installed on this platform
+    }
+  };
+  visit("relcast", project);
+  return [...seen].map(([dir, name]) => ({ name, dir }));
+}
 
 describe("npm pack → npm install <tarball> in an empty project", () => {
   it("ships the built code, declarations, templates and README, and no sources, tests or maps", async () => {
@@ -86,6 +122,58 @@ describe("npm pack → npm install <tarball> in an empty project", () => {
     const schemaFile = path.resolve(project, config.$schema);
     const { stdout } = await run("python3", ["-c", "import json, sys, jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))); print('valid')", configFile, schemaFile]);
     expect(stdout.trim()).toBe("valid");
+  });
+
+  it("installs no native module and runs no install script: better-sqlite3 (the gateway's) is not installed", async () => {
+    const installed = installedPackages();
+    expect(installed.map((p) => p.name)).toEqual(expect.arrayContaining(["relcast", "zod", "xz-decompress"]));
+    const native = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true, recursive: true })
+        .filter((e) => e.isFile() && (e.name === "binding.gyp" || e.name.endsWith(".node")) && !path.relative(dir, e.parentPath).split(path.sep).includes("node_modules"))
+        .map((e) => path.join(e.parentPath, e.name));
+    const offenders = installed.flatMap(({ name, dir }) => {
+      const scripts = (JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { scripts?: Record<string, string> }).scripts ?? {};
+      const install = ["preinstall", "install", "postinstall"].filter((s) => scripts[s]);
+      return [...install.map((s) => `${name}: ${s} script`), ...native(dir).map((f) => `${name}: ${path.basename(f)}`)];
+    });
+    expect(offenders).toEqual([]);
+    expect(installed.map((p) => p.name)).not.toContain("better-sqlite3");
+    const resolved = await run(process.execPath, ["--input-type=module", "-e", "await import('better-sqlite3')"], { cwd: project }).catch((e: { stderr: string }) => e);
+    expect((resolved as { stderr: string }).stderr).toContain("ERR_MODULE_NOT_FOUND");
+  });
+
+  it("`relcast publish` there, with only node and npm on the PATH, publishes a release and its delta", async () => {
+    const pub = await makeWorkspace({ deltas: { maximum: 5 } });
+    try {
+      const relcast = path.join(project, "node_modules", "relcast", "dist", "cli", "relcast.mjs");
+      for (const [version, build] of [["1.0.0", 100], ["1.1.0", 110]] as const) {
+        const p = await pub.plugin(version, build);
+        const { stdout } = await run(process.execPath, [relcast, ...pub.publishArgs(p, version, ["--json"])], { cwd: project, env: { ...bareEnv, GITHUB_ACTIONS: "" } });
+        const record = JSON.parse(stdout) as { version: string; autoupdate: { deltas?: Array<{ fromVersion: string; sizeBytes: number }> } };
+        expect(record.version).toBe(version);
+        if (version === "1.1.0") expect(record.autoupdate.deltas?.map((d) => d.fromVersion)).toEqual(["1.0.0"]);
+      }
+      const zip = await stat(path.join(pub.storeDir, "releases", "1.1.0", "bridge-plugin-1.1.0.zip"));
+      expect(zip.size).toBeGreaterThan(0);
+      const delta = await readFile(path.join(pub.storeDir, "releases", "1.1.0", "bridge-plugin-1.1.0-from-1.0.0.delta"));
+      expect([delta.toString("latin1", 0, 4), delta[4]]).toEqual(["spk!", 5]); // no xz on that PATH: zlib
+    } finally {
+      await rm(pub.dir, { recursive: true, force: true });
+    }
+  });
+
+  it("`relcast gateway` on a SQLite state says what to install (or to use PostgreSQL), exit 3", async () => {
+    const config = path.join(dir, "gateway.json");
+    await copyFile(path.join(REPO_ROOT, "examples", "gateway.json"), config);
+    const relcast = path.join(project, "node_modules", "relcast", "dist", "cli", "relcast.mjs");
+    const attempt = await run(process.execPath, [relcast, "gateway", "--config", config, "--db", path.join(dir, "gw.sqlite"), "--port", "0"], {
+      cwd: project, env: { ...bareEnv, RELCAST_HMAC_ACME_BILLING: "x".repeat(32) }, timeout: 120_000,
+    }).then(() => ({ code: 0, stderr: "started" }), (e: { code: number; stderr: string }) => e);
+    expect(attempt.code).toBe(3);
+    expect(attempt.stderr).toMatch(/better-sqlite3/);
+    expect(attempt.stderr).toMatch(/npm install better-sqlite3/);
+    expect(attempt.stderr).toMatch(/postgres:\/\//);
+    await expect(stat(path.join(dir, "gw.sqlite"))).rejects.toThrow(/ENOENT/);
   });
 
   it("refuses deep imports that the exports map does not name", async () => {

@@ -2,16 +2,20 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll } from "vitest";
+import { afterAll, expect } from "vitest";
 
 // Every test file gets its own temp folder: os.tmpdir() in the file and in
 // every process it starts (they inherit TMPDIR) points into it, and it is
 // removed after the file, so a run leaves nothing in the OS temp folder, not
 // even the work folders of publishes a test killed with SIGKILL. Runs after
-// the file's own afterAll hooks (servers are stopped by then).
+// the file's own afterAll hooks (servers are stopped by then). The folder is
+// made inside the run's folder (test/setup/run-temp-root.ts), which vitest's
+// main process removes at the end whatever happened to this worker; its name
+// carries the test file's, so a folder left behind says whose it was.
 const root = process.env.RELCAST_TEST_TMP_ROOT ?? os.tmpdir();
 process.env.RELCAST_TEST_TMP_ROOT = root;
-const dir = mkdtempSync(path.join(root, "relcast-test-file-"));
+const testFile = path.basename(expect.getState().testPath ?? "unknown", ".test.ts").replace(/[^A-Za-z0-9-]/g, "_");
+const dir = mkdtempSync(path.join(root, `relcast-test-file-${testFile}-`));
 process.env.TMPDIR = dir;
 // Node 22.1+ keeps compiled code of the CLI and its modules here for every child `node` the file starts
 // (dozens of publishes start the same AWS SDK); removed with the folder. Older Node ignores it.

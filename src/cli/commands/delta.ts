@@ -3,12 +3,13 @@ import { RelcastError } from "../../core/errors.js";
 import { openBundleTree } from "../../sparkle/delta/bundle-input.js";
 import { applyDelta, readDeltaInfo } from "../../sparkle/delta/delta-apply.js";
 import { createDelta, DEFAULT_DIFF_LIMIT_BYTES } from "../../sparkle/delta/delta-create.js";
-import { Command as ItemCommand, type CompressionName } from "../../sparkle/delta/delta-format.js";
+import { compressionUnavailable, defaultCompression, missingProgramError } from "../../sparkle/delta/delta-codec.js";
+import { COMPRESSION_NAMES, Command as ItemCommand, type CompressionName } from "../../sparkle/delta/delta-format.js";
 
-const COMPRESSIONS = ["lzma", "bzip2", "none"] as const;
-
-function compressionFlag(value: string): CompressionName {
-  if (!(COMPRESSIONS as readonly string[]).includes(value)) throw new RelcastError("E_USAGE", `--compression must be one of ${COMPRESSIONS.join(", ")}, got "${value}"`, "lzma is Sparkle's default");
+function compressionFlag(value: string | undefined): CompressionName {
+  if (value === undefined) return defaultCompression();
+  if (!(COMPRESSION_NAMES as readonly string[]).includes(value)) throw new RelcastError("E_USAGE", `--compression must be one of ${COMPRESSION_NAMES.join(", ")}, got "${value}"`, "lzma is Sparkle's default; zlib needs no program");
+  if (compressionUnavailable(value as CompressionName)) throw missingProgramError(value as CompressionName);
   return value as CompressionName;
 }
 
@@ -30,9 +31,9 @@ export function registerDelta(program: Command): void {
     .argument("<old>", "the old bundle (folder or zip)")
     .argument("<new>", "the new bundle (folder or zip)")
     .argument("<out>", "the .delta file to write")
-    .option("--compression <mode>", "lzma (Sparkle's default), bzip2 or none", "lzma")
+    .option("--compression <mode>", "lzma (Sparkle's default; needs xz), zlib (no program needed), bzip2 (needs bzip2) or none; default: lzma where xz is on the PATH, else zlib")
     .option("--diff-limit-mib <n>", `files larger than this are shipped whole instead of diffed (default ${DEFAULT_DIFF_LIMIT_BYTES / 1048576})`)
-    .action(async (oldInput: string, newInput: string, out: string, flags: { compression: string; diffLimitMib?: string }) => {
+    .action(async (oldInput: string, newInput: string, out: string, flags: { compression?: string; diffLimitMib?: string }) => {
       const compression = compressionFlag(flags.compression);
       const limitMib = flags.diffLimitMib === undefined ? undefined : Number(flags.diffLimitMib);
       if (limitMib !== undefined && !(Number.isFinite(limitMib) && limitMib >= 0)) throw new RelcastError("E_USAGE", `--diff-limit-mib must be a number ≥ 0, got "${flags.diffLimitMib}"`, "e.g. --diff-limit-mib 24");

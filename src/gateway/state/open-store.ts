@@ -9,6 +9,6 @@ import { TokenStore } from "./token-store.js";
  * default).
  */
 export async function openTokenStore(location: string, clock: Clock): Promise<TokenStore> {
-  const driver = isPostgresUrl(location) ? await openPostgresDriver(location) : openSqliteDriver(location);
+  const driver = isPostgresUrl(location) ? await openPostgresDriver(location) : await openSqliteDriver(location);
   return new TokenStore(driver, clock);
 }

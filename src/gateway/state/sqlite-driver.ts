@@ -1,4 +1,4 @@
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { RelcastError } from "../../core/errors.js";
 import { MIGRATIONS, migrationSql } from "./migrations.js";
 import { Serial, type Row, type SqlDriver, type SqlRunner, type SqlValue } from "./sql-driver.js";
@@ -9,11 +9,16 @@ import { Serial, type Row, type SqlDriver, type SqlRunner, type SqlValue } from 
  * other. better-sqlite3 is synchronous, so a transaction that awaits between
  * statements is kept alone in this process by a queue (every write waits its
  * turn) and against other processes by BEGIN IMMEDIATE.
+ *
+ * better-sqlite3 is native code and only the gateway needs it, so it is an
+ * optional peer dependency, loaded here and nowhere else: installing relcast to
+ * publish compiles nothing (docs/gateway.md, "The database driver").
  */
-export function openSqliteDriver(file: string): SqlDriver {
+export async function openSqliteDriver(file: string): Promise<SqlDriver> {
+  const Sqlite = await loadBetterSqlite3();
   let db: Database.Database;
   try {
-    db = new Database(file);
+    db = new Sqlite(file);
   } catch (err) {
     throw new RelcastError("E_CONFIG", `cannot open gateway database ${file}: ${(err as Error).message}`, "pass --db <file> in a writable folder, or a postgres:// URL");
   }
@@ -56,6 +61,25 @@ export function openSqliteDriver(file: string): SqlDriver {
       await writes.run(async () => db.close());
     },
   };
+}
+
+async function loadBetterSqlite3(): Promise<typeof Database> {
+  try {
+    return (await import("better-sqlite3")).default;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const missing = code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
+    throw new RelcastError(
+      "E_CONFIG",
+      missing
+        ? "the gateway's SQLite state needs the better-sqlite3 package, which is not installed (relcast installs it only for those who run the gateway)"
+        : `better-sqlite3 is installed but cannot be loaded: ${(err as Error).message}`,
+      missing
+        ? "install it next to relcast (npm install better-sqlite3), or keep the state in PostgreSQL: --db postgres://user@host/db"
+        : "reinstall it for this Node version (npm rebuild better-sqlite3), or keep the state in PostgreSQL: --db postgres://user@host/db",
+      { cause: err },
+    );
+  }
 }
 
 function migrate(db: Database.Database): void {

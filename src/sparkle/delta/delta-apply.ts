@@ -98,7 +98,7 @@ export async function openDelta(deltaFile: string, limits: DeltaLimits = DEFAULT
     await raw.close();
   }
   const compression = compressionName(head[4]!);
-  if (!compression) throw corrupt(deltaFile, `compression ${head[4]} is not one relcast reads (none, bzip2, lzma)`);
+  if (!compression) throw corrupt(deltaFile, `compression ${head[4]} is not one relcast reads (lzma, zlib, bzip2, none)`);
   // Until the items are read, the read-ahead is what bounds decompression; then their claimed sizes do.
   const reader = await openDeltaBody(deltaFile, compression, 52 + MAX_PATH_TABLE_BYTES * 9 + limits.maxDataBytes);
   try {

@@ -1,16 +1,16 @@
 /**
- * A delta's body, read in order straight from its decompressor: nothing is
- * written to disk, and decompression stops at a byte limit (the claimed
+ * A delta's body, read in order straight from its decoder (delta-decoder.ts):
+ * nothing is written to disk, and decompression stops at a byte limit (the claimed
  * sizes, see delta-limits.ts), so a small file that inflates to gigabytes
  * costs at most one pipe buffer beyond what its items claim.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import type { Hash } from "node:crypto";
 import type { FileHandle } from "node:fs/promises";
 import { RelcastError } from "../../core/errors.js";
 import type { CompressionName } from "./delta-format.js";
+import { openDecoder } from "./delta-decoder.js";
 
 /** Buffered ahead of the reader before the decompressor is paused. */
 const HIGH_WATER = 1 << 20;
@@ -27,7 +27,7 @@ export class DeltaBody {
 
   constructor(
     private readonly source: Readable,
-    private readonly child: ChildProcess | undefined,
+    private readonly stopDecoder: (() => void) | undefined,
     private readonly name: string,
     private limit: number,
     private readonly childExit: Promise<string | undefined>,
@@ -152,7 +152,7 @@ export class DeltaBody {
 
   stop(): void {
     this.source.destroy();
-    if (this.child && this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+    this.stopDecoder?.();
   }
 
   async close(): Promise<void> {
@@ -161,35 +161,18 @@ export class DeltaBody {
   }
 }
 
-function decompressor(name: Exclude<CompressionName, "none">): { cmd: string; args: string[] } {
-  // xz's memory limit keeps a crafted dictionary size from taking the machine's memory (Sparkle writes preset 6: 9 MiB).
-  return name === "lzma" ? { cmd: "xz", args: ["-dc", "--single-stream", "--memlimit-decompress=256MiB"] } : { cmd: "bzip2", args: ["-dc"] };
-}
-
 /** Opens the body of `deltaFile` (after its 6-byte container header), decompressing at most `limit` bytes. */
 export async function openDeltaBody(deltaFile: string, name: CompressionName, limit: number): Promise<DeltaBody> {
   const file = createReadStream(deltaFile, { start: 6 });
   if (name === "none") return new DeltaBody(file, undefined, deltaFile, limit, Promise.resolve(undefined));
-  const t = decompressor(name);
-  const child = spawn(t.cmd, t.args, { stdio: ["pipe", "pipe", "pipe"] });
-  let stderr = "";
-  child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr = (stderr + s).slice(0, 2000)));
-  const exit = new Promise<string | undefined>((resolve) => {
-    child.once("close", (code, signal) => resolve(code === 0 || signal === "SIGKILL" ? undefined : `${t.cmd} could not decompress it (exit ${code ?? signal}): ${stderr.trim() || "no message"}`));
-  });
+  let decoder;
   try {
-    await new Promise<void>((resolve, reject) => {
-      child.once("error", (err) =>
-        reject(new RelcastError("E_INPUT", `Cannot run ${t.cmd} to read a ${name} delta: ${err.message}.`, `Install ${t.cmd} (Debian: apt-get install ${t.cmd === "xz" ? "xz-utils" : "bzip2"}; macOS: brew install ${t.cmd}).`)),
-      );
-      child.once("spawn", () => resolve());
-    });
+    decoder = await openDecoder(name);
   } catch (err) {
     file.destroy();
     throw err;
   }
-  file.on("error", (err) => child.stdin.destroy(err));
-  child.stdin.on("error", () => undefined);
-  file.pipe(child.stdin);
-  return new DeltaBody(child.stdout, child, deltaFile, limit, exit);
+  file.on("error", (err) => decoder.input.destroy(err));
+  file.pipe(decoder.input);
+  return new DeltaBody(decoder.output, decoder.stop, deltaFile, limit, decoder.problem);
 }

@@ -1,63 +1,83 @@
 /**
- * The container's compression, done by the system's xz and bzip2 (Node has no
- * LZMA or bzip2 codec; see docs/sparkle.md for why not an npm addon). Apple's
- * COMPRESSION_LZMA, which Sparkle uses for the default "lzma" mode, reads and
- * writes an .xz stream at preset 6; we write one xz stream, one block
- * (single-threaded), preset 6, CRC64 check. bzip2 mode is one bzip2 stream at
- * block size 9, as BZ2_bzWriteOpen(…, 9, …) writes it.
+ * The container's compression on the writing side. Sparkle reads each mode
+ * through Apple's Compression framework or libbz2 (SPUSparkleDeltaArchive):
+ * - lzma (Sparkle's default): COMPRESSION_LZMA reads an .xz stream; we write
+ *   one xz stream, one block (single-threaded), preset 6, CRC64 check, with the
+ *   system's `xz`. Node has no LZMA encoder and no npm package offers a good
+ *   one that installs without compiling on every Node relcast supports (see
+ *   docs/sparkle.md), so lzma needs `xz` on the PATH;
+ * - zlib: COMPRESSION_ZLIB is raw DEFLATE (RFC 1951, no zlib header or
+ *   checksum), which Node's own zlib writes: no program needed;
+ * - bzip2: one bzip2 stream at block size 9, as BZ2_bzWriteOpen(…, 9, …)
+ *   writes it, with the system's `bzip2`;
+ * - none: the payload as it is.
+ * Without `deltas.compression`, deltas are lzma where `xz` is on the PATH
+ * (smallest) and zlib elsewhere (stock macOS has no xz).
  */
 import { spawn } from "node:child_process";
 import { createReadStream, createWriteStream } from "node:fs";
 import { once } from "node:events";
+import { pipeline } from "node:stream/promises";
+import { createDeflateRaw } from "node:zlib";
+import { commandOnPath } from "../../core/command-on-path.js";
 import { RelcastError } from "../../core/errors.js";
 import type { CompressionName } from "./delta-format.js";
 
-function tool(name: CompressionName): { cmd: string; compress: string[]; decompress: string[] } {
-  if (name === "lzma") return { cmd: "xz", compress: ["--format=xz", "--check=crc64", "-6", "--threads=1", "-c"], decompress: ["-dc", "--single-stream"] };
-  return { cmd: "bzip2", compress: ["-9", "-c"], decompress: ["-dc"] };
+/** lzma where `xz` is on the PATH, zlib (built into Node) elsewhere. */
+export function defaultCompression(): CompressionName {
+  return commandOnPath("xz") ? "lzma" : "zlib";
 }
 
-/**
- * Streams `input` (from byte `inputStart`) through the codec into `output`
- * (appending when `append`). "none" copies.
- */
-export async function runCodec(mode: "compress" | "decompress", name: CompressionName, input: string, inputStart: number, output: string, append: boolean): Promise<void> {
-  const sink = createWriteStream(output, { flags: append ? "a" : "w" });
-  const sinkClosed = once(sink, "close");
-  const source = createReadStream(input, { start: inputStart });
-  if (name === "none") {
-    source.pipe(sink);
-    await sinkClosed;
-    return;
+/** Why a mode cannot be written here, or undefined when it can. */
+export function compressionUnavailable(name: CompressionName): string | undefined {
+  const program = name === "lzma" ? "xz" : name === "bzip2" ? "bzip2" : undefined;
+  if (!program || commandOnPath(program)) return undefined;
+  return `${name} delta compression needs the ${program} program, which is not on the PATH`;
+}
+
+export function missingProgramError(name: CompressionName): RelcastError {
+  const program = name === "lzma" ? "xz" : "bzip2";
+  return new RelcastError(
+    "E_INPUT",
+    `${compressionUnavailable(name) ?? `cannot run ${program}`}.`,
+    `Install ${program} (macOS: brew install ${program === "xz" ? "xz" : "bzip2"}; Debian: apt-get install ${program === "xz" ? "xz-utils" : "bzip2"}), or set deltas.compression to "zlib" (Sparkle reads it; nothing to install), or leave it unset to use lzma only where xz is present.`,
+  );
+}
+
+function externalCompressor(name: "lzma" | "bzip2"): { cmd: string; args: string[] } {
+  return name === "lzma"
+    ? { cmd: "xz", args: ["--format=xz", "--check=crc64", "-6", "--threads=1", "-c"] }
+    : { cmd: "bzip2", args: ["-9", "-c"] };
+}
+
+/** Compresses `input` into `output`, appending (the container's 6-byte header is already there). */
+export async function compressFile(name: CompressionName, input: string, output: string): Promise<void> {
+  if (name === "none") return pipeline(createReadStream(input), createWriteStream(output, { flags: "a" }));
+  if (name === "zlib") {
+    return pipeline(createReadStream(input), createDeflateRaw({ level: 9 }), createWriteStream(output, { flags: "a" }));
   }
-  const t = tool(name);
-  const child = spawn(t.cmd, mode === "compress" ? t.compress : t.decompress, { stdio: ["pipe", "pipe", "pipe"] });
+  if (compressionUnavailable(name)) throw missingProgramError(name);
+  const t = externalCompressor(name);
+  const sink = createWriteStream(output, { flags: "a" });
+  const sinkClosed = once(sink, "close");
+  const child = spawn(t.cmd, t.args, { stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
-  child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
-  const spawned = new Promise<void>((resolve, reject) => {
-    child.once("error", (err) =>
-      reject(new RelcastError("E_INPUT", `Cannot run ${t.cmd} for ${name} delta compression: ${err.message}.`, `Install ${t.cmd} (Debian: apt-get install ${t.cmd === "xz" ? "xz-utils" : "bzip2"}; macOS: brew install ${t.cmd}) or set deltas.compression.`)),
-    );
-    child.once("spawn", () => resolve());
-  });
+  child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr = (stderr + s).slice(0, 2000)));
   try {
-    await spawned;
+    await new Promise<void>((resolve, reject) => {
+      child.once("error", () => reject(missingProgramError(name)));
+      child.once("spawn", () => resolve());
+    });
   } catch (err) {
     sink.destroy();
-    source.destroy();
     throw err;
   }
+  const source = createReadStream(input);
   source.on("error", (err) => child.stdin.destroy(err));
   child.stdin.on("error", () => undefined);
   source.pipe(child.stdin);
   child.stdout.pipe(sink);
   const [code] = (await once(child, "close")) as [number | null];
   await sinkClosed;
-  if (code !== 0) {
-    throw new RelcastError(
-      mode === "decompress" ? "E_VERIFY" : "E_INTERNAL",
-      `${t.cmd} could not ${mode} the delta (exit ${code}): ${stderr.trim() || "no message"}.`,
-      mode === "decompress" ? "The delta file is damaged or not a Sparkle delta." : undefined,
-    );
-  }
+  if (code !== 0) throw new RelcastError("E_INTERNAL", `${t.cmd} could not compress the delta (exit ${code}): ${stderr.trim() || "no message"}.`);
 }

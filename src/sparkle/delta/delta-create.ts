@@ -20,7 +20,7 @@ import os from "node:os";
 import path from "node:path";
 import { RelcastError } from "../../core/errors.js";
 import { createBsdiffPatchParts } from "./bsdiff-create.js";
-import { runCodec } from "./delta-codec.js";
+import { compressFile } from "./delta-codec.js";
 import { COMPRESSION_LEVEL, Command, Compression, type CompressionName, DELTA_MAGIC, MAJOR_VERSION, MINOR_VERSION, S_IFMT } from "./delta-format.js";
 import { CUSTOM_ICON_PATH, type HashedTree, hashTree, PERMISSION_FLAGS, SYMLINK_PERMISSIONS, type TreeEntry, type TreeSource } from "./tree-hash.js";
 
@@ -263,7 +263,7 @@ export async function createDeltaFromTrees(before: HashedTree, after: HashedTree
     const partial = path.join(path.dirname(path.resolve(outFile)), `.${path.basename(outFile)}.${randomUUID()}.tmp`);
     try {
       await writeFile(partial, header, { flag: "wx" });
-      await runCodec("compress", options.compression, payload, 0, partial, true);
+      await compressFile(options.compression, payload, partial);
       await rename(partial, outFile);
     } catch (err) {
       await rm(partial, { force: true });

@@ -17,9 +17,15 @@ export const MAJOR_VERSION = 3;
 export const MINOR_VERSION = 1;
 
 export const Compression = { none: 0, bzip2: 1, lzma: 2, lzfse: 3, lz4: 4, zlib: 5 } as const;
-export type CompressionName = "none" | "bzip2" | "lzma";
-/** Level Sparkle records in the metadata byte for each mode. */
-export const COMPRESSION_LEVEL: Record<CompressionName, number> = { none: 0, bzip2: 9, lzma: 6 };
+/** The modes relcast writes and reads (Sparkle also reads lzfse and lz4, which only Apple's Compression framework writes). */
+export const COMPRESSION_NAMES = ["lzma", "zlib", "bzip2", "none"] as const;
+export type CompressionName = (typeof COMPRESSION_NAMES)[number];
+/**
+ * Level recorded in the metadata byte for each mode (Sparkle only reports it):
+ * xz preset 6 and bzip2 block size 9 as Sparkle writes them; zlib 9, the level
+ * relcast's DEFLATE encoder uses (Apple's, in Sparkle's own writer, is level 5).
+ */
+export const COMPRESSION_LEVEL: Record<CompressionName, number> = { none: 0, bzip2: 9, lzma: 6, zlib: 9 };
 
 export const Command = {
   end: 0,
@@ -36,5 +42,5 @@ export const S_IFDIR = 0o040000;
 export const S_IFLNK = 0o120000;
 
 export function compressionName(code: number): CompressionName | undefined {
-  return code === Compression.none ? "none" : code === Compression.bzip2 ? "bzip2" : code === Compression.lzma ? "lzma" : undefined;
+  return COMPRESSION_NAMES.find((name) => Compression[name] === code);
 }

@@ -6,6 +6,8 @@ import { releaseRecordSchema, type ReleaseRecord } from "../../domain/record-sch
 import { deltaFileName, recordKey, versionedKey, zipFileName } from "../../domain/release-layout.js";
 import { applyDeltaToTree } from "../../sparkle/delta/delta-apply-tree.js";
 import { limitsForNewTree } from "../../sparkle/delta/delta-limits.js";
+import { compressionUnavailable, defaultCompression, missingProgramError } from "../../sparkle/delta/delta-codec.js";
+import { compressionName, type CompressionName } from "../../sparkle/delta/delta-format.js";
 import { createDeltaFromTrees, DEFAULT_DIFF_LIMIT_BYTES } from "../../sparkle/delta/delta-create.js";
 import { readStoredZipTree } from "../../sparkle/delta/stored-zip-tree.js";
 import { openZipBundleTree, type ZipBundleTree } from "../../sparkle/delta/zip-bundle-tree.js";
@@ -28,6 +30,23 @@ async function readRecord(store: ObjectStore, version: string): Promise<ReleaseR
   const record = parseStoredJson(got.body, releaseRecordSchema);
   if (!record) throw new RelcastError("E_VERIFY", `${where} is not a valid release record`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
   return record;
+}
+
+/** The compression byte of a stored delta (undefined when it is missing or not a delta: the re-run then remakes it). */
+async function storedCompression(store: ObjectStore, version: string, fileName: string): Promise<CompressionName | undefined> {
+  const got = await store.getStream(versionedKey(version, fileName), { start: 0, end: 5 });
+  if (!got) return undefined;
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of got.stream) {
+      chunks.push(chunk as Buffer);
+      if (Buffer.concat(chunks).length >= 6) break;
+    }
+  } finally {
+    got.stream.destroy();
+  }
+  const head = Buffer.concat(chunks);
+  return head.length >= 6 && head.toString("latin1", 0, 4) === "spk!" ? compressionName(head[4]!) : undefined;
 }
 
 /** Runs `fn` over `items`, `limit` at a time, answering the results in the items' order; all settle before a failure is thrown. */
@@ -87,7 +106,20 @@ export const deltasStep: Step = {
     const zip = need(ctx.zip, "zip");
     const build = need(ctx.buildNumber, "build number");
     const maximum = config.deltas?.maximum ?? DEFAULT_MAXIMUM_DELTAS;
-    const compression = config.deltas?.compression ?? "lzma";
+    // Unset: lzma (smallest) where xz is on the PATH, zlib (built into Node, Sparkle reads it) elsewhere; a re-run
+    // keeps the compression its stored deltas have, whatever this machine has, so it remakes the same bytes.
+    const existingDeltas = ctx.existingRecord?.autoupdate?.deltas ?? [];
+    const stored = config.deltas?.compression || existingDeltas.length === 0 ? undefined : await storedCompression(ctx.store, inputs.version, deltaFileName(config.pluginId, inputs.version, existingDeltas[0]!.fromVersion));
+    const compression = config.deltas?.compression ?? stored ?? defaultCompression();
+    const unavailable = compressionUnavailable(compression);
+    if (unavailable && stored) {
+      throw new RelcastError(
+        "E_INPUT",
+        `${inputs.version} is already published with ${stored} deltas; a re-run remakes them to check them, and ${unavailable}`,
+        `re-run where ${stored === "lzma" ? "xz" : "bzip2"} is installed (macOS: brew install ${stored === "lzma" ? "xz" : "bzip2"}); nothing was written`,
+      );
+    }
+    if (unavailable) throw missingProgramError(compression);
     const diffLimitBytes = config.deltas?.diffLimitMiB === undefined ? DEFAULT_DIFF_LIMIT_BYTES : Math.floor(config.deltas.diffLimitMiB * 1048576);
     ctx.deltas = [];
 
@@ -140,7 +172,7 @@ export const deltasStep: Step = {
             return {
               delta,
               log:
-                `delta from ${candidate.version} (build ${candidate.build}): ${sizeBytes} bytes, ${Math.round((sizeBytes / zip.sizeBytes) * 1000) / 10}% of the zip; ` +
+                `delta from ${candidate.version} (build ${candidate.build}): ${sizeBytes} bytes (${compression}${config.deltas?.compression ? "" : compression === "lzma" ? ", xz found" : ", no xz on the PATH"}), ${Math.round((sizeBytes / zip.sizeBytes) * 1000) / 10}% of the zip; ` +
                 `${c.diffed} diffed, ${c.extracted} extracted, ${c.cloned} cloned, ${c.deleted} deleted; old zip read in place (${oldTree.reused} entries unchanged, ${oldTree.inflated} inflated); applied back: tree hash matches`,
             };
           } finally {

@@ -43,7 +43,7 @@ describe("Sparkle tree hash", () => {
   });
 });
 
-describe.each(["lzma", "bzip2", "none"] as const)("delta with %s compression", (compression) => {
+describe.each(["lzma", "zlib", "bzip2", "none"] as const)("delta with %s compression", (compression) => {
   let delta: string;
   let summary: Awaited<ReturnType<typeof createDelta>>;
   beforeAll(async () => {
@@ -86,9 +86,9 @@ describe.each(["lzma", "bzip2", "none"] as const)("delta with %s compression", (
     expect(python("sparkle-tree-hash.py", out)).toBe(summary.afterHash);
   });
 
-  it("has a container Python's own lzma/bz2 modules read, with the header Sparkle expects", async () => {
+  it("has a container Python's own lzma/zlib/bz2 modules read, with the header Sparkle expects", async () => {
     const parsed = JSON.parse(python("read-delta.py", delta)) as { compression: number; metadata: number; major: number; minor: number; before: string; after: string; paths: string[] };
-    expect(parsed).toMatchObject({ compression: { none: 0, bzip2: 1, lzma: 2 }[compression], metadata: { none: 0, bzip2: 9, lzma: 6 }[compression], major: 3, minor: 1 });
+    expect(parsed).toMatchObject({ compression: { none: 0, bzip2: 1, lzma: 2, zlib: 5 }[compression], metadata: { none: 0, bzip2: 9, lzma: 6, zlib: 9 }[compression], major: 3, minor: 1 });
     expect(parsed.before).toBe(python("sparkle-tree-hash.py", oldRoot));
     expect(parsed.after).toBe(python("sparkle-tree-hash.py", newRoot));
     expect(parsed.paths).toContain("/Contents/MacOS/Demo");

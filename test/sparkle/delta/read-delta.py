@@ -1,6 +1,6 @@
 # Independent reader of a Sparkle delta's container header (SPUSparkleDeltaArchive):
 # prints compression, metadata byte, version and both tree hashes as JSON.
-import bz2, json, lzma, struct, sys
+import bz2, json, lzma, struct, sys, zlib
 
 data = open(sys.argv[1], "rb").read()
 assert data[:4] == b"spk!", "magic"
@@ -14,6 +14,11 @@ elif compression == 1:
     d = bz2.BZ2Decompressor()
     body = d.decompress(body)
     assert d.eof and d.unused_data == b"", "one complete bzip2 stream"
+elif compression == 5:
+    # Apple's COMPRESSION_ZLIB, which Sparkle reads this mode with, is raw DEFLATE (RFC 1951): no zlib header, no checksum.
+    d = zlib.decompressobj(wbits=-15)
+    body = d.decompress(body)
+    assert d.eof and d.unused_data == b"", "one complete raw DEFLATE stream"
 else:
     assert compression == 0
 major, minor = struct.unpack_from("<HH", body, 0)
