@@ -6,10 +6,12 @@ import type { RelcastConfig } from "../config/schema.js";
 import { PreconditionFailedError, RelcastError } from "../core/errors.js";
 import { appcastLimit, appcastOptionsFor, renderAppcast } from "../domain/appcast.js";
 import { buildCatalog, firstEntryOffset, mergeIntoCatalog, parseCatalog, serializeCatalog } from "../domain/catalog.js";
-import type { Catalog, ReleaseRecord, YankMarker } from "../domain/record-schema.js";
+import type { Catalog, ReleaseRecord, RolloutMarker, YankMarker } from "../domain/record-schema.js";
 import { APPCAST_KEY, CATALOG_KEY } from "../domain/release-layout.js";
 import { ETAG_PLACEHOLDER, type ContentSource, type Precondition, type PutWrite } from "../domain/release-plan.js";
 import { withYankState } from "../domain/yank-state.js";
+import { withRolloutState } from "../domain/rollout-state.js";
+import { readRolloutMarker } from "./rollout-marker.js";
 import { appcastRecords } from "../domain/appcast-selection.js";
 import { hostedNotesPages, type NotesPage } from "../domain/notes/notes-page.js";
 import { signFeed } from "../sparkle/feed-signature.js";
@@ -21,10 +23,16 @@ import { CATALOG_INDEX_KEY, isIndexed, serializeCatalogIndex } from "./catalog-i
 import { goesFirst, readCatalogView, viewOfCatalog, viewWithNewest } from "./catalog-view.js";
 import { writeCatalog, writeWithNewest } from "./catalog-write.js";
 
-/** What changes in the feeds: a published record, a yank state, or every record (rebuild). */
+/**
+ * What changes in the feeds: a published record, a yank state, a rollout
+ * state, or every record (rebuild). A rollout state is read from its marker
+ * at every planning, after the catalog: whoever writes the catalog last
+ * wrote it with the newest pause or resume (see rollout-marker.ts).
+ */
 export type FeedChange =
   | { kind: "add"; record: ReleaseRecord }
   | { kind: "yank-state"; version: string; marker: YankMarker | undefined }
+  | { kind: "rollout-state"; version: string }
   | { kind: "replace"; records: readonly ReleaseRecord[] };
 
 /** The `feeds` writes of a plan, and the feeds they leave behind (the site is rendered from these). */
@@ -72,7 +80,7 @@ function spliceAt(view: CatalogView, record: ReleaseRecord): (CatalogView & { fi
 }
 
 /** The catalog after a change, given its bytes now (undefined: nothing published yet). */
-function changedCatalog(store: ObjectStore, config: RelcastConfig, change: FeedChange, current: Buffer | undefined): Catalog {
+function changedCatalog(store: ObjectStore, config: RelcastConfig, change: FeedChange, current: Buffer | undefined, rollout: RolloutMarker | undefined): Catalog {
   if (change.kind === "replace") return buildCatalog(config.pluginId, change.records);
   if (!current) {
     if (change.kind === "add") return buildCatalog(config.pluginId, [change.record]);
@@ -80,7 +88,8 @@ function changedCatalog(store: ObjectStore, config: RelcastConfig, change: FeedC
   }
   const catalog = parseCatalog(current.toString("utf8"), store.uriFor(CATALOG_KEY));
   if (change.kind === "add") return mergeIntoCatalog(catalog, catalog.pluginId, change.record);
-  const versions = catalog.versions.map((r) => (r.version === change.version ? withYankState(r, change.marker) : r));
+  const changed = (r: ReleaseRecord) => (change.kind === "yank-state" ? withYankState(r, change.marker) : withRolloutState(r, rollout));
+  const versions = catalog.versions.map((r) => (r.version === change.version ? changed(r) : r));
   return { ...catalog, versions };
 }
 
@@ -135,7 +144,8 @@ export async function planFeeds(store: ObjectStore, config: RelcastConfig, chang
     // A first release, a backport or re-publish, a yank or a rebuild: the whole catalog, parsed and written in full.
     const current = etagNow !== undefined ? await store.get(CATALOG_KEY) : undefined;
     if (etagNow !== undefined && current?.meta.etag !== etagNow) throw new PreconditionFailedError(CATALOG_KEY, "if-match");
-    const next = changedCatalog(store, config, change, current?.body);
+    const rollout = change.kind === "rollout-state" ? (await readRolloutMarker(store, change.version)).marker : undefined;
+    const next = changedCatalog(store, config, change, current?.body, rollout);
     if (change.kind === "add") {
       // A record at a time into a file: the new catalog is not held as a 20 MB string and a copy of it.
       const file = newCatalogFile(workDir, attempt);
