@@ -11,7 +11,6 @@ import { APPCAST_KEY, CATALOG_KEY } from "../domain/release-layout.js";
 import { ETAG_PLACEHOLDER, type ContentSource, type Precondition, type PutWrite } from "../domain/release-plan.js";
 import { withYankState } from "../domain/yank-state.js";
 import { withRolloutState } from "../domain/rollout-state.js";
-import { readRolloutMarker } from "./rollout-marker.js";
 import { appcastRecords } from "../domain/appcast-selection.js";
 import { hostedNotesPages, type NotesPage } from "../domain/notes/notes-page.js";
 import { signFeed } from "../sparkle/feed-signature.js";
@@ -23,16 +22,11 @@ import { CATALOG_INDEX_KEY, isIndexed, serializeCatalogIndex } from "./catalog-i
 import { goesFirst, readCatalogView, viewOfCatalog, viewWithNewest } from "./catalog-view.js";
 import { writeCatalog, writeWithNewest } from "./catalog-write.js";
 
-/**
- * What changes in the feeds: a published record, a yank state, a rollout
- * state, or every record (rebuild). A rollout state is read from its marker
- * at every planning, after the catalog: whoever writes the catalog last
- * wrote it with the newest pause or resume (see rollout-marker.ts).
- */
+/** What changes in the feeds: a published record, a yank state, a rollout state, or every record (rebuild). */
 export type FeedChange =
   | { kind: "add"; record: ReleaseRecord }
   | { kind: "yank-state"; version: string; marker: YankMarker | undefined }
-  | { kind: "rollout-state"; version: string }
+  | { kind: "rollout-state"; version: string; marker: RolloutMarker | undefined }
   | { kind: "replace"; records: readonly ReleaseRecord[] };
 
 /** The `feeds` writes of a plan, and the feeds they leave behind (the site is rendered from these). */
@@ -80,7 +74,7 @@ function spliceAt(view: CatalogView, record: ReleaseRecord): (CatalogView & { fi
 }
 
 /** The catalog after a change, given its bytes now (undefined: nothing published yet). */
-function changedCatalog(store: ObjectStore, config: RelcastConfig, change: FeedChange, current: Buffer | undefined, rollout: RolloutMarker | undefined): Catalog {
+function changedCatalog(store: ObjectStore, config: RelcastConfig, change: FeedChange, current: Buffer | undefined): Catalog {
   if (change.kind === "replace") return buildCatalog(config.pluginId, change.records);
   if (!current) {
     if (change.kind === "add") return buildCatalog(config.pluginId, [change.record]);
@@ -88,7 +82,7 @@ function changedCatalog(store: ObjectStore, config: RelcastConfig, change: FeedC
   }
   const catalog = parseCatalog(current.toString("utf8"), store.uriFor(CATALOG_KEY));
   if (change.kind === "add") return mergeIntoCatalog(catalog, catalog.pluginId, change.record);
-  const changed = (r: ReleaseRecord) => (change.kind === "yank-state" ? withYankState(r, change.marker) : withRolloutState(r, rollout));
+  const changed = (r: ReleaseRecord) => (change.kind === "yank-state" ? withYankState(r, change.marker) : withRolloutState(r, change.marker));
   const versions = catalog.versions.map((r) => (r.version === change.version ? changed(r) : r));
   return { ...catalog, versions };
 }
@@ -144,8 +138,7 @@ export async function planFeeds(store: ObjectStore, config: RelcastConfig, chang
     // A first release, a backport or re-publish, a yank or a rebuild: the whole catalog, parsed and written in full.
     const current = etagNow !== undefined ? await store.get(CATALOG_KEY) : undefined;
     if (etagNow !== undefined && current?.meta.etag !== etagNow) throw new PreconditionFailedError(CATALOG_KEY, "if-match");
-    const rollout = change.kind === "rollout-state" ? (await readRolloutMarker(store, change.version)).marker : undefined;
-    const next = changedCatalog(store, config, change, current?.body, rollout);
+    const next = changedCatalog(store, config, change, current?.body);
     if (change.kind === "add") {
       // A record at a time into a file: the new catalog is not held as a 20 MB string and a copy of it.
       const file = newCatalogFile(workDir, attempt);

@@ -93,7 +93,16 @@ async function steer(store: ObjectStore, config: RelcastConfig, version: string,
       }];
     }
     try {
-      const { feeds, actions } = await applyChange(store, config, `rollout ${transition.verb} ${version}`, { kind: "rollout-state", version }, writes, { site: true, signing });
+      const wanted = "already" in next ? stored.marker : next;
+      let { feeds, actions } = await applyChange(store, config, `rollout ${transition.verb} ${version}`, { kind: "rollout-state", version, marker: wanted }, writes, { site: true, signing });
+      // A pause or resume that wrote its marker after ours may have had its feeds overwritten by ours: whoever
+      // finds the marker changed after its own feeds writes the feeds again from it, so the last state wins.
+      for (let seen = wanted, round = 0; round < ATTEMPTS; round++) {
+        const now = (await readRolloutMarker(store, version)).marker;
+        if (isDeepStrictEqual(now, seen)) break;
+        ({ feeds, actions } = await applyChange(store, config, `rollout state of ${version}`, { kind: "rollout-state", version, marker: now }, [], { site: true, signing }));
+        seen = now;
+      }
       const after = feeds.view.records.find((r) => r.version === version);
       const message = transition.verb === "pause"
         ? `paused the rollout of ${version} at ${at.toISOString()}: it is out of the appcast until \`relcast rollout resume ${version}\``

@@ -1,4 +1,5 @@
 import type { RelcastConfig } from "../config/schema.js";
+import { isPaused } from "../domain/rollout-state.js";
 import { expectedLatest } from "../domain/latest-choice.js";
 import { PAGE_RELEASES } from "../catalog/catalog-view.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
@@ -42,6 +43,7 @@ function details(r: ReleaseRecord): string {
   if (r.sha256) rows.push(["SHA-256", `<code>${escapeHtml(r.sha256)}</code>`]);
   if (r.autoupdate) rows.push(["Build", String(r.autoupdate.buildNumber)]);
   if (r.channel && r.channel !== "stable") rows.push(["Channel", escapeHtml(r.channel)]);
+  if (isPaused(r)) rows.push(["Rollout", `paused since ${escapeHtml(r.rollout!.pauses.at(-1)!.pausedAt)}: not offered as an update`]);
   if (r.yanked) rows.push(["Yanked", `${escapeHtml(r.yankedAt ?? "")}${r.yankedReason ? `: ${escapeHtml(r.yankedReason)}` : ""}`]);
   return `<dl>${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("")}</dl>`;
 }
@@ -63,7 +65,9 @@ function latestSection(latest: ReleaseRecord | undefined, pluginId: string): str
 
 function versionEntry(r: ReleaseRecord): string {
   const id = `v${r.version.replace(/[^A-Za-z0-9.-]/g, "-")}`;
-  const mark = r.yanked ? ` <span class="yanked">yanked</span>` : "";
+  // A paused phased rollout (relcast rollout pause): its own marker, beside any yank mark.
+  const paused = isPaused(r) ? ` <span class="rollout-paused">Rollout paused</span>` : "";
+  const mark = (r.yanked ? ` <span class="yanked">yanked</span>` : "") + paused;
   const body = r.yanked ? "" : buttons(r, `of version ${r.version}`);
   return `<article class="release" id="${escapeHtml(id)}" aria-labelledby="${escapeHtml(id)}-h"><h3 id="${escapeHtml(id)}-h">Version ${escapeHtml(r.version)}${mark}</h3>`
     + `<p>${escapeHtml(r.summary)}</p>${body}${details(r)}${notesList(r)}</article>`;
