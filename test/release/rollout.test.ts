@@ -221,9 +221,10 @@ describe("relcast rollout pause / resume / status", { timeout: 120_000 }, () => 
       const page = await browser.newPage();
       expect((await page.goto(`${server.base}/`))?.status()).toBe(200);
       expect(await page.locator("#latest h3").innerText()).toBe("Version 1.0.0");
-      const heading = page.locator("article h3", { hasText: "Version 1.1.0" });
-      expect((await heading.innerText()).replace(/\s+/g, " ").trim()).toBe("Version 1.1.0 Rollout paused");
-      expect(await page.locator("article", { has: heading }).locator("dd", { hasText: "paused since" }).innerText()).toContain("2026-10-09T00:00:00.000Z");
+      const article = page.locator("article.release", { has: page.locator("h3", { hasText: "Version 1.1.0" }) });
+      expect((await article.locator("h3").innerText()).replace(/\s+/g, " ").trim()).toBe("Version 1.1.0 Rollout paused");
+      expect(await article.locator(".rollout-paused").isVisible()).toBe(true);
+      expect(await article.locator("dd", { hasText: "paused since" }).textContent()).toContain("2026-10-09T00:00:00.000Z");
       await page.close();
     });
   });
