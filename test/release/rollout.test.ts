@@ -4,7 +4,7 @@ import path from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumPath, launchChromium } from "../helpers/chromium.js";
-import { runCli } from "../helpers/run-cli.js";
+import { runCli, startCli } from "../helpers/run-cli.js";
 import { startServe, type ServeProcess } from "../helpers/serve-process.js";
 import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
 
@@ -205,6 +205,23 @@ describe("relcast rollout pause / resume / status", { timeout: 120_000 }, () => 
     await verifyOk();
   });
 
+  it("a resume, a yank and a publish at the same moment all land: each write goes through the feeds' compare-and-swap", async () => {
+    const p = await ws.plugin("1.0.1", 101);
+    const runs = [
+      startCli([...ws.publishArgs(p, "1.0.1", ["--published-at", "2026-10-10T00:00:00.000Z"])]),
+      startCli(["yank", "1.0.0", "--config", ws.configFile]),
+      startCli(["rollout", "resume", "1.1.0", "--at", "2026-10-10T00:00:00Z", "--config", ws.configFile]),
+    ];
+    for (const r of await Promise.all(runs.map((x) => x.done))) expect(r.code, r.stderr).toBe(0);
+    expect(appcastItems(publicFeed()).map((i) => i.version)).toEqual(["1.0.1", "1.1.0"]);
+    expect((await catalogEntry("1.0.0")).yanked).toBe(true);
+    expect((await catalogEntry("1.1.0")).rollout.paused).toBe(false);
+    await verifyOk();
+    expect((await cli("rollout", "pause", "1.1.0", "--at", "2026-10-11T00:00:00Z")).code).toBe(0);
+    expect(appcastItems(publicFeed()).map((i) => i.version)).toEqual(["1.0.1"]);
+    expect((await readdir(path.join(ws.storeDir, "releases", "latest"))).sort()).toEqual(["bridge-plugin-1.0.1.dmg", "bridge-plugin-1.0.1.zip"]);
+  });
+
   describe.skipIf(!chromiumPath().path)("the downloads page in headless Chromium", () => {
     let browser: Browser;
     let server: ServeProcess;
@@ -220,11 +237,11 @@ describe("relcast rollout pause / resume / status", { timeout: 120_000 }, () => 
     it("shows the paused release as such, and not as latest", async () => {
       const page = await browser.newPage();
       expect((await page.goto(`${server.base}/`))?.status()).toBe(200);
-      expect(await page.locator("#latest h3").innerText()).toBe("Version 1.0.0");
+      expect(await page.locator("#latest h3").innerText()).toBe("Version 1.0.1");
       const article = page.locator("article.release", { has: page.locator("h3", { hasText: "Version 1.1.0" }) });
       expect((await article.locator("h3").innerText()).replace(/\s+/g, " ").trim()).toBe("Version 1.1.0 Rollout paused");
       expect(await article.locator(".rollout-paused").isVisible()).toBe(true);
-      expect(await article.locator("dd", { hasText: "paused since" }).textContent()).toContain("2026-10-09T00:00:00.000Z");
+      expect(await article.locator("dd", { hasText: "paused since" }).textContent()).toContain("2026-10-11T00:00:00.000Z");
       await page.close();
     });
   });
