@@ -113,7 +113,7 @@ function* lines(text: string): Generator<string> {
  * parsed in full): every entry (catalog order) and the full records of only
  * those a publish writes from: the newest {@link PAGE_RELEASES} (index.html),
  * the appcast's selection (the highest builds of each channel), the expected
- * latest release and every yanked one. Memory and time stay flat in the history.
+ * latest release and every yanked or paused one. Memory and time stay flat in the history.
  */
 export interface CatalogView {
   etag: string;

@@ -5,6 +5,7 @@ import type { ObjectStore } from "../store/object-store.js";
 import type { BuildOrderEntry } from "../domain/build-order.js";
 import { appcastRecords } from "../domain/appcast-selection.js";
 import { isYanked } from "../domain/yank-state.js";
+import { isPaused } from "../domain/rollout-state.js";
 import { CatalogEntries, entryOf, type CatalogView } from "./catalog-entry.js";
 import { readCatalogIndex } from "./catalog-index.js";
 import { compareNewestFirst, firstEntryOffset, parseCatalog } from "../domain/catalog.js";
@@ -27,7 +28,7 @@ function keptRecords(ordered: readonly ReleaseRecord[], maxPerChannel: number | 
   for (const r of appcastRecords(ordered, maxPerChannel)) keep.add(r);
   const latest = expectedLatest(ordered);
   if (latest) keep.add(latest);
-  for (const r of ordered) if (isYanked(r)) keep.add(r);
+  for (const r of ordered) if (isYanked(r) || isPaused(r)) keep.add(r);
   return ordered.filter((r) => keep.has(r));
 }
 

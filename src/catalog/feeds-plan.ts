@@ -6,10 +6,11 @@ import type { RelcastConfig } from "../config/schema.js";
 import { PreconditionFailedError, RelcastError } from "../core/errors.js";
 import { appcastLimit, appcastOptionsFor, renderAppcast } from "../domain/appcast.js";
 import { buildCatalog, firstEntryOffset, mergeIntoCatalog, parseCatalog, serializeCatalog } from "../domain/catalog.js";
-import type { Catalog, ReleaseRecord, YankMarker } from "../domain/record-schema.js";
+import type { Catalog, ReleaseRecord, RolloutMarker, YankMarker } from "../domain/record-schema.js";
 import { APPCAST_KEY, CATALOG_KEY } from "../domain/release-layout.js";
 import { ETAG_PLACEHOLDER, type ContentSource, type Precondition, type PutWrite } from "../domain/release-plan.js";
 import { withYankState } from "../domain/yank-state.js";
+import { withRolloutState } from "../domain/rollout-state.js";
 import { appcastRecords } from "../domain/appcast-selection.js";
 import { hostedNotesPages, type NotesPage } from "../domain/notes/notes-page.js";
 import { signFeed } from "../sparkle/feed-signature.js";
@@ -21,10 +22,11 @@ import { CATALOG_INDEX_KEY, isIndexed, serializeCatalogIndex } from "./catalog-i
 import { goesFirst, readCatalogView, viewOfCatalog, viewWithNewest } from "./catalog-view.js";
 import { writeCatalog, writeWithNewest } from "./catalog-write.js";
 
-/** What changes in the feeds: a published record, a yank state, or every record (rebuild). */
+/** What changes in the feeds: a published record, a yank state, a rollout state, or every record (rebuild). */
 export type FeedChange =
   | { kind: "add"; record: ReleaseRecord }
   | { kind: "yank-state"; version: string; marker: YankMarker | undefined }
+  | { kind: "rollout-state"; version: string; marker: RolloutMarker | undefined }
   | { kind: "replace"; records: readonly ReleaseRecord[] };
 
 /** The `feeds` writes of a plan, and the feeds they leave behind (the site is rendered from these). */
@@ -80,7 +82,8 @@ function changedCatalog(store: ObjectStore, config: RelcastConfig, change: FeedC
   }
   const catalog = parseCatalog(current.toString("utf8"), store.uriFor(CATALOG_KEY));
   if (change.kind === "add") return mergeIntoCatalog(catalog, catalog.pluginId, change.record);
-  const versions = catalog.versions.map((r) => (r.version === change.version ? withYankState(r, change.marker) : r));
+  const changed = (r: ReleaseRecord) => (change.kind === "yank-state" ? withYankState(r, change.marker) : withRolloutState(r, change.marker));
+  const versions = catalog.versions.map((r) => (r.version === change.version ? changed(r) : r));
   return { ...catalog, versions };
 }
 

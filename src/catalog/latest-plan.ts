@@ -6,6 +6,13 @@ import type { PlannedWrite } from "../domain/release-plan.js";
 import { contentTypeFor } from "../store/content-types.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { latestObjects, yankedAmong } from "./latest-objects.js";
+import { pausedAmong } from "./rollout-marker.js";
+
+/** Versions that may not be latest now, and why: yanked, or a paused rollout. */
+async function withheldAmong(store: ObjectStore, versions: readonly string[]): Promise<Map<string, string>> {
+  const [yanked, paused] = await Promise.all([yankedAmong(store, versions), pausedAmong(store, versions)]);
+  return new Map([...[...paused].map((v) => [v, "rollout paused"] as const), ...[...yanked].map((v) => [v, "yanked"] as const)]);
+}
 
 /**
  * The deletes that leave `releases/latest/` holding only the highest
@@ -17,11 +24,11 @@ import { latestObjects, yankedAmong } from "./latest-objects.js";
 export async function planLatestCleanup(store: ObjectStore, pluginId: string, adding?: string): Promise<PlannedWrite[]> {
   const present = await latestObjects(store, pluginId);
   const versions = [...new Set([...present.map((p) => p.version), ...(adding ? [adding] : [])])];
-  const yanked = await yankedAmong(store, versions);
-  const highest = semver.rsort(versions.filter((v) => !yanked.has(v)))[0];
+  const withheld = await withheldAmong(store, versions);
+  const highest = semver.rsort(versions.filter((v) => !withheld.has(v)))[0];
   return present
-    .filter((o) => yanked.has(o.version) || (highest !== undefined && semver.lt(o.version, highest)))
-    .map((o) => ({ step: "latest", op: "delete", key: o.key, needed: true, why: yanked.has(o.version) ? "yanked" : `older than ${highest}` }));
+    .filter((o) => withheld.has(o.version) || (highest !== undefined && semver.lt(o.version, highest)))
+    .map((o) => ({ step: "latest", op: "delete", key: o.key, needed: true, why: withheld.get(o.version) ?? `older than ${highest}` }));
 }
 
 /**
@@ -31,8 +38,8 @@ export async function planLatestCleanup(store: ObjectStore, pluginId: string, ad
  */
 export async function planLatest(store: ObjectStore, pluginId: string, version: string, channel: string, versionedKeys: readonly string[], cacheControl: string): Promise<{ latest: { update: boolean; reason: string }; writes: PlannedWrite[] }> {
   const present = [...new Set((await latestObjects(store, pluginId)).map((o) => o.version))];
-  const yanked = await yankedAmong(store, [...new Set([...present, version])]);
-  const highest = semver.rsort(present.filter((v) => !yanked.has(v)))[0];
+  const withheld = await withheldAmong(store, [...new Set([...present, version])]);
+  const highest = semver.rsort(present.filter((v) => !withheld.has(v)))[0];
   const copies = versionedKeys.map((from) => ({ from, to: `${LATEST_PREFIX}${from.split("/").pop()}` }));
   const complete = async () => {
     for (const { from, to } of copies) {
@@ -42,7 +49,7 @@ export async function planLatest(store: ObjectStore, pluginId: string, version: 
     return true;
   };
   let reason: string | undefined;
-  if (yanked.has(version)) reason = `unchanged: ${version} is yanked`;
+  if (withheld.has(version)) reason = `unchanged: ${version} is ${withheld.get(version)}`;
   else if (isPrerelease(version)) reason = `unchanged: ${version} is a prerelease`;
   else if (channel !== DEFAULT_CHANNEL) reason = `unchanged: ${version} is on the ${channel} channel`;
   else if (highest && semver.gt(highest, version)) reason = `unchanged: ${highest} is higher than ${version}`;

@@ -1,6 +1,7 @@
 import type { ReleaseRecord } from "./record-schema.js";
 import { recordNotesHtml } from "./notes/notes-html.js";
-import { fromTimestamp, rfc822 } from "./timestamps.js";
+import { rfc822 } from "./timestamps.js";
+import { rolloutPubDate } from "./rollout-state.js";
 import { DEFAULT_CHANNEL } from "./build-order.js";
 import { escapeHtml } from "../core/html-escape.js";
 
@@ -34,7 +35,8 @@ export function appcastItem(record: ReleaseRecord & { autoupdate: NonNullable<Re
   const au = record.autoupdate;
   const item: Record<string, unknown> = {
     title: `Version ${record.version}`,
-    pubDate: rfc822(fromTimestamp(record.publishedAt)),
+    // Moved on by the time a phased rollout spent paused (rollout-state.ts); the publication time otherwise.
+    pubDate: rfc822(rolloutPubDate(record)),
   };
   if (au.fullReleaseNotesLink) item["sparkle:fullReleaseNotesLink"] = au.fullReleaseNotesLink;
   if (record.channel && record.channel !== DEFAULT_CHANNEL) item["sparkle:channel"] = record.channel;

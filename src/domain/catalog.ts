@@ -24,12 +24,13 @@ export function buildCatalog(pluginId: string, records: readonly ReleaseRecord[]
 /**
  * Adds or replaces (same version) one record. A yank belongs to the catalog
  * entry, not to the immutable record, so re-publishing a yanked version
- * keeps it yanked.
+ * keeps it yanked; so does a paused rollout stay paused.
  */
 export function mergeIntoCatalog(current: Catalog | undefined, pluginId: string, record: ReleaseRecord): Catalog {
   const previous = current?.versions.find((r) => r.version === record.version);
   const others = (current?.versions ?? []).filter((r) => r.version !== record.version);
-  const merged = previous?.yanked && !record.yanked ? { ...record, ...yankFields(previous) } : record;
+  const yanked = previous?.yanked && !record.yanked ? { ...record, ...yankFields(previous) } : record;
+  const merged = previous?.rollout && !record.rollout ? { ...yanked, rollout: previous.rollout } : yanked;
   return buildCatalog(pluginId, [...others, merged]);
 }
 

@@ -3,7 +3,7 @@ import type { ReleaseRecord } from "./record-schema.js";
 
 /** Set once at the first publish (times, yank state) or by where the store lives: never a difference of the release. */
 const NOT_COMPARED = new Set([
-  "publishedAt", "publishedAtIso", "publishedAtLocal", "publishedAtTimezone", "updatedAt", "yanked", "yankedReason", "yankedAt",
+  "publishedAt", "publishedAtIso", "publishedAtLocal", "publishedAtTimezone", "updatedAt", "yanked", "yankedReason", "yankedAt", "rollout",
   "downloadUrl", "appcastUrl", "objectStore.bucket",
 ]);
 const NESTED = new Set(["objectStore", "autoupdate"]);

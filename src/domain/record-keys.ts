@@ -6,14 +6,17 @@
  */
 const RECORD_KEY = /^releases\/([^/]+)\/release\.json$/;
 const YANK_KEY = /^releases\/([^/]+)\/yank\.json$/;
+const ROLLOUT_KEY = /^releases\/([^/]+)\/rollout\.json$/;
 
-export type StoredKey = { kind: "record" | "yank"; folder: string };
+export type StoredKey = { kind: "record" | "yank" | "rollout"; folder: string };
 
 export function storedKeyOf(key: string): StoredKey | undefined {
   const record = RECORD_KEY.exec(key);
   if (record) return { kind: "record", folder: record[1]! };
   const yank = YANK_KEY.exec(key);
   if (yank) return { kind: "yank", folder: yank[1]! };
+  const rollout = ROLLOUT_KEY.exec(key);
+  if (rollout) return { kind: "rollout", folder: rollout[1]! };
   return undefined;
 }
 

@@ -134,6 +134,8 @@ export const releaseRecordSchema = z.looseObject({
   yanked: z.literal(true).optional(),
   yankedReason: z.string().optional(),
   yankedAt: isoTimestamp.optional(),
+  /** Set in the catalog (never in release.json) once a phased rollout was paused; see releases/<v>/rollout.json. */
+  rollout: z.lazy(() => rolloutMarkerSchema).optional(),
 }).superRefine((record, ctx) => {
   const { version, objectStore } = record;
   if (typeof objectStore !== "object" || objectStore === null) return;
@@ -158,6 +160,32 @@ export const yankMarkerSchema = z.strictObject({
 }).superRefine((marker, ctx) => checkXmlText(marker, [], ctx));
 
 export type YankMarker = z.infer<typeof yankMarkerSchema>;
+
+/** A time in whole seconds: the appcast's pubDate has none smaller, so pause sums stay exact. */
+const wholeSecond = isoTimestamp.refine((v) => Date.parse(v) % 1000 === 0, "must be a whole second (no fraction)");
+
+/**
+ * `releases/<v>/rollout.json`: every pause of a phased rollout, oldest
+ * first; the last one is open (no `resumedAt`) exactly while `paused`.
+ */
+export const rolloutMarkerSchema = z.strictObject({
+  paused: z.boolean(),
+  pauses: z.array(z.strictObject({ pausedAt: wholeSecond, resumedAt: wholeSecond.optional() })).min(1).max(10_000),
+}).superRefine((marker, ctx) => {
+  let previousEnd = -Infinity;
+  marker.pauses.forEach((p, i) => {
+    const last = i === marker.pauses.length - 1;
+    const from = Date.parse(p.pausedAt);
+    const to = p.resumedAt === undefined ? undefined : Date.parse(p.resumedAt);
+    if (to === undefined && !(last && marker.paused)) ctx.addIssue({ code: "custom", path: ["pauses", i, "resumedAt"], message: "is missing: only the last pause of a paused rollout is open" });
+    if (to !== undefined && last && marker.paused) ctx.addIssue({ code: "custom", path: ["pauses", i, "resumedAt"], message: "is set, but the rollout says paused" });
+    if (from < previousEnd) ctx.addIssue({ code: "custom", path: ["pauses", i, "pausedAt"], message: "is before the previous pause ended" });
+    if (to !== undefined && to < from) ctx.addIssue({ code: "custom", path: ["pauses", i, "resumedAt"], message: "is before its pausedAt" });
+    previousEnd = to ?? from;
+  });
+});
+
+export type RolloutMarker = z.infer<typeof rolloutMarkerSchema>;
 
 export type ReleaseRecord = z.infer<typeof releaseRecordSchema>;
 

@@ -110,3 +110,8 @@ export function releaseNotesPageUrl(appUrl: string, version: string): string {
 export function yankKey(version: string): string {
   return `${RELEASES_PREFIX}${version}/yank.json`;
 }
+
+/** The state of a phased rollout's pauses, beside the create-once record like a yank marker. */
+export function rolloutKey(version: string): string {
+  return `${RELEASES_PREFIX}${version}/rollout.json`;
+}

@@ -7,6 +7,8 @@ import { quotedFolder, storedKeyOf } from "../domain/record-keys.js";
 import { releaseRecordSchema, type ReleaseRecord } from "../domain/record-schema.js";
 import { readYankMarker } from "../catalog/yank-marker.js";
 import { isYanked, withYankState } from "../domain/yank-state.js";
+import { withRolloutState } from "../domain/rollout-state.js";
+import { readRolloutMarker } from "../catalog/rollout-marker.js";
 import { applyChange } from "./apply-change.js";
 import type { FeedSigning } from "../catalog/feed-signing.js";
 
@@ -35,9 +37,11 @@ export async function readAllRecords(store: ObjectStore, pluginId: string): Prom
   const records: ReleaseRecord[] = [];
   const skipped: RebuildResult["skipped"] = [];
   const yanked = new Set<string>();
+  const rollouts = new Set<string>();
   for await (const meta of store.list(RELEASES_PREFIX)) {
     const stored = storedKeyOf(meta.key);
     if (stored?.kind === "yank") yanked.add(stored.folder);
+    if (stored?.kind === "rollout") rollouts.add(stored.folder);
     if (stored?.kind !== "record") continue;
     const got = await store.get(meta.key);
     if (!got) continue;
@@ -66,6 +70,8 @@ export async function readAllRecords(store: ObjectStore, pluginId: string): Prom
   }
   for (const [i, record] of records.entries()) {
     if (yanked.has(record.version)) records[i] = withYankState(record, await readYankMarker(store, record.version));
+    // The rollout state is the marker's alone (a release.json never carries one).
+    records[i] = withRolloutState(records[i]!, rollouts.has(record.version) ? (await readRolloutMarker(store, record.version)).marker : undefined);
   }
   return { records, skipped };
 }

@@ -18,7 +18,7 @@ export interface YankResult {
 }
 
 /** Everything is checked before the first write: an unknown or already-(un)yanked version changes nothing. */
-async function findEntry(store: ObjectStore, version: string): Promise<Catalog["versions"][number]> {
+export async function findEntry(store: ObjectStore, version: string): Promise<Catalog["versions"][number]> {
   const got = await store.get(CATALOG_KEY);
   const catalog = got ? parseCatalog(got.body.toString("utf8"), store.uriFor(CATALOG_KEY)) : undefined;
   if (!catalog) throw new RelcastError("E_VERSION", `nothing is published in ${store.uriFor(CATALOG_KEY)}`, "check --store / the config's store");

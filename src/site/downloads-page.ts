@@ -6,7 +6,7 @@ import { recordNotesHtml } from "../domain/notes/notes-html.js";
 import { escapeHtml } from "../core/html-escape.js";
 import { fillTemplate, packageFile } from "./page-template.js";
 import { headTags, iconImage, iconOf, shortDescription, type PageIdentity } from "./page-head.js";
-import { badges, checksums, dmgHref, factsLine, humanSize, versionId, yankNote, zipHref } from "./release-facts.js";
+import { badges, checksums, dmgHref, factsLine, humanSize, rolloutNote, versionId, yankNote, zipHref } from "./release-facts.js";
 
 /** The disk image as the one main button; the update archive as a plain link and the checksums folded away under it. */
 function downloadBlock(r: ReleaseRecord): string {
@@ -44,6 +44,7 @@ function otherVersion(r: ReleaseRecord): string {
     + `<h3>Version ${escapeHtml(r.version)}${badges(r)}</h3>${factsLine(r)}`
     + (r.summary ? `<p class="summary">${escapeHtml(r.summary)}</p>` : "")
     + yankNote(r)
+    + rolloutNote(r)
     + `<p class="links">${links.join(`<span aria-hidden="true"> · </span>`)}</p>`
     + checksums(r, `sha-${id}`)
     + `</li>`;

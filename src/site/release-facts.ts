@@ -1,3 +1,4 @@
+import { isPaused } from "../domain/rollout-state.js";
 import { escapeHtml } from "../core/html-escape.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import { downloadKey, zipFileName } from "../domain/release-layout.js";
@@ -40,6 +41,7 @@ export function factsLine(r: ReleaseRecord, lead = ""): string {
 export function badges(r: ReleaseRecord): string {
   const out: string[] = [];
   if (r.yanked) out.push(`<span class="badge yanked">yanked</span>`);
+  if (isPaused(r)) out.push(`<span class="badge rollout-paused">Rollout paused</span>`);
   if (r.channel !== "stable") out.push(`<span class="badge">${escapeHtml(r.channel)}</span>`);
   else if (r.version.includes("-")) out.push(`<span class="badge">prerelease</span>`);
   return out.length > 0 ? ` ${out.join(" ")}` : "";
@@ -51,6 +53,13 @@ export function yankNote(r: ReleaseRecord): string {
   const when = yankedInstant(r);
   const at = when ? ` on ${timeElement(when, recordZone(r))}` : "";
   return `<p class="yank" role="note">Withdrawn${at}${r.yankedReason ? `: ${escapeHtml(r.yankedReason)}` : ""}. It is no longer offered for download or as an update.</p>`;
+}
+
+/** A paused phased rollout (relcast rollout pause): since when, and that it is not offered as an update meanwhile. */
+export function rolloutNote(r: ReleaseRecord): string {
+  if (!isPaused(r)) return "";
+  const since = r.rollout!.pauses.at(-1)!.pausedAt;
+  return `<p class="rollout" role="note">Rollout paused since ${timeElement(new Date(since), recordZone(r))}: not offered as an update until it is resumed.</p>`;
 }
 
 /** The SHA-256 of each download, folded away: people who check them open it. */

@@ -14,6 +14,7 @@ import { hostedNotesPages, type NotesPage } from "../domain/notes/notes-page.js"
 import type { FeedSigning } from "../catalog/feed-signing.js";
 import { parseCatalog } from "../domain/catalog.js";
 import { expectedLatest, mayBeLatest } from "../domain/latest-choice.js";
+import { isPaused } from "../domain/rollout-state.js";
 import { DEFAULT_CHANNEL } from "../domain/build-order.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import {
@@ -85,7 +86,7 @@ async function planAllDownloads(source: ObjectStore, target: ObjectStore, cacheC
 
 /**
  * `releases/latest/` as the catalog says: the expected latest release's files
- * (copied when missing or a different size), nothing yanked or lower. A
+ * (copied when missing or a different size), nothing yanked, paused or lower. A
  * higher version not in the catalog yet belongs to a publish still under way
  * and is left alone.
  */
@@ -103,12 +104,12 @@ async function planLatestReconcile(store: ObjectStore, pluginId: string, records
       writes.push({ step: "site", op: "copy", from, key: to, contentType: contentTypeFor(name), cacheControl, needed: true, why: `${want.version} is latest` });
     }
   }
-  const yanked = new Set(records.filter((r) => r.yanked).map((r) => r.version));
+  const withheld = new Map(records.filter((r) => r.yanked || isPaused(r)).map((r) => [r.version, r.yanked ? "yanked" : "a paused rollout"]));
   const neverLatest = new Map(records.filter((r) => !mayBeLatest(r.version, r.channel)).map((r) => [r.version, r]));
   for (const obj of await latestObjects(store, pluginId)) {
     if (planned.has(obj.key)) continue;
     const other = neverLatest.get(obj.version);
-    if (yanked.has(obj.version)) writes.push({ step: "site", op: "delete", key: obj.key, needed: true, why: `${obj.version} is yanked` });
+    if (withheld.has(obj.version)) writes.push({ step: "site", op: "delete", key: obj.key, needed: true, why: `${obj.version} is ${withheld.get(obj.version)}` });
     else if (other) writes.push({ step: "site", op: "delete", key: obj.key, needed: true, why: `${obj.version} is ${other.channel !== DEFAULT_CHANNEL ? `on the ${other.channel} channel` : "a prerelease"}` });
     else if (want && semver.lt(obj.version, want.version)) writes.push({ step: "site", op: "delete", key: obj.key, needed: true, why: `older than ${want.version}` });
   }

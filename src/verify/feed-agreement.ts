@@ -1,5 +1,6 @@
 import { appcastRecords, type FeedRecord } from "../domain/appcast-selection.js";
 import { isYanked } from "../domain/yank-state.js";
+import { isPaused } from "../domain/rollout-state.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import { deltaFileName, publicDownloadUrl, zipFileName } from "../domain/release-layout.js";
 import type { FeedItem, ParsedAppcast } from "./appcast-reader.js";
@@ -28,7 +29,7 @@ function urlProblems(what: string, url: string, fileName: string, appUrl: string
 
 /**
  * Catalog and appcast agree: each release the appcast should offer (not
- * yanked, has an update archive, within maxAppcastItems) has exactly one
+ * yanked, not a paused rollout, has an update archive, within maxAppcastItems) has exactly one
  * item with the record's values, and the appcast offers nothing else.
  */
 export function checkFeedAgreement(records: readonly ReleaseRecord[], appcast: ParsedAppcast | undefined, expect: FeedExpectations): FeedAgreement {
@@ -47,7 +48,8 @@ export function checkFeedAgreement(records: readonly ReleaseRecord[], appcast: P
   for (const record of records) {
     const found = items.get(record.version) ?? [];
     if (!offered.has(record.version)) {
-      const why = isYanked(record) ? "it is yanked" : !record.autoupdate ? "it has no update archive" : "it is beyond maxAppcastItems for its channel";
+      const why = isYanked(record) ? "it is yanked" : !record.autoupdate ? "it has no update archive"
+        : isPaused(record) ? `its rollout is paused (since ${record.rollout!.pauses.at(-1)!.pausedAt}): run \`relcast rebuild\` to take it out, or \`relcast rollout resume ${record.version}\`` : "it is beyond maxAppcastItems for its channel";
       byVersion.set(record.version, found.length > 0 ? outcome([`the appcast offers ${record.version} but ${why}`]) : NOT_RUN);
       continue;
     }

@@ -1,5 +1,6 @@
 import type { FeedRecord } from "../domain/appcast-selection.js";
-import { fromTimestamp, rfc822 } from "../domain/timestamps.js";
+import { rfc822 } from "../domain/timestamps.js";
+import { pausedSeconds, rolloutPubDate } from "../domain/rollout-state.js";
 import { DEFAULT_CHANNEL } from "../domain/build-order.js";
 import type { FeedItem } from "./appcast-reader.js";
 
@@ -13,7 +14,8 @@ export function itemDisagreements(record: FeedRecord, item: FeedItem): string[] 
   const channel = record.channel === DEFAULT_CHANNEL ? undefined : record.channel;
   const expected: Array<[string, string | undefined, string | undefined]> = [
     ["sparkle:version", String(au.buildNumber), item.version],
-    ["pubDate", rfc822(fromTimestamp(record.publishedAt)), item.pubDate],
+    // The publication time moved on by every pause of a phased rollout (the groups' clock).
+    ["pubDate", rfc822(rolloutPubDate(record)), item.pubDate],
     ["sparkle:channel", channel, item.channel],
     ["sparkle:minimumSystemVersion", au.minimumSystemVersion, item.minimumSystemVersion],
     ["sparkle:hardwareRequirements", au.hardwareRequirements, item.hardwareRequirements],
@@ -28,7 +30,7 @@ export function itemDisagreements(record: FeedRecord, item: FeedItem): string[] 
   ];
   const found: string[] = [];
   for (const [what, want, got] of expected) {
-    if (want !== got) found.push(`appcast ${what} is ${got === undefined ? "missing" : `"${got}"`} but the catalog says ${want === undefined ? "none" : `"${want}"`}`);
+    if (want !== got) found.push(`appcast ${what} is ${got === undefined ? "missing" : `"${got}"`} but the catalog says ${want === undefined ? "none" : `"${want}"`}${what === "pubDate" && record.rollout ? ` (the original pubDate plus ${pausedSeconds(record.rollout)} s paused): run \`relcast rebuild\`` : ""}`);
   }
   if (!au.releaseNotesLink && !item.hasDescription) found.push("appcast item has neither inline notes nor a release-notes link");
   found.push(...deltaDisagreements(record, item));

@@ -2,15 +2,22 @@ import { fromTimestamp } from "../domain/timestamps.js";
 import { entryText } from "../domain/catalog.js";
 import type { Catalog, ReleaseRecord } from "../domain/record-schema.js";
 import { isYanked, withYankState } from "../domain/yank-state.js";
+import { isPaused, withRolloutState } from "../domain/rollout-state.js";
 
 /** The one feeds change that leads from a previous catalog to the current one. */
 export type FeedStep =
   | { kind: "add"; record: ReleaseRecord }
-  | { kind: "yank-state"; before: ReleaseRecord; after: ReleaseRecord };
+  | { kind: "yank-state"; before: ReleaseRecord; after: ReleaseRecord }
+  | { kind: "rollout-state"; before: ReleaseRecord; after: ReleaseRecord };
 
 /** The step in words, for a warning: what the public copies do not show yet. */
 export function describeStep(step: FeedStep): string {
   if (step.kind === "add") return `they do not list ${step.record.version} yet`;
+  if (step.kind === "rollout-state") {
+    return isPaused(step.after)
+      ? `they still offer ${step.after.version}, whose rollout was paused at ${step.after.rollout!.pauses.at(-1)!.pausedAt}`
+      : `they still show the rollout of ${step.after.version} before its resume`;
+  }
   return isYanked(step.after)
     ? `they still offer ${step.after.version}, which is yanked (${step.after.yankedAt ?? "unknown time"}${step.after.yankedReason ? `: ${step.after.yankedReason}` : ""})`
     : `they still show ${step.after.version} as yanked, which was unyanked`;
@@ -18,6 +25,13 @@ export function describeStep(step: FeedStep): string {
 
 const sameEntry = (a: ReleaseRecord, b: ReleaseRecord) => entryText(a) === entryText(b);
 const sameButYank = (a: ReleaseRecord, b: ReleaseRecord) => entryText(withYankState(a, undefined)) === entryText(withYankState(b, undefined));
+const sameButRollout = (a: ReleaseRecord, b: ReleaseRecord) => entryText(withRolloutState(a, undefined)) === entryText(withRolloutState(b, undefined));
+
+/** When a release's rollout state last changed (its last pause or resume); undefined: never paused. */
+function rolloutChangedAt(r: ReleaseRecord): number | undefined {
+  const last = r.rollout?.pauses.at(-1);
+  return last ? Date.parse(last.resumedAt ?? last.pausedAt) : undefined;
+}
 
 /**
  * Whether `previous` is exactly what the catalog was one feeds change before
@@ -53,14 +67,21 @@ export function previousStep(current: Catalog, previous: Catalog): FeedStep | { 
   for (const [i, c] of cur.entries()) {
     const p = prev[i]!;
     if (sameEntry(p, c)) continue;
-    if (step || p.version !== c.version || !sameButYank(p, c) || isYanked(p) === isYanked(c)) return { problem: differenceAt(c, p) };
-    step = { kind: "yank-state", before: p, after: c };
+    if (!step && p.version === c.version && sameButYank(p, c) && isYanked(p) !== isYanked(c)) step = { kind: "yank-state", before: p, after: c };
+    else if (!step && p.version === c.version && sameButRollout(p, c)) step = { kind: "rollout-state", before: p, after: c };
+    else return { problem: differenceAt(c, p) };
   }
   // A yank is the last change only if nothing was published or yanked after it (its marker's time). An unyank leaves
   // no time behind, so it is taken as it is.
   if (step?.kind === "yank-state" && isYanked(step.after) && step.after.yankedAt !== undefined) {
     const later = newerThan(cur, Date.parse(step.after.yankedAt), step.after);
     if (later) return { problem: `it still offers ${step.after.version}, yanked at ${step.after.yankedAt}, but ${later} came after that yank: the state one change back has every later change` };
+  }
+  // A pause or resume likewise, by the time it recorded.
+  const changedAt = step?.kind === "rollout-state" ? rolloutChangedAt(step.after) : undefined;
+  if (step?.kind === "rollout-state" && changedAt !== undefined) {
+    const later = newerThan(cur, changedAt, step.after);
+    if (later) return { problem: `it shows the rollout of ${step.after.version} before its last pause or resume, but ${later} came after that: the state one change back has every later change` };
   }
   return step ?? { problem: "it holds the same releases in another layout" };
 }
@@ -75,6 +96,7 @@ function newerThan(records: readonly ReleaseRecord[], time: number, except: Rele
     if (r === except) continue;
     if (timeOfPublish(r) > time) return `the publish of ${r.version}`;
     if (isYanked(r) && r.yankedAt !== undefined && Date.parse(r.yankedAt) > time) return `the yank of ${r.version}`;
+    if ((rolloutChangedAt(r) ?? -Infinity) > time) return `the last pause or resume of ${r.version}`;
   }
   return undefined;
 }

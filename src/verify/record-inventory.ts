@@ -1,5 +1,6 @@
 import type { Catalog } from "../domain/record-schema.js";
-import { releaseRecordSchema, yankMarkerSchema } from "../domain/record-schema.js";
+import { releaseRecordSchema, rolloutMarkerSchema, yankMarkerSchema } from "../domain/record-schema.js";
+import { isDeepStrictEqual } from "node:util";
 import { parseStoredJson } from "../core/stored-json.js";
 import { quotedFolder, storedKeyOf } from "../domain/record-keys.js";
 import { RELEASES_PREFIX } from "../domain/release-layout.js";
@@ -18,6 +19,7 @@ export async function recordInventoryProblems(store: ObjectStore, catalog: Catal
   const problems: string[] = [];
   const recordFolders = new Set<string>();
   const yankFolders = new Set<string>();
+  const rolloutFolders = new Set<string>();
   for await (const meta of store.list(RELEASES_PREFIX)) {
     const stored = storedKeyOf(meta.key);
     if (!stored) continue;
@@ -32,6 +34,12 @@ export async function recordInventoryProblems(store: ObjectStore, catalog: Catal
       else if (marker && entry?.yanked && (entry.yankedAt !== marker.yankedAt || (entry.yankedReason ?? undefined) !== (marker.yankedReason ?? undefined))) {
         problems.push(`yank marker ${meta.key} (yanked at ${marker.yankedAt}) disagrees with the catalog (yanked at ${entry.yankedAt ?? "?"}): run \`relcast rebuild\` to take the marker's state`);
       }
+      continue;
+    }
+    if (stored.kind === "rollout") {
+      rolloutFolders.add(stored.folder);
+      const problem = await rolloutMarkerProblem(store, meta.key, stored.folder, listed.get(stored.folder));
+      if (problem) problems.push(problem);
       continue;
     }
     recordFolders.add(stored.folder);
@@ -62,8 +70,34 @@ export async function recordInventoryProblems(store: ObjectStore, catalog: Catal
     const entry = listed.get(folder);
     if (entry && !entry.yanked) problems.push(`release ${folder} has a yank marker but the catalog shows it as not yanked (an interrupted yank): run \`relcast rebuild\`, or \`relcast unyank ${folder}\` to undo the yank`);
   }
+  for (const folder of rolloutFolders) {
+    if (!recordFolders.has(folder)) problems.push(`rollout state releases/${quotedFolder(folder)}/rollout.json has no record beside it: remove it (no release ${quotedFolder(folder)} exists)`);
+  }
   for (const [version, entry] of listed) {
+    if (entry.rollout && !rolloutFolders.has(version)) {
+      problems.push(`the catalog shows ${version}'s rollout as ${entry.rollout.paused ? "paused" : "paused before"} but releases/${version}/rollout.json is missing: run \`relcast rollout ${entry.rollout.paused ? "pause" : "resume"} ${version}\` to record it again, or \`relcast rebuild\` to drop the state`);
+    }
     if (entry.yanked && !yankFolders.has(version)) problems.push(`the catalog shows ${version} as yanked but releases/${version}/yank.json is missing (an interrupted unyank): run \`relcast rebuild\`, or \`relcast yank ${version}\` to yank it again`);
   }
   return problems;
+}
+
+/**
+ * The rollout state is what rebuild, status and every pause or resume read:
+ * one they would refuse, or one the catalog (and so the appcast's pubDate
+ * and item list) does not show, is a problem named with its repair.
+ */
+async function rolloutMarkerProblem(store: ObjectStore, key: string, folder: string, entry: Catalog["versions"][number] | undefined): Promise<string | undefined> {
+  const got = await store.get(key);
+  if (!got) return undefined;
+  const marker = parseStoredJson(got.body, rolloutMarkerSchema);
+  const v = quotedFolder(folder);
+  if (!marker) return `rollout state ${key} is not valid (rebuild and \`relcast rollout\` refuse it): fix it by hand (its pauses, oldest first; only the last open, exactly while "paused"), then run \`relcast rebuild\``;
+  if (!entry) return undefined;
+  if (!entry.autoupdate?.phasedRolloutInterval) return `rollout state ${key} belongs to ${v}, which has no phased rollout: remove it, then run \`relcast rebuild\``;
+  if (!isDeepStrictEqual(entry.rollout, marker)) {
+    return `rollout state ${key} (${marker.paused ? "paused" : "running"}, ${marker.pauses.length} pause(s)) disagrees with the catalog (${entry.rollout ? `${entry.rollout.paused ? "paused" : "running"}, ${entry.rollout.pauses.length} pause(s)` : "never paused"}): `
+      + `run \`relcast rollout ${marker.paused ? "pause" : "resume"} ${v}\` to finish an interrupted change, or \`relcast rebuild\` to take the marker's state`;
+  }
+  return undefined;
 }

@@ -14,6 +14,8 @@ export interface ReleaseRow {
   channel: string;
   build: string;
   yanked: boolean;
+  /** A paused phased rollout: left out of the appcast on purpose. */
+  paused?: boolean;
   checks: Record<CheckColumn, CheckResult>;
 }
 

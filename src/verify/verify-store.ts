@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import type { FeedRecord } from "../domain/appcast-selection.js";
 import { isYanked } from "../domain/yank-state.js";
+import { isPaused } from "../domain/rollout-state.js";
 import { compareNewestFirst, parseCatalog } from "../domain/catalog.js";
 import { isRelcastError } from "../core/errors.js";
 import type { Catalog } from "../domain/record-schema.js";
@@ -126,7 +127,7 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
   const appcast = appcastText !== undefined ? readAppcast(appcastText) : undefined;
   const agreement = checkFeedAgreement(records, appcast, { pluginId, appUrl: options.appUrl, maxItemsPerChannel: options.maxItemsPerChannel });
   const feed = [...(strict ? [strict] : []), ...catalogProblems(catalog, options.pluginId), ...agreement.feed];
-  if (!appcast && records.some((r) => r.autoupdate && !isYanked(r))) feed.push(`${APPCAST_KEY} is missing`);
+  if (!appcast && records.some((r) => r.autoupdate && !isYanked(r) && !isPaused(r))) feed.push(`${APPCAST_KEY} is missing`);
   feed.push(...(await recordInventoryProblems(store, catalog)));
 
   const workDir = await mkdtemp(path.join(os.tmpdir(), "relcast-verify-"));
@@ -139,7 +140,7 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
   try {
     releases = await runPool(records, options.concurrency ?? 4, async (record): Promise<ReleaseRow> => {
       const row: ReleaseRow = {
-        version: record.version, channel: record.channel, build: record.autoupdate ? String(record.autoupdate.buildNumber) : "-", yanked: isYanked(record),
+        version: record.version, channel: record.channel, build: record.autoupdate ? String(record.autoupdate.buildNumber) : "-", yanked: isYanked(record), paused: isPaused(record),
         checks: {
           record: outcome(await guarded("the record", () => recordProblems(store, record))),
           dmg: outcome(await guarded("the disk image", () => checkDmg(store, record, tally))),

@@ -7,6 +7,7 @@ const HEADERS: Record<(typeof CHECK_COLUMNS)[number], string> = {
 
 function cell(result: CheckResult, row: ReleaseRow, column: string): string {
   if (column === "appcast" && row.yanked && result.ok) return "yanked";
+  if (column === "appcast" && row.paused && result.ok) return "paused";
   if (!result.ok) return "FAIL";
   return result.skipped ? "-" : "ok";
 }

@@ -32,4 +32,14 @@ describe("the state one change back", () => {
     const publishedAfter = catalog(entry("1.1.0", T + 600), entry("1.0.0", T, "2026-11-01T00:05:00.000Z"));
     expect(previousStep(publishedAfter, catalog(entry("1.1.0", T + 600), entry("1.0.0", T)))).toMatchObject({ problem: expect.stringMatching(/still offers 1\.0\.0, yanked at .*, but the publish of 1\.1\.0 came after that yank/) });
   });
+
+  it("accepts a pause or resume that was the last change, and refuses one with a publish after it", () => {
+    const paused = (e: ReleaseRecord, pausedAt: string, resumedAt?: string) => ({ ...e, rollout: { paused: resumedAt === undefined, pauses: [{ pausedAt, ...(resumedAt ? { resumedAt } : {}) }] } }) as ReleaseRecord;
+    const pausedLast = catalog(entry("1.1.0", T + 100), paused(entry("1.0.0", T), "2026-11-01T00:05:00.000Z"));
+    expect(previousStep(pausedLast, catalog(entry("1.1.0", T + 100), entry("1.0.0", T)))).toMatchObject({ kind: "rollout-state" });
+    const resumedLast = catalog(entry("1.1.0", T + 100), paused(entry("1.0.0", T), "2026-11-01T00:05:00.000Z", "2026-11-01T00:09:00.000Z"));
+    expect(previousStep(resumedLast, pausedLast)).toMatchObject({ kind: "rollout-state" });
+    const publishedAfter = catalog(entry("1.1.0", T + 600), paused(entry("1.0.0", T), "2026-11-01T00:05:00.000Z"));
+    expect(previousStep(publishedAfter, catalog(entry("1.1.0", T + 600), entry("1.0.0", T)))).toMatchObject({ problem: expect.stringMatching(/rollout of 1\.0\.0 before its last pause or resume, but the publish of 1\.1\.0 came after that/) });
+  });
 });

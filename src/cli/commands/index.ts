@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   verify: async () => (await import("./verify.js")).registerVerify,
   yank: async () => (await import("./yank.js")).registerYank,
   unyank: async () => (await import("./yank.js")).registerYank,
+  rollout: async () => (await import("./rollout.js")).registerRollout,
   keys: async () => (await import("./keys.js")).registerKeys,
   sign: async () => (await import("./sign.js")).registerSign,
   delta: async () => (await import("./delta.js")).registerDelta,

@@ -8,7 +8,7 @@ import { keyForRequestTarget } from "./request-key.js";
 
 /** Versioned objects never change; everything else (latest, feeds, pages) must be revalidated. */
 function derivedCacheControl(key: string): string {
-  const versioned = /^releases\/(?!latest\/)[^/]+\/(?!yank\.json$)[^/]+$/.test(key) || /^downloads\/(?!.*-latest\.(dmg|zip|json)$)[^/]+$/.test(key);
+  const versioned = /^releases\/(?!latest\/)[^/]+\/(?!(?:yank|rollout)\.json$)[^/]+$/.test(key) || /^downloads\/(?!.*-latest\.(dmg|zip|json)$)[^/]+$/.test(key);
   return versioned ? CACHE_IMMUTABLE : CACHE_NO_CACHE;
 }
 
