@@ -48,6 +48,8 @@ export const appcastConfigSchema = z.strictObject({
   releaseNotesUrl: httpUrlTemplate.optional(),
   /** `<sparkle:fullReleaseNotesLink>` for new releases (the full version history). */
   fullReleaseNotesUrl: httpUrlTemplate.optional(),
+  /** The item's `<link>` for new releases, e.g. https://example.com/releases/{version} (needed by informational updates). */
+  link: httpUrlTemplate.optional(),
   /**
    * Sign the appcast as Sparkle 2.9's sign_update does (for apps with SURequireSignedFeed). true: always;
    * false: never; absent: when the bundle's Info.plist has SURequireSignedFeed or the stored appcast is signed.
