@@ -47,6 +47,6 @@ export function parseLocalizedNotesArgs(args: readonly string[]): LocalizedNotes
 /** Each language's file, with the same checks as `--notes` (UTF-8, XML-safe characters, size, not empty). */
 export async function readLocalizedNotes(args: readonly LocalizedNotesArg[]): Promise<LocalizedNotes[]> {
   const out: LocalizedNotes[] = [];
-  for (const { lang, file } of args) out.push({ lang, notes: await readReleaseNotes(file) });
+  for (const { lang, file } of args) out.push({ lang, notes: await readReleaseNotes(file, `--localized-notes ${lang}=`) });
   return out;
 }
