@@ -71,22 +71,12 @@ describe("publish: the remaining Sparkle item elements and localized inline note
     await refused(["--informational-update-versions", "100"], 2, /informational update but has no link/);
   });
 
+  // Every refusal is unit-tested in test/domain/item-elements.test.ts; these go through the real CLI and store.
   it.each<[string, string[], RegExp]>([
-    ["a semver in --informational-update-versions", ["--link", "https://x.example/", "--informational-update-versions", "1.0.0"], /--informational-update-versions "1\.0\.0" is not a build number/],
     ["a <bound above the release's build", ["--link", "https://x.example/", "--informational-update-versions", "100,<111"], /--informational-update-versions 111 is above this release's own build 110/],
-    ["an empty --informational-update-versions", ["--link", "https://x.example/", "--informational-update-versions", ""], /--informational-update-versions is empty[\s\S]*--informational/],
-    ["a build named twice", ["--link", "https://x.example/", "--informational-update-versions", "100,100"], /names 100 twice/],
-    ["--informational with a list", ["--link", "https://x.example/", "--informational", "--informational-update-versions", "100"], /--informational and --informational-update-versions were both given/],
     ["--minimum-update-version with a semver", ["--minimum-update-version", "1.0"], /--minimum-update-version "1\.0" is not a build number/],
-    ["--minimum-update-version above the build", ["--minimum-update-version", "111"], /--minimum-update-version 111 is above this release's own build 110/],
-    ["--ignore-skipped-upgrades-below-version above the build", ["--ignore-skipped-upgrades-below-version", "200"], /--ignore-skipped-upgrades-below-version 200 is above/],
-    ["--maximum-system-version that is not a macOS version", ["--maximum-system-version", "fifteen"], /--maximum-system-version "fifteen" is not a macOS version/],
     ["--maximum-system-version below LSMinimumSystemVersion", ["--maximum-system-version", "11.6"], /--maximum-system-version 11\.6 is below the bundle's LSMinimumSystemVersion 12\.0/],
-    ["--link that is not http(s)", ["--link", "ftp://x.example/{version}"], /--link "ftp:\/\/x\.example\/\{version\}" is not an absolute http\(s\) URL/],
     ["a language tag Sparkle cannot match", ["--localized-notes", "de_DE=x.md"], /"de_DE" is not a language tag Sparkle can match/],
-    ["--localized-notes en (the --notes file is English)", ["--localized-notes", "EN=x.md"], /--localized-notes EN: the --notes file is already the en notes/],
-    ["one language twice", ["--localized-notes", "de=a.md", "--localized-notes", "DE=b.md"], /--localized-notes names de twice/],
-    ["not <lang>=<file>", ["--localized-notes", "notes.de.md"], /--localized-notes "notes\.de\.md" is not <lang>=<file>/],
     ["localized notes behind a link relcast does not host", ["--release-notes-url", "https://n.example/{version}", "--localized-notes", "de=x.md"], /--localized-notes cannot be used with the release-notes link https:\/\/n\.example\/1\.1\.0/],
   ])("refuses %s (usage, exit 2)", async (_name, flags, message) => {
     await refused(flags.map((f) => f.replace("=x.md", `=${de}`)), 2, message);
@@ -191,6 +181,13 @@ describe("publish: the remaining Sparkle item elements and localized inline note
     expect(res.code, res.stderr).toBe(8);
     expect(res.stderr).toContain("localizedReleaseNotes");
     expect(await snapshotTree(ws.storeDir)).toEqual(before);
+  });
+
+  it("relcast rebuild writes the same appcast bytes from the records", async () => {
+    const before = await readFile(appcastFile(), "utf8");
+    const res = await runCli(["rebuild", "--config", ws.configFile]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(await readFile(appcastFile(), "utf8")).toBe(before);
   });
 
   it("verify passes, and fails when the feed's element disagrees with the record", async () => {
