@@ -13,11 +13,6 @@ export interface NotesSignature {
   length: number;
 }
 
-/**
- * The item's description: the rendered Markdown notes, or for records from
- * before Markdown notes the summary and the list. "]]>" cannot occur inside
- * CDATA, so it is split.
- */
 /** generate_appcast's children: `<sparkle:version>` per exact build, `<sparkle:belowVersion>` per `<build`; none: everyone. */
 function informationalElement(entries: readonly string[]): unknown {
   if (entries.length === 0) return "";
@@ -26,13 +21,30 @@ function informationalElement(entries: readonly string[]): unknown {
   return { ...(exact.length > 0 ? { "sparkle:version": exact } : {}), ...(below.length > 0 ? { "sparkle:belowVersion": below } : {}) };
 }
 
-export function notesHtml(record: ReleaseRecord): string {
-  const html = record.releaseNotesMarkdown !== undefined
+/**
+ * The item's description: the rendered Markdown notes, or for records from
+ * before Markdown notes the summary and the list.
+ */
+function notesHtml(record: ReleaseRecord): string {
+  return record.releaseNotesMarkdown !== undefined
     ? recordNotesHtml(record)
     : `${record.summary ? `<p>${escapeHtml(record.summary)}</p>` : ""}<ul>${record.releaseNotesList.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul>`;
-  return cdataSafe(html);
 }
 
+/**
+ * The inline notes of an item as HTML (what Sparkle shows), one per
+ * language, the default first: `lang` is absent when there is only one.
+ * Empty when the notes are behind a release-notes link. `verify` holds each
+ * `<description>` to these.
+ */
+export function itemDescriptions(record: ReleaseRecord): Array<{ lang?: string; html: string }> {
+  if (record.autoupdate?.releaseNotesLink) return [];
+  const localized = record.localizedReleaseNotes ?? [];
+  if (localized.length === 0) return [{ html: notesHtml(record) }];
+  return [{ lang: DEFAULT_NOTES_LANGUAGE, html: notesHtml(record) }, ...localized.map((l) => ({ lang: l.lang, html: renderNotesHtml(l.markdown) }))];
+}
+
+/** "]]>" cannot occur inside CDATA, so it is split. */
 function cdataSafe(html: string): string {
   return html.replace(/]]>/g, "]]]]><![CDATA[>");
 }
@@ -60,17 +72,14 @@ function notesLink(url: string, lang: string | undefined, signatures: ReadonlyMa
  */
 function addNotes(item: Record<string, unknown>, record: ReleaseRecord, au: Au, signatures: ReadonlyMap<string, NotesSignature> | undefined): void {
   const localizedLinks = au.localizedReleaseNotesLinks ?? [];
-  const localizedNotes = record.localizedReleaseNotes ?? [];
   if (au.releaseNotesLink) {
     const defaultLang = localizedLinks.length > 0 ? DEFAULT_NOTES_LANGUAGE : undefined;
     const links = [notesLink(au.releaseNotesLink, defaultLang, signatures), ...localizedLinks.map((l) => notesLink(l.url, l.lang, signatures))];
     item["sparkle:releaseNotesLink"] = links.length === 1 ? links[0] : links;
-  } else if (localizedNotes.length > 0) {
-    item.description = [
-      { "@_xml:lang": DEFAULT_NOTES_LANGUAGE, __cdata: notesHtml(record) },
-      ...localizedNotes.map((l) => ({ "@_xml:lang": l.lang, __cdata: cdataSafe(renderNotesHtml(l.markdown)) })),
-    ];
-  } else item.description = { __cdata: notesHtml(record) };
+  } else {
+    const descriptions = itemDescriptions(record).map((d) => ({ ...(d.lang !== undefined ? { "@_xml:lang": d.lang } : {}), __cdata: cdataSafe(d.html) }));
+    item.description = descriptions.length === 1 ? descriptions[0] : descriptions;
+  }
 }
 
 /**

@@ -28,6 +28,8 @@ export interface FeedItem {
   informationalUpdate?: string[];
   /** The `xml:lang` of every `<description>`, in feed order (undefined: no attribute). */
   descriptionLanguages: Array<string | undefined>;
+  /** Every `<description>`'s text (CDATA joined, ends trimmed), in feed order. */
+  descriptionTexts: string[];
   /** Every `<sparkle:releaseNotesLink>` with its xml:lang, in feed order. */
   releaseNotesLinks: Array<{ lang?: string | undefined; url: string }>;
   enclosure?: { url?: string; length?: string; type?: string; edSignature?: string };
@@ -126,7 +128,7 @@ function readItem(node: Node): FeedItem {
     phasedRolloutInterval: s("phasedRolloutInterval"), releaseNotesLink: defaultLink?.url, fullReleaseNotesLink: s("fullReleaseNotesLink"),
     hasDescription: descriptions.length > 0, problems: [],
     link: text(node.link), minimumUpdateVersion: s("minimumUpdateVersion"), ignoreSkippedUpgradesBelowVersion: s("ignoreSkippedUpgradesBelowVersion"),
-    maximumSystemVersion: s("maximumSystemVersion"), descriptionLanguages: descriptions.map((d) => attribute(d, "xml:lang")), releaseNotesLinks: links,
+    maximumSystemVersion: s("maximumSystemVersion"), descriptionLanguages: descriptions.map((d) => attribute(d, "xml:lang")), descriptionTexts: descriptions.map((d) => (text(d) ?? "").trim()), releaseNotesLinks: links,
     ...(node["sparkle:informationalUpdate"] !== undefined ? { informationalUpdate: informational(node["sparkle:informationalUpdate"]) } : {}),
     ...(critical !== undefined ? { critical: typeof critical === "object" && critical ? String((critical as Node)["@_sparkle:version"] ?? "") : "" } : {}),
     ...(enc ? { enclosure: { url: text(enc["@_url"]), length: text(enc["@_length"]), type: text(enc["@_type"]), edSignature: text(enc["@_sparkle:edSignature"]) } } : {}),

@@ -3,6 +3,7 @@ import { fromTimestamp, rfc822 } from "../domain/timestamps.js";
 import { DEFAULT_CHANNEL } from "../domain/build-order.js";
 import type { FeedItem } from "./appcast-reader.js";
 import { DEFAULT_NOTES_LANGUAGE } from "../domain/notes/notes-language.js";
+import { itemDescriptions } from "../domain/appcast-item.js";
 
 /**
  * Where an appcast item disagrees with the catalog record it stands for:
@@ -39,6 +40,7 @@ export function itemDisagreements(record: FeedRecord, item: FeedItem): string[] 
     if (want !== got) found.push(`appcast ${what} is ${got === undefined ? "missing" : `"${got}"`} but the catalog says ${want === undefined ? "none" : `"${want}"`}`);
   }
   if (!au.releaseNotesLink && !item.hasDescription) found.push("appcast item has neither inline notes nor a release-notes link");
+  found.push(...descriptionDisagreements(record, item));
   found.push(...deltaDisagreements(record, item));
   return found;
 }
@@ -50,6 +52,15 @@ function informationalText(entries: readonly string[] | undefined): string | und
 
 function localizedLinksText(links: ReadonlyArray<{ lang?: string | undefined; url: string }>): string | undefined {
   return links.length === 0 ? undefined : links.map((l) => `${l.lang ?? "(no xml:lang)"}=${l.url}`).sort().join(" ");
+}
+
+/** Each inline description is the record's notes in its language, as relcast renders them (what Sparkle shows). */
+function descriptionDisagreements(record: FeedRecord, item: FeedItem): string[] {
+  const want = itemDescriptions(record);
+  if (want.length !== item.descriptionTexts.length) return []; // the languages line says what is missing
+  return want.flatMap((d, i) => (item.descriptionTexts[i] === d.html.trim()
+    ? []
+    : [`appcast <description${d.lang ? ` xml:lang="${d.lang}"` : ""}> is not the record's ${d.lang ? `${d.lang} ` : ""}notes as relcast renders them`]));
 }
 
 /** The languages of the inline notes the record asks for: none (one description without xml:lang), or "en" plus each localized one. */

@@ -207,6 +207,7 @@ describe("publish: the remaining Sparkle item elements and localized inline note
       await tamper("<sparkle:ignoreSkippedUpgradesBelowVersion>105<", "<sparkle:ignoreSkippedUpgradesBelowVersion>1<", /sparkle:ignoreSkippedUpgradesBelowVersion is "1"/);
       await tamper("<sparkle:belowVersion>100</sparkle:belowVersion>", "<sparkle:version>100</sparkle:version>", /sparkle:informationalUpdate is "100,101,105" but the catalog says "101,105,<100"/);
       await tamper("<link>https://updates.example.com/releases/1.1.0</link>", "", /(?=[\s\S]*appcast link is missing but the catalog says "https:\/\/updates\.example\.com\/releases\/1\.1\.0")[\s\S]*informationalUpdate but no http\(s\) <link>/);
+      await tamper("Startet schneller", "Startet langsamer", /appcast <description xml:lang="de"> is not the record's de notes as relcast renders them/);
       await tamper('<description xml:lang="de">', '<description xml:lang="fr">', /<description> languages is "en, fr, pt-BR" but the catalog says "en, de, pt-BR"/);
       await tamper("<sparkle:informationalUpdate/>", "", /sparkle:informationalUpdate is missing but the catalog says ""/);
     } finally {
