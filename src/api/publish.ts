@@ -9,6 +9,7 @@ import type { ReleaseContext } from "../steps/release-context.js";
 import type { ReleasePlan } from "../domain/release-plan.js";
 import { normalizeVersion, requireChannelForPrerelease } from "../domain/version-input.js";
 import { checkNotesSource } from "../steps/preflight/notes-file.js";
+import { parseLocalizedNotesArgs } from "../steps/preflight/localized-notes.js";
 import { loadSigningKey, parseSigningKey } from "../sparkle/signing-key.js";
 import { openStore, type StoreSettings } from "../store/open-store.js";
 
@@ -23,6 +24,8 @@ export interface PublishOptions {
   notes?: string | undefined;
   /** A Keep a Changelog file (CHANGELOG.md): the notes are the version's section. */
   changelog?: string | undefined;
+  /** `<lang>=<file>` per language besides the default (English) notes, e.g. "de=notes.de.md". */
+  localizedNotes?: readonly string[] | undefined;
   /** One-line summary; default: the first note. */
   summary?: string | undefined;
   buildNumber?: number | undefined;
@@ -82,6 +85,7 @@ export interface PublishResult {
  */
 export async function publish(options: PublishOptions): Promise<PublishResult> {
   checkNotesSource({ notesFile: options.notes, changelogFile: options.changelog });
+  parseLocalizedNotesArgs(options.localizedNotes ?? []);
   if (options.publishedAt !== undefined && !(options.publishedAt instanceof Date && Number.isFinite(options.publishedAt.getTime()))) {
     throw new RelcastError("E_USAGE", "publishedAt is not a valid Date", "pass a Date that holds a time, e.g. new Date(\"2026-01-31T12:00:00.000Z\")");
   }
@@ -101,7 +105,7 @@ export async function publish(options: PublishOptions): Promise<PublishResult> {
         nothingToDo: c.plan && c.plan.mode === "noop" && c.plan.writes.every((w) => !w.needed),
       })),
       inputs: {
-        version, appDir: options.app, dmgFile: options.dmg, notesFile: options.notes, changelogFile: options.changelog, summary: options.summary,
+        version, appDir: options.app, dmgFile: options.dmg, notesFile: options.notes, changelogFile: options.changelog, localizedNotes: options.localizedNotes, summary: options.summary,
         buildNumber: options.buildNumber, publishedAt: options.publishedAt, dryRun: Boolean(options.dryRun),
         autoupdate: options.autoupdate, noDeltas: options.noDeltas, allowKeyChange: options.allowKeyChange,
       },

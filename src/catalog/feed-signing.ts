@@ -51,9 +51,9 @@ export async function feedSigningKey(reason: string, signing: FeedSigning, store
   return key;
 }
 
-/** Each hosted notes page's signature over its exact bytes, by version. */
+/** Each hosted notes page's signature over its exact bytes, by its URL (the link that names it). */
 export async function notesPageSignatures(pages: readonly NotesPage[], key: SigningKey): Promise<Map<string, NotesSignature>> {
   const found = new Map<string, NotesSignature>();
-  for (const page of pages) found.set(page.version, { edSignature: (await signEd25519(key, page.bytes)).toString("base64"), length: page.bytes.length });
+  for (const page of pages) found.set(page.url, { edSignature: (await signEd25519(key, page.bytes)).toString("base64"), length: page.bytes.length });
   return found;
 }

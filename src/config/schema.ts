@@ -58,6 +58,8 @@ export const appcastConfigSchema = z.strictObject({
     .meta(doc("`<sparkle:releaseNotesLink>` for new releases instead of inline notes, e.g. https://example.com/notes/{version}.html ({version} is filled in).")),
   fullReleaseNotesUrl: httpUrlTemplate.optional()
     .meta(doc("`<sparkle:fullReleaseNotesLink>` for new releases: a page with the full version history ({version} is filled in).")),
+  link: httpUrlTemplate.optional()
+    .meta(doc("The item's `<link>` for new releases, e.g. https://example.com/releases/{version} ({version} is filled in; informational updates need one). The publish flag --link overrides it.")),
   signedFeed: z.boolean().optional()
     .meta(doc(
       "Sign the appcast as Sparkle 2.9's sign_update does (for apps with SURequireSignedFeed). true: always; false: never; " +

@@ -16,9 +16,9 @@ export interface AppcastOptions {
   maxItemsPerChannel?: number | undefined;
 }
 
-/** Records must already be newest first (catalog order). `notesSignatures`: by version, for the signed release-notes pages. */
+/** Records must already be newest first (catalog order). `notesSignatures`: by page URL, for the signed release-notes pages. */
 export function renderAppcast(records: readonly ReleaseRecord[], options: AppcastOptions, notesSignatures?: ReadonlyMap<string, NotesSignature>): string {
-  const items = appcastRecords(records, options.maxItemsPerChannel).map((r) => appcastItem(r, notesSignatures?.get(r.version)));
+  const items = appcastRecords(records, options.maxItemsPerChannel).map((r) => appcastItem(r, notesSignatures));
   const channel: Record<string, unknown> = { title: options.title, link: options.link };
   if (options.description) channel.description = options.description;
   channel.language = options.language ?? "en";

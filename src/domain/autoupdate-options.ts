@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
 import type { RelcastConfig } from "../config/schema.js";
-import { isHttpUrlTemplate } from "../config/schema.js";
-import { RelcastError } from "../core/errors.js";
+import { buildBound, urlTemplate as link, usageError as usage } from "./flag-values.js";
 import type { ReleaseRecord } from "./record-schema.js";
+import { localizedNotesLinks, resolveItemElements } from "./item-elements.js";
 import { releaseNotesPageUrl } from "./release-layout.js";
 
 /** Per-release Sparkle flags of `relcast publish`, as typed on the command line. */
@@ -13,39 +13,27 @@ export interface AutoupdateFlags {
   phasedRolloutInterval?: string | undefined;
   releaseNotesUrl?: string | undefined;
   fullReleaseNotesUrl?: string | undefined;
+  /** `--minimum-update-version <build>`: offered only to installs at or above it. */
+  minimumUpdateVersion?: string | undefined;
+  /** `--informational-update-versions <list>`: generate_appcast's comma-separated builds, `<build` meaning below it. */
+  informationalUpdateVersions?: string | undefined;
+  /** `--informational`: informational for every install (the empty element). */
+  informational?: boolean | undefined;
+  /** `--link <url>` (`{version}` filled in): the item's `<link>`; default `appcast.link`. */
+  link?: string | undefined;
+  ignoreSkippedUpgradesBelowVersion?: string | undefined;
+  maximumSystemVersion?: string | undefined;
+  /** Languages of `--localized-notes` (their links are hosted pages in page mode). */
+  localizedNotesLanguages?: readonly string[] | undefined;
 }
 
 type Autoupdate = NonNullable<ReleaseRecord["autoupdate"]>;
-export type AutoupdateOptions = Pick<Autoupdate, "criticalUpdate" | "minimumAutoupdateVersion" | "phasedRolloutInterval" | "releaseNotesLink" | "fullReleaseNotesLink">;
+const OPTION_KEYS = [
+  "criticalUpdate", "minimumAutoupdateVersion", "phasedRolloutInterval", "releaseNotesLink", "fullReleaseNotesLink",
+  "minimumUpdateVersion", "informationalUpdate", "link", "ignoreSkippedUpgradesBelowVersion", "maximumSystemVersion", "localizedReleaseNotesLinks",
+] as const;
 
-const OPTION_KEYS = ["criticalUpdate", "minimumAutoupdateVersion", "phasedRolloutInterval", "releaseNotesLink", "fullReleaseNotesLink"] as const;
-
-function usage(message: string, hint: string): RelcastError {
-  return new RelcastError("E_USAGE", message, hint);
-}
-
-/**
- * Sparkle compares these against the installed copy's CFBundleVersion, so
- * they are build numbers, not semver; one above this release's own build
- * would keep every installed copy from updating to it.
- */
-function buildBound(flag: string, value: string, build: number): string {
-  if (!/^\d{1,15}$/.test(value)) {
-    throw usage(`${flag} "${value}" is not a build number`, `Sparkle compares it with the installed copy's CFBundleVersion: pass an integer build such as ${build}, not a semver`);
-  }
-  if (Number(value) > build) {
-    throw usage(`${flag} ${value} is above this release's own build ${build}`, `pass a build number at or below ${build} (an installed copy at or above ${value} is already newer than this release)`);
-  }
-  return String(Number(value));
-}
-
-function link(flag: string, template: string | undefined, version: string): string | undefined {
-  if (template === undefined) return undefined;
-  if (!isHttpUrlTemplate(template)) {
-    throw usage(`${flag} "${template}" is not an absolute http(s) URL`, "Sparkle ignores release-notes links that are not http or https; pass e.g. https://example.com/notes/{version}.html");
-  }
-  return template.replaceAll("{version}", version);
-}
+export type AutoupdateOptions = Pick<Autoupdate, (typeof OPTION_KEYS)[number]>;
 
 function interval(text: string | undefined, fallback: number | undefined): number | undefined {
   if (text === undefined) return fallback;
@@ -55,7 +43,7 @@ function interval(text: string | undefined, fallback: number | undefined): numbe
 }
 
 /** Flags win over the config's defaults; the result is stored in the record's `autoupdate`. */
-export function resolveAutoupdateOptions(config: RelcastConfig, flags: AutoupdateFlags, version: string, build: number): AutoupdateOptions {
+export function resolveAutoupdateOptions(config: RelcastConfig, flags: AutoupdateFlags, version: string, build: number, bundleMinimumSystem?: string): AutoupdateOptions {
   const defaults = config.appcast ?? {};
   const options: AutoupdateOptions = {};
   if (flags.critical !== undefined) {
@@ -72,6 +60,12 @@ export function resolveAutoupdateOptions(config: RelcastConfig, flags: Autoupdat
   else if (defaults.releaseNotes === "page") options.releaseNotesLink = releaseNotesPageUrl(config.appUrl, version);
   const full = link("--full-release-notes-url", flags.fullReleaseNotesUrl ?? defaults.fullReleaseNotesUrl, version);
   if (full !== undefined) options.fullReleaseNotesLink = full;
+  Object.assign(options, resolveItemElements(config, flags, version, build, bundleMinimumSystem));
+  const languages = flags.localizedNotesLanguages ?? [];
+  if (languages.length > 0) {
+    const links = localizedNotesLinks(config, options.releaseNotesLink, version, languages);
+    if (links.length > 0) options.localizedReleaseNotesLinks = links;
+  }
   return options;
 }
 

@@ -26,6 +26,8 @@ export interface RecordInputs {
   version: string;
   summary: string;
   notes: ReleaseNotes;
+  /** Notes in other languages (`--localized-notes`), sorted by language. */
+  localizedNotes?: ReadonlyArray<{ lang: string; notes: ReleaseNotes }> | undefined;
   dmg: LocalArtifact;
   zip: LocalArtifact;
   buildNumber: number;
@@ -60,6 +62,7 @@ export function buildRecord(input: RecordInputs): ReleaseRecord {
     releaseNotes: input.notes.text,
     releaseNotesList: input.notes.list,
     releaseNotesMarkdown: input.notes.markdown,
+    ...(input.localizedNotes && input.localizedNotes.length > 0 ? { localizedReleaseNotes: input.localizedNotes.map((l) => ({ lang: l.lang, markdown: l.notes.markdown })) } : {}),
     sizeBytes: input.dmg.sizeBytes,
     sha256: input.dmg.sha256,
     downloadUrl: store.uriFor(versionedKey(version, dmgName)),

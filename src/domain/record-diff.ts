@@ -7,13 +7,15 @@ const NOT_COMPARED = new Set([
   "downloadUrl", "appcastUrl", "objectStore.bucket",
 ]);
 const NESTED = new Set(["objectStore", "autoupdate"]);
+/** Written only when given: a re-run that adds one to a record without it is a change, not a migrated record. */
+const ONLY_WHEN_GIVEN = new Set(["localizedReleaseNotes"]);
 
 function compare(stored: Record<string, unknown>, fresh: Record<string, unknown>, prefix: string, out: string[]): void {
   for (const key of new Set([...Object.keys(stored), ...Object.keys(fresh)])) {
     const name = `${prefix}${key}`;
     if (NOT_COMPARED.has(name)) continue;
     // A field the stored record lacks was added by a later relcast (migrated records): not the user's change.
-    if (!(key in stored)) continue;
+    if (!(key in stored) && !ONLY_WHEN_GIVEN.has(name)) continue;
     const a = stored[key];
     const b = fresh[key];
     if (NESTED.has(name) && a && b && typeof a === "object" && typeof b === "object") compare(a as Record<string, unknown>, b as Record<string, unknown>, `${name}.`, out);

@@ -4,6 +4,7 @@ import { xmlTextProblem } from "../core/xml-text.js";
 import { parseIsoTimestamp } from "../core/iso-timestamp.js";
 import { PNG_MAX_SIDE } from "../core/png-image.js";
 import { iconFileName } from "./release-layout.js";
+import { isNotesLanguage } from "./notes/notes-language.js";
 
 /**
  * The release record (`releases/<version>/release.json`). Records written by relcast always carry every
@@ -52,6 +53,15 @@ export const deltaRecordSchema = z.strictObject({
 
 export type DeltaRecord = z.infer<typeof deltaRecordSchema>;
 
+const notesLanguage = z.string().refine(isNotesLanguage, "must be a language tag in canonical form, e.g. de, pt-BR, zh-Hant");
+const buildNumberText = z.string().regex(/^\d{1,15}$/, "must be a build number");
+const macosVersion = z.string().regex(/^\d{1,4}(\.\d{1,4}){0,2}$/, "must be a macOS version such as 14.0");
+
+/** One language's notes besides the default (`--localized-notes <lang>=<file>`): the Markdown as written. */
+export const localizedNotesSchema = z.strictObject({ lang: notesLanguage, markdown: z.string() });
+/** The `<sparkle:releaseNotesLink xml:lang>` of one language (page mode: the page relcast hosts). */
+export const localizedLinkSchema = z.strictObject({ lang: notesLanguage, url: httpUrl });
+
 export const autoupdateSchema = z.looseObject({
   publicDownloadUrl: httpUrl,
   buildNumber: z.number().int().nonnegative(),
@@ -74,6 +84,21 @@ export const autoupdateSchema = z.looseObject({
   phasedRolloutInterval: z.number().int().positive().optional(),
   releaseNotesLink: httpUrl.optional(),
   fullReleaseNotesLink: httpUrl.optional(),
+  /** `<sparkle:minimumUpdateVersion>`: offered only to installs at or above this build. */
+  minimumUpdateVersion: buildNumberText.optional(),
+  /** `<sparkle:ignoreSkippedUpgradesBelowVersion>`: installs below this build offer it again even if the user skipped an earlier one. */
+  ignoreSkippedUpgradesBelowVersion: buildNumberText.optional(),
+  /** `<sparkle:maximumSystemVersion>`: not offered on a newer macOS. */
+  maximumSystemVersion: macosVersion.optional(),
+  /**
+   * `<sparkle:informationalUpdate>` in generate_appcast's syntax: "110" is a `<sparkle:version>` (exactly that
+   * build), "<110" a `<sparkle:belowVersion>`; `[]` (the empty element) is informational for everyone.
+   */
+  informationalUpdate: z.array(z.string().regex(/^<?\d{1,15}$/, "must be a build or <build")).optional(),
+  /** The item's `<link>`: the page Sparkle opens for an informational update ("Learn More…"). */
+  link: httpUrl.optional(),
+  /** `<sparkle:releaseNotesLink xml:lang>` per language, after the default link (page mode). */
+  localizedReleaseNotesLinks: z.array(localizedLinkSchema).optional(),
   /** Sparkle delta updates to this release, highest from-build first (the appcast's <sparkle:deltas>). */
   deltas: z.array(deltaRecordSchema).optional(),
 });
@@ -107,6 +132,8 @@ export const releaseRecordSchema = z.looseObject({
   releaseNotesList: z.array(z.string()),
   /** relcast extra: the notes as written (CommonMark); the appcast and the pages render it. Absent in older records. */
   releaseNotesMarkdown: z.string().optional(),
+  /** relcast extra: notes in other languages (`--localized-notes`); the default language's are the fields above. */
+  localizedReleaseNotes: z.array(localizedNotesSchema).optional(),
   sizeBytes: z.number().int().nonnegative(),
   /** relcast extra: hex SHA-256 of the disk image. */
   sha256: z.string().optional(),

@@ -106,6 +106,18 @@ export function releaseNotesPageUrl(appUrl: string, version: string): string {
   return `${appUrl}/${releaseNotesPageKey(version)}`;
 }
 
+/**
+ * One language's page of a release's notes: `release-notes/<lang>/<version>.html`. A folder per language,
+ * so no version's default page can ever share a name with another version's localized one.
+ */
+export function localizedNotesPageKey(version: string, lang: string): string {
+  return `${RELEASE_NOTES_PREFIX}${lang}/${version}.html`;
+}
+
+export function localizedNotesPageUrl(appUrl: string, version: string, lang: string): string {
+  return `${appUrl}/${localizedNotesPageKey(version, lang)}`;
+}
+
 /** A yank is its own object: records are create-once and never rewritten. */
 export function yankKey(version: string): string {
   return `${RELEASES_PREFIX}${version}/yank.json`;

@@ -6,6 +6,7 @@ import type { SigningKey } from "../sparkle/signing-key.js";
 import type { StreamingSignature } from "../sparkle/ed25519-stream.js";
 import type { AutoupdateFlags, AutoupdateOptions } from "../domain/autoupdate-options.js";
 import type { ReleaseNotes } from "../domain/release-notes.js";
+import type { LocalizedNotes } from "./preflight/localized-notes.js";
 import type { CatalogView } from "../catalog/catalog-entry.js";
 import type { FeedSigning } from "../catalog/feed-signing.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
@@ -19,6 +20,8 @@ export interface ReleaseInputs {
   /** Release notes in Markdown (`--notes`), or the version's section of a Keep a Changelog file (`--changelog`). */
   notesFile?: string | undefined;
   changelogFile?: string | undefined;
+  /** `--localized-notes <lang>=<file>`, as given. */
+  localizedNotes?: readonly string[] | undefined;
   summary?: string | undefined;
   buildNumber?: number | undefined;
   /** Fixed publication time (migration, reproducible tests); default now. */
@@ -65,6 +68,8 @@ export interface ReleaseContext {
   /** The bundle's SUPublicEDKey differs from the previous release's and --allow-key-change was given (preflight). */
   keyChangeAllowed?: boolean | undefined;
   notes?: ReleaseNotes;
+  /** The `--localized-notes`, read and checked (preflight), sorted by language. */
+  localizedNotes?: LocalizedNotes[];
   buildNumber?: number;
   /** Sparkle options resolved from flags and config, stored in the record. */
   autoupdateOptions?: AutoupdateOptions;

@@ -15,9 +15,23 @@ export interface FeedItem {
   phasedRolloutInterval?: string;
   /** undefined: not critical; "": critical for everyone; else the build below which it is critical. */
   critical?: string;
+  /** The default release-notes link (no xml:lang, or "en" when there are several). */
   releaseNotesLink?: string;
   fullReleaseNotesLink?: string;
   hasDescription: boolean;
+  /** The item's `<link>`. */
+  link?: string;
+  minimumUpdateVersion?: string;
+  ignoreSkippedUpgradesBelowVersion?: string;
+  maximumSystemVersion?: string;
+  /** generate_appcast's syntax in feed order: "110" per `<sparkle:version>`, "<110" per `<sparkle:belowVersion>`; [] = everyone; undefined: none. */
+  informationalUpdate?: string[];
+  /** The `xml:lang` of every `<description>`, in feed order (undefined: no attribute). */
+  descriptionLanguages: Array<string | undefined>;
+  /** Every `<description>`'s text (CDATA joined, ends trimmed), in feed order. */
+  descriptionTexts: string[];
+  /** Every `<sparkle:releaseNotesLink>` with its xml:lang, in feed order. */
+  releaseNotesLinks: Array<{ lang?: string | undefined; url: string }>;
   enclosure?: { url?: string; length?: string; type?: string; edSignature?: string };
   /** The `<sparkle:deltas>` enclosures, in feed order (undefined: the item has none). */
   deltas?: Array<{ url?: string; deltaFrom?: string; length?: string; type?: string; edSignature?: string }>;
@@ -46,6 +60,12 @@ const STRICT_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 type Node = Record<string, unknown>;
 
+/** Elements that may repeat: always read as lists, so one and several look alike. */
+const ARRAYS = new Set([
+  "rss.channel", "rss.channel.item", "rss.channel.item.sparkle:deltas.enclosure", "rss.channel.item.description", "rss.channel.item.sparkle:releaseNotesLink",
+  "rss.channel.item.sparkle:informationalUpdate.sparkle:version", "rss.channel.item.sparkle:informationalUpdate.sparkle:belowVersion",
+]);
+
 function text(value: unknown): string | undefined {
   if (typeof value === "string") return value;
   if (typeof value === "number") return String(value);
@@ -71,8 +91,33 @@ function isHttpUrl(value: string | undefined): boolean {
   }
 }
 
+function attribute(value: unknown, name: string): string | undefined {
+  return value && typeof value === "object" && (value as Node)[`@_${name}`] !== undefined ? String((value as Node)[`@_${name}`]) : undefined;
+}
+
+function informational(value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!value || typeof value !== "object") return [];
+  const n = value as Node;
+  const list = (name: string) => ((n[name] as unknown[] | undefined) ?? []).map((v) => text(v) ?? "");
+  return [...list("sparkle:version"), ...list("sparkle:belowVersion").map((v) => `<${v}`)];
+}
+
+/** Several elements of one name are told apart by xml:lang; Sparkle reads a missing one as "en" (SUAppcast.m bestNodeInNodes). */
+function languageProblems(name: string, languages: Array<string | undefined>): string[] {
+  if (languages.length < 2) return [];
+  const found: string[] = [];
+  if (languages.some((l) => !l)) found.push(`the item has ${languages.length} <${name}> elements and one has no xml:lang; Sparkle reads it as "en" and logs an error`);
+  const named = languages.map((l) => l || "en");
+  if (new Set(named).size !== named.length) found.push(`the item has two <${name}> elements for one language (${named.join(", ")})`);
+  return found;
+}
+
 function readItem(node: Node): FeedItem {
   const s = (name: string) => text(node[`sparkle:${name}`]);
+  const links = ((node["sparkle:releaseNotesLink"] as unknown[] | undefined) ?? []).map((l) => ({ lang: attribute(l, "xml:lang"), url: text(l) ?? "" }));
+  const descriptions = (node.description as unknown[] | undefined) ?? [];
+  const defaultLink = links.length === 1 ? links[0] : links.find((l) => (l.lang ?? "en") === "en");
   const enc = node.enclosure as Node | undefined;
   const critical = node["sparkle:criticalUpdate"];
   const deltas = node["sparkle:deltas"];
@@ -80,8 +125,11 @@ function readItem(node: Node): FeedItem {
   const item: FeedItem = {
     title: text(node.title), pubDate: text(node.pubDate), version: s("version"), shortVersion: s("shortVersionString"),
     channel: s("channel"), minimumSystemVersion: s("minimumSystemVersion"), hardwareRequirements: s("hardwareRequirements"), minimumAutoupdateVersion: s("minimumAutoupdateVersion"),
-    phasedRolloutInterval: s("phasedRolloutInterval"), releaseNotesLink: s("releaseNotesLink"), fullReleaseNotesLink: s("fullReleaseNotesLink"),
-    hasDescription: node.description !== undefined, problems: [],
+    phasedRolloutInterval: s("phasedRolloutInterval"), releaseNotesLink: defaultLink?.url, fullReleaseNotesLink: s("fullReleaseNotesLink"),
+    hasDescription: descriptions.length > 0, problems: [],
+    link: text(node.link), minimumUpdateVersion: s("minimumUpdateVersion"), ignoreSkippedUpgradesBelowVersion: s("ignoreSkippedUpgradesBelowVersion"),
+    maximumSystemVersion: s("maximumSystemVersion"), descriptionLanguages: descriptions.map((d) => attribute(d, "xml:lang")), descriptionTexts: descriptions.map((d) => (text(d) ?? "").trim()), releaseNotesLinks: links,
+    ...(node["sparkle:informationalUpdate"] !== undefined ? { informationalUpdate: informational(node["sparkle:informationalUpdate"]) } : {}),
     ...(critical !== undefined ? { critical: typeof critical === "object" && critical ? String((critical as Node)["@_sparkle:version"] ?? "") : "" } : {}),
     ...(enc ? { enclosure: { url: text(enc["@_url"]), length: text(enc["@_length"]), type: text(enc["@_type"]), edSignature: text(enc["@_sparkle:edSignature"]) } } : {}),
     ...(deltas !== undefined ? {
@@ -96,9 +144,12 @@ function readItem(node: Node): FeedItem {
   if (!item.pubDate || !PUB_DATE.test(item.pubDate)) p.push(`pubDate "${item.pubDate ?? ""}" is not in the form "Wed, 09 Jan 2006 19:20:11 +0000"`);
   if (item.channel !== undefined && !CHANNEL_PATTERN.test(item.channel)) p.push(`sparkle:channel "${item.channel}" has characters Sparkle ignores the channel for`);
   if (item.phasedRolloutInterval !== undefined && !/^\d+$/.test(item.phasedRolloutInterval)) p.push(`sparkle:phasedRolloutInterval "${item.phasedRolloutInterval}" is not whole seconds`);
-  for (const [name, url] of [["releaseNotesLink", item.releaseNotesLink], ["fullReleaseNotesLink", item.fullReleaseNotesLink]] as const) {
-    if (url !== undefined && !isHttpUrl(url)) p.push(`sparkle:${name} "${url}" is not http(s); Sparkle ignores it`);
+  for (const [name, url] of [...links.map((l) => ["releaseNotesLink", l.url] as const), ["fullReleaseNotesLink", item.fullReleaseNotesLink] as const, ["link", item.link] as const]) {
+    if (url !== undefined && !isHttpUrl(url)) p.push(`${name === "link" ? "" : "sparkle:"}${name} "${url}" is not http(s); Sparkle ignores it`);
   }
+  // SUAppcastItem.m: informational versions are read only when the item has an http(s) <link> (its "Learn More…" page).
+  if (item.informationalUpdate !== undefined && !isHttpUrl(item.link)) p.push("the item has sparkle:informationalUpdate but no http(s) <link>: Sparkle ignores it and offers the update to install");
+  p.push(...languageProblems("description", item.descriptionLanguages), ...languageProblems("sparkle:releaseNotesLink", links.map((l) => l.lang)));
   if (!item.enclosure) p.push("the item has no <enclosure>");
   else {
     if (!isHttpUrl(item.enclosure.url)) p.push(`enclosure url "${item.enclosure.url ?? ""}" is not http(s); Sparkle rejects the item`);
@@ -120,7 +171,7 @@ export function readAppcast(xml: string): ParsedAppcast {
   if (valid !== true) return { items: [], problems: [`appcast is not well-formed XML (line ${valid.err.line}: ${valid.err.msg}); Sparkle rejects the whole feed`] };
   const parser = new XMLParser({
     ignoreAttributes: false, attributeNamePrefix: "@_", parseTagValue: false, parseAttributeValue: false, trimValues: true,
-    processEntities: true, isArray: (_name, jpath) => jpath === "rss.channel" || jpath === "rss.channel.item" || jpath === "rss.channel.item.sparkle:deltas.enclosure",
+    processEntities: true, isArray: (_name, jpath) => ARRAYS.has(String(jpath)),
   });
   const doc = parser.parse(xml) as Node;
   const rss = doc.rss as Node | undefined;

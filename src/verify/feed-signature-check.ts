@@ -1,5 +1,5 @@
 import { XMLParser } from "fast-xml-parser";
-import { hostedNotesPageKey, hostedNotesPages } from "../domain/notes/notes-page.js";
+import { hostedNotesPages } from "../domain/notes/notes-page.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import { APPCAST_KEY, publicAppcastKey } from "../domain/release-layout.js";
 import { verifyEd25519Buffered } from "../sparkle/ed25519-stream.js";
@@ -73,10 +73,7 @@ export async function feedSignatureProblems(store: ObjectStore, pluginId: string
     problems.push(`the appcast signatures cannot be checked (${reason}): no public key; pass --public-key <SUPublicEDKey>`);
   }
   const hosted = new Map<string, string>();
-  for (const r of records) {
-    const key = hostedNotesPageKey(r);
-    if (key) hosted.set(r.autoupdate!.releaseNotesLink!, key);
-  }
+  for (const page of hostedNotesPages(records)) hosted.set(page.url, page.key);
   const pages = new Map<string, Promise<Buffer | undefined>>();
   const pageBytes = (key: string) => {
     if (!pages.has(key)) pages.set(key, store.get(key).then((got) => got?.body));
@@ -102,7 +99,7 @@ export async function feedSignatureProblems(store: ObjectStore, pluginId: string
   // signed feed or not (a signature alone does not cover an unsigned feed's pages).
   for (const expected of hostedNotesPages(records)) {
     const page = await pageBytes(expected.key);
-    if (page && !page.equals(expected.bytes)) problems.push(`${expected.key} is not the release-notes page of ${expected.version} as its record renders it (${page.length} bytes, ${expected.bytes.length} expected): run \`relcast site sync\``);
+    if (page && !page.equals(expected.bytes)) problems.push(`${expected.key} is not the ${expected.lang ? `${expected.lang} ` : ""}release-notes page of ${expected.version} as its record renders it (${page.length} bytes, ${expected.bytes.length} expected): run \`relcast site sync\``);
   }
   return problems;
 }

@@ -3,6 +3,8 @@ import { rfc822 } from "../domain/timestamps.js";
 import { pausedSeconds, rolloutPubDate } from "../domain/rollout-state.js";
 import { DEFAULT_CHANNEL } from "../domain/build-order.js";
 import type { FeedItem } from "./appcast-reader.js";
+import { DEFAULT_NOTES_LANGUAGE } from "../domain/notes/notes-language.js";
+import { itemDescriptions } from "../domain/appcast-item.js";
 
 /**
  * Where an appcast item disagrees with the catalog record it stands for:
@@ -24,6 +26,13 @@ export function itemDisagreements(record: FeedRecord, item: FeedItem): string[] 
     ["sparkle:criticalUpdate", au.criticalUpdate ? au.criticalUpdate.version ?? "" : undefined, item.critical],
     ["sparkle:releaseNotesLink", au.releaseNotesLink, item.releaseNotesLink],
     ["sparkle:fullReleaseNotesLink", au.fullReleaseNotesLink, item.fullReleaseNotesLink],
+    ["link", au.link, item.link],
+    ["sparkle:minimumUpdateVersion", au.minimumUpdateVersion, item.minimumUpdateVersion],
+    ["sparkle:ignoreSkippedUpgradesBelowVersion", au.ignoreSkippedUpgradesBelowVersion, item.ignoreSkippedUpgradesBelowVersion],
+    ["sparkle:maximumSystemVersion", au.maximumSystemVersion, item.maximumSystemVersion],
+    ["sparkle:informationalUpdate", informationalText(au.informationalUpdate), informationalText(item.informationalUpdate)],
+    ["localized sparkle:releaseNotesLink", localizedLinksText(au.localizedReleaseNotesLinks ?? []), localizedLinksText(item.releaseNotesLinks.filter((l) => l.url !== item.releaseNotesLink))],
+    ["<description> languages", descriptionLanguages(record), item.hasDescription ? item.descriptionLanguages.map((l) => l ?? "(none)").join(", ") : undefined],
     ["enclosure url", au.publicDownloadUrl, item.enclosure?.url],
     ["enclosure length", String(au.sizeBytes), item.enclosure?.length],
     ["enclosure sparkle:edSignature", au.edSignature, item.enclosure?.edSignature],
@@ -33,8 +42,34 @@ export function itemDisagreements(record: FeedRecord, item: FeedItem): string[] 
     if (want !== got) found.push(`appcast ${what} is ${got === undefined ? "missing" : `"${got}"`} but the catalog says ${want === undefined ? "none" : `"${want}"`}${what === "pubDate" && record.rollout ? ` (the original pubDate plus ${pausedSeconds(record.rollout)} s paused): run \`relcast rebuild\`` : ""}`);
   }
   if (!au.releaseNotesLink && !item.hasDescription) found.push("appcast item has neither inline notes nor a release-notes link");
+  found.push(...descriptionDisagreements(record, item));
   found.push(...deltaDisagreements(record, item));
   return found;
+}
+
+/** A set to Sparkle: compared without order ("" for the empty element: everyone). */
+function informationalText(entries: readonly string[] | undefined): string | undefined {
+  return entries === undefined ? undefined : [...entries].sort().join(",");
+}
+
+function localizedLinksText(links: ReadonlyArray<{ lang?: string | undefined; url: string }>): string | undefined {
+  return links.length === 0 ? undefined : links.map((l) => `${l.lang ?? "(no xml:lang)"}=${l.url}`).sort().join(" ");
+}
+
+/** Each inline description is the record's notes in its language, as relcast renders them (what Sparkle shows). */
+function descriptionDisagreements(record: FeedRecord, item: FeedItem): string[] {
+  const want = itemDescriptions(record);
+  if (want.length !== item.descriptionTexts.length) return []; // the languages line says what is missing
+  return want.flatMap((d, i) => (item.descriptionTexts[i] === d.html.trim()
+    ? []
+    : [`appcast <description${d.lang ? ` xml:lang="${d.lang}"` : ""}> is not the record's ${d.lang ? `${d.lang} ` : ""}notes as relcast renders them`]));
+}
+
+/** The languages of the inline notes the record asks for: none (one description without xml:lang), or "en" plus each localized one. */
+function descriptionLanguages(record: FeedRecord): string | undefined {
+  if (record.autoupdate.releaseNotesLink) return undefined;
+  const localized = record.localizedReleaseNotes ?? [];
+  return localized.length === 0 ? "(none)" : [DEFAULT_NOTES_LANGUAGE, ...localized.map((l) => l.lang)].join(", ");
 }
 
 /** The item's `<sparkle:deltas>` are the record's deltas, one enclosure each, in the record's order, with its values. */

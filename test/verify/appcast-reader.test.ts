@@ -51,3 +51,29 @@ describe("appcast reader (what Sparkle would reject)", () => {
     expect(readAppcast(feed(item({ sig: ` ${SIG}\n` }))).items[0]!.problems).toEqual([]);
   });
 });
+
+describe("appcast reader: the elements Sparkle 2.9 reads beyond the core", () => {
+  it("reads link, the builds, the informational set and the languages of the notes", () => {
+    const parsed = readAppcast(feed(item({
+      extra: "<link>https://x.example/r</link><sparkle:minimumUpdateVersion>90</sparkle:minimumUpdateVersion>"
+        + "<sparkle:ignoreSkippedUpgradesBelowVersion>95</sparkle:ignoreSkippedUpgradesBelowVersion><sparkle:maximumSystemVersion>15.9</sparkle:maximumSystemVersion>"
+        + "<sparkle:informationalUpdate><sparkle:version>91</sparkle:version><sparkle:belowVersion>80</sparkle:belowVersion></sparkle:informationalUpdate>"
+        + '<sparkle:releaseNotesLink xml:lang="en">https://x.example/n.html</sparkle:releaseNotesLink><sparkle:releaseNotesLink xml:lang="de">https://x.example/de/n.html</sparkle:releaseNotesLink>',
+    })));
+    expect(parsed.items[0]).toMatchObject({
+      link: "https://x.example/r", minimumUpdateVersion: "90", ignoreSkippedUpgradesBelowVersion: "95", maximumSystemVersion: "15.9",
+      informationalUpdate: ["91", "<80"], releaseNotesLink: "https://x.example/n.html",
+      releaseNotesLinks: [{ lang: "en", url: "https://x.example/n.html" }, { lang: "de", url: "https://x.example/de/n.html" }], problems: [],
+    });
+    expect(readAppcast(feed(item({ extra: "<link>https://x.example/r</link><sparkle:informationalUpdate/>" }))).items[0]!.informationalUpdate).toEqual([]);
+  });
+
+  it.each<[string, string, RegExp]>([
+    ["an informational update without <link> (Sparkle ignores the element)", "<sparkle:informationalUpdate/>", /sparkle:informationalUpdate but no http\(s\) <link>/],
+    ["an informational update whose <link> is not http(s)", "<link>ftp://x.example/r</link><sparkle:informationalUpdate/>", /link "ftp:\/\/x\.example\/r" is not http\(s\)[\s\S]*no http\(s\) <link>/],
+    ["two descriptions, one without xml:lang", '<description>a</description><description xml:lang="de">b</description>', /2 <description> elements and one has no xml:lang/],
+    ["two notes links for one language", '<sparkle:releaseNotesLink xml:lang="de">https://x.example/a</sparkle:releaseNotesLink><sparkle:releaseNotesLink xml:lang="de">https://x.example/b</sparkle:releaseNotesLink>', /two <sparkle:releaseNotesLink> elements for one language/],
+  ])("flags %s", (_name, extra, message) => {
+    expect(readAppcast(feed(item({ extra }))).items[0]!.problems.join("\n")).toMatch(message);
+  });
+});

@@ -29,6 +29,13 @@ interface PublishFlags {
   phasedRolloutInterval?: string;
   releaseNotesUrl?: string;
   fullReleaseNotesUrl?: string;
+  minimumUpdateVersion?: string;
+  informationalUpdateVersions?: string;
+  informational?: boolean;
+  link?: string;
+  ignoreSkippedUpgradesBelowVersion?: string;
+  maximumSystemVersion?: string;
+  localizedNotes?: string[];
   publishedAt?: string;
   dryRun?: boolean;
   json?: boolean;
@@ -48,6 +55,10 @@ function parsePublishedAt(text: string | undefined): Date | undefined {
   return parsed.date;
 }
 
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 export function registerPublish(program: Command): void {
   program
     .command("publish")
@@ -56,6 +67,7 @@ export function registerPublish(program: Command): void {
     .requiredOption("--app <dir>", "built plugin bundle folder (holds Contents/Info.plist)")
     .requiredOption("--dmg <file>", "disk image to publish")
     .option("--notes <file>", "release notes in Markdown (list items become the record's notes)")
+    .option("--localized-notes <lang=file>", "release notes in another language, Markdown (repeatable: --localized-notes de=notes.de.md)", collect, [])
     .option("--changelog <file>", "take the notes from this version's section of a Keep a Changelog file (CHANGELOG.md)")
     .option("--summary <text>", "one-line summary (default: the first note)")
     .option("--build-number <n>", "build number when CFBundleVersion is not an integer")
@@ -69,6 +81,12 @@ export function registerPublish(program: Command): void {
     .option("--release-notes-url <url>", "sparkle:releaseNotesLink instead of inline notes ({version} is filled in)")
     .option("--full-release-notes-url <url>", "sparkle:fullReleaseNotesLink (the full version history)")
     .option("--published-at <iso>", "publication time in UTC instead of now, e.g. 2026-01-31T12:00:00.000Z (importing releases published elsewhere, reproducible runs)")
+    .option("--minimum-update-version <build>", "offer this update only to installs at or above this build")
+    .option("--informational-update-versions <builds>", "informational only (no install) for these builds; <build means below it, e.g. 100,<90 (needs --link)")
+    .option("--informational", "informational only for every install (needs --link)")
+    .option("--link <url>", "the item's <link>: the page \"Learn More…\" opens ({version} is filled in; default appcast.link)")
+    .option("--ignore-skipped-upgrades-below-version <build>", "installs below this build offer the update again although the user skipped an earlier one")
+    .option("--maximum-system-version <version>", "do not offer the update on a macOS newer than this (e.g. 15.9)")
     .option("--allow-key-change", "publish although the previous release's bundle carries another SUPublicEDKey (see docs/sparkle.md: key rotation)")
     .option("--no-deltas", "make no Sparkle delta updates from older releases (as deltas.maximum: 0)")
     .option("--dry-run", "print the plan and the diff of appcast and catalog; write nothing")
@@ -89,13 +107,16 @@ export function registerPublish(program: Command): void {
         }
       };
       const result = await publish({
-        version: flags.version, app: flags.app, dmg: flags.dmg, notes: flags.notes, changelog: flags.changelog, summary: flags.summary,
+        version: flags.version, app: flags.app, dmg: flags.dmg, notes: flags.notes, localizedNotes: flags.localizedNotes, changelog: flags.changelog, summary: flags.summary,
         buildNumber: parseBuildNumber(flags.buildNumber), publishedAt: parsePublishedAt(flags.publishedAt),
         config: flags.config, store: flags.store, channel: flags.channel, keyFile: flags.keyFile, dryRun: Boolean(flags.dryRun),
         noDeltas: flags.deltas === false, allowKeyChange: Boolean(flags.allowKeyChange),
         autoupdate: {
           critical: flags.critical, minimumAutoupdateVersion: flags.minimumAutoupdateVersion, phasedRolloutInterval: flags.phasedRolloutInterval,
           releaseNotesUrl: flags.releaseNotesUrl, fullReleaseNotesUrl: flags.fullReleaseNotesUrl,
+          minimumUpdateVersion: flags.minimumUpdateVersion, informationalUpdateVersions: flags.informationalUpdateVersions,
+          informational: flags.informational, link: flags.link,
+          ignoreSkippedUpgradesBelowVersion: flags.ignoreSkippedUpgradesBelowVersion, maximumSystemVersion: flags.maximumSystemVersion,
         },
         logger: held, onStep,
         onProgress: uploadProgressReporter({ tty: Boolean(process.stderr.isTTY) && !flags.json, quiet: Boolean(flags.quiet) }),

@@ -1,12 +1,17 @@
 import { escapeHtml } from "../../core/html-escape.js";
 import type { ReleaseRecord } from "../record-schema.js";
-import { publicAppcastUrl, releaseNotesPageKey, releaseNotesPageUrl } from "../release-layout.js";
+import { localizedNotesPageKey, localizedNotesPageUrl, publicAppcastUrl, releaseNotesPageKey, releaseNotesPageUrl } from "../release-layout.js";
+import { renderNotesHtml } from "./markdown.js";
 import { recordNotesHtml } from "./notes-html.js";
+import { DEFAULT_NOTES_LANGUAGE } from "./notes-language.js";
 
-/** A release-notes page relcast hosts: its key under `{app_url}` and its exact bytes. */
+/** A release-notes page relcast hosts: its key under `{app_url}`, the URL the appcast links, and its exact bytes. */
 export interface NotesPage {
   version: string;
+  /** The language of a localized page (`--localized-notes`); absent for the default notes. */
+  lang?: string;
   key: string;
+  url: string;
   bytes: Buffer;
 }
 
@@ -23,11 +28,11 @@ const STYLE = "body{font:13px/1.45 -apple-system,BlinkMacSystemFont,\"Helvetica 
  * the same record always gives the same bytes, so a signature over them is
  * stable and a dry run shows what a publish writes.
  */
-export function renderNotesPage(record: Pick<ReleaseRecord, "displayName" | "version" | "releaseNotesList" | "releaseNotesMarkdown">): string {
-  const notes = recordNotesHtml(record, { topHeadingLevel: 2 });
+export function renderNotesPage(record: Pick<ReleaseRecord, "displayName" | "version" | "releaseNotesList" | "releaseNotesMarkdown">, localized?: { lang: string; markdown: string }): string {
+  const notes = localized ? renderNotesHtml(localized.markdown, { topHeadingLevel: 2 }) : recordNotesHtml(record, { topHeadingLevel: 2 });
   const title = `${record.displayName} ${record.version}`;
   return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(localized?.lang ?? DEFAULT_NOTES_LANGUAGE)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -56,10 +61,22 @@ export function hostedNotesPageKey(record: ReleaseRecord): string | undefined {
   return link !== undefined && appUrl !== undefined && link === releaseNotesPageUrl(appUrl, record.version) ? releaseNotesPageKey(record.version) : undefined;
 }
 
-/** The pages of these records that relcast hosts, in the order given. */
+/** The localized pages relcast hosts for this record: each `xml:lang` link that is relcast's own page for a language the record has notes in. */
+function localizedPages(record: ReleaseRecord): NotesPage[] {
+  const appUrl = appUrlOf(record);
+  if (appUrl === undefined) return [];
+  return (record.autoupdate?.localizedReleaseNotesLinks ?? []).flatMap(({ lang, url }) => {
+    const notes = record.localizedReleaseNotes?.find((l) => l.lang === lang);
+    if (!notes || url !== localizedNotesPageUrl(appUrl, record.version, lang)) return [];
+    return [{ version: record.version, lang, key: localizedNotesPageKey(record.version, lang), url, bytes: Buffer.from(renderNotesPage(record, notes)) }];
+  });
+}
+
+/** The pages of these records that relcast hosts, in the order given (a record's default page, then its languages). */
 export function hostedNotesPages(records: readonly ReleaseRecord[]): NotesPage[] {
   return records.flatMap((r) => {
     const key = hostedNotesPageKey(r);
-    return key ? [{ version: r.version, key, bytes: Buffer.from(renderNotesPage(r)) }] : [];
+    const own = key ? [{ version: r.version, key, url: r.autoupdate!.releaseNotesLink!, bytes: Buffer.from(renderNotesPage(r)) }] : [];
+    return [...own, ...localizedPages(r)];
   });
 }

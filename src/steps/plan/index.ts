@@ -61,7 +61,7 @@ export const planStep: Step = {
     }
     const notes = need(ctx.notes, "notes");
     const fresh = buildRecord({
-      config, store: ctx.store, version: inputs.version, summary: inputs.summary ?? notes.firstText, notes, dmg, zip,
+      config, store: ctx.store, version: inputs.version, summary: inputs.summary ?? notes.firstText, notes, localizedNotes: ctx.localizedNotes, dmg, zip,
       buildNumber: need(ctx.buildNumber, "build number"), edSignature: need(ctx.edSignature, "signature"),
       minimumSystemVersion: ctx.bundle?.minimumSystemVersion, hardwareRequirements: ctx.hardwareRequirements, keyChangeAllowed: ctx.keyChangeAllowed, autoupdateOptions: ctx.autoupdateOptions,
       publishedAt: inputs.publishedAt ?? new Date(), icon: ctx.icon,

@@ -10,6 +10,7 @@ import { hardwareRequirementsOf } from "../../bundle/mach-o.js";
 import { appcastLimit } from "../../domain/appcast.js";
 import { buildOrderEntriesOf, readCatalogView } from "../../catalog/catalog-view.js";
 import { loadReleaseNotes } from "./notes-file.js";
+import { parseLocalizedNotesArgs, readLocalizedNotes } from "./localized-notes.js";
 import { requireXmlText } from "../../core/xml-text.js";
 import { DOWNLOADS_PREFIX, ICONS_PREFIX, LATEST_PREFIX, publicApiPrefix, RELEASE_NOTES_PREFIX, RELEASES_PREFIX, recordKey } from "../../domain/release-layout.js";
 import { releaseRecordSchema } from "../../domain/record-schema.js";
@@ -67,8 +68,11 @@ function resolveBuildNumber(ctx: ReleaseContext): number {
 }
 
 /** The folders a publish of `version` writes into. */
-function publishFolders(pluginId: string, version: string): string[] {
-  return ["", RELEASES_PREFIX, `${RELEASES_PREFIX}${version}/`, LATEST_PREFIX, DOWNLOADS_PREFIX, ICONS_PREFIX, publicApiPrefix(pluginId), RELEASE_NOTES_PREFIX];
+function publishFolders(pluginId: string, version: string, languages: readonly string[]): string[] {
+  return [
+    "", RELEASES_PREFIX, `${RELEASES_PREFIX}${version}/`, LATEST_PREFIX, DOWNLOADS_PREFIX, ICONS_PREFIX, publicApiPrefix(pluginId), RELEASE_NOTES_PREFIX,
+    ...languages.map((lang) => `${RELEASE_NOTES_PREFIX}${lang}/`),
+  ];
 }
 
 function channelsOf(view: ReleaseContext["catalog"]): Set<string> {
@@ -87,7 +91,9 @@ export const preflightStep: Step = {
     ctx.bundle = await readBundleInfo(inputs.appDir);
     await checkBundleTree(inputs.appDir);
     const architectures = await checkBundleExecutable(inputs.appDir, ctx.bundle.bundleExecutable);
+    const localizedArgs = parseLocalizedNotesArgs(inputs.localizedNotes ?? []);
     ctx.notes = await loadReleaseNotes({ notesFile: inputs.notesFile, changelogFile: inputs.changelogFile }, inputs.version);
+    ctx.localizedNotes = await readLocalizedNotes(localizedArgs);
     if (inputs.summary !== undefined) requireXmlText(inputs.summary, "--summary");
     const short = ctx.bundle.shortVersion;
     if (short !== undefined && short !== inputs.version) {
@@ -130,12 +136,14 @@ export const preflightStep: Step = {
       keyCheckedByBundle: ctx.bundle.publicEdKey === key.publicKeyBase64,
     };
     ctx.buildNumber = resolveBuildNumber(ctx);
-    ctx.autoupdateOptions = resolveAutoupdateOptions(ctx.config, inputs.autoupdate ?? {}, inputs.version, ctx.buildNumber);
+    ctx.autoupdateOptions = resolveAutoupdateOptions(
+      ctx.config, { ...inputs.autoupdate, localizedNotesLanguages: ctx.localizedNotes.map((l) => l.lang) }, inputs.version, ctx.buildNumber, minimumSystem,
+    );
     await ctx.store.checkReachable();
     // A store that would let a concurrent publish overwrite this one's writes is refused before anything is zipped.
     if (!inputs.dryRun) await ctx.store.proveConditionalWrites?.();
     // A link planted in a folder the publish writes to would send its bytes out of the store: refuse before the first write.
-    const stray = (await ctx.store.strayEntries?.(publishFolders(ctx.config.pluginId, inputs.version))) ?? [];
+    const stray = (await ctx.store.strayEntries?.(publishFolders(ctx.config.pluginId, inputs.version, ctx.localizedNotes.map((l) => l.lang)))) ?? [];
     if (stray.length > 0) {
       throw new RelcastError("E_STORE", `the store holds what relcast never writes: ${stray[0]}${stray.length > 1 ? ` (and ${stray.length - 1} more)` : ""}`, "remove the links from the store (relcast verify lists them all) and publish again");
     }

@@ -44,9 +44,9 @@ function checked(notes: ReleaseNotes, source: string): ReleaseNotes {
   return notes;
 }
 
-/** `--notes <file>`: the whole file is the notes, in Markdown. */
-export async function readReleaseNotes(file: string): Promise<ReleaseNotes> {
-  const text = await readText(file, "notes file", "pass --notes a Markdown file (for example a list of changes)");
+/** `--notes <file>` (or `--localized-notes <lang>=<file>`): the whole file is the notes, in Markdown. */
+export async function readReleaseNotes(file: string, flag = "--notes"): Promise<ReleaseNotes> {
+  const text = await readText(file, "notes file", `pass ${flag} a Markdown file (for example a list of changes)`);
   // A whole changelog would become one release's notes, every older release's changes included.
   const versions = versionHeadings(text);
   if (versions.length >= 2) {
