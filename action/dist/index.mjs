@@ -1,22 +1,22 @@
 import { createRequire } from "node:module";
-import { once } from "node:events";
-import { spawn, spawnSync } from "node:child_process";
-import path, { join, sep } from "node:path";
-import * as fs from "node:fs";
-import { ReadStream, appendFileSync, constants, createReadStream, createWriteStream, existsSync, fstatSync, lstatSync, read, readFileSync, readdirSync, readlinkSync, rmSync, unlinkSync } from "node:fs";
-import { env, versions } from "node:process";
 import { access, copyFile, link, lstat, mkdir, mkdtemp, open, readFile, readdir, readlink, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
+import path, { join, sep } from "node:path";
 import os, { homedir, platform, release } from "node:os";
-import { createHash, createHmac, getRandomValues, randomBytes, randomUUID } from "node:crypto";
-import { isDeepStrictEqual, promisify } from "node:util";
 import * as zlib from "node:zlib";
-import { crc32, createInflateRaw, inflateRaw } from "node:zlib";
+import { crc32, createDeflateRaw, createInflateRaw, inflateRaw } from "node:zlib";
+import { createHash, createHmac, createPrivateKey, createPublicKey, getRandomValues, randomBytes, randomUUID } from "node:crypto";
+import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import { ReadStream, accessSync, appendFileSync, constants, createReadStream, createWriteStream, existsSync, fstatSync, lstatSync, read, readFileSync, readdirSync, readlinkSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { PassThrough, Readable, Writable } from "node:stream";
+import { once } from "node:events";
 import { pipeline } from "node:stream/promises";
+import { isDeepStrictEqual, promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { isUtf8 } from "node:buffer";
-import { PassThrough, Readable, Writable } from "node:stream";
 import { Worker } from "node:worker_threads";
 import { Agent } from "node:http";
+import { env, versions } from "node:process";
 import { Agent as Agent$1 } from "node:https";
 
 // \0rolldown/runtime.js
@@ -68,1775 +68,6 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
 }) : target, mod));
 var __toCommonJS = (mod) => __hasOwnProp.call(mod, "module.exports") ? mod["module.exports"] : __copyProps(__defProp$1({}, "__esModule", { value: true }), mod);
 var __require = /* #__PURE__ */ (() => createRequire(import.meta.url))();
-
-// node_modules/commander/lib/error.js
-var require_error = /* @__PURE__ */ __commonJSMin(((exports) => {
-	var CommanderError = class extends Error {
-		constructor(exitCode, code, message) {
-			super(message);
-			Error.captureStackTrace(this, this.constructor);
-			this.name = this.constructor.name;
-			this.code = code;
-			this.exitCode = exitCode;
-			this.nestedError = void 0;
-		}
-	};
-	var InvalidArgumentError = class extends CommanderError {
-		constructor(message) {
-			super(1, "commander.invalidArgument", message);
-			Error.captureStackTrace(this, this.constructor);
-			this.name = this.constructor.name;
-		}
-	};
-	exports.CommanderError = CommanderError;
-	exports.InvalidArgumentError = InvalidArgumentError;
-}));
-
-// node_modules/commander/lib/argument.js
-var require_argument = /* @__PURE__ */ __commonJSMin(((exports) => {
-	const { InvalidArgumentError } = require_error();
-	var Argument = class {
-		constructor(name, description) {
-			this.description = description || "";
-			this.variadic = false;
-			this.parseArg = void 0;
-			this.defaultValue = void 0;
-			this.defaultValueDescription = void 0;
-			this.argChoices = void 0;
-			switch (name[0]) {
-				case "<":
-					this.required = true;
-					this._name = name.slice(1, -1);
-					break;
-				case "[":
-					this.required = false;
-					this._name = name.slice(1, -1);
-					break;
-				default:
-					this.required = true;
-					this._name = name;
-			}
-			if (this._name.endsWith("...")) {
-				this.variadic = true;
-				this._name = this._name.slice(0, -3);
-			}
-		}
-		name() {
-			return this._name;
-		}
-		_collectValue(value, previous) {
-			if (previous === this.defaultValue || !Array.isArray(previous)) return [value];
-			previous.push(value);
-			return previous;
-		}
-		default(value, description) {
-			this.defaultValue = value;
-			this.defaultValueDescription = description;
-			return this;
-		}
-		argParser(fn) {
-			this.parseArg = fn;
-			return this;
-		}
-		choices(values) {
-			this.argChoices = values.slice();
-			this.parseArg = (arg, previous) => {
-				if (!this.argChoices.includes(arg)) throw new InvalidArgumentError(`Allowed choices are ${this.argChoices.join(", ")}.`);
-				if (this.variadic) return this._collectValue(arg, previous);
-				return arg;
-			};
-			return this;
-		}
-		argRequired() {
-			this.required = true;
-			return this;
-		}
-		argOptional() {
-			this.required = false;
-			return this;
-		}
-	};
-	function humanReadableArgName(arg) {
-		const nameOutput = arg.name() + (arg.variadic === true ? "..." : "");
-		return arg.required ? "<" + nameOutput + ">" : "[" + nameOutput + "]";
-	}
-	exports.Argument = Argument;
-	exports.humanReadableArgName = humanReadableArgName;
-}));
-
-// node_modules/commander/lib/help.js
-var require_help = /* @__PURE__ */ __commonJSMin(((exports) => {
-	const { humanReadableArgName } = require_argument();
-	var Help = class {
-		constructor() {
-			this.helpWidth = void 0;
-			this.minWidthToWrap = 40;
-			this.sortSubcommands = false;
-			this.sortOptions = false;
-			this.showGlobalOptions = false;
-		}
-		prepareContext(contextOptions) {
-			this.helpWidth = this.helpWidth ?? contextOptions.helpWidth ?? 80;
-		}
-		visibleCommands(cmd) {
-			const visibleCommands = cmd.commands.filter((cmd) => !cmd._hidden);
-			const helpCommand = cmd._getHelpCommand();
-			if (helpCommand && !helpCommand._hidden) visibleCommands.push(helpCommand);
-			if (this.sortSubcommands) visibleCommands.sort((a, b) => {
-				return a.name().localeCompare(b.name());
-			});
-			return visibleCommands;
-		}
-		compareOptions(a, b) {
-			const getSortKey = (option) => {
-				return option.short ? option.short.replace(/^-/, "") : option.long.replace(/^--/, "");
-			};
-			return getSortKey(a).localeCompare(getSortKey(b));
-		}
-		visibleOptions(cmd) {
-			const visibleOptions = cmd.options.filter((option) => !option.hidden);
-			const helpOption = cmd._getHelpOption();
-			if (helpOption && !helpOption.hidden) {
-				const removeShort = helpOption.short && cmd._findOption(helpOption.short);
-				const removeLong = helpOption.long && cmd._findOption(helpOption.long);
-				if (!removeShort && !removeLong) visibleOptions.push(helpOption);
-				else if (helpOption.long && !removeLong) visibleOptions.push(cmd.createOption(helpOption.long, helpOption.description));
-				else if (helpOption.short && !removeShort) visibleOptions.push(cmd.createOption(helpOption.short, helpOption.description));
-			}
-			if (this.sortOptions) visibleOptions.sort(this.compareOptions);
-			return visibleOptions;
-		}
-		visibleGlobalOptions(cmd) {
-			if (!this.showGlobalOptions) return [];
-			const globalOptions = [];
-			for (let ancestorCmd = cmd.parent; ancestorCmd; ancestorCmd = ancestorCmd.parent) {
-				const visibleOptions = ancestorCmd.options.filter((option) => !option.hidden);
-				globalOptions.push(...visibleOptions);
-			}
-			if (this.sortOptions) globalOptions.sort(this.compareOptions);
-			return globalOptions;
-		}
-		visibleArguments(cmd) {
-			if (cmd._argsDescription) cmd.registeredArguments.forEach((argument) => {
-				argument.description = argument.description || cmd._argsDescription[argument.name()] || "";
-			});
-			if (cmd.registeredArguments.find((argument) => argument.description)) return cmd.registeredArguments;
-			return [];
-		}
-		subcommandTerm(cmd) {
-			const args = cmd.registeredArguments.map((arg) => humanReadableArgName(arg)).join(" ");
-			return cmd._name + (cmd._aliases[0] ? "|" + cmd._aliases[0] : "") + (cmd.options.length ? " [options]" : "") + (args ? " " + args : "");
-		}
-		optionTerm(option) {
-			return option.flags;
-		}
-		argumentTerm(argument) {
-			return argument.name();
-		}
-		longestSubcommandTermLength(cmd, helper) {
-			return helper.visibleCommands(cmd).reduce((max, command) => {
-				return Math.max(max, this.displayWidth(helper.styleSubcommandTerm(helper.subcommandTerm(command))));
-			}, 0);
-		}
-		longestOptionTermLength(cmd, helper) {
-			return helper.visibleOptions(cmd).reduce((max, option) => {
-				return Math.max(max, this.displayWidth(helper.styleOptionTerm(helper.optionTerm(option))));
-			}, 0);
-		}
-		longestGlobalOptionTermLength(cmd, helper) {
-			return helper.visibleGlobalOptions(cmd).reduce((max, option) => {
-				return Math.max(max, this.displayWidth(helper.styleOptionTerm(helper.optionTerm(option))));
-			}, 0);
-		}
-		longestArgumentTermLength(cmd, helper) {
-			return helper.visibleArguments(cmd).reduce((max, argument) => {
-				return Math.max(max, this.displayWidth(helper.styleArgumentTerm(helper.argumentTerm(argument))));
-			}, 0);
-		}
-		commandUsage(cmd) {
-			let cmdName = cmd._name;
-			if (cmd._aliases[0]) cmdName = cmdName + "|" + cmd._aliases[0];
-			let ancestorCmdNames = "";
-			for (let ancestorCmd = cmd.parent; ancestorCmd; ancestorCmd = ancestorCmd.parent) ancestorCmdNames = ancestorCmd.name() + " " + ancestorCmdNames;
-			return ancestorCmdNames + cmdName + " " + cmd.usage();
-		}
-		commandDescription(cmd) {
-			return cmd.description();
-		}
-		subcommandDescription(cmd) {
-			return cmd.summary() || cmd.description();
-		}
-		optionDescription(option) {
-			const extraInfo = [];
-			if (option.argChoices) extraInfo.push(`choices: ${option.argChoices.map((choice) => JSON.stringify(choice)).join(", ")}`);
-			if (option.defaultValue !== void 0) {
-				if (option.required || option.optional || option.isBoolean() && typeof option.defaultValue === "boolean") extraInfo.push(`default: ${option.defaultValueDescription || JSON.stringify(option.defaultValue)}`);
-			}
-			if (option.presetArg !== void 0 && option.optional) extraInfo.push(`preset: ${JSON.stringify(option.presetArg)}`);
-			if (option.envVar !== void 0) extraInfo.push(`env: ${option.envVar}`);
-			if (extraInfo.length > 0) {
-				const extraDescription = `(${extraInfo.join(", ")})`;
-				if (option.description) return `${option.description} ${extraDescription}`;
-				return extraDescription;
-			}
-			return option.description;
-		}
-		argumentDescription(argument) {
-			const extraInfo = [];
-			if (argument.argChoices) extraInfo.push(`choices: ${argument.argChoices.map((choice) => JSON.stringify(choice)).join(", ")}`);
-			if (argument.defaultValue !== void 0) extraInfo.push(`default: ${argument.defaultValueDescription || JSON.stringify(argument.defaultValue)}`);
-			if (extraInfo.length > 0) {
-				const extraDescription = `(${extraInfo.join(", ")})`;
-				if (argument.description) return `${argument.description} ${extraDescription}`;
-				return extraDescription;
-			}
-			return argument.description;
-		}
-		formatItemList(heading, items, helper) {
-			if (items.length === 0) return [];
-			return [
-				helper.styleTitle(heading),
-				...items,
-				""
-			];
-		}
-		groupItems(unsortedItems, visibleItems, getGroup) {
-			const result = /* @__PURE__ */ new Map();
-			unsortedItems.forEach((item) => {
-				const group = getGroup(item);
-				if (!result.has(group)) result.set(group, []);
-			});
-			visibleItems.forEach((item) => {
-				const group = getGroup(item);
-				if (!result.has(group)) result.set(group, []);
-				result.get(group).push(item);
-			});
-			return result;
-		}
-		formatHelp(cmd, helper) {
-			const termWidth = helper.padWidth(cmd, helper);
-			const helpWidth = helper.helpWidth ?? 80;
-			function callFormatItem(term, description) {
-				return helper.formatItem(term, termWidth, description, helper);
-			}
-			let output = [`${helper.styleTitle("Usage:")} ${helper.styleUsage(helper.commandUsage(cmd))}`, ""];
-			const commandDescription = helper.commandDescription(cmd);
-			if (commandDescription.length > 0) output = output.concat([helper.boxWrap(helper.styleCommandDescription(commandDescription), helpWidth), ""]);
-			const argumentList = helper.visibleArguments(cmd).map((argument) => {
-				return callFormatItem(helper.styleArgumentTerm(helper.argumentTerm(argument)), helper.styleArgumentDescription(helper.argumentDescription(argument)));
-			});
-			output = output.concat(this.formatItemList("Arguments:", argumentList, helper));
-			this.groupItems(cmd.options, helper.visibleOptions(cmd), (option) => option.helpGroupHeading ?? "Options:").forEach((options, group) => {
-				const optionList = options.map((option) => {
-					return callFormatItem(helper.styleOptionTerm(helper.optionTerm(option)), helper.styleOptionDescription(helper.optionDescription(option)));
-				});
-				output = output.concat(this.formatItemList(group, optionList, helper));
-			});
-			if (helper.showGlobalOptions) {
-				const globalOptionList = helper.visibleGlobalOptions(cmd).map((option) => {
-					return callFormatItem(helper.styleOptionTerm(helper.optionTerm(option)), helper.styleOptionDescription(helper.optionDescription(option)));
-				});
-				output = output.concat(this.formatItemList("Global Options:", globalOptionList, helper));
-			}
-			this.groupItems(cmd.commands, helper.visibleCommands(cmd), (sub) => sub.helpGroup() || "Commands:").forEach((commands, group) => {
-				const commandList = commands.map((sub) => {
-					return callFormatItem(helper.styleSubcommandTerm(helper.subcommandTerm(sub)), helper.styleSubcommandDescription(helper.subcommandDescription(sub)));
-				});
-				output = output.concat(this.formatItemList(group, commandList, helper));
-			});
-			return output.join("\n");
-		}
-		displayWidth(str) {
-			return stripColor(str).length;
-		}
-		styleTitle(str) {
-			return str;
-		}
-		styleUsage(str) {
-			return str.split(" ").map((word) => {
-				if (word === "[options]") return this.styleOptionText(word);
-				if (word === "[command]") return this.styleSubcommandText(word);
-				if (word[0] === "[" || word[0] === "<") return this.styleArgumentText(word);
-				return this.styleCommandText(word);
-			}).join(" ");
-		}
-		styleCommandDescription(str) {
-			return this.styleDescriptionText(str);
-		}
-		styleOptionDescription(str) {
-			return this.styleDescriptionText(str);
-		}
-		styleSubcommandDescription(str) {
-			return this.styleDescriptionText(str);
-		}
-		styleArgumentDescription(str) {
-			return this.styleDescriptionText(str);
-		}
-		styleDescriptionText(str) {
-			return str;
-		}
-		styleOptionTerm(str) {
-			return this.styleOptionText(str);
-		}
-		styleSubcommandTerm(str) {
-			return str.split(" ").map((word) => {
-				if (word === "[options]") return this.styleOptionText(word);
-				if (word[0] === "[" || word[0] === "<") return this.styleArgumentText(word);
-				return this.styleSubcommandText(word);
-			}).join(" ");
-		}
-		styleArgumentTerm(str) {
-			return this.styleArgumentText(str);
-		}
-		styleOptionText(str) {
-			return str;
-		}
-		styleArgumentText(str) {
-			return str;
-		}
-		styleSubcommandText(str) {
-			return str;
-		}
-		styleCommandText(str) {
-			return str;
-		}
-		padWidth(cmd, helper) {
-			return Math.max(helper.longestOptionTermLength(cmd, helper), helper.longestGlobalOptionTermLength(cmd, helper), helper.longestSubcommandTermLength(cmd, helper), helper.longestArgumentTermLength(cmd, helper));
-		}
-		preformatted(str) {
-			return /\n[^\S\r\n]/.test(str);
-		}
-		formatItem(term, termWidth, description, helper) {
-			const itemIndent = 2;
-			const itemIndentStr = " ".repeat(itemIndent);
-			if (!description) return itemIndentStr + term;
-			const paddedTerm = term.padEnd(termWidth + term.length - helper.displayWidth(term));
-			const spacerWidth = 2;
-			const remainingWidth = (this.helpWidth ?? 80) - termWidth - spacerWidth - itemIndent;
-			let formattedDescription;
-			if (remainingWidth < this.minWidthToWrap || helper.preformatted(description)) formattedDescription = description;
-			else formattedDescription = helper.boxWrap(description, remainingWidth).replace(/\n/g, "\n" + " ".repeat(termWidth + spacerWidth));
-			return itemIndentStr + paddedTerm + " ".repeat(spacerWidth) + formattedDescription.replace(/\n/g, `\n${itemIndentStr}`);
-		}
-		boxWrap(str, width) {
-			if (width < this.minWidthToWrap) return str;
-			const rawLines = str.split(/\r\n|\n/);
-			const chunkPattern = /[\s]*[^\s]+/g;
-			const wrappedLines = [];
-			rawLines.forEach((line) => {
-				const chunks = line.match(chunkPattern);
-				if (chunks === null) {
-					wrappedLines.push("");
-					return;
-				}
-				let sumChunks = [chunks.shift()];
-				let sumWidth = this.displayWidth(sumChunks[0]);
-				chunks.forEach((chunk) => {
-					const visibleWidth = this.displayWidth(chunk);
-					if (sumWidth + visibleWidth <= width) {
-						sumChunks.push(chunk);
-						sumWidth += visibleWidth;
-						return;
-					}
-					wrappedLines.push(sumChunks.join(""));
-					const nextChunk = chunk.trimStart();
-					sumChunks = [nextChunk];
-					sumWidth = this.displayWidth(nextChunk);
-				});
-				wrappedLines.push(sumChunks.join(""));
-			});
-			return wrappedLines.join("\n");
-		}
-	};
-	function stripColor(str) {
-		return str.replace(/\x1b\[\d*(;\d*)*m/g, "");
-	}
-	exports.Help = Help;
-	exports.stripColor = stripColor;
-}));
-
-// node_modules/commander/lib/option.js
-var require_option = /* @__PURE__ */ __commonJSMin(((exports) => {
-	const { InvalidArgumentError } = require_error();
-	var Option = class {
-		constructor(flags, description) {
-			this.flags = flags;
-			this.description = description || "";
-			this.required = flags.includes("<");
-			this.optional = flags.includes("[");
-			this.variadic = /\w\.\.\.[>\]]$/.test(flags);
-			this.mandatory = false;
-			const optionFlags = splitOptionFlags(flags);
-			this.short = optionFlags.shortFlag;
-			this.long = optionFlags.longFlag;
-			this.negate = false;
-			if (this.long) this.negate = this.long.startsWith("--no-");
-			this.defaultValue = void 0;
-			this.defaultValueDescription = void 0;
-			this.presetArg = void 0;
-			this.envVar = void 0;
-			this.parseArg = void 0;
-			this.hidden = false;
-			this.argChoices = void 0;
-			this.conflictsWith = [];
-			this.implied = void 0;
-			this.helpGroupHeading = void 0;
-		}
-		default(value, description) {
-			this.defaultValue = value;
-			this.defaultValueDescription = description;
-			return this;
-		}
-		preset(arg) {
-			this.presetArg = arg;
-			return this;
-		}
-		conflicts(names) {
-			this.conflictsWith = this.conflictsWith.concat(names);
-			return this;
-		}
-		implies(impliedOptionValues) {
-			let newImplied = impliedOptionValues;
-			if (typeof impliedOptionValues === "string") newImplied = { [impliedOptionValues]: true };
-			this.implied = Object.assign(this.implied || {}, newImplied);
-			return this;
-		}
-		env(name) {
-			this.envVar = name;
-			return this;
-		}
-		argParser(fn) {
-			this.parseArg = fn;
-			return this;
-		}
-		makeOptionMandatory(mandatory = true) {
-			this.mandatory = !!mandatory;
-			return this;
-		}
-		hideHelp(hide = true) {
-			this.hidden = !!hide;
-			return this;
-		}
-		_collectValue(value, previous) {
-			if (previous === this.defaultValue || !Array.isArray(previous)) return [value];
-			previous.push(value);
-			return previous;
-		}
-		choices(values) {
-			this.argChoices = values.slice();
-			this.parseArg = (arg, previous) => {
-				if (!this.argChoices.includes(arg)) throw new InvalidArgumentError(`Allowed choices are ${this.argChoices.join(", ")}.`);
-				if (this.variadic) return this._collectValue(arg, previous);
-				return arg;
-			};
-			return this;
-		}
-		name() {
-			if (this.long) return this.long.replace(/^--/, "");
-			return this.short.replace(/^-/, "");
-		}
-		attributeName() {
-			if (this.negate) return camelcase(this.name().replace(/^no-/, ""));
-			return camelcase(this.name());
-		}
-		helpGroup(heading) {
-			this.helpGroupHeading = heading;
-			return this;
-		}
-		is(arg) {
-			return this.short === arg || this.long === arg;
-		}
-		isBoolean() {
-			return !this.required && !this.optional && !this.negate;
-		}
-	};
-	var DualOptions = class {
-		constructor(options) {
-			this.positiveOptions = /* @__PURE__ */ new Map();
-			this.negativeOptions = /* @__PURE__ */ new Map();
-			this.dualOptions = /* @__PURE__ */ new Set();
-			options.forEach((option) => {
-				if (option.negate) this.negativeOptions.set(option.attributeName(), option);
-				else this.positiveOptions.set(option.attributeName(), option);
-			});
-			this.negativeOptions.forEach((value, key) => {
-				if (this.positiveOptions.has(key)) this.dualOptions.add(key);
-			});
-		}
-		valueFromOption(value, option) {
-			const optionKey = option.attributeName();
-			if (!this.dualOptions.has(optionKey)) return true;
-			const preset = this.negativeOptions.get(optionKey).presetArg;
-			const negativeValue = preset !== void 0 ? preset : false;
-			return option.negate === (negativeValue === value);
-		}
-	};
-	function camelcase(str) {
-		return str.split("-").reduce((str, word) => {
-			return str + word[0].toUpperCase() + word.slice(1);
-		});
-	}
-	function splitOptionFlags(flags) {
-		let shortFlag;
-		let longFlag;
-		const shortFlagExp = /^-[^-]$/;
-		const longFlagExp = /^--[^-]/;
-		const flagParts = flags.split(/[ |,]+/).concat("guard");
-		if (shortFlagExp.test(flagParts[0])) shortFlag = flagParts.shift();
-		if (longFlagExp.test(flagParts[0])) longFlag = flagParts.shift();
-		if (!shortFlag && shortFlagExp.test(flagParts[0])) shortFlag = flagParts.shift();
-		if (!shortFlag && longFlagExp.test(flagParts[0])) {
-			shortFlag = longFlag;
-			longFlag = flagParts.shift();
-		}
-		if (flagParts[0].startsWith("-")) {
-			const unsupportedFlag = flagParts[0];
-			const baseError = `option creation failed due to '${unsupportedFlag}' in option flags '${flags}'`;
-			if (/^-[^-][^-]/.test(unsupportedFlag)) throw new Error(`${baseError}
-- a short flag is a single dash and a single character
-  - either use a single dash and a single character (for a short flag)
-  - or use a double dash for a long option (and can have two, like '--ws, --workspace')`);
-			if (shortFlagExp.test(unsupportedFlag)) throw new Error(`${baseError}
-- too many short flags`);
-			if (longFlagExp.test(unsupportedFlag)) throw new Error(`${baseError}
-- too many long flags`);
-			throw new Error(`${baseError}
-- unrecognised flag format`);
-		}
-		if (shortFlag === void 0 && longFlag === void 0) throw new Error(`option creation failed due to no flags found in '${flags}'.`);
-		return {
-			shortFlag,
-			longFlag
-		};
-	}
-	exports.Option = Option;
-	exports.DualOptions = DualOptions;
-}));
-
-// node_modules/commander/lib/suggestSimilar.js
-var require_suggestSimilar = /* @__PURE__ */ __commonJSMin(((exports) => {
-	const maxDistance = 3;
-	function editDistance(a, b) {
-		if (Math.abs(a.length - b.length) > maxDistance) return Math.max(a.length, b.length);
-		const d = [];
-		for (let i = 0; i <= a.length; i++) d[i] = [i];
-		for (let j = 0; j <= b.length; j++) d[0][j] = j;
-		for (let j = 1; j <= b.length; j++) for (let i = 1; i <= a.length; i++) {
-			let cost = 1;
-			if (a[i - 1] === b[j - 1]) cost = 0;
-			else cost = 1;
-			d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-			if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-		}
-		return d[a.length][b.length];
-	}
-	function suggestSimilar(word, candidates) {
-		if (!candidates || candidates.length === 0) return "";
-		candidates = Array.from(new Set(candidates));
-		const searchingOptions = word.startsWith("--");
-		if (searchingOptions) {
-			word = word.slice(2);
-			candidates = candidates.map((candidate) => candidate.slice(2));
-		}
-		let similar = [];
-		let bestDistance = maxDistance;
-		const minSimilarity = .4;
-		candidates.forEach((candidate) => {
-			if (candidate.length <= 1) return;
-			const distance = editDistance(word, candidate);
-			const length = Math.max(word.length, candidate.length);
-			if ((length - distance) / length > minSimilarity) {
-				if (distance < bestDistance) {
-					bestDistance = distance;
-					similar = [candidate];
-				} else if (distance === bestDistance) similar.push(candidate);
-			}
-		});
-		similar.sort((a, b) => a.localeCompare(b));
-		if (searchingOptions) similar = similar.map((candidate) => `--${candidate}`);
-		if (similar.length > 1) return `\n(Did you mean one of ${similar.join(", ")}?)`;
-		if (similar.length === 1) return `\n(Did you mean ${similar[0]}?)`;
-		return "";
-	}
-	exports.suggestSimilar = suggestSimilar;
-}));
-
-// node_modules/commander/lib/command.js
-var require_command = /* @__PURE__ */ __commonJSMin(((exports) => {
-	const EventEmitter = __require("node:events").EventEmitter;
-	const childProcess = __require("node:child_process");
-	const path = __require("node:path");
-	const fs = __require("node:fs");
-	const process = __require("node:process");
-	const { Argument, humanReadableArgName } = require_argument();
-	const { CommanderError } = require_error();
-	const { Help, stripColor } = require_help();
-	const { Option, DualOptions } = require_option();
-	const { suggestSimilar } = require_suggestSimilar();
-	var Command = class Command extends EventEmitter {
-		constructor(name) {
-			super();
-			this.commands = [];
-			this.options = [];
-			this.parent = null;
-			this._allowUnknownOption = false;
-			this._allowExcessArguments = false;
-			this.registeredArguments = [];
-			this._args = this.registeredArguments;
-			this.args = [];
-			this.rawArgs = [];
-			this.processedArgs = [];
-			this._scriptPath = null;
-			this._name = name || "";
-			this._optionValues = {};
-			this._optionValueSources = {};
-			this._storeOptionsAsProperties = false;
-			this._actionHandler = null;
-			this._executableHandler = false;
-			this._executableFile = null;
-			this._executableDir = null;
-			this._defaultCommandName = null;
-			this._exitCallback = null;
-			this._aliases = [];
-			this._combineFlagAndOptionalValue = true;
-			this._description = "";
-			this._summary = "";
-			this._argsDescription = void 0;
-			this._enablePositionalOptions = false;
-			this._passThroughOptions = false;
-			this._lifeCycleHooks = {};
-			this._showHelpAfterError = false;
-			this._showSuggestionAfterError = true;
-			this._savedState = null;
-			this._outputConfiguration = {
-				writeOut: (str) => process.stdout.write(str),
-				writeErr: (str) => process.stderr.write(str),
-				outputError: (str, write) => write(str),
-				getOutHelpWidth: () => process.stdout.isTTY ? process.stdout.columns : void 0,
-				getErrHelpWidth: () => process.stderr.isTTY ? process.stderr.columns : void 0,
-				getOutHasColors: () => useColor() ?? (process.stdout.isTTY && process.stdout.hasColors?.()),
-				getErrHasColors: () => useColor() ?? (process.stderr.isTTY && process.stderr.hasColors?.()),
-				stripColor: (str) => stripColor(str)
-			};
-			this._hidden = false;
-			this._helpOption = void 0;
-			this._addImplicitHelpCommand = void 0;
-			this._helpCommand = void 0;
-			this._helpConfiguration = {};
-			this._helpGroupHeading = void 0;
-			this._defaultCommandGroup = void 0;
-			this._defaultOptionGroup = void 0;
-		}
-		copyInheritedSettings(sourceCommand) {
-			this._outputConfiguration = sourceCommand._outputConfiguration;
-			this._helpOption = sourceCommand._helpOption;
-			this._helpCommand = sourceCommand._helpCommand;
-			this._helpConfiguration = sourceCommand._helpConfiguration;
-			this._exitCallback = sourceCommand._exitCallback;
-			this._storeOptionsAsProperties = sourceCommand._storeOptionsAsProperties;
-			this._combineFlagAndOptionalValue = sourceCommand._combineFlagAndOptionalValue;
-			this._allowExcessArguments = sourceCommand._allowExcessArguments;
-			this._enablePositionalOptions = sourceCommand._enablePositionalOptions;
-			this._showHelpAfterError = sourceCommand._showHelpAfterError;
-			this._showSuggestionAfterError = sourceCommand._showSuggestionAfterError;
-			return this;
-		}
-		_getCommandAndAncestors() {
-			const result = [];
-			for (let command = this; command; command = command.parent) result.push(command);
-			return result;
-		}
-		command(nameAndArgs, actionOptsOrExecDesc, execOpts) {
-			let desc = actionOptsOrExecDesc;
-			let opts = execOpts;
-			if (typeof desc === "object" && desc !== null) {
-				opts = desc;
-				desc = null;
-			}
-			opts = opts || {};
-			const [, name, args] = nameAndArgs.match(/([^ ]+) *(.*)/);
-			const cmd = this.createCommand(name);
-			if (desc) {
-				cmd.description(desc);
-				cmd._executableHandler = true;
-			}
-			if (opts.isDefault) this._defaultCommandName = cmd._name;
-			cmd._hidden = !!(opts.noHelp || opts.hidden);
-			cmd._executableFile = opts.executableFile || null;
-			if (args) cmd.arguments(args);
-			this._registerCommand(cmd);
-			cmd.parent = this;
-			cmd.copyInheritedSettings(this);
-			if (desc) return this;
-			return cmd;
-		}
-		createCommand(name) {
-			return new Command(name);
-		}
-		createHelp() {
-			return Object.assign(new Help(), this.configureHelp());
-		}
-		configureHelp(configuration) {
-			if (configuration === void 0) return this._helpConfiguration;
-			this._helpConfiguration = configuration;
-			return this;
-		}
-		configureOutput(configuration) {
-			if (configuration === void 0) return this._outputConfiguration;
-			this._outputConfiguration = {
-				...this._outputConfiguration,
-				...configuration
-			};
-			return this;
-		}
-		showHelpAfterError(displayHelp = true) {
-			if (typeof displayHelp !== "string") displayHelp = !!displayHelp;
-			this._showHelpAfterError = displayHelp;
-			return this;
-		}
-		showSuggestionAfterError(displaySuggestion = true) {
-			this._showSuggestionAfterError = !!displaySuggestion;
-			return this;
-		}
-		addCommand(cmd, opts) {
-			if (!cmd._name) throw new Error(`Command passed to .addCommand() must have a name
-- specify the name in Command constructor or using .name()`);
-			opts = opts || {};
-			if (opts.isDefault) this._defaultCommandName = cmd._name;
-			if (opts.noHelp || opts.hidden) cmd._hidden = true;
-			this._registerCommand(cmd);
-			cmd.parent = this;
-			cmd._checkForBrokenPassThrough();
-			return this;
-		}
-		createArgument(name, description) {
-			return new Argument(name, description);
-		}
-		argument(name, description, parseArg, defaultValue) {
-			const argument = this.createArgument(name, description);
-			if (typeof parseArg === "function") argument.default(defaultValue).argParser(parseArg);
-			else argument.default(parseArg);
-			this.addArgument(argument);
-			return this;
-		}
-		arguments(names) {
-			names.trim().split(/ +/).forEach((detail) => {
-				this.argument(detail);
-			});
-			return this;
-		}
-		addArgument(argument) {
-			const previousArgument = this.registeredArguments.slice(-1)[0];
-			if (previousArgument?.variadic) throw new Error(`only the last argument can be variadic '${previousArgument.name()}'`);
-			if (argument.required && argument.defaultValue !== void 0 && argument.parseArg === void 0) throw new Error(`a default value for a required argument is never used: '${argument.name()}'`);
-			this.registeredArguments.push(argument);
-			return this;
-		}
-		helpCommand(enableOrNameAndArgs, description) {
-			if (typeof enableOrNameAndArgs === "boolean") {
-				this._addImplicitHelpCommand = enableOrNameAndArgs;
-				if (enableOrNameAndArgs && this._defaultCommandGroup) this._initCommandGroup(this._getHelpCommand());
-				return this;
-			}
-			const [, helpName, helpArgs] = (enableOrNameAndArgs ?? "help [command]").match(/([^ ]+) *(.*)/);
-			const helpDescription = description ?? "display help for command";
-			const helpCommand = this.createCommand(helpName);
-			helpCommand.helpOption(false);
-			if (helpArgs) helpCommand.arguments(helpArgs);
-			if (helpDescription) helpCommand.description(helpDescription);
-			this._addImplicitHelpCommand = true;
-			this._helpCommand = helpCommand;
-			if (enableOrNameAndArgs || description) this._initCommandGroup(helpCommand);
-			return this;
-		}
-		addHelpCommand(helpCommand, deprecatedDescription) {
-			if (typeof helpCommand !== "object") {
-				this.helpCommand(helpCommand, deprecatedDescription);
-				return this;
-			}
-			this._addImplicitHelpCommand = true;
-			this._helpCommand = helpCommand;
-			this._initCommandGroup(helpCommand);
-			return this;
-		}
-		_getHelpCommand() {
-			if (this._addImplicitHelpCommand ?? (this.commands.length && !this._actionHandler && !this._findCommand("help"))) {
-				if (this._helpCommand === void 0) this.helpCommand(void 0, void 0);
-				return this._helpCommand;
-			}
-			return null;
-		}
-		hook(event, listener) {
-			const allowedValues = [
-				"preSubcommand",
-				"preAction",
-				"postAction"
-			];
-			if (!allowedValues.includes(event)) throw new Error(`Unexpected value for event passed to hook : '${event}'.
-Expecting one of '${allowedValues.join("', '")}'`);
-			if (this._lifeCycleHooks[event]) this._lifeCycleHooks[event].push(listener);
-			else this._lifeCycleHooks[event] = [listener];
-			return this;
-		}
-		exitOverride(fn) {
-			if (fn) this._exitCallback = fn;
-			else this._exitCallback = (err) => {
-				if (err.code !== "commander.executeSubCommandAsync") throw err;
-			};
-			return this;
-		}
-		_exit(exitCode, code, message) {
-			if (this._exitCallback) this._exitCallback(new CommanderError(exitCode, code, message));
-			process.exit(exitCode);
-		}
-		action(fn) {
-			const listener = (args) => {
-				const expectedArgsCount = this.registeredArguments.length;
-				const actionArgs = args.slice(0, expectedArgsCount);
-				if (this._storeOptionsAsProperties) actionArgs[expectedArgsCount] = this;
-				else actionArgs[expectedArgsCount] = this.opts();
-				actionArgs.push(this);
-				return fn.apply(this, actionArgs);
-			};
-			this._actionHandler = listener;
-			return this;
-		}
-		createOption(flags, description) {
-			return new Option(flags, description);
-		}
-		_callParseArg(target, value, previous, invalidArgumentMessage) {
-			try {
-				return target.parseArg(value, previous);
-			} catch (err) {
-				if (err.code === "commander.invalidArgument") {
-					const message = `${invalidArgumentMessage} ${err.message}`;
-					this.error(message, {
-						exitCode: err.exitCode,
-						code: err.code
-					});
-				}
-				throw err;
-			}
-		}
-		_registerOption(option) {
-			const matchingOption = option.short && this._findOption(option.short) || option.long && this._findOption(option.long);
-			if (matchingOption) {
-				const matchingFlag = option.long && this._findOption(option.long) ? option.long : option.short;
-				throw new Error(`Cannot add option '${option.flags}'${this._name && ` to command '${this._name}'`} due to conflicting flag '${matchingFlag}'
--  already used by option '${matchingOption.flags}'`);
-			}
-			this._initOptionGroup(option);
-			this.options.push(option);
-		}
-		_registerCommand(command) {
-			const knownBy = (cmd) => {
-				return [cmd.name()].concat(cmd.aliases());
-			};
-			const alreadyUsed = knownBy(command).find((name) => this._findCommand(name));
-			if (alreadyUsed) {
-				const existingCmd = knownBy(this._findCommand(alreadyUsed)).join("|");
-				const newCmd = knownBy(command).join("|");
-				throw new Error(`cannot add command '${newCmd}' as already have command '${existingCmd}'`);
-			}
-			this._initCommandGroup(command);
-			this.commands.push(command);
-		}
-		addOption(option) {
-			this._registerOption(option);
-			const oname = option.name();
-			const name = option.attributeName();
-			if (option.negate) {
-				const positiveLongFlag = option.long.replace(/^--no-/, "--");
-				if (!this._findOption(positiveLongFlag)) this.setOptionValueWithSource(name, option.defaultValue === void 0 ? true : option.defaultValue, "default");
-			} else if (option.defaultValue !== void 0) this.setOptionValueWithSource(name, option.defaultValue, "default");
-			const handleOptionValue = (val, invalidValueMessage, valueSource) => {
-				if (val == null && option.presetArg !== void 0) val = option.presetArg;
-				const oldValue = this.getOptionValue(name);
-				if (val !== null && option.parseArg) val = this._callParseArg(option, val, oldValue, invalidValueMessage);
-				else if (val !== null && option.variadic) val = option._collectValue(val, oldValue);
-				if (val == null) {
-					if (option.negate) val = false;
-					else if (option.isBoolean() || option.optional) val = true;
-					else val = "";
-				}
-				this.setOptionValueWithSource(name, val, valueSource);
-			};
-			this.on("option:" + oname, (val) => {
-				const invalidValueMessage = `error: option '${option.flags}' argument '${val}' is invalid.`;
-				handleOptionValue(val, invalidValueMessage, "cli");
-			});
-			if (option.envVar) this.on("optionEnv:" + oname, (val) => {
-				const invalidValueMessage = `error: option '${option.flags}' value '${val}' from env '${option.envVar}' is invalid.`;
-				handleOptionValue(val, invalidValueMessage, "env");
-			});
-			return this;
-		}
-		_optionEx(config, flags, description, fn, defaultValue) {
-			if (typeof flags === "object" && flags instanceof Option) throw new Error("To add an Option object use addOption() instead of option() or requiredOption()");
-			const option = this.createOption(flags, description);
-			option.makeOptionMandatory(!!config.mandatory);
-			if (typeof fn === "function") option.default(defaultValue).argParser(fn);
-			else if (fn instanceof RegExp) {
-				const regex = fn;
-				fn = (val, def) => {
-					const m = regex.exec(val);
-					return m ? m[0] : def;
-				};
-				option.default(defaultValue).argParser(fn);
-			} else option.default(fn);
-			return this.addOption(option);
-		}
-		option(flags, description, parseArg, defaultValue) {
-			return this._optionEx({}, flags, description, parseArg, defaultValue);
-		}
-		requiredOption(flags, description, parseArg, defaultValue) {
-			return this._optionEx({ mandatory: true }, flags, description, parseArg, defaultValue);
-		}
-		combineFlagAndOptionalValue(combine = true) {
-			this._combineFlagAndOptionalValue = !!combine;
-			return this;
-		}
-		allowUnknownOption(allowUnknown = true) {
-			this._allowUnknownOption = !!allowUnknown;
-			return this;
-		}
-		allowExcessArguments(allowExcess = true) {
-			this._allowExcessArguments = !!allowExcess;
-			return this;
-		}
-		enablePositionalOptions(positional = true) {
-			this._enablePositionalOptions = !!positional;
-			return this;
-		}
-		passThroughOptions(passThrough = true) {
-			this._passThroughOptions = !!passThrough;
-			this._checkForBrokenPassThrough();
-			return this;
-		}
-		_checkForBrokenPassThrough() {
-			if (this.parent && this._passThroughOptions && !this.parent._enablePositionalOptions) throw new Error(`passThroughOptions cannot be used for '${this._name}' without turning on enablePositionalOptions for parent command(s)`);
-		}
-		storeOptionsAsProperties(storeAsProperties = true) {
-			if (this.options.length) throw new Error("call .storeOptionsAsProperties() before adding options");
-			if (Object.keys(this._optionValues).length) throw new Error("call .storeOptionsAsProperties() before setting option values");
-			this._storeOptionsAsProperties = !!storeAsProperties;
-			return this;
-		}
-		getOptionValue(key) {
-			if (this._storeOptionsAsProperties) return this[key];
-			return this._optionValues[key];
-		}
-		setOptionValue(key, value) {
-			return this.setOptionValueWithSource(key, value, void 0);
-		}
-		setOptionValueWithSource(key, value, source) {
-			if (this._storeOptionsAsProperties) this[key] = value;
-			else this._optionValues[key] = value;
-			this._optionValueSources[key] = source;
-			return this;
-		}
-		getOptionValueSource(key) {
-			return this._optionValueSources[key];
-		}
-		getOptionValueSourceWithGlobals(key) {
-			let source;
-			this._getCommandAndAncestors().forEach((cmd) => {
-				if (cmd.getOptionValueSource(key) !== void 0) source = cmd.getOptionValueSource(key);
-			});
-			return source;
-		}
-		_prepareUserArgs(argv, parseOptions) {
-			if (argv !== void 0 && !Array.isArray(argv)) throw new Error("first parameter to parse must be array or undefined");
-			parseOptions = parseOptions || {};
-			if (argv === void 0 && parseOptions.from === void 0) {
-				if (process.versions?.electron) parseOptions.from = "electron";
-				const execArgv = process.execArgv ?? [];
-				if (execArgv.includes("-e") || execArgv.includes("--eval") || execArgv.includes("-p") || execArgv.includes("--print")) parseOptions.from = "eval";
-			}
-			if (argv === void 0) argv = process.argv;
-			this.rawArgs = argv.slice();
-			let userArgs;
-			switch (parseOptions.from) {
-				case void 0:
-				case "node":
-					this._scriptPath = argv[1];
-					userArgs = argv.slice(2);
-					break;
-				case "electron":
-					if (process.defaultApp) {
-						this._scriptPath = argv[1];
-						userArgs = argv.slice(2);
-					} else userArgs = argv.slice(1);
-					break;
-				case "user":
-					userArgs = argv.slice(0);
-					break;
-				case "eval":
-					userArgs = argv.slice(1);
-					break;
-				default: throw new Error(`unexpected parse option { from: '${parseOptions.from}' }`);
-			}
-			if (!this._name && this._scriptPath) this.nameFromFilename(this._scriptPath);
-			this._name = this._name || "program";
-			return userArgs;
-		}
-		parse(argv, parseOptions) {
-			this._prepareForParse();
-			const userArgs = this._prepareUserArgs(argv, parseOptions);
-			this._parseCommand([], userArgs);
-			return this;
-		}
-		async parseAsync(argv, parseOptions) {
-			this._prepareForParse();
-			const userArgs = this._prepareUserArgs(argv, parseOptions);
-			await this._parseCommand([], userArgs);
-			return this;
-		}
-		_prepareForParse() {
-			if (this._savedState === null) this.saveStateBeforeParse();
-			else this.restoreStateBeforeParse();
-		}
-		saveStateBeforeParse() {
-			this._savedState = {
-				_name: this._name,
-				_optionValues: { ...this._optionValues },
-				_optionValueSources: { ...this._optionValueSources }
-			};
-		}
-		restoreStateBeforeParse() {
-			if (this._storeOptionsAsProperties) throw new Error(`Can not call parse again when storeOptionsAsProperties is true.
-- either make a new Command for each call to parse, or stop storing options as properties`);
-			this._name = this._savedState._name;
-			this._scriptPath = null;
-			this.rawArgs = [];
-			this._optionValues = { ...this._savedState._optionValues };
-			this._optionValueSources = { ...this._savedState._optionValueSources };
-			this.args = [];
-			this.processedArgs = [];
-		}
-		_checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-			if (fs.existsSync(executableFile)) return;
-			const executableMissing = `'${executableFile}' does not exist
- - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
- - if the default executable name is not suitable, use the executableFile option to supply a custom name or path
- - ${executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory"}`;
-			throw new Error(executableMissing);
-		}
-		_executeSubCommand(subcommand, args) {
-			args = args.slice();
-			let launchWithNode = false;
-			const sourceExt = [
-				".js",
-				".ts",
-				".tsx",
-				".mjs",
-				".cjs"
-			];
-			function findFile(baseDir, baseName) {
-				const localBin = path.resolve(baseDir, baseName);
-				if (fs.existsSync(localBin)) return localBin;
-				if (sourceExt.includes(path.extname(baseName))) return void 0;
-				const foundExt = sourceExt.find((ext) => fs.existsSync(`${localBin}${ext}`));
-				if (foundExt) return `${localBin}${foundExt}`;
-			}
-			this._checkForMissingMandatoryOptions();
-			this._checkForConflictingOptions();
-			let executableFile = subcommand._executableFile || `${this._name}-${subcommand._name}`;
-			let executableDir = this._executableDir || "";
-			if (this._scriptPath) {
-				let resolvedScriptPath;
-				try {
-					resolvedScriptPath = fs.realpathSync(this._scriptPath);
-				} catch {
-					resolvedScriptPath = this._scriptPath;
-				}
-				executableDir = path.resolve(path.dirname(resolvedScriptPath), executableDir);
-			}
-			if (executableDir) {
-				let localFile = findFile(executableDir, executableFile);
-				if (!localFile && !subcommand._executableFile && this._scriptPath) {
-					const legacyName = path.basename(this._scriptPath, path.extname(this._scriptPath));
-					if (legacyName !== this._name) localFile = findFile(executableDir, `${legacyName}-${subcommand._name}`);
-				}
-				executableFile = localFile || executableFile;
-			}
-			launchWithNode = sourceExt.includes(path.extname(executableFile));
-			let proc;
-			if (process.platform !== "win32") {
-				if (launchWithNode) {
-					args.unshift(executableFile);
-					args = incrementNodeInspectorPort(process.execArgv).concat(args);
-					proc = childProcess.spawn(process.argv[0], args, { stdio: "inherit" });
-				} else proc = childProcess.spawn(executableFile, args, { stdio: "inherit" });
-			} else {
-				this._checkForMissingExecutable(executableFile, executableDir, subcommand._name);
-				args.unshift(executableFile);
-				args = incrementNodeInspectorPort(process.execArgv).concat(args);
-				proc = childProcess.spawn(process.execPath, args, { stdio: "inherit" });
-			}
-			if (!proc.killed) [
-				"SIGUSR1",
-				"SIGUSR2",
-				"SIGTERM",
-				"SIGINT",
-				"SIGHUP"
-			].forEach((signal) => {
-				process.on(signal, () => {
-					if (proc.killed === false && proc.exitCode === null) proc.kill(signal);
-				});
-			});
-			const exitCallback = this._exitCallback;
-			proc.on("close", (code) => {
-				code = code ?? 1;
-				if (!exitCallback) process.exit(code);
-				else exitCallback(new CommanderError(code, "commander.executeSubCommandAsync", "(close)"));
-			});
-			proc.on("error", (err) => {
-				if (err.code === "ENOENT") this._checkForMissingExecutable(executableFile, executableDir, subcommand._name);
-				else if (err.code === "EACCES") throw new Error(`'${executableFile}' not executable`);
-				if (!exitCallback) process.exit(1);
-				else {
-					const wrappedError = new CommanderError(1, "commander.executeSubCommandAsync", "(error)");
-					wrappedError.nestedError = err;
-					exitCallback(wrappedError);
-				}
-			});
-			this.runningCommand = proc;
-		}
-		_dispatchSubcommand(commandName, operands, unknown) {
-			const subCommand = this._findCommand(commandName);
-			if (!subCommand) this.help({ error: true });
-			subCommand._prepareForParse();
-			let promiseChain;
-			promiseChain = this._chainOrCallSubCommandHook(promiseChain, subCommand, "preSubcommand");
-			promiseChain = this._chainOrCall(promiseChain, () => {
-				if (subCommand._executableHandler) this._executeSubCommand(subCommand, operands.concat(unknown));
-				else return subCommand._parseCommand(operands, unknown);
-			});
-			return promiseChain;
-		}
-		_dispatchHelpCommand(subcommandName) {
-			if (!subcommandName) this.help();
-			const subCommand = this._findCommand(subcommandName);
-			if (subCommand && !subCommand._executableHandler) subCommand.help();
-			return this._dispatchSubcommand(subcommandName, [], [this._getHelpOption()?.long ?? this._getHelpOption()?.short ?? "--help"]);
-		}
-		_checkNumberOfArguments() {
-			this.registeredArguments.forEach((arg, i) => {
-				if (arg.required && this.args[i] == null) this.missingArgument(arg.name());
-			});
-			if (this.registeredArguments.length > 0 && this.registeredArguments[this.registeredArguments.length - 1].variadic) return;
-			if (this.args.length > this.registeredArguments.length) this._excessArguments(this.args);
-		}
-		_processArguments() {
-			const myParseArg = (argument, value, previous) => {
-				let parsedValue = value;
-				if (value !== null && argument.parseArg) {
-					const invalidValueMessage = `error: command-argument value '${value}' is invalid for argument '${argument.name()}'.`;
-					parsedValue = this._callParseArg(argument, value, previous, invalidValueMessage);
-				}
-				return parsedValue;
-			};
-			this._checkNumberOfArguments();
-			const processedArgs = [];
-			this.registeredArguments.forEach((declaredArg, index) => {
-				let value = declaredArg.defaultValue;
-				if (declaredArg.variadic) {
-					if (index < this.args.length) {
-						value = this.args.slice(index);
-						if (declaredArg.parseArg) value = value.reduce((processed, v) => {
-							return myParseArg(declaredArg, v, processed);
-						}, declaredArg.defaultValue);
-					} else if (value === void 0) value = [];
-				} else if (index < this.args.length) {
-					value = this.args[index];
-					if (declaredArg.parseArg) value = myParseArg(declaredArg, value, declaredArg.defaultValue);
-				}
-				processedArgs[index] = value;
-			});
-			this.processedArgs = processedArgs;
-		}
-		_chainOrCall(promise, fn) {
-			if (promise?.then && typeof promise.then === "function") return promise.then(() => fn());
-			return fn();
-		}
-		_chainOrCallHooks(promise, event) {
-			let result = promise;
-			const hooks = [];
-			this._getCommandAndAncestors().reverse().filter((cmd) => cmd._lifeCycleHooks[event] !== void 0).forEach((hookedCommand) => {
-				hookedCommand._lifeCycleHooks[event].forEach((callback) => {
-					hooks.push({
-						hookedCommand,
-						callback
-					});
-				});
-			});
-			if (event === "postAction") hooks.reverse();
-			hooks.forEach((hookDetail) => {
-				result = this._chainOrCall(result, () => {
-					return hookDetail.callback(hookDetail.hookedCommand, this);
-				});
-			});
-			return result;
-		}
-		_chainOrCallSubCommandHook(promise, subCommand, event) {
-			let result = promise;
-			if (this._lifeCycleHooks[event] !== void 0) this._lifeCycleHooks[event].forEach((hook) => {
-				result = this._chainOrCall(result, () => {
-					return hook(this, subCommand);
-				});
-			});
-			return result;
-		}
-		_parseCommand(operands, unknown) {
-			const parsed = this.parseOptions(unknown);
-			this._parseOptionsEnv();
-			this._parseOptionsImplied();
-			operands = operands.concat(parsed.operands);
-			unknown = parsed.unknown;
-			this.args = operands.concat(unknown);
-			if (operands && this._findCommand(operands[0])) return this._dispatchSubcommand(operands[0], operands.slice(1), unknown);
-			if (this._getHelpCommand() && operands[0] === this._getHelpCommand().name()) return this._dispatchHelpCommand(operands[1]);
-			if (this._defaultCommandName) {
-				this._outputHelpIfRequested(unknown);
-				return this._dispatchSubcommand(this._defaultCommandName, operands, unknown);
-			}
-			if (this.commands.length && this.args.length === 0 && !this._actionHandler && !this._defaultCommandName) this.help({ error: true });
-			this._outputHelpIfRequested(parsed.unknown);
-			this._checkForMissingMandatoryOptions();
-			this._checkForConflictingOptions();
-			const checkForUnknownOptions = () => {
-				if (parsed.unknown.length > 0) this.unknownOption(parsed.unknown[0]);
-			};
-			const commandEvent = `command:${this.name()}`;
-			if (this._actionHandler) {
-				checkForUnknownOptions();
-				this._processArguments();
-				let promiseChain;
-				promiseChain = this._chainOrCallHooks(promiseChain, "preAction");
-				promiseChain = this._chainOrCall(promiseChain, () => this._actionHandler(this.processedArgs));
-				if (this.parent) promiseChain = this._chainOrCall(promiseChain, () => {
-					this.parent.emit(commandEvent, operands, unknown);
-				});
-				promiseChain = this._chainOrCallHooks(promiseChain, "postAction");
-				return promiseChain;
-			}
-			if (this.parent?.listenerCount(commandEvent)) {
-				checkForUnknownOptions();
-				this._processArguments();
-				this.parent.emit(commandEvent, operands, unknown);
-			} else if (operands.length) {
-				if (this._findCommand("*")) return this._dispatchSubcommand("*", operands, unknown);
-				if (this.listenerCount("command:*")) this.emit("command:*", operands, unknown);
-				else if (this.commands.length) this.unknownCommand();
-				else {
-					checkForUnknownOptions();
-					this._processArguments();
-				}
-			} else if (this.commands.length) {
-				checkForUnknownOptions();
-				this.help({ error: true });
-			} else {
-				checkForUnknownOptions();
-				this._processArguments();
-			}
-		}
-		_findCommand(name) {
-			if (!name) return void 0;
-			return this.commands.find((cmd) => cmd._name === name || cmd._aliases.includes(name));
-		}
-		_findOption(arg) {
-			return this.options.find((option) => option.is(arg));
-		}
-		_checkForMissingMandatoryOptions() {
-			this._getCommandAndAncestors().forEach((cmd) => {
-				cmd.options.forEach((anOption) => {
-					if (anOption.mandatory && cmd.getOptionValue(anOption.attributeName()) === void 0) cmd.missingMandatoryOptionValue(anOption);
-				});
-			});
-		}
-		_checkForConflictingLocalOptions() {
-			const definedNonDefaultOptions = this.options.filter((option) => {
-				const optionKey = option.attributeName();
-				if (this.getOptionValue(optionKey) === void 0) return false;
-				return this.getOptionValueSource(optionKey) !== "default";
-			});
-			definedNonDefaultOptions.filter((option) => option.conflictsWith.length > 0).forEach((option) => {
-				const conflictingAndDefined = definedNonDefaultOptions.find((defined) => option.conflictsWith.includes(defined.attributeName()));
-				if (conflictingAndDefined) this._conflictingOption(option, conflictingAndDefined);
-			});
-		}
-		_checkForConflictingOptions() {
-			this._getCommandAndAncestors().forEach((cmd) => {
-				cmd._checkForConflictingLocalOptions();
-			});
-		}
-		parseOptions(args) {
-			const operands = [];
-			const unknown = [];
-			let dest = operands;
-			function maybeOption(arg) {
-				return arg.length > 1 && arg[0] === "-";
-			}
-			const negativeNumberArg = (arg) => {
-				if (!/^-(\d+|\d*\.\d+)(e[+-]?\d+)?$/.test(arg)) return false;
-				return !this._getCommandAndAncestors().some((cmd) => cmd.options.map((opt) => opt.short).some((short) => /^-\d$/.test(short)));
-			};
-			let activeVariadicOption = null;
-			let activeGroup = null;
-			let i = 0;
-			while (i < args.length || activeGroup) {
-				const arg = activeGroup ?? args[i++];
-				activeGroup = null;
-				if (arg === "--") {
-					if (dest === unknown) dest.push(arg);
-					dest.push(...args.slice(i));
-					break;
-				}
-				if (activeVariadicOption && (!maybeOption(arg) || negativeNumberArg(arg))) {
-					this.emit(`option:${activeVariadicOption.name()}`, arg);
-					continue;
-				}
-				activeVariadicOption = null;
-				if (maybeOption(arg)) {
-					const option = this._findOption(arg);
-					if (option) {
-						if (option.required) {
-							const value = args[i++];
-							if (value === void 0) this.optionMissingArgument(option);
-							this.emit(`option:${option.name()}`, value);
-						} else if (option.optional) {
-							let value = null;
-							if (i < args.length && (!maybeOption(args[i]) || negativeNumberArg(args[i]))) value = args[i++];
-							this.emit(`option:${option.name()}`, value);
-						} else this.emit(`option:${option.name()}`);
-						activeVariadicOption = option.variadic ? option : null;
-						continue;
-					}
-				}
-				if (arg.length > 2 && arg[0] === "-" && arg[1] !== "-") {
-					const option = this._findOption(`-${arg[1]}`);
-					if (option) {
-						if (option.required || option.optional && this._combineFlagAndOptionalValue) this.emit(`option:${option.name()}`, arg.slice(2));
-						else {
-							this.emit(`option:${option.name()}`);
-							activeGroup = `-${arg.slice(2)}`;
-						}
-						continue;
-					}
-				}
-				if (/^--[^=]+=/.test(arg)) {
-					const index = arg.indexOf("=");
-					const option = this._findOption(arg.slice(0, index));
-					if (option && (option.required || option.optional)) {
-						this.emit(`option:${option.name()}`, arg.slice(index + 1));
-						continue;
-					}
-				}
-				if (dest === operands && maybeOption(arg) && !(this.commands.length === 0 && negativeNumberArg(arg))) dest = unknown;
-				if ((this._enablePositionalOptions || this._passThroughOptions) && operands.length === 0 && unknown.length === 0) {
-					if (this._findCommand(arg)) {
-						operands.push(arg);
-						unknown.push(...args.slice(i));
-						break;
-					} else if (this._getHelpCommand() && arg === this._getHelpCommand().name()) {
-						operands.push(arg, ...args.slice(i));
-						break;
-					} else if (this._defaultCommandName) {
-						unknown.push(arg, ...args.slice(i));
-						break;
-					}
-				}
-				if (this._passThroughOptions) {
-					dest.push(arg, ...args.slice(i));
-					break;
-				}
-				dest.push(arg);
-			}
-			return {
-				operands,
-				unknown
-			};
-		}
-		opts() {
-			if (this._storeOptionsAsProperties) {
-				const result = {};
-				const len = this.options.length;
-				for (let i = 0; i < len; i++) {
-					const key = this.options[i].attributeName();
-					result[key] = key === this._versionOptionName ? this._version : this[key];
-				}
-				return result;
-			}
-			return this._optionValues;
-		}
-		optsWithGlobals() {
-			return this._getCommandAndAncestors().reduce((combinedOptions, cmd) => Object.assign(combinedOptions, cmd.opts()), {});
-		}
-		error(message, errorOptions) {
-			this._outputConfiguration.outputError(`${message}\n`, this._outputConfiguration.writeErr);
-			if (typeof this._showHelpAfterError === "string") this._outputConfiguration.writeErr(`${this._showHelpAfterError}\n`);
-			else if (this._showHelpAfterError) {
-				this._outputConfiguration.writeErr("\n");
-				this.outputHelp({ error: true });
-			}
-			const config = errorOptions || {};
-			const exitCode = config.exitCode || 1;
-			const code = config.code || "commander.error";
-			this._exit(exitCode, code, message);
-		}
-		_parseOptionsEnv() {
-			this.options.forEach((option) => {
-				if (option.envVar && option.envVar in process.env) {
-					const optionKey = option.attributeName();
-					if (this.getOptionValue(optionKey) === void 0 || [
-						"default",
-						"config",
-						"env"
-					].includes(this.getOptionValueSource(optionKey))) {
-						if (option.required || option.optional) this.emit(`optionEnv:${option.name()}`, process.env[option.envVar]);
-						else this.emit(`optionEnv:${option.name()}`);
-					}
-				}
-			});
-		}
-		_parseOptionsImplied() {
-			const dualHelper = new DualOptions(this.options);
-			const hasCustomOptionValue = (optionKey) => {
-				return this.getOptionValue(optionKey) !== void 0 && !["default", "implied"].includes(this.getOptionValueSource(optionKey));
-			};
-			this.options.filter((option) => option.implied !== void 0 && hasCustomOptionValue(option.attributeName()) && dualHelper.valueFromOption(this.getOptionValue(option.attributeName()), option)).forEach((option) => {
-				Object.keys(option.implied).filter((impliedKey) => !hasCustomOptionValue(impliedKey)).forEach((impliedKey) => {
-					this.setOptionValueWithSource(impliedKey, option.implied[impliedKey], "implied");
-				});
-			});
-		}
-		missingArgument(name) {
-			const message = `error: missing required argument '${name}'`;
-			this.error(message, { code: "commander.missingArgument" });
-		}
-		optionMissingArgument(option) {
-			const message = `error: option '${option.flags}' argument missing`;
-			this.error(message, { code: "commander.optionMissingArgument" });
-		}
-		missingMandatoryOptionValue(option) {
-			const message = `error: required option '${option.flags}' not specified`;
-			this.error(message, { code: "commander.missingMandatoryOptionValue" });
-		}
-		_conflictingOption(option, conflictingOption) {
-			const findBestOptionFromValue = (option) => {
-				const optionKey = option.attributeName();
-				const optionValue = this.getOptionValue(optionKey);
-				const negativeOption = this.options.find((target) => target.negate && optionKey === target.attributeName());
-				const positiveOption = this.options.find((target) => !target.negate && optionKey === target.attributeName());
-				if (negativeOption && (negativeOption.presetArg === void 0 && optionValue === false || negativeOption.presetArg !== void 0 && optionValue === negativeOption.presetArg)) return negativeOption;
-				return positiveOption || option;
-			};
-			const getErrorMessage = (option) => {
-				const bestOption = findBestOptionFromValue(option);
-				const optionKey = bestOption.attributeName();
-				if (this.getOptionValueSource(optionKey) === "env") return `environment variable '${bestOption.envVar}'`;
-				return `option '${bestOption.flags}'`;
-			};
-			const message = `error: ${getErrorMessage(option)} cannot be used with ${getErrorMessage(conflictingOption)}`;
-			this.error(message, { code: "commander.conflictingOption" });
-		}
-		unknownOption(flag) {
-			if (this._allowUnknownOption) return;
-			let suggestion = "";
-			if (flag.startsWith("--") && this._showSuggestionAfterError) {
-				let candidateFlags = [];
-				let command = this;
-				do {
-					const moreFlags = command.createHelp().visibleOptions(command).filter((option) => option.long).map((option) => option.long);
-					candidateFlags = candidateFlags.concat(moreFlags);
-					command = command.parent;
-				} while (command && !command._enablePositionalOptions);
-				suggestion = suggestSimilar(flag, candidateFlags);
-			}
-			const message = `error: unknown option '${flag}'${suggestion}`;
-			this.error(message, { code: "commander.unknownOption" });
-		}
-		_excessArguments(receivedArgs) {
-			if (this._allowExcessArguments) return;
-			const expected = this.registeredArguments.length;
-			const s = expected === 1 ? "" : "s";
-			const message = `error: too many arguments${this.parent ? ` for '${this.name()}'` : ""}. Expected ${expected} argument${s} but got ${receivedArgs.length}.`;
-			this.error(message, { code: "commander.excessArguments" });
-		}
-		unknownCommand() {
-			const unknownName = this.args[0];
-			let suggestion = "";
-			if (this._showSuggestionAfterError) {
-				const candidateNames = [];
-				this.createHelp().visibleCommands(this).forEach((command) => {
-					candidateNames.push(command.name());
-					if (command.alias()) candidateNames.push(command.alias());
-				});
-				suggestion = suggestSimilar(unknownName, candidateNames);
-			}
-			const message = `error: unknown command '${unknownName}'${suggestion}`;
-			this.error(message, { code: "commander.unknownCommand" });
-		}
-		version(str, flags, description) {
-			if (str === void 0) return this._version;
-			this._version = str;
-			flags = flags || "-V, --version";
-			description = description || "output the version number";
-			const versionOption = this.createOption(flags, description);
-			this._versionOptionName = versionOption.attributeName();
-			this._registerOption(versionOption);
-			this.on("option:" + versionOption.name(), () => {
-				this._outputConfiguration.writeOut(`${str}\n`);
-				this._exit(0, "commander.version", str);
-			});
-			return this;
-		}
-		description(str, argsDescription) {
-			if (str === void 0 && argsDescription === void 0) return this._description;
-			this._description = str;
-			if (argsDescription) this._argsDescription = argsDescription;
-			return this;
-		}
-		summary(str) {
-			if (str === void 0) return this._summary;
-			this._summary = str;
-			return this;
-		}
-		alias(alias) {
-			if (alias === void 0) return this._aliases[0];
-			let command = this;
-			if (this.commands.length !== 0 && this.commands[this.commands.length - 1]._executableHandler) command = this.commands[this.commands.length - 1];
-			if (alias === command._name) throw new Error("Command alias can't be the same as its name");
-			const matchingCommand = this.parent?._findCommand(alias);
-			if (matchingCommand) {
-				const existingCmd = [matchingCommand.name()].concat(matchingCommand.aliases()).join("|");
-				throw new Error(`cannot add alias '${alias}' to command '${this.name()}' as already have command '${existingCmd}'`);
-			}
-			command._aliases.push(alias);
-			return this;
-		}
-		aliases(aliases) {
-			if (aliases === void 0) return this._aliases;
-			aliases.forEach((alias) => this.alias(alias));
-			return this;
-		}
-		usage(str) {
-			if (str === void 0) {
-				if (this._usage) return this._usage;
-				const args = this.registeredArguments.map((arg) => {
-					return humanReadableArgName(arg);
-				});
-				return [].concat(this.options.length || this._helpOption !== null ? "[options]" : [], this.commands.length ? "[command]" : [], this.registeredArguments.length ? args : []).join(" ");
-			}
-			this._usage = str;
-			return this;
-		}
-		name(str) {
-			if (str === void 0) return this._name;
-			this._name = str;
-			return this;
-		}
-		helpGroup(heading) {
-			if (heading === void 0) return this._helpGroupHeading ?? "";
-			this._helpGroupHeading = heading;
-			return this;
-		}
-		commandsGroup(heading) {
-			if (heading === void 0) return this._defaultCommandGroup ?? "";
-			this._defaultCommandGroup = heading;
-			return this;
-		}
-		optionsGroup(heading) {
-			if (heading === void 0) return this._defaultOptionGroup ?? "";
-			this._defaultOptionGroup = heading;
-			return this;
-		}
-		_initOptionGroup(option) {
-			if (this._defaultOptionGroup && !option.helpGroupHeading) option.helpGroup(this._defaultOptionGroup);
-		}
-		_initCommandGroup(cmd) {
-			if (this._defaultCommandGroup && !cmd.helpGroup()) cmd.helpGroup(this._defaultCommandGroup);
-		}
-		nameFromFilename(filename) {
-			this._name = path.basename(filename, path.extname(filename));
-			return this;
-		}
-		executableDir(path) {
-			if (path === void 0) return this._executableDir;
-			this._executableDir = path;
-			return this;
-		}
-		helpInformation(contextOptions) {
-			const helper = this.createHelp();
-			const context = this._getOutputContext(contextOptions);
-			helper.prepareContext({
-				error: context.error,
-				helpWidth: context.helpWidth,
-				outputHasColors: context.hasColors
-			});
-			const text = helper.formatHelp(this, helper);
-			if (context.hasColors) return text;
-			return this._outputConfiguration.stripColor(text);
-		}
-		_getOutputContext(contextOptions) {
-			contextOptions = contextOptions || {};
-			const error = !!contextOptions.error;
-			let baseWrite;
-			let hasColors;
-			let helpWidth;
-			if (error) {
-				baseWrite = (str) => this._outputConfiguration.writeErr(str);
-				hasColors = this._outputConfiguration.getErrHasColors();
-				helpWidth = this._outputConfiguration.getErrHelpWidth();
-			} else {
-				baseWrite = (str) => this._outputConfiguration.writeOut(str);
-				hasColors = this._outputConfiguration.getOutHasColors();
-				helpWidth = this._outputConfiguration.getOutHelpWidth();
-			}
-			const write = (str) => {
-				if (!hasColors) str = this._outputConfiguration.stripColor(str);
-				return baseWrite(str);
-			};
-			return {
-				error,
-				write,
-				hasColors,
-				helpWidth
-			};
-		}
-		outputHelp(contextOptions) {
-			let deprecatedCallback;
-			if (typeof contextOptions === "function") {
-				deprecatedCallback = contextOptions;
-				contextOptions = void 0;
-			}
-			const outputContext = this._getOutputContext(contextOptions);
-			const eventContext = {
-				error: outputContext.error,
-				write: outputContext.write,
-				command: this
-			};
-			this._getCommandAndAncestors().reverse().forEach((command) => command.emit("beforeAllHelp", eventContext));
-			this.emit("beforeHelp", eventContext);
-			let helpInformation = this.helpInformation({ error: outputContext.error });
-			if (deprecatedCallback) {
-				helpInformation = deprecatedCallback(helpInformation);
-				if (typeof helpInformation !== "string" && !Buffer.isBuffer(helpInformation)) throw new Error("outputHelp callback must return a string or a Buffer");
-			}
-			outputContext.write(helpInformation);
-			if (this._getHelpOption()?.long) this.emit(this._getHelpOption().long);
-			this.emit("afterHelp", eventContext);
-			this._getCommandAndAncestors().forEach((command) => command.emit("afterAllHelp", eventContext));
-		}
-		helpOption(flags, description) {
-			if (typeof flags === "boolean") {
-				if (flags) {
-					if (this._helpOption === null) this._helpOption = void 0;
-					if (this._defaultOptionGroup) this._initOptionGroup(this._getHelpOption());
-				} else this._helpOption = null;
-				return this;
-			}
-			this._helpOption = this.createOption(flags ?? "-h, --help", description ?? "display help for command");
-			if (flags || description) this._initOptionGroup(this._helpOption);
-			return this;
-		}
-		_getHelpOption() {
-			if (this._helpOption === void 0) this.helpOption(void 0, void 0);
-			return this._helpOption;
-		}
-		addHelpOption(option) {
-			this._helpOption = option;
-			this._initOptionGroup(option);
-			return this;
-		}
-		help(contextOptions) {
-			this.outputHelp(contextOptions);
-			let exitCode = Number(process.exitCode ?? 0);
-			if (exitCode === 0 && contextOptions && typeof contextOptions !== "function" && contextOptions.error) exitCode = 1;
-			this._exit(exitCode, "commander.help", "(outputHelp)");
-		}
-		addHelpText(position, text) {
-			const allowedValues = [
-				"beforeAll",
-				"before",
-				"after",
-				"afterAll"
-			];
-			if (!allowedValues.includes(position)) throw new Error(`Unexpected value for position to addHelpText.
-Expecting one of '${allowedValues.join("', '")}'`);
-			const helpEvent = `${position}Help`;
-			this.on(helpEvent, (context) => {
-				let helpStr;
-				if (typeof text === "function") helpStr = text({
-					error: context.error,
-					command: context.command
-				});
-				else helpStr = text;
-				if (helpStr) context.write(`${helpStr}\n`);
-			});
-			return this;
-		}
-		_outputHelpIfRequested(args) {
-			const helpOption = this._getHelpOption();
-			if (helpOption && args.find((arg) => helpOption.is(arg))) {
-				this.outputHelp();
-				this._exit(0, "commander.helpDisplayed", "(outputHelp)");
-			}
-		}
-	};
-	function incrementNodeInspectorPort(args) {
-		return args.map((arg) => {
-			if (!arg.startsWith("--inspect")) return arg;
-			let debugOption;
-			let debugHost = "127.0.0.1";
-			let debugPort = "9229";
-			let match;
-			if ((match = arg.match(/^(--inspect(-brk)?)$/)) !== null) debugOption = match[1];
-			else if ((match = arg.match(/^(--inspect(-brk|-port)?)=([^:]+)$/)) !== null) {
-				debugOption = match[1];
-				if (/^\d+$/.test(match[3])) debugPort = match[3];
-				else debugHost = match[3];
-			} else if ((match = arg.match(/^(--inspect(-brk|-port)?)=([^:]+):(\d+)$/)) !== null) {
-				debugOption = match[1];
-				debugHost = match[3];
-				debugPort = match[4];
-			}
-			if (debugOption && debugPort !== "0") return `${debugOption}=${debugHost}:${parseInt(debugPort) + 1}`;
-			return arg;
-		});
-	}
-	function useColor() {
-		if (process.env.NO_COLOR || process.env.FORCE_COLOR === "0" || process.env.FORCE_COLOR === "false") return false;
-		if (process.env.FORCE_COLOR || process.env.CLICOLOR_FORCE !== void 0) return true;
-	}
-	exports.Command = Command;
-	exports.useColor = useColor;
-}));
-
-// node_modules/commander/index.js
-var require_commander = /* @__PURE__ */ __commonJSMin(((exports) => {
-	const { Argument } = require_argument();
-	const { Command } = require_command();
-	const { CommanderError, InvalidArgumentError } = require_error();
-	const { Help } = require_help();
-	const { Option } = require_option();
-	exports.program = new Command();
-	exports.createCommand = (name) => new Command(name);
-	exports.createOption = (flags, description) => new Option(flags, description);
-	exports.createArgument = (name, description) => new Argument(name, description);
-	exports.Command = Command;
-	exports.Option = Option;
-	exports.Argument = Argument;
-	exports.Help = Help;
-	exports.CommanderError = CommanderError;
-	exports.InvalidArgumentError = InvalidArgumentError;
-	exports.InvalidOptionArgumentError = InvalidArgumentError;
-}));
-
-// node_modules/commander/esm.mjs
-var import_commander = /* @__PURE__ */ __toESM(require_commander(), 1);
-const { program, createCommand, createArgument, createOption, CommanderError, InvalidArgumentError, InvalidOptionArgumentError, Command: Command$2, Argument, Option, Help } = import_commander.default;
 
 // src/core/errors.ts
 function isRelcastError(err) {
@@ -2025,6 +256,24 @@ function floatSafeRemainder(val, step) {
 	const tolerance = 4 * Number.EPSILON * Math.max(Math.abs(ratio), 1);
 	if (Math.abs(ratio - roundedRatio) < tolerance) return 0;
 	return ratio - roundedRatio;
+}
+const EVALUATING = /* @__PURE__*/ Symbol("evaluating");
+function defineLazy(object, key, getter) {
+	let value = void 0;
+	Object.defineProperty(object, key, {
+		get() {
+			if (value === EVALUATING) return;
+			if (value === void 0) {
+				value = EVALUATING;
+				value = getter();
+			}
+			return value;
+		},
+		set(v) {
+			Object.defineProperty(object, key, { value: v });
+		},
+		configurable: true
+	});
 }
 function assignProp(target, prop, value) {
 	Object.defineProperty(target, prop, {
@@ -4523,6 +2772,21 @@ function handleReadonlyResult(payload) {
 	if (!payload.memo) payload.value = Object.freeze(payload.value);
 	return payload;
 }
+const $ZodLazy = /*@__PURE__*/ $constructor("$ZodLazy", (inst, def) => {
+	$ZodType.init(inst, def);
+	defineLazy(inst._zod, "innerType", () => {
+		const d = def;
+		if (!d._cachedInner) d._cachedInner = def.getter();
+		return d._cachedInner;
+	});
+	defineLazyInternal(inst, "pattern", (zod) => zod.innerType?._zod?.pattern);
+	defineLazyInternal(inst, "propValues", (zod) => zod.innerType?._zod?.propValues);
+	defineLazyInternal(inst, "optin", (zod) => zod.innerType?._zod?.optin ?? void 0);
+	defineLazyInternal(inst, "optout", (zod) => zod.innerType?._zod?.optout ?? void 0);
+	inst._zod.parse = (payload, ctx) => {
+		return inst._zod.innerType._zod.run(payload, ctx);
+	};
+});
 const $ZodCustom = /*@__PURE__*/ $constructor("$ZodCustom", (inst, def) => {
 	$ZodCheck.init(inst, def);
 	$ZodType.init(inst, def);
@@ -6221,6 +4485,12 @@ const optionalProcessor = (schema, ctx, _json, params) => {
 	const seen = ctx.seen.get(schema);
 	seen.ref = def.innerType;
 };
+const lazyProcessor = (schema, ctx, _json, params) => {
+	const innerType = schema._zod.innerType;
+	processSchema(innerType, ctx, params);
+	const seen = ctx.seen.get(schema);
+	seen.ref = innerType;
+};
 
 // node_modules/zod/v4/classic/errors.js
 const _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
@@ -7135,6 +5405,18 @@ function readonly(innerType) {
 		innerType
 	});
 }
+const ZodLazy = /*@__PURE__*/ $constructor("ZodLazy", (inst, def) => {
+	$ZodLazy.init(inst, def);
+	ZodType.init(inst, def);
+	inst._zod.processJSONSchema = (ctx, json, params) => lazyProcessor(inst, ctx, json, params);
+	inst.unwrap = () => inst._zod.def.getter();
+});
+function lazy(getter) {
+	return new ZodLazy({
+		type: "lazy",
+		getter
+	});
+}
 const ZodCustom = /*@__PURE__*/ $constructor("ZodCustom", (inst, def) => {
 	$ZodCustom.init(inst, def);
 	ZodType.init(inst, def);
@@ -7273,53 +5555,90 @@ const xmlText = () => string().superRefine((value, ctx) => {
 	});
 });
 const httpUrlTemplate = string().refine(isHttpUrlTemplate, "must be an absolute http(s) URL ({version} is replaced by the release's version)");
+const doc = (description, defaultValue) => defaultValue === void 0 ? { description } : {
+	description,
+	default: defaultValue
+};
 const appcastConfigSchema = strictObject({
-	maxAppcastItems: number().int().min(0).optional(),
-	phasedRolloutInterval: number().int().min(1).optional(),
-	releaseNotesUrl: httpUrlTemplate.optional(),
-	fullReleaseNotesUrl: httpUrlTemplate.optional(),
-	signedFeed: boolean().optional(),
-	releaseNotes: _enum(["inline", "page"]).optional()
+	maxAppcastItems: number().int().min(0).optional().meta(doc("The appcast keeps only the highest N builds per channel (0: every release). The catalog always keeps every release.", 100)),
+	phasedRolloutInterval: number().int().min(1).optional().meta(doc("`<sparkle:phasedRolloutInterval>` in seconds for new releases (the publish flag `--phased-rollout-interval` overrides it).")),
+	releaseNotesUrl: httpUrlTemplate.optional().meta(doc("`<sparkle:releaseNotesLink>` for new releases instead of inline notes, e.g. https://example.com/notes/{version}.html ({version} is filled in).")),
+	fullReleaseNotesUrl: httpUrlTemplate.optional().meta(doc("`<sparkle:fullReleaseNotesLink>` for new releases: a page with the full version history ({version} is filled in).")),
+	link: httpUrlTemplate.optional().meta(doc("The item's `<link>` for new releases, e.g. https://example.com/releases/{version} ({version} is filled in; informational updates need one). The publish flag --link overrides it.")),
+	signedFeed: boolean().optional().meta(doc("Sign the appcast as Sparkle 2.9's sign_update does (for apps with SURequireSignedFeed). true: always; false: never; absent: when the bundle's Info.plist has SURequireSignedFeed or the stored appcast is signed already.")),
+	releaseNotes: _enum(["inline", "page"]).optional().meta(doc("\"inline\": the notes are in the appcast item. \"page\": new releases link to a notes page relcast renders from the Markdown and hosts at {appUrl}/release-notes/<version>.html (signed on a signed feed); not together with releaseNotesUrl.", "inline"))
 }).refine((a) => !(a.releaseNotes === "page" && a.releaseNotesUrl !== void 0), {
 	message: "releaseNotes \"page\" and releaseNotesUrl both say where the notes are: keep one (\"page\" hosts them under appUrl; releaseNotesUrl links elsewhere)",
 	path: ["releaseNotes"]
 });
 const configSchema = strictObject({
-	$schema: string().optional(),
-	pluginId: string().regex(PLUGIN_ID_PATTERN, "must be lower-case letters, digits, '.', '_' or '-' (it becomes part of file names and URLs)").max(64, `must be at most ${64} characters (it becomes part of every file name)`),
-	displayName: xmlText().min(1, "must not be empty"),
-	publisher: xmlText().min(1, "must not be empty"),
-	appUrl: string().refine((u) => isHttpUrl(u) && !/[?#]/.test(u), "must be an absolute http(s) URL such as https://example.com (no spaces, control characters, query or fragment)").transform((u) => u.replace(/\/+$/, "")),
-	channel: string().regex(CHANNEL_PATTERN, "may hold only letters, digits, '.', '_' and '-'").default("stable"),
-	timezone: string().refine(isValidTimeZone, "is not an IANA time zone name (for example Europe/Berlin or America/New_York)").optional(),
-	store: string().min(1).default("file://./public-store"),
-	assistantIntegration: array(xmlText()).optional(),
-	artifactType: literal("dmg").default("dmg"),
-	appcast: appcastConfigSchema.optional(),
+	$schema: string().optional().meta(doc("Where editors find this file's JSON Schema (relcast.schema.json, shipped in the package). relcast itself ignores it.")),
+	pluginId: string().regex(PLUGIN_ID_PATTERN, "must be lower-case letters, digits, '.', '_' or '-' (it becomes part of file names and URLs)").max(64, `must be at most ${64} characters (it becomes part of every file name)`).meta(doc("The plugin's id: part of every file name and URL (downloads/<pluginId>-<version>.dmg, api/v1/plugins/<pluginId>/appcast.xml). Never change it once released.")),
+	displayName: xmlText().min(1, "must not be empty").meta(doc("The name users see: the appcast's title, the downloads page, the records.")),
+	publisher: xmlText().min(1, "must not be empty").meta(doc("Who publishes the plugin, as users see it.")),
+	appUrl: string().refine((u) => isHttpUrl(u) && !/[?#]/.test(u), "must be an absolute http(s) URL such as https://example.com (no spaces, control characters, query or fragment)").transform((u) => u.replace(/\/+$/, "")).meta(doc("The public http(s) URL where the store's root is served: SUFeedURL, the download URLs and the site are under it (a trailing / is dropped).")),
+	channel: string().regex(CHANNEL_PATTERN, "may hold only letters, digits, '.', '_' and '-'").default("stable").meta(doc("Sparkle channel of new releases (the publish flag --channel overrides it); releases on \"stable\" reach every installed copy.")),
+	timezone: string().refine(isValidTimeZone, "is not an IANA time zone name (for example Europe/Berlin or America/New_York)").optional().meta(doc("IANA time zone in which records and pages show release dates, e.g. Europe/Berlin. Default: the machine's zone, else UTC.")),
+	store: string().min(1).default("file://./public-store").meta(doc("Where releases are written: file://<folder> (relative to this file's folder) or s3://<bucket>[/<prefix>]. The flag --store overrides it.")),
+	assistantIntegration: array(xmlText()).optional().meta(doc("Install steps, one per entry, that `relcast verify-install` prints when the installed plugin's bridge does not answer.")),
+	artifactType: literal("dmg").default("dmg").meta(doc("The download users install: a disk image (the only kind today).")),
+	appcast: appcastConfigSchema.optional().meta(doc("Feed-wide Sparkle settings: what installed copies read from the appcast (docs/sparkle.md).")),
 	deltas: strictObject({
-		maximum: number().int().min(0).max(50).optional(),
+		maximum: number().int().min(0).max(50).optional().meta(doc("Deltas from at most this many older builds on the release's channel and stable (as generate_appcast --maximum-deltas; 0: none).", 5)),
 		compression: _enum([
 			"lzma",
+			"zlib",
 			"bzip2",
 			"none"
-		]).optional(),
-		diffLimitMiB: number().min(0).max(1024).optional()
-	}).optional(),
+		]).optional().meta(doc("Compression of the delta container: lzma (Sparkle's default; needs the xz program), zlib (built into Node; Sparkle reads it), bzip2 (needs the bzip2 program) or none. Unset: lzma where xz is on the PATH, zlib elsewhere.")),
+		diffLimitMiB: number().min(0).max(1024).optional().meta(doc("Files larger than this many MiB are shipped whole inside the delta instead of diffed.", 16))
+	}).optional().meta(doc("Sparkle binary delta updates made at publish time (docs/sparkle.md); --no-deltas skips them for one publish.")),
 	s3: strictObject({
-		region: string().min(1).optional(),
-		endpoint: url({ error: "must be an absolute URL such as http://127.0.0.1:9000" }).optional(),
-		forcePathStyle: boolean().optional(),
-		requestChecksumCalculation: _enum(["WHEN_SUPPORTED", "WHEN_REQUIRED"]).optional(),
-		requestTimeoutMs: number().int().min(100).optional(),
-		uploadConcurrency: number().int().min(1).max(64).optional(),
-		partSizeMiB: number().int().min(5).max(5120).optional(),
-		conditionalWrites: _enum(["prove", "unverified-single-writer"]).optional()
-	}).optional(),
+		region: string().min(1).optional().meta(doc("Region to sign requests for (R2: \"auto\"). Default: AWS_REGION, then the AWS profile's region.")),
+		endpoint: url({ error: "must be an absolute URL such as http://127.0.0.1:9000" }).optional().meta(doc("Base URL of an S3-compatible service (MinIO, R2, B2, …). Default: AWS.")),
+		forcePathStyle: boolean().optional().meta(doc("true for MinIO and most self-hosted servers (http://host/bucket/key).", false)),
+		requestChecksumCalculation: _enum(["WHEN_SUPPORTED", "WHEN_REQUIRED"]).optional().meta(doc("WHEN_REQUIRED stops the SDK from sending CRC32 checksum headers on every upload: use it for R2, B2 and other services that reject them.", "WHEN_SUPPORTED")),
+		requestTimeoutMs: number().int().min(100).optional().meta(doc("A request with no bytes moving for this many milliseconds is abandoned and retried.", 3e4)),
+		uploadConcurrency: number().int().min(1).max(64).optional().meta(doc("Parts of a multipart upload in flight at once; each holds a part in memory.", 4)),
+		partSizeMiB: number().int().min(5).max(5120).optional().meta(doc("Multipart part size in MiB (as the aws cli; S3 needs at least 5).", 8)),
+		conditionalWrites: _enum(["prove", "unverified-single-writer"]).optional().meta(doc("\"prove\": the first write of a run waits until the store has shown it refuses losing If-None-Match/If-Match writes. \"unverified-single-writer\": skip that, only where nothing else ever writes to the store (docs/s3-store.md says what it risks); every writing run warns.", "prove"))
+	}).optional().meta(doc("Settings of an s3:// store (docs/s3-store.md). Credentials always come from the standard AWS chain (environment, profile, OIDC role), never from this file.")),
 	cacheControl: strictObject({
-		immutable: string().min(1).optional(),
-		mutable: string().min(1).optional()
-	}).optional()
+		immutable: string().min(1).optional().meta(doc("Cache-Control of objects that never change (versioned downloads, records).", "public, max-age=31536000, immutable")),
+		mutable: string().min(1).optional().meta(doc("Cache-Control of objects that change with each publish (catalog, appcast, pages, latest downloads).", "no-cache"))
+	}).optional().meta(doc("Cache-Control headers given to the objects a publish writes (an S3 store serves them with each object)."))
+}).meta({
+	title: "relcast.config.json",
+	description: "Configuration of relcast, the release publisher for Sparkle-updated macOS plugins. Unknown keys are errors."
 });
+
+// src/core/closest-name.ts
+function editDistance(a, b) {
+	const s = a.toLowerCase();
+	const t = b.toLowerCase();
+	const rows = Array.from({ length: s.length + 1 }, (_, i) => [i, ...Array(t.length).fill(0)]);
+	for (let j = 1; j <= t.length; j++) rows[0][j] = j;
+	for (let i = 1; i <= s.length; i++) for (let j = 1; j <= t.length; j++) {
+		const cost = s[i - 1] === t[j - 1] ? 0 : 1;
+		let d = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost);
+		if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) d = Math.min(d, rows[i - 2][j - 2] + 1);
+		rows[i][j] = d;
+	}
+	return rows[s.length][t.length];
+}
+function closestName(name, candidates) {
+	const limit = Math.max(1, Math.floor(name.length / 3));
+	let best;
+	let bestDistance = limit + 1;
+	for (const c of candidates) {
+		const d = editDistance(name, c);
+		if (d < bestDistance) {
+			best = c;
+			bestDistance = d;
+		}
+	}
+	return best;
+}
 
 // src/core/zod-message.ts
 function valueAt(raw, path) {
@@ -7330,11 +5649,31 @@ function valueAt(raw, path) {
 	}
 	return node;
 }
-function describeZodIssues(error, source, raw) {
+function defOf(schema) {
+	return schema?._zod?.def;
+}
+function knownKeysAt(schema, path) {
+	const def = defOf(schema);
+	if (!def) return [];
+	if (def.innerType !== void 0) return knownKeysAt(def.innerType, path);
+	if (def.type === "pipe") return knownKeysAt(def.in, path);
+	if (def.type === "union") return [...new Set((def.options ?? []).flatMap((o) => knownKeysAt(o, path)))];
+	if (path.length === 0) return def.type === "object" ? Object.keys(def.shape ?? {}) : [];
+	const [head, ...rest] = path;
+	if (def.type === "array" && typeof head === "number") return knownKeysAt(def.element, rest);
+	if (def.type === "object" && typeof head === "string") return knownKeysAt(def.shape?.[head], rest);
+	return [];
+}
+function describeZodIssues(error, source, raw, schema) {
 	return error.issues.map((issue) => {
 		if (issue.code === "unrecognized_keys") {
 			const where = issue.path.length ? ` in "${issue.path.join(".")}"` : "";
-			return `${source}: unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}${where}`;
+			const known = schema ? knownKeysAt(schema, issue.path) : [];
+			const named = issue.keys.map((k) => {
+				const meant = closestName(k, known);
+				return meant ? `"${k}" (did you mean "${meant}"?)` : `"${k}"`;
+			});
+			return `${source}: unknown field${issue.keys.length > 1 ? "s" : ""} ${named.join(", ")}${where}`;
 		}
 		return `${source}: ${issue.path.length ? `field "${issue.path.join(".")}"` : "value"} ${raw !== void 0 && issue.path.length > 0 && valueAt(raw, issue.path) === void 0 || /received undefined/.test(issue.message) ? "is missing" : issue.message.replace(/^Invalid input: /, "")}`;
 	}).join("\n");
@@ -7362,7 +5701,7 @@ async function loadConfig$1(file, overrides = {}) {
 	const merged = { ...raw };
 	for (const [k, v] of Object.entries(overrides)) if (v !== void 0) merged[k] = v;
 	const parsed = configSchema.safeParse(merged);
-	if (!parsed.success) throw new RelcastError("E_CONFIG", describeZodIssues(parsed.error, configPath, merged), "fix the field named above (flags override the file)");
+	if (!parsed.success) throw new RelcastError("E_CONFIG", describeZodIssues(parsed.error, configPath, merged, configSchema), "fix the field named above (flags override the file)");
 	const timezone = parsed.data.timezone ?? machineTimeZone();
 	return {
 		...parsed.data,
@@ -9092,6 +7431,147 @@ function isSafeFileName(value) {
 	return SAFE_FILE_NAME.test(value) && !value.includes("..");
 }
 
+// src/core/png-image.ts
+const PNG_SIGNATURE = Buffer.from([
+	137,
+	80,
+	78,
+	71,
+	13,
+	10,
+	26,
+	10
+]);
+const PNG_MAX_SIDE = 4096;
+function isPng(bytes) {
+	return bytes.length >= PNG_SIGNATURE.length && bytes.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE);
+}
+function readPng(bytes) {
+	if (!isPng(bytes)) return { problem: "it does not start with the PNG signature" };
+	let at = PNG_SIGNATURE.length;
+	let info;
+	let idat = false;
+	for (let index = 0;; index++) {
+		if (at + 12 > bytes.length) return { problem: `it ends inside a chunk header at byte ${at} (truncated)` };
+		const length = bytes.readUInt32BE(at);
+		const type = bytes.subarray(at + 4, at + 8).toString("latin1");
+		if (!/^[A-Za-z]{4}$/.test(type)) return { problem: `the chunk at byte ${at} has no valid type` };
+		const end = at + 12 + length;
+		if (length > 2147483647 || end > bytes.length) return { problem: `its ${type} chunk at byte ${at} runs past the end of the file (truncated)` };
+		const crc = bytes.readUInt32BE(end - 4);
+		if (crc32(bytes.subarray(at + 4, end - 4)) !== crc) return { problem: `the CRC of its ${type} chunk at byte ${at} does not match (the bytes were altered)` };
+		if (index === 0) {
+			if (type !== "IHDR" || length !== 13) return { problem: "its first chunk is not a 13-byte IHDR" };
+			const width = bytes.readUInt32BE(at + 8);
+			const height = bytes.readUInt32BE(at + 12);
+			if (width === 0 || height === 0 || width > 4096 || height > 4096) return { problem: `it is ${width}×${height} pixels (each side must be 1 to ${PNG_MAX_SIDE})` };
+			info = {
+				width,
+				height
+			};
+		} else if (type === "IHDR") return { problem: "it has a second IHDR chunk" };
+		if (type === "IDAT") idat = true;
+		at = end;
+		if (type === "IEND") {
+			if (at !== bytes.length) return { problem: `${bytes.length - at} bytes follow its IEND chunk` };
+			if (!idat) return { problem: "it has no image data (IDAT chunk)" };
+			return info;
+		}
+	}
+}
+
+// src/domain/release-layout.ts
+const RELEASES_PREFIX = "releases/";
+const CATALOG_KEY = "releases/catalog.json";
+const APPCAST_KEY = "releases/appcast.xml";
+const LATEST_PREFIX = "releases/latest/";
+function dmgFileName(pluginId, version) {
+	return `${pluginId}-${version}.dmg`;
+}
+function zipFileName(pluginId, version) {
+	return `${pluginId}-${version}.zip`;
+}
+function deltaFileName(pluginId, version, fromVersion) {
+	return `${pluginId}-${version}-from-${fromVersion}.delta`;
+}
+function iconFileName(pluginId, version) {
+	return `${pluginId}-${version}-icon.png`;
+}
+function versionedKey(version, fileName) {
+	return `${RELEASES_PREFIX}${version}/${fileName}`;
+}
+function latestKey(fileName) {
+	return `${LATEST_PREFIX}${fileName}`;
+}
+function recordKey(version) {
+	return `${RELEASES_PREFIX}${version}/release.json`;
+}
+function publicDownloadUrl(appUrl, fileName) {
+	return `${appUrl}/downloads/${fileName}`;
+}
+function publicAppcastUrl(appUrl, pluginId) {
+	return `${appUrl}/api/v1/plugins/${pluginId}/appcast.xml`;
+}
+const DOWNLOADS_PREFIX = "downloads/";
+const INDEX_KEY = "index.html";
+const CHANGELOG_KEY = "changelog.html";
+function publicApiPrefix(pluginId) {
+	return `api/v1/plugins/${pluginId}/`;
+}
+function publicAppcastKey(pluginId) {
+	return `${publicApiPrefix(pluginId)}appcast.xml`;
+}
+function publicCatalogKey(pluginId) {
+	return `${publicApiPrefix(pluginId)}releases.json`;
+}
+const ICONS_PREFIX = "icons/";
+function iconKey(fileName) {
+	return `${ICONS_PREFIX}${fileName}`;
+}
+function downloadKey(fileName) {
+	return `${DOWNLOADS_PREFIX}${fileName}`;
+}
+function latestDownloadName(pluginId, extension) {
+	return `${pluginId}-latest.${extension}`;
+}
+function latestDownloadStateKey(pluginId) {
+	return `${DOWNLOADS_PREFIX}${pluginId}-latest.json`;
+}
+const RELEASE_NOTES_PREFIX = "release-notes/";
+function releaseNotesPageKey(version) {
+	return `${RELEASE_NOTES_PREFIX}${version}.html`;
+}
+function releaseNotesPageUrl(appUrl, version) {
+	return `${appUrl}/${releaseNotesPageKey(version)}`;
+}
+function localizedNotesPageKey(version, lang) {
+	return `${RELEASE_NOTES_PREFIX}${lang}/${version}.html`;
+}
+function localizedNotesPageUrl(appUrl, version, lang) {
+	return `${appUrl}/${localizedNotesPageKey(version, lang)}`;
+}
+function yankKey(version) {
+	return `${RELEASES_PREFIX}${version}/yank.json`;
+}
+function rolloutKey(version) {
+	return `${RELEASES_PREFIX}${version}/rollout.json`;
+}
+
+// src/domain/notes/notes-language.ts
+const SIMPLE_TAG = /^[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|\d{3}))?$/;
+function canonicalNotesLanguage(tag) {
+	let canonical;
+	try {
+		canonical = Intl.getCanonicalLocales(tag)[0];
+	} catch {
+		return;
+	}
+	return canonical !== void 0 && SIMPLE_TAG.test(canonical) ? canonical : void 0;
+}
+function isNotesLanguage(tag) {
+	return canonicalNotesLanguage(tag) === tag;
+}
+
 // src/domain/record-schema.ts
 const timestampSchema = strictObject({
 	_seconds: number().int().min(-864e10).max(864e10),
@@ -9127,6 +7607,17 @@ const deltaRecordSchema = strictObject({
 	sha256: string().regex(/^[0-9a-f]{64}$/),
 	edSignature: string()
 });
+const notesLanguage = string().refine(isNotesLanguage, "must be a language tag in canonical form, e.g. de, pt-BR, zh-Hant");
+const buildNumberText = string().regex(/^\d{1,15}$/, "must be a build number");
+const macosVersion = string().regex(/^\d{1,4}(\.\d{1,4}){0,2}$/, "must be a macOS version such as 14.0");
+const localizedNotesSchema = strictObject({
+	lang: notesLanguage,
+	markdown: string()
+});
+const localizedLinkSchema = strictObject({
+	lang: notesLanguage,
+	url: httpUrl
+});
 const autoupdateSchema = looseObject({
 	publicDownloadUrl: httpUrl,
 	buildNumber: number().int().nonnegative(),
@@ -9141,7 +7632,20 @@ const autoupdateSchema = looseObject({
 	phasedRolloutInterval: number().int().positive().optional(),
 	releaseNotesLink: httpUrl.optional(),
 	fullReleaseNotesLink: httpUrl.optional(),
+	minimumUpdateVersion: buildNumberText.optional(),
+	ignoreSkippedUpgradesBelowVersion: buildNumberText.optional(),
+	maximumSystemVersion: macosVersion.optional(),
+	informationalUpdate: array(string().regex(/^<?\d{1,15}$/, "must be a build or <build")).optional(),
+	link: httpUrl.optional(),
+	localizedReleaseNotesLinks: array(localizedLinkSchema).optional(),
 	deltas: array(deltaRecordSchema).optional()
+});
+const iconRecordSchema = strictObject({
+	fileName,
+	sizeBytes: number().int().positive(),
+	sha256: string().regex(/^[0-9a-f]{64}$/),
+	width: number().int().min(1).max(PNG_MAX_SIDE),
+	height: number().int().min(1).max(PNG_MAX_SIDE)
 });
 const releaseRecordSchema = looseObject({
 	pluginId,
@@ -9155,6 +7659,7 @@ const releaseRecordSchema = looseObject({
 	releaseNotes: string(),
 	releaseNotesList: array(string()),
 	releaseNotesMarkdown: string().optional(),
+	localizedReleaseNotes: array(localizedNotesSchema).optional(),
 	sizeBytes: number().int().nonnegative(),
 	sha256: string().optional(),
 	downloadUrl: string(),
@@ -9169,6 +7674,7 @@ const releaseRecordSchema = looseObject({
 		latestObjectPath: string()
 	}),
 	autoupdate: autoupdateSchema.optional(),
+	icon: iconRecordSchema.optional(),
 	assistantIntegration: array(string()).optional(),
 	publishedAt: timestampSchema,
 	publishedAtIso: isoTimestamp.optional(),
@@ -9177,7 +7683,8 @@ const releaseRecordSchema = looseObject({
 	updatedAt: timestampSchema,
 	yanked: literal(true).optional(),
 	yankedReason: string().optional(),
-	yankedAt: isoTimestamp.optional()
+	yankedAt: isoTimestamp.optional(),
+	rollout: lazy(() => rolloutMarkerSchema).optional()
 }).superRefine((record, ctx) => {
 	const { version, objectStore } = record;
 	if (typeof objectStore !== "object" || objectStore === null) return;
@@ -9192,6 +7699,11 @@ const releaseRecordSchema = looseObject({
 		path: ["objectStore", "latestObjectPath"],
 		message: "must be releases/latest/<file name>"
 	});
+	if (record.icon && record.icon.fileName !== iconFileName(record.pluginId, version)) ctx.addIssue({
+		code: "custom",
+		path: ["icon", "fileName"],
+		message: `must be ${iconFileName(record.pluginId, version)}`
+	});
 	checkXmlText(record, [], ctx);
 });
 const yankMarkerSchema = strictObject({
@@ -9199,72 +7711,63 @@ const yankMarkerSchema = strictObject({
 	yankedAt: isoTimestamp,
 	yankedReason: string().optional()
 }).superRefine((marker, ctx) => checkXmlText(marker, [], ctx));
+const wholeSecond = isoTimestamp.refine((v) => Date.parse(v) % 1e3 === 0, "must be a whole second (no fraction)");
+const rolloutMarkerSchema = strictObject({
+	paused: boolean(),
+	pauses: array(strictObject({
+		pausedAt: wholeSecond,
+		resumedAt: wholeSecond.optional()
+	})).min(1).max(1e4)
+}).superRefine((marker, ctx) => {
+	let previousEnd = -Infinity;
+	marker.pauses.forEach((p, i) => {
+		const last = i === marker.pauses.length - 1;
+		const from = Date.parse(p.pausedAt);
+		const to = p.resumedAt === void 0 ? void 0 : Date.parse(p.resumedAt);
+		if (to === void 0 && !(last && marker.paused)) ctx.addIssue({
+			code: "custom",
+			path: [
+				"pauses",
+				i,
+				"resumedAt"
+			],
+			message: "is missing: only the last pause of a paused rollout is open"
+		});
+		if (to !== void 0 && last && marker.paused) ctx.addIssue({
+			code: "custom",
+			path: [
+				"pauses",
+				i,
+				"resumedAt"
+			],
+			message: "is set, but the rollout says paused"
+		});
+		if (from < previousEnd) ctx.addIssue({
+			code: "custom",
+			path: [
+				"pauses",
+				i,
+				"pausedAt"
+			],
+			message: "is before the previous pause ended"
+		});
+		if (to !== void 0 && to < from) ctx.addIssue({
+			code: "custom",
+			path: [
+				"pauses",
+				i,
+				"resumedAt"
+			],
+			message: "is before its pausedAt"
+		});
+		previousEnd = to ?? from;
+	});
+});
 const catalogSchema = looseObject({
 	pluginId,
 	count: number().int().nonnegative(),
 	versions: array(releaseRecordSchema)
 });
-
-// src/domain/release-layout.ts
-const RELEASES_PREFIX = "releases/";
-const CATALOG_KEY = "releases/catalog.json";
-const APPCAST_KEY = "releases/appcast.xml";
-const LATEST_PREFIX = "releases/latest/";
-function dmgFileName(pluginId, version) {
-	return `${pluginId}-${version}.dmg`;
-}
-function zipFileName(pluginId, version) {
-	return `${pluginId}-${version}.zip`;
-}
-function deltaFileName(pluginId, version, fromVersion) {
-	return `${pluginId}-${version}-from-${fromVersion}.delta`;
-}
-function versionedKey(version, fileName) {
-	return `${RELEASES_PREFIX}${version}/${fileName}`;
-}
-function latestKey(fileName) {
-	return `${LATEST_PREFIX}${fileName}`;
-}
-function recordKey(version) {
-	return `${RELEASES_PREFIX}${version}/release.json`;
-}
-function publicDownloadUrl(appUrl, fileName) {
-	return `${appUrl}/downloads/${fileName}`;
-}
-function publicAppcastUrl(appUrl, pluginId) {
-	return `${appUrl}/api/v1/plugins/${pluginId}/appcast.xml`;
-}
-const DOWNLOADS_PREFIX = "downloads/";
-const INDEX_KEY = "index.html";
-const CHANGELOG_KEY = "changelog.html";
-function publicApiPrefix(pluginId) {
-	return `api/v1/plugins/${pluginId}/`;
-}
-function publicAppcastKey(pluginId) {
-	return `${publicApiPrefix(pluginId)}appcast.xml`;
-}
-function publicCatalogKey(pluginId) {
-	return `${publicApiPrefix(pluginId)}releases.json`;
-}
-function downloadKey(fileName) {
-	return `${DOWNLOADS_PREFIX}${fileName}`;
-}
-function latestDownloadName(pluginId, extension) {
-	return `${pluginId}-latest.${extension}`;
-}
-function latestDownloadStateKey(pluginId) {
-	return `${DOWNLOADS_PREFIX}${pluginId}-latest.json`;
-}
-const RELEASE_NOTES_PREFIX = "release-notes/";
-function releaseNotesPageKey(version) {
-	return `${RELEASE_NOTES_PREFIX}${version}.html`;
-}
-function releaseNotesPageUrl(appUrl, version) {
-	return `${appUrl}/${releaseNotesPageKey(version)}`;
-}
-function yankKey(version) {
-	return `${RELEASES_PREFIX}${version}/yank.json`;
-}
 
 // src/sparkle/delta/delta-limits.ts
 init_errors$4();
@@ -9420,12 +7923,283 @@ async function resolveInsideBundle(root, linkRel) {
 	};
 }
 
+// src/core/command-on-path.ts
+function commandOnPath(name, searchPath = process.env.PATH) {
+	for (const dir of (searchPath ?? "").split(path.delimiter)) {
+		if (!dir) continue;
+		const candidate = path.join(dir, name);
+		try {
+			accessSync(candidate, constants.X_OK);
+			if (statSync(candidate).isFile()) return candidate;
+		} catch {}
+	}
+}
+
+// node_modules/xz-decompress/dist/package/xz-decompress.js
+var require_xz_decompress = /* @__PURE__ */ __commonJSMin(((exports, module, this$34) => {
+	(function webpackUniversalModuleDefinition(root, factory) {
+		if (typeof exports === "object" && typeof module === "object") module.exports = factory(__require("stream/web"));
+		else if (typeof define === "function" && define.amd) define(["stream/web"], factory);
+		else if (typeof exports === "object") exports["xz-decompress"] = factory(__require("stream/web"));
+		else root["xz-decompress"] = factory(root["stream/web"]);
+	})(this$34, (__WEBPACK_EXTERNAL_MODULE__2__) => {
+		return (() => {
+			"use strict";
+			var __webpack_modules__ = [
+				,
+				((module) => {
+					module.exports = "data:application/wasm;base64,AGFzbQEAAAABOApgAX8Bf2ABfwBgAABgA39/fwF/YAABf2ACf38AYAN/f34BfmACf38Bf2AEf39/fwF/YAN/f38AAyEgAAABAgMDAwMEAQUAAgMCBgcIBwUDAAMHAQcABwcBAwkFAwEAAgYIAX8BQfCgBAsHTgUGbWVtb3J5AgAOY3JlYXRlX2NvbnRleHQACA9kZXN0cm95X2NvbnRleHQACQxzdXBwbHlfaW5wdXQACg9nZXRfbmV4dF9vdXRwdXQACwqQYCDfAgEFf0EAIQECQCAAQQdqIgJBEEkNAEEBIQEgAkEDdiIDQQJGDQBBAiEBIAJBIEkNAEEDIQEgA0EERg0AQQQhASACQTBJDQBBBSEBIANBBkYNAEEGIQEgAkHIAEkNAEEHIQEgAkHYAEkNAEEIIQEgAkGIAUkNAEEJIQEgAkGIAkkNACAAEIGAgIAAIgBBCGpBACAAGw8LAkACQCABQQJ0QcCIgIAAaiIEKAIAIgANAEEAIQACQAJAQQAoAuSIgIAAIgJFDQBBACACKAIANgLkiICAAAwBC0EAEIGAgIAAIgJFDQILIAJBgIB8cSIAIAJBCHZB/wFxIgJyIAE6AAAgACACQQh0ckGAAmohAEEAIQJBACABQQJ0QYCIgIAAaigCACIDayEFIAMhAQNAIAAgBWoiACACNgIAIAAhAiABIANqIgFBgQJJDQALIAQgADYCAAsgBCAAKAIANgIACyAAC/QHAQh/QQAoArCIgIAAIQECQAJAAkACQAJAQQAtALSIgIAARQ0AQQBBADoAtIiAgAAgAUUNAUGwiICAACECA0ACQAJAIAFBCGoiAyABKAIEIgRqIgVBCHZB/wFxIgYNACABIQIMAQsCQANAIAVBgIB8cSAGai0AAEH+AUcNAUGwiICAACEGA0AgBiIHKAIAIgYgBUcNAAsgByAFKAIANgIAIAEgBCAFKAIEakEIaiIENgIEIAcgAiACIAVGGyECIAMgBGoiBUEIdkH/AXEiBg0ACwsgAigCACECCyACKAIAIgENAAtBACgCsIiAgAAhAQsgAUUNACAAQYcCakGAfnEhCEF/IQJBsIiAgAAhBEEAIQNBsIiAgAAhBgNAIAYhBwJAIAEiBigCBCIFIABJDQAgBSACTw0AIAUhAiAHIQQgBiEDIAVBCGogCEcNACAHIQQgBSECIAYhAwwECyAGKAIAIgENAAsgAw0CDAELQbCIgIAAIQQLPwBBEHQhASAAQYgCaiEHQQAhAwJAAkBBACgCuIiAgAAiAkUNAEEAIQUgASEGDAELQQAgAUHwoISAAEH//wNqQYCAfHEiBmsiAjYCuIiAgAAgAiEFCwJAIAcgBU0NACACQQF2IgIgByAFayIHIAIgB0sbQf//A2oiB0EQdkAAQX9GDQJBAEEAKAK4iICAACAHQYCAfHEiA2o2AriIgIAACyAGRQ0BIAZB/wE6AAEgBkEAKAKwiICAADYCgAIgBkGEAmogAyAFakGAgHxxQfh9aiICNgIAIAZBgAJqIQMLIANBgIB8cSIGIANBCHZB/wFxckH/AToAACAEIAMoAgA2AgACQCACIABrQYB+cSIFDQAgAw8LIAMhAQJAIAYgBUF/cyADQQhqIgQgAmoiB2pBgIB8cUYNACAEQf//A3EhBQJAIABB9/0DSw0AIAYgBEEIdkH/AXFqQf4BOgAAIANBACgCsIiAgAA2AgAgA0GAgAQgBWsiBTYCBEEAIAM2ArCIgIAAEIOAgIAAIAZBhIIEaiACIAVrQfh9aiIFNgIAIAZBgYAEakH/AToAACAGQYCCBGohASAFIABrQYB+cSEFDAELIAIgBWogACAFakH//3tqQYCAfHFrQYCAeGohBSADIQELIAEgASgCBCAFazYCBCAFQfgBaiEGIAcgBWtBCHZB/wFxIQUCQANAIAYiB0GAfmohBiAFIgQNAUEBIQUgB0H4AUcNAAsLAkAgB0H4AUYNACACIANqIAZrQYCAfHEiBSAEakH+AToAACAFIARBCHRqIgVBACgCsIiAgAA2AgAgBSAGNgIEQQAgBTYCsIiAgAAQg4CAgAALIAEPC0EAC3wBAn8CQCAARQ0AAkAgAEGAgHxxIABBCHZB/wFxciIBLQAAIgJB/wFHDQAgAEF4aiIAQQAoArCIgIAANgIAQQAgADYCsIiAgAAgAUH+AToAAEEAQQE6ALSIgIAADwsgACACQQJ0QcCIgIAAaiICKAIANgIAIAIgADYCAAsLawECfwJAQQAoArCIgIAAIgAoAgRB/wFLDQAgAEGAgHxxIgEgAEEIdkH/AXEiAHJBCToAAEEAQQAoArCIgIAAKAIANgKwiICAACABIABBCHRyIgBBACgC5IiAgAA2AgBBACAANgLkiICAAAsLTgECfwJAIAAgAUYNACACRQ0AA0ACQCAALQAAIgMgAS0AACIERg0AQQFBfyADIARLGw8LIAFBAWohASAAQQFqIQAgAkF/aiICDQALC0EAC3gBAX8CQAJAIAAgAU8NACACRQ0BIAAhAwNAIAMgAS0AADoAACABQQFqIQEgA0EBaiEDIAJBf2oiAg0ADAILCyAAIAFNDQAgAkUNACABQX9qIQEgAEF/aiEDA0AgAyACaiABIAJqLQAAOgAAIAJBf2oiAg0ACwsgAAssAQF/AkAgAkUNACAAIQMDQCADIAE6AAAgA0EBaiEDIAJBf2oiAg0ACwsgAAt/AQF/AkACQCABIAByIAJyQQNxRQ0AIAJFDQEgACEDA0AgAyABLQAAOgAAIAFBAWohASADQQFqIQMgAkF/aiICDQAMAgsLIAJBBEkNACACQQJ2IQIgACEDA0AgAyABKAIANgIAIAFBBGohASADQQRqIQMgAkF/aiICDQALCyAAC4gBAQJ/AkBBAC0A6IiAgAANAEEAQQE6AOiIgIAAEIyAgIAAEI6AgIAAC0GggAgQgICAgAAiAEGAgAQ2AgBBAkGAgIAgEJeAgIAAIQEgAEEUakKAgICAgIDAADcCACAAQRBqIABBoIAEajYCACAAQQhqQgA3AgAgACAAQSBqNgIEIAAgATYCHCAACxUAIAAoAhwQmICAgAAgABCCgICAAAsWACAAQQxqIAE2AgAgAEEIakEANgIACxsAIAAoAhwgAEEEaiAAQQxqKAIARRCWgICAAAtUAQN/QQAhAANAQQghASAAIQIDQEEAIAJBAXFrQaCG4u1+cSACQQF2cyECIAFBf2oiAQ0ACyAAQQJ0QfCIgIAAaiACNgIAIABBAWoiAEGAAkcNAAsLTgACQCABRQ0AIAJBf3MhAgNAIAJB/wFxIAAtAABzQQJ0QfCIgIAAaigCACACQQh2cyECIABBAWohACABQX9qIgENAAsgAkF/cyECCyACC10DAX4BfwF+QgAhAANAQQghASAAIQIDQEIAIAJCAYN9QsKenLzd8pW2SYMgAkIBiIUhAiABQX9qIgENAAsgAKdBA3RB8JCAgABqIAI3AwAgAEIBfCIAQoACUg0ACwtPAAJAIAFFDQAgAkJ/hSECA0AgAkL/AYMgADEAAIWnQQN0QfCQgIAAaikDACACQgiIhSECIABBAWohACABQX9qIgENAAsgAkJ/hSECCyACC8oQAgx/An4CQAJAIAAoAiRFDQAgACgCACECDAELQQAhAiAAQQA6ACggAEIANwMAIABCADcDGCAAQcgAakEAQeQAEIaAgIAAGiAAQawBakEMNgIACyAAIAEoAgQiAzYCECAAQeAAaiEEIABByABqIQUgAEG2AWohBiAAQbABaiEHIABBqAFqIQggASgCECEJAkACQAJAAkADQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkACQCACDgoBAgAEBQYHCAkKDwsgASgCACEKIAAoAqgBIQIgACgCrAEhCyABKAIEIQwgASgCCCENDAILIAcgACgCqAEiDGogASgCACABKAIEIgJqIAEoAgggAmsiAiAAKAKsASAMayIMIAIgDEkbIgIQh4CAgAAaIAEgASgCBCACajYCBEEAIQwgAEEAIAAoAqgBIAJqIgIgAiAAKAKsASILRhs2AqgBIAIgC0cNESAAQQE2AgACQCAHQaiIgIAAQQYQhICAgABFDQBBBSEMDBILIAZBAkEAEI2AgIAAIAAoALgBRw0QQQYhDCAGLQAADREgACAALQC3ASICNgIgIAJBBEsNEUEBIAJ0QRNxRQ0RCyABKAIEIgwgASgCCCINRg0OAkAgASgCACIKIAxqLQAAIgsNACAAIAw2AhAgASAMQQFqNgIEQQYhAgwMC0EAIQIgAEEANgKoASAAQQI2AgAgACALQQJ0QQRqIgs2AqwBIAAgCzYCQAsgByACaiAKIAxqIA0gDGsiDCALIAJrIgIgDCACSRsiAhCHgICAABogASABKAIEIAJqNgIEQQAhDCAAQQAgACgCqAEgAmoiAiACIAAoAqwBIgtGGzYCqAEgAiALRw0PIAAgAkF8aiICNgKsAUEHIQwgByACQQAQjYCAgAAgByAAKAKsASICaigAAEcNDyAAQQI2AqgBIAAtALEBIgtBP3ENDAJAAkAgC0HAAHFFDQAgACAHIAggAhCRgICAAEEBRw0RIAAgACkDCDcDMCAAKAKsASECIAAtALEBIQsMAQsgAEJ/NwMwC0J/IQ4CQCALwEF/Sg0AIAAgByAIIAIQkYCAgABBAUcNECAAKAKsASECIAApAwghDgsgACAONwM4IAIgACgCqAEiC2tBAkkNDyAAIAtBAWoiCjYCqAEgCCALakEIai0AAEEhRw0MIAAgC0ECaiINNgKoASAIIApqQQhqLQAAQQFHDQwgAiANRg0PIAAgC0EDajYCqAEgACgCsAkgCCANakEIai0AABCcgICAACIMDQ8gACgCrAEiAiAAKAKoASIMIAIgDEsbIQ0CQANAIA0gDEYNASAAIAxBAWoiAjYCqAEgACAMaiELIAIhDCALQbABai0AAA0ODAALCyAFQgA3AwAgAEEANgKoASAAQQM2AgAgBUEIakIANwMACyAAIAEoAgQ2AhAgACABKAIQNgIUIAAoArAJIAEQmYCAgAAhDCAAIAApA0ggASgCBCAAKAIQa618Ig43A0ggACAAKQNQIAEoAhAgACgCFCICayILrXwiDzcDUCAOIAApAzBWDQ0gDyAAKQM4Vg0NAkACQAJAAkAgACgCIEF/ag4EAAMDAQMLIAEoAgwgAmogCyAAKAIYEI2AgIAArSEODAELIAEoAgwgAmogCyAAKQMYEI+AgIAAIQ4LIAAgDjcDGAsgDEEBRw0OAkAgACkDMCIOQn9RDQAgDiAFKQMAUg0OCwJAIAApAzgiDkJ/UQ0AQQchDCAOIAApA1BSDQ8LIAAgACkDSCAANQJAfCAAKQNgfCIPNwNgQgQhDgJAAkACQCAAKAIgQX9qDgQBAgIAAgtCCCEOCyAEIA4gD3w3AwALIAAgACkDaCAAKQNQfDcDaCAAIARBGCAAKAJwEI2AgIAANgJwIABBBDYCACAAIAApA1hCAXw3A1gLAkAgBSkDACIOQgODUA0AIA5CAXwhDiABKAIEIQwgASgCCCELA0AgCyAMRg0NIAEgDEEBaiICNgIEIAEoAgAgDGotAAANDiAFIA43AwAgDkIDgyEPIA5CAXwhDiACIQwgD0IAUg0ACwsgAEEFNgIAC0EBIQIgACgCIEF/ag4EBgcHBQcLIAAgARCSgICAACIMQQFHDQsgAEEHNgIAC0EAIAAoAhBrIQUgAEGAAWopAwAhDiABKAIEIQwCQANAIA4gBSAMaq18QgODUA0BAkAgDCABKAIIRw0AIAAgARCTgICAAAwLCyABIAxBAWoiAjYCBCABKAIAIAxqIQsgAiEMIAstAAANCwwACwsgACABEJOAgIAAQQchDCAEIABBkAFqQRgQhICAgAANCiAAQQg2AgALIAAgAUEgEJSAgIAAIgxBAUcNCSAAQQk2AgBBDCELIABBDDYCrAEMAQsgACgCrAEhCwsgByAAKAKoASIMaiABKAIAIAEoAgQiAmogASgCCCACayICIAsgDGsiDCACIAxJGyICEIeAgIAAGiABIAEoAgQgAmo2AgRBACEMIABBACAAKAKoASACaiICIAIgACgCrAEiC0YbNgKoASACIAtHDQcgABCVgICAACEMDAcLQQEhAiAAIAFBwAAQlICAgAAiDEEBRw0GDAELQQEhAiAAIAFBIBCUgICAACIMQQFHDQULIAAgAjYCAAwACwtBBiEMDAILQQAhDAwBC0EHIQwLAkACQCAAKAIkDQACQAJAIAwOAgADAQtBB0EIIAEoAgQgASgCCEYbIQwLIAEgCTYCECABIAM2AgQgDA8LAkAgDA0AIAMgASgCBEcNACAJIAEoAhBHDQAgAC0AKCEBIABBAToAKCABQQN0DwsgAEEAOgAoCyAMC6YBAQN/AkAgACgCBCIEDQAgAEIANwMICyACKAIAIgUgAyAFIANLGyEGA0ACQCAGIAVHDQBBAA8LIAEgBWotAAAhAyACIAVBAWoiBTYCACAAIANB/wBxrSAErYYgACkDCIQ3AwgCQAJAIAPAIgNBAEgNAAJAIAMNAEEHIQMgBA0CCyAAQQA2AgRBAQ8LQQchAyAAIARBB2oiBDYCBCAEQT9HDQELCyADC6ECAgN/AX4gAEGQAWohAiABQQRqIQMDQAJAIAAgASgCACADIAEoAggQkYCAgAAiBEEBRg0AIABBgAFqIgMgAykDACABKAIEIAAoAhAiA2siAq18NwMAIAAgAyABKAIAaiACIAAoAhgQjYCAgACtNwMYIAQPCwJAAkACQAJAAkAgACgCeA4DAAIBAwsgACAAKQMIIgU3A4gBAkAgBSAAKQNYUQ0AQQcPCyAAQQE2AngMAwsgACAAKQOYASAAKQMIfDcDmAEgACACQRggACgCoAEQjYCAgAA2AqABIABBATYCeCAAIAApA4gBQn98IgU3A4gBDAILIABBAjYCeCAAIAApA5ABIAApAwh8NwOQAQsgACkDiAEhBQsgBUIAUg0AC0EBC0ABAn8gAEGAAWoiAiACKQMAIAEoAgQgACgCECICayIDrXw3AwAgACACIAEoAgBqIAMgACgCGBCNgICAAK03AxgLfAEEfyABKAIEIQMgASgCCCEEA0ACQCAEIANHDQBBAA8LIAEgA0EBaiIFNgIEAkAgASgCACADai0AACAAKQMYIAAoAgQiA62Ip0H/AXFGDQBBBw8LIAAgA0EIaiIGNgIEIAUhAyAGIAJJDQALIABBADYCBCAAQgA3AxhBAQtvAQF/QQchAQJAIABBugFqLwAAQdm0AUcNACAAQbQBakEGQQAQjYCAgAAgAEGwAWooAABHDQAgAEGAAWopAwBCAoggADUAtAFSDQAgAEG4AWotAAANAEEBQQcgACgCICAAQbkBai0AAEYbIQELIAELwAIBA38CQAJAAkAgACgCJA0AIABBADoAKCAAQQA2AgBBASECDAELAkAgACgCAEEKRw0AQQAhAwwCC0ECIQMMAQtBASEDCwJAAkADQAJAAkACQAJAIAMOAwABAwMLIAEoAgQiAyABKAIIIgRGDQQgASgCACEFAkADQCAFIANqLQAADQEgASADQQFqIgM2AgQgACAAKAIEQQFqQQNxNgIEIAQgA0YNBgwACwsCQCAAKAIERQ0AQQcPCyAAKAIkRQ0BIABBADoAKCAAQQA2AgBBASEDDAMLIABCADcDGCAAQQA2AgQgAEHIAGpBAEHkABCGgICAABogAEGsAWpBDDYCAAtBAiEDDAELIAAgARCQgICAACIDQQFHDQIgAEEKNgIAQQAhAwwACwsCQCACDQBBAA8LQQdBASAAKAIEGyEDCyADC3UBAX8CQEG4CRCAgICAACICRQ0AIAIgADYCJCACIAAgARCbgICAACIANgKwCQJAIABFDQAgAkEAOgAoIAJCADcDACACQgA3AxggAkHIAGpBAEHkABCGgICAABogAkGsAWpBDDYCACACDwsgAhCCgICAAAtBAAseAAJAIABFDQAgACgCsAkQnYCAgAAgABCCgICAAAsL3RABCn8gAEHo3QFqIQIgAEHUAGohAyAAQRxqIgRBCGohBQJAAkADQCAAKAJAIQYCQAJAAkACQAJAAkACQAJAAkACQAJAAkACQAJAAkAgASgCBCIHIAEoAghJDQAgBkEHRg0BDBELIAYOCQECAwQFBgcACQ4LIAAoAkwhBgwHC0EBIQYgASAHQQFqNgIEIAEoAgAgB2otAAAiB0UNCAJAAkAgB0HfAUsNACAHQQFHDQELIABBgAI7AVACQCAAKAI8DQAgACABKAIMIAEoAhAiBmo2AhggACABKAIUIAZrNgIsCyAEQgA3AgAgBUIANwIADAoLIAAtAFBFDQkMDQsgASAHQQFqNgIEIAEoAgAgB2otAAAhByAAQQI2AkAgACAHQQh0IAAoAkhqNgJIDAsLIAEgB0EBajYCBCABKAIAIAdqLQAAIQcgAEEDNgJAIAAgByAAKAJIakEBajYCSAwKCyABIAdBAWo2AgQgASgCACAHai0AACEHIABBBDYCQCAAIAdBCHQ2AkwMCQsgASAHQQFqNgIEIAEoAgAgB2otAAAhByAAIAAoAkQ2AkAgACAHIAAoAkxqQQFqNgJMDAgLIAEgB0EBajYCBEEHIQYgASgCACAHai0AACIHQeABSw0DQQAhCAJAAkAgB0EtTw0AQQAhCQwBCyAHQVNqIgcgB0H/AXFBLW4iCUEtbGshByAJQQFqIQkLIABBfyAJdEF/czYCdAJAIAdB/wFxQQlJDQAgB0F3aiIHIAdB/wFxQQluIghBCWxrIQcgCEEBaiEICyAAIAg2AnAgACAHQf8BcSIHNgJsIAggB2pBBEsNAyADQgA3AgAgA0EIakIANwIAIANBEGpBADYCACAAQX8gCHRBf3M2AnBB+AAhBwNAIAAgB2pBgAg7AQAgB0ECaiIHQeTdAUcNAAsgAEEGNgJAIABBBTYCCCAAQv////8PNwIACyAAKAJMIgpBBUkNBwJAIAAoAggiB0UNACAHQX9qIQYgASgCBCEHIAEoAgghCQNAIAkgB0YNCiABIAdBAWoiCDYCBCABKAIAIAdqLQAAIQcgACAGNgIIIAAgByAAKAIEQQh0cjYCBCAIIQcgBkF/aiIGQX9HDQALCyAAQQc2AkAgACAKQXtqIgY2AkwLIAAgACgCICIHIAEoAhQgASgCEGsiCCAAKAJIIgkgCCAJSRsiCGogACgCLCIJIAkgB2sgCEsbNgIoIAEoAggiCiABKAIEIghrIQcCQAJAAkAgACgC5N0BIgkNACAGDQFBACEGCyACIAlqIAEoAgAgCGpBKiAJayIIIAYgCWsiBiAIIAZJGyIGIAcgBiAHSRsiBxCHgICAABoCQAJAIAAoAuTdASIIIAdqIgYgACgCTEcNACACIAhqIAdqQQBBPyAGaxCGgICAABogACgC5N0BIAdqIQYMAQsCQCAGQRRLDQAgACAGNgLk3QEgASABKAIEIAdqNgIEDAMLIAZBa2ohBgsgAEEANgIQIAAgAjYCDCAAIAY2AhRBByEGIAAQmoCAgABFDQMgACgCECIIIAAoAuTdASIJIAdqSw0DIAAgACgCTCAIayIGNgJMAkAgCCAJTw0AIAAgCSAIayIHNgLk3QEgAiACIAhqIAcQhYCAgAAaDAILIABBADYC5N0BIAEgASgCBCAIIAlraiIINgIEIAEoAggiCiAIayEHCwJAIAdBFUkNACAAIAg2AhAgACABKAIANgIMIAAgCkFraiAIIAZqIAcgBkEVakkbNgIUQQchBiAAEJqAgIAARQ0DIAAoAkwiByAAKAIQIgggASgCBGsiCUkNAyABIAg2AgQgACAHIAlrIgY2AkwgASgCCCAIayIHQRRLDQELIAIgASgCACAIaiAHIAYgByAGSRsiBxCHgICAABogACAHNgLk3QEgASABKAIEIAdqNgIECyAAKAIgIgYgACgCHCIIayEHAkAgACgCPEUNAAJAIAYgACgCLEcNACAAQQA2AiALIAEoAgwgASgCEGogACgCGCAIaiAHEIeAgIAAGiAAKAIgIQYLIAAgBjYCHCABIAEoAhAgB2oiCDYCECAAIAAoAkgiBiAHazYCSAJAIAYgB0cNAEEHIQYgACgCTA0CIAAoAmgNAiAAKAIEDQIgAEEANgJADAQLQQAhBiAIIAEoAhRGDQEgASgCBCABKAIIRw0FIAAoAuTdASAAKAJMTw0FDAELAkADQCAAKAJMIghFDQFBACEGIAEoAggiCSAHTQ0CIAEoAhQiCiABKAIQIgtNDQIgACAIIAkgB2siBiAKIAtrIgkgBiAJSRsiBiAAKAIsIAAoAiAiCWsiCiAGIApJGyIGIAggBiAISRsiBms2AkwgCSAAKAIYaiABKAIAIAdqIAYQhYCAgAAaIAAgACgCICAGaiIHNgIgAkAgACgCJCAHTw0AIAAgBzYCJAsCQCAAKAI8RQ0AAkAgByAAKAIsRw0AIABBADYCIAsgASgCDCABKAIQaiABKAIAIAEoAgRqIAYQhYCAgAAaIAAoAiAhBwsgACAHNgIcIAEgASgCECAGajYCECABIAEoAgQgBmoiBzYCBAwACwsgAEEANgJADAQLIAYPCyAHwEF/Sg0BIABBATYCQCAAIAdBEHRBgID8AHE2AkgCQCAHQcABSQ0AIABBBTYCRCAAQQA6AFEMAwsgAC0AUQ0DIABBBjYCRCAHQaABSQ0CIANCADcCACADQRBqQQA2AgAgA0EIakIANwIAQfgAIQcDQCAAIAdqQYAIOwEAIAdBAmoiB0Hk3QFHDQALCyAAQQU2AgggAEL/////DzcCAAwBCyAHQQJLDQEgAEKDgICAgAE3AkAMAAsLQQcPC0EAC5wYARR/IABBGGohAQJAIABBIGooAgAiAiAAQShqKAIAIgNPDQAgAEHoAGoiBCgCAEUNACABIAQgACgCVBCegICAABogACgCKCEDIAAoAiAhAgsCQCACIANPDQAgAEHYC2ohBSAAQbwNaiEGIABB3A1qIQcgAEHoAGohCCAAQeAVaiEJIABB1ABqIQoDQCAAKAIQIgsgACgCFEsNASAAIAAoAmQiDEEFdGogACgCdCACcSINQQF0aiIOQfgAaiEPAkACQCAAKAIAIgNBgICACEkNACAAKAIEIRAMAQsgACADQQh0IgM2AgAgACALQQFqIgQ2AhAgACAAKAIEQQh0IAAoAgwgC2otAAByIhA2AgQgBCELCwJAAkAgECADQQt2IA8vAQAiEWwiBE8NACAAIAQ2AgAgDyARQYAQIBFrQQV2ajsBACACQX9qIQMCQCACDQAgACgCLCADaiEDCwJAAkAgACgCJCIRDQBBACEDDAELIAEoAgAgA2otAAAhAwsgACAAKAJwIAJxIAAoAmwiD3QgA0EIIA9rdmpBgAxsakHkHWohDgJAAkAgDEEGSw0AQQEhAwNAIA4gA0EBdCIDaiEQAkACQCAAKAIAIgRBgICACEkNACAAKAIEIQwMAQsgACAEQQh0IgQ2AgAgACAAKAIQIg9BAWo2AhAgACAAKAIEQQh0IA8gACgCDGotAAByIgw2AgQLAkACQCAMIARBC3YgEC8BACIRbCIPSQ0AIAAgDCAPazYCBCAEIA9rIQ8gA0EBciEDIBEgEUEFdmshBAwBCyARQYAQIBFrQQV2aiEECyAAIA82AgAgECAEOwEAIANBgAJJDQALIAAoAiAhAgwBCyACIAAoAlQiD0F/c2ohAwJAIAIgD0sNACAAKAIsIANqIQMLAkACQCARDQBBACESDAELIAEoAgAgA2otAAAhEgtBASEDQYACIQ8DQCAOIBJBAXQiEiAPcSITIA9qIANqQQF0aiERAkACQCAEQf///wdNDQAgBCENDAELIAAgBEEIdCINNgIAIAAgC0EBaiIENgIQIAAgEEEIdCAAKAIMIAtqLQAAciIQNgIEIAQhCwsCQAJAIBAgDUELdiARLwEAIgxsIgRPIhQNACAMQYAQIAxrQQV2aiEMDAELIAAgECAEayIQNgIEIA0gBGshBCAMIAxBBXZrIQxBACEPCyAAIAQ2AgAgESAMOwEAIA8gE3MhDyADQQF0IBRyIgNBgAJJDQALCyAAIAJBAWo2AiAgACgCGCACaiADOgAAAkAgACgCJCAAKAIgIgJPDQAgACACNgIkC0EAIQMCQCAAKAJkIgRBBEkNAAJAIARBCUsNACAEQX1qIQMMAQsgBEF6aiEDCyAAIAM2AmQMAQsgACADIARrIgM2AgAgACAQIARrIgQ2AgQgDyARIBFBBXZrOwEAIAAgDEEBdGoiEkH4A2ohDwJAAkAgA0H///8HTQ0AIAshEwwBCyAAIANBCHQiAzYCACAAIAtBAWoiEzYCECAAIARBCHQgACgCDCALai0AAHIiBDYCBAsCQAJAIAQgA0ELdiAPLwEAIhBsIhFJDQAgACADIBFrIgw2AgAgACAEIBFrIgM2AgQgDyAQIBBBBXZrOwEAIBJBkARqIQ8CQAJAIAxB////B00NACATIREMAQsgACAMQQh0Igw2AgAgACATQQFqIhE2AhAgACADQQh0IAAoAgwgE2otAAByIgM2AgQLAkACQCADIAxBC3YgDy8BACIQbCIETw0AIAAgBDYCACAPIBBBgBAgEGtBBXZqOwEAIA5B2ARqIQ8CQCAEQf///wdLDQAgACAEQQh0IgQ2AgAgACARQQFqNgIQIAAgA0EIdCAAKAIMIBFqLQAAciIDNgIECwJAIAMgBEELdiAPLwEAIhBsIhFJDQAgACAEIBFrNgIAIAAgAyARazYCBCAPIBAgEEEFdms7AQAMAgsgACARNgIAIA8gEEGAECAQa0EFdmo7AQAgAEEBNgJoIABBCUELIAAoAmRBB0kbNgJkDAMLIAAgDCAEayIMNgIAIAAgAyAEayIDNgIEIA8gECAQQQV2azsBACASQagEaiEEAkACQCAMQf///wdNDQAgESEODAELIAAgDEEIdCIMNgIAIAAgEUEBaiIONgIQIAAgA0EIdCAAKAIMIBFqLQAAciIDNgIECwJAAkAgAyAMQQt2IAQvAQAiD2wiEE8NACAAIBA2AgAgBCAPQYAQIA9rQQV2ajsBACAAKAJYIQMMAQsgACAMIBBrIhE2AgAgACADIBBrIgM2AgQgBCAPIA9BBXZrOwEAIBJBwARqIQ8CQCARQf///wdLDQAgACARQQh0IhE2AgAgACAOQQFqNgIQIAAgA0EIdCAAKAIMIA5qLQAAciIDNgIECwJAAkAgAyARQQt2IA8vAQAiEGwiBE8NACAQQYAQIBBrQQV2aiEQIAAoAlwhAwwBCyAAIAMgBGs2AgQgACgCYCEDIAAgACgCXDYCYCARIARrIQQgECAQQQV2ayEQCyAAIAQ2AgAgDyAQOwEAIAAgACgCWDYCXAsgACAAKAJUNgJYIAAgAzYCVAsgAEEIQQsgACgCZEEHSRs2AmQgACAJIA0Qn4CAgAAMAQsgACARNgIAIA8gEEGAECAQa0EFdmo7AQAgACAAKAJcNgJgIAAgACkCVDcCWCAAQQdBCiAAKAJkQQdJGzYCZCAAIAcgDRCfgICAACAKIAAoAmgiA0F+akEDIANBBkkbQQd0akGEB2ohDUEBIQMDQCANIANBAXQiA2ohEAJAAkAgACgCACIEQYCAgAhJDQAgACgCBCEMDAELIAAgBEEIdCIENgIAIAAgACgCECIPQQFqNgIQIAAgACgCBEEIdCAPIAAoAgxqLQAAciIMNgIECwJAAkAgDCAEQQt2IBAvAQAiEWwiD0kNACAAIAwgD2s2AgQgBCAPayEPIANBAXIhAyARIBFBBXZrIQQMAQsgEUGAECARa0EFdmohBAsgACAPNgIAIBAgBDsBACADQcAASQ0ACwJAIANBQGoiBEEDSw0AIAAgBDYCVAwBCyAAIANBAXFBAnIiDzYCVCAEQQF2IRACQCAEQQ1LDQAgACAPIBBBf2oiDnQiBDYCVEEBIQ8gBSAEQQF0akHAACADa0EBdGpBfmohEkEAIQwDQCASIA9BAXQiD2ohEAJAAkAgACgCACIDQYCAgAhJDQAgACgCBCENDAELIAAgA0EIdCIDNgIAIAAgACgCECIEQQFqNgIQIAAgACgCBEEIdCAEIAAoAgxqLQAAciINNgIECwJAAkAgDSADQQt2IBAvAQAiEWwiBEkNACAAIA0gBGs2AgQgACAAKAJUQQEgDHRqNgJUIAMgBGshBCAPQQFyIQ8gESARQQV2ayEDDAELIBFBgBAgEWtBBXZqIQMLIAAgBDYCACAQIAM7AQAgDiAMQQFqIgxHDQAMAgsLIBBBe2ohECAAKAIEIQQgACgCACEDA0ACQCADQf///wdLDQAgACADQQh0IgM2AgAgACAAKAIQIhFBAWo2AhAgBEEIdCARIAAoAgxqLQAAciEECyAAIANBAXYiAzYCACAAIAQgA2siBEEfdSIRIA9BAXRqQQFqIg82AlQgACARIANxIARqIgQ2AgQgEEF/aiIQDQALIAAgD0EEdDYCVEEAIQxBASEPA0AgBiAPQQF0Ig9qIRACQAJAIAAoAgAiA0GAgIAISQ0AIAAoAgQhDQwBCyAAIANBCHQiAzYCACAAIAAoAhAiBEEBajYCECAAIAAoAgRBCHQgBCAAKAIMai0AAHIiDTYCBAsCQAJAIA0gA0ELdiAQLwEAIhFsIgRJDQAgACANIARrNgIEIAAgACgCVEEBIAx0ajYCVCADIARrIQQgD0EBciEPIBEgEUEFdmshAwwBCyARQYAQIBFrQQV2aiEDCyAAIAQ2AgAgECADOwEAIAxBAWoiDEEERw0ACwsCQCABIAggACgCVBCegICAAA0AQQAPCyAAKAIgIQILIAIgACgCKEkNAAsLQQEhAwJAIAAoAgAiBEH///8HSw0AIAAgBEEIdDYCAEEBIQMgACAAKAIQIgRBAWo2AhAgACAAKAIEQQh0IAQgACgCDGotAAByNgIECyADC3ABAX8CQEGo3gEQgICAgAAiAkUNACACQTRqIAE2AgAgAkE8aiAANgIAAkACQAJAIABBf2oOAgABAgsgAiABEICAgIAAIgA2AhggAA0BIAIQgoCAgAAMAgsgAkEANgIYIAJBOGpBADYCAAsgAg8LQQAL0gEBAn9BBiECAkAgAUEnSw0AIABBMGogAUEBcUECciABQQF2QQtqdCIBNgIAAkACQCAAQTxqKAIAIgNFDQBBBCECIAEgAEE0aigCAEsNAiAAQSxqIAE2AgAgA0ECRw0AIABBOGoiAygCACABTw0AIAAgATYCOCAAKAIYEIKAgIAAIAAgACgCMBCAgICAACIBNgIYIAENAEEDIQIMAQtBACECIABBADYCQCAAQdAAakEBOgAAIABB6ABqQQA2AgAgAEHk3QFqIQMLIANBADYCAAsgAgsjAAJAIABBPGooAgBFDQAgACgCGBCCgICAAAsgABCCgICAAAvHAQEDf0EAIQMCQCAAKAIMIAJNDQAgACgCGCACTQ0AIAEgASgCACIDIAAoAhAgACgCCCIEayIFIAMgBSADSRsiBWs2AgAgBCACQX9zaiEDAkAgBCACSw0AIAAoAhQgA2ohAwsDQCAAKAIAIgIgA2otAAAhASAAIAAoAggiBEEBajYCCCACIARqIAE6AABBACADQQFqIgMgAyAAKAIURhshAyAFQX9qIgUNAAtBASEDIAAoAgwgACgCCCIFTw0AIAAgBTYCDAsgAwvoBAEGfwJAAkAgACgCACIDQYCAgAhJDQAgACgCBCEEDAELIAAgA0EIdCIDNgIAIAAgACgCECIFQQFqNgIQIAAgACgCBEEIdCAFIAAoAgxqLQAAciIENgIECwJAAkAgBCADQQt2IAEvAQAiBWwiBk8NACAAIAY2AgAgASAFQYAQIAVrQQV2ajsBACABIAJBBHRqQQRqIQdBCCEIQQIhAQwBCyAAIAMgBmsiAzYCACAAIAQgBmsiBDYCBCABIAUgBUEFdms7AQACQCADQf///wdLDQAgACADQQh0IgM2AgAgACAAKAIQIgVBAWo2AhAgACAEQQh0IAUgACgCDGotAAByIgQ2AgQLAkAgBCADQQt2IAEvAQIiBWwiBk8NACAAIAY2AgAgASAFQYAQIAVrQQV2ajsBAiABIAJBBHRqQYQCaiEHQQghCEEKIQEMAQsgACADIAZrNgIAIAAgBCAGazYCBCABIAUgBUEFdms7AQIgAUGEBGohB0GAAiEIQRIhAQsgAEHoAGogATYCAEEBIQEDQCAHIAFBAXQiAWohBAJAAkAgACgCACIDQYCAgAhJDQAgACgCBCECDAELIAAgA0EIdCIDNgIAIAAgACgCECIFQQFqNgIQIAAgACgCBEEIdCAFIAAoAgxqLQAAciICNgIECwJAAkAgAiADQQt2IAQvAQAiBmwiBUkNACAAIAIgBWs2AgQgAyAFayEFIAFBAXIhASAGIAZBBXZrIQMMAQsgBkGAECAGa0EFdmohAwsgACAFNgIAIAQgAzsBACABIAhJDQALIABB6ABqIgAgASAIayAAKAIAajYCAAsLNQEAQYAICy4IAAAAEAAAABgAAAAgAAAAKAAAADAAAABAAAAAUAAAAIAAAAAAAQAA/Td6WFoA";
+				}),
+				((module) => {
+					module.exports = __WEBPACK_EXTERNAL_MODULE__2__;
+				})
+			];
+			var __webpack_module_cache__ = {};
+			function __webpack_require__(moduleId) {
+				var cachedModule = __webpack_module_cache__[moduleId];
+				if (cachedModule !== void 0) return cachedModule.exports;
+				var module = __webpack_module_cache__[moduleId] = { exports: {} };
+				__webpack_modules__[moduleId](module, module.exports, __webpack_require__);
+				return module.exports;
+			}
+			(() => {
+				__webpack_require__.d = (exports, definition) => {
+					for (var key in definition) if (__webpack_require__.o(definition, key) && !__webpack_require__.o(exports, key)) Object.defineProperty(exports, key, {
+						enumerable: true,
+						get: definition[key]
+					});
+				};
+			})();
+			(() => {
+				__webpack_require__.o = (obj, prop) => Object.prototype.hasOwnProperty.call(obj, prop);
+			})();
+			(() => {
+				__webpack_require__.r = (exports) => {
+					if (typeof Symbol !== "undefined" && Symbol.toStringTag) Object.defineProperty(exports, Symbol.toStringTag, { value: "Module" });
+					Object.defineProperty(exports, "__esModule", { value: true });
+				};
+			})();
+			var __webpack_exports__ = {};
+			(() => {
+				__webpack_require__.r(__webpack_exports__);
+				__webpack_require__.d(__webpack_exports__, { XzReadableStream: () => XzReadableStream });
+				var _dist_native_xz_decompress_wasm__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1);
+				const ReadableStream = globalThis.ReadableStream || __webpack_require__(2).ReadableStream;
+				const XZ_OK = 0;
+				const XZ_STREAM_END = 1;
+				class XzContext {
+					constructor(moduleInstance) {
+						this.exports = moduleInstance.exports;
+						this.memory = this.exports.memory;
+						this.ptr = this.exports.create_context();
+						this._refresh();
+						this.bufSize = this.mem32[0];
+						this.inStart = this.mem32[1] - this.ptr;
+						this.inEnd = this.inStart + this.bufSize;
+						this.outStart = this.mem32[4] - this.ptr;
+					}
+					supplyInput(sourceDataUint8Array) {
+						this._refresh();
+						this.mem8.subarray(this.inStart, this.inEnd).set(sourceDataUint8Array, 0);
+						this.exports.supply_input(this.ptr, sourceDataUint8Array.byteLength);
+						this._refresh();
+					}
+					getNextOutput() {
+						const result = this.exports.get_next_output(this.ptr);
+						this._refresh();
+						if (result !== XZ_OK && result !== XZ_STREAM_END) throw new Error(`get_next_output failed with error code ${result}`);
+						return {
+							outChunk: this.mem8.slice(this.outStart, this.outStart + this.mem32[5]),
+							finished: result === XZ_STREAM_END
+						};
+					}
+					needsMoreInput() {
+						return this.mem32[2] === this.mem32[3];
+					}
+					outputBufferIsFull() {
+						return this.mem32[5] === this.bufSize;
+					}
+					resetOutputBuffer() {
+						this.outPos = this.mem32[5] = 0;
+					}
+					dispose() {
+						this.exports.destroy_context(this.ptr);
+						this.exports = null;
+					}
+					_refresh() {
+						if (this.memory.buffer !== this.mem8?.buffer) {
+							this.mem8 = new Uint8Array(this.memory.buffer, this.ptr);
+							this.mem32 = new Uint32Array(this.memory.buffer, this.ptr);
+						}
+					}
+				}
+				class ContextMutex {
+					constructor() {
+						this.locked = false;
+						this.waitQueue = [];
+					}
+					async acquire() {
+						if (!this.locked) {
+							this.locked = true;
+							return;
+						}
+						return new Promise((resolve) => {
+							this.waitQueue.push(resolve);
+						});
+					}
+					release() {
+						if (this.waitQueue.length > 0) this.waitQueue.shift()();
+						else this.locked = false;
+					}
+				}
+				class XzReadableStream extends ReadableStream {
+					static _moduleInstancePromise;
+					static _moduleInstance;
+					static _contextMutex = new ContextMutex();
+					static async _getModuleInstance() {
+						const base64Wasm = _dist_native_xz_decompress_wasm__WEBPACK_IMPORTED_MODULE_0__.replace("data:application/wasm;base64,", "");
+						const wasmBytes = Uint8Array.from(atob(base64Wasm), (c) => c.charCodeAt(0)).buffer;
+						const module = await WebAssembly.instantiate(wasmBytes, {});
+						XzReadableStream._moduleInstance = module.instance;
+					}
+					constructor(compressedStream) {
+						let xzContext;
+						let unconsumedInput = null;
+						const compressedReader = compressedStream.getReader();
+						super({
+							async start(controller) {
+								await XzReadableStream._contextMutex.acquire();
+								try {
+									if (!XzReadableStream._moduleInstance) await (XzReadableStream._moduleInstancePromise || (XzReadableStream._moduleInstancePromise = XzReadableStream._getModuleInstance()));
+									xzContext = new XzContext(XzReadableStream._moduleInstance);
+								} catch (error) {
+									XzReadableStream._contextMutex.release();
+									throw error;
+								}
+							},
+							async pull(controller) {
+								try {
+									if (xzContext.needsMoreInput()) {
+										if (unconsumedInput === null || unconsumedInput.byteLength === 0) {
+											const { done, value } = await compressedReader.read();
+											if (!done) unconsumedInput = value;
+										}
+										const nextInputLength = Math.min(xzContext.bufSize, unconsumedInput.byteLength);
+										xzContext.supplyInput(unconsumedInput.subarray(0, nextInputLength));
+										unconsumedInput = unconsumedInput.subarray(nextInputLength);
+									}
+									const nextOutputResult = xzContext.getNextOutput();
+									controller.enqueue(nextOutputResult.outChunk);
+									xzContext.resetOutputBuffer();
+									if (nextOutputResult.finished) {
+										xzContext.dispose();
+										XzReadableStream._contextMutex.release();
+										controller.close();
+									}
+								} catch (error) {
+									if (xzContext) xzContext.dispose();
+									XzReadableStream._contextMutex.release();
+									throw error;
+								}
+							},
+							cancel() {
+								try {
+									if (xzContext) xzContext.dispose();
+									return compressedReader.cancel();
+								} finally {
+									XzReadableStream._contextMutex.release();
+								}
+							}
+						});
+					}
+				}
+			})();
+			return __webpack_exports__;
+		})();
+	});
+}));
+
+// src/sparkle/delta/delta-decoder.ts
+init_errors$4();
+function inProcess(input, decoded, what) {
+	const output = new PassThrough();
+	let settle = () => void 0;
+	const problem = new Promise((resolve) => settle = resolve);
+	decoded.on("error", (err) => {
+		settle(`${what} could not decompress it: ${err.message}`);
+		output.end();
+	});
+	decoded.on("end", () => settle(void 0));
+	decoded.pipe(output);
+	input.on("error", () => void 0);
+	return {
+		input,
+		output,
+		problem,
+		stop: () => {
+			settle(void 0);
+			input.destroy();
+			decoded.destroy();
+			output.destroy();
+		}
+	};
+}
+async function wasmXz() {
+	const { XzReadableStream } = (await Promise.resolve().then(() => /* @__PURE__ */ __toESM(require_xz_decompress(), 1))).default;
+	const input = new PassThrough();
+	return inProcess(input, Readable.fromWeb(new XzReadableStream(Readable.toWeb(input))), "the xz decoder");
+}
+async function external(name) {
+	const t = name === "lzma" ? {
+		cmd: "xz",
+		args: [
+			"-dc",
+			"--single-stream",
+			"--memlimit-decompress=256MiB"
+		]
+	} : {
+		cmd: "bzip2",
+		args: ["-dc"]
+	};
+	const child = spawn(t.cmd, t.args, { stdio: [
+		"pipe",
+		"pipe",
+		"pipe"
+	] });
+	let stderr = "";
+	child.stderr.setEncoding("utf8").on("data", (s) => stderr = (stderr + s).slice(0, 2e3));
+	const problem = new Promise((resolve) => {
+		child.once("close", (code, signal) => resolve(code === 0 || signal === "SIGKILL" ? void 0 : `${t.cmd} could not decompress it (exit ${code ?? signal}): ${stderr.trim() || "no message"}`));
+	});
+	await new Promise((resolve, reject) => {
+		child.once("error", (err) => reject(new RelcastError("E_INPUT", `Cannot run ${t.cmd} to read a ${name} delta: ${err.message}.`, `Install ${t.cmd} (Debian: apt-get install ${t.cmd === "xz" ? "xz-utils" : "bzip2"}; macOS: brew install ${t.cmd}).`)));
+		child.once("spawn", () => resolve());
+	});
+	child.stdin.on("error", () => void 0);
+	return {
+		input: child.stdin,
+		output: child.stdout,
+		problem,
+		stop: () => {
+			if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+		}
+	};
+}
+async function openDecoder(name) {
+	if (name === "zlib") {
+		const inflate = createInflateRaw();
+		return inProcess(inflate, inflate, "zlib");
+	}
+	if (name === "lzma" && !commandOnPath("xz")) return wasmXz();
+	return external(name);
+}
+
 // src/sparkle/delta/delta-body.ts
 init_errors$4();
 const HIGH_WATER = 1 << 20;
 var DeltaBody = class {
 	source;
-	child;
+	stopDecoder;
 	name;
 	limit;
 	childExit;
@@ -9436,9 +8210,9 @@ var DeltaBody = class {
 	failure;
 	wake;
 	position = 0;
-	constructor(source, child, name, limit, childExit) {
+	constructor(source, stopDecoder, name, limit, childExit) {
 		this.source = source;
-		this.child = child;
+		this.stopDecoder = stopDecoder;
 		this.name = name;
 		this.limit = limit;
 		this.childExit = childExit;
@@ -9538,53 +8312,26 @@ var DeltaBody = class {
 	}
 	stop() {
 		this.source.destroy();
-		if (this.child && this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+		this.stopDecoder?.();
 	}
 	async close() {
 		this.stop();
 		await this.childExit.catch(() => void 0);
 	}
 };
-function decompressor(name) {
-	return name === "lzma" ? {
-		cmd: "xz",
-		args: [
-			"-dc",
-			"--single-stream",
-			"--memlimit-decompress=256MiB"
-		]
-	} : {
-		cmd: "bzip2",
-		args: ["-dc"]
-	};
-}
 async function openDeltaBody(deltaFile, name, limit) {
 	const file = createReadStream(deltaFile, { start: 6 });
 	if (name === "none") return new DeltaBody(file, void 0, deltaFile, limit, Promise.resolve(void 0));
-	const t = decompressor(name);
-	const child = spawn(t.cmd, t.args, { stdio: [
-		"pipe",
-		"pipe",
-		"pipe"
-	] });
-	let stderr = "";
-	child.stderr.setEncoding("utf8").on("data", (s) => stderr = (stderr + s).slice(0, 2e3));
-	const exit = new Promise((resolve) => {
-		child.once("close", (code, signal) => resolve(code === 0 || signal === "SIGKILL" ? void 0 : `${t.cmd} could not decompress it (exit ${code ?? signal}): ${stderr.trim() || "no message"}`));
-	});
+	let decoder;
 	try {
-		await new Promise((resolve, reject) => {
-			child.once("error", (err) => reject(new RelcastError("E_INPUT", `Cannot run ${t.cmd} to read a ${name} delta: ${err.message}.`, `Install ${t.cmd} (Debian: apt-get install ${t.cmd === "xz" ? "xz-utils" : "bzip2"}; macOS: brew install ${t.cmd}).`)));
-			child.once("spawn", () => resolve());
-		});
+		decoder = await openDecoder(name);
 	} catch (err) {
 		file.destroy();
 		throw err;
 	}
-	file.on("error", (err) => child.stdin.destroy(err));
-	child.stdin.on("error", () => void 0);
-	file.pipe(child.stdin);
-	return new DeltaBody(child.stdout, child, deltaFile, limit, exit);
+	file.on("error", (err) => decoder.input.destroy(err));
+	file.pipe(decoder.input);
+	return new DeltaBody(decoder.output, decoder.stop, deltaFile, limit, decoder.problem);
 }
 
 // src/sparkle/delta/delta-format.ts
@@ -9597,12 +8344,19 @@ const Compression = {
 	lz4: 4,
 	zlib: 5
 };
+const COMPRESSION_NAMES = [
+	"lzma",
+	"zlib",
+	"bzip2",
+	"none"
+];
 const COMPRESSION_LEVEL = {
 	none: 0,
 	bzip2: 9,
-	lzma: 6
+	lzma: 6,
+	zlib: 9
 };
-const Command$1 = {
+const Command$2 = {
 	end: 0,
 	delete: 1,
 	extract: 2,
@@ -9615,7 +8369,7 @@ const S_IFREG = 32768;
 const S_IFDIR$1 = 16384;
 const S_IFLNK$1 = 40960;
 function compressionName(code) {
-	return code === Compression.none ? "none" : code === Compression.bzip2 ? "bzip2" : code === Compression.lzma ? "lzma" : void 0;
+	return COMPRESSION_NAMES.find((name) => Compression[name] === code);
 }
 
 // src/sparkle/delta/tree-hash.ts
@@ -9661,9 +8415,9 @@ function checkClaims(file, items, limits) {
 	let total = 0;
 	for (const item of items) {
 		const c = item.commands;
-		if (c & Command$1.binaryDiff) {
+		if (c & Command$2.binaryDiff) {
 			if (item.dataLength > maxPatchBytes(limits)) throw claimTooLarge(file, `the patch for ${item.rel}`, item.dataLength, maxPatchBytes(limits), `a patch to a file of at most ${limits.maxFileBytes} bytes (${basis}) can need`);
-		} else if (c & Command$1.extract && (item.mode & 61440) === 32768) {
+		} else if (c & Command$2.extract && (item.mode & 61440) === 32768) {
 			if (item.dataLength > limits.maxFileBytes) throw claimTooLarge(file, `the file ${item.rel}`, item.dataLength, limits.maxFileBytes, `bytes ${basis} for one file`);
 		} else if (item.dataLength > 4096) throw claimTooLarge(file, `the link ${item.rel}`, item.dataLength, MAX_LINK_TARGET_BYTES, "bytes a link target may have");
 		total += item.dataLength;
@@ -9685,7 +8439,7 @@ async function openDelta(deltaFile, limits = DEFAULT_DELTA_LIMITS) {
 		await raw.close();
 	}
 	const compression = compressionName(head[4]);
-	if (!compression) throw corrupt(deltaFile, `compression ${head[4]} is not one relcast reads (none, bzip2, lzma)`);
+	if (!compression) throw corrupt(deltaFile, `compression ${head[4]} is not one relcast reads (lzma, zlib, bzip2, none)`);
 	const reader = await openDeltaBody(deltaFile, compression, 52 + MAX_PATH_TABLE_BYTES * 9 + limits.maxDataBytes);
 	try {
 		const majorVersion = (await reader.bytes(2)).readUInt16LE(0);
@@ -9713,29 +8467,29 @@ async function openDelta(deltaFile, limits = DEFAULT_DELTA_LIMITS) {
 		const items = [];
 		if (paths.length > 0) for (;;) {
 			const commands = await u8();
-			if (commands === Command$1.end) break;
+			if (commands === Command$2.end) break;
 			if (commands & -32) throw corrupt(deltaFile, `unknown command bits 0x${commands.toString(16)}`);
 			if (items.length >= paths.length) throw corrupt(deltaFile, "more items than paths");
 			const rel = paths[items.length];
 			let mode = 0;
 			let dataLength = 0;
 			let clonedFrom;
-			if (commands & Command$1.clone) {
-				if (commands & Command$1.modifyPermissions) mode = await u16();
+			if (commands & Command$2.clone) {
+				if (commands & Command$2.modifyPermissions) mode = await u16();
 				const index = await u32();
 				if (index >= paths.length) throw corrupt(deltaFile, `clone index ${index} is past the ${paths.length} paths`);
 				clonedFrom = paths[index];
-				if (commands & Command$1.binaryDiff) dataLength = await u64(reader, deltaFile, `the patch for ${rel}`);
-			} else if (commands & Command$1.binaryDiff) {
-				if (commands & Command$1.modifyPermissions) mode = await u16();
+				if (commands & Command$2.binaryDiff) dataLength = await u64(reader, deltaFile, `the patch for ${rel}`);
+			} else if (commands & Command$2.binaryDiff) {
+				if (commands & Command$2.modifyPermissions) mode = await u16();
 				dataLength = await u64(reader, deltaFile, `the patch for ${rel}`);
-			} else if (commands & Command$1.extract) {
+			} else if (commands & Command$2.extract) {
 				mode = await u16();
 				const type = mode & S_IFMT$1;
 				if (type === 32768) dataLength = await u64(reader, deltaFile, `the file ${rel}`);
 				else if (type === 40960) dataLength = await u16();
 				else if (type !== 16384) throw corrupt(deltaFile, `extract item ${rel} has file type 0${type.toString(8)}`);
-			} else if (commands & Command$1.modifyPermissions) mode = await u16();
+			} else if (commands & Command$2.modifyPermissions) mode = await u16();
 			items.push({
 				rel,
 				commands,
@@ -9744,7 +8498,7 @@ async function openDelta(deltaFile, limits = DEFAULT_DELTA_LIMITS) {
 				dataLength
 			});
 		}
-		else if (!await reader.atEnd() && (await reader.bytes(1))[0] !== Command$1.end) throw corrupt(deltaFile, "data follows an empty path table");
+		else if (!await reader.atEnd() && (await reader.bytes(1))[0] !== Command$2.end) throw corrupt(deltaFile, "data follows an empty path table");
 		reader.setLimit(reader.position + checkClaims(deltaFile, items, limits));
 		return {
 			header,
@@ -9802,9 +8556,9 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 		};
 		for (const item of items) {
 			const c = item.commands;
-			checkParents(item.rel, c !== Command$1.delete);
-			if (c & Command$1.delete) remove(item.rel);
-			if (c & Command$1.clone && !(c & Command$1.binaryDiff)) {
+			checkParents(item.rel, c !== Command$2.delete);
+			if (c & Command$2.delete) remove(item.rel);
+			if (c & Command$2.clone && !(c & Command$2.binaryDiff)) {
 				const from = oldFile(item.clonedFrom, "clone source");
 				remove(item.rel);
 				state.set(item.rel, {
@@ -9812,19 +8566,19 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 					perms: from.perms,
 					hash: oldTree.fileHashes.get(from.rel)
 				});
-			} else if (c & Command$1.binaryDiff) {
+			} else if (c & Command$2.binaryDiff) {
 				const patch = await reader.bytes(item.dataLength);
-				const from = oldFile(c & Command$1.clone ? item.clonedFrom : item.rel, "patch source");
+				const from = oldFile(c & Command$2.clone ? item.clonedFrom : item.rel, "patch source");
 				const result = applyBsdiffPatch(await oldTree.source.readFile(from), patch, limits.maxFileBytes);
 				const existing = state.get(item.rel);
-				const perms = c & Command$1.clone || existing?.kind !== "file" ? from.perms : existing.perms;
+				const perms = c & Command$2.clone || existing?.kind !== "file" ? from.perms : existing.perms;
 				remove(item.rel);
 				state.set(item.rel, {
 					kind: "file",
 					perms,
 					hash: createHash("sha1").update(result).digest()
 				});
-			} else if (c & Command$1.extract) {
+			} else if (c & Command$2.extract) {
 				const type = item.mode & S_IFMT$1;
 				if (type === 32768) {
 					const hash = createHash("sha1");
@@ -9852,7 +8606,7 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 					});
 				}
 			}
-			if (c & Command$1.modifyPermissions) {
+			if (c & Command$2.modifyPermissions) {
 				const node = state.get(item.rel);
 				if (!node) throw corrupt(deltaFile, `permissions for ${item.rel}, which does not exist`);
 				if (node.kind !== "symlink") node.perms = item.mode & PERMISSION_FLAGS;
@@ -9875,6 +8629,68 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 	} finally {
 		await opened?.close();
 	}
+}
+
+// src/sparkle/delta/delta-codec.ts
+init_errors$4();
+function defaultCompression() {
+	return commandOnPath("xz") ? "lzma" : "zlib";
+}
+function compressionUnavailable(name) {
+	const program = name === "lzma" ? "xz" : name === "bzip2" ? "bzip2" : void 0;
+	if (!program || commandOnPath(program)) return void 0;
+	return `${name} delta compression needs the ${program} program, which is not on the PATH`;
+}
+function missingProgramError(name) {
+	const program = name === "lzma" ? "xz" : "bzip2";
+	return new RelcastError("E_INPUT", `${compressionUnavailable(name) ?? `cannot run ${program}`}.`, `Install ${program} (macOS: brew install ${program === "xz" ? "xz" : "bzip2"}; Debian: apt-get install ${program === "xz" ? "xz-utils" : "bzip2"}), or set deltas.compression to "zlib" (Sparkle reads it; nothing to install), or leave it unset to use lzma only where xz is present.`);
+}
+function externalCompressor(name) {
+	return name === "lzma" ? {
+		cmd: "xz",
+		args: [
+			"--format=xz",
+			"--check=crc64",
+			"-6",
+			"--threads=1",
+			"-c"
+		]
+	} : {
+		cmd: "bzip2",
+		args: ["-9", "-c"]
+	};
+}
+async function compressFile(name, input, output) {
+	if (name === "none") return pipeline(createReadStream(input), createWriteStream(output, { flags: "a" }));
+	if (name === "zlib") return pipeline(createReadStream(input), createDeflateRaw({ level: 9 }), createWriteStream(output, { flags: "a" }));
+	if (compressionUnavailable(name)) throw missingProgramError(name);
+	const t = externalCompressor(name);
+	const sink = createWriteStream(output, { flags: "a" });
+	const sinkClosed = once(sink, "close");
+	const child = spawn(t.cmd, t.args, { stdio: [
+		"pipe",
+		"pipe",
+		"pipe"
+	] });
+	let stderr = "";
+	child.stderr.setEncoding("utf8").on("data", (s) => stderr = (stderr + s).slice(0, 2e3));
+	try {
+		await new Promise((resolve, reject) => {
+			child.once("error", () => reject(missingProgramError(name)));
+			child.once("spawn", () => resolve());
+		});
+	} catch (err) {
+		sink.destroy();
+		throw err;
+	}
+	const source = createReadStream(input);
+	source.on("error", (err) => child.stdin.destroy(err));
+	child.stdin.on("error", () => void 0);
+	source.pipe(child.stdin);
+	child.stdout.pipe(sink);
+	const [code] = await once(child, "close");
+	await sinkClosed;
+	if (code !== 0) throw new RelcastError("E_INTERNAL", `${t.cmd} could not compress the delta (exit ${code}): ${stderr.trim() || "no message"}.`);
 }
 
 // src/sparkle/delta/suffix-array.ts
@@ -10092,63 +8908,6 @@ function createBsdiffPatchParts(old, neu) {
 	];
 }
 
-// src/sparkle/delta/delta-codec.ts
-init_errors$4();
-function tool(name) {
-	if (name === "lzma") return {
-		cmd: "xz",
-		compress: [
-			"--format=xz",
-			"--check=crc64",
-			"-6",
-			"--threads=1",
-			"-c"
-		],
-		decompress: ["-dc", "--single-stream"]
-	};
-	return {
-		cmd: "bzip2",
-		compress: ["-9", "-c"],
-		decompress: ["-dc"]
-	};
-}
-async function runCodec(mode, name, input, inputStart, output, append) {
-	const sink = createWriteStream(output, { flags: append ? "a" : "w" });
-	const sinkClosed = once(sink, "close");
-	const source = createReadStream(input, { start: inputStart });
-	if (name === "none") {
-		source.pipe(sink);
-		await sinkClosed;
-		return;
-	}
-	const t = tool(name);
-	const child = spawn(t.cmd, mode === "compress" ? t.compress : t.decompress, { stdio: [
-		"pipe",
-		"pipe",
-		"pipe"
-	] });
-	let stderr = "";
-	child.stderr.setEncoding("utf8").on("data", (s) => stderr += s);
-	const spawned = new Promise((resolve, reject) => {
-		child.once("error", (err) => reject(new RelcastError("E_INPUT", `Cannot run ${t.cmd} for ${name} delta compression: ${err.message}.`, `Install ${t.cmd} (Debian: apt-get install ${t.cmd === "xz" ? "xz-utils" : "bzip2"}; macOS: brew install ${t.cmd}) or set deltas.compression.`)));
-		child.once("spawn", () => resolve());
-	});
-	try {
-		await spawned;
-	} catch (err) {
-		sink.destroy();
-		source.destroy();
-		throw err;
-	}
-	source.on("error", (err) => child.stdin.destroy(err));
-	child.stdin.on("error", () => void 0);
-	source.pipe(child.stdin);
-	child.stdout.pipe(sink);
-	const [code] = await once(child, "close");
-	await sinkClosed;
-	if (code !== 0) throw new RelcastError(mode === "decompress" ? "E_VERIFY" : "E_INTERNAL", `${t.cmd} could not ${mode} the delta (exit ${code}): ${stderr.trim() || "no message"}.`, mode === "decompress" ? "The delta file is damaged or not a Sparkle delta." : void 0);
-}
-
 // src/sparkle/delta/delta-create.ts
 init_errors$4();
 const DEFAULT_DIFF_LIMIT_BYTES = 16777216;
@@ -10266,7 +9025,7 @@ async function createDeltaFromTrees(before, after, outFile, options) {
 			if (entry === null) {
 				items.push({
 					rel: key,
-					commands: Command$1.delete
+					commands: Command$2.delete
 				});
 				counts.deleted++;
 				continue;
@@ -10289,7 +9048,7 @@ async function createDeltaFromTrees(before, after, outFile, options) {
 				if (permsChanged) {
 					items.push({
 						rel: key,
-						commands: Command$1.modifyPermissions,
+						commands: Command$2.modifyPermissions,
 						mode: entry.perms
 					});
 					counts.permissions++;
@@ -10311,7 +9070,7 @@ async function createDeltaFromTrees(before, after, outFile, options) {
 				const changed = source.perms !== entry.perms;
 				items.push({
 					rel: key,
-					commands: Command$1.clone | (changed ? Command$1.modifyPermissions : 0),
+					commands: Command$2.clone | (changed ? Command$2.modifyPermissions : 0),
 					mode: changed ? source.mode & ~PERMISSION_FLAGS | entry.perms : void 0,
 					clonedFrom: clone.from
 				});
@@ -10322,7 +9081,7 @@ async function createDeltaFromTrees(before, after, outFile, options) {
 			const mode = entry.kind === "symlink" ? entry.mode & S_IFMT$1 | 493 : entry.mode & (S_IFMT$1 | PERMISSION_FLAGS);
 			items.push({
 				rel: key,
-				commands: Command$1.extract | (typeChanged ? Command$1.delete : 0),
+				commands: Command$2.extract | (typeChanged ? Command$2.delete : 0),
 				mode,
 				data: entry.kind === "file" ? {
 					kind: "file",
@@ -10349,7 +9108,7 @@ async function createDeltaFromTrees(before, after, outFile, options) {
 			const changed = source.perms !== d.entry.perms && (d.clone || source.kind === d.entry.kind);
 			items.push({
 				rel: d.key,
-				commands: Command$1.binaryDiff | (d.clone ? Command$1.clone : 0) | (changed ? Command$1.modifyPermissions : 0),
+				commands: Command$2.binaryDiff | (d.clone ? Command$2.clone : 0) | (changed ? Command$2.modifyPermissions : 0),
 				mode: changed ? source.mode & ~PERMISSION_FLAGS | d.entry.perms : void 0,
 				clonedFrom: d.clone ? d.from : void 0,
 				data: {
@@ -10370,7 +9129,7 @@ async function createDeltaFromTrees(before, after, outFile, options) {
 		const partial = path.join(path.dirname(path.resolve(outFile)), `.${path.basename(outFile)}.${randomUUID()}.tmp`);
 		try {
 			await writeFile(partial, header, { flag: "wx" });
-			await runCodec("compress", options.compression, payload, 0, partial, true);
+			await compressFile(options.compression, payload, partial);
 			await rename(partial, outFile);
 		} catch (err) {
 			await rm(partial, { force: true });
@@ -10430,23 +9189,23 @@ async function writePayload(file, beforeHash, afterHash, items) {
 				return b;
 			};
 			const c = item.commands;
-			if (c & Command$1.clone) {
-				if (c & Command$1.modifyPermissions) parts.push(u16(item.mode));
+			if (c & Command$2.clone) {
+				if (c & Command$2.modifyPermissions) parts.push(u16(item.mode));
 				const i = Buffer.alloc(4);
 				i.writeUInt32LE(index.get(item.clonedFrom));
 				parts.push(i);
-				if (c & Command$1.binaryDiff) parts.push(u64(item.data.kind === "patch" ? item.data.size : 0));
-			} else if (c & Command$1.binaryDiff) {
-				if (c & Command$1.modifyPermissions) parts.push(u16(item.mode));
+				if (c & Command$2.binaryDiff) parts.push(u64(item.data.kind === "patch" ? item.data.size : 0));
+			} else if (c & Command$2.binaryDiff) {
+				if (c & Command$2.modifyPermissions) parts.push(u16(item.mode));
 				parts.push(u64(item.data.kind === "patch" ? item.data.size : 0));
-			} else if (c & Command$1.extract) {
+			} else if (c & Command$2.extract) {
 				parts.push(u16(item.mode));
 				if (item.data?.kind === "file") parts.push(u64(item.data.entry.size));
 				else if (item.data?.kind === "link") parts.push(u16(item.data.target.length));
-			} else if (c & Command$1.modifyPermissions) parts.push(u16(item.mode));
+			} else if (c & Command$2.modifyPermissions) parts.push(u16(item.mode));
 			records.push(...parts);
 		}
-		records.push(Buffer.from([Command$1.end]));
+		records.push(Buffer.from([Command$2.end]));
 		await fh.write(Buffer.concat(records));
 		const chunk = Buffer.allocUnsafe(1 << 20);
 		for (const item of items) {
@@ -14285,6 +13044,24 @@ async function readRecord(store, version) {
 	if (!record) throw new RelcastError("E_VERIFY", `${where} is not a valid release record`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
 	return record;
 }
+async function storedCompression(store, version, fileName) {
+	const got = await store.getStream(versionedKey(version, fileName), {
+		start: 0,
+		end: 5
+	});
+	if (!got) return void 0;
+	const chunks = [];
+	try {
+		for await (const chunk of got.stream) {
+			chunks.push(chunk);
+			if (Buffer.concat(chunks).length >= 6) break;
+		}
+	} finally {
+		got.stream.destroy();
+	}
+	const head = Buffer.concat(chunks);
+	return head.length >= 6 && head.toString("latin1", 0, 4) === "spk!" ? compressionName(head[4]) : void 0;
+}
 async function inOrderPool(items, limit, fn) {
 	const results = new Array(items.length);
 	let next = 0;
@@ -14338,7 +13115,12 @@ const deltasStep = {
 		const zip = need(ctx.zip, "zip");
 		const build = need(ctx.buildNumber, "build number");
 		const maximum = config.deltas?.maximum ?? 5;
-		const compression = config.deltas?.compression ?? "lzma";
+		const existingDeltas = ctx.existingRecord?.autoupdate?.deltas ?? [];
+		const stored = config.deltas?.compression || existingDeltas.length === 0 ? void 0 : await storedCompression(ctx.store, inputs.version, deltaFileName(config.pluginId, inputs.version, existingDeltas[0].fromVersion));
+		const compression = config.deltas?.compression ?? stored ?? defaultCompression();
+		const unavailable = compressionUnavailable(compression);
+		if (unavailable && stored) throw new RelcastError("E_INPUT", `${inputs.version} is already published with ${stored} deltas; a re-run remakes them to check them, and ${unavailable}`, `re-run where ${stored === "lzma" ? "xz" : "bzip2"} is installed (macOS: brew install ${stored === "lzma" ? "xz" : "bzip2"}); nothing was written`);
+		if (unavailable) throw missingProgramError(compression);
 		const diffLimitBytes = config.deltas?.diffLimitMiB === void 0 ? DEFAULT_DIFF_LIMIT_BYTES : Math.floor(config.deltas.diffLimitMiB * 1048576);
 		ctx.deltas = [];
 		const existing = ctx.existingRecord?.autoupdate;
@@ -14399,7 +13181,7 @@ const deltasStep = {
 						const c = made.counts;
 						return {
 							delta,
-							log: `delta from ${candidate.version} (build ${candidate.build}): ${sizeBytes} bytes, ${Math.round(sizeBytes / zip.sizeBytes * 1e3) / 10}% of the zip; ${c.diffed} diffed, ${c.extracted} extracted, ${c.cloned} cloned, ${c.deleted} deleted; old zip read in place (${oldTree.reused} entries unchanged, ${oldTree.inflated} inflated); applied back: tree hash matches`
+							log: `delta from ${candidate.version} (build ${candidate.build}): ${sizeBytes} bytes (${compression}${config.deltas?.compression ? "" : compression === "lzma" ? ", xz found" : ", no xz on the PATH"}), ${Math.round(sizeBytes / zip.sizeBytes * 1e3) / 10}% of the zip; ${c.diffed} diffed, ${c.extracted} extracted, ${c.cloned} cloned, ${c.deleted} deleted; old zip read in place (${oldTree.reused} entries unchanged, ${oldTree.inflated} inflated); applied back: tree hash matches`
 						};
 					} finally {
 						await oldTree.close();
@@ -14638,6 +13420,87 @@ function withYankState(record, marker) {
 	} : rest;
 }
 
+// src/domain/timestamps.ts
+function toTimestamp(date) {
+	const ms = date.getTime();
+	const seconds = Math.floor(ms / 1e3);
+	return {
+		_seconds: seconds,
+		_nanoseconds: (ms - seconds * 1e3) * 1e6
+	};
+}
+function fromTimestamp(ts) {
+	return new Date(ts._seconds * 1e3 + Math.floor(ts._nanoseconds / 1e6));
+}
+function formatLocal(date, timeZone) {
+	return new Intl.DateTimeFormat("en-US", {
+		timeZone,
+		dateStyle: "full",
+		timeStyle: "long"
+	}).format(date);
+}
+function publishedTimes(date, timeZone) {
+	return {
+		publishedAt: toTimestamp(date),
+		publishedAtIso: date.toISOString(),
+		publishedAtLocal: formatLocal(date, timeZone),
+		publishedAtTimezone: timeZone
+	};
+}
+function rfc822(date) {
+	const days = [
+		"Sun",
+		"Mon",
+		"Tue",
+		"Wed",
+		"Thu",
+		"Fri",
+		"Sat"
+	];
+	const months = [
+		"Jan",
+		"Feb",
+		"Mar",
+		"Apr",
+		"May",
+		"Jun",
+		"Jul",
+		"Aug",
+		"Sep",
+		"Oct",
+		"Nov",
+		"Dec"
+	];
+	const p = (n) => String(n).padStart(2, "0");
+	return `${days[date.getUTCDay()]}, ${p(date.getUTCDate())} ${months[date.getUTCMonth()]} ${date.getUTCFullYear()} ${p(date.getUTCHours())}:${p(date.getUTCMinutes())}:${p(date.getUTCSeconds())} +0000`;
+}
+
+// src/domain/rollout-state.ts
+function isPaused(record) {
+	return record.rollout?.paused === true;
+}
+function pausedSeconds(marker, now) {
+	let total = 0;
+	for (const p of marker?.pauses ?? []) {
+		const end = p.resumedAt !== void 0 ? Date.parse(p.resumedAt) : now?.getTime();
+		if (end !== void 0) total += Math.max(0, Math.floor((end - Date.parse(p.pausedAt)) / 1e3));
+	}
+	return total;
+}
+function originalPubDate(record) {
+	return /* @__PURE__ */ new Date(Math.floor(fromTimestamp(record.publishedAt).getTime() / 1e3) * 1e3);
+}
+function rolloutPubDate(record, now) {
+	return new Date(originalPubDate(record).getTime() + pausedSeconds(record.rollout, now) * 1e3);
+}
+function withRolloutState(record, marker) {
+	const { rollout: _r, ...rest } = record;
+	return marker ? {
+		...rest,
+		rollout: marker
+	} : rest;
+}
+
 // src/domain/version-input.ts
 init_errors$4();
 function normalizeVersion(input) {
@@ -14661,12 +13524,12 @@ function mayBeLatest(version, channel) {
 	return import_semver.default.valid(version) !== null && !isPrerelease(version) && (channel ?? "stable") === "stable";
 }
 function expectedLatest(records) {
-	return records.filter((r) => mayBeLatest(r.version, r.channel) && !isYanked(r)).sort((a, b) => import_semver.default.rcompare(a.version, b.version))[0];
+	return records.filter((r) => mayBeLatest(r.version, r.channel) && !isYanked(r) && !isPaused(r)).sort((a, b) => import_semver.default.rcompare(a.version, b.version))[0];
 }
 
 // src/domain/appcast-selection.ts
 function appcastRecords(records, maxItemsPerChannel) {
-	const offered = records.filter((r) => r.autoupdate !== void 0 && !isYanked(r));
+	const offered = records.filter((r) => r.autoupdate !== void 0 && !isYanked(r) && !isPaused(r));
 	if (maxItemsPerChannel === void 0) return offered;
 	const kept = /* @__PURE__ */ new Set();
 	const channels = new Set(offered.map((r) => r.channel || "stable"));
@@ -14821,61 +13684,6 @@ async function readCatalogIndex(store, catalogEtag, limit) {
 	return got ? parseCatalogIndex(got.body.toString("utf8"), catalogEtag, limit) : void 0;
 }
 
-// src/domain/timestamps.ts
-function toTimestamp(date) {
-	const ms = date.getTime();
-	const seconds = Math.floor(ms / 1e3);
-	return {
-		_seconds: seconds,
-		_nanoseconds: (ms - seconds * 1e3) * 1e6
-	};
-}
-function fromTimestamp(ts) {
-	return new Date(ts._seconds * 1e3 + Math.floor(ts._nanoseconds / 1e6));
-}
-function formatLocal(date, timeZone) {
-	return new Intl.DateTimeFormat("en-US", {
-		timeZone,
-		dateStyle: "full",
-		timeStyle: "long"
-	}).format(date);
-}
-function publishedTimes(date, timeZone) {
-	return {
-		publishedAt: toTimestamp(date),
-		publishedAtIso: date.toISOString(),
-		publishedAtLocal: formatLocal(date, timeZone),
-		publishedAtTimezone: timeZone
-	};
-}
-function rfc822(date) {
-	const days = [
-		"Sun",
-		"Mon",
-		"Tue",
-		"Wed",
-		"Thu",
-		"Fri",
-		"Sat"
-	];
-	const months = [
-		"Jan",
-		"Feb",
-		"Mar",
-		"Apr",
-		"May",
-		"Jun",
-		"Jul",
-		"Aug",
-		"Sep",
-		"Oct",
-		"Nov",
-		"Dec"
-	];
-	const p = (n) => String(n).padStart(2, "0");
-	return `${days[date.getUTCDay()]}, ${p(date.getUTCDate())} ${months[date.getUTCMonth()]} ${date.getUTCFullYear()} ${p(date.getUTCHours())}:${p(date.getUTCMinutes())}:${p(date.getUTCSeconds())} +0000`;
-}
-
 // src/domain/catalog.ts
 init_errors$4();
 function compareNewestFirst(a, b) {
@@ -14898,10 +13706,14 @@ function buildCatalog(pluginId, records) {
 function mergeIntoCatalog(current, pluginId, record) {
 	const previous = current?.versions.find((r) => r.version === record.version);
 	const others = (current?.versions ?? []).filter((r) => r.version !== record.version);
-	const merged = previous?.yanked && !record.yanked ? {
+	const yanked = previous?.yanked && !record.yanked ? {
 		...record,
 		...yankFields(previous)
 	} : record;
+	const merged = previous?.rollout && !record.rollout ? {
+		...yanked,
+		rollout: previous.rollout
+	} : yanked;
 	return buildCatalog(pluginId, [...others, merged]);
 }
 function serializeCatalog(catalog) {
@@ -14949,7 +13761,7 @@ function keptRecords(ordered, maxPerChannel) {
 	for (const r of appcastRecords(ordered, maxPerChannel)) keep.add(r);
 	const latest = expectedLatest(ordered);
 	if (latest) keep.add(latest);
-	for (const r of ordered) if (isYanked(r)) keep.add(r);
+	for (const r of ordered) if (isYanked(r) || isPaused(r)) keep.add(r);
 	return ordered.filter((r) => keep.has(r));
 }
 function viewOfCatalog(catalog, etag, maxPerChannel, firstOffset) {
@@ -19836,7 +18648,7 @@ var emphasis_default = {
 	tokenize: emphasis_tokenize,
 	postProcess: emphasis_post_process
 };
-function link$2(state, silent) {
+function link$1(state, silent) {
 	let code, label, res, ref;
 	let href = "";
 	let title = "";
@@ -20235,7 +19047,7 @@ var _rules = [
 	["backticks", backtick],
 	["strikethrough", strikethrough_default.tokenize],
 	["emphasis", emphasis_default.tokenize],
-	["link", link$2],
+	["link", link$1],
 	["image", image],
 	["autolink", autolink],
 	["html_inline", html_inline],
@@ -20597,31 +19409,80 @@ function recordNotesHtml(record, options = {}) {
 }
 
 // src/domain/appcast-item.ts
-function notesHtml(record) {
-	return (record.releaseNotesMarkdown !== void 0 ? recordNotesHtml(record) : `${record.summary ? `<p>${escapeHtml(record.summary)}</p>` : ""}<ul>${record.releaseNotesList.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul>`).replace(/]]>/g, "]]]]><![CDATA[>");
+function informationalElement(entries) {
+	if (entries.length === 0) return "";
+	const exact = entries.filter((e) => !e.startsWith("<"));
+	const below = entries.filter((e) => e.startsWith("<")).map((e) => e.slice(1));
+	return {
+		...exact.length > 0 ? { "sparkle:version": exact } : {},
+		...below.length > 0 ? { "sparkle:belowVersion": below } : {}
+	};
 }
-function appcastItem(record, notesSignature) {
+function notesHtml(record) {
+	return record.releaseNotesMarkdown !== void 0 ? recordNotesHtml(record) : `${record.summary ? `<p>${escapeHtml(record.summary)}</p>` : ""}<ul>${record.releaseNotesList.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul>`;
+}
+function itemDescriptions(record) {
+	if (record.autoupdate?.releaseNotesLink) return [];
+	const localized = record.localizedReleaseNotes ?? [];
+	if (localized.length === 0) return [{ html: notesHtml(record) }];
+	return [{
+		lang: "en",
+		html: notesHtml(record)
+	}, ...localized.map((l) => ({
+		lang: l.lang,
+		html: renderNotesHtml(l.markdown)
+	}))];
+}
+function cdataSafe(html) {
+	return html.replace(/]]>/g, "]]]]><![CDATA[>");
+}
+function notesLink(url, lang, signatures) {
+	const signature = signatures?.get(url);
+	if (!signature && lang === void 0) return url;
+	return {
+		...lang !== void 0 ? { "@_xml:lang": lang } : {},
+		...signature ? {
+			"@_sparkle:edSignature": signature.edSignature,
+			"@_sparkle:length": String(signature.length)
+		} : {},
+		"#text": url
+	};
+}
+function addNotes(item, record, au, signatures) {
+	const localizedLinks = au.localizedReleaseNotesLinks ?? [];
+	if (au.releaseNotesLink) {
+		const defaultLang = localizedLinks.length > 0 ? "en" : void 0;
+		const links = [notesLink(au.releaseNotesLink, defaultLang, signatures), ...localizedLinks.map((l) => notesLink(l.url, l.lang, signatures))];
+		item["sparkle:releaseNotesLink"] = links.length === 1 ? links[0] : links;
+	} else {
+		const descriptions = itemDescriptions(record).map((d) => ({
+			...d.lang !== void 0 ? { "@_xml:lang": d.lang } : {},
+			__cdata: cdataSafe(d.html)
+		}));
+		item.description = descriptions.length === 1 ? descriptions[0] : descriptions;
+	}
+}
+function appcastItem(record, notesSignatures) {
 	const au = record.autoupdate;
 	const item = {
 		title: `Version ${record.version}`,
-		pubDate: rfc822(fromTimestamp(record.publishedAt))
+		pubDate: rfc822(rolloutPubDate(record))
 	};
+	if (au.link) item.link = au.link;
 	if (au.fullReleaseNotesLink) item["sparkle:fullReleaseNotesLink"] = au.fullReleaseNotesLink;
 	if (record.channel && record.channel !== "stable") item["sparkle:channel"] = record.channel;
+	if (au.minimumUpdateVersion) item["sparkle:minimumUpdateVersion"] = au.minimumUpdateVersion;
 	if (au.minimumAutoupdateVersion) item["sparkle:minimumAutoupdateVersion"] = au.minimumAutoupdateVersion;
+	if (au.ignoreSkippedUpgradesBelowVersion) item["sparkle:ignoreSkippedUpgradesBelowVersion"] = au.ignoreSkippedUpgradesBelowVersion;
 	if (au.phasedRolloutInterval) item["sparkle:phasedRolloutInterval"] = String(au.phasedRolloutInterval);
 	if (au.criticalUpdate) item["sparkle:criticalUpdate"] = au.criticalUpdate.version ? { "@_sparkle:version": au.criticalUpdate.version } : "";
+	if (au.informationalUpdate) item["sparkle:informationalUpdate"] = informationalElement(au.informationalUpdate);
 	item["sparkle:version"] = String(au.buildNumber);
 	item["sparkle:shortVersionString"] = record.version;
 	if (au.minimumSystemVersion) item["sparkle:minimumSystemVersion"] = au.minimumSystemVersion;
+	if (au.maximumSystemVersion) item["sparkle:maximumSystemVersion"] = au.maximumSystemVersion;
 	if (au.hardwareRequirements) item["sparkle:hardwareRequirements"] = au.hardwareRequirements;
-	if (au.releaseNotesLink && notesSignature) item["sparkle:releaseNotesLink"] = {
-		"@_sparkle:edSignature": notesSignature.edSignature,
-		"@_sparkle:length": String(notesSignature.length),
-		"#text": au.releaseNotesLink
-	};
-	else if (au.releaseNotesLink) item["sparkle:releaseNotesLink"] = au.releaseNotesLink;
-	else item.description = { __cdata: notesHtml(record) };
+	addNotes(item, record, au, notesSignatures);
 	item.enclosure = {
 		"@_url": au.publicDownloadUrl,
 		"@_length": String(au.sizeBytes),
@@ -20641,7 +19502,7 @@ function appcastItem(record, notesSignature) {
 // src/domain/appcast.ts
 const SPARKLE_NS = "http://www.andymatuschak.org/xml-namespaces/sparkle";
 function renderAppcast(records, options, notesSignatures) {
-	const items = appcastRecords(records, options.maxItemsPerChannel).map((r) => appcastItem(r, notesSignatures?.get(r.version)));
+	const items = appcastRecords(records, options.maxItemsPerChannel).map((r) => appcastItem(r, notesSignatures));
 	const channel = {
 		title: options.title,
 		link: options.link
@@ -20678,11 +19539,11 @@ function appcastOptionsFor(config) {
 
 // src/domain/notes/notes-page.ts
 const STYLE = "body{font:13px/1.45 -apple-system,BlinkMacSystemFont,\"Helvetica Neue\",sans-serif;margin:0 12px;color:#1d1d1f;background:#fff}h1{font-size:15px}h2,h3,h4,h5,h6{font-size:13px}code{font:12px ui-monospace,Menlo,monospace}a{color:#0b57d0}@media (prefers-color-scheme:dark){body{color:#f5f5f7;background:#1e1e1e}a{color:#8ab4f8}}";
-function renderNotesPage(record) {
-	const notes = recordNotesHtml(record, { topHeadingLevel: 2 });
+function renderNotesPage(record, localized) {
+	const notes = localized ? renderNotesHtml(localized.markdown, { topHeadingLevel: 2 }) : recordNotesHtml(record, { topHeadingLevel: 2 });
 	const title = `${record.displayName} ${record.version}`;
 	return `<!doctype html>
-<html lang="en">
+<html lang="${escapeHtml(localized?.lang ?? "en")}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -20706,14 +19567,30 @@ function hostedNotesPageKey(record) {
 	const appUrl = appUrlOf(record);
 	return link !== void 0 && appUrl !== void 0 && link === releaseNotesPageUrl(appUrl, record.version) ? releaseNotesPageKey(record.version) : void 0;
 }
+function localizedPages(record) {
+	const appUrl = appUrlOf(record);
+	if (appUrl === void 0) return [];
+	return (record.autoupdate?.localizedReleaseNotesLinks ?? []).flatMap(({ lang, url }) => {
+		const notes = record.localizedReleaseNotes?.find((l) => l.lang === lang);
+		if (!notes || url !== localizedNotesPageUrl(appUrl, record.version, lang)) return [];
+		return [{
+			version: record.version,
+			lang,
+			key: localizedNotesPageKey(record.version, lang),
+			url,
+			bytes: Buffer.from(renderNotesPage(record, notes))
+		}];
+	});
+}
 function hostedNotesPages(records) {
 	return records.flatMap((r) => {
 		const key = hostedNotesPageKey(r);
-		return key ? [{
+		return [...key ? [{
 			version: r.version,
 			key,
+			url: r.autoupdate.releaseNotesLink,
 			bytes: Buffer.from(renderNotesPage(r))
-		}] : [];
+		}] : [], ...localizedPages(r)];
 	});
 }
 
@@ -20792,6 +19669,7 @@ function parseSigningKey(text, source) {
 	const trimmed = text.trim();
 	registerSecret(trimmed);
 	if (trimmed.length === 0) throw new RelcastError("E_KEY", `signing key from ${source} is empty`, "export it with Sparkle's `generate_keys -x <file>` or `relcast keys generate`");
+	if (/^-----BEGIN [A-Z0-9 ]+-----/.test(trimmed)) throw pemKeyError(trimmed, source);
 	const compact = trimmed.replace(/\s+/g, "");
 	if (!BASE64.test(compact) || compact.length % 4 !== 0) throw new RelcastError("E_KEY", `signing key from ${source} is not valid base64`, "the key file must hold only the base64 text that `generate_keys -x` writes");
 	const bytes = Buffer.from(compact, "base64");
@@ -20807,6 +19685,23 @@ function parseSigningKey(text, source) {
 		source,
 		publicKeyBase64
 	};
+}
+const PEM_TO_SEED_COMMAND = "openssl pkey -in key.pem -outform DER | tail -c 32 | base64 > key.txt";
+function pemKeyError(pem, source) {
+	const label = /^-----BEGIN ([A-Z0-9 ]+)-----/.exec(pem)[1];
+	let kind;
+	try {
+		kind = createPrivateKey(pem).asymmetricKeyType;
+	} catch {
+		try {
+			createPublicKey(pem);
+			return new RelcastError("E_KEY", `signing key from ${source} is a PEM public key (${label}); signing needs the private key`, "pass the private key: the base64 seed from Sparkle's `generate_keys -x` or `relcast keys generate`");
+		} catch {
+			kind = void 0;
+		}
+	}
+	if (kind === "ed25519") return new RelcastError("E_KEY", `signing key from ${source} is a PEM file (${label}); relcast and Sparkle read the base64 seed of the Ed25519 key instead`, `convert it once: ${PEM_TO_SEED_COMMAND} (key.pem is this file), then use key.txt`);
+	return new RelcastError("E_KEY", `signing key from ${source} is a PEM file (${label}) holding ${kind ? `an ${kind.toUpperCase()} key` : "no key relcast can read"}; Sparkle signs only with Ed25519`, "create an Ed25519 key with `relcast keys generate --out key.txt` (or Sparkle's `generate_keys -x key.txt`) and put its public key into SUPublicEDKey");
 }
 async function loadSigningKey(keyFile, env = process.env) {
 	if (keyFile) {
@@ -20844,7 +19739,7 @@ async function feedSigningKey(reason, signing, stored) {
 }
 async function notesPageSignatures(pages, key) {
 	const found = /* @__PURE__ */ new Map();
-	for (const page of pages) found.set(page.version, {
+	for (const page of pages) found.set(page.url, {
 		edSignature: (await signEd25519(key, page.bytes)).toString("base64"),
 		length: page.bytes.length
 	});
@@ -20994,7 +19889,8 @@ function changedCatalog(store, config, change, current) {
 	}
 	const catalog = parseCatalog(current.toString("utf8"), store.uriFor(CATALOG_KEY));
 	if (change.kind === "add") return mergeIntoCatalog(catalog, catalog.pluginId, change.record);
-	const versions = catalog.versions.map((r) => r.version === change.version ? withYankState(r, change.marker) : r);
+	const changed = (r) => change.kind === "yank-state" ? withYankState(r, change.marker) : withRolloutState(r, change.marker);
+	const versions = catalog.versions.map((r) => r.version === change.version ? changed(r) : r);
 	return {
 		...catalog,
 		versions
@@ -21163,6 +20059,41 @@ async function yankedAmong(store, versions) {
 	return new Set(marked.filter((v) => v !== void 0));
 }
 
+// src/site/page-head.ts
+const FALLBACK_FAVICON = "data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/2000/svg%22 viewBox=%220 0 16 16%22%3E%3Crect width=%2216%22 height=%2216%22 rx=%223%22 fill=%22%230b57d0%22/%3E%3Cpath d=%22M8 3v7m-3-3 3 3 3-3M4 13h8%22 stroke=%22white%22 stroke-width=%221.6%22 fill=%22none%22/%3E%3C/svg%3E";
+function shortDescription(text) {
+	const flat = text.replace(/\s+/g, " ").trim();
+	if (flat.length <= 200) return flat;
+	const cut = flat.slice(0, 199);
+	return `${cut.slice(0, cut.lastIndexOf(" ") > 120 ? cut.lastIndexOf(" ") : 199)}…`;
+}
+function iconOf(r) {
+	return r?.icon ? {
+		href: iconKey(r.icon.fileName),
+		width: r.icon.width,
+		height: r.icon.height
+	} : void 0;
+}
+function headTags(identity, page) {
+	const url = `${identity.appUrl}/${page.path}`;
+	const tags = [
+		`<meta name="description" content="${escapeHtml(page.description)}">`,
+		`<link rel="canonical" href="${escapeHtml(url)}">`,
+		`<meta property="og:type" content="website">`,
+		`<meta property="og:site_name" content="${escapeHtml(identity.displayName)}">`,
+		`<meta property="og:title" content="${escapeHtml(page.title)}">`,
+		`<meta property="og:description" content="${escapeHtml(page.description)}">`,
+		`<meta property="og:url" content="${escapeHtml(url)}">`
+	];
+	if (page.icon) tags.push(`<meta property="og:image" content="${escapeHtml(`${identity.appUrl}/${page.icon.href}`)}">`, `<meta property="og:image:type" content="image/png">`, `<meta property="og:image:width" content="${page.icon.width}">`, `<meta property="og:image:height" content="${page.icon.height}">`, `<meta property="og:image:alt" content="${escapeHtml(`${identity.displayName} icon`)}">`, `<link rel="icon" type="image/png" href="${escapeHtml(page.icon.href)}">`, `<link rel="apple-touch-icon" href="${escapeHtml(page.icon.href)}">`);
+	else tags.push(`<link rel="icon" href="${FALLBACK_FAVICON}">`);
+	tags.push(`<meta name="twitter:card" content="summary">`);
+	return tags.join("\n");
+}
+function iconImage(icon) {
+	return icon ? `<img class="app-icon" src="${escapeHtml(icon.href)}" width="96" height="96" alt="">` : "";
+}
+
 // src/core/package-root.ts
 let root$4;
 function packageRoot() {
@@ -21195,31 +20126,37 @@ function fillTemplate(template, text, html) {
 	});
 }
 
-// src/site/changelog-page.ts
-const changelogSchema = strictObject({
-	title: string(),
-	source: string(),
-	entries: array(strictObject({
-		date: string().regex(/^\d{4}-\d{2}-\d{2}$/),
-		change: string().min(1)
-	}))
-});
-function loadChangelog() {
-	return changelogSchema.parse(JSON.parse(packageFile("data/changelog.json")));
+// src/site/page-dates.ts
+const formats = /* @__PURE__ */ new Map();
+function personDate(instant, timeZone) {
+	let format = formats.get(timeZone);
+	if (!format) {
+		format = new Intl.DateTimeFormat("en-GB", {
+			day: "numeric",
+			month: "long",
+			year: "numeric",
+			timeZone
+		});
+		formats.set(timeZone, format);
+	}
+	return format.format(instant);
 }
-function renderChangelogPage(config, changelog = loadChangelog()) {
-	const rows = [...changelog.entries].sort((a, b) => a.date < b.date ? 1 : a.date > b.date ? -1 : 0).map((e) => `<tr><th scope="row"><time datetime="${e.date}">${e.date}</time></th><td>${escapeHtml(e.change)}</td></tr>`).join("\n");
-	return fillTemplate(packageFile("templates/changelog.html"), {
-		title: changelog.title,
-		source: changelog.source,
-		displayName: config.displayName
-	}, {
-		css: packageFile("templates/site.css"),
-		rows
-	});
+function recordZone(r) {
+	return r.publishedAtTimezone !== void 0 && isValidTimeZone(r.publishedAtTimezone) ? r.publishedAtTimezone : "UTC";
+}
+function timeElement(instant, timeZone) {
+	return `<time datetime="${escapeHtml(instant.toISOString())}">${escapeHtml(personDate(instant, timeZone))}</time>`;
+}
+function publishedInstant(r) {
+	return fromTimestamp(r.publishedAt);
+}
+function yankedInstant(r) {
+	if (r.yankedAt === void 0) return void 0;
+	const parsed = parseIsoTimestamp(r.yankedAt);
+	return parsed.ok ? parsed.date : void 0;
 }
 
-// src/site/downloads-page.ts
+// src/site/release-facts.ts
 function humanSize(bytes) {
 	const units = [
 		"bytes",
@@ -21236,68 +20173,135 @@ function humanSize(bytes) {
 	}
 	return unit === 0 ? `${bytes} bytes` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
-function dmgHref(r) {
-	return downloadKey(r.objectStore.artifactFileName);
+function versionId(version) {
+	return `v${version.replace(/[^A-Za-z0-9.-]/g, "-")}`;
 }
-function zipHref(r) {
-	return downloadKey(zipFileName(r.pluginId, r.version));
+const dmgHref = (r) => downloadKey(r.objectStore.artifactFileName);
+const zipHref = (r) => downloadKey(zipFileName(r.pluginId, r.version));
+function requirement(r) {
+	const min = r.autoupdate?.minimumSystemVersion;
+	return min ? `Requires macOS ${escapeHtml(min)} or later` : "";
 }
-function notesList(r) {
-	const html = recordNotesHtml(r, { topHeadingLevel: 4 });
-	return html === "" ? "" : `<div class="notes">${html}</div>`;
+function factsLine(r, lead = "") {
+	return `<p class="facts">${[`${lead}${timeElement(publishedInstant(r), recordZone(r))}`, requirement(r)].filter((p) => p !== "").map((p) => `<span>${p}</span>`).join("")}</p>`;
 }
-function details(r) {
-	const rows = [["Published", `<time datetime="${escapeHtml(r.publishedAtIso ?? "")}">${escapeHtml(r.publishedAtIso ?? "")}</time>${r.publishedAtLocal ? ` (${escapeHtml(r.publishedAtLocal)}${r.publishedAtTimezone ? `, ${escapeHtml(r.publishedAtTimezone)}` : ""})` : ""}`], ["Disk image", `${humanSize(r.sizeBytes)} (${r.sizeBytes} bytes)`]];
-	if (r.sha256) rows.push(["SHA-256", `<code>${escapeHtml(r.sha256)}</code>`]);
-	if (r.autoupdate) rows.push(["Build", String(r.autoupdate.buildNumber)]);
-	if (r.channel && r.channel !== "stable") rows.push(["Channel", escapeHtml(r.channel)]);
-	if (r.yanked) rows.push(["Yanked", `${escapeHtml(r.yankedAt ?? "")}${r.yankedReason ? `: ${escapeHtml(r.yankedReason)}` : ""}`]);
-	return `<dl>${rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("")}</dl>`;
+function badges(r) {
+	const out = [];
+	if (r.yanked) out.push(`<span class="badge yanked">yanked</span>`);
+	if (isPaused(r)) out.push(`<span class="badge rollout-paused">Rollout paused</span>`);
+	if (r.channel !== "stable") out.push(`<span class="badge">${escapeHtml(r.channel)}</span>`);
+	else if (r.version.includes("-")) out.push(`<span class="badge">prerelease</span>`);
+	return out.length > 0 ? ` ${out.join(" ")}` : "";
 }
-function buttons(r, label) {
-	const zip = r.autoupdate ? `<a class="button secondary" href="${escapeHtml(zipHref(r))}" download>Update archive (.zip, ${humanSize(r.autoupdate.sizeBytes)})<span class="sr-only"> ${label}</span></a>` : "";
-	return `<p class="buttons"><a class="button" href="${escapeHtml(dmgHref(r))}" download>Download .dmg (${humanSize(r.sizeBytes)})<span class="sr-only"> ${label}</span></a>${zip}</p>`;
+function yankNote(r) {
+	if (!r.yanked) return "";
+	const when = yankedInstant(r);
+	return `<p class="yank" role="note">Withdrawn${when ? ` on ${timeElement(when, recordZone(r))}` : ""}${r.yankedReason ? `: ${escapeHtml(r.yankedReason)}` : ""}. It is no longer offered for download or as an update.</p>`;
 }
-function latestSection(latest, pluginId) {
-	if (!latest) return "<p>No stable release has been published yet.</p>";
-	const stable = downloadKey(latestDownloadName(pluginId, "dmg"));
-	return `<article class="latest" id="latest" aria-labelledby="latest-version"><h3 id="latest-version">Version ${escapeHtml(latest.version)}</h3><p>${escapeHtml(latest.summary)}</p>${buttons(latest, `of version ${latest.version}`)}${details(latest)}${notesList(latest)}<p>Always the newest: <a href="${escapeHtml(stable)}">${escapeHtml(stable)}</a></p></article>`;
+function rolloutNote(r) {
+	if (!isPaused(r)) return "";
+	const since = r.rollout.pauses.at(-1).pausedAt;
+	return `<p class="rollout" role="note">Rollout paused since ${timeElement(new Date(since), recordZone(r))}: not offered as an update until it is resumed.</p>`;
 }
-function versionEntry(r) {
-	const id = `v${r.version.replace(/[^A-Za-z0-9.-]/g, "-")}`;
-	const mark = r.yanked ? ` <span class="yanked">yanked</span>` : "";
-	const body = r.yanked ? "" : buttons(r, `of version ${r.version}`);
-	return `<article class="release" id="${escapeHtml(id)}" aria-labelledby="${escapeHtml(id)}-h"><h3 id="${escapeHtml(id)}-h">Version ${escapeHtml(r.version)}${mark}</h3><p>${escapeHtml(r.summary)}</p>${body}${details(r)}${notesList(r)}</article>`;
+function checksums(r, id) {
+	const rows = [[r.objectStore.artifactFileName, r.sha256]];
+	if (r.autoupdate) rows.push([zipFileName(r.pluginId, r.version), r.autoupdate.sha256]);
+	const shown = rows.filter((row) => row[1] !== void 0);
+	if (shown.length === 0) return "";
+	return `<details class="checksums" id="${escapeHtml(id)}"><summary>SHA-256 checksums</summary><dl>${shown.map(([name, sum]) => `<dt>${escapeHtml(name)}</dt><dd><code>${escapeHtml(sum)}</code></dd>`).join("")}</dl></details>`;
 }
-function renderDownloadsPage(config, catalog) {
-	const latest = expectedLatest(catalog.versions);
+
+// src/site/changelog-page.ts
+function entry(r, latest) {
+	const id = versionId(r.version);
+	const notes = recordNotesHtml(r, { topHeadingLevel: 3 });
+	const mark = r === latest ? ` <span class="badge latest">latest</span>` : "";
+	return `<article class="entry${r.yanked ? " is-yanked" : ""}" id="${escapeHtml(id)}" aria-labelledby="${escapeHtml(id)}-h"><h2 id="${escapeHtml(id)}-h">Version ${escapeHtml(r.version)}${mark}${badges(r)}</h2>` + factsLine(r) + yankNote(r) + (notes ? `<div class="notes">${notes}</div>` : `<p class="summary">${escapeHtml(r.summary)}</p>`) + `</article>`;
+}
+function renderChangelogPage(identity, catalog) {
 	const shown = catalog.versions.slice(0, 50);
+	const latest = expectedLatest(catalog.versions);
 	const older = catalog.count - shown.length;
-	const more = older > 0 ? `\n<p class="older">${older} older release${older === 1 ? " is" : "s are"} listed in <a href="${escapeHtml(publicCatalogKey(config.pluginId))}">releases.json</a>; their downloads stay at <code>downloads/${escapeHtml(config.pluginId)}-&lt;version&gt;.dmg</code>.</p>` : "";
-	return fillTemplate(packageFile("templates/downloads.html"), {
-		displayName: config.displayName,
-		publisher: config.publisher,
-		count: String(catalog.count),
-		appcastHref: publicAppcastKey(config.pluginId),
-		catalogHref: publicCatalogKey(config.pluginId)
+	const title = `${identity.displayName} release notes`;
+	const body = shown.length === 0 ? "<p>No releases yet.</p>" : shown.map((r) => entry(r, latest)).join("\n") + (older > 0 ? `\n<p class="older">The notes of ${older} older release${older === 1 ? " are" : "s are"} in <a href="${escapeHtml(publicCatalogKey(identity.pluginId))}">releases.json</a>.</p>` : "");
+	return fillTemplate(packageFile("templates/changelog.html"), {
+		title,
+		displayName: identity.displayName
 	}, {
 		css: packageFile("templates/site.css"),
-		latest: latestSection(latest, config.pluginId),
-		versions: shown.length > 0 ? shown.map(versionEntry).join("\n") + more : "<p>No releases yet.</p>"
+		head: headTags(identity, {
+			path: CHANGELOG_KEY,
+			title,
+			icon: iconOf(latest ?? catalog.versions[0]),
+			description: `What changed in each version of ${identity.displayName}, by ${identity.publisher}, newest first.`
+		}),
+		icon: iconImage(iconOf(latest ?? catalog.versions[0])),
+		entries: body
+	});
+}
+
+// src/site/downloads-page.ts
+function downloadBlock(r) {
+	const id = `sha-${versionId(r.version)}`;
+	const also = r.autoupdate ? [`<a href="${escapeHtml(zipHref(r))}" download>Update archive (.zip, ${humanSize(r.autoupdate.sizeBytes)})</a>`, `<span>the plugin alone, as the built-in updater fetches it</span>`] : [];
+	return `<p class="download"><a class="button" href="${escapeHtml(dmgHref(r))}" download>Download for Mac</a><span class="size">Disk image, ${humanSize(r.sizeBytes)}</span></p>` + (also.length > 0 ? `<p class="also">${also.join(`<span aria-hidden="true"> · </span>`)}</p>` : "") + checksums(r, id);
+}
+function latestSection(latest, pluginId) {
+	if (!latest) return `<section class="hero" id="latest" aria-labelledby="latest-heading"><h2 id="latest-heading">No release yet</h2><p>No stable release has been published yet.</p></section>`;
+	const notes = recordNotesHtml(latest, { topHeadingLevel: 4 });
+	const stable = downloadKey(latestDownloadName(pluginId, "dmg"));
+	return `<section class="hero" id="latest" aria-labelledby="latest-heading"><h2 id="latest-heading">Version ${escapeHtml(latest.version)}${badges(latest)}</h2>` + factsLine(latest, "Released ") + (latest.summary ? `<p class="summary">${escapeHtml(latest.summary)}</p>` : "") + downloadBlock(latest) + (notes ? `<h3>What’s new</h3><div class="notes">${notes}</div>` : "") + `<p class="permalink">A link that always gets the newest version: <a href="${escapeHtml(stable)}">${escapeHtml(stable)}</a></p></section>`;
+}
+function otherVersion(r) {
+	const id = versionId(r.version);
+	const links = r.yanked ? [] : [`<a href="${escapeHtml(dmgHref(r))}" download>Disk image (${humanSize(r.sizeBytes)})</a>`, ...r.autoupdate ? [`<a href="${escapeHtml(zipHref(r))}" download>Update archive (${humanSize(r.autoupdate.sizeBytes)})</a>`] : []];
+	links.push(`<a href="changelog.html#${escapeHtml(id)}">Release notes</a>`);
+	return `<li class="version${r.yanked ? " is-yanked" : ""}" id="${escapeHtml(id)}"><h3>Version ${escapeHtml(r.version)}${badges(r)}</h3>${factsLine(r)}` + (r.summary ? `<p class="summary">${escapeHtml(r.summary)}</p>` : "") + yankNote(r) + rolloutNote(r) + `<p class="links">${links.join(`<span aria-hidden="true"> · </span>`)}</p>` + checksums(r, `sha-${id}`) + `</li>`;
+}
+function describe(identity, latest) {
+	if (!latest) return `${identity.displayName} for Mac, by ${identity.publisher}.`;
+	const needs = latest.autoupdate?.minimumSystemVersion ? ` Requires macOS ${latest.autoupdate.minimumSystemVersion} or later.` : "";
+	return shortDescription(`Download ${identity.displayName} ${latest.version} for Mac, by ${identity.publisher}.${needs}${latest.summary ? ` ${latest.summary}` : ""}`);
+}
+function renderDownloadsPage(identity, catalog) {
+	const latest = expectedLatest(catalog.versions);
+	const shown = catalog.versions.slice(0, 50);
+	const others = shown.filter((r) => r !== latest);
+	const older = catalog.count - shown.length;
+	const icon = iconOf(latest ?? catalog.versions[0]);
+	const more = older > 0 ? `<p class="older">${older} older release${older === 1 ? " is" : "s are"} listed in <a href="${escapeHtml(publicCatalogKey(identity.pluginId))}">releases.json</a>; their downloads stay at <code>downloads/${escapeHtml(identity.pluginId)}-&lt;version&gt;.dmg</code>.</p>` : "";
+	const othersHtml = others.length > 0 || more ? `<section aria-labelledby="others-heading"><h2 id="others-heading">${latest ? "Other versions" : "Versions"}</h2>${others.length > 0 ? `<ul class="versions">\n${others.map(otherVersion).join("\n")}\n</ul>` : ""}${more}</section>` : "";
+	return fillTemplate(packageFile("templates/downloads.html"), {
+		displayName: identity.displayName,
+		publisher: identity.publisher,
+		appcastHref: publicAppcastKey(identity.pluginId),
+		catalogHref: publicCatalogKey(identity.pluginId)
+	}, {
+		css: packageFile("templates/site.css"),
+		head: headTags(identity, {
+			path: "",
+			title: identity.displayName,
+			description: describe(identity, latest),
+			icon
+		}),
+		icon: iconImage(icon),
+		latest: latestSection(latest, identity.pluginId),
+		others: othersHtml
 	});
 }
 
 // src/site/site-pages.ts
-function sitePages(config, view) {
+function sitePages(identity, view) {
+	const catalog = {
+		count: view.count,
+		versions: view.records
+	};
 	return [{
 		key: INDEX_KEY,
-		bytes: Buffer.from(renderDownloadsPage(config, {
-			count: view.count,
-			versions: view.records
-		}))
+		bytes: Buffer.from(renderDownloadsPage(identity, catalog))
 	}, {
 		key: CHANGELOG_KEY,
-		bytes: Buffer.from(renderChangelogPage(config))
+		bytes: Buffer.from(renderChangelogPage(identity, catalog))
 	}];
 }
 
@@ -21359,7 +20363,7 @@ init_errors$4();
 init_content_types();
 const sha256Of = (bytes) => createHash("sha256").update(bytes).digest("hex");
 function downloadCopies(record) {
-	return [
+	const copies = [
 		record.objectStore.artifactFileName,
 		...record.autoupdate ? [zipFileName(record.pluginId, record.version)] : [],
 		...(record.autoupdate?.deltas ?? []).map((d) => deltaFileName(record.pluginId, record.version, d.fromVersion))
@@ -21367,6 +20371,11 @@ function downloadCopies(record) {
 		from: versionedKey(record.version, name),
 		to: downloadKey(name)
 	}));
+	if (record.icon) copies.push({
+		from: versionedKey(record.version, record.icon.fileName),
+		to: iconKey(record.icon.fileName)
+	});
+	return copies;
 }
 async function planDownloads(source, target, record, cacheControl, step, planned = /* @__PURE__ */ new Set()) {
 	const writes = [];
@@ -21415,17 +20424,17 @@ async function planLatestReconcile(store, pluginId, records, cacheControl, plann
 			why: `${want.version} is latest`
 		});
 	}
-	const yanked = new Set(records.filter((r) => r.yanked).map((r) => r.version));
+	const withheld = new Map(records.filter((r) => r.yanked || isPaused(r)).map((r) => [r.version, r.yanked ? "yanked" : "a paused rollout"]));
 	const neverLatest = new Map(records.filter((r) => !mayBeLatest(r.version, r.channel)).map((r) => [r.version, r]));
 	for (const obj of await latestObjects(store, pluginId)) {
 		if (planned.has(obj.key)) continue;
 		const other = neverLatest.get(obj.version);
-		if (yanked.has(obj.version)) writes.push({
+		if (withheld.has(obj.version)) writes.push({
 			step: "site",
 			op: "delete",
 			key: obj.key,
 			needed: true,
-			why: `${obj.version} is yanked`
+			why: `${obj.version} is ${withheld.get(obj.version)}`
 		});
 		else if (other) writes.push({
 			step: "site",
@@ -21680,25 +20689,49 @@ const feedsStep = {
 	}
 };
 
+// src/catalog/rollout-marker.ts
+init_errors$4();
+async function readRolloutMarker(store, version) {
+	const got = await store.get(rolloutKey(version));
+	if (!got) return {
+		marker: void 0,
+		etag: null
+	};
+	const marker = parseStoredJson(got.body, rolloutMarkerSchema);
+	if (!marker) throw new RelcastError("E_CATALOG", `the rollout state ${store.uriFor(rolloutKey(version))} is not valid`, `fix or remove it by hand (it lists the pauses of ${version}'s phased rollout), then run \`relcast rebuild\``);
+	return {
+		marker,
+		etag: got.meta.etag
+	};
+}
+async function pausedAmong(store, versions) {
+	const paused = await Promise.all(versions.map(async (v) => (await readRolloutMarker(store, v)).marker?.paused ? v : void 0));
+	return new Set(paused.filter((v) => v !== void 0));
+}
+
 // src/catalog/latest-plan.ts
 init_content_types();
+async function withheldAmong(store, versions) {
+	const [yanked, paused] = await Promise.all([yankedAmong(store, versions), pausedAmong(store, versions)]);
+	return new Map([...[...paused].map((v) => [v, "rollout paused"]), ...[...yanked].map((v) => [v, "yanked"])]);
+}
 async function planLatestCleanup(store, pluginId, adding) {
 	const present = await latestObjects(store, pluginId);
 	const versions = [.../* @__PURE__ */ new Set([...present.map((p) => p.version), ...adding ? [adding] : []])];
-	const yanked = await yankedAmong(store, versions);
-	const highest = import_semver.default.rsort(versions.filter((v) => !yanked.has(v)))[0];
-	return present.filter((o) => yanked.has(o.version) || highest !== void 0 && import_semver.default.lt(o.version, highest)).map((o) => ({
+	const withheld = await withheldAmong(store, versions);
+	const highest = import_semver.default.rsort(versions.filter((v) => !withheld.has(v)))[0];
+	return present.filter((o) => withheld.has(o.version) || highest !== void 0 && import_semver.default.lt(o.version, highest)).map((o) => ({
 		step: "latest",
 		op: "delete",
 		key: o.key,
 		needed: true,
-		why: yanked.has(o.version) ? "yanked" : `older than ${highest}`
+		why: withheld.get(o.version) ?? `older than ${highest}`
 	}));
 }
 async function planLatest(store, pluginId, version, channel, versionedKeys, cacheControl) {
 	const present = [...new Set((await latestObjects(store, pluginId)).map((o) => o.version))];
-	const yanked = await yankedAmong(store, [.../* @__PURE__ */ new Set([...present, version])]);
-	const highest = import_semver.default.rsort(present.filter((v) => !yanked.has(v)))[0];
+	const withheld = await withheldAmong(store, [.../* @__PURE__ */ new Set([...present, version])]);
+	const highest = import_semver.default.rsort(present.filter((v) => !withheld.has(v)))[0];
 	const copies = versionedKeys.map((from) => ({
 		from,
 		to: `${LATEST_PREFIX}${from.split("/").pop()}`
@@ -21711,7 +20744,7 @@ async function planLatest(store, pluginId, version, channel, versionedKeys, cach
 		return true;
 	};
 	let reason;
-	if (yanked.has(version)) reason = `unchanged: ${version} is yanked`;
+	if (withheld.has(version)) reason = `unchanged: ${version} is ${withheld.get(version)}`;
 	else if (isPrerelease(version)) reason = `unchanged: ${version} is a prerelease`;
 	else if (channel !== "stable") reason = `unchanged: ${version} is on the ${channel} channel`;
 	else if (highest && import_semver.default.gt(highest, version)) reason = `unchanged: ${highest} is higher than ${version}`;
@@ -21772,6 +20805,10 @@ function buildRecord(input) {
 		releaseNotes: input.notes.text,
 		releaseNotesList: input.notes.list,
 		releaseNotesMarkdown: input.notes.markdown,
+		...input.localizedNotes && input.localizedNotes.length > 0 ? { localizedReleaseNotes: input.localizedNotes.map((l) => ({
+			lang: l.lang,
+			markdown: l.notes.markdown
+		})) } : {},
 		sizeBytes: input.dmg.sizeBytes,
 		sha256: input.dmg.sha256,
 		downloadUrl: store.uriFor(versionedKey(version, dmgName)),
@@ -21797,6 +20834,13 @@ function buildRecord(input) {
 			...input.autoupdateOptions,
 			...input.deltas && input.deltas.length > 0 ? { deltas: input.deltas } : {}
 		},
+		...input.icon ? { icon: {
+			fileName: iconFileName(config.pluginId, version),
+			sizeBytes: input.icon.sizeBytes,
+			sha256: input.icon.sha256,
+			width: input.icon.width,
+			height: input.icon.height
+		} } : {},
 		...config.assistantIntegration ? { assistantIntegration: config.assistantIntegration } : {},
 		publishedAt: times.publishedAt,
 		publishedAtIso: times.publishedAtIso,
@@ -21816,16 +20860,18 @@ const NOT_COMPARED = /* @__PURE__ */ new Set([
 	"yanked",
 	"yankedReason",
 	"yankedAt",
+	"rollout",
 	"downloadUrl",
 	"appcastUrl",
 	"objectStore.bucket"
 ]);
 const NESTED = /* @__PURE__ */ new Set(["objectStore", "autoupdate"]);
+const ONLY_WHEN_GIVEN = /* @__PURE__ */ new Set(["localizedReleaseNotes"]);
 function compare(stored, fresh, prefix, out) {
 	for (const key of /* @__PURE__ */ new Set([...Object.keys(stored), ...Object.keys(fresh)])) {
 		const name = `${prefix}${key}`;
 		if (NOT_COMPARED.has(name)) continue;
-		if (!(key in stored)) continue;
+		if (!(key in stored) && !ONLY_WHEN_GIVEN.has(name)) continue;
 		const a = stored[key];
 		const b = fresh[key];
 		if (NESTED.has(name) && a && b && typeof a === "object" && typeof b === "object") compare(a, b, `${name}.`, out);
@@ -21887,6 +20933,7 @@ const planStep = {
 			version: inputs.version,
 			summary: inputs.summary ?? notes.firstText,
 			notes,
+			localizedNotes: ctx.localizedNotes,
 			dmg,
 			zip,
 			buildNumber: need(ctx.buildNumber, "build number"),
@@ -21896,6 +20943,7 @@ const planStep = {
 			keyChangeAllowed: ctx.keyChangeAllowed,
 			autoupdateOptions: ctx.autoupdateOptions,
 			publishedAt: inputs.publishedAt ?? /* @__PURE__ */ new Date(),
+			icon: ctx.icon,
 			deltas: (ctx.deltas ?? []).map((d) => ({
 				fromVersion: d.fromVersion,
 				fromBuild: d.fromBuild,
@@ -21935,15 +20983,19 @@ const planStep = {
 				why: existing ? "already published" : "new"
 			}
 		];
-		const deltaKeys = [];
+		const ownKeys = [];
 		for (const delta of ctx.deltas ?? []) {
-			deltaKeys.push(versionedKey(inputs.version, delta.fileName));
-			writes.push(await planArtifact(ctx, deltaKeys.at(-1), delta, immutable));
+			ownKeys.push(versionedKey(inputs.version, delta.fileName));
+			writes.push(await planArtifact(ctx, ownKeys.at(-1), delta, immutable));
+		}
+		if (record.icon && ctx.icon) {
+			ownKeys.push(versionedKey(inputs.version, record.icon.fileName));
+			writes.push(await planArtifact(ctx, ownKeys.at(-1), ctx.icon, immutable));
 		}
 		writes.push(...await planDownloads(ctx.store, ctx.store, record, immutable, "downloads", /* @__PURE__ */ new Set([
 			dmgKey,
 			zipKey,
-			...deltaKeys
+			...ownKeys
 		])));
 		const latest = await planLatest(ctx.store, config.pluginId, inputs.version, record.channel, [dmgKey, zipKey], mutable);
 		writes.push(...latest.writes);
@@ -21955,7 +21007,7 @@ const planStep = {
 		if (feeds.signedBecause) ctx.logger.info(`the appcast is signed: ${feeds.signedBecause}`);
 		const link = record.autoupdate?.releaseNotesLink;
 		if (feeds.signedBecause && link && !hostedNotesPageKey(record)) ctx.logger.warn(`the appcast is signed, but the release-notes link ${link} is not a page relcast hosts: it carries no signature, so apps with SURequireSignedFeed show no notes for ${record.version}; set appcast.releaseNotes to "page" for later releases`);
-		const own = 3 + deltaKeys.length;
+		const own = 3 + ownKeys.length;
 		const stored = writes.slice(0, own).filter((w) => !w.needed).length;
 		ctx.record = record;
 		ctx.plan = {
@@ -30320,6 +29372,10 @@ function parseInfoPlist(bytes, source) {
 	if (bundleExecutable !== void 0) info.bundleExecutable = bundleExecutable;
 	const feedUrl = pickString(d, "SUFeedURL", source);
 	if (feedUrl) info.feedUrl = feedUrl;
+	const bundleDisplayName = d["CFBundleDisplayName"];
+	if (typeof bundleDisplayName === "string" && bundleDisplayName.trim() !== "") info.bundleDisplayName = bundleDisplayName.trim();
+	const iconFile = pickString(d, "CFBundleIconFile", source);
+	if (iconFile !== void 0) info.iconFile = iconFile;
 	const requireSignedFeed = pickBool(d, "SURequireSignedFeed");
 	if (requireSignedFeed !== void 0) info.requireSignedFeed = requireSignedFeed;
 	return info;
@@ -30457,16 +29513,96 @@ async function checkBundleExecutable(bundleDir, executable) {
 	}
 }
 
+// src/bundle/icns.ts
+const HEADER = 8;
+function readIcns(bytes) {
+	if (bytes.length < HEADER || bytes.subarray(0, 4).toString("latin1") !== "icns") return { problem: "it does not start with the .icns magic \"icns\"" };
+	const declared = bytes.readUInt32BE(4);
+	if (declared < HEADER || declared > bytes.length) return { problem: `its header says ${declared} bytes, but the file has ${bytes.length}` };
+	const images = [];
+	const types = [];
+	for (let at = HEADER; at < declared;) {
+		if (at + HEADER > declared) return { problem: `it ends inside an element header at byte ${at}` };
+		const type = bytes.subarray(at, at + 4).toString("latin1");
+		const length = bytes.readUInt32BE(at + 4);
+		if (length < HEADER || at + length > declared) return { problem: `its element ${JSON.stringify(type)} at byte ${at} says ${length} bytes, which do not fit in the file` };
+		types.push(type);
+		const data = bytes.subarray(at + HEADER, at + length);
+		if (isPng(data)) {
+			const png = readPng(data);
+			if ("problem" in png) return { problem: `the PNG in its ${JSON.stringify(type)} element is broken: ${png.problem}` };
+			images.push({
+				type,
+				png: Buffer.from(data),
+				...png
+			});
+		}
+		at += length;
+	}
+	return {
+		images,
+		types
+	};
+}
+function largestPng(images) {
+	let best;
+	for (const image of images) if (!best || image.width * image.height > best.width * best.height) best = image;
+	return best;
+}
+
+// src/bundle/bundle-icon.ts
+init_errors$4();
+const ICNS_MAX_BYTES = 33554432;
+const HINT$1 = "export the icon again (Xcode's asset catalog, or `iconutil -c icns AppIcon.iconset`), or remove CFBundleIconFile";
+async function readBundleIcon(bundleDir, iconFile) {
+	if (iconFile === void 0 || iconFile === "") return {};
+	if (iconFile.includes("/") || iconFile === "." || iconFile === ".." || iconFile.includes("\0")) throw new RelcastError("E_PLIST", `CFBundleIconFile "${iconFile}" in Info.plist is not a file name`, "set CFBundleIconFile to the name of the .icns file in Contents/Resources, e.g. AppIcon");
+	const name = path.extname(iconFile) === "" ? `${iconFile}.icns` : iconFile;
+	if (path.extname(name).toLowerCase() !== ".icns") return { note: `CFBundleIconFile "${iconFile}" is not an .icns file: the downloads page shows no icon` };
+	const rel = path.posix.join("Contents", "Resources", name);
+	if (!await lstat(path.join(bundleDir, rel)).catch(() => void 0)) throw new RelcastError("E_PLIST", `Info.plist names CFBundleIconFile "${iconFile}", but the bundle has no ${rel}; Finder would show a generic icon`, `add ${name} to the bundle's resources, or ${HINT$1}`);
+	const where = await resolveInsideBundle(bundleDir, rel);
+	if (!where.inside) throw new RelcastError("E_PLIST", `Info.plist names CFBundleIconFile "${iconFile}", but ${rel} ${where.why}; Finder would show a generic icon`, `add ${name} to the bundle's resources, or ${HINT$1}`);
+	const file = path.join(bundleDir, where.resolved);
+	const st = await stat(file);
+	if (!st.isFile()) throw new RelcastError("E_PLIST", `Info.plist names CFBundleIconFile "${iconFile}", but ${rel} is not a file`, HINT$1);
+	if (st.size > 33554432) throw new RelcastError("E_INPUT", `the icon ${rel} is ${st.size} bytes, more than the ${ICNS_MAX_BYTES} an icon file can sensibly hold`, HINT$1);
+	const reading = readIcns(await readFile(file));
+	if ("problem" in reading) throw new RelcastError("E_INPUT", `the icon ${rel} is not a valid .icns file: ${reading.problem}`, HINT$1);
+	const best = largestPng(reading.images);
+	if (!best) return { note: `the icon ${rel} holds no PNG image (its elements: ${reading.types.length > 0 ? reading.types.join(", ") : "none"}): the downloads page shows no icon; ${HINT$1}` };
+	return { icon: {
+		...best,
+		file: rel
+	} };
+}
+
+// src/steps/preflight/bundle-icon-artifact.ts
+async function bundleIconArtifact(ctx, appDir, bundle) {
+	if (bundle.bundleDisplayName !== void 0 && bundle.bundleDisplayName !== ctx.config.displayName) ctx.logger.warn(`the bundle is named "${bundle.bundleDisplayName}" (CFBundleDisplayName), but the config's displayName is "${ctx.config.displayName}": the downloads page and the appcast show the config's; change one so people see one name`);
+	const reading = await readBundleIcon(appDir, bundle.iconFile);
+	if (reading.note) ctx.logger.warn(reading.note);
+	if (!reading.icon) return void 0;
+	const file = path.join(ctx.workDir, "icon.png");
+	await writeFile(file, reading.icon.png);
+	return {
+		file,
+		sizeBytes: reading.icon.png.length,
+		sha256: createHash("sha256").update(reading.icon.png).digest("hex"),
+		width: reading.icon.width,
+		height: reading.icon.height
+	};
+}
+
 // src/domain/notes/keep-a-changelog.ts
 init_errors$4();
 const VERSION_HEADING = /^\[?v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\]?(?:\s*(?:-|–|—)\s*.*)?$/;
-function changelogSection(content, version, file) {
-	const lines = content.replace(/^\uFEFF/, "").split(/\r?\n/);
+function headingsOf(lines, levels) {
 	const tokens = notesMarkdown().parse(lines.join("\n"), {});
 	const headings = [];
 	for (let i = 0; i < tokens.length; i++) {
 		const token = tokens[i];
-		if (token.type !== "heading_open" || token.tag !== "h2" || !token.map) continue;
+		if (token.type !== "heading_open" || !levels.has(token.tag) || !token.map) continue;
 		const text = tokens[i + 1]?.content.trim() ?? "";
 		const match = VERSION_HEADING.exec(text);
 		headings.push({
@@ -30475,6 +29611,18 @@ function changelogSection(content, version, file) {
 			line: token.map[0]
 		});
 	}
+	return headings;
+}
+function versionHeadings(content) {
+	return headingsOf(content.replace(/^\uFEFF/, "").split(/\r?\n/), /* @__PURE__ */ new Set([
+		"h1",
+		"h2",
+		"h3"
+	])).flatMap((h) => h.version ? [h.text] : []);
+}
+function changelogSection(content, version, file) {
+	const lines = content.replace(/^\uFEFF/, "").split(/\r?\n/);
+	const headings = headingsOf(lines, /* @__PURE__ */ new Set(["h2"]));
 	const index = headings.findIndex((h) => h.version === version);
 	if (index === -1) {
 		const versions = headings.flatMap((h) => h.version ? [h.version] : []);
@@ -30563,8 +29711,10 @@ function checked(notes, source) {
 	if (Buffer.byteLength(notes.markdown) > 262144) throw new RelcastError("E_INPUT", `${source} is ${Buffer.byteLength(notes.markdown)} bytes; the limit is ${MAX_NOTES_BYTES}`, "keep release notes short and link the full notes with a URL");
 	return notes;
 }
-async function readReleaseNotes(file) {
-	const text = await readText(file, "notes file", "pass --notes a Markdown file (for example a list of changes)");
+async function readReleaseNotes(file, flag = "--notes") {
+	const text = await readText(file, "notes file", `pass ${flag} a Markdown file (for example a list of changes)`);
+	const versions = versionHeadings(text);
+	if (versions.length >= 2) throw new RelcastError("E_INPUT", `notes file ${file} is a whole changelog: it has ${versions.length} version headings (${versions.slice(0, 3).map((v) => `"${v}"`).join(", ")}${versions.length > 3 ? ", …" : ""}), and all of it would become this release's notes`, `pass it as --changelog ${file} to take only this version's section (in the Action: changelog: instead of notes:)`);
 	return checked(parseReleaseNotes(text), `notes file ${file}`);
 }
 async function readChangelogNotes(file, version) {
@@ -30581,46 +29731,138 @@ async function loadReleaseNotes(source, version) {
 	return source.changelogFile !== void 0 ? readChangelogNotes(source.changelogFile, version) : readReleaseNotes(source.notesFile);
 }
 
-// src/domain/autoupdate-options.ts
+// src/steps/preflight/localized-notes.ts
 init_errors$4();
+const HINT = "pass --localized-notes <lang>=<file>, e.g. --localized-notes de=notes.de.md --localized-notes pt-BR=notes.pt-BR.md";
+function parseLocalizedNotesArgs(args) {
+	const seen = /* @__PURE__ */ new Map();
+	const out = [];
+	for (const arg of args) {
+		const at = arg.indexOf("=");
+		if (at <= 0 || at === arg.length - 1) throw new RelcastError("E_USAGE", `--localized-notes "${arg}" is not <lang>=<file>`, HINT);
+		const tag = arg.slice(0, at);
+		const lang = canonicalNotesLanguage(tag);
+		if (lang === void 0) throw new RelcastError("E_USAGE", `--localized-notes: "${tag}" is not a language tag Sparkle can match`, "use a language, optionally with a script or region, as macOS names localizations: de, fr-CA, pt-BR, zh-Hant, es-419");
+		if (lang === "en") throw new RelcastError("E_USAGE", `--localized-notes ${tag}: the --notes file is already the ${"en"} notes`, `Sparkle reads the default notes as "${"en"}"; put the English notes in --notes and pass only other languages to --localized-notes`);
+		const before = seen.get(lang);
+		if (before !== void 0) throw new RelcastError("E_USAGE", `--localized-notes names ${lang} twice (${before} and ${arg})`, "pass each language once");
+		seen.set(lang, arg);
+		out.push({
+			lang,
+			file: arg.slice(at + 1)
+		});
+	}
+	return out.sort((a, b) => a.lang < b.lang ? -1 : a.lang > b.lang ? 1 : 0);
+}
+async function readLocalizedNotes(args) {
+	const out = [];
+	for (const { lang, file } of args) out.push({
+		lang,
+		notes: await readReleaseNotes(file, `--localized-notes ${lang}=`)
+	});
+	return out;
+}
+
+// src/domain/flag-values.ts
+init_errors$4();
+function usageError(message, hint) {
+	return new RelcastError("E_USAGE", message, hint);
+}
+function buildBound(flag, value, build) {
+	if (!/^\d{1,15}$/.test(value)) throw usageError(`${flag} "${value}" is not a build number`, `Sparkle compares it with the installed copy's CFBundleVersion: pass an integer build such as ${build}, not a semver`);
+	if (Number(value) > build) throw usageError(`${flag} ${value} is above this release's own build ${build}`, `pass a build number at or below ${build} (an installed copy at or above ${value} is already newer than this release)`);
+	return String(Number(value));
+}
+function urlTemplate(flag, template, version, example = "https://example.com/notes/{version}.html") {
+	if (template === void 0) return void 0;
+	if (!isHttpUrlTemplate(template)) throw usageError(`${flag} "${template}" is not an absolute http(s) URL`, `Sparkle ignores links that are not http or https; pass e.g. ${example}`);
+	return template.replaceAll("{version}", version);
+}
+
+// src/domain/item-elements.ts
+const FLAG = "--informational-update-versions";
+function informationalList(text, build) {
+	if (text.trim() === "") throw usageError(`${FLAG} is empty`, "list builds such as 100,<90; for an update that is informational for every install, pass --informational");
+	const exact = /* @__PURE__ */ new Set();
+	const below = /* @__PURE__ */ new Set();
+	for (const raw of text.split(",")) {
+		const entry = raw.trim();
+		if (entry === "") throw usageError(`${FLAG} "${text}" has an empty entry`, "separate builds with single commas, e.g. 100,105,<90");
+		const isBelow = entry.startsWith("<");
+		const value = Number(buildBound(FLAG, isBelow ? entry.slice(1).trim() : entry, build));
+		const into = isBelow ? below : exact;
+		if (into.has(value)) throw usageError(`${FLAG} names ${entry} twice`, "list each build once");
+		into.add(value);
+	}
+	const sorted = (s) => [...s].sort((a, b) => a - b);
+	return [...sorted(exact).map(String), ...sorted(below).map((n) => `<${n}`)];
+}
+const MACOS_VERSION = /^\d{1,4}(\.\d{1,4}){0,2}$/;
+function maximumSystem(text, bundleMinimum) {
+	if (!MACOS_VERSION.test(text)) throw usageError(`--maximum-system-version "${text}" is not a macOS version`, "write it as numbers and dots, e.g. 15.9 (Sparkle does not offer the update on a newer macOS)");
+	if (bundleMinimum !== void 0 && compareSparkleVersions(text, bundleMinimum) < 0) throw usageError(`--maximum-system-version ${text} is below the bundle's LSMinimumSystemVersion ${bundleMinimum}: no Mac could install this update`, `pass a macOS version at or above ${bundleMinimum}, or leave the flag out`);
+	return text;
+}
+function resolveItemElements(config, flags, version, build, bundleMinimumSystem) {
+	const out = {};
+	if (flags.minimumUpdateVersion !== void 0) out.minimumUpdateVersion = buildBound("--minimum-update-version", flags.minimumUpdateVersion, build);
+	if (flags.ignoreSkippedUpgradesBelowVersion !== void 0) out.ignoreSkippedUpgradesBelowVersion = buildBound("--ignore-skipped-upgrades-below-version", flags.ignoreSkippedUpgradesBelowVersion, build);
+	if (flags.informational && flags.informationalUpdateVersions !== void 0) throw usageError("--informational and --informational-update-versions were both given", "pass --informational (every install) or --informational-update-versions <builds> (only those), not both");
+	if (flags.informational) out.informationalUpdate = [];
+	else if (flags.informationalUpdateVersions !== void 0) out.informationalUpdate = informationalList(flags.informationalUpdateVersions, build);
+	const link = urlTemplate("--link", flags.link ?? config.appcast?.link, version, "https://example.com/releases/{version}");
+	if (link !== void 0) out.link = link;
+	if (out.informationalUpdate !== void 0 && out.link === void 0) throw usageError(`version ${version} is an informational update but has no link: Sparkle ignores sparkle:informationalUpdate on an item without <link>, so every install would be offered it as a normal update`, "pass --link <url> (the page the \"Learn More…\" button opens), or set appcast.link in the config (e.g. \"https://example.com/releases/{version}\")");
+	if (flags.maximumSystemVersion !== void 0) out.maximumSystemVersion = maximumSystem(flags.maximumSystemVersion, bundleMinimumSystem);
+	return out;
+}
+function localizedNotesLinks(config, defaultLink, version, languages) {
+	if (config.appcast?.releaseNotes === "page") return languages.map((lang) => ({
+		lang,
+		url: localizedNotesPageUrl(config.appUrl, version, lang)
+	}));
+	if (defaultLink !== void 0) throw usageError(`--localized-notes cannot be used with the release-notes link ${defaultLink}: relcast does not host that page, so it has no page to link for each language`, "leave out --release-notes-url / appcast.releaseNotesUrl (the notes go inline, one <description> per language), or set appcast.releaseNotes to \"page\" (relcast hosts a page per language)");
+	return [];
+}
+
+// src/domain/autoupdate-options.ts
 const OPTION_KEYS = [
 	"criticalUpdate",
 	"minimumAutoupdateVersion",
 	"phasedRolloutInterval",
 	"releaseNotesLink",
-	"fullReleaseNotesLink"
+	"fullReleaseNotesLink",
+	"minimumUpdateVersion",
+	"informationalUpdate",
+	"link",
+	"ignoreSkippedUpgradesBelowVersion",
+	"maximumSystemVersion",
+	"localizedReleaseNotesLinks"
 ];
-function usage(message, hint) {
-	return new RelcastError("E_USAGE", message, hint);
-}
-function buildBound(flag, value, build) {
-	if (!/^\d{1,15}$/.test(value)) throw usage(`${flag} "${value}" is not a build number`, `Sparkle compares it with the installed copy's CFBundleVersion: pass an integer build such as ${build}, not a semver`);
-	if (Number(value) > build) throw usage(`${flag} ${value} is above this release's own build ${build}`, `pass a build number at or below ${build} (an installed copy at or above ${value} is already newer than this release)`);
-	return String(Number(value));
-}
-function link$1(flag, template, version) {
-	if (template === void 0) return void 0;
-	if (!isHttpUrlTemplate(template)) throw usage(`${flag} "${template}" is not an absolute http(s) URL`, "Sparkle ignores release-notes links that are not http or https; pass e.g. https://example.com/notes/{version}.html");
-	return template.replaceAll("{version}", version);
-}
 function interval(text, fallback) {
 	if (text === void 0) return fallback;
-	if (!/^\d{1,10}$/.test(text)) throw usage(`--phased-rollout-interval "${text}" is not a whole number of seconds`, "pass seconds between rollout groups, e.g. 86400 (0 turns a configured default off)");
+	if (!/^\d{1,10}$/.test(text)) throw usageError(`--phased-rollout-interval "${text}" is not a whole number of seconds`, "pass seconds between rollout groups, e.g. 86400 (0 turns a configured default off)");
 	const seconds = Number(text);
 	return seconds === 0 ? void 0 : seconds;
 }
-function resolveAutoupdateOptions(config, flags, version, build) {
+function resolveAutoupdateOptions(config, flags, version, build, bundleMinimumSystem) {
 	const defaults = config.appcast ?? {};
 	const options = {};
 	if (flags.critical !== void 0) options.criticalUpdate = flags.critical === true ? {} : { version: buildBound("--critical", flags.critical, build) };
 	if (flags.minimumAutoupdateVersion !== void 0) options.minimumAutoupdateVersion = buildBound("--minimum-autoupdate-version", flags.minimumAutoupdateVersion, build);
 	const seconds = interval(flags.phasedRolloutInterval, defaults.phasedRolloutInterval);
 	if (seconds !== void 0) options.phasedRolloutInterval = seconds;
-	const notes = link$1("--release-notes-url", flags.releaseNotesUrl ?? defaults.releaseNotesUrl, version);
+	const notes = urlTemplate("--release-notes-url", flags.releaseNotesUrl ?? defaults.releaseNotesUrl, version);
 	if (notes !== void 0) options.releaseNotesLink = notes;
 	else if (defaults.releaseNotes === "page") options.releaseNotesLink = releaseNotesPageUrl(config.appUrl, version);
-	const full = link$1("--full-release-notes-url", flags.fullReleaseNotesUrl ?? defaults.fullReleaseNotesUrl, version);
+	const full = urlTemplate("--full-release-notes-url", flags.fullReleaseNotesUrl ?? defaults.fullReleaseNotesUrl, version);
 	if (full !== void 0) options.fullReleaseNotesLink = full;
+	Object.assign(options, resolveItemElements(config, flags, version, build, bundleMinimumSystem));
+	const languages = flags.localizedNotesLanguages ?? [];
+	if (languages.length > 0) {
+		const links = localizedNotesLinks(config, options.releaseNotesLink, version, languages);
+		if (links.length > 0) options.localizedReleaseNotesLinks = links;
+	}
 	return options;
 }
 function changedOptions(record, options) {
@@ -30651,6 +29893,13 @@ function assertBuildOrder(candidate, entries) {
 	const violations = violationsWith(candidate, entries);
 	if (violations.length === 0) return;
 	throw new RelcastError("E_VERSION", `build order: ${describeViolation(nearest(candidate, violations))}`, hint(candidate, entries));
+}
+
+// src/store/store-location.ts
+function describeStoreLocation(location, endpoint) {
+	if (location.scheme === "file") return `the folder ${location.bucket}`;
+	const url = `s3://${location.bucket}${location.prefix ? `/${location.prefix}` : ""}`;
+	return endpoint ? `${url} at ${endpoint}` : url;
 }
 
 // src/steps/preflight/disk-image-snapshot.ts
@@ -30882,15 +30131,17 @@ function resolveBuildNumber(ctx) {
 	}
 	throw new RelcastError("E_PLIST", fromPlist === void 0 ? "Info.plist has no CFBundleVersion" : `CFBundleVersion "${fromPlist}" in Info.plist is not an integer build number`, "set CFBundleVersion to an integer build number, or pass --build-number <n>");
 }
-function publishFolders(pluginId, version) {
+function publishFolders(pluginId, version, languages) {
 	return [
 		"",
 		RELEASES_PREFIX,
 		`${RELEASES_PREFIX}${version}/`,
 		LATEST_PREFIX,
 		DOWNLOADS_PREFIX,
+		ICONS_PREFIX,
 		publicApiPrefix(pluginId),
-		RELEASE_NOTES_PREFIX
+		RELEASE_NOTES_PREFIX,
+		...languages.map((lang) => `${RELEASE_NOTES_PREFIX}${lang}/`)
 	];
 }
 function channelsOf(view) {
@@ -30907,16 +30158,19 @@ const preflightStep = {
 		ctx.bundle = await readBundleInfo(inputs.appDir);
 		await checkBundleTree(inputs.appDir);
 		const architectures = await checkBundleExecutable(inputs.appDir, ctx.bundle.bundleExecutable);
+		const localizedArgs = parseLocalizedNotesArgs(inputs.localizedNotes ?? []);
 		ctx.notes = await loadReleaseNotes({
 			notesFile: inputs.notesFile,
 			changelogFile: inputs.changelogFile
 		}, inputs.version);
+		ctx.localizedNotes = await readLocalizedNotes(localizedArgs);
 		if (inputs.summary !== void 0) requireXmlText(inputs.summary, "--summary");
 		const short = ctx.bundle.shortVersion;
 		if (short !== void 0 && short !== inputs.version) throw new RelcastError("E_PLIST", `CFBundleShortVersionString in Info.plist is ${short}, but --version is ${inputs.version}`, "publish the version the bundle was built as, or rebuild the bundle with the new version");
 		const minimumSystem = ctx.bundle.minimumSystemVersion;
 		if (minimumSystem !== void 0 && !/^\d{1,4}(\.\d{1,4}){0,2}$/.test(minimumSystem)) throw new RelcastError("E_PLIST", `LSMinimumSystemVersion "${minimumSystem}" in Info.plist is not a macOS version`, "write it as numbers and dots, e.g. 12.0 (it becomes sparkle:minimumSystemVersion)");
 		ctx.hardwareRequirements = hardwareRequirementsOf(architectures, minimumSystem);
+		ctx.icon = await bundleIconArtifact(ctx, inputs.appDir, ctx.bundle);
 		const keyProblem = ctx.bundle.publicEdKey === void 0 ? void 0 : publicEdKeyProblem(ctx.bundle.publicEdKey);
 		if (keyProblem) throw new RelcastError("E_PLIST", `SUPublicEDKey "${ctx.bundle.publicEdKey}" in the bundle's Info.plist is malformed: ${keyProblem}`, `set SUPublicEDKey to the base64 public key Sparkle's generate_keys prints (this signing key's is ${key.publicKeyBase64})`);
 		if (ctx.bundle.publicEdKey === void 0) ctx.logger.warn(`the bundle's Info.plist has no SUPublicEDKey: copies updated to this version could not check the edSignature of later updates (Sparkle would rely on Apple code signing alone); add SUPublicEDKey = ${key.publicKeyBase64} (relcast keys public prints it)`);
@@ -30928,12 +30182,16 @@ const preflightStep = {
 			keyCheckedByBundle: ctx.bundle.publicEdKey === key.publicKeyBase64
 		};
 		ctx.buildNumber = resolveBuildNumber(ctx);
-		ctx.autoupdateOptions = resolveAutoupdateOptions(ctx.config, inputs.autoupdate ?? {}, inputs.version, ctx.buildNumber);
+		ctx.autoupdateOptions = resolveAutoupdateOptions(ctx.config, {
+			...inputs.autoupdate,
+			localizedNotesLanguages: ctx.localizedNotes.map((l) => l.lang)
+		}, inputs.version, ctx.buildNumber, minimumSystem);
 		await ctx.store.checkReachable();
 		if (!inputs.dryRun) await ctx.store.proveConditionalWrites?.();
-		const stray = await ctx.store.strayEntries?.(publishFolders(ctx.config.pluginId, inputs.version)) ?? [];
+		const stray = await ctx.store.strayEntries?.(publishFolders(ctx.config.pluginId, inputs.version, ctx.localizedNotes.map((l) => l.lang))) ?? [];
 		if (stray.length > 0) throw new RelcastError("E_STORE", `the store holds what relcast never writes: ${stray[0]}${stray.length > 1 ? ` (and ${stray.length - 1} more)` : ""}`, "remove the links from the store (relcast verify lists them all) and publish again");
 		ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config));
+		if (ctx.catalog === void 0 || ctx.catalog.count === 0) ctx.logger.warn(`publishing the first release into ${describeStoreLocation(ctx.store.location, ctx.config.s3?.endpoint)}: it holds no releases yet. If earlier releases went somewhere else, stop here and fix --store or the config's store`);
 		const twin = caseTwinOf(ctx.config.channel, channelsOf(ctx.catalog));
 		if (twin !== void 0) throw new RelcastError("E_INPUT", `channel "${ctx.config.channel}" differs from the existing channel "${twin}" only in case; Sparkle compares channels exactly, so it would be a new channel no installed copy follows`, `publish to "${twin}" (--channel ${twin}, or "channel": "${twin}" in the config)`);
 		await checkContinuity(ctx, ctx.bundle, ctx.catalog);
@@ -31736,6 +30994,7 @@ async function runSteps(ctx, steps) {
 		const started = performance.now();
 		await ctx.logger.group(step.name, () => step.run(ctx));
 		ctx.logger.debug(`${step.name}: ${Math.round(performance.now() - started)} ms`);
+		await ctx.afterStep?.(step.name, ctx);
 		failpoint("after", step.name);
 	}
 }
@@ -35828,14 +35087,14 @@ var init_schemaLogFilter = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/client/smithy-client/command.js
-var import_dist_cjs$23, operationEventStreamMarker, Command, ClassBuilder;
+var import_dist_cjs$23, operationEventStreamMarker, Command$1, ClassBuilder;
 var init_command = __esmMin((() => {
 	import_dist_cjs$23 = require_dist_cjs$16();
 	init_MiddlewareStack();
 	init_schemaLogFilter();
 	init_schema();
 	operationEventStreamMarker = Symbol.for("@smithy/op-event-stream");
-	Command = class {
+	Command$1 = class {
 		middlewareStack = constructStack();
 		schema;
 		static classBuilder() {
@@ -35946,7 +35205,7 @@ var init_command = __esmMin((() => {
 		build() {
 			const closure = this;
 			let CommandRef;
-			return CommandRef = class extends Command {
+			return CommandRef = class extends Command$1 {
 				input;
 				static getEndpointParameterInstructions() {
 					return closure._ep;
@@ -36385,7 +35644,7 @@ var init_serde_json = __esmMin((() => {
 function makeBuilder(common, service, name, ep) {
 	return function makeCommand(added, plugins, op, $, smithyContext = {}) {
 		const epMerged = Object.assign({}, common, added);
-		return Command.classBuilder().ep(epMerged).m(function(CommandCtor, clientStack, config, options) {
+		return Command$1.classBuilder().ep(epMerged).m(function(CommandCtor, clientStack, config, options) {
 			const list = plugins.call(this, CommandCtor, clientStack, config, options);
 			list.unshift(ep(config, CommandCtor.getEndpointParameterInstructions()));
 			return list;
@@ -36400,7 +35659,7 @@ var init_client_command_builder = __esmMin((() => {
 var client_exports$1 = /* @__PURE__ */ __exportAll$1({
 	AlgorithmId: () => import_dist_cjs$22.AlgorithmId,
 	Client: () => Client,
-	Command: () => Command,
+	Command: () => Command$1,
 	NoOpLogger: () => NoOpLogger,
 	SENSITIVE_STRING: () => SENSITIVE_STRING,
 	ServiceException: () => ServiceException,
@@ -53394,7 +52653,7 @@ var init_models_0$3 = __esmMin((() => {}));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/index.js
 var sso_oidc_exports = /* @__PURE__ */ __exportAll$1({
-	$Command: () => Command,
+	$Command: () => Command$1,
 	AccessDeniedException: () => AccessDeniedException$1,
 	AccessDeniedException$: () => AccessDeniedException$$1,
 	AccessDeniedExceptionReason: () => AccessDeniedExceptionReason,
@@ -54264,7 +53523,7 @@ var init_models_0$2 = __esmMin((() => {}));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/index.js
 var sso_exports = /* @__PURE__ */ __exportAll$1({
-	$Command: () => Command,
+	$Command: () => Command$1,
 	GetRoleCredentials$: () => GetRoleCredentials$,
 	GetRoleCredentialsCommand: () => GetRoleCredentialsCommand,
 	GetRoleCredentialsRequest$: () => GetRoleCredentialsRequest$,
@@ -55725,7 +54984,7 @@ var init_defaultRoleAssumers = __esmMin((() => {
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/index.js
 var sts_exports = /* @__PURE__ */ __exportAll$1({
-	$Command: () => Command,
+	$Command: () => Command$1,
 	AssumeRole$: () => AssumeRole$,
 	AssumeRoleCommand: () => AssumeRoleCommand,
 	AssumeRoleRequest$: () => AssumeRoleRequest$,
@@ -56718,7 +55977,7 @@ var init_models_0 = __esmMin((() => {}));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/index.js
 var signin_exports = /* @__PURE__ */ __exportAll$1({
-	$Command: () => Command,
+	$Command: () => Command$1,
 	AccessDeniedException: () => AccessDeniedException,
 	AccessDeniedException$: () => AccessDeniedException$,
 	AccessToken$: () => AccessToken$,
@@ -72532,7 +71791,7 @@ function mapS3Error(err, ctx) {
 		"403"
 	].includes(name) ? ` (${name})` : ""}`, `check the AWS credentials in use (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or the OIDC role in CI) and that they may s3:GetObject, s3:PutObject, s3:ListBucket and s3:DeleteObject on bucket "${ctx.bucket}"`);
 	if (/region is missing/i.test(err?.message ?? "")) return fail("no region configured", "set s3.region in the config or AWS_REGION in the environment");
-	if (isNetworkError(err)) return fail(`endpoint unreachable (${detail})`, `check s3.endpoint${ctx.endpoint ? ` (${ctx.endpoint})` : ""}, the network and any proxy; the request was retried with backoff`);
+	if (isNetworkError(err)) return new RelcastError("E_NETWORK", `${ctx.operation} ${where(ctx)} failed: endpoint unreachable (${detail})`, `check s3.endpoint${ctx.endpoint ? ` (${ctx.endpoint})` : ""}, the network and any proxy; the request was retried with backoff`, { cause: err });
 	if (status === 501 || name === "NotImplemented") return fail(detail, "this S3-compatible provider lacks a feature relcast needs (conditional writes); see docs/s3-store.md");
 	return fail(detail, status && status >= 500 ? "the store kept failing after retries; try again later" : "see the provider's error code above");
 }
@@ -73656,6 +72915,7 @@ async function publish(options) {
 		notesFile: options.notes,
 		changelogFile: options.changelog
 	});
+	parseLocalizedNotesArgs(options.localizedNotes ?? []);
 	if (options.publishedAt !== void 0 && !(options.publishedAt instanceof Date && Number.isFinite(options.publishedAt.getTime()))) throw new RelcastError("E_USAGE", "publishedAt is not a valid Date", "pass a Date that holds a time, e.g. new Date(\"2026-01-31T12:00:00.000Z\")");
 	const version = normalizeVersion(options.version);
 	const key = options.key !== void 0 ? parseSigningKey(options.key, "the key option") : await loadSigningKey(options.keyFile);
@@ -73678,12 +72938,18 @@ async function publish(options) {
 			store,
 			key,
 			logger,
+			afterStep: options.onStep && ((step, c) => options.onStep({
+				step,
+				alreadyPublished: c.existingRecord !== void 0,
+				nothingToDo: c.plan && c.plan.mode === "noop" && c.plan.writes.every((w) => !w.needed)
+			})),
 			inputs: {
 				version,
 				appDir: options.app,
 				dmgFile: options.dmg,
 				notesFile: options.notes,
 				changelogFile: options.changelog,
+				localizedNotes: options.localizedNotes,
 				summary: options.summary,
 				buildNumber: options.buildNumber,
 				publishedAt: options.publishedAt,
@@ -73751,6 +73017,13 @@ function appendStepSummary(markdown) {
 	if (!inGitHubActions() || !file) return;
 	appendFileSync(file, maskSecrets(markdown) + "\n");
 }
+function writeRunnerTempFile(name, text) {
+	const folder = process.env.RUNNER_TEMP;
+	if (!inGitHubActions() || !folder) return void 0;
+	const file = path.join(folder, name);
+	writeFileSync(file, text);
+	return file;
+}
 
 // src/cli/cli-logger.ts
 function cliLogger(options) {
@@ -73793,12 +73066,21 @@ function uploadProgressReporter(options) {
 }
 
 // src/cli/publish-report.ts
+function releaseChecksums(record) {
+	const lines = [];
+	if (record.sha256) lines.push(`${record.sha256}  ${record.objectStore.artifactFileName}`);
+	const zip = record.autoupdate;
+	if (zip?.sha256) lines.push(`${zip.sha256}  ${decodeURIComponent(new URL(zip.publicDownloadUrl).pathname.split("/").pop())}`);
+	return lines.map((l) => l + "\n").join("");
+}
 function reportPublished(result, options) {
 	const { record, plan } = result;
+	const checksums = writeRunnerTempFile(`relcast-${record.pluginId}-${record.version}.sha256`, releaseChecksums(record));
 	setOutputs({
 		version: record.version,
 		"appcast-url": record.publicAppcastUrl,
-		"download-url": record.publicDownloadUrl
+		"download-url": record.publicDownloadUrl,
+		...checksums ? { checksums } : {}
 	});
 	if (result.dryRun) {
 		if (options.json) process.stdout.write(JSON.stringify({
@@ -73806,14 +73088,27 @@ function reportPublished(result, options) {
 			plan: planJson(plan),
 			contents: result.preview?.contents ?? {}
 		}, null, 2) + "\n");
+		const writes = plan.writes.filter((w) => w.needed);
+		appendStepSummary(summaryMarkdown(record, `${record.displayName} ${record.version}: dry run, nothing written`, [
+			`### The publish would write ${writes.length} object${writes.length === 1 ? "" : "s"}${plan.mode === "noop" ? " (already published: nothing to do)" : ""}`,
+			"",
+			...writes.slice(0, 100).map((w) => `- ${w.op} \`${w.key}\` (${w.step}: ${w.why})`),
+			...writes.length > 100 ? [`- … and ${writes.length - 100} more`] : [],
+			""
+		]));
 		return;
 	}
 	if (options.json) process.stdout.write(JSON.stringify(record, null, 2) + "\n");
 	const completed = [...new Set(plan.writes.filter((w) => w.needed).map((w) => w.step))];
 	const verb = plan.mode === "new" ? "published" : completed.length === 0 ? "already published (nothing to do)" : `was already partly published; this run completed the interrupted publish: ${completed.join(", ")}`;
-	if (!options.quiet) process.stderr.write(`${record.pluginId} ${record.version} ${verb}\n  SUFeedURL: ${result.appcastUrl}\n  download:  ${result.downloadUrl}\n  store:     ${result.storeAppcastUri}\n             ${result.storeCatalogUri}\n`);
-	appendStepSummary([
-		`## ${record.displayName} ${record.version} ${verb}`,
+	if (plan.mode === "noop" && completed.length === 0) {
+		if (!options.quiet) process.stderr.write(`${record.pluginId} ${record.version} is already published in this store, byte for byte: nothing to do\n`);
+	} else if (!options.quiet) process.stderr.write(`${record.pluginId} ${record.version} ${verb}\n  SUFeedURL: ${result.appcastUrl}\n  download:  ${result.downloadUrl}\n  store:     ${result.storeAppcastUri}\n             ${result.storeCatalogUri}\n`);
+	appendStepSummary(summaryMarkdown(record, `${record.displayName} ${record.version} ${verb}`));
+}
+function summaryMarkdown(record, title, more = []) {
+	return [
+		`## ${title}`,
 		"",
 		"| | |",
 		"|---|---|",
@@ -73825,11 +73120,57 @@ function reportPublished(result, options) {
 		`| Appcast | ${record.publicAppcastUrl} |`,
 		`| Published | ${record.publishedAtIso ?? ""} (${record.publishedAtLocal ?? ""}) |`,
 		"",
+		...more,
 		"### Release notes",
 		"",
 		...record.releaseNotesList.map((note) => `- ${note}`),
 		""
-	].join("\n"));
+	].join("\n");
+}
+
+// src/cli/held-logger.ts
+function heldLogger(base) {
+	let mode = "hold";
+	const root = [];
+	let current = root;
+	const put = (line) => {
+		if (mode === "pass") line(base);
+		else if (mode === "hold") current.push({ line });
+	};
+	async function replay(entries) {
+		for (const e of entries) if ("line" in e) e.line(base);
+		else await base.group(e.title, () => replay(e.entries));
+	}
+	return {
+		info: (m) => put((to) => to.info(m)),
+		warn: (m) => put((to) => to.warn(m)),
+		error: (m) => put((to) => to.error(m)),
+		debug: (m) => put((to) => to.debug(m)),
+		async group(title, fn) {
+			if (mode !== "hold") return mode === "pass" ? base.group(title, fn) : fn();
+			const group = {
+				title,
+				entries: []
+			};
+			const outer = current;
+			outer.push(group);
+			current = group.entries;
+			try {
+				return await fn();
+			} finally {
+				current = outer;
+			}
+		},
+		async release() {
+			if (mode !== "hold") return;
+			mode = "pass";
+			await replay(root.splice(0));
+		},
+		discard() {
+			mode = "drop";
+			root.length = 0;
+		}
+	};
 }
 
 // src/cli/commands/publish.ts
@@ -73845,14 +73186,31 @@ function parsePublishedAt(text) {
 	if (!parsed.ok) throw new RelcastError("E_USAGE", `--published-at ${JSON.stringify(text.slice(0, 80))} ${parsed.reason}`, "use a real date and time in UTC, e.g. 2026-01-31T12:00:00.000Z");
 	return parsed.date;
 }
+function collect(value, previous) {
+	return [...previous, value];
+}
 function registerPublish(program) {
-	program.command("publish").description("zip, sign and publish one release; then update catalog and appcast").requiredOption("--version <semver>", "release version (a leading v is stripped)").requiredOption("--app <dir>", "built plugin bundle folder (holds Contents/Info.plist)").requiredOption("--dmg <file>", "disk image to publish").option("--notes <file>", "release notes in Markdown (list items become the record's notes)").option("--changelog <file>", "take the notes from this version's section of a Keep a Changelog file (CHANGELOG.md)").option("--summary <text>", "one-line summary (default: the first note)").option("--build-number <n>", "build number when CFBundleVersion is not an integer").option("--config <file>", "config file", "relcast.config.json").option("--store <url>", "file:///abs, file://./rel or s3://bucket[/prefix] (overrides config)").option("--channel <name>", "release channel (overrides config)").option("--key-file <file>", "base64 Ed25519 key (else $RELCAST_SIGNING_KEY)").option("--critical [build]", "mark the update critical (for installs below <build> only, when given)").option("--minimum-autoupdate-version <build>", "installs below this build are not updated automatically (major upgrade)").option("--phased-rollout-interval <seconds>", "Sparkle phased rollout: seconds between groups (0: none; default from config)").option("--release-notes-url <url>", "sparkle:releaseNotesLink instead of inline notes ({version} is filled in)").option("--full-release-notes-url <url>", "sparkle:fullReleaseNotesLink (the full version history)").addOption(new Option("--published-at <iso>", "publication time (migration and reproducible builds)").hideHelp()).option("--allow-key-change", "publish although the previous release's bundle carries another SUPublicEDKey (see docs/sparkle.md: key rotation)").option("--no-deltas", "make no Sparkle delta updates from older releases (as deltas.maximum: 0)").option("--dry-run", "print the plan and the diff of appcast and catalog; write nothing").option("--json", "print the record as JSON on stdout (dry run: record, plan and the new contents)").option("-q, --quiet", "only errors on stderr").action(async (flags, command) => {
+	program.command("publish").description("zip, sign and publish one release; then update catalog and appcast").requiredOption("--version <semver>", "release version (a leading v is stripped)").requiredOption("--app <dir>", "built plugin bundle folder (holds Contents/Info.plist)").requiredOption("--dmg <file>", "disk image to publish").option("--notes <file>", "release notes in Markdown (list items become the record's notes)").option("--localized-notes <lang=file>", "release notes in another language, Markdown (repeatable: --localized-notes de=notes.de.md)", collect, []).option("--changelog <file>", "take the notes from this version's section of a Keep a Changelog file (CHANGELOG.md)").option("--summary <text>", "one-line summary (default: the first note)").option("--build-number <n>", "build number when CFBundleVersion is not an integer").option("--config <file>", "config file", "relcast.config.json").option("--store <url>", "file:///abs, file://./rel or s3://bucket[/prefix] (overrides config)").option("--channel <name>", "release channel (overrides config)").option("--key-file <file>", "base64 Ed25519 key (else $RELCAST_SIGNING_KEY)").option("--critical [build]", "mark the update critical (for installs below <build> only, when given)").option("--minimum-autoupdate-version <build>", "installs below this build are not updated automatically (major upgrade)").option("--phased-rollout-interval <seconds>", "Sparkle phased rollout: seconds between groups (0: none; default from config)").option("--release-notes-url <url>", "sparkle:releaseNotesLink instead of inline notes ({version} is filled in)").option("--full-release-notes-url <url>", "sparkle:fullReleaseNotesLink (the full version history)").option("--published-at <iso>", "publication time in UTC instead of now, e.g. 2026-01-31T12:00:00.000Z (importing releases published elsewhere, reproducible runs)").option("--minimum-update-version <build>", "offer this update only to installs at or above this build").option("--informational-update-versions <builds>", "informational only (no install) for these builds; <build means below it, e.g. 100,<90 (needs --link)").option("--informational", "informational only for every install (needs --link)").option("--link <url>", "the item's <link>: the page \"Learn More…\" opens ({version} is filled in; default appcast.link)").option("--ignore-skipped-upgrades-below-version <build>", "installs below this build offer the update again although the user skipped an earlier one").option("--maximum-system-version <version>", "do not offer the update on a macOS newer than this (e.g. 15.9)").option("--allow-key-change", "publish although the previous release's bundle carries another SUPublicEDKey (see docs/sparkle.md: key rotation)").option("--no-deltas", "make no Sparkle delta updates from older releases (as deltas.maximum: 0)").option("--dry-run", "print the plan and the diff of appcast and catalog; write nothing").option("--json", "print the record as JSON on stdout (dry run: record, plan and the new contents)").option("-q, --quiet", "only errors on stderr").action(async (flags, command) => {
 		const debug = Boolean(command.optsWithGlobals().debug);
+		const logger = cliLogger({
+			quiet: Boolean(flags.quiet),
+			debug
+		});
+		const held = heldLogger(logger);
+		if (flags.dryRun) await held.release();
+		const onStep = async (e) => {
+			if (e.step === "preflight" && !e.alreadyPublished) await held.release();
+			if (e.step === "plan") {
+				if (e.nothingToDo) held.discard();
+				else await held.release();
+			}
+		};
 		const result = await publish({
 			version: flags.version,
 			app: flags.app,
 			dmg: flags.dmg,
 			notes: flags.notes,
+			localizedNotes: flags.localizedNotes,
 			changelog: flags.changelog,
 			summary: flags.summary,
 			buildNumber: parseBuildNumber(flags.buildNumber),
@@ -73869,16 +73227,23 @@ function registerPublish(program) {
 				minimumAutoupdateVersion: flags.minimumAutoupdateVersion,
 				phasedRolloutInterval: flags.phasedRolloutInterval,
 				releaseNotesUrl: flags.releaseNotesUrl,
-				fullReleaseNotesUrl: flags.fullReleaseNotesUrl
+				fullReleaseNotesUrl: flags.fullReleaseNotesUrl,
+				minimumUpdateVersion: flags.minimumUpdateVersion,
+				informationalUpdateVersions: flags.informationalUpdateVersions,
+				informational: flags.informational,
+				link: flags.link,
+				ignoreSkippedUpgradesBelowVersion: flags.ignoreSkippedUpgradesBelowVersion,
+				maximumSystemVersion: flags.maximumSystemVersion
 			},
-			logger: cliLogger({
-				quiet: Boolean(flags.quiet),
-				debug
-			}),
+			logger: held,
+			onStep,
 			onProgress: uploadProgressReporter({
 				tty: Boolean(process.stderr.isTTY) && !flags.json,
 				quiet: Boolean(flags.quiet)
 			})
+		}).catch(async (err) => {
+			await held.release();
+			throw err;
 		});
 		if (flags.dryRun) process.stderr.write(`${formatPlan(result.plan)}\n${feedDiffs(result.preview)}`);
 		reportPublished(result, {
@@ -73888,10 +73253,1786 @@ function registerPublish(program) {
 	});
 }
 
+// node_modules/commander/lib/error.js
+var require_error = /* @__PURE__ */ __commonJSMin(((exports) => {
+	var CommanderError = class extends Error {
+		constructor(exitCode, code, message) {
+			super(message);
+			Error.captureStackTrace(this, this.constructor);
+			this.name = this.constructor.name;
+			this.code = code;
+			this.exitCode = exitCode;
+			this.nestedError = void 0;
+		}
+	};
+	var InvalidArgumentError = class extends CommanderError {
+		constructor(message) {
+			super(1, "commander.invalidArgument", message);
+			Error.captureStackTrace(this, this.constructor);
+			this.name = this.constructor.name;
+		}
+	};
+	exports.CommanderError = CommanderError;
+	exports.InvalidArgumentError = InvalidArgumentError;
+}));
+
+// node_modules/commander/lib/argument.js
+var require_argument = /* @__PURE__ */ __commonJSMin(((exports) => {
+	const { InvalidArgumentError } = require_error();
+	var Argument = class {
+		constructor(name, description) {
+			this.description = description || "";
+			this.variadic = false;
+			this.parseArg = void 0;
+			this.defaultValue = void 0;
+			this.defaultValueDescription = void 0;
+			this.argChoices = void 0;
+			switch (name[0]) {
+				case "<":
+					this.required = true;
+					this._name = name.slice(1, -1);
+					break;
+				case "[":
+					this.required = false;
+					this._name = name.slice(1, -1);
+					break;
+				default:
+					this.required = true;
+					this._name = name;
+			}
+			if (this._name.endsWith("...")) {
+				this.variadic = true;
+				this._name = this._name.slice(0, -3);
+			}
+		}
+		name() {
+			return this._name;
+		}
+		_collectValue(value, previous) {
+			if (previous === this.defaultValue || !Array.isArray(previous)) return [value];
+			previous.push(value);
+			return previous;
+		}
+		default(value, description) {
+			this.defaultValue = value;
+			this.defaultValueDescription = description;
+			return this;
+		}
+		argParser(fn) {
+			this.parseArg = fn;
+			return this;
+		}
+		choices(values) {
+			this.argChoices = values.slice();
+			this.parseArg = (arg, previous) => {
+				if (!this.argChoices.includes(arg)) throw new InvalidArgumentError(`Allowed choices are ${this.argChoices.join(", ")}.`);
+				if (this.variadic) return this._collectValue(arg, previous);
+				return arg;
+			};
+			return this;
+		}
+		argRequired() {
+			this.required = true;
+			return this;
+		}
+		argOptional() {
+			this.required = false;
+			return this;
+		}
+	};
+	function humanReadableArgName(arg) {
+		const nameOutput = arg.name() + (arg.variadic === true ? "..." : "");
+		return arg.required ? "<" + nameOutput + ">" : "[" + nameOutput + "]";
+	}
+	exports.Argument = Argument;
+	exports.humanReadableArgName = humanReadableArgName;
+}));
+
+// node_modules/commander/lib/help.js
+var require_help = /* @__PURE__ */ __commonJSMin(((exports) => {
+	const { humanReadableArgName } = require_argument();
+	var Help = class {
+		constructor() {
+			this.helpWidth = void 0;
+			this.minWidthToWrap = 40;
+			this.sortSubcommands = false;
+			this.sortOptions = false;
+			this.showGlobalOptions = false;
+		}
+		prepareContext(contextOptions) {
+			this.helpWidth = this.helpWidth ?? contextOptions.helpWidth ?? 80;
+		}
+		visibleCommands(cmd) {
+			const visibleCommands = cmd.commands.filter((cmd) => !cmd._hidden);
+			const helpCommand = cmd._getHelpCommand();
+			if (helpCommand && !helpCommand._hidden) visibleCommands.push(helpCommand);
+			if (this.sortSubcommands) visibleCommands.sort((a, b) => {
+				return a.name().localeCompare(b.name());
+			});
+			return visibleCommands;
+		}
+		compareOptions(a, b) {
+			const getSortKey = (option) => {
+				return option.short ? option.short.replace(/^-/, "") : option.long.replace(/^--/, "");
+			};
+			return getSortKey(a).localeCompare(getSortKey(b));
+		}
+		visibleOptions(cmd) {
+			const visibleOptions = cmd.options.filter((option) => !option.hidden);
+			const helpOption = cmd._getHelpOption();
+			if (helpOption && !helpOption.hidden) {
+				const removeShort = helpOption.short && cmd._findOption(helpOption.short);
+				const removeLong = helpOption.long && cmd._findOption(helpOption.long);
+				if (!removeShort && !removeLong) visibleOptions.push(helpOption);
+				else if (helpOption.long && !removeLong) visibleOptions.push(cmd.createOption(helpOption.long, helpOption.description));
+				else if (helpOption.short && !removeShort) visibleOptions.push(cmd.createOption(helpOption.short, helpOption.description));
+			}
+			if (this.sortOptions) visibleOptions.sort(this.compareOptions);
+			return visibleOptions;
+		}
+		visibleGlobalOptions(cmd) {
+			if (!this.showGlobalOptions) return [];
+			const globalOptions = [];
+			for (let ancestorCmd = cmd.parent; ancestorCmd; ancestorCmd = ancestorCmd.parent) {
+				const visibleOptions = ancestorCmd.options.filter((option) => !option.hidden);
+				globalOptions.push(...visibleOptions);
+			}
+			if (this.sortOptions) globalOptions.sort(this.compareOptions);
+			return globalOptions;
+		}
+		visibleArguments(cmd) {
+			if (cmd._argsDescription) cmd.registeredArguments.forEach((argument) => {
+				argument.description = argument.description || cmd._argsDescription[argument.name()] || "";
+			});
+			if (cmd.registeredArguments.find((argument) => argument.description)) return cmd.registeredArguments;
+			return [];
+		}
+		subcommandTerm(cmd) {
+			const args = cmd.registeredArguments.map((arg) => humanReadableArgName(arg)).join(" ");
+			return cmd._name + (cmd._aliases[0] ? "|" + cmd._aliases[0] : "") + (cmd.options.length ? " [options]" : "") + (args ? " " + args : "");
+		}
+		optionTerm(option) {
+			return option.flags;
+		}
+		argumentTerm(argument) {
+			return argument.name();
+		}
+		longestSubcommandTermLength(cmd, helper) {
+			return helper.visibleCommands(cmd).reduce((max, command) => {
+				return Math.max(max, this.displayWidth(helper.styleSubcommandTerm(helper.subcommandTerm(command))));
+			}, 0);
+		}
+		longestOptionTermLength(cmd, helper) {
+			return helper.visibleOptions(cmd).reduce((max, option) => {
+				return Math.max(max, this.displayWidth(helper.styleOptionTerm(helper.optionTerm(option))));
+			}, 0);
+		}
+		longestGlobalOptionTermLength(cmd, helper) {
+			return helper.visibleGlobalOptions(cmd).reduce((max, option) => {
+				return Math.max(max, this.displayWidth(helper.styleOptionTerm(helper.optionTerm(option))));
+			}, 0);
+		}
+		longestArgumentTermLength(cmd, helper) {
+			return helper.visibleArguments(cmd).reduce((max, argument) => {
+				return Math.max(max, this.displayWidth(helper.styleArgumentTerm(helper.argumentTerm(argument))));
+			}, 0);
+		}
+		commandUsage(cmd) {
+			let cmdName = cmd._name;
+			if (cmd._aliases[0]) cmdName = cmdName + "|" + cmd._aliases[0];
+			let ancestorCmdNames = "";
+			for (let ancestorCmd = cmd.parent; ancestorCmd; ancestorCmd = ancestorCmd.parent) ancestorCmdNames = ancestorCmd.name() + " " + ancestorCmdNames;
+			return ancestorCmdNames + cmdName + " " + cmd.usage();
+		}
+		commandDescription(cmd) {
+			return cmd.description();
+		}
+		subcommandDescription(cmd) {
+			return cmd.summary() || cmd.description();
+		}
+		optionDescription(option) {
+			const extraInfo = [];
+			if (option.argChoices) extraInfo.push(`choices: ${option.argChoices.map((choice) => JSON.stringify(choice)).join(", ")}`);
+			if (option.defaultValue !== void 0) {
+				if (option.required || option.optional || option.isBoolean() && typeof option.defaultValue === "boolean") extraInfo.push(`default: ${option.defaultValueDescription || JSON.stringify(option.defaultValue)}`);
+			}
+			if (option.presetArg !== void 0 && option.optional) extraInfo.push(`preset: ${JSON.stringify(option.presetArg)}`);
+			if (option.envVar !== void 0) extraInfo.push(`env: ${option.envVar}`);
+			if (extraInfo.length > 0) {
+				const extraDescription = `(${extraInfo.join(", ")})`;
+				if (option.description) return `${option.description} ${extraDescription}`;
+				return extraDescription;
+			}
+			return option.description;
+		}
+		argumentDescription(argument) {
+			const extraInfo = [];
+			if (argument.argChoices) extraInfo.push(`choices: ${argument.argChoices.map((choice) => JSON.stringify(choice)).join(", ")}`);
+			if (argument.defaultValue !== void 0) extraInfo.push(`default: ${argument.defaultValueDescription || JSON.stringify(argument.defaultValue)}`);
+			if (extraInfo.length > 0) {
+				const extraDescription = `(${extraInfo.join(", ")})`;
+				if (argument.description) return `${argument.description} ${extraDescription}`;
+				return extraDescription;
+			}
+			return argument.description;
+		}
+		formatItemList(heading, items, helper) {
+			if (items.length === 0) return [];
+			return [
+				helper.styleTitle(heading),
+				...items,
+				""
+			];
+		}
+		groupItems(unsortedItems, visibleItems, getGroup) {
+			const result = /* @__PURE__ */ new Map();
+			unsortedItems.forEach((item) => {
+				const group = getGroup(item);
+				if (!result.has(group)) result.set(group, []);
+			});
+			visibleItems.forEach((item) => {
+				const group = getGroup(item);
+				if (!result.has(group)) result.set(group, []);
+				result.get(group).push(item);
+			});
+			return result;
+		}
+		formatHelp(cmd, helper) {
+			const termWidth = helper.padWidth(cmd, helper);
+			const helpWidth = helper.helpWidth ?? 80;
+			function callFormatItem(term, description) {
+				return helper.formatItem(term, termWidth, description, helper);
+			}
+			let output = [`${helper.styleTitle("Usage:")} ${helper.styleUsage(helper.commandUsage(cmd))}`, ""];
+			const commandDescription = helper.commandDescription(cmd);
+			if (commandDescription.length > 0) output = output.concat([helper.boxWrap(helper.styleCommandDescription(commandDescription), helpWidth), ""]);
+			const argumentList = helper.visibleArguments(cmd).map((argument) => {
+				return callFormatItem(helper.styleArgumentTerm(helper.argumentTerm(argument)), helper.styleArgumentDescription(helper.argumentDescription(argument)));
+			});
+			output = output.concat(this.formatItemList("Arguments:", argumentList, helper));
+			this.groupItems(cmd.options, helper.visibleOptions(cmd), (option) => option.helpGroupHeading ?? "Options:").forEach((options, group) => {
+				const optionList = options.map((option) => {
+					return callFormatItem(helper.styleOptionTerm(helper.optionTerm(option)), helper.styleOptionDescription(helper.optionDescription(option)));
+				});
+				output = output.concat(this.formatItemList(group, optionList, helper));
+			});
+			if (helper.showGlobalOptions) {
+				const globalOptionList = helper.visibleGlobalOptions(cmd).map((option) => {
+					return callFormatItem(helper.styleOptionTerm(helper.optionTerm(option)), helper.styleOptionDescription(helper.optionDescription(option)));
+				});
+				output = output.concat(this.formatItemList("Global Options:", globalOptionList, helper));
+			}
+			this.groupItems(cmd.commands, helper.visibleCommands(cmd), (sub) => sub.helpGroup() || "Commands:").forEach((commands, group) => {
+				const commandList = commands.map((sub) => {
+					return callFormatItem(helper.styleSubcommandTerm(helper.subcommandTerm(sub)), helper.styleSubcommandDescription(helper.subcommandDescription(sub)));
+				});
+				output = output.concat(this.formatItemList(group, commandList, helper));
+			});
+			return output.join("\n");
+		}
+		displayWidth(str) {
+			return stripColor(str).length;
+		}
+		styleTitle(str) {
+			return str;
+		}
+		styleUsage(str) {
+			return str.split(" ").map((word) => {
+				if (word === "[options]") return this.styleOptionText(word);
+				if (word === "[command]") return this.styleSubcommandText(word);
+				if (word[0] === "[" || word[0] === "<") return this.styleArgumentText(word);
+				return this.styleCommandText(word);
+			}).join(" ");
+		}
+		styleCommandDescription(str) {
+			return this.styleDescriptionText(str);
+		}
+		styleOptionDescription(str) {
+			return this.styleDescriptionText(str);
+		}
+		styleSubcommandDescription(str) {
+			return this.styleDescriptionText(str);
+		}
+		styleArgumentDescription(str) {
+			return this.styleDescriptionText(str);
+		}
+		styleDescriptionText(str) {
+			return str;
+		}
+		styleOptionTerm(str) {
+			return this.styleOptionText(str);
+		}
+		styleSubcommandTerm(str) {
+			return str.split(" ").map((word) => {
+				if (word === "[options]") return this.styleOptionText(word);
+				if (word[0] === "[" || word[0] === "<") return this.styleArgumentText(word);
+				return this.styleSubcommandText(word);
+			}).join(" ");
+		}
+		styleArgumentTerm(str) {
+			return this.styleArgumentText(str);
+		}
+		styleOptionText(str) {
+			return str;
+		}
+		styleArgumentText(str) {
+			return str;
+		}
+		styleSubcommandText(str) {
+			return str;
+		}
+		styleCommandText(str) {
+			return str;
+		}
+		padWidth(cmd, helper) {
+			return Math.max(helper.longestOptionTermLength(cmd, helper), helper.longestGlobalOptionTermLength(cmd, helper), helper.longestSubcommandTermLength(cmd, helper), helper.longestArgumentTermLength(cmd, helper));
+		}
+		preformatted(str) {
+			return /\n[^\S\r\n]/.test(str);
+		}
+		formatItem(term, termWidth, description, helper) {
+			const itemIndent = 2;
+			const itemIndentStr = " ".repeat(itemIndent);
+			if (!description) return itemIndentStr + term;
+			const paddedTerm = term.padEnd(termWidth + term.length - helper.displayWidth(term));
+			const spacerWidth = 2;
+			const remainingWidth = (this.helpWidth ?? 80) - termWidth - spacerWidth - itemIndent;
+			let formattedDescription;
+			if (remainingWidth < this.minWidthToWrap || helper.preformatted(description)) formattedDescription = description;
+			else formattedDescription = helper.boxWrap(description, remainingWidth).replace(/\n/g, "\n" + " ".repeat(termWidth + spacerWidth));
+			return itemIndentStr + paddedTerm + " ".repeat(spacerWidth) + formattedDescription.replace(/\n/g, `\n${itemIndentStr}`);
+		}
+		boxWrap(str, width) {
+			if (width < this.minWidthToWrap) return str;
+			const rawLines = str.split(/\r\n|\n/);
+			const chunkPattern = /[\s]*[^\s]+/g;
+			const wrappedLines = [];
+			rawLines.forEach((line) => {
+				const chunks = line.match(chunkPattern);
+				if (chunks === null) {
+					wrappedLines.push("");
+					return;
+				}
+				let sumChunks = [chunks.shift()];
+				let sumWidth = this.displayWidth(sumChunks[0]);
+				chunks.forEach((chunk) => {
+					const visibleWidth = this.displayWidth(chunk);
+					if (sumWidth + visibleWidth <= width) {
+						sumChunks.push(chunk);
+						sumWidth += visibleWidth;
+						return;
+					}
+					wrappedLines.push(sumChunks.join(""));
+					const nextChunk = chunk.trimStart();
+					sumChunks = [nextChunk];
+					sumWidth = this.displayWidth(nextChunk);
+				});
+				wrappedLines.push(sumChunks.join(""));
+			});
+			return wrappedLines.join("\n");
+		}
+	};
+	function stripColor(str) {
+		return str.replace(/\x1b\[\d*(;\d*)*m/g, "");
+	}
+	exports.Help = Help;
+	exports.stripColor = stripColor;
+}));
+
+// node_modules/commander/lib/option.js
+var require_option = /* @__PURE__ */ __commonJSMin(((exports) => {
+	const { InvalidArgumentError } = require_error();
+	var Option = class {
+		constructor(flags, description) {
+			this.flags = flags;
+			this.description = description || "";
+			this.required = flags.includes("<");
+			this.optional = flags.includes("[");
+			this.variadic = /\w\.\.\.[>\]]$/.test(flags);
+			this.mandatory = false;
+			const optionFlags = splitOptionFlags(flags);
+			this.short = optionFlags.shortFlag;
+			this.long = optionFlags.longFlag;
+			this.negate = false;
+			if (this.long) this.negate = this.long.startsWith("--no-");
+			this.defaultValue = void 0;
+			this.defaultValueDescription = void 0;
+			this.presetArg = void 0;
+			this.envVar = void 0;
+			this.parseArg = void 0;
+			this.hidden = false;
+			this.argChoices = void 0;
+			this.conflictsWith = [];
+			this.implied = void 0;
+			this.helpGroupHeading = void 0;
+		}
+		default(value, description) {
+			this.defaultValue = value;
+			this.defaultValueDescription = description;
+			return this;
+		}
+		preset(arg) {
+			this.presetArg = arg;
+			return this;
+		}
+		conflicts(names) {
+			this.conflictsWith = this.conflictsWith.concat(names);
+			return this;
+		}
+		implies(impliedOptionValues) {
+			let newImplied = impliedOptionValues;
+			if (typeof impliedOptionValues === "string") newImplied = { [impliedOptionValues]: true };
+			this.implied = Object.assign(this.implied || {}, newImplied);
+			return this;
+		}
+		env(name) {
+			this.envVar = name;
+			return this;
+		}
+		argParser(fn) {
+			this.parseArg = fn;
+			return this;
+		}
+		makeOptionMandatory(mandatory = true) {
+			this.mandatory = !!mandatory;
+			return this;
+		}
+		hideHelp(hide = true) {
+			this.hidden = !!hide;
+			return this;
+		}
+		_collectValue(value, previous) {
+			if (previous === this.defaultValue || !Array.isArray(previous)) return [value];
+			previous.push(value);
+			return previous;
+		}
+		choices(values) {
+			this.argChoices = values.slice();
+			this.parseArg = (arg, previous) => {
+				if (!this.argChoices.includes(arg)) throw new InvalidArgumentError(`Allowed choices are ${this.argChoices.join(", ")}.`);
+				if (this.variadic) return this._collectValue(arg, previous);
+				return arg;
+			};
+			return this;
+		}
+		name() {
+			if (this.long) return this.long.replace(/^--/, "");
+			return this.short.replace(/^-/, "");
+		}
+		attributeName() {
+			if (this.negate) return camelcase(this.name().replace(/^no-/, ""));
+			return camelcase(this.name());
+		}
+		helpGroup(heading) {
+			this.helpGroupHeading = heading;
+			return this;
+		}
+		is(arg) {
+			return this.short === arg || this.long === arg;
+		}
+		isBoolean() {
+			return !this.required && !this.optional && !this.negate;
+		}
+	};
+	var DualOptions = class {
+		constructor(options) {
+			this.positiveOptions = /* @__PURE__ */ new Map();
+			this.negativeOptions = /* @__PURE__ */ new Map();
+			this.dualOptions = /* @__PURE__ */ new Set();
+			options.forEach((option) => {
+				if (option.negate) this.negativeOptions.set(option.attributeName(), option);
+				else this.positiveOptions.set(option.attributeName(), option);
+			});
+			this.negativeOptions.forEach((value, key) => {
+				if (this.positiveOptions.has(key)) this.dualOptions.add(key);
+			});
+		}
+		valueFromOption(value, option) {
+			const optionKey = option.attributeName();
+			if (!this.dualOptions.has(optionKey)) return true;
+			const preset = this.negativeOptions.get(optionKey).presetArg;
+			const negativeValue = preset !== void 0 ? preset : false;
+			return option.negate === (negativeValue === value);
+		}
+	};
+	function camelcase(str) {
+		return str.split("-").reduce((str, word) => {
+			return str + word[0].toUpperCase() + word.slice(1);
+		});
+	}
+	function splitOptionFlags(flags) {
+		let shortFlag;
+		let longFlag;
+		const shortFlagExp = /^-[^-]$/;
+		const longFlagExp = /^--[^-]/;
+		const flagParts = flags.split(/[ |,]+/).concat("guard");
+		if (shortFlagExp.test(flagParts[0])) shortFlag = flagParts.shift();
+		if (longFlagExp.test(flagParts[0])) longFlag = flagParts.shift();
+		if (!shortFlag && shortFlagExp.test(flagParts[0])) shortFlag = flagParts.shift();
+		if (!shortFlag && longFlagExp.test(flagParts[0])) {
+			shortFlag = longFlag;
+			longFlag = flagParts.shift();
+		}
+		if (flagParts[0].startsWith("-")) {
+			const unsupportedFlag = flagParts[0];
+			const baseError = `option creation failed due to '${unsupportedFlag}' in option flags '${flags}'`;
+			if (/^-[^-][^-]/.test(unsupportedFlag)) throw new Error(`${baseError}
+- a short flag is a single dash and a single character
+  - either use a single dash and a single character (for a short flag)
+  - or use a double dash for a long option (and can have two, like '--ws, --workspace')`);
+			if (shortFlagExp.test(unsupportedFlag)) throw new Error(`${baseError}
+- too many short flags`);
+			if (longFlagExp.test(unsupportedFlag)) throw new Error(`${baseError}
+- too many long flags`);
+			throw new Error(`${baseError}
+- unrecognised flag format`);
+		}
+		if (shortFlag === void 0 && longFlag === void 0) throw new Error(`option creation failed due to no flags found in '${flags}'.`);
+		return {
+			shortFlag,
+			longFlag
+		};
+	}
+	exports.Option = Option;
+	exports.DualOptions = DualOptions;
+}));
+
+// node_modules/commander/lib/suggestSimilar.js
+var require_suggestSimilar = /* @__PURE__ */ __commonJSMin(((exports) => {
+	const maxDistance = 3;
+	function editDistance(a, b) {
+		if (Math.abs(a.length - b.length) > maxDistance) return Math.max(a.length, b.length);
+		const d = [];
+		for (let i = 0; i <= a.length; i++) d[i] = [i];
+		for (let j = 0; j <= b.length; j++) d[0][j] = j;
+		for (let j = 1; j <= b.length; j++) for (let i = 1; i <= a.length; i++) {
+			let cost = 1;
+			if (a[i - 1] === b[j - 1]) cost = 0;
+			else cost = 1;
+			d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+			if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+		}
+		return d[a.length][b.length];
+	}
+	function suggestSimilar(word, candidates) {
+		if (!candidates || candidates.length === 0) return "";
+		candidates = Array.from(new Set(candidates));
+		const searchingOptions = word.startsWith("--");
+		if (searchingOptions) {
+			word = word.slice(2);
+			candidates = candidates.map((candidate) => candidate.slice(2));
+		}
+		let similar = [];
+		let bestDistance = maxDistance;
+		const minSimilarity = .4;
+		candidates.forEach((candidate) => {
+			if (candidate.length <= 1) return;
+			const distance = editDistance(word, candidate);
+			const length = Math.max(word.length, candidate.length);
+			if ((length - distance) / length > minSimilarity) {
+				if (distance < bestDistance) {
+					bestDistance = distance;
+					similar = [candidate];
+				} else if (distance === bestDistance) similar.push(candidate);
+			}
+		});
+		similar.sort((a, b) => a.localeCompare(b));
+		if (searchingOptions) similar = similar.map((candidate) => `--${candidate}`);
+		if (similar.length > 1) return `\n(Did you mean one of ${similar.join(", ")}?)`;
+		if (similar.length === 1) return `\n(Did you mean ${similar[0]}?)`;
+		return "";
+	}
+	exports.suggestSimilar = suggestSimilar;
+}));
+
+// node_modules/commander/lib/command.js
+var require_command = /* @__PURE__ */ __commonJSMin(((exports) => {
+	const EventEmitter = __require("node:events").EventEmitter;
+	const childProcess = __require("node:child_process");
+	const path = __require("node:path");
+	const fs = __require("node:fs");
+	const process = __require("node:process");
+	const { Argument, humanReadableArgName } = require_argument();
+	const { CommanderError } = require_error();
+	const { Help, stripColor } = require_help();
+	const { Option, DualOptions } = require_option();
+	const { suggestSimilar } = require_suggestSimilar();
+	var Command = class Command extends EventEmitter {
+		constructor(name) {
+			super();
+			this.commands = [];
+			this.options = [];
+			this.parent = null;
+			this._allowUnknownOption = false;
+			this._allowExcessArguments = false;
+			this.registeredArguments = [];
+			this._args = this.registeredArguments;
+			this.args = [];
+			this.rawArgs = [];
+			this.processedArgs = [];
+			this._scriptPath = null;
+			this._name = name || "";
+			this._optionValues = {};
+			this._optionValueSources = {};
+			this._storeOptionsAsProperties = false;
+			this._actionHandler = null;
+			this._executableHandler = false;
+			this._executableFile = null;
+			this._executableDir = null;
+			this._defaultCommandName = null;
+			this._exitCallback = null;
+			this._aliases = [];
+			this._combineFlagAndOptionalValue = true;
+			this._description = "";
+			this._summary = "";
+			this._argsDescription = void 0;
+			this._enablePositionalOptions = false;
+			this._passThroughOptions = false;
+			this._lifeCycleHooks = {};
+			this._showHelpAfterError = false;
+			this._showSuggestionAfterError = true;
+			this._savedState = null;
+			this._outputConfiguration = {
+				writeOut: (str) => process.stdout.write(str),
+				writeErr: (str) => process.stderr.write(str),
+				outputError: (str, write) => write(str),
+				getOutHelpWidth: () => process.stdout.isTTY ? process.stdout.columns : void 0,
+				getErrHelpWidth: () => process.stderr.isTTY ? process.stderr.columns : void 0,
+				getOutHasColors: () => useColor() ?? (process.stdout.isTTY && process.stdout.hasColors?.()),
+				getErrHasColors: () => useColor() ?? (process.stderr.isTTY && process.stderr.hasColors?.()),
+				stripColor: (str) => stripColor(str)
+			};
+			this._hidden = false;
+			this._helpOption = void 0;
+			this._addImplicitHelpCommand = void 0;
+			this._helpCommand = void 0;
+			this._helpConfiguration = {};
+			this._helpGroupHeading = void 0;
+			this._defaultCommandGroup = void 0;
+			this._defaultOptionGroup = void 0;
+		}
+		copyInheritedSettings(sourceCommand) {
+			this._outputConfiguration = sourceCommand._outputConfiguration;
+			this._helpOption = sourceCommand._helpOption;
+			this._helpCommand = sourceCommand._helpCommand;
+			this._helpConfiguration = sourceCommand._helpConfiguration;
+			this._exitCallback = sourceCommand._exitCallback;
+			this._storeOptionsAsProperties = sourceCommand._storeOptionsAsProperties;
+			this._combineFlagAndOptionalValue = sourceCommand._combineFlagAndOptionalValue;
+			this._allowExcessArguments = sourceCommand._allowExcessArguments;
+			this._enablePositionalOptions = sourceCommand._enablePositionalOptions;
+			this._showHelpAfterError = sourceCommand._showHelpAfterError;
+			this._showSuggestionAfterError = sourceCommand._showSuggestionAfterError;
+			return this;
+		}
+		_getCommandAndAncestors() {
+			const result = [];
+			for (let command = this; command; command = command.parent) result.push(command);
+			return result;
+		}
+		command(nameAndArgs, actionOptsOrExecDesc, execOpts) {
+			let desc = actionOptsOrExecDesc;
+			let opts = execOpts;
+			if (typeof desc === "object" && desc !== null) {
+				opts = desc;
+				desc = null;
+			}
+			opts = opts || {};
+			const [, name, args] = nameAndArgs.match(/([^ ]+) *(.*)/);
+			const cmd = this.createCommand(name);
+			if (desc) {
+				cmd.description(desc);
+				cmd._executableHandler = true;
+			}
+			if (opts.isDefault) this._defaultCommandName = cmd._name;
+			cmd._hidden = !!(opts.noHelp || opts.hidden);
+			cmd._executableFile = opts.executableFile || null;
+			if (args) cmd.arguments(args);
+			this._registerCommand(cmd);
+			cmd.parent = this;
+			cmd.copyInheritedSettings(this);
+			if (desc) return this;
+			return cmd;
+		}
+		createCommand(name) {
+			return new Command(name);
+		}
+		createHelp() {
+			return Object.assign(new Help(), this.configureHelp());
+		}
+		configureHelp(configuration) {
+			if (configuration === void 0) return this._helpConfiguration;
+			this._helpConfiguration = configuration;
+			return this;
+		}
+		configureOutput(configuration) {
+			if (configuration === void 0) return this._outputConfiguration;
+			this._outputConfiguration = {
+				...this._outputConfiguration,
+				...configuration
+			};
+			return this;
+		}
+		showHelpAfterError(displayHelp = true) {
+			if (typeof displayHelp !== "string") displayHelp = !!displayHelp;
+			this._showHelpAfterError = displayHelp;
+			return this;
+		}
+		showSuggestionAfterError(displaySuggestion = true) {
+			this._showSuggestionAfterError = !!displaySuggestion;
+			return this;
+		}
+		addCommand(cmd, opts) {
+			if (!cmd._name) throw new Error(`Command passed to .addCommand() must have a name
+- specify the name in Command constructor or using .name()`);
+			opts = opts || {};
+			if (opts.isDefault) this._defaultCommandName = cmd._name;
+			if (opts.noHelp || opts.hidden) cmd._hidden = true;
+			this._registerCommand(cmd);
+			cmd.parent = this;
+			cmd._checkForBrokenPassThrough();
+			return this;
+		}
+		createArgument(name, description) {
+			return new Argument(name, description);
+		}
+		argument(name, description, parseArg, defaultValue) {
+			const argument = this.createArgument(name, description);
+			if (typeof parseArg === "function") argument.default(defaultValue).argParser(parseArg);
+			else argument.default(parseArg);
+			this.addArgument(argument);
+			return this;
+		}
+		arguments(names) {
+			names.trim().split(/ +/).forEach((detail) => {
+				this.argument(detail);
+			});
+			return this;
+		}
+		addArgument(argument) {
+			const previousArgument = this.registeredArguments.slice(-1)[0];
+			if (previousArgument?.variadic) throw new Error(`only the last argument can be variadic '${previousArgument.name()}'`);
+			if (argument.required && argument.defaultValue !== void 0 && argument.parseArg === void 0) throw new Error(`a default value for a required argument is never used: '${argument.name()}'`);
+			this.registeredArguments.push(argument);
+			return this;
+		}
+		helpCommand(enableOrNameAndArgs, description) {
+			if (typeof enableOrNameAndArgs === "boolean") {
+				this._addImplicitHelpCommand = enableOrNameAndArgs;
+				if (enableOrNameAndArgs && this._defaultCommandGroup) this._initCommandGroup(this._getHelpCommand());
+				return this;
+			}
+			const [, helpName, helpArgs] = (enableOrNameAndArgs ?? "help [command]").match(/([^ ]+) *(.*)/);
+			const helpDescription = description ?? "display help for command";
+			const helpCommand = this.createCommand(helpName);
+			helpCommand.helpOption(false);
+			if (helpArgs) helpCommand.arguments(helpArgs);
+			if (helpDescription) helpCommand.description(helpDescription);
+			this._addImplicitHelpCommand = true;
+			this._helpCommand = helpCommand;
+			if (enableOrNameAndArgs || description) this._initCommandGroup(helpCommand);
+			return this;
+		}
+		addHelpCommand(helpCommand, deprecatedDescription) {
+			if (typeof helpCommand !== "object") {
+				this.helpCommand(helpCommand, deprecatedDescription);
+				return this;
+			}
+			this._addImplicitHelpCommand = true;
+			this._helpCommand = helpCommand;
+			this._initCommandGroup(helpCommand);
+			return this;
+		}
+		_getHelpCommand() {
+			if (this._addImplicitHelpCommand ?? (this.commands.length && !this._actionHandler && !this._findCommand("help"))) {
+				if (this._helpCommand === void 0) this.helpCommand(void 0, void 0);
+				return this._helpCommand;
+			}
+			return null;
+		}
+		hook(event, listener) {
+			const allowedValues = [
+				"preSubcommand",
+				"preAction",
+				"postAction"
+			];
+			if (!allowedValues.includes(event)) throw new Error(`Unexpected value for event passed to hook : '${event}'.
+Expecting one of '${allowedValues.join("', '")}'`);
+			if (this._lifeCycleHooks[event]) this._lifeCycleHooks[event].push(listener);
+			else this._lifeCycleHooks[event] = [listener];
+			return this;
+		}
+		exitOverride(fn) {
+			if (fn) this._exitCallback = fn;
+			else this._exitCallback = (err) => {
+				if (err.code !== "commander.executeSubCommandAsync") throw err;
+			};
+			return this;
+		}
+		_exit(exitCode, code, message) {
+			if (this._exitCallback) this._exitCallback(new CommanderError(exitCode, code, message));
+			process.exit(exitCode);
+		}
+		action(fn) {
+			const listener = (args) => {
+				const expectedArgsCount = this.registeredArguments.length;
+				const actionArgs = args.slice(0, expectedArgsCount);
+				if (this._storeOptionsAsProperties) actionArgs[expectedArgsCount] = this;
+				else actionArgs[expectedArgsCount] = this.opts();
+				actionArgs.push(this);
+				return fn.apply(this, actionArgs);
+			};
+			this._actionHandler = listener;
+			return this;
+		}
+		createOption(flags, description) {
+			return new Option(flags, description);
+		}
+		_callParseArg(target, value, previous, invalidArgumentMessage) {
+			try {
+				return target.parseArg(value, previous);
+			} catch (err) {
+				if (err.code === "commander.invalidArgument") {
+					const message = `${invalidArgumentMessage} ${err.message}`;
+					this.error(message, {
+						exitCode: err.exitCode,
+						code: err.code
+					});
+				}
+				throw err;
+			}
+		}
+		_registerOption(option) {
+			const matchingOption = option.short && this._findOption(option.short) || option.long && this._findOption(option.long);
+			if (matchingOption) {
+				const matchingFlag = option.long && this._findOption(option.long) ? option.long : option.short;
+				throw new Error(`Cannot add option '${option.flags}'${this._name && ` to command '${this._name}'`} due to conflicting flag '${matchingFlag}'
+-  already used by option '${matchingOption.flags}'`);
+			}
+			this._initOptionGroup(option);
+			this.options.push(option);
+		}
+		_registerCommand(command) {
+			const knownBy = (cmd) => {
+				return [cmd.name()].concat(cmd.aliases());
+			};
+			const alreadyUsed = knownBy(command).find((name) => this._findCommand(name));
+			if (alreadyUsed) {
+				const existingCmd = knownBy(this._findCommand(alreadyUsed)).join("|");
+				const newCmd = knownBy(command).join("|");
+				throw new Error(`cannot add command '${newCmd}' as already have command '${existingCmd}'`);
+			}
+			this._initCommandGroup(command);
+			this.commands.push(command);
+		}
+		addOption(option) {
+			this._registerOption(option);
+			const oname = option.name();
+			const name = option.attributeName();
+			if (option.negate) {
+				const positiveLongFlag = option.long.replace(/^--no-/, "--");
+				if (!this._findOption(positiveLongFlag)) this.setOptionValueWithSource(name, option.defaultValue === void 0 ? true : option.defaultValue, "default");
+			} else if (option.defaultValue !== void 0) this.setOptionValueWithSource(name, option.defaultValue, "default");
+			const handleOptionValue = (val, invalidValueMessage, valueSource) => {
+				if (val == null && option.presetArg !== void 0) val = option.presetArg;
+				const oldValue = this.getOptionValue(name);
+				if (val !== null && option.parseArg) val = this._callParseArg(option, val, oldValue, invalidValueMessage);
+				else if (val !== null && option.variadic) val = option._collectValue(val, oldValue);
+				if (val == null) {
+					if (option.negate) val = false;
+					else if (option.isBoolean() || option.optional) val = true;
+					else val = "";
+				}
+				this.setOptionValueWithSource(name, val, valueSource);
+			};
+			this.on("option:" + oname, (val) => {
+				const invalidValueMessage = `error: option '${option.flags}' argument '${val}' is invalid.`;
+				handleOptionValue(val, invalidValueMessage, "cli");
+			});
+			if (option.envVar) this.on("optionEnv:" + oname, (val) => {
+				const invalidValueMessage = `error: option '${option.flags}' value '${val}' from env '${option.envVar}' is invalid.`;
+				handleOptionValue(val, invalidValueMessage, "env");
+			});
+			return this;
+		}
+		_optionEx(config, flags, description, fn, defaultValue) {
+			if (typeof flags === "object" && flags instanceof Option) throw new Error("To add an Option object use addOption() instead of option() or requiredOption()");
+			const option = this.createOption(flags, description);
+			option.makeOptionMandatory(!!config.mandatory);
+			if (typeof fn === "function") option.default(defaultValue).argParser(fn);
+			else if (fn instanceof RegExp) {
+				const regex = fn;
+				fn = (val, def) => {
+					const m = regex.exec(val);
+					return m ? m[0] : def;
+				};
+				option.default(defaultValue).argParser(fn);
+			} else option.default(fn);
+			return this.addOption(option);
+		}
+		option(flags, description, parseArg, defaultValue) {
+			return this._optionEx({}, flags, description, parseArg, defaultValue);
+		}
+		requiredOption(flags, description, parseArg, defaultValue) {
+			return this._optionEx({ mandatory: true }, flags, description, parseArg, defaultValue);
+		}
+		combineFlagAndOptionalValue(combine = true) {
+			this._combineFlagAndOptionalValue = !!combine;
+			return this;
+		}
+		allowUnknownOption(allowUnknown = true) {
+			this._allowUnknownOption = !!allowUnknown;
+			return this;
+		}
+		allowExcessArguments(allowExcess = true) {
+			this._allowExcessArguments = !!allowExcess;
+			return this;
+		}
+		enablePositionalOptions(positional = true) {
+			this._enablePositionalOptions = !!positional;
+			return this;
+		}
+		passThroughOptions(passThrough = true) {
+			this._passThroughOptions = !!passThrough;
+			this._checkForBrokenPassThrough();
+			return this;
+		}
+		_checkForBrokenPassThrough() {
+			if (this.parent && this._passThroughOptions && !this.parent._enablePositionalOptions) throw new Error(`passThroughOptions cannot be used for '${this._name}' without turning on enablePositionalOptions for parent command(s)`);
+		}
+		storeOptionsAsProperties(storeAsProperties = true) {
+			if (this.options.length) throw new Error("call .storeOptionsAsProperties() before adding options");
+			if (Object.keys(this._optionValues).length) throw new Error("call .storeOptionsAsProperties() before setting option values");
+			this._storeOptionsAsProperties = !!storeAsProperties;
+			return this;
+		}
+		getOptionValue(key) {
+			if (this._storeOptionsAsProperties) return this[key];
+			return this._optionValues[key];
+		}
+		setOptionValue(key, value) {
+			return this.setOptionValueWithSource(key, value, void 0);
+		}
+		setOptionValueWithSource(key, value, source) {
+			if (this._storeOptionsAsProperties) this[key] = value;
+			else this._optionValues[key] = value;
+			this._optionValueSources[key] = source;
+			return this;
+		}
+		getOptionValueSource(key) {
+			return this._optionValueSources[key];
+		}
+		getOptionValueSourceWithGlobals(key) {
+			let source;
+			this._getCommandAndAncestors().forEach((cmd) => {
+				if (cmd.getOptionValueSource(key) !== void 0) source = cmd.getOptionValueSource(key);
+			});
+			return source;
+		}
+		_prepareUserArgs(argv, parseOptions) {
+			if (argv !== void 0 && !Array.isArray(argv)) throw new Error("first parameter to parse must be array or undefined");
+			parseOptions = parseOptions || {};
+			if (argv === void 0 && parseOptions.from === void 0) {
+				if (process.versions?.electron) parseOptions.from = "electron";
+				const execArgv = process.execArgv ?? [];
+				if (execArgv.includes("-e") || execArgv.includes("--eval") || execArgv.includes("-p") || execArgv.includes("--print")) parseOptions.from = "eval";
+			}
+			if (argv === void 0) argv = process.argv;
+			this.rawArgs = argv.slice();
+			let userArgs;
+			switch (parseOptions.from) {
+				case void 0:
+				case "node":
+					this._scriptPath = argv[1];
+					userArgs = argv.slice(2);
+					break;
+				case "electron":
+					if (process.defaultApp) {
+						this._scriptPath = argv[1];
+						userArgs = argv.slice(2);
+					} else userArgs = argv.slice(1);
+					break;
+				case "user":
+					userArgs = argv.slice(0);
+					break;
+				case "eval":
+					userArgs = argv.slice(1);
+					break;
+				default: throw new Error(`unexpected parse option { from: '${parseOptions.from}' }`);
+			}
+			if (!this._name && this._scriptPath) this.nameFromFilename(this._scriptPath);
+			this._name = this._name || "program";
+			return userArgs;
+		}
+		parse(argv, parseOptions) {
+			this._prepareForParse();
+			const userArgs = this._prepareUserArgs(argv, parseOptions);
+			this._parseCommand([], userArgs);
+			return this;
+		}
+		async parseAsync(argv, parseOptions) {
+			this._prepareForParse();
+			const userArgs = this._prepareUserArgs(argv, parseOptions);
+			await this._parseCommand([], userArgs);
+			return this;
+		}
+		_prepareForParse() {
+			if (this._savedState === null) this.saveStateBeforeParse();
+			else this.restoreStateBeforeParse();
+		}
+		saveStateBeforeParse() {
+			this._savedState = {
+				_name: this._name,
+				_optionValues: { ...this._optionValues },
+				_optionValueSources: { ...this._optionValueSources }
+			};
+		}
+		restoreStateBeforeParse() {
+			if (this._storeOptionsAsProperties) throw new Error(`Can not call parse again when storeOptionsAsProperties is true.
+- either make a new Command for each call to parse, or stop storing options as properties`);
+			this._name = this._savedState._name;
+			this._scriptPath = null;
+			this.rawArgs = [];
+			this._optionValues = { ...this._savedState._optionValues };
+			this._optionValueSources = { ...this._savedState._optionValueSources };
+			this.args = [];
+			this.processedArgs = [];
+		}
+		_checkForMissingExecutable(executableFile, executableDir, subcommandName) {
+			if (fs.existsSync(executableFile)) return;
+			const executableMissing = `'${executableFile}' does not exist
+ - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
+ - if the default executable name is not suitable, use the executableFile option to supply a custom name or path
+ - ${executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory"}`;
+			throw new Error(executableMissing);
+		}
+		_executeSubCommand(subcommand, args) {
+			args = args.slice();
+			let launchWithNode = false;
+			const sourceExt = [
+				".js",
+				".ts",
+				".tsx",
+				".mjs",
+				".cjs"
+			];
+			function findFile(baseDir, baseName) {
+				const localBin = path.resolve(baseDir, baseName);
+				if (fs.existsSync(localBin)) return localBin;
+				if (sourceExt.includes(path.extname(baseName))) return void 0;
+				const foundExt = sourceExt.find((ext) => fs.existsSync(`${localBin}${ext}`));
+				if (foundExt) return `${localBin}${foundExt}`;
+			}
+			this._checkForMissingMandatoryOptions();
+			this._checkForConflictingOptions();
+			let executableFile = subcommand._executableFile || `${this._name}-${subcommand._name}`;
+			let executableDir = this._executableDir || "";
+			if (this._scriptPath) {
+				let resolvedScriptPath;
+				try {
+					resolvedScriptPath = fs.realpathSync(this._scriptPath);
+				} catch {
+					resolvedScriptPath = this._scriptPath;
+				}
+				executableDir = path.resolve(path.dirname(resolvedScriptPath), executableDir);
+			}
+			if (executableDir) {
+				let localFile = findFile(executableDir, executableFile);
+				if (!localFile && !subcommand._executableFile && this._scriptPath) {
+					const legacyName = path.basename(this._scriptPath, path.extname(this._scriptPath));
+					if (legacyName !== this._name) localFile = findFile(executableDir, `${legacyName}-${subcommand._name}`);
+				}
+				executableFile = localFile || executableFile;
+			}
+			launchWithNode = sourceExt.includes(path.extname(executableFile));
+			let proc;
+			if (process.platform !== "win32") {
+				if (launchWithNode) {
+					args.unshift(executableFile);
+					args = incrementNodeInspectorPort(process.execArgv).concat(args);
+					proc = childProcess.spawn(process.argv[0], args, { stdio: "inherit" });
+				} else proc = childProcess.spawn(executableFile, args, { stdio: "inherit" });
+			} else {
+				this._checkForMissingExecutable(executableFile, executableDir, subcommand._name);
+				args.unshift(executableFile);
+				args = incrementNodeInspectorPort(process.execArgv).concat(args);
+				proc = childProcess.spawn(process.execPath, args, { stdio: "inherit" });
+			}
+			if (!proc.killed) [
+				"SIGUSR1",
+				"SIGUSR2",
+				"SIGTERM",
+				"SIGINT",
+				"SIGHUP"
+			].forEach((signal) => {
+				process.on(signal, () => {
+					if (proc.killed === false && proc.exitCode === null) proc.kill(signal);
+				});
+			});
+			const exitCallback = this._exitCallback;
+			proc.on("close", (code) => {
+				code = code ?? 1;
+				if (!exitCallback) process.exit(code);
+				else exitCallback(new CommanderError(code, "commander.executeSubCommandAsync", "(close)"));
+			});
+			proc.on("error", (err) => {
+				if (err.code === "ENOENT") this._checkForMissingExecutable(executableFile, executableDir, subcommand._name);
+				else if (err.code === "EACCES") throw new Error(`'${executableFile}' not executable`);
+				if (!exitCallback) process.exit(1);
+				else {
+					const wrappedError = new CommanderError(1, "commander.executeSubCommandAsync", "(error)");
+					wrappedError.nestedError = err;
+					exitCallback(wrappedError);
+				}
+			});
+			this.runningCommand = proc;
+		}
+		_dispatchSubcommand(commandName, operands, unknown) {
+			const subCommand = this._findCommand(commandName);
+			if (!subCommand) this.help({ error: true });
+			subCommand._prepareForParse();
+			let promiseChain;
+			promiseChain = this._chainOrCallSubCommandHook(promiseChain, subCommand, "preSubcommand");
+			promiseChain = this._chainOrCall(promiseChain, () => {
+				if (subCommand._executableHandler) this._executeSubCommand(subCommand, operands.concat(unknown));
+				else return subCommand._parseCommand(operands, unknown);
+			});
+			return promiseChain;
+		}
+		_dispatchHelpCommand(subcommandName) {
+			if (!subcommandName) this.help();
+			const subCommand = this._findCommand(subcommandName);
+			if (subCommand && !subCommand._executableHandler) subCommand.help();
+			return this._dispatchSubcommand(subcommandName, [], [this._getHelpOption()?.long ?? this._getHelpOption()?.short ?? "--help"]);
+		}
+		_checkNumberOfArguments() {
+			this.registeredArguments.forEach((arg, i) => {
+				if (arg.required && this.args[i] == null) this.missingArgument(arg.name());
+			});
+			if (this.registeredArguments.length > 0 && this.registeredArguments[this.registeredArguments.length - 1].variadic) return;
+			if (this.args.length > this.registeredArguments.length) this._excessArguments(this.args);
+		}
+		_processArguments() {
+			const myParseArg = (argument, value, previous) => {
+				let parsedValue = value;
+				if (value !== null && argument.parseArg) {
+					const invalidValueMessage = `error: command-argument value '${value}' is invalid for argument '${argument.name()}'.`;
+					parsedValue = this._callParseArg(argument, value, previous, invalidValueMessage);
+				}
+				return parsedValue;
+			};
+			this._checkNumberOfArguments();
+			const processedArgs = [];
+			this.registeredArguments.forEach((declaredArg, index) => {
+				let value = declaredArg.defaultValue;
+				if (declaredArg.variadic) {
+					if (index < this.args.length) {
+						value = this.args.slice(index);
+						if (declaredArg.parseArg) value = value.reduce((processed, v) => {
+							return myParseArg(declaredArg, v, processed);
+						}, declaredArg.defaultValue);
+					} else if (value === void 0) value = [];
+				} else if (index < this.args.length) {
+					value = this.args[index];
+					if (declaredArg.parseArg) value = myParseArg(declaredArg, value, declaredArg.defaultValue);
+				}
+				processedArgs[index] = value;
+			});
+			this.processedArgs = processedArgs;
+		}
+		_chainOrCall(promise, fn) {
+			if (promise?.then && typeof promise.then === "function") return promise.then(() => fn());
+			return fn();
+		}
+		_chainOrCallHooks(promise, event) {
+			let result = promise;
+			const hooks = [];
+			this._getCommandAndAncestors().reverse().filter((cmd) => cmd._lifeCycleHooks[event] !== void 0).forEach((hookedCommand) => {
+				hookedCommand._lifeCycleHooks[event].forEach((callback) => {
+					hooks.push({
+						hookedCommand,
+						callback
+					});
+				});
+			});
+			if (event === "postAction") hooks.reverse();
+			hooks.forEach((hookDetail) => {
+				result = this._chainOrCall(result, () => {
+					return hookDetail.callback(hookDetail.hookedCommand, this);
+				});
+			});
+			return result;
+		}
+		_chainOrCallSubCommandHook(promise, subCommand, event) {
+			let result = promise;
+			if (this._lifeCycleHooks[event] !== void 0) this._lifeCycleHooks[event].forEach((hook) => {
+				result = this._chainOrCall(result, () => {
+					return hook(this, subCommand);
+				});
+			});
+			return result;
+		}
+		_parseCommand(operands, unknown) {
+			const parsed = this.parseOptions(unknown);
+			this._parseOptionsEnv();
+			this._parseOptionsImplied();
+			operands = operands.concat(parsed.operands);
+			unknown = parsed.unknown;
+			this.args = operands.concat(unknown);
+			if (operands && this._findCommand(operands[0])) return this._dispatchSubcommand(operands[0], operands.slice(1), unknown);
+			if (this._getHelpCommand() && operands[0] === this._getHelpCommand().name()) return this._dispatchHelpCommand(operands[1]);
+			if (this._defaultCommandName) {
+				this._outputHelpIfRequested(unknown);
+				return this._dispatchSubcommand(this._defaultCommandName, operands, unknown);
+			}
+			if (this.commands.length && this.args.length === 0 && !this._actionHandler && !this._defaultCommandName) this.help({ error: true });
+			this._outputHelpIfRequested(parsed.unknown);
+			this._checkForMissingMandatoryOptions();
+			this._checkForConflictingOptions();
+			const checkForUnknownOptions = () => {
+				if (parsed.unknown.length > 0) this.unknownOption(parsed.unknown[0]);
+			};
+			const commandEvent = `command:${this.name()}`;
+			if (this._actionHandler) {
+				checkForUnknownOptions();
+				this._processArguments();
+				let promiseChain;
+				promiseChain = this._chainOrCallHooks(promiseChain, "preAction");
+				promiseChain = this._chainOrCall(promiseChain, () => this._actionHandler(this.processedArgs));
+				if (this.parent) promiseChain = this._chainOrCall(promiseChain, () => {
+					this.parent.emit(commandEvent, operands, unknown);
+				});
+				promiseChain = this._chainOrCallHooks(promiseChain, "postAction");
+				return promiseChain;
+			}
+			if (this.parent?.listenerCount(commandEvent)) {
+				checkForUnknownOptions();
+				this._processArguments();
+				this.parent.emit(commandEvent, operands, unknown);
+			} else if (operands.length) {
+				if (this._findCommand("*")) return this._dispatchSubcommand("*", operands, unknown);
+				if (this.listenerCount("command:*")) this.emit("command:*", operands, unknown);
+				else if (this.commands.length) this.unknownCommand();
+				else {
+					checkForUnknownOptions();
+					this._processArguments();
+				}
+			} else if (this.commands.length) {
+				checkForUnknownOptions();
+				this.help({ error: true });
+			} else {
+				checkForUnknownOptions();
+				this._processArguments();
+			}
+		}
+		_findCommand(name) {
+			if (!name) return void 0;
+			return this.commands.find((cmd) => cmd._name === name || cmd._aliases.includes(name));
+		}
+		_findOption(arg) {
+			return this.options.find((option) => option.is(arg));
+		}
+		_checkForMissingMandatoryOptions() {
+			this._getCommandAndAncestors().forEach((cmd) => {
+				cmd.options.forEach((anOption) => {
+					if (anOption.mandatory && cmd.getOptionValue(anOption.attributeName()) === void 0) cmd.missingMandatoryOptionValue(anOption);
+				});
+			});
+		}
+		_checkForConflictingLocalOptions() {
+			const definedNonDefaultOptions = this.options.filter((option) => {
+				const optionKey = option.attributeName();
+				if (this.getOptionValue(optionKey) === void 0) return false;
+				return this.getOptionValueSource(optionKey) !== "default";
+			});
+			definedNonDefaultOptions.filter((option) => option.conflictsWith.length > 0).forEach((option) => {
+				const conflictingAndDefined = definedNonDefaultOptions.find((defined) => option.conflictsWith.includes(defined.attributeName()));
+				if (conflictingAndDefined) this._conflictingOption(option, conflictingAndDefined);
+			});
+		}
+		_checkForConflictingOptions() {
+			this._getCommandAndAncestors().forEach((cmd) => {
+				cmd._checkForConflictingLocalOptions();
+			});
+		}
+		parseOptions(args) {
+			const operands = [];
+			const unknown = [];
+			let dest = operands;
+			function maybeOption(arg) {
+				return arg.length > 1 && arg[0] === "-";
+			}
+			const negativeNumberArg = (arg) => {
+				if (!/^-(\d+|\d*\.\d+)(e[+-]?\d+)?$/.test(arg)) return false;
+				return !this._getCommandAndAncestors().some((cmd) => cmd.options.map((opt) => opt.short).some((short) => /^-\d$/.test(short)));
+			};
+			let activeVariadicOption = null;
+			let activeGroup = null;
+			let i = 0;
+			while (i < args.length || activeGroup) {
+				const arg = activeGroup ?? args[i++];
+				activeGroup = null;
+				if (arg === "--") {
+					if (dest === unknown) dest.push(arg);
+					dest.push(...args.slice(i));
+					break;
+				}
+				if (activeVariadicOption && (!maybeOption(arg) || negativeNumberArg(arg))) {
+					this.emit(`option:${activeVariadicOption.name()}`, arg);
+					continue;
+				}
+				activeVariadicOption = null;
+				if (maybeOption(arg)) {
+					const option = this._findOption(arg);
+					if (option) {
+						if (option.required) {
+							const value = args[i++];
+							if (value === void 0) this.optionMissingArgument(option);
+							this.emit(`option:${option.name()}`, value);
+						} else if (option.optional) {
+							let value = null;
+							if (i < args.length && (!maybeOption(args[i]) || negativeNumberArg(args[i]))) value = args[i++];
+							this.emit(`option:${option.name()}`, value);
+						} else this.emit(`option:${option.name()}`);
+						activeVariadicOption = option.variadic ? option : null;
+						continue;
+					}
+				}
+				if (arg.length > 2 && arg[0] === "-" && arg[1] !== "-") {
+					const option = this._findOption(`-${arg[1]}`);
+					if (option) {
+						if (option.required || option.optional && this._combineFlagAndOptionalValue) this.emit(`option:${option.name()}`, arg.slice(2));
+						else {
+							this.emit(`option:${option.name()}`);
+							activeGroup = `-${arg.slice(2)}`;
+						}
+						continue;
+					}
+				}
+				if (/^--[^=]+=/.test(arg)) {
+					const index = arg.indexOf("=");
+					const option = this._findOption(arg.slice(0, index));
+					if (option && (option.required || option.optional)) {
+						this.emit(`option:${option.name()}`, arg.slice(index + 1));
+						continue;
+					}
+				}
+				if (dest === operands && maybeOption(arg) && !(this.commands.length === 0 && negativeNumberArg(arg))) dest = unknown;
+				if ((this._enablePositionalOptions || this._passThroughOptions) && operands.length === 0 && unknown.length === 0) {
+					if (this._findCommand(arg)) {
+						operands.push(arg);
+						unknown.push(...args.slice(i));
+						break;
+					} else if (this._getHelpCommand() && arg === this._getHelpCommand().name()) {
+						operands.push(arg, ...args.slice(i));
+						break;
+					} else if (this._defaultCommandName) {
+						unknown.push(arg, ...args.slice(i));
+						break;
+					}
+				}
+				if (this._passThroughOptions) {
+					dest.push(arg, ...args.slice(i));
+					break;
+				}
+				dest.push(arg);
+			}
+			return {
+				operands,
+				unknown
+			};
+		}
+		opts() {
+			if (this._storeOptionsAsProperties) {
+				const result = {};
+				const len = this.options.length;
+				for (let i = 0; i < len; i++) {
+					const key = this.options[i].attributeName();
+					result[key] = key === this._versionOptionName ? this._version : this[key];
+				}
+				return result;
+			}
+			return this._optionValues;
+		}
+		optsWithGlobals() {
+			return this._getCommandAndAncestors().reduce((combinedOptions, cmd) => Object.assign(combinedOptions, cmd.opts()), {});
+		}
+		error(message, errorOptions) {
+			this._outputConfiguration.outputError(`${message}\n`, this._outputConfiguration.writeErr);
+			if (typeof this._showHelpAfterError === "string") this._outputConfiguration.writeErr(`${this._showHelpAfterError}\n`);
+			else if (this._showHelpAfterError) {
+				this._outputConfiguration.writeErr("\n");
+				this.outputHelp({ error: true });
+			}
+			const config = errorOptions || {};
+			const exitCode = config.exitCode || 1;
+			const code = config.code || "commander.error";
+			this._exit(exitCode, code, message);
+		}
+		_parseOptionsEnv() {
+			this.options.forEach((option) => {
+				if (option.envVar && option.envVar in process.env) {
+					const optionKey = option.attributeName();
+					if (this.getOptionValue(optionKey) === void 0 || [
+						"default",
+						"config",
+						"env"
+					].includes(this.getOptionValueSource(optionKey))) {
+						if (option.required || option.optional) this.emit(`optionEnv:${option.name()}`, process.env[option.envVar]);
+						else this.emit(`optionEnv:${option.name()}`);
+					}
+				}
+			});
+		}
+		_parseOptionsImplied() {
+			const dualHelper = new DualOptions(this.options);
+			const hasCustomOptionValue = (optionKey) => {
+				return this.getOptionValue(optionKey) !== void 0 && !["default", "implied"].includes(this.getOptionValueSource(optionKey));
+			};
+			this.options.filter((option) => option.implied !== void 0 && hasCustomOptionValue(option.attributeName()) && dualHelper.valueFromOption(this.getOptionValue(option.attributeName()), option)).forEach((option) => {
+				Object.keys(option.implied).filter((impliedKey) => !hasCustomOptionValue(impliedKey)).forEach((impliedKey) => {
+					this.setOptionValueWithSource(impliedKey, option.implied[impliedKey], "implied");
+				});
+			});
+		}
+		missingArgument(name) {
+			const message = `error: missing required argument '${name}'`;
+			this.error(message, { code: "commander.missingArgument" });
+		}
+		optionMissingArgument(option) {
+			const message = `error: option '${option.flags}' argument missing`;
+			this.error(message, { code: "commander.optionMissingArgument" });
+		}
+		missingMandatoryOptionValue(option) {
+			const message = `error: required option '${option.flags}' not specified`;
+			this.error(message, { code: "commander.missingMandatoryOptionValue" });
+		}
+		_conflictingOption(option, conflictingOption) {
+			const findBestOptionFromValue = (option) => {
+				const optionKey = option.attributeName();
+				const optionValue = this.getOptionValue(optionKey);
+				const negativeOption = this.options.find((target) => target.negate && optionKey === target.attributeName());
+				const positiveOption = this.options.find((target) => !target.negate && optionKey === target.attributeName());
+				if (negativeOption && (negativeOption.presetArg === void 0 && optionValue === false || negativeOption.presetArg !== void 0 && optionValue === negativeOption.presetArg)) return negativeOption;
+				return positiveOption || option;
+			};
+			const getErrorMessage = (option) => {
+				const bestOption = findBestOptionFromValue(option);
+				const optionKey = bestOption.attributeName();
+				if (this.getOptionValueSource(optionKey) === "env") return `environment variable '${bestOption.envVar}'`;
+				return `option '${bestOption.flags}'`;
+			};
+			const message = `error: ${getErrorMessage(option)} cannot be used with ${getErrorMessage(conflictingOption)}`;
+			this.error(message, { code: "commander.conflictingOption" });
+		}
+		unknownOption(flag) {
+			if (this._allowUnknownOption) return;
+			let suggestion = "";
+			if (flag.startsWith("--") && this._showSuggestionAfterError) {
+				let candidateFlags = [];
+				let command = this;
+				do {
+					const moreFlags = command.createHelp().visibleOptions(command).filter((option) => option.long).map((option) => option.long);
+					candidateFlags = candidateFlags.concat(moreFlags);
+					command = command.parent;
+				} while (command && !command._enablePositionalOptions);
+				suggestion = suggestSimilar(flag, candidateFlags);
+			}
+			const message = `error: unknown option '${flag}'${suggestion}`;
+			this.error(message, { code: "commander.unknownOption" });
+		}
+		_excessArguments(receivedArgs) {
+			if (this._allowExcessArguments) return;
+			const expected = this.registeredArguments.length;
+			const s = expected === 1 ? "" : "s";
+			const message = `error: too many arguments${this.parent ? ` for '${this.name()}'` : ""}. Expected ${expected} argument${s} but got ${receivedArgs.length}.`;
+			this.error(message, { code: "commander.excessArguments" });
+		}
+		unknownCommand() {
+			const unknownName = this.args[0];
+			let suggestion = "";
+			if (this._showSuggestionAfterError) {
+				const candidateNames = [];
+				this.createHelp().visibleCommands(this).forEach((command) => {
+					candidateNames.push(command.name());
+					if (command.alias()) candidateNames.push(command.alias());
+				});
+				suggestion = suggestSimilar(unknownName, candidateNames);
+			}
+			const message = `error: unknown command '${unknownName}'${suggestion}`;
+			this.error(message, { code: "commander.unknownCommand" });
+		}
+		version(str, flags, description) {
+			if (str === void 0) return this._version;
+			this._version = str;
+			flags = flags || "-V, --version";
+			description = description || "output the version number";
+			const versionOption = this.createOption(flags, description);
+			this._versionOptionName = versionOption.attributeName();
+			this._registerOption(versionOption);
+			this.on("option:" + versionOption.name(), () => {
+				this._outputConfiguration.writeOut(`${str}\n`);
+				this._exit(0, "commander.version", str);
+			});
+			return this;
+		}
+		description(str, argsDescription) {
+			if (str === void 0 && argsDescription === void 0) return this._description;
+			this._description = str;
+			if (argsDescription) this._argsDescription = argsDescription;
+			return this;
+		}
+		summary(str) {
+			if (str === void 0) return this._summary;
+			this._summary = str;
+			return this;
+		}
+		alias(alias) {
+			if (alias === void 0) return this._aliases[0];
+			let command = this;
+			if (this.commands.length !== 0 && this.commands[this.commands.length - 1]._executableHandler) command = this.commands[this.commands.length - 1];
+			if (alias === command._name) throw new Error("Command alias can't be the same as its name");
+			const matchingCommand = this.parent?._findCommand(alias);
+			if (matchingCommand) {
+				const existingCmd = [matchingCommand.name()].concat(matchingCommand.aliases()).join("|");
+				throw new Error(`cannot add alias '${alias}' to command '${this.name()}' as already have command '${existingCmd}'`);
+			}
+			command._aliases.push(alias);
+			return this;
+		}
+		aliases(aliases) {
+			if (aliases === void 0) return this._aliases;
+			aliases.forEach((alias) => this.alias(alias));
+			return this;
+		}
+		usage(str) {
+			if (str === void 0) {
+				if (this._usage) return this._usage;
+				const args = this.registeredArguments.map((arg) => {
+					return humanReadableArgName(arg);
+				});
+				return [].concat(this.options.length || this._helpOption !== null ? "[options]" : [], this.commands.length ? "[command]" : [], this.registeredArguments.length ? args : []).join(" ");
+			}
+			this._usage = str;
+			return this;
+		}
+		name(str) {
+			if (str === void 0) return this._name;
+			this._name = str;
+			return this;
+		}
+		helpGroup(heading) {
+			if (heading === void 0) return this._helpGroupHeading ?? "";
+			this._helpGroupHeading = heading;
+			return this;
+		}
+		commandsGroup(heading) {
+			if (heading === void 0) return this._defaultCommandGroup ?? "";
+			this._defaultCommandGroup = heading;
+			return this;
+		}
+		optionsGroup(heading) {
+			if (heading === void 0) return this._defaultOptionGroup ?? "";
+			this._defaultOptionGroup = heading;
+			return this;
+		}
+		_initOptionGroup(option) {
+			if (this._defaultOptionGroup && !option.helpGroupHeading) option.helpGroup(this._defaultOptionGroup);
+		}
+		_initCommandGroup(cmd) {
+			if (this._defaultCommandGroup && !cmd.helpGroup()) cmd.helpGroup(this._defaultCommandGroup);
+		}
+		nameFromFilename(filename) {
+			this._name = path.basename(filename, path.extname(filename));
+			return this;
+		}
+		executableDir(path) {
+			if (path === void 0) return this._executableDir;
+			this._executableDir = path;
+			return this;
+		}
+		helpInformation(contextOptions) {
+			const helper = this.createHelp();
+			const context = this._getOutputContext(contextOptions);
+			helper.prepareContext({
+				error: context.error,
+				helpWidth: context.helpWidth,
+				outputHasColors: context.hasColors
+			});
+			const text = helper.formatHelp(this, helper);
+			if (context.hasColors) return text;
+			return this._outputConfiguration.stripColor(text);
+		}
+		_getOutputContext(contextOptions) {
+			contextOptions = contextOptions || {};
+			const error = !!contextOptions.error;
+			let baseWrite;
+			let hasColors;
+			let helpWidth;
+			if (error) {
+				baseWrite = (str) => this._outputConfiguration.writeErr(str);
+				hasColors = this._outputConfiguration.getErrHasColors();
+				helpWidth = this._outputConfiguration.getErrHelpWidth();
+			} else {
+				baseWrite = (str) => this._outputConfiguration.writeOut(str);
+				hasColors = this._outputConfiguration.getOutHasColors();
+				helpWidth = this._outputConfiguration.getOutHelpWidth();
+			}
+			const write = (str) => {
+				if (!hasColors) str = this._outputConfiguration.stripColor(str);
+				return baseWrite(str);
+			};
+			return {
+				error,
+				write,
+				hasColors,
+				helpWidth
+			};
+		}
+		outputHelp(contextOptions) {
+			let deprecatedCallback;
+			if (typeof contextOptions === "function") {
+				deprecatedCallback = contextOptions;
+				contextOptions = void 0;
+			}
+			const outputContext = this._getOutputContext(contextOptions);
+			const eventContext = {
+				error: outputContext.error,
+				write: outputContext.write,
+				command: this
+			};
+			this._getCommandAndAncestors().reverse().forEach((command) => command.emit("beforeAllHelp", eventContext));
+			this.emit("beforeHelp", eventContext);
+			let helpInformation = this.helpInformation({ error: outputContext.error });
+			if (deprecatedCallback) {
+				helpInformation = deprecatedCallback(helpInformation);
+				if (typeof helpInformation !== "string" && !Buffer.isBuffer(helpInformation)) throw new Error("outputHelp callback must return a string or a Buffer");
+			}
+			outputContext.write(helpInformation);
+			if (this._getHelpOption()?.long) this.emit(this._getHelpOption().long);
+			this.emit("afterHelp", eventContext);
+			this._getCommandAndAncestors().forEach((command) => command.emit("afterAllHelp", eventContext));
+		}
+		helpOption(flags, description) {
+			if (typeof flags === "boolean") {
+				if (flags) {
+					if (this._helpOption === null) this._helpOption = void 0;
+					if (this._defaultOptionGroup) this._initOptionGroup(this._getHelpOption());
+				} else this._helpOption = null;
+				return this;
+			}
+			this._helpOption = this.createOption(flags ?? "-h, --help", description ?? "display help for command");
+			if (flags || description) this._initOptionGroup(this._helpOption);
+			return this;
+		}
+		_getHelpOption() {
+			if (this._helpOption === void 0) this.helpOption(void 0, void 0);
+			return this._helpOption;
+		}
+		addHelpOption(option) {
+			this._helpOption = option;
+			this._initOptionGroup(option);
+			return this;
+		}
+		help(contextOptions) {
+			this.outputHelp(contextOptions);
+			let exitCode = Number(process.exitCode ?? 0);
+			if (exitCode === 0 && contextOptions && typeof contextOptions !== "function" && contextOptions.error) exitCode = 1;
+			this._exit(exitCode, "commander.help", "(outputHelp)");
+		}
+		addHelpText(position, text) {
+			const allowedValues = [
+				"beforeAll",
+				"before",
+				"after",
+				"afterAll"
+			];
+			if (!allowedValues.includes(position)) throw new Error(`Unexpected value for position to addHelpText.
+Expecting one of '${allowedValues.join("', '")}'`);
+			const helpEvent = `${position}Help`;
+			this.on(helpEvent, (context) => {
+				let helpStr;
+				if (typeof text === "function") helpStr = text({
+					error: context.error,
+					command: context.command
+				});
+				else helpStr = text;
+				if (helpStr) context.write(`${helpStr}\n`);
+			});
+			return this;
+		}
+		_outputHelpIfRequested(args) {
+			const helpOption = this._getHelpOption();
+			if (helpOption && args.find((arg) => helpOption.is(arg))) {
+				this.outputHelp();
+				this._exit(0, "commander.helpDisplayed", "(outputHelp)");
+			}
+		}
+	};
+	function incrementNodeInspectorPort(args) {
+		return args.map((arg) => {
+			if (!arg.startsWith("--inspect")) return arg;
+			let debugOption;
+			let debugHost = "127.0.0.1";
+			let debugPort = "9229";
+			let match;
+			if ((match = arg.match(/^(--inspect(-brk)?)$/)) !== null) debugOption = match[1];
+			else if ((match = arg.match(/^(--inspect(-brk|-port)?)=([^:]+)$/)) !== null) {
+				debugOption = match[1];
+				if (/^\d+$/.test(match[3])) debugPort = match[3];
+				else debugHost = match[3];
+			} else if ((match = arg.match(/^(--inspect(-brk|-port)?)=([^:]+):(\d+)$/)) !== null) {
+				debugOption = match[1];
+				debugHost = match[3];
+				debugPort = match[4];
+			}
+			if (debugOption && debugPort !== "0") return `${debugOption}=${debugHost}:${parseInt(debugPort) + 1}`;
+			return arg;
+		});
+	}
+	function useColor() {
+		if (process.env.NO_COLOR || process.env.FORCE_COLOR === "0" || process.env.FORCE_COLOR === "false") return false;
+		if (process.env.FORCE_COLOR || process.env.CLICOLOR_FORCE !== void 0) return true;
+	}
+	exports.Command = Command;
+	exports.useColor = useColor;
+}));
+
+// node_modules/commander/index.js
+var require_commander = /* @__PURE__ */ __commonJSMin(((exports) => {
+	const { Argument } = require_argument();
+	const { Command } = require_command();
+	const { CommanderError, InvalidArgumentError } = require_error();
+	const { Help } = require_help();
+	const { Option } = require_option();
+	exports.program = new Command();
+	exports.createCommand = (name) => new Command(name);
+	exports.createOption = (flags, description) => new Option(flags, description);
+	exports.createArgument = (name, description) => new Argument(name, description);
+	exports.Command = Command;
+	exports.Option = Option;
+	exports.Argument = Argument;
+	exports.Help = Help;
+	exports.CommanderError = CommanderError;
+	exports.InvalidArgumentError = InvalidArgumentError;
+	exports.InvalidOptionArgumentError = InvalidArgumentError;
+}));
+
+// node_modules/commander/esm.mjs
+var import_commander = /* @__PURE__ */ __toESM(require_commander(), 1);
+const { program, createCommand, createArgument, createOption, CommanderError, InvalidArgumentError, InvalidOptionArgumentError, Command, Argument, Option, Help } = import_commander.default;
+
 // src/core/package-version.ts
 function packageVersion() {
 	const text = readFileSync(path.join(packageRoot(), "package.json"), "utf8");
 	return JSON.parse(text).version;
+}
+function issueTrackerUrl() {
+	try {
+		return JSON.parse(readFileSync(path.join(packageRoot(), "package.json"), "utf8")).bugs?.url ?? "the project's issue tracker";
+	} catch {
+		return "the project's issue tracker";
+	}
 }
 
 // src/cli/command-tree.ts
@@ -73921,14 +75062,15 @@ function reportError(err, options) {
 	const write = (line) => process.stderr.write(maskSecrets(line) + "\n");
 	if (isRelcastError(err)) {
 		write(`relcast: error [${err.code}]: ${err.message}`);
-		if (err.hint) write(`  fix: ${err.hint}`);
-		annotateError(`${err.message}${err.hint ? ` (fix: ${err.hint})` : ""}`, { title: `relcast ${err.code}` });
+		const hint = err.hint ?? `this is a relcast bug: re-run with --debug and report the output at ${issueTrackerUrl()}`;
+		write(`  fix: ${hint}`);
+		annotateError(`${err.message} (fix: ${hint})`, { title: `relcast ${err.code}` });
 		if (options.debug && err.stack) write(err.stack);
 		return err.exitCode;
 	}
 	const message = err instanceof Error ? err.message : String(err);
 	write(`relcast: internal error: ${message}`);
-	write("  fix: re-run with --debug and report the output at the project's issue tracker");
+	write(`  fix: re-run with --debug and report the output at ${issueTrackerUrl()}`);
 	annotateError(message, { title: "relcast internal error" });
 	if (options.debug && err instanceof Error && err.stack) write(err.stack);
 	return EXIT_CODES.E_INTERNAL;
@@ -73936,7 +75078,7 @@ function reportError(err, options) {
 
 // src/cli/program.ts
 function createProgram(registers) {
-	const program = new Command$2("relcast").description("Publish self-updating macOS plugin releases: zip, sign, upload, catalog, appcast.").version(packageVersion(), "-V, --version", "print relcast's version").option("--debug", "print stack traces and debug logs").enablePositionalOptions().showHelpAfterError("(run with --help for usage)").configureOutput({
+	const program = new Command("relcast").description("Publish self-updating macOS plugin releases: zip, sign, upload, catalog, appcast.").version(packageVersion(), "-V, --version", "print relcast's version").option("--debug", "print stack traces and debug logs").enablePositionalOptions().showHelpAfterError("(run with --help for usage)").configureOutput({
 		writeErr: (text) => process.stderr.write(maskSecrets(text)),
 		writeOut: (text) => process.stdout.write(maskSecrets(text))
 	}).exitOverride();
@@ -74046,6 +75188,10 @@ function publishArguments(env) {
 	if (extra !== void 0) args.push(...splitArgs(extra));
 	return args;
 }
+function requireSigningKey(env, args) {
+	if (input(env, "signing-key") !== void 0 || env.RELCAST_SIGNING_KEY?.trim() || args.some((a) => a === "--key-file" || a.startsWith("--key-file="))) return;
+	throw new RelcastError("E_KEY", "no signing key: the signing-key input is empty (a secret that does not exist in this repository, or is not passed to forks' pull requests, arrives empty)", "create the repository secret RELCAST_SIGNING_KEY (Settings → Secrets and variables → Actions) holding the base64 key from `relcast keys generate` or Sparkle's `generate_keys -x`, and pass it to the step: signing-key: ${{ secrets.RELCAST_SIGNING_KEY }}");
+}
 
 // src/action/main.ts
 init_errors$4();
@@ -74056,6 +75202,7 @@ async function runAction(env = process.env) {
 	let args;
 	try {
 		args = publishArguments(env);
+		requireSigningKey(env, args);
 	} catch (err) {
 		if (!isRelcastError(err)) throw err;
 		const message = `${err.message}${err.hint ? ` (fix: ${err.hint})` : ""}`;
