@@ -5,7 +5,8 @@ import { REPO_ROOT, runCli } from "../helpers/run-cli.js";
 
 /** Command names in the "Commands:" part of a help text (without `help`). */
 function commandsIn(help: string): string[] {
-  const section = help.split(/^Commands:$/m)[1] ?? "";
+  // The list ends at its first blank line: text after it (a command's own examples) is not a list of commands.
+  const section = (help.split(/^Commands:$/m)[1] ?? "").split(/\n\s*\n/)[0]!;
   return [...section.matchAll(/^ {2}([a-z][a-z-]*)\b/gm)].map((m) => m[1]!).filter((c) => c !== "help");
 }
 
@@ -15,6 +16,8 @@ function helpTree(): Promise<Map<string, string>> {
   tree ??= (async () => {
     const found = new Map<string, string>();
     const visit = async (words: string[]): Promise<void> => {
+      // relcast's commands are at most three words deep; a deeper one means the help parsing above went wrong.
+      if (words.length > 3) throw new Error(`help tree deeper than three commands: relcast ${words.join(" ")}`);
       const help = (await runCli([...words, "--help"])).stdout;
       found.set(["relcast", ...words].join(" "), help);
       await Promise.all(commandsIn(help).map((sub) => visit([...words, sub])));
