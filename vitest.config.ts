@@ -13,6 +13,8 @@ const LONGEST_FIRST = [
   "test/release/random-kills-s3.test.ts",
   "test/release/s3-faults-random.test.ts",
   "test/release/delta-publish.test.ts",
+  "test/steps/zip/zip64.test.ts",
+  "test/sparkle/delta/delta-zip64.test.ts",
   "test/release/publish-errors.test.ts",
   "test/release/kill-points-folder.test.ts",
   "test/release/s3-faults-targeted.test.ts",

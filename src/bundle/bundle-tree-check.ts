@@ -8,10 +8,6 @@ import { resolveInsideBundle } from "../core/inside-tree.js";
 
 export { resolveInsideBundle };
 
-/** A classic zip (no ZIP64) holds files up to 4 GiB - 1 and 65,535 entries. */
-export const ZIP_FILE_LIMIT = 0xffffffff;
-export const ZIP_ENTRY_LIMIT = 0xffff;
-
 /** A file name for messages: valid UTF-8 as is, other bytes as \xNN. */
 function printable(name: Buffer): string {
   if (isUtf8(name)) return name.toString("utf8");
@@ -30,14 +26,13 @@ function macOSNameKey(name: string): string {
 /**
  * Checks the bundle folder before anything is zipped or uploaded: every name
  * is UTF-8 (zip entries and Sparkle need it), no two names in one folder
- * are the same name on macOS's default file system, every file fits a classic zip
- * (by size, before a byte is read), and every symlink resolves inside the
- * bundle. Each problem is an E_INPUT naming the entry and the fix.
+ * are the same name on macOS's default file system, and every symlink resolves
+ * inside the bundle. Size and entry count are not limited: the zip writer
+ * uses ZIP64 fields where a bundle outgrows a classic zip. Each problem is an E_INPUT naming the entry and the fix.
  */
 export async function checkBundleTree(bundleDir: string): Promise<void> {
   const root = path.resolve(bundleDir);
   const top = path.basename(root);
-  let entries = 1;
   async function walk(relParts: Buffer[]): Promise<void> {
     const dirAbs = Buffer.concat([Buffer.from(root), ...relParts.flatMap((p) => [Buffer.from("/"), p])]);
     // Synchronous listing and lstat: through the promise API each call costs about 50 µs of round trips
@@ -62,9 +57,6 @@ export async function checkBundleTree(bundleDir: string): Promise<void> {
         );
       }
       seen.set(same, text);
-      if (++entries > ZIP_ENTRY_LIMIT) {
-        throw new RelcastError("E_INPUT", `the bundle has more than ${ZIP_ENTRY_LIMIT} entries`, "a zip without ZIP64 holds at most 65,535 entries: ship fewer files (e.g. pack resources into archives)");
-      }
       const rel = [...relParts.map((p) => p.toString("utf8")), name.toString("utf8")].join("/");
       const abs = path.join(root, rel);
       const st = lstatSync(abs);
@@ -79,13 +71,6 @@ export async function checkBundleTree(bundleDir: string): Promise<void> {
           );
         }
       } else if (st.isDirectory()) await walk([...relParts, name]);
-      else if (st.isFile() && st.size > ZIP_FILE_LIMIT) {
-        throw new RelcastError(
-          "E_INPUT",
-          `${top}/${rel} is ${st.size} bytes, over the 4 GiB limit of a zip without ZIP64 (${ZIP_FILE_LIMIT} bytes)`,
-          "keep each file in the bundle under 4 GiB (download large resources on first launch instead)",
-        );
-      }
     }
   }
   await walk([]);

@@ -12,8 +12,10 @@
  * content a delta needs. Modes come from the central directory at the end,
  * which must agree with the local headers.
  *
- * relcast's zips carry sizes in their local headers (no data descriptors, no
- * ZIP64); a zip without them is refused with a clear error.
+ * relcast's zips carry sizes in their local headers (no data descriptors),
+ * in a ZIP64 extra field for a file of 4 GiB or more; a zip without them is
+ * refused with a clear error. The end records (ZIP64 ones included) must
+ * agree with the central directory read.
  */
 import { createHash } from "node:crypto";
 import { open, type FileHandle } from "node:fs/promises";
@@ -22,6 +24,7 @@ import { createInflateRaw, inflateRaw, type InflateRaw } from "node:zlib";
 import { RelcastError } from "../../core/errors.js";
 import { badZip, layOutZip, relOfZipName, type RawZipEntry, unixModeOf, type ZipBundleTree, type ZipListing } from "./zip-layout.js";
 import { CUSTOM_ICON_PATH, type HashedTree, treeHashOf, type TreeEntry, type TreeSource } from "./tree-hash.js";
+import { readU64, widenFields, ZIP64_END, ZIP64_LOCATOR, ZIP64_MARK } from "./zip64-fields.js";
 
 const LOCAL = 0x04034b50;
 const CENTRAL = 0x02014b50;
@@ -166,6 +169,36 @@ class EntryScan {
   }
 }
 
+/**
+ * The records after the central directory: the ZIP64 end record and its
+ * locator (when the zip has them) and the classic end record, which must
+ * give the central directory's entry count, size and offset as read, and
+ * end the zip.
+ */
+function checkEndRecords(name: string, bytes: Buffer, central: { count: number; size: number; offset: number }): void {
+  let pos = 0;
+  let wide: { count: number | undefined; size: number | undefined; offset: number | undefined } | undefined;
+  if (bytes.length >= 56 && bytes.readUInt32LE(0) === ZIP64_END) {
+    const recordLength = readU64(bytes, 4);
+    if (recordLength === undefined || recordLength < 44 || 12 + recordLength + 20 > bytes.length) throw badZip(name, "its ZIP64 end record is damaged");
+    wide = { count: readU64(bytes, 32), size: readU64(bytes, 40), offset: readU64(bytes, 48) };
+    pos = 12 + recordLength;
+    if (bytes.readUInt32LE(pos) !== ZIP64_LOCATOR || readU64(bytes, pos + 8) !== central.offset + central.size) throw badZip(name, "its ZIP64 end record has no locator pointing at it");
+    pos += 20;
+  }
+  if (pos + 22 > bytes.length || bytes.readUInt32LE(pos) !== END) throw badZip(name, "its central directory is not followed by an end record");
+  const count = bytes.readUInt16LE(pos + 10);
+  const size = bytes.readUInt32LE(pos + 12);
+  const offset = bytes.readUInt32LE(pos + 16);
+  const end = pos + 22 + bytes.readUInt16LE(pos + 20);
+  // A classic field holds its value, or (with a ZIP64 end record) all ones; the ZIP64 record then holds it.
+  const agrees = (classic: number, mark: number, zip64: number | undefined, actual: number): boolean => (classic === mark && wide ? zip64 === actual : classic === actual && (!wide || zip64 === actual));
+  if (!agrees(count, 0xffff, wide?.count, central.count) || !agrees(size, ZIP64_MARK, wide?.size, central.size) || !agrees(offset, ZIP64_MARK, wide?.offset, central.offset)) {
+    throw badZip(name, "its end record does not describe its central directory");
+  }
+  if (end !== bytes.length) throw badZip(name, "bytes follow its end record");
+}
+
 export interface ReadStoredZipOptions {
   /** Name for messages (the store URI). */
   name: string;
@@ -193,6 +226,7 @@ export async function readStoredZipTree(stream: AsyncIterable<Buffer>, options: 
     let offset = 0;
     let current: EntryScan | undefined;
     let remaining = 0;
+    let tailStart = 0;
     for await (const chunk of stream) {
       sha256?.update(chunk);
       total += chunk.length;
@@ -216,8 +250,9 @@ export async function readStoredZipTree(stream: AsyncIterable<Buffer>, options: 
         } else {
           if (data.length - pos < 4) break;
           const signature = data.readUInt32LE(pos);
-          if (signature === CENTRAL || signature === END) {
+          if (signature === CENTRAL || signature === END || signature === ZIP64_END) {
             state = "tail";
+            tailStart = offset + pos;
             continue;
           }
           if (signature !== LOCAL) throw badZip(name, `no zip entry at byte ${offset + pos}`);
@@ -227,17 +262,19 @@ export async function readStoredZipTree(stream: AsyncIterable<Buffer>, options: 
           if (data.length - pos < 30 + nameLength + extraLength) break;
           const flags = data.readUInt16LE(pos + 6);
           if (flags & 0x0009) throw badZip(name, "an entry is encrypted or has a data descriptor (relcast's zips have neither); publish with --no-deltas");
+          const entryName = data.toString("utf8", pos + 30, pos + 30 + nameLength);
+          const sizes = widenFields({ compressedSize: data.readUInt32LE(pos + 18), size: data.readUInt32LE(pos + 22) }, data.subarray(pos + 30 + nameLength, pos + 30 + nameLength + extraLength));
+          if (typeof sizes === "string") throw badZip(name, `the local header of ${entryName}: ${sizes}`);
           const entry: Scanned = {
-            name: data.toString("utf8", pos + 30, pos + 30 + nameLength),
+            name: entryName,
             method: data.readUInt16LE(pos + 8),
             crc32: data.readUInt32LE(pos + 14),
-            compressedSize: data.readUInt32LE(pos + 18),
-            size: data.readUInt32LE(pos + 22),
+            compressedSize: sizes.compressedSize,
+            size: sizes.size,
             localHeaderOffset: offset + pos,
             rel: "",
             same: false,
           };
-          if (entry.compressedSize === 0xffffffff || entry.size === 0xffffffff) throw badZip(name, "it is a ZIP64 zip (relcast's zips are not)");
           entry.rel = relOfZipName(entry.name);
           scanned.set(entry.localHeaderOffset, entry);
           current = new EntryScan(entry, newZip, spill, options.keepLimit, name);
@@ -268,17 +305,23 @@ export async function readStoredZipTree(stream: AsyncIterable<Buffer>, options: 
     while (pos + 4 <= directory.length && directory.readUInt32LE(pos) === CENTRAL) {
       if (pos + 46 > directory.length) throw badZip(name, "its central directory ends early");
       const nameLength = directory.readUInt16LE(pos + 28);
-      const size = 46 + nameLength + directory.readUInt16LE(pos + 30) + directory.readUInt16LE(pos + 32);
+      const extraLength = directory.readUInt16LE(pos + 30);
+      const size = 46 + nameLength + extraLength + directory.readUInt16LE(pos + 32);
       if (pos + size > directory.length) throw badZip(name, "its central directory ends early");
       const entryName = directory.toString("utf8", pos + 46, pos + 46 + nameLength);
-      const local = scanned.get(directory.readUInt32LE(pos + 42));
+      const wide = widenFields(
+        { size: directory.readUInt32LE(pos + 24), compressedSize: directory.readUInt32LE(pos + 20), localHeaderOffset: directory.readUInt32LE(pos + 42) },
+        directory.subarray(pos + 46 + nameLength, pos + 46 + nameLength + extraLength),
+      );
+      if (typeof wide === "string") throw badZip(name, `its central directory entry ${JSON.stringify(entryName)}: ${wide}`);
+      const local = scanned.get(wide.localHeaderOffset!);
       if (
         !local ||
         local.name !== entryName ||
         local.method !== directory.readUInt16LE(pos + 10) ||
         local.crc32 !== directory.readUInt32LE(pos + 16) ||
-        local.compressedSize !== directory.readUInt32LE(pos + 20) ||
-        local.size !== directory.readUInt32LE(pos + 24)
+        local.compressedSize !== wide.compressedSize ||
+        local.size !== wide.size
       ) {
         throw badZip(name, `its central directory entry ${JSON.stringify(entryName)} does not match a local entry`);
       }
@@ -287,6 +330,7 @@ export async function readStoredZipTree(stream: AsyncIterable<Buffer>, options: 
       pos += size;
     }
     if (listing.length !== scanned.size) throw badZip(name, `its central directory lists ${listing.length} entries, the zip holds ${scanned.size}`);
+    checkEndRecords(name, directory.subarray(pos), { count: listing.length, size: pos, offset: tailStart });
     const layout = layOutZip(name, listing);
 
     const fileHashes = new Map<string, Buffer>();

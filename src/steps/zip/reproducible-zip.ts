@@ -123,7 +123,7 @@ export async function zipBundle(bundleDir: string, outFile: string, options: Zip
       const result = await item.result;
       aheadBytes -= item.length;
       const raw = asBuffer(result.raw);
-      if (first) await writer.beginFile(entry.name, entry.executable ? EXEC_MODE : FILE_MODE, result.deflated !== undefined);
+      if (first) await writer.beginFile(entry.name, entry.executable ? EXEC_MODE : FILE_MODE, result.deflated !== undefined, entry.size);
       await writer.appendChunk(raw, result.deflated ? asBuffer(result.deflated) : raw);
       if (last) await writer.endFile(() => rereadFile(pool, entry));
     }

@@ -2,21 +2,7 @@ import { open, type FileHandle } from "node:fs/promises";
 import { crc32 } from "node:zlib";
 import { RelcastError } from "../../core/errors.js";
 import { writeAll } from "../../core/write-all.js";
-import {
-  centralHeader,
-  endOfCentralDirectory,
-  localHeader,
-  localHeaderPatch,
-  METHOD_DEFLATE,
-  METHOD_STORE,
-  ZIP32_LIMIT,
-  ZIP32_MAX_ENTRIES,
-  type EntryFields,
-} from "./zip-format.js";
-
-function tooLarge(what: string): RelcastError {
-  return new RelcastError("E_INPUT", `the bundle is too large for a zip without ZIP64 (${what})`, "keep the bundle under 4 GiB and 65,535 entries; relcast writes classic zips, which every macOS unzipper reads");
-}
+import { centralHeader, endRecords, localHeader, METHOD_DEFLATE, METHOD_STORE, ZIP32_LIMIT, type EntryFields } from "./zip-format.js";
 
 /** Sees the zip's final bytes once each, in file order (a SHA-256, the first pass of a signature). */
 export interface ZipObserver {
@@ -30,8 +16,12 @@ const REREAD_BYTES = 1 << 20;
 /**
  * Writes a zip at explicit positions: a file's local header is written with
  * placeholders, its data follows, and the header is patched when the CRC and
- * sizes are known (no data descriptors). A file that deflate does not shrink
- * is rewritten stored, as Info-ZIP does.
+ * sizes are known (no data descriptors: every reader, and relcast's own
+ * streaming reader of old zips, finds the sizes in the local header). A file
+ * that deflate does not shrink is rewritten stored, as Info-ZIP does. ZIP64
+ * fields appear only where a value does not fit 32 bits (see zip-format.ts);
+ * a file of 4 GiB or more, known from its listed size before its header is
+ * written, gets a local header with a ZIP64 extra field.
  *
  * Observers get every byte of the finished zip in order while it is written,
  * so its digests need no second read: bytes before the open entry are final;
@@ -56,7 +46,6 @@ export class ZipWriter {
   }
 
   private async append(bytes: Buffer): Promise<void> {
-    if (this.offset + bytes.length > ZIP32_LIMIT) throw tooLarge("more than 4 GiB of zip");
     if (bytes.length > 0) this.pending.push(bytes);
     this.offset += bytes.length;
     if (this.offset - this.pendingStart >= FLUSH_BYTES) await this.flush();
@@ -121,7 +110,7 @@ export class ZipWriter {
   }
 
   private async addWhole(name: Buffer, mode: number, data: Buffer): Promise<void> {
-    const entry: EntryFields = { name, method: METHOD_STORE, crc32: crc32(data), compressedSize: data.length, size: data.length, mode, localHeaderOffset: this.offset };
+    const entry: EntryFields = { name, method: METHOD_STORE, crc32: crc32(data), compressedSize: data.length, size: data.length, mode, localHeaderOffset: this.offset, zip64Local: false };
     this.entries.push(entry);
     await this.append(localHeader(entry));
     await this.append(data);
@@ -135,8 +124,9 @@ export class ZipWriter {
     return this.addWhole(Buffer.from(name, "utf8"), 0o120000 | mode, Buffer.from(target, "utf8"));
   }
 
-  async beginFile(name: string, mode: number, deflate: boolean): Promise<void> {
-    const entry: EntryFields = { name: Buffer.from(name, "utf8"), method: deflate ? METHOD_DEFLATE : METHOD_STORE, crc32: 0, compressedSize: 0, size: 0, mode: 0o100000 | mode, localHeaderOffset: this.offset };
+  /** `size` is the file's size as listed; the chunk jobs refuse a file that is not that size any more. */
+  async beginFile(name: string, mode: number, deflate: boolean, size: number): Promise<void> {
+    const entry: EntryFields = { name: Buffer.from(name, "utf8"), method: deflate ? METHOD_DEFLATE : METHOD_STORE, crc32: 0, compressedSize: 0, size: 0, mode: 0o100000 | mode, localHeaderOffset: this.offset, zip64Local: size >= ZIP32_LIMIT };
     const header = localHeader(entry);
     this.open_ = { entry, header };
     await this.append(header);
@@ -148,7 +138,6 @@ export class ZipWriter {
     entry.crc32 = crc32(raw, entry.crc32);
     entry.size += raw.length;
     entry.compressedSize += deflated.length;
-    if (entry.size > ZIP32_LIMIT) throw tooLarge(`${entry.name.toString()} is over 4 GiB`);
     await this.append(deflated);
   }
 
@@ -164,20 +153,28 @@ export class ZipWriter {
         await this.append(chunk);
       }
     }
-    const patch = localHeaderPatch(entry);
-    if (patch.at >= this.pendingStart) patch.bytes.copy(header, patch.at - entry.localHeaderOffset);
-    else await this.handle.write(patch.bytes, 0, patch.bytes.length, patch.at);
+    // Deflate is kept only when it shrank the file, so the compressed size never needs ZIP64 when the size does not.
+    if (!entry.zip64Local && (entry.size >= ZIP32_LIMIT || entry.compressedSize >= ZIP32_LIMIT)) {
+      throw new RelcastError("E_INTERNAL", `zip writer: ${entry.name.toString()} grew to ${entry.size} bytes after it was listed smaller`);
+    }
+    const patched = localHeader(entry);
+    if (patched.length !== header.length) throw new RelcastError("E_INTERNAL", "zip writer: a local header changed length");
+    if (entry.localHeaderOffset >= this.pendingStart) patched.copy(header);
+    else await this.handle.write(patched, 0, patched.length, entry.localHeaderOffset);
     this.open_ = undefined;
     this.entries.push(entry);
     await this.observeUpTo(this.offset);
   }
 
   async finish(): Promise<{ entryCount: number; sizeBytes: number }> {
-    if (this.entries.length > ZIP32_MAX_ENTRIES) throw tooLarge(`${this.entries.length} entries`);
     const centralOffset = this.offset;
-    const central = Buffer.concat(this.entries.map(centralHeader));
-    await this.append(central);
-    await this.append(endOfCentralDirectory(this.entries.length, central.length, centralOffset));
+    let centralSize = 0;
+    for (const entry of this.entries) {
+      const bytes = centralHeader(entry);
+      centralSize += bytes.length;
+      await this.append(bytes);
+    }
+    await this.append(endRecords(this.entries.length, centralSize, centralOffset));
     await this.flush();
     await this.observeUpTo(this.offset);
     await this.handle.truncate(this.offset);
