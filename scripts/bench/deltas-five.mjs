@@ -27,7 +27,11 @@ for (const oldZip of oldZips) {
   expected.push({ sha256, sizeBytes: (await stat(oldZip)).size });
 }
 const useManifests = process.env.RELCAST_BENCH_NO_MANIFESTS !== "1";
+// RELCAST_BENCH_PHASES=1: seconds of each phase on stderr.
+const phase = (name, since) => process.env.RELCAST_BENCH_PHASES === "1" && process.stderr.write(`${name} ${((performance.now() - since) / 1000).toFixed(2)} s\n`);
+const t0 = performance.now();
 const newTree = await openZipBundleTree(newZip);
+phase("new tree", t0);
 // This release's manifest, as the deltas step makes it for the store (publish has the zip's SHA-256 from the zip step).
 await writeFile(path.join(work, "tree.json"), serializeTreeManifest(await treeManifestOf(newTree, "new", { sha256: "0".repeat(64), sizeBytes: (await stat(newZip)).size })));
 const sizes = [];
@@ -49,10 +53,16 @@ async function oldTreeOf(i, oldZip, dir) {
 async function one(i, oldZip) {
   const dir = path.join(work, `old-${i}`);
   await mkdir(dir);
+  const t1 = performance.now();
   const oldTree = await oldTreeOf(i, oldZip, dir);
+  phase(`old tree ${i}`, t1);
   const file = path.join(work, `from-${i}.delta`);
+  const t2 = performance.now();
   const made = await createDeltaFromTrees(oldTree, newTree, file, { compression: "lzma", tmpDir: dir });
+  phase(`create ${i} (${JSON.stringify(made.counts)})`, t2);
+  const t3 = performance.now();
   const applied = await applyDeltaToTree(oldTree, file, { tmpDir: dir });
+  phase(`apply ${i}`, t3);
   if (applied.afterHash !== newTree.hash.toString("hex") || made.afterHash !== applied.afterHash) throw new Error(`delta ${i} did not rebuild the new tree`);
   sizes[i] = (await stat(file)).size;
   await oldTree.close();
