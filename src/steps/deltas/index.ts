@@ -60,13 +60,17 @@ async function inOrderPool<T, R>(items: readonly T[], limit: number, fn: (item: 
  * hash; it is kept only when at most 7/8 of the zip, as generate_appcast does.
  * The same read of the new zip gives this release's tree manifest, stored
  * beside its record, from which later publishes make their deltas without
- * reading this zip again (`--no-deltas` still makes it).
+ * reading this zip again. A publish that makes no delta (the store's first
+ * release, `--no-deltas`) does not read its zip for a manifest: that would
+ * add a whole pass over the zip to every such publish, where the cost of
+ * going without is one old zip read by each of the next few publishes.
  */
 export const deltasStep: Step = {
   name: "deltas",
   skip(ctx) {
     // A re-run of a published version completes it: the deltas its record names are remade whatever the flags say.
     if (ctx.existingRecord?.autoupdate?.deltas?.length) return false;
+    if (ctx.inputs.noDeltas) return "--no-deltas";
     if ((ctx.config.deltas?.maximum ?? DEFAULT_MAXIMUM_DELTAS) === 0) return "deltas.maximum is 0";
     return false;
   },
@@ -83,9 +87,11 @@ export const deltasStep: Step = {
     const existing = ctx.existingRecord?.autoupdate;
     const candidates: Array<{ version: string; build: string }> = existing
       ? (existing.deltas ?? []).map((d) => ({ version: d.fromVersion, build: String(d.fromBuild) }))
-      : inputs.noDeltas
-        ? []
-        : deltaCandidates(ctx.catalog?.entries ?? [], { version: inputs.version, build, channel: config.channel }, maximum).map((e) => ({ version: e.version, build: e.build! }));
+      : deltaCandidates(ctx.catalog?.entries ?? [], { version: inputs.version, build, channel: config.channel }, maximum).map((e) => ({ version: e.version, build: e.build! }));
+    if (candidates.length === 0) {
+      ctx.logger.info("no older release to make a delta from");
+      return;
+    }
 
     const root = path.join(ctx.workDir, "deltas");
     await mkdir(root, { recursive: true });
@@ -100,10 +106,6 @@ export const deltasStep: Step = {
         ctx.treeManifest = { file, sizeBytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") };
       } else {
         ctx.logger.warn("no tree manifest for this release (a link target is not UTF-8, or the bundle has a resource-fork icon): later deltas from it read its zip");
-      }
-      if (candidates.length === 0) {
-        ctx.logger.info(inputs.noDeltas && !existing ? "--no-deltas: no delta made" : "no older release to make a delta from");
-        return;
       }
       const newHash = newTree.hash.toString("hex");
       const makeOne = async (candidate: { version: string; build: string }): Promise<{ delta: DeltaArtifact; log: string } | { log: string }> => {

@@ -37,7 +37,7 @@ export async function openOldTree(store: ObjectStore, record: ReleaseRecord, new
   if (!expected?.sha256) throw new RelcastError("E_VERIFY", `cannot make a delta from ${record.version}: its record has no zip SHA-256`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
   const manifestKey = treeManifestKey(record.version);
   const stored = await store.get(manifestKey);
-  let fallback = `${record.version} has no tree manifest (published before relcast stored them): its zip was read whole`;
+  let fallback = `${record.version} has no tree manifest (published before relcast stored them, or without a delta of its own): its zip was read whole`;
   if (stored) {
     try {
       const { manifest, tree } = parseTreeManifest(stored.body, store.uriFor(manifestKey));
