@@ -277,6 +277,8 @@ async function benchMemory(moto) {
 // (shipped whole) and a changed 16 MiB file (diffed).
 async function benchDeltas() {
   const { zipBundle } = await import("../dist/src/steps/zip/reproducible-zip.js");
+  const { openZipBundleTree } = await import("../dist/src/sparkle/delta/zip-bundle-tree.js");
+  const { serializeTreeManifest, treeManifestOf } = await import("../dist/src/sparkle/delta/tree-manifest.js");
   const root = path.join(tmp, "deltas");
   const totalBytes = Math.round(400 * MiB * SCALE);
   const files = Math.max(60, Math.round(3000 * SCALE));
@@ -299,7 +301,12 @@ async function benchDeltas() {
     await nextVersion(k);
     oldZips.push(path.join(root, `old-${k}.zip`));
     // The record's SHA-256, which publish checks each old zip against.
-    await writeFile(`${oldZips.at(-1)}.sha256`, `${(await zipBundle(bundle, oldZips.at(-1))).sha256}\n`);
+    const made = await zipBundle(bundle, oldZips.at(-1));
+    await writeFile(`${oldZips.at(-1)}.sha256`, `${made.sha256}\n`);
+    // The tree manifest publish stores beside each release's record.
+    const tree = await openZipBundleTree(oldZips.at(-1));
+    await writeFile(`${oldZips.at(-1)}.tree.json`, serializeTreeManifest(await treeManifestOf(tree, `1.${k}`, made)));
+    await tree.close();
   }
   await nextVersion(6);
   const newZip = path.join(root, "new.zip");

@@ -37,6 +37,15 @@ export function recordKey(version: string): string {
   return `${RELEASES_PREFIX}${version}/release.json`;
 }
 
+/**
+ * What later deltas need about this release's tree (paths, modes, sizes,
+ * content hashes, link targets, Sparkle's tree hash), beside the record;
+ * immutable like it. Our choice, documented in docs/sparkle.md.
+ */
+export function treeManifestKey(version: string): string {
+  return `${RELEASES_PREFIX}${version}/tree.json`;
+}
+
 export function publicDownloadUrl(appUrl: string, fileName: string): string {
   return `${appUrl}/downloads/${fileName}`;
 }

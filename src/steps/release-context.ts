@@ -79,6 +79,8 @@ export interface ReleaseContext {
   /** The zip's signature with its first pass already fed by the zip writer; the sign step finishes it. */
   zipSignature?: StreamingSignature;
   edSignature?: string;
+  /** This release's tree manifest (the deltas step), stored beside the record so later deltas need not read its zip. */
+  treeManifest?: LocalArtifact | undefined;
   /** Delta updates from older releases (the deltas step); empty when none were kept. */
   deltas?: DeltaArtifact[];
   /** The key and the bundle's demand for a signed appcast (set by preflight; the feeds are planned with it). */

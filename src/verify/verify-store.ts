@@ -13,6 +13,7 @@ import type { ObjectStore } from "../store/object-store.js";
 import { readAppcast } from "./appcast-reader.js";
 import { checkArchive } from "./archive-check.js";
 import { checkDeltas } from "./delta-check.js";
+import { treeManifestProblems } from "./tree-manifest-check.js";
 import { downloadObject, type HashTally } from "./download-object.js";
 import { strictXmlProblem } from "./strict-xml.js";
 import { checkFeedAgreement, type FeedExpectations } from "./feed-agreement.js";
@@ -157,9 +158,10 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
           if (found.bundle) feedKeys.set(record.version, found.bundle);
           const key32 = options.publicKey ?? (found.bundle?.publicEdKey ? Buffer.from(found.bundle.publicEdKey, "base64") : undefined);
           keys.set(record.version, key32);
-          if (record.autoupdate.deltas?.length) {
-            row.checks.deltas = outcome(await guarded("the delta updates", () => checkDeltas(store, record, byVersion, pluginId, key32, workDir, tally)));
-          }
+          const deltaProblems = record.autoupdate.deltas?.length ? await guarded("the delta updates", () => checkDeltas(store, record, byVersion, pluginId, key32, workDir, tally)) : undefined;
+          // The tree manifest later deltas are made from; releases published before manifests have none.
+          const manifestProblems = await guarded("the tree manifest", () => treeManifestProblems(store, pluginId, record as FeedRecord));
+          if (deltaProblems || manifestProblems.length > 0) row.checks.deltas = outcome([...(deltaProblems ?? []), ...manifestProblems]);
         } catch (err) {
           if (isRelcastError(err) && err.code === "E_STORE") throw err;
           row.checks.zip = outcome([`the update zip could not be checked: ${(err as Error).message}`]);

@@ -44,6 +44,7 @@ describe.each([
   let store: ObjectStore;
   let scratch: string;
   const records = new Map<string, Record<string, any>>();
+  const logs = new Map<string, string>();
 
   async function publish(version: string, build: number, more: string[] = []): Promise<Record<string, any>> {
     const p = await ws.plugin(version, build);
@@ -51,6 +52,7 @@ describe.each([
     expect(res.code, res.stderr).toBe(0);
     const record = JSON.parse(res.stdout) as Record<string, any>;
     records.set(version, record);
+    logs.set(version, res.stderr);
     return record;
   }
   const deltasOf = (version: string): DeltaEntry[] => records.get(version)!.autoupdate.deltas ?? [];
@@ -66,6 +68,8 @@ describe.each([
     const cfg = config as { store: string; s3?: Record<string, unknown> };
     store = await openStore(cfg.store, ws.dir, cfg.s3 ? { s3: cfg.s3 } : {});
     scratch = await mkdtemp(path.join(ws.dir, "scratch-"));
+    // The store's first release makes no delta and so stores no tree manifest: its objects are those a relcast
+    // from before manifests leaves, and later deltas from it take that path.
     await publish("1.0.0", 100);
     await publish("1.1.0", 110);
     await publish("1.2.0-beta.1", 115, ["--channel", "beta"]);
@@ -93,6 +97,21 @@ describe.each([
       expect(d.url).toBe(`https://updates.example.com/downloads/bridge-plugin-1.3.0-from-${d.fromVersion}.delta`);
       expect(d.sizeBytes).toBeLessThanOrEqual((records.get("1.3.0")!.autoupdate.sizeBytes * 7) / 8);
     }
+  });
+
+  it.skipIf(skip)("stores a tree manifest beside each record that has deltas and makes later deltas from it; a release without one falls back to reading its zip, and says so", async () => {
+    // --no-deltas and a first release read nothing for a manifest.
+    expect(await store.head("releases/1.3.1/tree.json")).toBeUndefined();
+    expect(await store.head("releases/1.0.0/tree.json")).toBeUndefined();
+    for (const version of ["1.1.0", "1.2.0-beta.1", "1.0.1", "1.2.0", "1.3.0"]) {
+      const manifest = JSON.parse((await store.get(`releases/${version}/tree.json`))!.body.toString()) as { version: string; zip: { sha256: string; sizeBytes: number } };
+      expect(manifest.version).toBe(version);
+      expect(manifest.zip).toEqual({ sha256: records.get(version)!.autoupdate.sha256, sizeBytes: records.get(version)!.autoupdate.sizeBytes });
+    }
+    expect(logs.get("1.1.0")).toMatch(/delta from 1\.0\.0 .*1\.0\.0 has no tree manifest \(published before relcast stored them, or without a delta of its own\): its zip was read whole/);
+    // From 1.1.0 (which has a manifest) nothing but the changed files is read; from 1.0.0 the zip, as before.
+    expect(logs.get("1.3.0")).toMatch(/delta from 1\.1\.0 .*old tree from its manifest \(\d+ changed file\(s\) read from its zip by range\)/);
+    expect(logs.get("1.3.0")).toMatch(/delta from 1\.0\.0 .*its zip was read whole/);
   });
 
   it.skipIf(skip)("writes <sparkle:deltas> as generate_appcast does, matching the record, read by Python's xml.etree", async () => {
@@ -155,14 +174,50 @@ describe.each([
     }
   });
 
-  it.skipIf(skip)("refuses to make a delta from an old zip that no longer matches its record, and writes nothing", async () => {
+  it.skipIf(skip)("verify checks each tree manifest against its zip; publish falls back from a manifest that does not hold up", async () => {
+    const key = "releases/1.1.0/tree.json";
+    const original = (await store.get(key))!.body;
+    const manifest = JSON.parse(original.toString()) as { entries: Array<{ kind: string; path: string; zip?: { crc32: number } }> };
+    // Consistent in itself (the tree hash does not cover CRC-32s), wrong about the zip.
+    const plist = manifest.entries.find((e) => e.path === "/Contents/Info.plist")!;
+    plist.zip!.crc32 = (plist.zip!.crc32 + 1) >>> 0;
+    await store.put(key, Buffer.from(JSON.stringify(manifest)), { contentType: "application/json" });
+    try {
+      const bad = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
+      expect(bad.code, bad.stdout + bad.stderr).toBe(11);
+      expect(bad.stdout).toMatch(/1\.1\.0: tree manifest releases\/1\.1\.0\/tree\.json does not describe the zip's tree: "\/Contents\/Info\.plist" differ/);
+      await store.put(key, Buffer.from("{ not json"), { contentType: "application/json" });
+      const broken = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
+      expect(broken.stdout).toMatch(/1\.1\.0: .*tree\.json is not a valid tree manifest: it is not JSON/);
+      const p = await ws.plugin("1.4.0", 140);
+      const res = await runCli(ws.publishArgs(p, "1.4.0", ["--dry-run"]));
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stderr).toMatch(/tree\.json is not a valid tree manifest: it is not JSON: its zip was read whole instead/);
+    } finally {
+      await store.put(key, original, { contentType: "application/json" });
+    }
+    const ok = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+  });
+
+  it.skipIf(skip)("refuses to make a delta from an old zip that no longer matches its manifest or its record, and writes nothing", async () => {
     const key = "releases/1.1.0/bridge-plugin-1.1.0.zip";
     const original = (await store.get(key))!.body;
+    const manifestKey = "releases/1.1.0/tree.json";
+    const manifest = (await store.get(manifestKey))!.body;
+    // The framework binary changes in every release and is diffed, so a delta from 1.1.0 reads it: damage its bytes inside the zip.
+    const bridge = (JSON.parse(manifest.toString()) as { entries: Array<{ path: string; zip?: { offset: number } }> }).entries.find((e) => e.path.endsWith("/Versions/A/Bridge"))!.zip!.offset;
     const damaged = Buffer.from(original);
-    damaged.write("TAMPERED", 2000);
+    damaged.write("TAMPERED", bridge + 30 + original.readUInt16LE(bridge + 26) + original.readUInt16LE(bridge + 28));
     await store.put(key, damaged, { contentType: "application/zip" });
     try {
       const p = await ws.plugin("1.4.0", 140);
+      const viaManifest = await runCli(ws.publishArgs(p, "1.4.0"));
+      expect(viaManifest.code).toBe(11);
+      expect(viaManifest.stderr).toMatch(/Versions\/A\/Bridge in .*bridge-plugin-1\.1\.0\.zip does not match its tree manifest/);
+      expect(await store.head("releases/1.4.0/release.json")).toBeUndefined();
+      // Without the manifest: the whole zip is checked against the record.
+      await store.delete(manifestKey);
       const res = await runCli(ws.publishArgs(p, "1.4.0"));
       expect(res.code).toBe(11);
       expect(res.stderr).toMatch(/bridge-plugin-1\.1\.0\.zip does not match its record/);
@@ -171,6 +226,7 @@ describe.each([
       expect(await store.head("releases/1.4.0/bridge-plugin-1.4.0.zip")).toBeUndefined();
     } finally {
       await store.put(key, original, { contentType: "application/zip" });
+      await store.put(manifestKey, manifest, { contentType: "application/json" });
     }
   });
 });

@@ -57,6 +57,8 @@ export interface StoredZipTree extends HashedTree {
   reused: number;
   /** Entries inflated and hashed. */
   inflated: number;
+  /** Each entry as stored (name, method, CRC-32, sizes, local header offset), by tree path: what a tree manifest is checked against. */
+  raw: Map<string, RawZipEntry>;
 }
 
 interface Scanned extends RawZipEntry {
@@ -363,7 +365,8 @@ export async function readStoredZipTree(stream: AsyncIterable<Buffer>, options: 
       },
     };
     const hash = treeHashOf(layout.entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel)!);
-    return { hash, entries: layout.entries, fileHashes, linkHashes, source, sha256: digest, sizeBytes: total, reused, inflated: [...scanned.values()].filter((s) => !s.same && s.compressedSize > 0).length, close: async () => spill?.fh.close() };
+    const raw = new Map<string, RawZipEntry>([...byRel].map(([rel, s]) => [rel, { name: s.name, method: s.method, crc32: s.crc32, compressedSize: s.compressedSize, size: s.size, localHeaderOffset: s.localHeaderOffset }]));
+    return { hash, entries: layout.entries, fileHashes, linkHashes, source, raw, sha256: digest, sizeBytes: total, reused, inflated: [...scanned.values()].filter((s) => !s.same && s.compressedSize > 0).length, close: async () => spill?.fh.close() };
   } catch (err) {
     await spill?.fh.close();
     throw err;

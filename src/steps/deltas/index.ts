@@ -1,15 +1,16 @@
-import { mkdir, rm, stat } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { RelcastError } from "../../core/errors.js";
 import { parseStoredJson } from "../../core/stored-json.js";
 import { releaseRecordSchema, type ReleaseRecord } from "../../domain/record-schema.js";
-import { deltaFileName, recordKey, versionedKey, zipFileName } from "../../domain/release-layout.js";
+import { deltaFileName, recordKey, versionedKey } from "../../domain/release-layout.js";
 import { applyDeltaToTree } from "../../sparkle/delta/delta-apply-tree.js";
 import { limitsForNewTree } from "../../sparkle/delta/delta-limits.js";
 import { compressionUnavailable, defaultCompression, missingProgramError } from "../../sparkle/delta/delta-codec.js";
 import { compressionName, type CompressionName } from "../../sparkle/delta/delta-format.js";
 import { createDeltaFromTrees, DEFAULT_DIFF_LIMIT_BYTES } from "../../sparkle/delta/delta-create.js";
-import { readStoredZipTree } from "../../sparkle/delta/stored-zip-tree.js";
+import { serializeTreeManifest, treeManifestOf } from "../../sparkle/delta/tree-manifest.js";
 import { openZipBundleTree, type ZipBundleTree } from "../../sparkle/delta/zip-bundle-tree.js";
 import { signEd25519, verifyEd25519 } from "../../sparkle/ed25519-stream.js";
 import { digestFile } from "../../core/file-digest.js";
@@ -17,6 +18,7 @@ import type { ObjectStore } from "../../store/object-store.js";
 import { need, type DeltaArtifact } from "../release-context.js";
 import type { Step } from "../step.js";
 import { deltaCandidates } from "./delta-candidates.js";
+import { openOldTree } from "./old-tree.js";
 
 export const DEFAULT_MAXIMUM_DELTAS = 5;
 /** Old zips read and deltas made at once (RELCAST_DELTA_CONCURRENCY overrides): one streams and hashes while another waits on reads, xz or the patcher. */
@@ -70,27 +72,17 @@ async function inOrderPool<T, R>(items: readonly T[], limit: number, fn: (item: 
   return results;
 }
 
-/** Opens the old release's zip as a tree, straight from the store; the same pass checks it against the record's SHA-256 and size. */
-async function readOldTree(store: ObjectStore, record: ReleaseRecord, newTree: ZipBundleTree, work: string, keepLimit: number) {
-  const key = versionedKey(record.version, zipFileName(record.pluginId, record.version));
-  const expected = record.autoupdate;
-  const got = await store.getStream(key);
-  if (!got || !expected?.sha256) {
-    got?.stream.destroy();
-    throw new RelcastError("E_VERIFY", `cannot make a delta from ${record.version}: ${got ? "its record has no zip SHA-256" : `${store.uriFor(key)} is missing`}`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
-  }
-  try {
-    return await readStoredZipTree(got.stream, { name: store.uriFor(key), newZip: newTree, spillFile: path.join(work, "changed-files"), keepLimit, expected: { sha256: expected.sha256, sizeBytes: expected.sizeBytes } });
-  } finally {
-    got.stream.destroy();
-  }
-}
-
 /**
  * Sparkle delta updates from older releases to this one (plan phase: files in
  * the work folder, nothing written to the store). Each delta is applied back
  * to its old tree by relcast's applier and must give this release's tree
  * hash; it is kept only when at most 7/8 of the zip, as generate_appcast does.
+ * The same read of the new zip gives this release's tree manifest, stored
+ * beside its record, from which later publishes make their deltas without
+ * reading this zip again. A publish that makes no delta (the store's first
+ * release, `--no-deltas`) does not read its zip for a manifest: that would
+ * add a whole pass over the zip to every such publish, where the cost of
+ * going without is one old zip read by each of the next few publishes.
  */
 export const deltasStep: Step = {
   name: "deltas",
@@ -135,9 +127,18 @@ export const deltasStep: Step = {
 
     const root = path.join(ctx.workDir, "deltas");
     await mkdir(root, { recursive: true });
-    // The new tree is read from the zip once, in place, and shared by every delta.
+    // The new tree is read from the zip once, in place, and shared by every delta and the manifest.
     const newTree = await openZipBundleTree(zip.file);
     try {
+      const manifest = await treeManifestOf(newTree, inputs.version, zip);
+      if (manifest) {
+        const bytes = serializeTreeManifest(manifest);
+        const file = path.join(root, "tree.json");
+        await writeFile(file, bytes, { flag: "wx" });
+        ctx.treeManifest = { file, sizeBytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") };
+      } else {
+        ctx.logger.warn("no tree manifest for this release (a link target is not UTF-8, or the bundle has a resource-fork icon): later deltas from it read its zip");
+      }
       const newHash = newTree.hash.toString("hex");
       const makeOne = async (candidate: { version: string; build: string }): Promise<{ delta: DeltaArtifact; log: string } | { log: string }> => {
         const record = await readRecord(ctx.store, candidate.version);
@@ -147,7 +148,7 @@ export const deltasStep: Step = {
         const work = path.join(root, `from-${candidate.version}`);
         await mkdir(work);
         try {
-          const oldTree = await readOldTree(ctx.store, record, newTree, work, diffLimitBytes);
+          const oldTree = await openOldTree(ctx.store, record, newTree, work, diffLimitBytes, (line) => ctx.logger.warn(line));
           try {
             const fileName = deltaFileName(config.pluginId, inputs.version, candidate.version);
             const file = path.join(root, fileName);
@@ -173,7 +174,7 @@ export const deltasStep: Step = {
               delta,
               log:
                 `delta from ${candidate.version} (build ${candidate.build}): ${sizeBytes} bytes (${compression}${config.deltas?.compression ? "" : compression === "lzma" ? ", xz found" : ", no xz on the PATH"}), ${Math.round((sizeBytes / zip.sizeBytes) * 1000) / 10}% of the zip; ` +
-                `${c.diffed} diffed, ${c.extracted} extracted, ${c.cloned} cloned, ${c.deleted} deleted; old zip read in place (${oldTree.reused} entries unchanged, ${oldTree.inflated} inflated); applied back: tree hash matches`,
+                `${c.diffed} diffed, ${c.extracted} extracted, ${c.cloned} cloned, ${c.deleted} deleted; ${oldTree.describe()}; applied back: tree hash matches`,
             };
           } finally {
             await oldTree.close();

@@ -6,7 +6,7 @@ import { buildRecord, type LocalArtifact } from "../../domain/build-record.js";
 import { recordDifferences } from "../../domain/record-diff.js";
 import { releaseRecordSchema } from "../../domain/record-schema.js";
 import { describeZodIssues } from "../../core/zod-message.js";
-import { dmgFileName, publicDownloadUrl, recordKey, versionedKey, zipFileName } from "../../domain/release-layout.js";
+import { dmgFileName, publicDownloadUrl, recordKey, treeManifestKey, versionedKey, zipFileName } from "../../domain/release-layout.js";
 import type { PlannedWrite, PutWrite } from "../../domain/release-plan.js";
 import { planDownloads, planFeedsAndSite } from "../../site/site-plan.js";
 import { CACHE_IMMUTABLE, CACHE_NO_CACHE, contentTypeFor } from "../../store/content-types.js";
@@ -113,6 +113,9 @@ export const planStep: Step = {
       ownKeys.push(versionedKey(inputs.version, record.icon.fileName));
       writes.push(await planArtifact(ctx, ownKeys.at(-1)!, ctx.icon, immutable));
     }
+    // The tree manifest later deltas are made from: like the zip it describes, written once and before the record.
+    if (ctx.treeManifest) writes.splice(2, 0, await planArtifact(ctx, treeManifestKey(inputs.version), ctx.treeManifest, immutable));
+    const manifests = ctx.treeManifest ? 1 : 0;
     writes.push(...(await planDownloads(ctx.store, ctx.store, record, immutable, "downloads", new Set([dmgKey, zipKey, ...ownKeys]))));
     const latest = await planLatest(ctx.store, config.pluginId, inputs.version, record.channel, [dmgKey, zipKey], mutable);
     writes.push(...latest.writes);
@@ -123,7 +126,7 @@ export const planStep: Step = {
     if (feeds.signedBecause && link && !hostedNotesPageKey(record)) {
       ctx.logger.warn(`the appcast is signed, but the release-notes link ${link} is not a page relcast hosts: it carries no signature, so apps with SURequireSignedFeed show no notes for ${record.version}; set appcast.releaseNotes to "page" for later releases`);
     }
-    const own = 3 + ownKeys.length;
+    const own = 3 + manifests + ownKeys.length;
     const stored = writes.slice(0, own).filter((w) => !w.needed).length;
     ctx.record = record;
     ctx.plan = { title: `${config.pluginId} ${inputs.version}`, mode: stored === own ? "noop" : stored > 0 ? "resume" : "new", record, latest: latest.latest, writes };

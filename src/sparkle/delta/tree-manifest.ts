@@ -1,0 +1,135 @@
+/**
+ * A release's tree manifest: what a later publish needs to make a delta from
+ * this release without reading its zip (each entry's path, kind, mode, size,
+ * content hash, link target, where its bytes sit in the zip, and Sparkle's
+ * tree hash). Stored beside the record; made from the zip relcast just wrote
+ * and checked against it, so it is deterministic for a given zip.
+ *
+ * Nothing read back is trusted: `parseTreeManifest` checks the shape (zod),
+ * the paths (safe, in fts order, each below a folder), every link's hash
+ * against its target, and recomputes the tree hash. Bytes read later through
+ * a manifest are checked against its CRC-32 and SHA-1 (manifest-tree.ts).
+ */
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { RelcastError } from "../../core/errors.js";
+import { CUSTOM_ICON_PATH, ftsOrder, type HashedTree, PERMISSION_FLAGS, treeHashOf, type TreeEntry } from "./tree-hash.js";
+import { S_IFDIR, S_IFLNK, S_IFREG } from "./delta-format.js";
+import type { ZipBundleTree } from "./zip-layout.js";
+
+export const TREE_MANIFEST_FORMAT = "relcast-tree-manifest/1";
+
+const hex = (length: number) => z.string().regex(new RegExp(`^[0-9a-f]{${length}}$`));
+const u32 = z.number().int().min(0).max(0xffffffff);
+const byteCount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const mode = z.number().int().min(0).max(PERMISSION_FLAGS);
+const path = z.string().min(2).max(4096).startsWith("/");
+/** Where an entry's bytes sit in the zip: its local header, method, CRC-32 and sizes. */
+const zipPlace = z.strictObject({ name: z.string().min(1).max(4096), offset: byteCount, method: z.union([z.literal(0), z.literal(8)]), crc32: u32, compressedSize: byteCount });
+
+const entrySchema = z.discriminatedUnion("kind", [
+  z.strictObject({ path, kind: z.literal("dir"), mode }),
+  z.strictObject({ path, kind: z.literal("file"), mode, size: byteCount, sha1: hex(40), zip: zipPlace }),
+  z.strictObject({ path, kind: z.literal("symlink"), mode, target: z.string().min(1).max(4096), sha1: hex(40), zip: zipPlace }),
+]);
+
+export const treeManifestSchema = z.strictObject({
+  format: z.literal(TREE_MANIFEST_FORMAT),
+  version: z.string().min(1).max(256),
+  /** The zip this manifest describes, as its record pins it. */
+  zip: z.strictObject({ sha256: hex(64), sizeBytes: byteCount }),
+  /** Sparkle's tree hash of the bundle the zip unpacks to. */
+  treeHash: hex(40),
+  entries: z.array(entrySchema).max(10_000_000),
+});
+
+export type TreeManifest = z.infer<typeof treeManifestSchema>;
+export type ManifestEntry = TreeManifest["entries"][number];
+export type ManifestFile = Extract<ManifestEntry, { kind: "file" }>;
+export type ManifestLink = Extract<ManifestEntry, { kind: "symlink" }>;
+
+/**
+ * The manifest of a zip relcast wrote (its tree read in place); undefined
+ * when a link target is not UTF-8 or the bundle has a resource-fork icon
+ * (such a release keeps today's path).
+ */
+export async function treeManifestOf(tree: ZipBundleTree, version: string, zip: { sha256: string; sizeBytes: number }): Promise<TreeManifest | undefined> {
+  const entries: ManifestEntry[] = [];
+  for (const e of tree.entries) {
+    // A resource-fork icon has no content hash (Sparkle skips it, and no delta is made from such a bundle).
+    if (e.rel === CUSTOM_ICON_PATH) return undefined;
+    if (e.kind === "dir") {
+      entries.push({ path: e.rel, kind: "dir", mode: e.perms });
+      continue;
+    }
+    const raw = tree.raw.get(e.rel);
+    if (!raw) throw new RelcastError("E_INTERNAL", `${e.rel} has no zip entry in ${tree.file}`);
+    const place = { name: raw.name, offset: raw.localHeaderOffset, method: raw.method as 0 | 8, crc32: raw.crc32, compressedSize: raw.compressedSize };
+    if (e.kind === "file") {
+      entries.push({ path: e.rel, kind: "file", mode: e.perms, size: e.size, sha1: tree.fileHashes.get(e.rel)!.toString("hex"), zip: place });
+    } else {
+      const bytes = await tree.source.readLink(e);
+      const target = bytes.toString("utf8");
+      if (!Buffer.from(target, "utf8").equals(bytes)) return undefined;
+      entries.push({ path: e.rel, kind: "symlink", mode: e.perms, target, sha1: tree.linkHashes.get(e.rel)!.toString("hex"), zip: place });
+    }
+  }
+  return { format: TREE_MANIFEST_FORMAT, version, zip: { sha256: zip.sha256, sizeBytes: zip.sizeBytes }, treeHash: tree.hash.toString("hex"), entries };
+}
+
+/** The stored bytes: one entry a line, so a diff of two manifests reads as a diff of two trees. */
+export function serializeTreeManifest(manifest: TreeManifest): Buffer {
+  const { entries, ...head } = manifest;
+  const lines = entries.map((e) => `    ${JSON.stringify(e)}`);
+  return Buffer.from(`${JSON.stringify(head, null, 2).slice(0, -2)},\n  "entries": [\n${lines.join(",\n")}\n  ]\n}\n`);
+}
+
+function entryOf(e: ManifestEntry): TreeEntry {
+  const type = e.kind === "dir" ? S_IFDIR : e.kind === "symlink" ? S_IFLNK : S_IFREG;
+  return { rel: e.path, abs: "", kind: e.kind, perms: e.mode, mode: type | e.mode, size: e.kind === "file" ? e.size : e.kind === "symlink" ? Buffer.byteLength(e.target) : 0, inode: "" };
+}
+
+/** A manifest's tree without its bytes: entries, content hashes and tree hash, as `HashedTree` has them. */
+export type ManifestTree = Omit<HashedTree, "source">;
+
+/**
+ * Parses stored bytes and checks them against themselves: safe paths in fts
+ * order, each below a folder of the manifest, link hashes that are the hash
+ * of their targets, and a tree hash that the entries give. Throws a
+ * RelcastError naming what is wrong.
+ */
+export function parseTreeManifest(bytes: Buffer, name: string): { manifest: TreeManifest; tree: ManifestTree } {
+  const bad = (why: string) => new RelcastError("E_VERIFY", `${name} is not a valid tree manifest: ${why}`, "run `relcast verify`; publish reads that release's zip instead meanwhile");
+  let raw: unknown;
+  try {
+    raw = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    throw bad("it is not JSON");
+  }
+  const parsed = treeManifestSchema.safeParse(raw);
+  if (!parsed.success) throw bad(parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "));
+  const manifest = parsed.data;
+  const kinds = new Map<string, ManifestEntry["kind"]>();
+  const fileHashes = new Map<string, Buffer>();
+  const linkHashes = new Map<string, Buffer>();
+  let previous: string | undefined;
+  for (const e of manifest.entries) {
+    const parts = e.path.slice(1).split("/");
+    if (parts.some((p) => p === "" || p === "." || p === ".." || p.includes("\0") || p.includes("\\"))) throw bad(`unsafe path ${JSON.stringify(e.path)}`);
+    if (previous !== undefined && ftsOrder(previous, e.path) >= 0) throw bad(`${JSON.stringify(e.path)} is out of order or listed twice`);
+    previous = e.path;
+    const parent = e.path.slice(0, e.path.lastIndexOf("/"));
+    if (parent && kinds.get(parent) !== "dir") throw bad(`${JSON.stringify(e.path)} is not below a folder of the manifest`);
+    kinds.set(e.path, e.kind);
+    if (e.kind === "file") fileHashes.set(e.path, Buffer.from(e.sha1, "hex"));
+    if (e.kind === "symlink") {
+      const hash = createHash("sha1").update(e.target, "utf8").digest();
+      if (hash.toString("hex") !== e.sha1) throw bad(`the hash of symlink ${JSON.stringify(e.path)} is not the hash of its target`);
+      linkHashes.set(e.path, hash);
+    }
+  }
+  const entries = manifest.entries.map(entryOf);
+  const hash = treeHashOf(entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel)!);
+  if (hash.toString("hex") !== manifest.treeHash) throw bad(`its entries give tree hash ${hash.toString("hex")}, not the ${manifest.treeHash} it states`);
+  return { manifest, tree: { hash, entries, fileHashes, linkHashes } };
+}
