@@ -1,6 +1,8 @@
 import { z } from "zod";
-import { isHttpUrl } from "../core/http-url.js";
+import { httpUrlProblem } from "../core/http-url.js";
+import { storeUrlProblem } from "../core/store-url.js";
 import { xmlTextProblem } from "../core/xml-text.js";
+import { bidiControlProblem } from "../core/bidi-controls.js";
 
 export const PLUGIN_ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
 /** A plugin id becomes part of every file name (`<id>-<version>-latest.json` and friends): 64 keeps those far below 255 bytes. */
@@ -27,16 +29,26 @@ export function isValidTimeZone(name: string): boolean {
 
 /** Sparkle drops release-notes links that are not http(s); `{version}` is filled in per release. */
 export function isHttpUrlTemplate(text: string): boolean {
-  return isHttpUrl(text.replaceAll("{version}", "1.0.0"));
+  return httpUrlTemplateProblem(text) === undefined;
 }
 
-/** Text that reaches appcast, catalog or pages: only characters XML 1.0 allows. */
+/** Why a URL template is not one Sparkle can read once `{version}` is filled in (checked with a sample version). */
+export function httpUrlTemplateProblem(text: string): string | undefined {
+  return httpUrlProblem(text.replaceAll("{version}", "1.0.0"));
+}
+
+/** Text that reaches appcast, catalog or pages: only characters XML 1.0 allows, and no bidi override that reorders what users see. */
 export const xmlText = () => z.string().superRefine((value, ctx) => {
   const problem = xmlTextProblem(value);
   if (problem) ctx.addIssue({ code: "custom", message: `has a character feeds cannot hold (${problem}); remove it` });
+  const bidi = bidiControlProblem(value);
+  if (bidi) ctx.addIssue({ code: "custom", message: `${bidi}; remove it` });
 });
 
-const httpUrlTemplate = z.string().refine(isHttpUrlTemplate, "must be an absolute http(s) URL ({version} is replaced by the release's version)");
+const httpUrlTemplate = z.string().superRefine((value, ctx) => {
+  const problem = httpUrlTemplateProblem(value);
+  if (problem) ctx.addIssue({ code: "custom", message: `${problem} ({version} is replaced by the release's version)` });
+});
 
 /**
  * Every field carries its user-facing description (and, where the default is
@@ -90,7 +102,10 @@ export const configSchema = z.strictObject({
     .meta(doc("Who publishes the plugin, as users see it.")),
   appUrl: z
     .string()
-    .refine((u) => isHttpUrl(u) && !/[?#]/.test(u), "must be an absolute http(s) URL such as https://example.com (no spaces, control characters, query or fragment)")
+    .superRefine((u, ctx) => {
+      const problem = httpUrlProblem(u) ?? (/[?#]/.test(u) ? "has a query or fragment: give the plain root, such as https://example.com" : undefined);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
     .transform((u) => u.replace(/\/+$/, ""))
     .meta(doc("The public http(s) URL where the store's root is served: SUFeedURL, the download URLs and the site are under it (a trailing / is dropped).")),
   channel: z.string().regex(CHANNEL_PATTERN, "may hold only letters, digits, '.', '_' and '-'").default("stable")
@@ -100,7 +115,10 @@ export const configSchema = z.strictObject({
     .refine(isValidTimeZone, "is not an IANA time zone name (for example Europe/Berlin or America/New_York)")
     .optional()
     .meta(doc("IANA time zone in which records and pages show release dates, e.g. Europe/Berlin. Default: the machine's zone, else UTC.")),
-  store: z.string().min(1).default("file://./public-store")
+  store: z.string().min(1).superRefine((u, ctx) => {
+    const problem = storeUrlProblem(u);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  }).default("file://./public-store")
     .meta(doc("Where releases are written: file://<folder> (relative to this file's folder) or s3://<bucket>[/<prefix>]. The flag --store overrides it.")),
   assistantIntegration: z.array(xmlText()).optional()
     .meta(doc("Install steps, one per entry, that `relcast verify-install` prints when the installed plugin's bridge does not answer.")),

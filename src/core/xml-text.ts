@@ -1,4 +1,5 @@
 import { RelcastError } from "./errors.js";
+import { bidiControlProblem } from "./bidi-controls.js";
 
 /**
  * The characters XML 1.0 allows (§2.2 Char): tab, LF, CR, U+0020–U+D7FF,
@@ -89,8 +90,13 @@ export function firstInvalidUtf8(bytes: Uint8Array): { offset: number; line: num
   return undefined;
 }
 
-/** Refuses (E_INPUT) a value given on the command line that XML cannot hold, naming the flag, position and character. */
+/**
+ * Refuses (E_INPUT) a value given on the command line that XML cannot hold, or
+ * that carries a bidirectional override or isolate, naming the flag, position and character.
+ */
 export function requireXmlText(value: string, what: string): string {
+  const bidi = bidiControlProblem(value);
+  if (bidi) throw new RelcastError("E_INPUT", `${what}: ${bidi}`, `remove the character from ${what} and run again`);
   const bad = firstIllegalXmlChar(value);
   if (!bad) return value;
   throw new RelcastError(

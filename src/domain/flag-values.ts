@@ -1,4 +1,4 @@
-import { isHttpUrlTemplate } from "../config/schema.js";
+import { httpUrlTemplateProblem } from "../config/schema.js";
 import { RelcastError } from "../core/errors.js";
 
 export function usageError(message: string, hint: string): RelcastError {
@@ -25,8 +25,9 @@ export function buildBound(flag: string, value: string, build: number): string {
 /** A URL flag or config template: absolute http(s) (Sparkle drops other links); `{version}` is filled in. */
 export function urlTemplate(flag: string, template: string | undefined, version: string, example = "https://example.com/notes/{version}.html"): string | undefined {
   if (template === undefined) return undefined;
-  if (!isHttpUrlTemplate(template)) {
-    throw usageError(`${flag} "${template}" is not an absolute http(s) URL`, `Sparkle ignores links that are not http or https; pass e.g. ${example}`);
+  const problem = httpUrlTemplateProblem(template);
+  if (problem) {
+    throw usageError(`${flag} ${JSON.stringify(template)} ${problem}`, `Sparkle ignores links it cannot parse (and any not http or https); pass e.g. ${example}`);
   }
   return template.replaceAll("{version}", version);
 }

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { RelcastError } from "../core/errors.js";
+import { parseStoreUrl, STORE_URL_HINT } from "../core/store-url.js";
 import { createFolderStore } from "./folder-store.js";
 import type { ObjectStore } from "./object-store.js";
 
@@ -37,26 +38,17 @@ export function registerS3StoreFactory(factory: S3StoreFactory): void {
  * `file:///abs`, `file://./rel` (relative to baseDir) or `s3://bucket[/prefix]`.
  */
 export async function openStore(url: string, baseDir: string, settings: StoreSettings = {}): Promise<ObjectStore> {
-  if (url.startsWith("file://")) {
-    const rest = url.slice("file://".length);
-    if (rest.startsWith("/")) return createFolderStore(fileURLToPath(`file://${rest}`));
-    if (rest.startsWith("./") || rest.startsWith("../") || rest === ".") return createFolderStore(path.resolve(baseDir, rest));
-    throw new RelcastError("E_CONFIG", `store URL "${url}" has a host part`, "use file:///absolute/path or file://./relative/path");
+  const parsed = parseStoreUrl(url);
+  if ("problem" in parsed) throw new RelcastError("E_CONFIG", parsed.problem.split(": use")[0]!, STORE_URL_HINT);
+  if (parsed.kind === "file") {
+    if ("absolute" in parsed) return createFolderStore(fileURLToPath(`file://${parsed.absolute}`));
+    return createFolderStore(path.resolve(baseDir, parsed.relative));
   }
-  const s3 = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(url);
-  if (s3) {
-    if (!s3Factory) {
-      // Loaded lazily: the SDK is only needed for S3 stores.
-      const factoryModule = "./s3-store-factory.js";
-      await import(factoryModule);
-    }
-    if (!s3Factory) throw new RelcastError("E_STORE", "this build of relcast has no S3 store", "reinstall relcast");
-    const prefix = (s3[2] ?? "").replace(/^\/+|\/+$/g, "");
-    return s3Factory({ bucket: s3[1]!, prefix, settings });
+  if (!s3Factory) {
+    // Loaded lazily: the SDK is only needed for S3 stores.
+    const factoryModule = "./s3-store-factory.js";
+    await import(factoryModule);
   }
-  throw new RelcastError(
-    "E_CONFIG",
-    `unsupported store URL "${url}"`,
-    "use file://./public-store, file:///absolute/path or s3://bucket[/prefix]",
-  );
+  if (!s3Factory) throw new RelcastError("E_STORE", "this build of relcast has no S3 store", "reinstall relcast");
+  return s3Factory({ bucket: parsed.bucket, prefix: parsed.prefix, settings });
 }
