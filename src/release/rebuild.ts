@@ -10,6 +10,7 @@ import { isYanked, withYankState } from "../domain/yank-state.js";
 import { withRolloutState } from "../domain/rollout-state.js";
 import { readRolloutMarker } from "../catalog/rollout-marker.js";
 import { applyChange } from "./apply-change.js";
+import { recordEntryDifferences } from "../domain/record-vs-entry.js";
 import type { FeedSigning } from "../catalog/feed-signing.js";
 
 export interface RebuildResult {
@@ -21,11 +22,13 @@ export interface RebuildResult {
 export interface RebuildChange {
   version: string;
   channel: string;
-  change: "adds" | "drops" | "yanks" | "unyanks";
+  change: "adds" | "drops" | "yanks" | "unyanks" | "changes";
+  /** `changes`: the fields in which the record differs from the current catalog entry (dotted names). */
+  fields?: string[];
 }
 
 export interface RebuildOutcome extends RebuildResult {
-  /** Every release the new catalog adds or drops (or whose yank state it changes) compared with the current one. */
+  /** Every release the new catalog adds, drops or changes (its yank state, or any field of its record) compared with the current one. */
   changes: RebuildChange[];
   /** Why the current catalog could not be compared (unreadable); then every release counts as added. */
   currentProblem?: string;
@@ -94,7 +97,12 @@ async function changesAgainstCurrent(store: ObjectStore, records: readonly Relea
   for (const r of [...records].sort(compareNewestFirst)) {
     const was = before.get(r.version);
     if (!was) changes.push({ version: r.version, channel: r.channel, change: "adds" });
-    else if (isYanked(was) !== isYanked(r)) changes.push({ version: r.version, channel: r.channel, change: isYanked(r) ? "yanks" : "unyanks" });
+    else {
+      if (isYanked(was) !== isYanked(r)) changes.push({ version: r.version, channel: r.channel, change: isYanked(r) ? "yanks" : "unyanks" });
+      // A record edited after its publish: the rebuild spreads the edit to catalog, appcast and pages, so it is named.
+      const fields = recordEntryDifferences(r, was);
+      if (fields.length > 0) changes.push({ version: r.version, channel: r.channel, change: "changes", fields });
+    }
   }
   for (const r of current) if (!after.has(r.version)) changes.push({ version: r.version, channel: r.channel, change: "drops" });
   return { changes, ...(currentProblem !== undefined ? { currentProblem } : {}) };

@@ -1,18 +1,18 @@
-import { isDeepStrictEqual } from "node:util";
 import { releaseRecordSchema, type ReleaseRecord } from "../domain/record-schema.js";
 import { recordKey } from "../domain/release-layout.js";
+import { recordEntryDifferences, shownValue, valueAt } from "../domain/record-vs-entry.js";
 import type { ObjectStore } from "../store/object-store.js";
+import { recordConsistencyProblems } from "./record-consistency.js";
 
-/** The fields that pin a release's bytes; yank state and `updatedAt` may change, these never do. */
-function identity(r: ReleaseRecord): unknown {
-  const au = r.autoupdate;
-  return {
-    version: r.version, channel: r.channel, sizeBytes: r.sizeBytes, sha256: r.sha256, objectPath: r.objectStore.objectPath, icon: r.icon,
-    autoupdate: au ? { buildNumber: au.buildNumber, edSignature: au.edSignature, sizeBytes: au.sizeBytes, sha256: au.sha256, publicDownloadUrl: au.publicDownloadUrl } : undefined,
-  };
-}
+/** At most this many differing fields are named one by one (a record from another release differs in dozens). */
+const NAMED_FIELDS = 8;
 
-/** The immutable `releases/<v>/release.json` exists, parses, and pins the same bytes as the catalog entry. */
+/**
+ * The immutable `releases/<v>/release.json` exists, parses, says in itself
+ * what its parts say (notes, times), and is the catalog entry in every field
+ * but the yank and rollout state: a record edited after publishing (or a
+ * hand-edited catalog) is named field by field, never passed.
+ */
 export async function recordProblems(store: ObjectStore, entry: ReleaseRecord): Promise<string[]> {
   const key = recordKey(entry.version);
   const got = await store.get(key);
@@ -25,5 +25,16 @@ export async function recordProblems(store: ObjectStore, entry: ReleaseRecord): 
   }
   const parsed = releaseRecordSchema.safeParse(raw);
   if (!parsed.success) return [`record ${key} is not a valid release record`];
-  return isDeepStrictEqual(identity(parsed.data), identity(entry)) ? [] : [`record ${key} and the catalog entry name different artifacts`];
+  const record = parsed.data;
+  const problems = recordConsistencyProblems(record).map((p) => `record ${key}: ${p}`);
+  const fields = recordEntryDifferences(record, entry);
+  if (fields.length > 0) {
+    const named = fields.slice(0, NAMED_FIELDS).map((f) => `${f} (record ${shownValue(valueAt(record, f))}, catalog ${shownValue(valueAt(entry, f))})`);
+    const more = fields.length > NAMED_FIELDS ? ` and ${fields.length - NAMED_FIELDS} more` : "";
+    problems.push(
+      `record ${key} and the catalog entry disagree in ${named.join(", ")}${more}: records are written once at publish, so one of them was edited ` +
+        "(restore the record from a backup, or republish; relcast rebuild would copy the record's values into the catalog and feeds)",
+    );
+  }
+  return problems;
 }
