@@ -97,6 +97,28 @@ describe("relcast init", () => {
     expect((await readFile(path.join(repo, ".gitignore"), "utf8")).match(/relcast-signing-key/g)).toHaveLength(1);
   });
 
+  it.each([
+    [["--app-url", 'https://x.example/a"b'], /appUrl.*U\+0022.*percent-encode/s],
+    [["--app-url", "https://ünï.example"], /appUrl.*U\+00FC.*punycode/s],
+    [["--app-url", "https://x.example/%zz"], /appUrl.*%25/s],
+    [["--store", "s3://"], /store.*"s3:\/\/" names no valid S3 bucket.*s3:\/\/bucket/s],
+    [["--store", "ftp://x"], /store.*unsupported store URL "ftp:\/\/x"/s],
+    [["--store", "s3://Bad_Bucket"], /store.*no valid S3 bucket/s],
+    [["--store", "file://host/x"], /store.*has a host part/s],
+    [["--display-name", "Bridge \u202Egnp.exe"], /displayName.*U\+202E \(RIGHT-TO-LEFT OVERRIDE\)/s],
+    [["--publisher", "Example \u2066Tools\u2069"], /publisher.*U\+2066 \(LEFT-TO-RIGHT ISOLATE\)/s],
+  ])("refuses %j (what every later command would refuse, or Sparkle could not read), naming it, and writes nothing", async (flags, message) => {
+    const empty = await mkdtemp(path.join(os.tmpdir(), "relcast-init-"));
+    try {
+      const res = await runCli(["init", ...flags], { cwd: empty });
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stderr).toMatch(message);
+      expect(await readdir(empty)).toEqual([]);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+
   it("a bad flag value names the field and writes nothing", async () => {
     const empty = await mkdtemp(path.join(os.tmpdir(), "relcast-init-"));
     try {

@@ -73,12 +73,12 @@ const cases: Case[] = [
   configCase("displayName with a bell character", { displayName: "Bridge\u0007" }, /field "displayName" has a character feeds cannot hold \(line 1, column 7: character U\+0007/),
   configCase("publisher with an escape", { publisher: "\u001b[31mTools" }, /field "publisher" has a character feeds cannot hold \(line 1, column 1: character U\+001B/),
   configCase("assistantIntegration with a NUL", { assistantIntegration: ["ok", "b\u0000d"] }, /field "assistantIntegration\.1" has a character feeds cannot hold/),
-  configCase("appUrl javascript:", { appUrl: "javascript:alert(1)" }, /field "appUrl" must be an absolute http\(s\) URL/),
-  configCase("appUrl relative", { appUrl: "updates.example.com" }, /field "appUrl" must be an absolute http\(s\) URL/),
-  configCase("appUrl with a space", { appUrl: "https://updates.example.com/a b" }, /field "appUrl" must be an absolute http\(s\) URL/),
-  configCase("appUrl with a query", { appUrl: "https://updates.example.com/?x=1" }, /field "appUrl" must be an absolute http\(s\) URL/),
+  configCase("appUrl javascript:", { appUrl: "javascript:alert(1)" }, /field "appUrl" is not an absolute http\(s\) URL \(it must start with https:\/\//),
+  configCase("appUrl relative", { appUrl: "updates.example.com" }, /field "appUrl" is not an absolute http\(s\) URL/),
+  configCase("appUrl with a space", { appUrl: "https://updates.example.com/a b" }, /field "appUrl" has the character U\+0020 at position 30[\s\S]*a space is %20/),
+  configCase("appUrl with a query", { appUrl: "https://updates.example.com/?x=1" }, /field "appUrl" has a query or fragment/),
   configCase("releaseNotesUrl that is a file URL", { appcast: { releaseNotesUrl: "file:///etc/passwd" } }, /field "appcast\.releaseNotesUrl" must be an absolute http\(s\) URL/),
-  { name: "--release-notes-url with a control character", exit: 2, message: /--release-notes-url .* is not an absolute http\(s\) URL/, prepare: async (ws, p) => ({ args: ws.publishArgs(p, "2.0.0", ["--release-notes-url", "https://a.example/\x1b{version}"]) }) },
+  { name: "--release-notes-url with a control character", exit: 2, message: /--release-notes-url .* has the character U\+001B at position 19/, prepare: async (ws, p) => ({ args: ws.publishArgs(p, "2.0.0", ["--release-notes-url", "https://a.example/\x1b{version}"]) }) },
   // Item 6: a key where a path belongs is refused without echoing it (the matrix checks the seed is nowhere in the output).
   { name: "the key itself as --key-file", exit: 6, message: /the --key-file value looks like a key itself, not the path of a key file \(the value is not shown\)/, prepare: async (ws, p) => ({ args: [...ws.publishArgs(p, "2.0.0").filter((a, i, all) => a !== "--key-file" && all[i - 1] !== "--key-file"), "--key-file", ws.key.seedBase64] }) },
   // Item 10: user mistakes get their own class and a fix, never exit 70.
@@ -123,6 +123,15 @@ const cases: Case[] = [
   // Item 8 of issue 35: a closed port on 127.0.0.1 is the network class, as the README's exit-code table says.
   { name: "unreachable S3 endpoint", exit: 13, message: /error \[E_NETWORK\]: .*endpoint unreachable/, prepare: async (ws, p) => { const f = path.join(ws.dir, "s3-down.json"); await writeFile(f, JSON.stringify({ pluginId: "bridge-plugin", displayName: "B", publisher: "P", appUrl: "https://a.example", store: "s3://relcast-nowhere", s3: { endpoint: "http://127.0.0.1:1", forcePathStyle: true, region: "us-east-1", requestTimeoutMs: 500 } })); return { args: [...ws.publishArgs(p, "2.0.0"), "--config", f], env: { AWS_ACCESS_KEY_ID: "test", AWS_SECRET_ACCESS_KEY: "test" } }; } },
   { name: "catalog hand-edited into invalid JSON", exit: 12, message: /catalog .*catalog\.json is not valid JSON[\s\S]*relcast rebuild/, prepare: async (ws, p) => { const store = path.join(ws.dir, "broken-store"); await mkdir(path.join(store, "releases"), { recursive: true }); await writeFile(path.join(store, "releases", "catalog.json"), '{"pluginId": "bridge-plugin", "count": 1, "versions": [ {"version": "1.0.0",'); return { args: [...ws.publishArgs(p, "2.0.0"), "--store", `file://${store}`], unchanged: store }; } },
+  // Sparkle reads every feed URL with NSURL, which (macOS 13 and earlier) answers nil for text that is not RFC 3986.
+  ...(['https://x.example/a"b', "https://ünï.example", "https://x.example/a{b}", "https://x.example/a\\b", "https://x.example/a<b>", "https://x.example/%zz"].map((appUrl) =>
+    configCase(`appUrl ${appUrl}`, { appUrl }, /appUrl[\s\S]*(percent-encode|punycode|%25)/))),
+  configCase("an appcast.link template with a brace left in", { appcast: { link: "https://x.example/notes/{version}/{page}" } }, /appcast\.link[\s\S]*"\{" \(U\+007B\)[\s\S]*percent-encode/),
+  configCase("a config store naming no bucket", { store: "s3://" }, /store[\s\S]*"s3:\/\/" names no valid S3 bucket/),
+  { name: "--link with a quote", exit: 2, message: /--link "https:\/\/x\.example\/a\\"b" has the character """ \(U\+0022\)[\s\S]*percent-encode/, prepare: async (ws, p) => ({ args: ws.publishArgs(p, "2.0.0", ["--link", 'https://x.example/a"b']) }) },
+  { name: "--release-notes-url with a non-ASCII path", exit: 2, message: /--release-notes-url .* non-ASCII character "é" \(U\+00E9\)[\s\S]*%C3%BC/, prepare: async (ws, p) => ({ args: ws.publishArgs(p, "2.0.0", ["--release-notes-url", "https://x.example/notes/{version}/café.html"]) }) },
+  { name: "--full-release-notes-url with a bad escape", exit: 2, message: /--full-release-notes-url .* without two hex digits/, prepare: async (ws, p) => ({ args: ws.publishArgs(p, "2.0.0", ["--full-release-notes-url", "https://x.example/100%"]) }) },
+  { name: "--summary with a right-to-left override", exit: 4, message: /--summary: character U\+202E \(RIGHT-TO-LEFT OVERRIDE\) at position 5/, prepare: async (ws, p) => ({ args: ws.publishArgs(p, "2.0.0", ["--summary", "Fix \u202Eexe.txt"]) }) },
   { name: "unsupported store URL", exit: 3, message: /unsupported store URL "ftp:\/\/x"/, prepare: async (ws, p) => ({ args: [...ws.publishArgs(p, "2.0.0"), "--store", "ftp://x"] }) },
 ];
 
