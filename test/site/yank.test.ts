@@ -69,7 +69,11 @@ describe("relcast yank / unyank on a folder store", () => {
     expect(badVersion.code).toBe(5);
     const badReason = await cli(ws, "yank", "1.1.0", "--reason", "two\nlines");
     expect(badReason.code).toBe(2);
-    for (const r of [unknown, twice, notYanked, badVersion, badReason]) expect(r.stderr).not.toMatch(/\n\s+at /);
+    // A right-to-left override would show the reason reordered on the downloads page and in the catalog.
+    const bidiReason = await cli(ws, "yank", "1.1.0", "--reason", "crashes \u202Eon launch");
+    expect(bidiReason.code).toBe(4);
+    expect(bidiReason.stderr).toMatch(/--reason: character U\+202E \(RIGHT-TO-LEFT OVERRIDE\) at position 9/);
+    for (const r of [unknown, twice, notYanked, badVersion, badReason, bidiReason]) expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(await snapshotTree(ws.storeDir)).toEqual(before);
   });
 
