@@ -1,6 +1,7 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { SPARKLE_NS } from "../domain/appcast.js";
 import { CHANNEL_PATTERN } from "../config/schema.js";
+import { httpUrlProblem } from "../core/http-url.js";
 
 /** One `<item>` as Sparkle's parser would pick it apart (SUAppcast.m / SUAppcastItem.m). */
 export interface FeedItem {
@@ -83,12 +84,17 @@ export function signatureProblem(value: string | undefined): string | undefined 
   return bytes === 64 ? undefined : `sparkle:edSignature decodes to ${bytes} bytes, not 64`;
 }
 
+/**
+ * Why Sparkle cannot use a URL of the feed: it replaces spaces with %20 and
+ * hands the rest to NSURL, which (macOS 13 and earlier) answers nil for text
+ * that is not RFC 3986 (see core/http-url.ts).
+ */
+function urlProblem(value: string): string | undefined {
+  return httpUrlProblem(value.replaceAll(" ", "%20"));
+}
+
 function isHttpUrl(value: string | undefined): boolean {
-  try {
-    return value !== undefined && /^https?:$/.test(new URL(value).protocol);
-  } catch {
-    return false;
-  }
+  return value !== undefined && urlProblem(value) === undefined;
 }
 
 function attribute(value: unknown, name: string): string | undefined {
@@ -145,14 +151,16 @@ function readItem(node: Node): FeedItem {
   if (item.channel !== undefined && !CHANNEL_PATTERN.test(item.channel)) p.push(`sparkle:channel "${item.channel}" has characters Sparkle ignores the channel for`);
   if (item.phasedRolloutInterval !== undefined && !/^\d+$/.test(item.phasedRolloutInterval)) p.push(`sparkle:phasedRolloutInterval "${item.phasedRolloutInterval}" is not whole seconds`);
   for (const [name, url] of [...links.map((l) => ["releaseNotesLink", l.url] as const), ["fullReleaseNotesLink", item.fullReleaseNotesLink] as const, ["link", item.link] as const]) {
-    if (url !== undefined && !isHttpUrl(url)) p.push(`${name === "link" ? "" : "sparkle:"}${name} "${url}" is not http(s); Sparkle ignores it`);
+    const problem = url !== undefined ? urlProblem(url) : undefined;
+    if (problem) p.push(`${name === "link" ? "" : "sparkle:"}${name} "${url}" ${problem}; Sparkle ignores it`);
   }
   // SUAppcastItem.m: informational versions are read only when the item has an http(s) <link> (its "Learn More…" page).
   if (item.informationalUpdate !== undefined && !isHttpUrl(item.link)) p.push("the item has sparkle:informationalUpdate but no http(s) <link>: Sparkle ignores it and offers the update to install");
   p.push(...languageProblems("description", item.descriptionLanguages), ...languageProblems("sparkle:releaseNotesLink", links.map((l) => l.lang)));
   if (!item.enclosure) p.push("the item has no <enclosure>");
   else {
-    if (!isHttpUrl(item.enclosure.url)) p.push(`enclosure url "${item.enclosure.url ?? ""}" is not http(s); Sparkle rejects the item`);
+    const problem = item.enclosure.url === undefined ? "is missing" : urlProblem(item.enclosure.url);
+    if (problem) p.push(`enclosure url "${item.enclosure.url ?? ""}" ${problem}; Sparkle rejects the item`);
     if (!item.enclosure.length || !/^\d+$/.test(item.enclosure.length)) p.push(`enclosure length "${item.enclosure.length ?? ""}" is not a byte count`);
     if (item.enclosure.type !== "application/octet-stream") p.push(`enclosure type is "${item.enclosure.type ?? ""}", not application/octet-stream`);
     const sig = signatureProblem(item.enclosure.edSignature);

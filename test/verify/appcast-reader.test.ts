@@ -38,9 +38,9 @@ describe("appcast reader (what Sparkle would reject)", () => {
     ["white space inside the signature", { sig: `${SIG.slice(0, 40)} ${SIG.slice(40)}` }, /could not be decoded/],
     ["a 63-byte signature", { sig: Buffer.alloc(63, 1).toString("base64") }, /decodes to 63 bytes, not 64/],
     ["an ISO pubDate", { pubDate: "2006-01-09T19:20:11Z" }, /pubDate "2006-01-09T19:20:11Z" is not in the form/],
-    ["a file:// enclosure", { url: "file:///tmp/p.zip" }, /enclosure url "file:\/\/\/tmp\/p\.zip" is not http\(s\)/],
+    ["a file:// enclosure", { url: "file:///tmp/p.zip" }, /enclosure url "file:\/\/\/tmp\/p\.zip" is not an absolute http\(s\) URL/],
     ["a channel name with a space", { channel: "<sparkle:channel>be ta</sparkle:channel>" }, /sparkle:channel "be ta" has characters/],
-    ["a non-http release-notes link", { extra: "<sparkle:releaseNotesLink>ftp://x/n</sparkle:releaseNotesLink>" }, /releaseNotesLink "ftp:\/\/x\/n" is not http\(s\)/],
+    ["a non-http release-notes link", { extra: "<sparkle:releaseNotesLink>ftp://x/n</sparkle:releaseNotesLink>" }, /releaseNotesLink "ftp:\/\/x\/n" is not an absolute http\(s\) URL/],
   ])("flags an item with %s", (_name, over, message) => {
     const parsed = readAppcast(feed(item(over)));
     expect(parsed.problems).toEqual([]);
@@ -70,10 +70,24 @@ describe("appcast reader: the elements Sparkle 2.9 reads beyond the core", () =>
 
   it.each<[string, string, RegExp]>([
     ["an informational update without <link> (Sparkle ignores the element)", "<sparkle:informationalUpdate/>", /sparkle:informationalUpdate but no http\(s\) <link>/],
-    ["an informational update whose <link> is not http(s)", "<link>ftp://x.example/r</link><sparkle:informationalUpdate/>", /link "ftp:\/\/x\.example\/r" is not http\(s\)[\s\S]*no http\(s\) <link>/],
+    ["an informational update whose <link> is not http(s)", "<link>ftp://x.example/r</link><sparkle:informationalUpdate/>", /link "ftp:\/\/x\.example\/r" is not an absolute http\(s\) URL[\s\S]*no http\(s\) <link>/],
     ["two descriptions, one without xml:lang", '<description>a</description><description xml:lang="de">b</description>', /2 <description> elements and one has no xml:lang/],
     ["two notes links for one language", '<sparkle:releaseNotesLink xml:lang="de">https://x.example/a</sparkle:releaseNotesLink><sparkle:releaseNotesLink xml:lang="de">https://x.example/b</sparkle:releaseNotesLink>', /two <sparkle:releaseNotesLink> elements for one language/],
   ])("flags %s", (_name, extra, message) => {
     expect(readAppcast(feed(item({ extra }))).items[0]!.problems.join("\n")).toMatch(message);
+  });
+
+  // Sparkle replaces spaces with %20, then NSURL (macOS 13 and earlier) answers nil for any other non-RFC 3986 text.
+  it.each<[string, RegExp]>([
+    ["https://x.example/a&quot;b.zip", /enclosure url "https:\/\/x\.example\/a"b\.zip" has the character .*U\+0022.*Sparkle rejects the item/],
+    ["https://ünï.example/p.zip", /enclosure url .* non-ASCII character .*U\+00FC.*punycode.*Sparkle rejects the item/],
+    ["https://x.example/%zz.zip", /enclosure url .* without two hex digits.*Sparkle rejects the item/],
+    ["https://x.example/a{b}.zip", /enclosure url .*U\+007B.*Sparkle rejects the item/],
+  ])("flags the enclosure url %s that NSURL cannot parse", (url, message) => {
+    expect(readAppcast(feed(item({ url }))).items[0]!.problems.join("\n")).toMatch(message);
+  });
+
+  it("accepts an enclosure url with a space, which Sparkle encodes itself", () => {
+    expect(readAppcast(feed(item({ url: "https://x.example/my plugin.zip" }))).items[0]!.problems).toEqual([]);
   });
 });
