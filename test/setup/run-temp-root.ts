@@ -20,7 +20,7 @@ export default function setup(): () => void {
   // Workers are started after the global setup and inherit the main process's environment.
   process.env.RELCAST_TEST_TMP_ROOT = root;
   return () => {
-    const left = readdirSync(root).filter((name) => name.startsWith("relcast-test-file-"));
+    const left = readdirSync(root);
     if (left.length > 0) {
       process.stderr.write(`temp folders left by test files (removed now): ${left.join(", ")}\n`);
     }

@@ -15,7 +15,9 @@ import { afterAll, expect } from "vitest";
 const root = process.env.RELCAST_TEST_TMP_ROOT ?? os.tmpdir();
 process.env.RELCAST_TEST_TMP_ROOT = root;
 const testFile = path.basename(expect.getState().testPath ?? "unknown", ".test.ts").replace(/[^A-Za-z0-9-]/g, "_");
-const dir = mkdtempSync(path.join(root, `relcast-test-file-${testFile}-`));
+// Short: Chromium puts its SingletonSocket under TMPDIR, and a Unix socket path may be at most 107 bytes (a longer
+// folder name made every Chromium launch fail: "browser has been closed").
+const dir = mkdtempSync(path.join(root, `f-${testFile.slice(0, 16)}-`));
 process.env.TMPDIR = dir;
 // Node 22.1+ keeps compiled code of the CLI and its modules here for every child `node` the file starts
 // (dozens of publishes start the same AWS SDK); removed with the folder. Older Node ignores it.
