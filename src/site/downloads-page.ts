@@ -1,4 +1,5 @@
-import { expectedLatest } from "../domain/latest-choice.js";
+import { expectedLatest, mayBeLatest } from "../domain/latest-choice.js";
+import { isYanked } from "../domain/yank-state.js";
 import { PAGE_RELEASES } from "../catalog/catalog-view.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import { downloadKey, latestDownloadName, publicAppcastKey, publicCatalogKey } from "../domain/release-layout.js";
@@ -18,8 +19,19 @@ function downloadBlock(r: ReleaseRecord): string {
     + checksums(r, id);
 }
 
-function latestSection(latest: ReleaseRecord | undefined, pluginId: string): string {
-  if (!latest) return `<section class="hero" id="latest" aria-labelledby="latest-heading"><h2 id="latest-heading">No release yet</h2><p>No stable release has been published yet.</p></section>`;
+/** Why there is no latest stable release: none published, every one withdrawn, or the rest paused mid-rollout. */
+function noLatest(shown: readonly ReleaseRecord[]): string {
+  const stable = shown.filter((r) => mayBeLatest(r.version, r.channel));
+  const [heading, text] = stable.length === 0
+    ? ["No release yet", "No stable release has been published yet."]
+    : stable.every(isYanked)
+      ? ["No release available", "Every stable release was withdrawn; the versions below say why."]
+      : ["No release available", "No stable release is available right now: each was withdrawn or its rollout is paused."];
+  return `<section class="hero" id="latest" aria-labelledby="latest-heading"><h2 id="latest-heading">${heading}</h2><p>${text}</p></section>`;
+}
+
+function latestSection(latest: ReleaseRecord | undefined, pluginId: string, shown: readonly ReleaseRecord[]): string {
+  if (!latest) return noLatest(shown);
   const notes = recordNotesHtml(latest, { topHeadingLevel: 4 });
   const stable = downloadKey(latestDownloadName(pluginId, "dmg"));
   return `<section class="hero" id="latest" aria-labelledby="latest-heading">`
@@ -83,7 +95,7 @@ export function renderDownloadsPage(identity: PageIdentity, catalog: { count: nu
       css: packageFile("templates/site.css"),
       head: headTags(identity, { path: "", title: identity.displayName, description: describe(identity, latest), icon }),
       icon: iconImage(icon),
-      latest: latestSection(latest, identity.pluginId),
+      latest: latestSection(latest, identity.pluginId, shown),
       others: othersHtml,
     },
   );

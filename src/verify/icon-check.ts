@@ -13,7 +13,7 @@ async function iconCopyProblems(store: ObjectStore, key: string, r: ReleaseRecor
   if (got.sizeBytes !== icon.sizeBytes) return [`${key} is ${got.sizeBytes} bytes; the record of ${r.version} says ${icon.sizeBytes}; ${fix}`];
   if (got.sha256 !== icon.sha256) return [`${key} has SHA-256 ${got.sha256.slice(0, 12)}…; the record of ${r.version} says ${icon.sha256.slice(0, 12)}…; ${fix}`];
   if (!got.body) return [`${key} could not be read whole`];
-  const png = readPng(got.body);
+  const png = await readPng(got.body);
   if ("problem" in png) return [`${key} is not a valid PNG: ${png.problem}`];
   if (png.width !== icon.width || png.height !== icon.height) return [`${key} is ${png.width}×${png.height} pixels; the record of ${r.version} says ${icon.width}×${icon.height}`];
   return [];

@@ -34,8 +34,13 @@ export interface PublicFeedFindings {
 }
 
 export const REPAIR = "re-run the interrupted publish or `relcast site sync`";
-/** The fix for a public file with content no publish writes. */
-const REWRITE = "`relcast site sync` rewrites it from the canonical feeds";
+/**
+ * The fix for a public file with content no publish writes. `site sync`
+ * copies the canonical appcast as it is; after a change of displayName or
+ * publisher only `rebuild` renders the canonical appcast's channel again,
+ * so both are named.
+ */
+const REWRITE = "`relcast site sync` rewrites it from the canonical feeds (after changing the config's displayName or publisher, `relcast rebuild` renders the feeds and pages again)";
 
 /**
  * The config values an appcast's channel was rendered from (`renderAppcast`

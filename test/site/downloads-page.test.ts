@@ -5,6 +5,9 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumPath, launchChromium } from "../helpers/chromium.js";
 import { typicalIcns } from "../helpers/icns-bytes.js";
+import { renderChangelogPage } from "../../src/site/changelog-page.js";
+import { renderDownloadsPage } from "../../src/site/downloads-page.js";
+import type { ReleaseRecord } from "../../src/domain/record-schema.js";
 import { storeWorkspace } from "../helpers/published-store.js";
 import { REPO_ROOT, runCli } from "../helpers/run-cli.js";
 import { startServe, type ServeProcess } from "../helpers/serve-process.js";
@@ -161,6 +164,23 @@ describe.skipIf(!browserPath.path)(`the product site in headless Chromium${brows
       await page.close();
     }
     expect(problems).toEqual([]);
+  });
+
+  it("on a 390 px phone a long one-word name, a 140-character unbroken one, a long publisher and version still fit (both pages)", async () => {
+    const catalog = await (await fetch(`${server.base}/api/v1/plugins/bridge-plugin/releases.json`)).json() as { count: number; versions: ReleaseRecord[] };
+    const longVersion = { ...catalog.versions[0]!, version: `1.3.0-beta.${"x".repeat(90)}`, channel: "beta" };
+    const versions = [longVersion, ...catalog.versions];
+    for (const displayName of ["Internationalization", "N".repeat(140)]) {
+      const identity = { pluginId: "bridge-plugin", displayName, publisher: `Example${"Tools".repeat(20)}`, appUrl: APP_URL };
+      for (const html of [renderDownloadsPage(identity, { count: versions.length, versions }), renderChangelogPage(identity, { count: versions.length, versions })]) {
+        const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+        await page.goto(`${server.base}/`);
+        await page.setContent(html);
+        expect(await page.locator("h1").innerText()).toContain(displayName);
+        expect(await overflow(page), `${displayName.slice(0, 24)}: ${await page.title()}`).toBeLessThanOrEqual(0);
+        await page.close();
+      }
+    }
   });
 
   it("changelog.html is the plugin's own history: every release's notes newest first, the yanked one marked", async () => {

@@ -52,6 +52,15 @@ describe("verify holds the product site to what the site step writes, icon inclu
     expect(res.stdout).not.toContain("warnings:");
   });
 
+  it("when every stable release is withdrawn, the page says so (not that none was ever published)", () => {
+    const all = [...records.values()].reverse();
+    const yanked = all.map((r) => ({ ...r, yanked: true as const, yankedReason: "crashes on launch" }));
+    const page = renderDownloadsPage(IDENTITY, { count: yanked.length, versions: yanked });
+    expect(page).toContain("Every stable release was withdrawn");
+    expect(page).not.toContain("has been published yet");
+    expect(renderDownloadsPage(IDENTITY, { count: 0, versions: [] })).toContain("No stable release has been published yet.");
+  });
+
   it("a changed icon, public or stored, fails verify (exit 11) naming it", async () => {
     expect(await tampered(ICON, () => ICON_64)).toMatch(new RegExp(`site: ${ICON} is ${ICON_64.length} bytes; the record of 1\\.1\\.0 says`));
     const flipped = (b: Buffer) => { const c = Buffer.from(b); c.writeUInt8(c.readUInt8(100) ^ 1, 100); return c; };

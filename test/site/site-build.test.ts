@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, symlink } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -44,6 +44,26 @@ describe("relcast site sync on an older folder store", () => {
     const broken = await runCli(["verify", "--config", ws.configFile]);
     expect(broken.code).toBe(11);
     expect(broken.stdout).toContain("site: downloads/bridge-plugin-1.1.0.zip is missing, but the public catalog lists 1.1.0");
+  });
+});
+
+describe("relcast site build --out", () => {
+  it("is refused inside a folder store (or through a link to it), and nothing is written", async () => {
+    const ws = await storeWorkspace();
+    await publishDemoReleases(ws);
+    const before = await files(ws.storeDir);
+    await symlink(ws.storeDir, path.join(ws.dir, "store-link"));
+    for (const out of [path.join(ws.storeDir, "releases"), path.join(ws.storeDir, "new", "site"), path.join(ws.dir, "store-link", "downloads"), ws.storeDir]) {
+      const res = await runCli(["site", "build", "--out", out, "--config", ws.configFile]);
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stderr).toMatch(/--out .* is (inside the store|the store itself)/);
+    }
+    expect(await files(ws.storeDir)).toEqual(before);
+    // A sibling whose name starts like the store's is not inside it.
+    const sibling = `${ws.storeDir}-site`;
+    const ok = await runCli(["site", "build", "--out", sibling, "--config", ws.configFile]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(await files(sibling)).toEqual(PUBLIC_FILES);
   });
 });
 

@@ -1,3 +1,4 @@
+import { realpath } from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
 import { RelcastError } from "../../core/errors.js";
@@ -19,6 +20,29 @@ async function syncPublicSite(source: ObjectStore, target: ObjectStore, config: 
   const done: string[] = [];
   await syncSite(applyTarget(source, (line) => done.push(line), target), config, { allDownloads: true });
   return done;
+}
+
+/** The real path of a folder, or of its nearest existing ancestor with the rest appended (the folder may not exist yet). */
+async function realFolder(dir: string): Promise<string> {
+  const real = await realpath(dir).catch(() => undefined);
+  if (real !== undefined) return real;
+  const parent = path.dirname(dir);
+  return parent === dir ? dir : path.join(await realFolder(parent), path.basename(dir));
+}
+
+/**
+ * A folder store's keys are its files: a site written into the store root,
+ * or anywhere under it (`releases/`, `downloads/`…), would put copies into
+ * the store's own namespace. Compared by real paths, so a link to the
+ * store is caught too.
+ */
+async function refuseOutInsideStore(out: string, storeRoot: string): Promise<void> {
+  const [realOut, realStore] = await Promise.all([realFolder(out), realFolder(path.resolve(storeRoot))]);
+  const rel = path.relative(realStore, realOut);
+  if (rel === "") throw new RelcastError("E_USAGE", `--out ${out} is the store itself`, "use `relcast site sync` to write the site into the store, or pick another --out folder");
+  if (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel)) {
+    throw new RelcastError("E_USAGE", `--out ${out} is inside the store (${realStore}): the site's files would land among the store's own keys`, "pick an --out folder outside the store, or use `relcast site sync` to write the site into the store itself");
+  }
 }
 
 function report(done: string[], where: string): void {
@@ -49,9 +73,7 @@ export function registerSite(program: Command): void {
       const out = path.resolve(flags.out!);
       await withConfiguredStore(flags, {}, {}, async (config, store) => {
         await store.checkReachable();
-        if (store.location.scheme === "file" && path.resolve(store.location.bucket) === out) {
-          throw new RelcastError("E_USAGE", `--out ${out} is the store itself`, "use `relcast site sync` to write the site into the store, or pick another --out folder");
-        }
+        if (store.location.scheme === "file") await refuseOutInsideStore(out, store.location.bucket);
         const target = await openStore(`file://${out}`, process.cwd(), {});
         try {
           await target.checkReachable();

@@ -149,6 +149,14 @@ export const preflightStep: Step = {
     }
     // A catalog someone broke by hand stops the run here, before any upload.
     ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config));
+    // One store (or prefix) holds one plugin: its catalog, feeds and pages are that plugin's.
+    if (ctx.catalog !== undefined && ctx.catalog.pluginId !== ctx.config.pluginId) {
+      throw new RelcastError(
+        "E_CONFIG",
+        `this store holds plugin "${ctx.catalog.pluginId}" (its catalog says so), but the config (${ctx.config.source}) publishes "${ctx.config.pluginId}"`,
+        `use another store or prefix for "${ctx.config.pluginId}", or set pluginId to "${ctx.catalog.pluginId}" if this is that plugin`,
+      );
+    }
     // Said on every publish into a store without releases (not only the very first), so a typo in the store URL shows at once.
     if (ctx.catalog === undefined || ctx.catalog.count === 0) {
       ctx.logger.warn(
