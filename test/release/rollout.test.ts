@@ -239,7 +239,8 @@ describe("relcast rollout pause / resume / status", { timeout: 120_000 }, () => 
       expect((await page.goto(`${server.base}/`))?.status()).toBe(200);
       expect(await page.locator("#latest h2").innerText()).toBe("Version 1.0.1");
       const entry = page.locator("li.version", { has: page.locator("h3", { hasText: "Version 1.1.0" }) });
-      expect((await entry.locator("h3").innerText()).replace(/\s+/g, " ").trim()).toBe("Version 1.1.0 Rollout paused");
+      // textContent: the badge is shown in capitals by the stylesheet.
+      expect((await entry.locator("h3").textContent())!.replace(/\s+/g, " ").trim()).toBe("Version 1.1.0 Rollout paused");
       expect(await entry.locator(".rollout-paused").isVisible()).toBe(true);
       const note = entry.locator("p.rollout");
       expect(await note.textContent()).toContain("Rollout paused since");
