@@ -70,6 +70,14 @@ describe("--localized-notes arguments", () => {
     for (const tag of ["de_DE", "en-u-ca-gregory", "x-private", "", "123", "de-DE-1996"]) expect(canonicalNotesLanguage(tag)).toBeUndefined();
   });
 
+  it("refuses ISO 639 special-purpose codes no Mac is set to (und, zxx, mis, mul, qaa–qtz); keeps iw as he and no as no", () => {
+    for (const tag of ["und", "zxx", "mis", "mul", "qaa", "qtz", "qab-DE", "UND", "mul-Latn"]) expect(canonicalNotesLanguage(tag), tag).toBeUndefined();
+    expect(canonicalNotesLanguage("iw")).toBe("he");
+    expect(canonicalNotesLanguage("no")).toBe("no");
+    expect(canonicalNotesLanguage("nb")).toBe("nb");
+    expect(canonicalNotesLanguage("qua")).toBe("qua"); // Quapaw, a real language just past the private-use range
+  });
+
   it.each<[string[], RegExp]>([
     [["notes.de.md"], /"notes\.de\.md" is not <lang>=<file>/],
     [["de="], /"de=" is not <lang>=<file>/],
