@@ -86,7 +86,7 @@ export const autoupdateSchema = z.looseObject({
   fullReleaseNotesLink: httpUrl.optional(),
   /** `<sparkle:minimumUpdateVersion>`: offered only to installs at or above this build. */
   minimumUpdateVersion: buildNumberText.optional(),
-  /** `<sparkle:ignoreSkippedUpgradesBelowVersion>`: installs below this build offer it again even if the user skipped an earlier one. */
+  /** `<sparkle:ignoreSkippedUpgradesBelowVersion>`: on a major upgrade, offered again to users who skipped a major upgrade whose build is below this. */
   ignoreSkippedUpgradesBelowVersion: buildNumberText.optional(),
   /** `<sparkle:maximumSystemVersion>`: not offered on a newer macOS. */
   maximumSystemVersion: macosVersion.optional(),

@@ -20,8 +20,8 @@ function refusal(run: () => unknown): RelcastError {
 
 describe("publish flags for Sparkle's item elements (resolved before anything is read or written)", () => {
   it("keeps builds as Sparkle compares them and the informational set in one order", () => {
-    expect(resolve({ minimumUpdateVersion: "0100", ignoreSkippedUpgradesBelowVersion: "105", informationalUpdateVersions: " 105 ,<100, 101,<90", link: "https://x.example/{version}", maximumSystemVersion: "15.9" })).toEqual({
-      minimumUpdateVersion: "100", ignoreSkippedUpgradesBelowVersion: "105", informationalUpdate: ["101", "105", "<90", "<100"], link: "https://x.example/1.1.0", maximumSystemVersion: "15.9",
+    expect(resolve({ minimumUpdateVersion: "0100", minimumAutoupdateVersion: "100", ignoreSkippedUpgradesBelowVersion: "105", informationalUpdateVersions: " 105 ,<100, 101,<90", link: "https://x.example/{version}", maximumSystemVersion: "15.9" })).toEqual({
+      minimumAutoupdateVersion: "100", minimumUpdateVersion: "100", ignoreSkippedUpgradesBelowVersion: "105", informationalUpdate: ["101", "105", "<90", "<100"], link: "https://x.example/1.1.0", maximumSystemVersion: "15.9",
     });
     expect(resolve({ informational: true }, { appcast: { link: "https://x.example/r/{version}" } } as Partial<RelcastConfig>)).toEqual({ informationalUpdate: [], link: "https://x.example/r/1.1.0" });
     expect(resolve({ link: "https://flag.example/" }, { appcast: { link: "https://config.example/" } } as Partial<RelcastConfig>).link).toBe("https://flag.example/");
@@ -37,7 +37,9 @@ describe("publish flags for Sparkle's item elements (resolved before anything is
     ["--informational with a list", { link: "https://x.example/", informational: true, informationalUpdateVersions: "100" }, /were both given/],
     ["--minimum-update-version with a semver", { minimumUpdateVersion: "1.0" }, /--minimum-update-version "1\.0" is not a build number/],
     ["--minimum-update-version above the build", { minimumUpdateVersion: "111" }, /--minimum-update-version 111 is above this release's own build 110/],
-    ["--ignore-skipped-upgrades-below-version above the build", { ignoreSkippedUpgradesBelowVersion: "200" }, /--ignore-skipped-upgrades-below-version 200 is above/],
+    ["--minimum-update-version equal to the build (nobody could get it)", { minimumUpdateVersion: "110" }, /--minimum-update-version 110 is this release's own build: .*no install would get it/, /pass a build below 110/],
+    ["--ignore-skipped-upgrades-below-version above the build", { ignoreSkippedUpgradesBelowVersion: "200", minimumAutoupdateVersion: "100" }, /--ignore-skipped-upgrades-below-version 200 is above/],
+    ["--ignore-skipped-upgrades-below-version without a major upgrade", { ignoreSkippedUpgradesBelowVersion: "105" }, /needs --minimum-autoupdate-version: Sparkle reads it only on a major upgrade/, /pass --minimum-autoupdate-version <build>/],
     ["a maximum system version that is not one", { maximumSystemVersion: "fifteen" }, /"fifteen" is not a macOS version/],
     ["a maximum system version below LSMinimumSystemVersion", { maximumSystemVersion: "11.6" }, /11\.6 is below the bundle's LSMinimumSystemVersion 12\.0: no Mac could install/],
     ["a --link that is not http(s)", { link: "ftp://x.example/{version}" }, /--link "ftp:\/\/x\.example\/\{version\}" is not an absolute http\(s\) URL/],
