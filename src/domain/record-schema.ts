@@ -4,7 +4,8 @@ import { xmlTextProblem } from "../core/xml-text.js";
 import { parseIsoTimestamp } from "../core/iso-timestamp.js";
 import { PNG_MAX_SIDE } from "../core/png-image.js";
 import { iconFileName } from "./release-layout.js";
-import { isNotesLanguage } from "./notes/notes-language.js";
+import { DEFAULT_NOTES_LANGUAGE, isNotesLanguage } from "./notes/notes-language.js";
+import { rolloutBoundIssues } from "./rollout-bounds.js";
 
 /**
  * The release record (`releases/<version>/release.json`). Records written by relcast always carry every
@@ -62,6 +63,18 @@ export const localizedNotesSchema = z.strictObject({ lang: notesLanguage, markdo
 /** The `<sparkle:releaseNotesLink xml:lang>` of one language (page mode: the page relcast hosts). */
 export const localizedLinkSchema = z.strictObject({ lang: notesLanguage, url: httpUrl });
 
+/** Publish takes each language once and never `en` (the default notes are the English ones); a record must not hold more. */
+function byLanguage<T extends z.ZodType<{ lang: string }>>(item: T) {
+  return z.array(item).superRefine((list, ctx) => {
+    const seen = new Set<string>();
+    list.forEach((entry, i) => {
+      if (entry.lang === DEFAULT_NOTES_LANGUAGE) ctx.addIssue({ code: "custom", path: [i, "lang"], message: `is ${DEFAULT_NOTES_LANGUAGE}: the default notes are the ${DEFAULT_NOTES_LANGUAGE} ones` });
+      else if (seen.has(entry.lang)) ctx.addIssue({ code: "custom", path: [i, "lang"], message: `names ${entry.lang} a second time` });
+      seen.add(entry.lang);
+    });
+  });
+}
+
 export const autoupdateSchema = z.looseObject({
   publicDownloadUrl: httpUrl,
   buildNumber: z.number().int().nonnegative(),
@@ -98,7 +111,7 @@ export const autoupdateSchema = z.looseObject({
   /** The item's `<link>`: the page Sparkle opens for an informational update ("Learn More…"). */
   link: httpUrl.optional(),
   /** `<sparkle:releaseNotesLink xml:lang>` per language, after the default link (page mode). */
-  localizedReleaseNotesLinks: z.array(localizedLinkSchema).optional(),
+  localizedReleaseNotesLinks: byLanguage(localizedLinkSchema).optional(),
   /** Sparkle delta updates to this release, highest from-build first (the appcast's <sparkle:deltas>). */
   deltas: z.array(deltaRecordSchema).optional(),
 });
@@ -133,7 +146,7 @@ export const releaseRecordSchema = z.looseObject({
   /** relcast extra: the notes as written (CommonMark); the appcast and the pages render it. Absent in older records. */
   releaseNotesMarkdown: z.string().optional(),
   /** relcast extra: notes in other languages (`--localized-notes`); the default language's are the fields above. */
-  localizedReleaseNotes: z.array(localizedNotesSchema).optional(),
+  localizedReleaseNotes: byLanguage(localizedNotesSchema).optional(),
   sizeBytes: z.number().int().nonnegative(),
   /** relcast extra: hex SHA-256 of the disk image. */
   sha256: z.string().optional(),
@@ -175,6 +188,9 @@ export const releaseRecordSchema = z.looseObject({
   }
   if (record.icon && record.icon.fileName !== iconFileName(record.pluginId, version)) {
     ctx.addIssue({ code: "custom", path: ["icon", "fileName"], message: `must be ${iconFileName(record.pluginId, version)}` });
+  }
+  if (record.rollout && typeof record.publishedAt === "object" && record.publishedAt !== null) {
+    for (const issue of rolloutBoundIssues(record.publishedAt._seconds * 1000, record.rollout)) ctx.addIssue({ code: "custom", path: ["rollout", "pauses", issue.index], message: issue.message });
   }
   checkXmlText(record, [], ctx);
 });
