@@ -6,6 +6,7 @@ import { PNG_MAX_SIDE } from "../core/png-image.js";
 import { iconFileName } from "./release-layout.js";
 import { DEFAULT_NOTES_LANGUAGE, isNotesLanguage } from "./notes/notes-language.js";
 import { rolloutBoundIssues } from "./rollout-bounds.js";
+import { localizedNotesPageKey, publicAppcastUrl } from "./release-layout.js";
 
 /**
  * The release record (`releases/<version>/release.json`). Records written by relcast always carry every
@@ -188,6 +189,15 @@ export const releaseRecordSchema = z.looseObject({
   }
   if (record.icon && record.icon.fileName !== iconFileName(record.pluginId, version)) {
     ctx.addIssue({ code: "custom", path: ["icon", "fileName"], message: `must be ${iconFileName(record.pluginId, version)}` });
+  }
+  // relcast links a language only to the page it hosts for it (signed on a signed feed); any other link is an edit.
+  const appcastSuffix = publicAppcastUrl("", record.pluginId);
+  if (typeof record.publicAppcastUrl === "string" && record.publicAppcastUrl.endsWith(appcastSuffix)) {
+    const appUrl = record.publicAppcastUrl.slice(0, -appcastSuffix.length);
+    record.autoupdate?.localizedReleaseNotesLinks?.forEach((l, i) => {
+      const want = `${appUrl}/${localizedNotesPageKey(version, l.lang)}`;
+      if (l.url !== want) ctx.addIssue({ code: "custom", path: ["autoupdate", "localizedReleaseNotesLinks", i, "url"], message: `must be the page relcast hosts for ${l.lang} (${want})` });
+    });
   }
   if (record.rollout && typeof record.publishedAt === "object" && record.publishedAt !== null) {
     for (const issue of rolloutBoundIssues(record.publishedAt._seconds * 1000, record.rollout)) ctx.addIssue({ code: "custom", path: ["rollout", "pauses", issue.index], message: issue.message });

@@ -3,6 +3,8 @@ import type { RelcastConfig } from "../../src/config/schema.js";
 import { RelcastError } from "../../src/core/errors.js";
 import { resolveAutoupdateOptions, type AutoupdateFlags } from "../../src/domain/autoupdate-options.js";
 import { canonicalNotesLanguage } from "../../src/domain/notes/notes-language.js";
+import { autoupdateSchema } from "../../src/domain/record-schema.js";
+import { rolloutBoundIssues } from "../../src/domain/rollout-bounds.js";
 import { parseLocalizedNotesArgs } from "../../src/steps/preflight/localized-notes.js";
 
 const config = { appUrl: "https://updates.example.com", appcast: {} } as unknown as RelcastConfig;
@@ -90,5 +92,29 @@ describe("--localized-notes arguments", () => {
     const err = refusal(() => parseLocalizedNotesArgs(args));
     expect(err.code).toBe("E_USAGE");
     expect(err.message).toMatch(message);
+  });
+});
+
+describe("record schema: what publish refuses, a stored record may not hold either", () => {
+  const au = { publicDownloadUrl: "https://u.example/d.zip", buildNumber: 110, edSignature: "x", sizeBytes: 1 };
+  const link = (lang: string) => ({ lang, url: `https://u.example/release-notes/${lang}/1.1.0.html` });
+  it("localized links: each language once, never en", () => {
+    expect(autoupdateSchema.safeParse({ ...au, localizedReleaseNotesLinks: [link("de"), link("fr")] }).success).toBe(true);
+    const dup = autoupdateSchema.safeParse({ ...au, localizedReleaseNotesLinks: [link("de"), link("de")] });
+    expect(dup.success).toBe(false);
+    expect(JSON.stringify(dup.error?.issues)).toContain("names de a second time");
+    const en = autoupdateSchema.safeParse({ ...au, localizedReleaseNotesLinks: [link("en")] });
+    expect(en.success).toBe(false);
+    expect(JSON.stringify(en.error?.issues)).toContain("the default notes are the en ones");
+  });
+
+  it("rollout pauses: none before publication, and a pubDate a four-digit year holds", () => {
+    const published = Date.parse("2026-10-01T09:00:00Z");
+    expect(rolloutBoundIssues(published, { pauses: [{ pausedAt: "2026-10-02T00:00:00.000Z", resumedAt: "2026-10-03T00:00:00.000Z" }] })).toEqual([]);
+    expect(rolloutBoundIssues(published, { pauses: [{ pausedAt: "2020-01-01T00:00:00.000Z" }] })[0]!.message).toContain("is before the release was published");
+    // Pauses after publication can never add up past their own last resume; the bound backs up records edited by hand.
+    const far = rolloutBoundIssues(published, { pauses: [{ pausedAt: "2020-01-01T00:00:00.000Z", resumedAt: "9999-06-01T00:00:00.000Z" }] }).map((i) => i.message).join("\n");
+    expect(far).toContain("is before the release was published");
+    expect(far).toContain("add up to a pubDate after the year 9999");
   });
 });
