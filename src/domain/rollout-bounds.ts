@@ -1,5 +1,3 @@
-import type { RolloutMarker } from "./record-schema.js";
-
 /**
  * The bounds a rollout's pauses must keep with the release they belong to.
  * A pause before the release was published would move its pubDate by time
@@ -12,7 +10,7 @@ export const LAST_PUBDATE_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
 export const CLOCK_SKEW_MS = 5 * 60_000;
 
 /** Problems of the pauses of a release published at `publishedMs` (whole seconds), each with the pause index. */
-export function rolloutBoundIssues(publishedMs: number, marker: Pick<RolloutMarker, "pauses">): Array<{ index: number; message: string }> {
+export function rolloutBoundIssues(publishedMs: number, marker: { pauses: ReadonlyArray<{ pausedAt: string; resumedAt?: string | undefined }> }): Array<{ index: number; message: string }> {
   const issues: Array<{ index: number; message: string }> = [];
   let paused = 0;
   marker.pauses.forEach((p, index) => {
