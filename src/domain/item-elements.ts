@@ -14,6 +14,8 @@ export interface ItemElementFlags {
   link?: string | undefined;
   ignoreSkippedUpgradesBelowVersion?: string | undefined;
   maximumSystemVersion?: string | undefined;
+  /** Read only to check --ignore-skipped-upgrades-below-version (resolved with the other options). */
+  minimumAutoupdateVersion?: string | undefined;
 }
 
 const FLAG = "--informational-update-versions";
@@ -45,6 +47,23 @@ function informationalList(text: string, build: number): string[] {
   return [...sorted(exact).map(String), ...sorted(below).map((n) => `<${n}`)];
 }
 
+/**
+ * Sparkle offers an item with `sparkle:minimumUpdateVersion` only to an
+ * install whose build is at or above it, and an install at or above the
+ * item's own build already has the update: a bound equal to the build
+ * leaves nobody to offer it to.
+ */
+function minimumUpdate(text: string, build: number): string {
+  const value = buildBound("--minimum-update-version", text, build);
+  if (Number(value) === build) {
+    throw usageError(
+      `--minimum-update-version ${value} is this release's own build: Sparkle offers the update only to installs at or above build ${value}, and those already have it, so no install would get it`,
+      `pass a build below ${build} (the oldest build that may update straight to this one), or leave the flag out`,
+    );
+  }
+  return value;
+}
+
 const MACOS_VERSION = /^\d{1,4}(\.\d{1,4}){0,2}$/;
 
 function maximumSystem(text: string, bundleMinimum: string | undefined): string {
@@ -69,9 +88,16 @@ function maximumSystem(text: string, bundleMinimum: string | undefined): string 
  */
 export function resolveItemElements(config: RelcastConfig, flags: ItemElementFlags, version: string, build: number, bundleMinimumSystem?: string): ItemElements {
   const out: ItemElements = {};
-  if (flags.minimumUpdateVersion !== undefined) out.minimumUpdateVersion = buildBound("--minimum-update-version", flags.minimumUpdateVersion, build);
+  if (flags.minimumUpdateVersion !== undefined) out.minimumUpdateVersion = minimumUpdate(flags.minimumUpdateVersion, build);
   if (flags.ignoreSkippedUpgradesBelowVersion !== undefined) {
     out.ignoreSkippedUpgradesBelowVersion = buildBound("--ignore-skipped-upgrades-below-version", flags.ignoreSkippedUpgradesBelowVersion, build);
+    if (flags.minimumAutoupdateVersion === undefined) {
+      // SUAppcastDriver reads it only for a major upgrade (the item has minimumAutoupdateVersion the install fails); on any other item it does nothing.
+      throw usageError(
+        "--ignore-skipped-upgrades-below-version needs --minimum-autoupdate-version: Sparkle reads it only on a major upgrade (an item with sparkle:minimumAutoupdateVersion), so without one it would change nothing",
+        "pass --minimum-autoupdate-version <build> too (installs below it get this release as a major upgrade), or leave the flag out",
+      );
+    }
   }
   if (flags.informational && flags.informationalUpdateVersions !== undefined) {
     throw usageError("--informational and --informational-update-versions were both given", "pass --informational (every install) or --informational-update-versions <builds> (only those), not both");

@@ -4,7 +4,9 @@ import { xmlTextProblem } from "../core/xml-text.js";
 import { parseIsoTimestamp } from "../core/iso-timestamp.js";
 import { PNG_MAX_SIDE } from "../core/png-image.js";
 import { iconFileName } from "./release-layout.js";
-import { isNotesLanguage } from "./notes/notes-language.js";
+import { DEFAULT_NOTES_LANGUAGE, isNotesLanguage } from "./notes/notes-language.js";
+import { rolloutBoundIssues } from "./rollout-bounds.js";
+import { localizedNotesPageKey, publicAppcastUrl } from "./release-layout.js";
 
 /**
  * The release record (`releases/<version>/release.json`). Records written by relcast always carry every
@@ -62,6 +64,18 @@ export const localizedNotesSchema = z.strictObject({ lang: notesLanguage, markdo
 /** The `<sparkle:releaseNotesLink xml:lang>` of one language (page mode: the page relcast hosts). */
 export const localizedLinkSchema = z.strictObject({ lang: notesLanguage, url: httpUrl });
 
+/** Publish takes each language once and never `en` (the default notes are the English ones); a record must not hold more. */
+function byLanguage<T extends z.ZodType<{ lang: string }>>(item: T) {
+  return z.array(item).superRefine((list, ctx) => {
+    const seen = new Set<string>();
+    list.forEach((entry, i) => {
+      if (entry.lang === DEFAULT_NOTES_LANGUAGE) ctx.addIssue({ code: "custom", path: [i, "lang"], message: `is ${DEFAULT_NOTES_LANGUAGE}: the default notes are the ${DEFAULT_NOTES_LANGUAGE} ones` });
+      else if (seen.has(entry.lang)) ctx.addIssue({ code: "custom", path: [i, "lang"], message: `names ${entry.lang} a second time` });
+      seen.add(entry.lang);
+    });
+  });
+}
+
 export const autoupdateSchema = z.looseObject({
   publicDownloadUrl: httpUrl,
   buildNumber: z.number().int().nonnegative(),
@@ -86,7 +100,7 @@ export const autoupdateSchema = z.looseObject({
   fullReleaseNotesLink: httpUrl.optional(),
   /** `<sparkle:minimumUpdateVersion>`: offered only to installs at or above this build. */
   minimumUpdateVersion: buildNumberText.optional(),
-  /** `<sparkle:ignoreSkippedUpgradesBelowVersion>`: installs below this build offer it again even if the user skipped an earlier one. */
+  /** `<sparkle:ignoreSkippedUpgradesBelowVersion>`: on a major upgrade, offered again to users who skipped a major upgrade whose build is below this. */
   ignoreSkippedUpgradesBelowVersion: buildNumberText.optional(),
   /** `<sparkle:maximumSystemVersion>`: not offered on a newer macOS. */
   maximumSystemVersion: macosVersion.optional(),
@@ -98,7 +112,7 @@ export const autoupdateSchema = z.looseObject({
   /** The item's `<link>`: the page Sparkle opens for an informational update ("Learn More…"). */
   link: httpUrl.optional(),
   /** `<sparkle:releaseNotesLink xml:lang>` per language, after the default link (page mode). */
-  localizedReleaseNotesLinks: z.array(localizedLinkSchema).optional(),
+  localizedReleaseNotesLinks: byLanguage(localizedLinkSchema).optional(),
   /** Sparkle delta updates to this release, highest from-build first (the appcast's <sparkle:deltas>). */
   deltas: z.array(deltaRecordSchema).optional(),
 });
@@ -133,7 +147,7 @@ export const releaseRecordSchema = z.looseObject({
   /** relcast extra: the notes as written (CommonMark); the appcast and the pages render it. Absent in older records. */
   releaseNotesMarkdown: z.string().optional(),
   /** relcast extra: notes in other languages (`--localized-notes`); the default language's are the fields above. */
-  localizedReleaseNotes: z.array(localizedNotesSchema).optional(),
+  localizedReleaseNotes: byLanguage(localizedNotesSchema).optional(),
   sizeBytes: z.number().int().nonnegative(),
   /** relcast extra: hex SHA-256 of the disk image. */
   sha256: z.string().optional(),
@@ -175,6 +189,18 @@ export const releaseRecordSchema = z.looseObject({
   }
   if (record.icon && record.icon.fileName !== iconFileName(record.pluginId, version)) {
     ctx.addIssue({ code: "custom", path: ["icon", "fileName"], message: `must be ${iconFileName(record.pluginId, version)}` });
+  }
+  // relcast links a language only to the page it hosts for it (signed on a signed feed); any other link is an edit.
+  const appcastSuffix = publicAppcastUrl("", record.pluginId);
+  if (typeof record.publicAppcastUrl === "string" && record.publicAppcastUrl.endsWith(appcastSuffix)) {
+    const appUrl = record.publicAppcastUrl.slice(0, -appcastSuffix.length);
+    record.autoupdate?.localizedReleaseNotesLinks?.forEach((l, i) => {
+      const want = `${appUrl}/${localizedNotesPageKey(version, l.lang)}`;
+      if (l.url !== want) ctx.addIssue({ code: "custom", path: ["autoupdate", "localizedReleaseNotesLinks", i, "url"], message: `must be the page relcast hosts for ${l.lang} (${want})` });
+    });
+  }
+  if (record.rollout && typeof record.publishedAt === "object" && record.publishedAt !== null) {
+    for (const issue of rolloutBoundIssues(record.publishedAt._seconds * 1000, record.rollout)) ctx.addIssue({ code: "custom", path: ["rollout", "pauses", issue.index], message: issue.message });
   }
   checkXmlText(record, [], ctx);
 });

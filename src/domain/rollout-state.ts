@@ -1,6 +1,7 @@
 import { RelcastError } from "../core/errors.js";
 import { describeZodIssues } from "../core/zod-message.js";
 import { rolloutMarkerSchema, type ReleaseRecord, type RolloutMarker } from "./record-schema.js";
+import { rolloutBoundIssues } from "./rollout-bounds.js";
 import { fromTimestamp } from "./timestamps.js";
 
 /**
@@ -67,6 +68,13 @@ export function serializeRolloutMarker(marker: RolloutMarker): string {
 
 /** The catalog entry with the rollout state applied (or removed, without a marker). */
 export function withRolloutState(record: ReleaseRecord, marker: RolloutMarker | undefined): ReleaseRecord {
+  const issues = marker ? rolloutBoundIssues(originalPubDate(record).getTime(), marker) : [];
+  if (issues.length > 0) {
+    throw new RelcastError(
+      "E_CATALOG", `the rollout state of ${record.version} (releases/${record.version}/rollout.json) does not fit the release: ${issues.map((i) => `pause ${i.index + 1}: ${i.message}`).join("; ")}`,
+      `fix or remove that file by hand (it lists the pauses of ${record.version}'s phased rollout), then run \`relcast rebuild\`; nothing was written`,
+    );
+  }
   const { rollout: _r, ...rest } = record;
   return marker ? { ...rest, rollout: marker } : rest;
 }

@@ -7,7 +7,8 @@ import { expectedLatest } from "../domain/latest-choice.js";
 import type { PlannedWrite } from "../domain/release-plan.js";
 import { rolloutKey } from "../domain/release-layout.js";
 import type { ReleaseRecord, RolloutMarker } from "../domain/record-schema.js";
-import { pausedMarker, resumedMarker, rolloutPubDate, serializeRolloutMarker } from "../domain/rollout-state.js";
+import { CLOCK_SKEW_MS } from "../domain/rollout-bounds.js";
+import { originalPubDate, pausedMarker, resumedMarker, rolloutPubDate, serializeRolloutMarker } from "../domain/rollout-state.js";
 import { isYanked } from "../domain/yank-state.js";
 import { rfc822 } from "../domain/timestamps.js";
 import { CACHE_NO_CACHE } from "../store/content-types.js";
@@ -66,10 +67,40 @@ const RESUME: Transition = {
   next(marker, at, entry) {
     if (!marker?.paused) return { already: `the rollout of ${entry.version} is not paused; nothing changed` };
     const since = marker.pauses.at(-1)!.pausedAt;
-    if (at.getTime() < Date.parse(since)) throw new RelcastError("E_USAGE", `the resume time ${at.toISOString()} is before the pause (${since})`, "resume at the current time (leave out --at)");
+    if (at.getTime() < Date.parse(since)) {
+      throw new RelcastError(
+        "E_USAGE", `the resume time ${at.toISOString()} is before the rollout's pause at ${since}: a rollout cannot resume before it was paused`,
+        `resume at or after ${since}: wait until then, or pass --at ${since} to close the pause now without moving the pubDate`,
+      );
+    }
     return resumedMarker(marker, at);
   },
 };
+
+/**
+ * A pause or resume time (--at) must fall in the release's life: not before
+ * it was published (the pubDate would move by time in which nobody was
+ * offered anything) and not ahead of this machine's clock by more than
+ * CLOCK_SKEW_MS (a future pause would push every group's turn years out, and
+ * a plain resume could not follow it). The one time allowed ahead is a resume
+ * at the open pause's own time: it closes a pause an older relcast recorded
+ * in the future without moving the pubDate.
+ */
+function checkTime(verb: Transition["verb"], at: Date, entry: ReleaseRecord, marker: RolloutMarker | undefined): void {
+  const published = originalPubDate(entry);
+  if (at.getTime() < published.getTime()) {
+    throw new RelcastError("E_USAGE", `the ${verb} time ${at.toISOString()} is before ${entry.version} was published (${published.toISOString()})`, `${verb} at the current time (leave out --at)`);
+  }
+  const openSince = marker?.paused ? Date.parse(marker.pauses.at(-1)!.pausedAt) : undefined;
+  if (verb === "resume" && at.getTime() === openSince) return;
+  const latest = Date.now() + CLOCK_SKEW_MS;
+  if (at.getTime() > latest) {
+    throw new RelcastError(
+      "E_USAGE", `the ${verb} time ${at.toISOString()} is in the future (more than ${CLOCK_SKEW_MS / 60_000} minutes after this machine's clock, ${new Date().toISOString()})`,
+      `${verb} at the current time (leave out --at), or check this machine's clock`,
+    );
+  }
+}
 
 async function steer(store: ObjectStore, config: RelcastConfig, version: string, now: Date, signing: FeedSigning, transition: Transition): Promise<RolloutResult> {
   const at = wholeSecond(now);
@@ -80,6 +111,7 @@ async function steer(store: ObjectStore, config: RelcastConfig, version: string,
       throw new RelcastError("E_CONFLICT", `version ${version} is yanked: it is offered to nobody, so there is no rollout to pause`, `run \`relcast unyank ${version}\` first if it should be offered again`);
     }
     const stored = await readRolloutMarker(store, version);
+    checkTime(transition.verb, at, entry, stored.marker);
     const next = transition.next(stored.marker, at, entry);
     let writes: PlannedWrite[] = [];
     if ("already" in next) {

@@ -67,12 +67,23 @@ const ARRAYS = new Set([
   "rss.channel.item.sparkle:informationalUpdate.sparkle:version", "rss.channel.item.sparkle:informationalUpdate.sparkle:belowVersion",
 ]);
 
-function text(value: unknown): string | undefined {
+/**
+ * An element's text as it stands in the feed. The parser keeps white space
+ * (trimValues off) because Sparkle does not trim everywhere: the versions of
+ * `<sparkle:informationalUpdate>` go into a set as written (SUAppcast.m), so
+ * " 105 " there is not build 105.
+ */
+function rawText(value: unknown): string | undefined {
   if (typeof value === "string") return value;
   if (typeof value === "number") return String(value);
-  if (value && typeof value === "object" && "#text" in value) return text((value as Node)["#text"]);
+  if (value && typeof value === "object" && "#text" in value) return rawText((value as Node)["#text"]);
   if (value && typeof value === "object") return "";
   return undefined;
+}
+
+/** An element's text with its ends trimmed: what Sparkle reads for the item's plain elements (SUAppcast.m trims them). */
+function text(value: unknown): string | undefined {
+  return rawText(value)?.trim();
 }
 
 /** Sparkle trims the value, then decodes strict base64 (no inner white space) and needs 64 bytes. */
@@ -105,7 +116,7 @@ function informational(value: unknown): string[] | undefined {
   if (value === undefined) return undefined;
   if (!value || typeof value !== "object") return [];
   const n = value as Node;
-  const list = (name: string) => ((n[name] as unknown[] | undefined) ?? []).map((v) => text(v) ?? "");
+  const list = (name: string) => ((n[name] as unknown[] | undefined) ?? []).map((v) => rawText(v) ?? "");
   return [...list("sparkle:version"), ...list("sparkle:belowVersion").map((v) => `<${v}`)];
 }
 
@@ -156,6 +167,12 @@ function readItem(node: Node): FeedItem {
   }
   // SUAppcastItem.m: informational versions are read only when the item has an http(s) <link> (its "Learn More…" page).
   if (item.informationalUpdate !== undefined && !isHttpUrl(item.link)) p.push("the item has sparkle:informationalUpdate but no http(s) <link>: Sparkle ignores it and offers the update to install");
+  for (const entry of item.informationalUpdate ?? []) {
+    const build = entry.replace(/^</, "");
+    if (build !== build.trim() || build === "") {
+      p.push(`sparkle:informationalUpdate has ${entry.startsWith("<") ? "sparkle:belowVersion" : "sparkle:version"} ${JSON.stringify(build)}: Sparkle compares it as written (untrimmed), so it names no build`);
+    }
+  }
   p.push(...languageProblems("description", item.descriptionLanguages), ...languageProblems("sparkle:releaseNotesLink", links.map((l) => l.lang)));
   if (!item.enclosure) p.push("the item has no <enclosure>");
   else {
@@ -178,7 +195,7 @@ export function readAppcast(xml: string): ParsedAppcast {
   const valid = XMLValidator.validate(xml);
   if (valid !== true) return { items: [], problems: [`appcast is not well-formed XML (line ${valid.err.line}: ${valid.err.msg}); Sparkle rejects the whole feed`] };
   const parser = new XMLParser({
-    ignoreAttributes: false, attributeNamePrefix: "@_", parseTagValue: false, parseAttributeValue: false, trimValues: true,
+    ignoreAttributes: false, attributeNamePrefix: "@_", parseTagValue: false, parseAttributeValue: false, trimValues: false,
     processEntities: true, isArray: (_name, jpath) => ARRAYS.has(String(jpath)),
   });
   const doc = parser.parse(xml) as Node;

@@ -2,7 +2,7 @@ import { appcastRecords, type FeedRecord } from "../domain/appcast-selection.js"
 import { isYanked } from "../domain/yank-state.js";
 import { isPaused } from "../domain/rollout-state.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
-import { deltaFileName, publicDownloadUrl, zipFileName } from "../domain/release-layout.js";
+import { deltaFileName, localizedNotesPageUrl, publicDownloadUrl, releaseNotesPageUrl, zipFileName } from "../domain/release-layout.js";
 import type { FeedItem, ParsedAppcast } from "./appcast-reader.js";
 import { itemDisagreements } from "./item-agreement.js";
 import { NOT_RUN, outcome, type CheckResult } from "./release-row.js";
@@ -12,6 +12,31 @@ export interface FeedExpectations {
   /** When known (from the config), enclosure URLs must start with it. */
   appUrl?: string | undefined;
   maxItemsPerChannel?: number | undefined;
+  /** The config's `appcast.releaseNotes` is "page": every release-notes link must be the page relcast hosts. */
+  notesPages?: boolean | undefined;
+}
+
+/**
+ * Release-notes links relcast hosts are signed on a signed feed; one that
+ * points anywhere else is not. So a localized link (relcast only ever makes
+ * hosted ones) and, in page mode, the default link must be relcast's own page
+ * for that version and language: a record edited to point elsewhere would
+ * otherwise be signed into the feed by the next rebuild.
+ */
+function notesLinkProblems(record: FeedRecord, expect: FeedExpectations): string[] {
+  const { appUrl } = expect;
+  if (appUrl === undefined) return [];
+  const found: string[] = [];
+  const link = record.autoupdate.releaseNotesLink;
+  const own = releaseNotesPageUrl(appUrl, record.version);
+  if (expect.notesPages && link !== undefined && link !== own) {
+    found.push(`the release-notes link ${link} is not the page relcast hosts (${own}), though appcast.releaseNotes is "page": it is neither signed nor checked; fix the record or re-publish`);
+  }
+  for (const l of record.autoupdate.localizedReleaseNotesLinks ?? []) {
+    const want = localizedNotesPageUrl(appUrl, record.version, l.lang);
+    if (l.url !== want) found.push(`the ${l.lang} release-notes link ${l.url} is not the page relcast hosts (${want}): it is neither signed nor checked; fix the record or re-publish`);
+  }
+  return found;
 }
 
 export interface FeedAgreement {
@@ -59,7 +84,7 @@ export function checkFeedAgreement(records: readonly ReleaseRecord[], appcast: P
     }
     const problems = found.length > 1 ? [`the appcast has ${found.length} items for ${record.version}`] : [];
     const item = found[0]!;
-    problems.push(...item.problems, ...itemDisagreements(record as FeedRecord, item));
+    problems.push(...item.problems, ...itemDisagreements(record as FeedRecord, item), ...notesLinkProblems(record as FeedRecord, expect));
     const url = item.enclosure?.url ?? "";
     const zipName = zipFileName(expect.pluginId, record.version);
     problems.push(...urlProblems("enclosure url", url, zipName, expect.appUrl));

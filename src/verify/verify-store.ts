@@ -126,7 +126,7 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
   const appcastText = appcastObj?.body.toString("utf8");
   const strict = appcastText !== undefined ? strictXmlProblem(appcastText, APPCAST_KEY) : undefined;
   const appcast = appcastText !== undefined ? readAppcast(appcastText) : undefined;
-  const agreement = checkFeedAgreement(records, appcast, { pluginId, appUrl: options.appUrl, maxItemsPerChannel: options.maxItemsPerChannel });
+  const agreement = checkFeedAgreement(records, appcast, { pluginId, appUrl: options.appUrl, maxItemsPerChannel: options.maxItemsPerChannel, notesPages: options.notesPages });
   const feed = [...(strict ? [strict] : []), ...catalogProblems(catalog, options.pluginId), ...agreement.feed];
   if (!appcast && records.some((r) => r.autoupdate && !isYanked(r) && !isPaused(r))) feed.push(`${APPCAST_KEY} is missing`);
   feed.push(...(await recordInventoryProblems(store, catalog)));

@@ -269,5 +269,24 @@ describe("publish: localized notes pages on a signed feed, link from the config"
     expect(bad.code).toBe(11);
     expect(bad.stdout + bad.stderr).toMatch(/release-notes\/de\/2\.0\.0\.html does not verify over its bytes|sparkle:edSignature of release-notes\/de\/2\.0\.0\.html does not verify/);
     expect(bad.stdout + bad.stderr).toContain("release-notes/de/2.0.0.html is not the de release-notes page of 2.0.0");
+    await writeFile(dePage, links[1]!.text);
+
+    // A record edited to point its notes off-site: the off-site page would be neither signed nor checked.
+    const recordFile = path.join(ws.storeDir, "releases/2.0.0/release.json");
+    const record = await readFile(recordFile, "utf8");
+    const edit = async (change: (au: any) => void) => {
+      const r = JSON.parse(record);
+      change(r.autoupdate);
+      await writeFile(recordFile, JSON.stringify(r, null, 2) + "\n");
+      return runCli(["rebuild", "--config", ws.configFile, "--key-file", ws.keyFile]);
+    };
+    const localized = await edit((au) => { au.localizedReleaseNotesLinks[0].url = "https://evil.example/de.html"; });
+    expect(localized.code).not.toBe(0);
+    expect(localized.stdout + localized.stderr).toContain("must be the page relcast hosts for de (https://updates.example.com/release-notes/de/2.0.0.html)");
+    const rebuilt = await edit((au) => { au.releaseNotesLink = "https://evil.example/n.html"; });
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    const offSite = await verify();
+    expect(offSite.code).toBe(11);
+    expect(offSite.stdout).toContain("the release-notes link https://evil.example/n.html is not the page relcast hosts (https://updates.example.com/release-notes/2.0.0.html)");
   });
 });

@@ -87,6 +87,33 @@ describe("relcast rollout pause / resume / status", { timeout: 120_000 }, () => 
     expect(await snapshotTree(ws.storeDir)).toEqual(before);
   });
 
+  it("refuses pause and resume times outside the release's life, and a resume before the pause says how to get unstuck; nothing written", async () => {
+    const before = await snapshotTree(ws.storeDir);
+    const early = await cli("rollout", "resume", "1.1.0", "--at", "2020-01-01T00:00:00Z");
+    expect(early.code).toBe(2);
+    expect(early.stderr).toContain(`the resume time 2020-01-01T00:00:00.000Z is before 1.1.0 was published (${iso(PUBLISHED)})`);
+    const future = await cli("rollout", "resume", "1.1.0", "--at", "2033-01-01T00:00:00Z");
+    expect(future.code).toBe(2);
+    expect(future.stderr).toMatch(/the resume time 2033-01-01T00:00:00\.000Z is in the future \(more than 5 minutes after this machine's clock/);
+    const beforePause = await cli("rollout", "resume", "1.1.0", "--at", iso(pausedAt - HOUR));
+    expect(beforePause.code).toBe(2);
+    expect(beforePause.stderr).toContain(`is before the rollout's pause at ${iso(pausedAt)}`);
+    expect(beforePause.stderr).toContain(`pass --at ${iso(pausedAt)} to close the pause now without moving the pubDate`);
+    expect(beforePause.stderr).not.toContain("leave out --at");
+    expect(await snapshotTree(ws.storeDir)).toEqual(before);
+
+    // A rollout state that pauses before the release was published (by hand, or by an older relcast): rebuild refuses it.
+    const markerFile = path.join(ws.storeDir, "releases/1.1.0/rollout.json");
+    const marker = await readFile(markerFile, "utf8");
+    await writeFile(markerFile, JSON.stringify({ paused: true, pauses: [{ pausedAt: iso(PUBLISHED - DAY) }] }) + "\n");
+    const tampered = await snapshotTree(ws.storeDir);
+    const rebuild = await cli("rebuild");
+    expect(rebuild.code).not.toBe(0);
+    expect(rebuild.stderr).toContain(`pausedAt ${iso(PUBLISHED - DAY)} is before the release was published (${iso(PUBLISHED)})`);
+    expect(await snapshotTree(ws.storeDir)).toEqual(tampered);
+    await writeFile(markerFile, marker);
+  });
+
   it("verify names a paused release put back in the appcast, with the repair", async () => {
     const feed = await readFile(canonical(), "utf8");
     const pub = await readFile(publicFeed(), "utf8");

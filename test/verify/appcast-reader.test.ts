@@ -68,6 +68,17 @@ describe("appcast reader: the elements Sparkle 2.9 reads beyond the core", () =>
     expect(readAppcast(feed(item({ extra: "<link>https://x.example/r</link><sparkle:informationalUpdate/>" }))).items[0]!.informationalUpdate).toEqual([]);
   });
 
+  it("keeps the informational builds untrimmed, as Sparkle's set holds them, and flags white space in them", () => {
+    const parsed = readAppcast(feed(item({
+      extra: "<link>https://x.example/r</link><sparkle:minimumUpdateVersion> 90 </sparkle:minimumUpdateVersion>"
+        + "<sparkle:informationalUpdate>\n  <sparkle:version> 105 </sparkle:version>\n  <sparkle:belowVersion>80\n</sparkle:belowVersion>\n</sparkle:informationalUpdate>",
+    }))).items[0]!;
+    expect(parsed.informationalUpdate).toEqual([" 105 ", "<80\n"]);
+    expect(parsed.minimumUpdateVersion).toBe("90"); // plain elements Sparkle trims
+    expect(parsed.problems.join("\n")).toMatch(/sparkle:version " 105 ": Sparkle compares it as written \(untrimmed\), so it names no build/);
+    expect(parsed.problems.join("\n")).toMatch(/sparkle:belowVersion "80\\n"/);
+  });
+
   it.each<[string, string, RegExp]>([
     ["an informational update without <link> (Sparkle ignores the element)", "<sparkle:informationalUpdate/>", /sparkle:informationalUpdate but no http\(s\) <link>/],
     ["an informational update whose <link> is not http(s)", "<link>ftp://x.example/r</link><sparkle:informationalUpdate/>", /link "ftp:\/\/x\.example\/r" is not an absolute http\(s\) URL[\s\S]*no http\(s\) <link>/],

@@ -85,7 +85,7 @@ export function registerPublish(program: Command): void {
     .option("--informational-update-versions <builds>", "informational only (no install) for these builds; <build means below it, e.g. 100,<90 (needs --link)")
     .option("--informational", "informational only for every install (needs --link)")
     .option("--link <url>", "the item's <link>: the page \"Learn More…\" opens ({version} is filled in; default appcast.link)")
-    .option("--ignore-skipped-upgrades-below-version <build>", "installs below this build offer the update again although the user skipped an earlier one")
+    .option("--ignore-skipped-upgrades-below-version <build>", "with --minimum-autoupdate-version: offer this major upgrade again to users who skipped one whose build is below this")
     .option("--maximum-system-version <version>", "do not offer the update on a macOS newer than this (e.g. 15.9)")
     .option("--allow-key-change", "publish although the previous release's bundle carries another SUPublicEDKey (see docs/sparkle.md: key rotation)")
     .option("--no-deltas", "make no Sparkle delta updates from older releases (as deltas.maximum: 0)")

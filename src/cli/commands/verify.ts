@@ -47,7 +47,7 @@ export function registerVerify(program: Command): void {
         : await openStore(flags.store!, process.cwd());
       try {
         const report = await verifyStore(store, {
-          publicKey, pluginId: config?.pluginId, appUrl: config?.appUrl, maxItemsPerChannel: appcastLimit(config ?? {}), signedFeed: config?.appcast?.signedFeed, site: config,
+          publicKey, pluginId: config?.pluginId, appUrl: config?.appUrl, notesPages: config?.appcast?.releaseNotes === "page", maxItemsPerChannel: appcastLimit(config ?? {}), signedFeed: config?.appcast?.signedFeed, site: config,
         });
         process.stdout.write(flags.json ? JSON.stringify(report, null, 2) + "\n" : formatVerifyReport(report));
         if (!report.ok) {

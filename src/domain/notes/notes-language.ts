@@ -8,6 +8,14 @@
  */
 const SIMPLE_TAG = /^[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|\d{3}))?$/;
 
+/**
+ * ISO 639 codes that name no language a Mac can be set to: undetermined,
+ * no linguistic content, uncoded, multiple, and the private-use range
+ * qaa–qtz. No user's preferred languages match them, so notes under them
+ * would never be shown.
+ */
+const SPECIAL_PURPOSE = /^(und|zxx|mis|mul|q[a-t][a-z])$/;
+
 /** An element without `xml:lang` among several is read by Sparkle as English: the `--notes` file is that one. */
 export const DEFAULT_NOTES_LANGUAGE = "en";
 
@@ -19,7 +27,8 @@ export function canonicalNotesLanguage(tag: string): string | undefined {
   } catch {
     return undefined;
   }
-  return canonical !== undefined && SIMPLE_TAG.test(canonical) ? canonical : undefined;
+  if (canonical === undefined || !SIMPLE_TAG.test(canonical)) return undefined;
+  return SPECIAL_PURPOSE.test(canonical.split("-")[0]!) ? undefined : canonical;
 }
 
 /** True for a tag already in canonical form (what records hold). */
