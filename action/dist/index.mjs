@@ -2,9 +2,9 @@ import { createRequire } from "node:module";
 import { access, copyFile, link, lstat, mkdir, mkdtemp, open, readFile, readdir, readlink, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import path, { join, sep } from "node:path";
 import os, { homedir, platform, release } from "node:os";
-import * as zlib from "node:zlib";
-import { crc32, createDeflateRaw, createInflateRaw, inflateRaw } from "node:zlib";
 import { createHash, createHmac, createPrivateKey, createPublicKey, getRandomValues, randomBytes, randomUUID } from "node:crypto";
+import * as zlib from "node:zlib";
+import { crc32, createDeflateRaw, createInflate, createInflateRaw, inflateRaw } from "node:zlib";
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import { ReadStream, accessSync, appendFileSync, constants, createReadStream, createWriteStream, existsSync, fstatSync, lstatSync, read, readFileSync, readdirSync, readlinkSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
@@ -2423,6 +2423,70 @@ const $ZodUnion = /*@__PURE__*/ $constructor("$ZodUnion", (inst, def) => {
 		return Promise.all(results).then((results) => {
 			return handleUnionResults(results, payload, inst, ctx);
 		});
+	};
+});
+function discriminatorMap(def) {
+	const map = /* @__PURE__ */ new Map();
+	for (const option of def.options) {
+		const values = option._zod.propValues?.[def.discriminator];
+		if (!values || values.size === 0) throw new Error(`Invalid discriminated union option at index "${def.options.indexOf(option)}"`);
+		for (const value of values) if (map.has(value)) {
+			if (value !== void 0) throw new Error(`Duplicate discriminator value "${String(value)}"`);
+			map.set(value, null);
+		} else map.set(value, option);
+	}
+	return map;
+}
+const $ZodDiscriminatedUnion = /*@__PURE__*/ $constructor("$ZodDiscriminatedUnion", (inst, def) => {
+	def.inclusive = false;
+	$ZodUnion.init(inst, def);
+	const _super = inst._zod.parse;
+	defineLazyInternal(inst, "propValues", (zod) => {
+		const propValues = {};
+		let undefinedCount = 0;
+		for (const option of zod.def.options) {
+			const pv = option._zod.propValues;
+			if (!pv || Object.keys(pv).length === 0) throw new Error(`Invalid discriminated union option at index "${zod.def.options.indexOf(option)}"`);
+			if (pv[zod.def.discriminator]?.has(void 0)) undefinedCount++;
+			for (const [k, v] of Object.entries(pv)) {
+				if (!Object.prototype.hasOwnProperty.call(propValues, k)) assignProp(propValues, k, /* @__PURE__ */ new Set());
+				for (const val of v) propValues[k].add(val);
+			}
+		}
+		if (!zod.def.unionFallback && undefinedCount > 1) propValues[zod.def.discriminator]?.delete(void 0);
+		return propValues;
+	});
+	def.options.forEach((option, i) => {
+		const propShape = rawShape(option._zod.def);
+		if (propShape && !Object.prototype.hasOwnProperty.call(propShape, def.discriminator)) throw new Error(`Invalid discriminated union option at index "${i}"`);
+	});
+	const disc = cached(() => discriminatorMap(def));
+	inst._zod.parse = (payload, ctx) => {
+		const input = payload.value;
+		if (!isObject(input)) {
+			payload.issues.push({
+				code: "invalid_type",
+				expected: "object",
+				input,
+				inst
+			});
+			return payload;
+		}
+		const value = input?.[def.discriminator];
+		const opt = disc.value.get(value);
+		if (opt && (value !== void 0 || ctx.direction !== "backward")) return opt._zod.run(payload, ctx);
+		if (def.unionFallback || ctx.direction === "backward") return _super(payload, ctx);
+		payload.issues.push({
+			code: "invalid_union",
+			errors: [],
+			note: "No matching discriminator",
+			discriminator: def.discriminator,
+			options: Array.from(disc.value.keys()).filter((value) => disc.value.get(value) !== null),
+			input,
+			path: [def.discriminator],
+			inst
+		});
+		return payload;
 	};
 });
 const $ZodIntersection = /*@__PURE__*/ $constructor("$ZodIntersection", (inst, def) => {
@@ -5185,6 +5249,18 @@ function union(options, params) {
 		...normalizeParams(params)
 	});
 }
+const ZodDiscriminatedUnion = /*@__PURE__*/ $constructor("ZodDiscriminatedUnion", (inst, def) => {
+	ZodUnion.init(inst, def);
+	$ZodDiscriminatedUnion.init(inst, def);
+});
+function discriminatedUnion(discriminator, options, params) {
+	return new ZodDiscriminatedUnion({
+		type: "union",
+		options,
+		discriminator,
+		...normalizeParams(params)
+	});
+}
 const ZodIntersection = /*@__PURE__*/ $constructor("ZodIntersection", (inst, def) => {
 	$ZodIntersection.init(inst, def);
 	ZodType.init(inst, def);
@@ -5429,15 +5505,24 @@ function superRefine(fn, params) {
 	return _superRefine(fn, params);
 }
 
-// src/core/http-url.ts
-function isHttpUrl(value) {
-	if (/[\u0000-\u0020\u007f-\u009f]/.test(value)) return false;
-	try {
-		const url = new URL(value);
-		return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "" && /^https?:\/\//i.test(value);
-	} catch {
-		return false;
-	}
+// src/core/bidi-controls.ts
+const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
+const NAMES = {
+	8234: "LEFT-TO-RIGHT EMBEDDING",
+	8235: "RIGHT-TO-LEFT EMBEDDING",
+	8236: "POP DIRECTIONAL FORMATTING",
+	8237: "LEFT-TO-RIGHT OVERRIDE",
+	8238: "RIGHT-TO-LEFT OVERRIDE",
+	8294: "LEFT-TO-RIGHT ISOLATE",
+	8295: "RIGHT-TO-LEFT ISOLATE",
+	8296: "FIRST STRONG ISOLATE",
+	8297: "POP DIRECTIONAL ISOLATE"
+};
+function bidiControlProblem(text) {
+	const found = BIDI_CONTROL.exec(text);
+	if (!found) return void 0;
+	const cp = found[0].codePointAt(0);
+	return `character U+${cp.toString(16).toUpperCase()} (${NAMES[cp]}) at position ${found.index + 1} is a bidirectional control that makes the text display in another order than it is written`;
 }
 
 // src/core/xml-text.ts
@@ -5521,12 +5606,87 @@ function firstInvalidUtf8(bytes) {
 	}
 }
 function requireXmlText(value, what) {
+	const bidi = bidiControlProblem(value);
+	if (bidi) throw new RelcastError("E_INPUT", `${what}: ${bidi}`, `remove the character from ${what} and run again`);
 	const bad = firstIllegalXmlChar(value);
 	if (!bad) return value;
 	throw new RelcastError("E_INPUT", `${what}: line ${bad.line}, column ${bad.column}: character ${codePointName(bad.codePoint)} is not allowed in XML 1.0 (the appcast would stop parsing for every installed copy)`, `remove the control character from ${what} and run again`);
 }
 
+// src/core/http-url.ts
+const URL_CHAR = /[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]/;
+function describe$1(char) {
+	const cp = char.codePointAt(0);
+	return cp > 32 && cp !== 127 && !(cp >= 128 && cp <= 159) ? `"${char}" (${codePointName(cp)})` : codePointName(cp);
+}
+function httpUrlProblem(value) {
+	if (!/^https?:\/\//i.test(value)) return "is not an absolute http(s) URL (it must start with https:// or http://)";
+	const authorityEnd = value.slice(value.indexOf("//") + 2).search(/[/?#]/);
+	const pathStart = authorityEnd === -1 ? value.length : value.indexOf("//") + 2 + authorityEnd;
+	let at = 0;
+	for (const char of value) {
+		const i = at;
+		at += char.length;
+		if (char.codePointAt(0) > 126) {
+			const inHost = i < pathStart;
+			return `has the non-ASCII character ${describe$1(char)} at position ${i + 1}, which Sparkle's URL parser (NSURL) rejects: ` + (inHost ? "write the host in its punycode form (xn--…)" : "percent-encode it as UTF-8 bytes (e.g. ü is %C3%BC)");
+		}
+		if (!URL_CHAR.test(char)) return `has the character ${describe$1(char)} at position ${i + 1}, which Sparkle's URL parser (NSURL) rejects: percent-encode it (e.g. a space is %20, " is %22)`;
+	}
+	const badEscape = /%(?![0-9A-Fa-f]{2})/.exec(value);
+	if (badEscape) return `has "%" at position ${badEscape.index + 1} without two hex digits after it: write a literal % as %25`;
+	const bracket = value.slice(pathStart).search(/[[\]]/);
+	if (bracket !== -1) return `has "${value[pathStart + bracket]}" outside the host: percent-encode it (%5B, %5D)`;
+	if ((value.match(/#/g) ?? []).length > 1) return "has more than one \"#\": percent-encode the later ones as %23";
+	let url;
+	try {
+		url = new URL(value);
+	} catch {
+		return "is not a valid URL (check the host and port)";
+	}
+	if (url.protocol !== "http:" && url.protocol !== "https:") return "is not an absolute http(s) URL";
+	if (url.hostname === "") return "has no host";
+	if (url.href !== value && url.href !== `${value}/`) return `is not in its plain form: write it as ${url.href}`;
+}
+function isHttpUrl(value) {
+	return httpUrlProblem(value) === void 0;
+}
+
+// src/core/store-url.ts
+function parseStoreUrl(url) {
+	if (url.startsWith("file://")) {
+		const rest = url.slice(7);
+		if (rest.startsWith("/")) return {
+			kind: "file",
+			absolute: rest
+		};
+		if (rest.startsWith("./") || rest.startsWith("../") || rest === ".") return {
+			kind: "file",
+			relative: rest
+		};
+		return { problem: `store URL "${url}" has a host part: use file:///absolute/path or file://./relative/path` };
+	}
+	const s3 = S3_URL.exec(url);
+	if (s3) return {
+		kind: "s3",
+		bucket: s3[1],
+		prefix: (s3[2] ?? "").replace(/^\/+|\/+$/g, "")
+	};
+	if (url.startsWith("s3://")) return { problem: `store URL "${url}" names no valid S3 bucket (3-63 lower-case letters, digits, '.' or '-'): ${STORE_URL_HINT}` };
+	return { problem: `unsupported store URL "${url}": ${STORE_URL_HINT}` };
+}
+function storeUrlProblem(url) {
+	const parsed = parseStoreUrl(url);
+	return "problem" in parsed ? parsed.problem : void 0;
+}
+var STORE_URL_HINT, S3_URL;
+var init_store_url = __esmMin((() => {
+	STORE_URL_HINT = "use file://./public-store, file:///absolute/path or s3://bucket[/prefix]";
+	S3_URL = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/;
+}));
+
 // src/config/schema.ts
+init_store_url();
 const PLUGIN_ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
 const PLUGIN_ID_MAX_LENGTH = 64;
 const CHANNEL_PATTERN = /^[A-Za-z0-9._-]+$/;
@@ -5544,8 +5704,8 @@ function isValidTimeZone(name) {
 	}
 	return valid;
 }
-function isHttpUrlTemplate(text) {
-	return isHttpUrl(text.replaceAll("{version}", "1.0.0"));
+function httpUrlTemplateProblem(text) {
+	return httpUrlProblem(text.replaceAll("{version}", "1.0.0"));
 }
 const xmlText = () => string().superRefine((value, ctx) => {
 	const problem = xmlTextProblem(value);
@@ -5553,8 +5713,19 @@ const xmlText = () => string().superRefine((value, ctx) => {
 		code: "custom",
 		message: `has a character feeds cannot hold (${problem}); remove it`
 	});
+	const bidi = bidiControlProblem(value);
+	if (bidi) ctx.addIssue({
+		code: "custom",
+		message: `${bidi}; remove it`
+	});
 });
-const httpUrlTemplate = string().refine(isHttpUrlTemplate, "must be an absolute http(s) URL ({version} is replaced by the release's version)");
+const httpUrlTemplate = string().superRefine((value, ctx) => {
+	const problem = httpUrlTemplateProblem(value);
+	if (problem) ctx.addIssue({
+		code: "custom",
+		message: `${problem} ({version} is replaced by the release's version)`
+	});
+});
 const doc = (description, defaultValue) => defaultValue === void 0 ? { description } : {
 	description,
 	default: defaultValue
@@ -5576,10 +5747,22 @@ const configSchema = strictObject({
 	pluginId: string().regex(PLUGIN_ID_PATTERN, "must be lower-case letters, digits, '.', '_' or '-' (it becomes part of file names and URLs)").max(64, `must be at most ${64} characters (it becomes part of every file name)`).meta(doc("The plugin's id: part of every file name and URL (downloads/<pluginId>-<version>.dmg, api/v1/plugins/<pluginId>/appcast.xml). Never change it once released.")),
 	displayName: xmlText().min(1, "must not be empty").meta(doc("The name users see: the appcast's title, the downloads page, the records.")),
 	publisher: xmlText().min(1, "must not be empty").meta(doc("Who publishes the plugin, as users see it.")),
-	appUrl: string().refine((u) => isHttpUrl(u) && !/[?#]/.test(u), "must be an absolute http(s) URL such as https://example.com (no spaces, control characters, query or fragment)").transform((u) => u.replace(/\/+$/, "")).meta(doc("The public http(s) URL where the store's root is served: SUFeedURL, the download URLs and the site are under it (a trailing / is dropped).")),
+	appUrl: string().superRefine((u, ctx) => {
+		const problem = httpUrlProblem(u) ?? (/[?#]/.test(u) ? "has a query or fragment: give the plain root, such as https://example.com" : void 0);
+		if (problem) ctx.addIssue({
+			code: "custom",
+			message: problem
+		});
+	}).transform((u) => u.replace(/\/+$/, "")).meta(doc("The public http(s) URL where the store's root is served: SUFeedURL, the download URLs and the site are under it (a trailing / is dropped).")),
 	channel: string().regex(CHANNEL_PATTERN, "may hold only letters, digits, '.', '_' and '-'").default("stable").meta(doc("Sparkle channel of new releases (the publish flag --channel overrides it); releases on \"stable\" reach every installed copy.")),
 	timezone: string().refine(isValidTimeZone, "is not an IANA time zone name (for example Europe/Berlin or America/New_York)").optional().meta(doc("IANA time zone in which records and pages show release dates, e.g. Europe/Berlin. Default: the machine's zone, else UTC.")),
-	store: string().min(1).default("file://./public-store").meta(doc("Where releases are written: file://<folder> (relative to this file's folder) or s3://<bucket>[/<prefix>]. The flag --store overrides it.")),
+	store: string().min(1).superRefine((u, ctx) => {
+		const problem = storeUrlProblem(u);
+		if (problem) ctx.addIssue({
+			code: "custom",
+			message: problem
+		});
+	}).default("file://./public-store").meta(doc("Where releases are written: file://<folder> (relative to this file's folder) or s3://<bucket>[/<prefix>]. The flag --store overrides it.")),
 	assistantIntegration: array(xmlText()).optional().meta(doc("Install steps, one per entry, that `relcast verify-install` prints when the installed plugin's bridge does not answer.")),
 	artifactType: literal("dmg").default("dmg").meta(doc("The download users install: a disk image (the only kind today).")),
 	appcast: appcastConfigSchema.optional().meta(doc("Feed-wide Sparkle settings: what installed copies read from the appcast (docs/sparkle.md).")),
@@ -7431,6 +7614,120 @@ function isSafeFileName(value) {
 	return SAFE_FILE_NAME.test(value) && !value.includes("..");
 }
 
+// src/core/png-pixels.ts
+const CHANNELS = {
+	0: 1,
+	2: 3,
+	3: 1,
+	4: 2,
+	6: 4
+};
+const ADAM7 = [
+	[
+		0,
+		0,
+		8,
+		8
+	],
+	[
+		4,
+		0,
+		8,
+		8
+	],
+	[
+		0,
+		4,
+		4,
+		8
+	],
+	[
+		2,
+		0,
+		4,
+		4
+	],
+	[
+		0,
+		2,
+		2,
+		4
+	],
+	[
+		1,
+		0,
+		2,
+		2
+	],
+	[
+		0,
+		1,
+		1,
+		2
+	]
+];
+function pngRows(l) {
+	const bitsPerPixel = CHANNELS[l.colourType] * l.bitDepth;
+	const row = (width) => 1 + Math.ceil(width * bitsPerPixel / 8);
+	if (l.interlace === 0) return [[row(l.width), l.height]];
+	return ADAM7.map(([x0, y0, dx, dy]) => {
+		const w = l.width > x0 ? Math.ceil((l.width - x0) / dx) : 0;
+		const h = l.height > y0 ? Math.ceil((l.height - y0) / dy) : 0;
+		return w === 0 || h === 0 ? [0, 0] : [row(w), h];
+	}).filter(([, h]) => h > 0);
+}
+function checkPngPixels(idat, layout) {
+	const rows = pngRows(layout);
+	const expected = rows.reduce((n, [bytes, count]) => n + bytes * count, 0);
+	return new Promise((resolve) => {
+		const inflate = createInflate({ chunkSize: 65536 });
+		let seen = 0;
+		let segment = 0;
+		let rowLeft = rows[0]?.[1] ?? 0;
+		let nextRowAt = 0;
+		let settled = false;
+		const finish = (problem) => {
+			if (settled) return;
+			settled = true;
+			inflate.destroy();
+			resolve(problem);
+		};
+		inflate.on("data", (chunk) => {
+			if (seen + chunk.length > expected) return finish(`its image data inflates to more than the ${expected} bytes a ${layout.width}×${layout.height} image of its kind holds`);
+			while (segment < rows.length && nextRowAt < seen + chunk.length) {
+				const filter = chunk[nextRowAt - seen];
+				if (filter > 4) return finish(`a row of its image data has filter type ${filter} (0 to 4 exist)`);
+				nextRowAt += rows[segment][0];
+				if (--rowLeft === 0 && ++segment < rows.length) rowLeft = rows[segment][1];
+			}
+			seen += chunk.length;
+		});
+		inflate.on("error", (err) => finish(`its image data is not a valid zlib stream (${err.message})`));
+		inflate.on("end", () => finish(seen === expected ? void 0 : `its image data inflates to ${seen} bytes; a ${layout.width}×${layout.height} image of its kind needs ${expected}`));
+		inflate.end(idat);
+	});
+}
+function validDepth(colourType, bitDepth) {
+	return {
+		0: [
+			1,
+			2,
+			4,
+			8,
+			16
+		],
+		2: [8, 16],
+		3: [
+			1,
+			2,
+			4,
+			8
+		],
+		4: [8, 16],
+		6: [8, 16]
+	}[colourType]?.includes(bitDepth) ?? false;
+}
+
 // src/core/png-image.ts
 const PNG_SIGNATURE = Buffer.from([
 	137,
@@ -7446,11 +7743,35 @@ const PNG_MAX_SIDE = 4096;
 function isPng(bytes) {
 	return bytes.length >= PNG_SIGNATURE.length && bytes.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE);
 }
-function readPng(bytes) {
+const KNOWN_CRITICAL = /* @__PURE__ */ new Set([
+	"IHDR",
+	"PLTE",
+	"IDAT",
+	"IEND"
+]);
+function readHeader(bytes, at) {
+	const width = bytes.readUInt32BE(at + 8);
+	const height = bytes.readUInt32BE(at + 12);
+	const [bitDepth, colourType, compression, filter, interlace] = bytes.subarray(at + 16, at + 21);
+	if (width === 0 || height === 0 || width > 4096 || height > 4096) return { problem: `it is ${width}×${height} pixels (each side must be 1 to ${PNG_MAX_SIDE})` };
+	if (!validDepth(colourType, bitDepth)) return { problem: `its header gives colour type ${colourType} with bit depth ${bitDepth}, which no PNG decoder accepts` };
+	if (compression !== 0 || filter !== 0) return { problem: `its header gives compression method ${compression} and filter method ${filter} (only 0 exists)` };
+	if (interlace !== 0 && interlace !== 1) return { problem: `its header gives interlace method ${interlace} (0 or 1 exist)` };
+	return {
+		width,
+		height,
+		bitDepth,
+		colourType,
+		interlace
+	};
+}
+async function readPng(bytes) {
 	if (!isPng(bytes)) return { problem: "it does not start with the PNG signature" };
 	let at = PNG_SIGNATURE.length;
-	let info;
-	let idat = false;
+	let layout;
+	let palette = false;
+	const idat = [];
+	let idatEnded = false;
 	for (let index = 0;; index++) {
 		if (at + 12 > bytes.length) return { problem: `it ends inside a chunk header at byte ${at} (truncated)` };
 		const length = bytes.readUInt32BE(at);
@@ -7462,20 +7783,31 @@ function readPng(bytes) {
 		if (crc32(bytes.subarray(at + 4, end - 4)) !== crc) return { problem: `the CRC of its ${type} chunk at byte ${at} does not match (the bytes were altered)` };
 		if (index === 0) {
 			if (type !== "IHDR" || length !== 13) return { problem: "its first chunk is not a 13-byte IHDR" };
-			const width = bytes.readUInt32BE(at + 8);
-			const height = bytes.readUInt32BE(at + 12);
-			if (width === 0 || height === 0 || width > 4096 || height > 4096) return { problem: `it is ${width}×${height} pixels (each side must be 1 to ${PNG_MAX_SIDE})` };
-			info = {
-				width,
-				height
-			};
+			const header = readHeader(bytes, at);
+			if ("problem" in header) return header;
+			layout = header;
 		} else if (type === "IHDR") return { problem: "it has a second IHDR chunk" };
-		if (type === "IDAT") idat = true;
+		else if (/^[A-Z]/.test(type) && !KNOWN_CRITICAL.has(type)) return { problem: `it has a critical chunk ${type} that no PNG decoder knows` };
+		if (type === "PLTE") {
+			if (idat.length > 0 || palette) return { problem: "its PLTE chunk is not the only one before the image data" };
+			if (length === 0 || length % 3 !== 0 || length > 768) return { problem: `its PLTE chunk is ${length} bytes (1 to 256 three-byte entries)` };
+			palette = true;
+		}
+		if (type === "IDAT") {
+			if (idatEnded) return { problem: "its IDAT chunks are not consecutive" };
+			if (layout.colourType === 3 && !palette) return { problem: "it is an indexed-colour image with no PLTE chunk before its image data" };
+			idat.push(bytes.subarray(at + 8, end - 4));
+		} else if (idat.length > 0) idatEnded = true;
 		at = end;
 		if (type === "IEND") {
 			if (at !== bytes.length) return { problem: `${bytes.length - at} bytes follow its IEND chunk` };
-			if (!idat) return { problem: "it has no image data (IDAT chunk)" };
-			return info;
+			if (idat.length === 0) return { problem: "it has no image data (IDAT chunk)" };
+			const pixels = await checkPngPixels(Buffer.concat(idat), layout);
+			if (pixels) return { problem: pixels };
+			return {
+				width: layout.width,
+				height: layout.height
+			};
 		}
 	}
 }
@@ -7505,6 +7837,9 @@ function latestKey(fileName) {
 }
 function recordKey(version) {
 	return `${RELEASES_PREFIX}${version}/release.json`;
+}
+function treeManifestKey(version) {
+	return `${RELEASES_PREFIX}${version}/tree.json`;
 }
 function publicDownloadUrl(appUrl, fileName) {
 	return `${appUrl}/downloads/${fileName}`;
@@ -7559,6 +7894,7 @@ function rolloutKey(version) {
 
 // src/domain/notes/notes-language.ts
 const SIMPLE_TAG = /^[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|\d{3}))?$/;
+const SPECIAL_PURPOSE = /^(und|zxx|mis|mul|q[a-t][a-z])$/;
 function canonicalNotesLanguage(tag) {
 	let canonical;
 	try {
@@ -7566,10 +7902,31 @@ function canonicalNotesLanguage(tag) {
 	} catch {
 		return;
 	}
-	return canonical !== void 0 && SIMPLE_TAG.test(canonical) ? canonical : void 0;
+	if (canonical === void 0 || !SIMPLE_TAG.test(canonical)) return void 0;
+	return SPECIAL_PURPOSE.test(canonical.split("-")[0]) ? void 0 : canonical;
 }
 function isNotesLanguage(tag) {
 	return canonicalNotesLanguage(tag) === tag;
+}
+
+// src/domain/rollout-bounds.ts
+const LAST_PUBDATE_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
+function rolloutBoundIssues(publishedMs, marker) {
+	const issues = [];
+	let paused = 0;
+	marker.pauses.forEach((p, index) => {
+		const from = Date.parse(p.pausedAt);
+		if (from < publishedMs) issues.push({
+			index,
+			message: `pausedAt ${p.pausedAt} is before the release was published (${new Date(publishedMs).toISOString()})`
+		});
+		if (p.resumedAt !== void 0) paused += Math.max(0, Date.parse(p.resumedAt) - from);
+	});
+	if (publishedMs + paused > LAST_PUBDATE_MS) issues.push({
+		index: marker.pauses.length - 1,
+		message: `the pauses add up to a pubDate after the year 9999 (${Math.round(paused / 864e5)} days paused)`
+	});
+	return issues;
 }
 
 // src/domain/record-schema.ts
@@ -7618,6 +7975,24 @@ const localizedLinkSchema = strictObject({
 	lang: notesLanguage,
 	url: httpUrl
 });
+function byLanguage(item) {
+	return array(item).superRefine((list, ctx) => {
+		const seen = /* @__PURE__ */ new Set();
+		list.forEach((entry, i) => {
+			if (entry.lang === "en") ctx.addIssue({
+				code: "custom",
+				path: [i, "lang"],
+				message: `is ${"en"}: the default notes are the ${"en"} ones`
+			});
+			else if (seen.has(entry.lang)) ctx.addIssue({
+				code: "custom",
+				path: [i, "lang"],
+				message: `names ${entry.lang} a second time`
+			});
+			seen.add(entry.lang);
+		});
+	});
+}
 const autoupdateSchema = looseObject({
 	publicDownloadUrl: httpUrl,
 	buildNumber: number().int().nonnegative(),
@@ -7637,7 +8012,7 @@ const autoupdateSchema = looseObject({
 	maximumSystemVersion: macosVersion.optional(),
 	informationalUpdate: array(string().regex(/^<?\d{1,15}$/, "must be a build or <build")).optional(),
 	link: httpUrl.optional(),
-	localizedReleaseNotesLinks: array(localizedLinkSchema).optional(),
+	localizedReleaseNotesLinks: byLanguage(localizedLinkSchema).optional(),
 	deltas: array(deltaRecordSchema).optional()
 });
 const iconRecordSchema = strictObject({
@@ -7659,7 +8034,7 @@ const releaseRecordSchema = looseObject({
 	releaseNotes: string(),
 	releaseNotesList: array(string()),
 	releaseNotesMarkdown: string().optional(),
-	localizedReleaseNotes: array(localizedNotesSchema).optional(),
+	localizedReleaseNotes: byLanguage(localizedNotesSchema).optional(),
 	sizeBytes: number().int().nonnegative(),
 	sha256: string().optional(),
 	downloadUrl: string(),
@@ -7703,6 +8078,32 @@ const releaseRecordSchema = looseObject({
 		code: "custom",
 		path: ["icon", "fileName"],
 		message: `must be ${iconFileName(record.pluginId, version)}`
+	});
+	const appcastSuffix = publicAppcastUrl("", record.pluginId);
+	if (typeof record.publicAppcastUrl === "string" && record.publicAppcastUrl.endsWith(appcastSuffix)) {
+		const appUrl = record.publicAppcastUrl.slice(0, -appcastSuffix.length);
+		record.autoupdate?.localizedReleaseNotesLinks?.forEach((l, i) => {
+			const want = `${appUrl}/${localizedNotesPageKey(version, l.lang)}`;
+			if (l.url !== want) ctx.addIssue({
+				code: "custom",
+				path: [
+					"autoupdate",
+					"localizedReleaseNotesLinks",
+					i,
+					"url"
+				],
+				message: `must be the page relcast hosts for ${l.lang} (${want})`
+			});
+		});
+	}
+	if (record.rollout && typeof record.publishedAt === "object" && record.publishedAt !== null) for (const issue of rolloutBoundIssues(record.publishedAt._seconds * 1e3, record.rollout)) ctx.addIssue({
+		code: "custom",
+		path: [
+			"rollout",
+			"pauses",
+			issue.index
+		],
+		message: issue.message
 	});
 	checkXmlText(record, [], ctx);
 });
@@ -7817,12 +8218,12 @@ function bunzip(block, limit, what) {
 		input: block,
 		maxBuffer: limit
 	});
-	if (run.error?.code === "ENOBUFS") throw tooLarge$1(`its ${what} block decompresses to more than the ${limit} bytes its header allows`);
+	if (run.error?.code === "ENOBUFS") throw tooLarge(`its ${what} block decompresses to more than the ${limit} bytes its header allows`);
 	if (run.error) throw new RelcastError("E_INPUT", `Cannot run bzip2 to read a BSDIFF40 patch: ${run.error.message}.`, "Install bzip2 (Debian: apt-get install bzip2).");
 	if (run.status !== 0) throw corrupt$1("a bzip2 block does not decompress");
 	return run.stdout;
 }
-function tooLarge$1(why) {
+function tooLarge(why) {
 	return new RelcastError("E_INPUT", `Hostile or damaged binary patch: ${why}.`, "Do not publish or apply this delta; recreate it with `relcast delta create`.");
 }
 function applyBsdiffPatch(old, patch, maxNewBytes = DEFAULT_DELTA_LIMITS.maxFileBytes) {
@@ -7834,8 +8235,8 @@ function applyBsdiffPatch(old, patch, maxNewBytes = DEFAULT_DELTA_LIMITS.maxFile
 	const newSize = readOfft(patch, 24);
 	if (controlLength < 0 || diffLength < 0 || newSize < 0) throw corrupt$1("negative block length");
 	if (32 + controlLength + diffLength > patch.length) throw corrupt$1("blocks run past the end of the patch");
-	if (newSize > maxNewBytes) throw tooLarge$1(`its header claims a new file of ${newSize} bytes, more than the ${maxNewBytes} allowed`);
-	if (magic === "BSDIFN40" && newSize > patch.length - 32 - controlLength) throw tooLarge$1(`its header claims a new file of ${newSize} bytes, but its blocks carry only ${patch.length - 32 - controlLength}`);
+	if (newSize > maxNewBytes) throw tooLarge(`its header claims a new file of ${newSize} bytes, more than the ${maxNewBytes} allowed`);
+	if (magic === "BSDIFN40" && newSize > patch.length - 32 - controlLength) throw tooLarge(`its header claims a new file of ${newSize} bytes, but its blocks carry only ${patch.length - 32 - controlLength}`);
 	let control = patch.subarray(32, 32 + controlLength);
 	let diff = patch.subarray(32 + controlLength, 32 + controlLength + diffLength);
 	let extra = patch.subarray(32 + controlLength + diffLength);
@@ -9243,332 +9644,166 @@ async function writePayload(file, beforeHash, afterHash, items) {
 	}
 }
 
-// src/sparkle/delta/zip-layout.ts
+// src/sparkle/delta/tree-manifest.ts
 init_errors$4();
-const MAX_LINK_TARGET = 4096;
-const MADE_BY_UNIX$2 = 3;
-function unixModeOf(versionMadeBy, externalFileAttributes) {
-	return versionMadeBy >> 8 === MADE_BY_UNIX$2 ? externalFileAttributes >>> 16 : 0;
-}
-function badZip(zip, why) {
-	return new RelcastError("E_INPUT", `Cannot read ${zip} as a bundle: ${why}.`, "Use the zip relcast published for that release (one top-level bundle folder, relative names).");
-}
-function relOfZipName(name) {
-	const trimmed = name.replace(/\/$/, "");
-	const slash = trimmed.indexOf("/");
-	return slash < 0 ? "" : trimmed.slice(slash);
-}
-function safeNameParts(zip, entryName) {
-	const name = entryName.replace(/\/$/, "");
-	const parts = name.split("/");
-	if (name === "" || name.startsWith("/") || name.includes("\\") || parts.some((p) => p === "" || p === "." || p === ".." || p.includes("\0"))) throw badZip(zip, `unsafe entry name ${JSON.stringify(entryName)}`);
-	return parts;
-}
-function layOutZip(zip, listing) {
-	const byRel = /* @__PURE__ */ new Map();
-	const zipName = /* @__PURE__ */ new Map();
-	let top;
-	const add = (rel, kind, perms, size) => {
-		const entry = {
-			rel,
-			abs: "",
-			kind,
-			perms,
-			mode: (kind === "dir" ? S_IFDIR$1 : kind === "symlink" ? S_IFLNK$1 : S_IFREG) | perms,
-			size,
-			inode: ""
-		};
-		byRel.set(rel, entry);
-		return entry;
-	};
-	for (const item of listing) {
-		const parts = safeNameParts(zip, item.name);
-		const name = parts.join("/");
-		if (top === void 0) top = parts[0];
-		else if (parts[0] !== top) throw badZip(zip, `more than one top-level entry (${top}, ${parts[0]})`);
-		const type = item.unixMode & S_IFMT$1;
-		const kind = item.name.endsWith("/") || type === 16384 ? "dir" : type === 40960 ? "symlink" : "file";
-		if (parts.length === 1) {
-			if (kind !== "dir") throw badZip(zip, `the top-level entry ${name} is not a folder`);
+const TREE_MANIFEST_FORMAT = "relcast-tree-manifest/1";
+const hex = (length) => string().regex(new RegExp(`^[0-9a-f]{${length}}$`));
+const u32 = number().int().min(0).max(4294967295);
+const byteCount = number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const mode = number().int().min(0).max(PERMISSION_FLAGS);
+const path$1 = string().min(2).max(4096).startsWith("/");
+const zipPlace = strictObject({
+	name: string().min(1).max(4096),
+	offset: byteCount,
+	method: union([literal(0), literal(8)]),
+	crc32: u32,
+	compressedSize: byteCount
+});
+const entrySchema = discriminatedUnion("kind", [
+	strictObject({
+		path: path$1,
+		kind: literal("dir"),
+		mode
+	}),
+	strictObject({
+		path: path$1,
+		kind: literal("file"),
+		mode,
+		size: byteCount,
+		sha1: hex(40),
+		zip: zipPlace
+	}),
+	strictObject({
+		path: path$1,
+		kind: literal("symlink"),
+		mode,
+		target: string().min(1).max(4096),
+		sha1: hex(40),
+		zip: zipPlace
+	})
+]);
+const treeManifestSchema = strictObject({
+	format: literal(TREE_MANIFEST_FORMAT),
+	version: string().min(1).max(256),
+	zip: strictObject({
+		sha256: hex(64),
+		sizeBytes: byteCount
+	}),
+	treeHash: hex(40),
+	entries: array(entrySchema).max(1e7)
+});
+async function treeManifestOf(tree, version, zip) {
+	const entries = [];
+	for (const e of tree.entries) {
+		if (e.rel === "/Icon\r") return void 0;
+		if (e.kind === "dir") {
+			entries.push({
+				path: e.rel,
+				kind: "dir",
+				mode: e.perms
+			});
 			continue;
 		}
-		for (let i = 2; i < parts.length; i++) {
-			const parentRel = `/${parts.slice(1, i).join("/")}`;
-			const parent = byRel.get(parentRel);
-			if (!parent) add(parentRel, "dir", 493, 0);
-			else if (parent.kind !== "dir") throw badZip(zip, `${name} lies below the ${parent.kind === "symlink" ? "symlink" : "file"} ${parentRel.slice(1)}`);
+		const raw = tree.raw.get(e.rel);
+		if (!raw) throw new RelcastError("E_INTERNAL", `${e.rel} has no zip entry in ${tree.file}`);
+		const place = {
+			name: raw.name,
+			offset: raw.localHeaderOffset,
+			method: raw.method,
+			crc32: raw.crc32,
+			compressedSize: raw.compressedSize
+		};
+		if (e.kind === "file") entries.push({
+			path: e.rel,
+			kind: "file",
+			mode: e.perms,
+			size: e.size,
+			sha1: tree.fileHashes.get(e.rel).toString("hex"),
+			zip: place
+		});
+		else {
+			const bytes = await tree.source.readLink(e);
+			const target = bytes.toString("utf8");
+			if (!Buffer.from(target, "utf8").equals(bytes)) return void 0;
+			entries.push({
+				path: e.rel,
+				kind: "symlink",
+				mode: e.perms,
+				target,
+				sha1: tree.linkHashes.get(e.rel).toString("hex"),
+				zip: place
+			});
 		}
-		const rel = `/${parts.slice(1).join("/")}`;
-		if (byRel.get(rel) && (zipName.has(rel) || kind !== "dir")) throw badZip(zip, `duplicate entry ${name}`);
-		if (kind === "symlink" && item.size > MAX_LINK_TARGET) throw badZip(zip, `symlink ${name} has a ${item.size}-byte target`);
-		add(rel, kind, item.unixMode & 4095 || (kind === "dir" ? 493 : 420), kind === "dir" ? 0 : item.size);
-		zipName.set(rel, item.name);
 	}
-	if (top === void 0) throw badZip(zip, "the zip is empty");
-	const entries = [...byRel.values()].sort((a, b) => ftsOrder(a.rel, b.rel));
 	return {
-		top,
-		entries,
-		zipName
+		format: TREE_MANIFEST_FORMAT,
+		version,
+		zip: {
+			sha256: zip.sha256,
+			sizeBytes: zip.sizeBytes
+		},
+		treeHash: tree.hash.toString("hex"),
+		entries
 	};
 }
-
-// src/sparkle/delta/stored-zip-tree.ts
-init_errors$4();
-const LOCAL = 67324752;
-const CENTRAL = 33639248;
-const END$1 = 101010256;
-const METHOD_STORE = 0;
-const METHOD_DEFLATE$1 = 8;
-const MAX_TAIL_BYTES = 64 << 20;
-const EMPTY_SHA1 = createHash("sha1").digest();
-const ONE_SHOT_BYTES = 1 << 20;
-const inflateRawAsync = promisify(inflateRaw);
-function settled(stream, event) {
-	return new Promise((resolve) => {
-		const done = () => {
-			stream.off(event, done);
-			stream.off("close", done);
-			resolve();
-		};
-		stream.on(event, done);
-		stream.on("close", done);
-	});
+function serializeTreeManifest(manifest) {
+	const { entries, ...head } = manifest;
+	const lines = entries.map((e) => `    ${JSON.stringify(e)}`);
+	return Buffer.from(`${JSON.stringify(head, null, 2).slice(0, -2)},\n  "entries": [\n${lines.join(",\n")}\n  ]\n}\n`);
 }
-var EntryScan = class {
-	entry;
-	newZip;
-	spill;
-	keepLimit;
-	zipName;
-	consumed = 0;
-	same;
-	inflater;
-	sha1 = createHash("sha1");
-	inflatedBytes = 0;
-	spillAt;
-	pendingSpill = Promise.resolve();
-	failed;
-	oneShot;
-	parts = [];
-	constructor(entry, newZip, spill, keepLimit, zipName) {
-		this.entry = entry;
-		this.newZip = newZip;
-		this.spill = spill;
-		this.keepLimit = keepLimit;
-		this.zipName = zipName;
-		const twin = newZip?.raw.get(entry.rel);
-		this.same = !!twin && twin.method === entry.method && twin.crc32 === entry.crc32 && twin.compressedSize === entry.compressedSize && twin.size === entry.size;
-		if (entry.method !== METHOD_STORE && entry.method !== METHOD_DEFLATE$1) throw badZip(zipName, `${entry.name} uses compression method ${entry.method}`);
-		this.oneShot = entry.compressedSize <= ONE_SHOT_BYTES && entry.size <= ONE_SHOT_BYTES * 8;
-	}
-	async write(bytes) {
-		if (this.same) {
-			if (await this.newZip.equalsRaw(this.entry.rel, this.consumed, bytes)) {
-				this.consumed += bytes.length;
-				return;
-			}
-			this.same = false;
-			for (let at = 0; at < this.consumed; at += 1 << 20) await this.feed(await this.newZip.readRaw(this.entry.rel, at, Math.min(1 << 20, this.consumed - at)));
-		}
-		this.consumed += bytes.length;
-		await this.feed(bytes);
-	}
-	output(chunk) {
-		this.sha1.update(chunk);
-		const spill = this.spill;
-		if (spill && this.entry.size <= this.keepLimit) {
-			if (this.spillAt === void 0) this.spillAt = spill.end;
-			const at = spill.end;
-			spill.end += chunk.length;
-			const copy = Buffer.from(chunk);
-			this.pendingSpill = this.pendingSpill.then(() => spill.fh.write(copy, 0, copy.length, at));
-		}
-		this.inflatedBytes += chunk.length;
-	}
-	async feed(bytes) {
-		if (this.entry.method === METHOD_STORE) {
-			this.output(bytes);
-			return;
-		}
-		if (this.oneShot) {
-			this.parts.push(Buffer.from(bytes));
-			return;
-		}
-		if (!this.inflater) {
-			this.inflater = createInflateRaw();
-			this.inflater.on("data", (chunk) => this.output(chunk));
-			this.inflater.on("error", (err) => this.failed ??= err);
-		}
-		if (this.failed) throw badZip(this.zipName, `${this.entry.name} does not inflate: ${this.failed.message}`);
-		if (!this.inflater.write(bytes)) await settled(this.inflater, "drain");
-	}
-	async finish() {
-		if (this.consumed !== this.entry.compressedSize) throw badZip(this.zipName, `${this.entry.name} ends early`);
-		if (this.same) {
-			this.entry.same = true;
-			return;
-		}
-		if (this.entry.method === METHOD_DEFLATE$1 && this.oneShot) try {
-			this.output(await inflateRawAsync(Buffer.concat(this.parts), { maxOutputLength: Math.max(1, this.entry.size) }));
-		} catch (err) {
-			throw badZip(this.zipName, `${this.entry.name} does not inflate to ${this.entry.size} bytes: ${err.message}`);
-		}
-		else if (this.entry.method === METHOD_DEFLATE$1) {
-			if (!this.inflater) await this.feed(Buffer.alloc(0));
-			const ended = settled(this.inflater, "end");
-			this.inflater.end();
-			await ended;
-			if (this.failed) throw badZip(this.zipName, `${this.entry.name} does not inflate: ${this.failed.message}`);
-		}
-		await this.pendingSpill;
-		if (this.inflatedBytes !== this.entry.size) throw badZip(this.zipName, `${this.entry.name} inflates to ${this.inflatedBytes} bytes, not ${this.entry.size}`);
-		this.entry.hash = this.sha1.digest();
-		if (this.spill && this.entry.size <= this.keepLimit) this.entry.spill = {
-			at: this.spillAt ?? this.spill.end,
-			length: this.entry.size
-		};
-	}
-};
-async function readStoredZipTree(stream, options) {
-	const { name, newZip } = options;
-	const sha256 = options.expected ? createHash("sha256") : void 0;
-	const spill = options.spillFile ? {
-		fh: await open(options.spillFile, "wx+", 384),
-		end: 0
-	} : void 0;
+function entryOf$1(e) {
+	const type = e.kind === "dir" ? S_IFDIR$1 : e.kind === "symlink" ? S_IFLNK$1 : S_IFREG;
+	return {
+		rel: e.path,
+		abs: "",
+		kind: e.kind,
+		perms: e.mode,
+		mode: type | e.mode,
+		size: e.kind === "file" ? e.size : e.kind === "symlink" ? Buffer.byteLength(e.target) : 0,
+		inode: ""
+	};
+}
+function parseTreeManifest(bytes, name) {
+	const bad = (why) => new RelcastError("E_VERIFY", `${name} is not a valid tree manifest: ${why}`, "run `relcast verify`; publish reads that release's zip instead meanwhile");
+	let raw;
 	try {
-		const scanned = /* @__PURE__ */ new Map();
-		const tail = [];
-		let tailBytes = 0;
-		let total = 0;
-		let state = "header";
-		let left = Buffer.alloc(0);
-		let offset = 0;
-		let current;
-		let remaining = 0;
-		for await (const chunk of stream) {
-			sha256?.update(chunk);
-			total += chunk.length;
-			const data = left.length > 0 ? Buffer.concat([left, chunk]) : chunk;
-			let pos = 0;
-			while (pos < data.length) if (state === "tail") {
-				tailBytes += data.length - pos;
-				if (tailBytes > MAX_TAIL_BYTES) throw badZip(name, "its central directory is over 64 MiB");
-				tail.push(Buffer.from(data.subarray(pos)));
-				pos = data.length;
-			} else if (state === "data") {
-				const take = Math.min(remaining, data.length - pos);
-				await current.write(data.subarray(pos, pos + take));
-				pos += take;
-				remaining -= take;
-				if (remaining === 0) {
-					await current.finish();
-					state = "header";
-				}
-			} else {
-				if (data.length - pos < 4) break;
-				const signature = data.readUInt32LE(pos);
-				if (signature === CENTRAL || signature === END$1) {
-					state = "tail";
-					continue;
-				}
-				if (signature !== LOCAL) throw badZip(name, `no zip entry at byte ${offset + pos}`);
-				if (data.length - pos < 30) break;
-				const nameLength = data.readUInt16LE(pos + 26);
-				const extraLength = data.readUInt16LE(pos + 28);
-				if (data.length - pos < 30 + nameLength + extraLength) break;
-				if (data.readUInt16LE(pos + 6) & 9) throw badZip(name, "an entry is encrypted or has a data descriptor (relcast's zips have neither); publish with --no-deltas");
-				const entry = {
-					name: data.toString("utf8", pos + 30, pos + 30 + nameLength),
-					method: data.readUInt16LE(pos + 8),
-					crc32: data.readUInt32LE(pos + 14),
-					compressedSize: data.readUInt32LE(pos + 18),
-					size: data.readUInt32LE(pos + 22),
-					localHeaderOffset: offset + pos,
-					rel: "",
-					same: false
-				};
-				if (entry.compressedSize === 4294967295 || entry.size === 4294967295) throw badZip(name, "it is a ZIP64 zip (relcast's zips are not)");
-				entry.rel = relOfZipName(entry.name);
-				scanned.set(entry.localHeaderOffset, entry);
-				current = new EntryScan(entry, newZip, spill, options.keepLimit, name);
-				pos += 30 + nameLength + extraLength;
-				remaining = entry.compressedSize;
-				if (remaining === 0) await current.finish();
-				else state = "data";
-			}
-			offset += pos;
-			left = pos < data.length ? Buffer.from(data.subarray(pos)) : Buffer.alloc(0);
-		}
-		const digest = sha256?.digest("hex") ?? "";
-		if (options.expected && (digest !== options.expected.sha256 || total !== options.expected.sizeBytes)) throw new RelcastError("E_VERIFY", `${name} does not match its record (sha256 ${digest}, ${total} bytes; the record says ${options.expected.sha256}, ${options.expected.sizeBytes} bytes); no delta is made from a zip that cannot be trusted`, "run `relcast verify` and restore that release; publish with --no-deltas to skip deltas meanwhile");
-		if (state !== "tail") throw badZip(name, "it ends inside an entry");
-		const directory = Buffer.concat(tail);
-		const listing = [];
-		const byRel = /* @__PURE__ */ new Map();
-		let pos = 0;
-		while (pos + 4 <= directory.length && directory.readUInt32LE(pos) === CENTRAL) {
-			if (pos + 46 > directory.length) throw badZip(name, "its central directory ends early");
-			const nameLength = directory.readUInt16LE(pos + 28);
-			const size = 46 + nameLength + directory.readUInt16LE(pos + 30) + directory.readUInt16LE(pos + 32);
-			if (pos + size > directory.length) throw badZip(name, "its central directory ends early");
-			const entryName = directory.toString("utf8", pos + 46, pos + 46 + nameLength);
-			const local = scanned.get(directory.readUInt32LE(pos + 42));
-			if (!local || local.name !== entryName || local.method !== directory.readUInt16LE(pos + 10) || local.crc32 !== directory.readUInt32LE(pos + 16) || local.compressedSize !== directory.readUInt32LE(pos + 20) || local.size !== directory.readUInt32LE(pos + 24)) throw badZip(name, `its central directory entry ${JSON.stringify(entryName)} does not match a local entry`);
-			listing.push({
-				name: entryName,
-				unixMode: unixModeOf(directory.readUInt16LE(pos + 4), directory.readUInt32LE(pos + 38)),
-				size: local.size
-			});
-			if (local.rel) byRel.set(local.rel, local);
-			pos += size;
-		}
-		if (listing.length !== scanned.size) throw badZip(name, `its central directory lists ${listing.length} entries, the zip holds ${scanned.size}`);
-		const layout = layOutZip(name, listing);
-		const fileHashes = /* @__PURE__ */ new Map();
-		const linkHashes = /* @__PURE__ */ new Map();
-		let reused = 0;
-		for (const entry of layout.entries) {
-			if (entry.kind === "dir" || entry.rel === "/Icon\r") continue;
-			const s = byRel.get(entry.rel);
-			const hash = s.same ? newZip.contentHash(entry.rel) ?? (s.size === 0 ? EMPTY_SHA1 : void 0) : s.hash;
-			if (!hash) throw new RelcastError("E_INTERNAL", `no content hash for ${entry.rel} in ${name}`);
-			if (s.same) reused++;
-			(entry.kind === "file" ? fileHashes : linkHashes).set(entry.rel, hash);
-		}
-		const spilled = async (entry) => {
-			const s = byRel.get(entry.rel);
-			if (!s?.spill) throw new RelcastError("E_INTERNAL", `the bytes of ${entry.rel} in ${name} were not kept (${entry.size} bytes, over the diff limit)`);
-			const out = Buffer.allocUnsafe(s.spill.length);
-			const { bytesRead } = await spill.fh.read(out, 0, out.length, s.spill.at);
-			if (bytesRead !== out.length) throw new RelcastError("E_INTERNAL", `the kept bytes of ${entry.rel} are short`);
-			return out;
-		};
-		const source = {
-			readFile: (entry) => byRel.get(entry.rel)?.same ? newZip.source.readFile(entry) : spilled(entry),
-			readLink: (entry) => source.readFile(entry),
-			async *streamFile(entry) {
-				if (byRel.get(entry.rel)?.same) yield* newZip.source.streamFile(entry);
-				else yield await spilled(entry);
-			}
-		};
-		return {
-			hash: treeHashOf(layout.entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel)),
-			entries: layout.entries,
-			fileHashes,
-			linkHashes,
-			source,
-			sha256: digest,
-			sizeBytes: total,
-			reused,
-			inflated: [...scanned.values()].filter((s) => !s.same && s.compressedSize > 0).length,
-			close: async () => spill?.fh.close()
-		};
-	} catch (err) {
-		await spill?.fh.close();
-		throw err;
+		raw = JSON.parse(bytes.toString("utf8"));
+	} catch {
+		throw bad("it is not JSON");
 	}
+	const parsed = treeManifestSchema.safeParse(raw);
+	if (!parsed.success) throw bad(parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "));
+	const manifest = parsed.data;
+	const kinds = /* @__PURE__ */ new Map();
+	const fileHashes = /* @__PURE__ */ new Map();
+	const linkHashes = /* @__PURE__ */ new Map();
+	let previous;
+	for (const e of manifest.entries) {
+		if (e.path.slice(1).split("/").some((p) => p === "" || p === "." || p === ".." || p.includes("\0") || p.includes("\\"))) throw bad(`unsafe path ${JSON.stringify(e.path)}`);
+		if (previous !== void 0 && ftsOrder(previous, e.path) >= 0) throw bad(`${JSON.stringify(e.path)} is out of order or listed twice`);
+		previous = e.path;
+		const parent = e.path.slice(0, e.path.lastIndexOf("/"));
+		if (parent && kinds.get(parent) !== "dir") throw bad(`${JSON.stringify(e.path)} is not below a folder of the manifest`);
+		kinds.set(e.path, e.kind);
+		if (e.kind === "file") fileHashes.set(e.path, Buffer.from(e.sha1, "hex"));
+		if (e.kind === "symlink") {
+			const hash = createHash("sha1").update(e.target, "utf8").digest();
+			if (hash.toString("hex") !== e.sha1) throw bad(`the hash of symlink ${JSON.stringify(e.path)} is not the hash of its target`);
+			linkHashes.set(e.path, hash);
+		}
+	}
+	const entries = manifest.entries.map(entryOf$1);
+	const hash = treeHashOf(entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel));
+	if (hash.toString("hex") !== manifest.treeHash) throw bad(`its entries give tree hash ${hash.toString("hex")}, not the ${manifest.treeHash} it states`);
+	return {
+		manifest,
+		tree: {
+			hash,
+			entries,
+			fileHashes,
+			linkHashes
+		}
+	};
 }
 
 // node_modules/pend/index.js
@@ -10735,8 +10970,424 @@ var require_yauzl = /* @__PURE__ */ __commonJSMin(((exports) => {
 	}
 }));
 
-// src/sparkle/delta/zip-bundle-tree.ts
+// src/sparkle/delta/zip-layout.ts
 var import_yauzl = /* @__PURE__ */ __toESM(require_yauzl(), 1);
+init_errors$4();
+const MAX_LINK_TARGET = 4096;
+const MADE_BY_UNIX$2 = 3;
+function unixModeOf(versionMadeBy, externalFileAttributes) {
+	return versionMadeBy >> 8 === MADE_BY_UNIX$2 ? externalFileAttributes >>> 16 : 0;
+}
+function badZip(zip, why) {
+	return new RelcastError("E_INPUT", `Cannot read ${zip} as a bundle: ${why}.`, "Use the zip relcast published for that release (one top-level bundle folder, relative names).");
+}
+function relOfZipName(name) {
+	const trimmed = name.replace(/\/$/, "");
+	const slash = trimmed.indexOf("/");
+	return slash < 0 ? "" : trimmed.slice(slash);
+}
+function safeNameParts(zip, entryName) {
+	const name = entryName.replace(/\/$/, "");
+	const parts = name.split("/");
+	if (name === "" || name.startsWith("/") || name.includes("\\") || parts.some((p) => p === "" || p === "." || p === ".." || p.includes("\0"))) throw badZip(zip, `unsafe entry name ${JSON.stringify(entryName)}`);
+	return parts;
+}
+function layOutZip(zip, listing) {
+	const byRel = /* @__PURE__ */ new Map();
+	const zipName = /* @__PURE__ */ new Map();
+	let top;
+	const add = (rel, kind, perms, size) => {
+		const entry = {
+			rel,
+			abs: "",
+			kind,
+			perms,
+			mode: (kind === "dir" ? S_IFDIR$1 : kind === "symlink" ? S_IFLNK$1 : S_IFREG) | perms,
+			size,
+			inode: ""
+		};
+		byRel.set(rel, entry);
+		return entry;
+	};
+	for (const item of listing) {
+		const parts = safeNameParts(zip, item.name);
+		const name = parts.join("/");
+		if (top === void 0) top = parts[0];
+		else if (parts[0] !== top) throw badZip(zip, `more than one top-level entry (${top}, ${parts[0]})`);
+		const type = item.unixMode & S_IFMT$1;
+		const kind = item.name.endsWith("/") || type === 16384 ? "dir" : type === 40960 ? "symlink" : "file";
+		if (parts.length === 1) {
+			if (kind !== "dir") throw badZip(zip, `the top-level entry ${name} is not a folder`);
+			continue;
+		}
+		for (let i = 2; i < parts.length; i++) {
+			const parentRel = `/${parts.slice(1, i).join("/")}`;
+			const parent = byRel.get(parentRel);
+			if (!parent) add(parentRel, "dir", 493, 0);
+			else if (parent.kind !== "dir") throw badZip(zip, `${name} lies below the ${parent.kind === "symlink" ? "symlink" : "file"} ${parentRel.slice(1)}`);
+		}
+		const rel = `/${parts.slice(1).join("/")}`;
+		if (byRel.get(rel) && (zipName.has(rel) || kind !== "dir")) throw badZip(zip, `duplicate entry ${name}`);
+		if (kind === "symlink" && item.size > MAX_LINK_TARGET) throw badZip(zip, `symlink ${name} has a ${item.size}-byte target`);
+		add(rel, kind, item.unixMode & 4095 || (kind === "dir" ? 493 : 420), kind === "dir" ? 0 : item.size);
+		zipName.set(rel, item.name);
+	}
+	if (top === void 0) throw badZip(zip, "the zip is empty");
+	const entries = [...byRel.values()].sort((a, b) => ftsOrder(a.rel, b.rel));
+	return {
+		top,
+		entries,
+		zipName
+	};
+}
+
+// src/sparkle/delta/zip64-fields.ts
+const ZIP64_MARK = 4294967295;
+const ZIP64_END = 101075792;
+const ZIP64_LOCATOR = 117853008;
+const ZIP64_EXTRA_TAG$1 = 1;
+function readU64(bytes, at) {
+	const value = bytes.readBigUInt64LE(at);
+	return value > BigInt(Number.MAX_SAFE_INTEGER) ? void 0 : Number(value);
+}
+function widenFields(fields, extra) {
+	const marked = [
+		"size",
+		"compressedSize",
+		"localHeaderOffset"
+	].filter((key) => fields[key] === ZIP64_MARK);
+	if (marked.length === 0) return fields;
+	for (let at = 0; at + 4 <= extra.length;) {
+		const tag = extra.readUInt16LE(at);
+		const length = extra.readUInt16LE(at + 2);
+		if (at + 4 + length > extra.length) break;
+		if (tag === ZIP64_EXTRA_TAG$1) {
+			if (length < 8 * marked.length) return `its ZIP64 extra field holds ${length / 8} values, ${marked.length} are marked`;
+			const out = { ...fields };
+			for (const [i, key] of marked.entries()) {
+				const value = readU64(extra, at + 4 + 8 * i);
+				if (value === void 0) return "a ZIP64 value is past 2^53";
+				out[key] = value;
+			}
+			return out;
+		}
+		at += 4 + length;
+	}
+	return "a size or offset is marked ZIP64 but it has no ZIP64 extra field";
+}
+
+// src/sparkle/delta/stored-zip-tree.ts
+init_errors$4();
+const LOCAL$1 = 67324752;
+const CENTRAL = 33639248;
+const END$1 = 101010256;
+const METHOD_STORE = 0;
+const METHOD_DEFLATE$1 = 8;
+const MAX_TAIL_BYTES = 64 << 20;
+const EMPTY_SHA1 = createHash("sha1").digest();
+const ONE_SHOT_BYTES = 1 << 20;
+const inflateRawAsync$1 = promisify(inflateRaw);
+function settled(stream, event) {
+	return new Promise((resolve) => {
+		const done = () => {
+			stream.off(event, done);
+			stream.off("close", done);
+			resolve();
+		};
+		stream.on(event, done);
+		stream.on("close", done);
+	});
+}
+var EntryScan = class {
+	entry;
+	newZip;
+	spill;
+	keepLimit;
+	zipName;
+	consumed = 0;
+	same;
+	inflater;
+	sha1 = createHash("sha1");
+	inflatedBytes = 0;
+	spillAt;
+	pendingSpill = Promise.resolve();
+	failed;
+	oneShot;
+	parts = [];
+	constructor(entry, newZip, spill, keepLimit, zipName) {
+		this.entry = entry;
+		this.newZip = newZip;
+		this.spill = spill;
+		this.keepLimit = keepLimit;
+		this.zipName = zipName;
+		const twin = newZip?.raw.get(entry.rel);
+		this.same = !!twin && twin.method === entry.method && twin.crc32 === entry.crc32 && twin.compressedSize === entry.compressedSize && twin.size === entry.size;
+		if (entry.method !== METHOD_STORE && entry.method !== METHOD_DEFLATE$1) throw badZip(zipName, `${entry.name} uses compression method ${entry.method}`);
+		this.oneShot = entry.compressedSize <= ONE_SHOT_BYTES && entry.size <= ONE_SHOT_BYTES * 8;
+	}
+	async write(bytes) {
+		if (this.same) {
+			if (await this.newZip.equalsRaw(this.entry.rel, this.consumed, bytes)) {
+				this.consumed += bytes.length;
+				return;
+			}
+			this.same = false;
+			for (let at = 0; at < this.consumed; at += 1 << 20) await this.feed(await this.newZip.readRaw(this.entry.rel, at, Math.min(1 << 20, this.consumed - at)));
+		}
+		this.consumed += bytes.length;
+		await this.feed(bytes);
+	}
+	output(chunk) {
+		this.sha1.update(chunk);
+		const spill = this.spill;
+		if (spill && this.entry.size <= this.keepLimit) {
+			if (this.spillAt === void 0) this.spillAt = spill.end;
+			const at = spill.end;
+			spill.end += chunk.length;
+			const copy = Buffer.from(chunk);
+			this.pendingSpill = this.pendingSpill.then(() => spill.fh.write(copy, 0, copy.length, at));
+		}
+		this.inflatedBytes += chunk.length;
+	}
+	async feed(bytes) {
+		if (this.entry.method === METHOD_STORE) {
+			this.output(bytes);
+			return;
+		}
+		if (this.oneShot) {
+			this.parts.push(Buffer.from(bytes));
+			return;
+		}
+		if (!this.inflater) {
+			this.inflater = createInflateRaw();
+			this.inflater.on("data", (chunk) => this.output(chunk));
+			this.inflater.on("error", (err) => this.failed ??= err);
+		}
+		if (this.failed) throw badZip(this.zipName, `${this.entry.name} does not inflate: ${this.failed.message}`);
+		if (!this.inflater.write(bytes)) await settled(this.inflater, "drain");
+	}
+	async finish() {
+		if (this.consumed !== this.entry.compressedSize) throw badZip(this.zipName, `${this.entry.name} ends early`);
+		if (this.same) {
+			this.entry.same = true;
+			return;
+		}
+		if (this.entry.method === METHOD_DEFLATE$1 && this.oneShot) try {
+			this.output(await inflateRawAsync$1(Buffer.concat(this.parts), { maxOutputLength: Math.max(1, this.entry.size) }));
+		} catch (err) {
+			throw badZip(this.zipName, `${this.entry.name} does not inflate to ${this.entry.size} bytes: ${err.message}`);
+		}
+		else if (this.entry.method === METHOD_DEFLATE$1) {
+			if (!this.inflater) await this.feed(Buffer.alloc(0));
+			const ended = settled(this.inflater, "end");
+			this.inflater.end();
+			await ended;
+			if (this.failed) throw badZip(this.zipName, `${this.entry.name} does not inflate: ${this.failed.message}`);
+		}
+		await this.pendingSpill;
+		if (this.inflatedBytes !== this.entry.size) throw badZip(this.zipName, `${this.entry.name} inflates to ${this.inflatedBytes} bytes, not ${this.entry.size}`);
+		this.entry.hash = this.sha1.digest();
+		if (this.spill && this.entry.size <= this.keepLimit) this.entry.spill = {
+			at: this.spillAt ?? this.spill.end,
+			length: this.entry.size
+		};
+	}
+};
+function checkEndRecords(name, bytes, central) {
+	let pos = 0;
+	let wide;
+	if (bytes.length >= 56 && bytes.readUInt32LE(0) === 101075792) {
+		const recordLength = readU64(bytes, 4);
+		if (recordLength === void 0 || recordLength < 44 || 12 + recordLength + 20 > bytes.length) throw badZip(name, "its ZIP64 end record is damaged");
+		wide = {
+			count: readU64(bytes, 32),
+			size: readU64(bytes, 40),
+			offset: readU64(bytes, 48)
+		};
+		pos = 12 + recordLength;
+		if (bytes.readUInt32LE(pos) !== 117853008 || readU64(bytes, pos + 8) !== central.offset + central.size) throw badZip(name, "its ZIP64 end record has no locator pointing at it");
+		pos += 20;
+	}
+	if (pos + 22 > bytes.length || bytes.readUInt32LE(pos) !== END$1) throw badZip(name, "its central directory is not followed by an end record");
+	const count = bytes.readUInt16LE(pos + 10);
+	const size = bytes.readUInt32LE(pos + 12);
+	const offset = bytes.readUInt32LE(pos + 16);
+	const end = pos + 22 + bytes.readUInt16LE(pos + 20);
+	const agrees = (classic, mark, zip64, actual) => classic === mark && wide ? zip64 === actual : classic === actual && (!wide || zip64 === actual);
+	if (!agrees(count, 65535, wide?.count, central.count) || !agrees(size, 4294967295, wide?.size, central.size) || !agrees(offset, 4294967295, wide?.offset, central.offset)) throw badZip(name, "its end record does not describe its central directory");
+	if (end !== bytes.length) throw badZip(name, "bytes follow its end record");
+}
+async function readStoredZipTree(stream, options) {
+	const { name, newZip } = options;
+	const sha256 = options.expected ? createHash("sha256") : void 0;
+	const spill = options.spillFile ? {
+		fh: await open(options.spillFile, "wx+", 384),
+		end: 0
+	} : void 0;
+	try {
+		const scanned = /* @__PURE__ */ new Map();
+		const tail = [];
+		let tailBytes = 0;
+		let total = 0;
+		let state = "header";
+		let left = Buffer.alloc(0);
+		let offset = 0;
+		let current;
+		let remaining = 0;
+		let tailStart = 0;
+		for await (const chunk of stream) {
+			sha256?.update(chunk);
+			total += chunk.length;
+			const data = left.length > 0 ? Buffer.concat([left, chunk]) : chunk;
+			let pos = 0;
+			while (pos < data.length) if (state === "tail") {
+				tailBytes += data.length - pos;
+				if (tailBytes > MAX_TAIL_BYTES) throw badZip(name, "its central directory is over 64 MiB");
+				tail.push(Buffer.from(data.subarray(pos)));
+				pos = data.length;
+			} else if (state === "data") {
+				const take = Math.min(remaining, data.length - pos);
+				await current.write(data.subarray(pos, pos + take));
+				pos += take;
+				remaining -= take;
+				if (remaining === 0) {
+					await current.finish();
+					state = "header";
+				}
+			} else {
+				if (data.length - pos < 4) break;
+				const signature = data.readUInt32LE(pos);
+				if (signature === CENTRAL || signature === END$1 || signature === 101075792) {
+					state = "tail";
+					tailStart = offset + pos;
+					continue;
+				}
+				if (signature !== LOCAL$1) throw badZip(name, `no zip entry at byte ${offset + pos}`);
+				if (data.length - pos < 30) break;
+				const nameLength = data.readUInt16LE(pos + 26);
+				const extraLength = data.readUInt16LE(pos + 28);
+				if (data.length - pos < 30 + nameLength + extraLength) break;
+				if (data.readUInt16LE(pos + 6) & 9) throw badZip(name, "an entry is encrypted or has a data descriptor (relcast's zips have neither); publish with --no-deltas");
+				const entryName = data.toString("utf8", pos + 30, pos + 30 + nameLength);
+				const sizes = widenFields({
+					compressedSize: data.readUInt32LE(pos + 18),
+					size: data.readUInt32LE(pos + 22)
+				}, data.subarray(pos + 30 + nameLength, pos + 30 + nameLength + extraLength));
+				if (typeof sizes === "string") throw badZip(name, `the local header of ${entryName}: ${sizes}`);
+				const entry = {
+					name: entryName,
+					method: data.readUInt16LE(pos + 8),
+					crc32: data.readUInt32LE(pos + 14),
+					compressedSize: sizes.compressedSize,
+					size: sizes.size,
+					localHeaderOffset: offset + pos,
+					rel: "",
+					same: false
+				};
+				entry.rel = relOfZipName(entry.name);
+				scanned.set(entry.localHeaderOffset, entry);
+				current = new EntryScan(entry, newZip, spill, options.keepLimit, name);
+				pos += 30 + nameLength + extraLength;
+				remaining = entry.compressedSize;
+				if (remaining === 0) await current.finish();
+				else state = "data";
+			}
+			offset += pos;
+			left = pos < data.length ? Buffer.from(data.subarray(pos)) : Buffer.alloc(0);
+		}
+		const digest = sha256?.digest("hex") ?? "";
+		if (options.expected && (digest !== options.expected.sha256 || total !== options.expected.sizeBytes)) throw new RelcastError("E_VERIFY", `${name} does not match its record (sha256 ${digest}, ${total} bytes; the record says ${options.expected.sha256}, ${options.expected.sizeBytes} bytes); no delta is made from a zip that cannot be trusted`, "run `relcast verify` and restore that release; publish with --no-deltas to skip deltas meanwhile");
+		if (state !== "tail") throw badZip(name, "it ends inside an entry");
+		const directory = Buffer.concat(tail);
+		const listing = [];
+		const byRel = /* @__PURE__ */ new Map();
+		let pos = 0;
+		while (pos + 4 <= directory.length && directory.readUInt32LE(pos) === CENTRAL) {
+			if (pos + 46 > directory.length) throw badZip(name, "its central directory ends early");
+			const nameLength = directory.readUInt16LE(pos + 28);
+			const extraLength = directory.readUInt16LE(pos + 30);
+			const size = 46 + nameLength + extraLength + directory.readUInt16LE(pos + 32);
+			if (pos + size > directory.length) throw badZip(name, "its central directory ends early");
+			const entryName = directory.toString("utf8", pos + 46, pos + 46 + nameLength);
+			const wide = widenFields({
+				size: directory.readUInt32LE(pos + 24),
+				compressedSize: directory.readUInt32LE(pos + 20),
+				localHeaderOffset: directory.readUInt32LE(pos + 42)
+			}, directory.subarray(pos + 46 + nameLength, pos + 46 + nameLength + extraLength));
+			if (typeof wide === "string") throw badZip(name, `its central directory entry ${JSON.stringify(entryName)}: ${wide}`);
+			const local = scanned.get(wide.localHeaderOffset);
+			if (!local || local.name !== entryName || local.method !== directory.readUInt16LE(pos + 10) || local.crc32 !== directory.readUInt32LE(pos + 16) || local.compressedSize !== wide.compressedSize || local.size !== wide.size) throw badZip(name, `its central directory entry ${JSON.stringify(entryName)} does not match a local entry`);
+			listing.push({
+				name: entryName,
+				unixMode: unixModeOf(directory.readUInt16LE(pos + 4), directory.readUInt32LE(pos + 38)),
+				size: local.size
+			});
+			if (local.rel) byRel.set(local.rel, local);
+			pos += size;
+		}
+		if (listing.length !== scanned.size) throw badZip(name, `its central directory lists ${listing.length} entries, the zip holds ${scanned.size}`);
+		checkEndRecords(name, directory.subarray(pos), {
+			count: listing.length,
+			size: pos,
+			offset: tailStart
+		});
+		const layout = layOutZip(name, listing);
+		const fileHashes = /* @__PURE__ */ new Map();
+		const linkHashes = /* @__PURE__ */ new Map();
+		let reused = 0;
+		for (const entry of layout.entries) {
+			if (entry.kind === "dir" || entry.rel === "/Icon\r") continue;
+			const s = byRel.get(entry.rel);
+			const hash = s.same ? newZip.contentHash(entry.rel) ?? (s.size === 0 ? EMPTY_SHA1 : void 0) : s.hash;
+			if (!hash) throw new RelcastError("E_INTERNAL", `no content hash for ${entry.rel} in ${name}`);
+			if (s.same) reused++;
+			(entry.kind === "file" ? fileHashes : linkHashes).set(entry.rel, hash);
+		}
+		const spilled = async (entry) => {
+			const s = byRel.get(entry.rel);
+			if (!s?.spill) throw new RelcastError("E_INTERNAL", `the bytes of ${entry.rel} in ${name} were not kept (${entry.size} bytes, over the diff limit)`);
+			const out = Buffer.allocUnsafe(s.spill.length);
+			const { bytesRead } = await spill.fh.read(out, 0, out.length, s.spill.at);
+			if (bytesRead !== out.length) throw new RelcastError("E_INTERNAL", `the kept bytes of ${entry.rel} are short`);
+			return out;
+		};
+		const source = {
+			readFile: (entry) => byRel.get(entry.rel)?.same ? newZip.source.readFile(entry) : spilled(entry),
+			readLink: (entry) => source.readFile(entry),
+			async *streamFile(entry) {
+				if (byRel.get(entry.rel)?.same) yield* newZip.source.streamFile(entry);
+				else yield await spilled(entry);
+			}
+		};
+		const hash = treeHashOf(layout.entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel));
+		const raw = new Map([...byRel].map(([rel, s]) => [rel, {
+			name: s.name,
+			method: s.method,
+			crc32: s.crc32,
+			compressedSize: s.compressedSize,
+			size: s.size,
+			localHeaderOffset: s.localHeaderOffset
+		}]));
+		return {
+			hash,
+			entries: layout.entries,
+			fileHashes,
+			linkHashes,
+			source,
+			raw,
+			sha256: digest,
+			sizeBytes: total,
+			reused,
+			inflated: [...scanned.values()].filter((s) => !s.same && s.compressedSize > 0).length,
+			close: async () => spill?.fh.close()
+		};
+	} catch (err) {
+		await spill?.fh.close();
+		throw err;
+	}
+}
+
+// src/sparkle/delta/zip-bundle-tree.ts
 init_errors$4();
 const LOCAL_HEADER = 67324752;
 const COMPARE_BUFFER = 1 << 20;
@@ -13032,6 +13683,151 @@ function deltaCandidates(entries, target, maximum) {
 	return best;
 }
 
+// src/sparkle/delta/manifest-tree.ts
+init_errors$4();
+const LOCAL = 67324752;
+const inflateRawAsync = promisify(inflateRaw);
+async function treeFromManifest(manifest, tree, options) {
+	const { name, readRange } = options;
+	const files = /* @__PURE__ */ new Map();
+	const targets = /* @__PURE__ */ new Map();
+	for (const e of manifest.entries) if (e.kind === "file") files.set(e.path, e);
+	else if (e.kind === "symlink") targets.set(e.path, Buffer.from(e.target, "utf8"));
+	const bad = (rel, why) => new RelcastError("E_VERIFY", `${rel} in ${name} does not match its tree manifest (${why}); no delta is made from bytes that cannot be trusted`, "run `relcast verify` and restore that release; publish with --no-deltas to skip deltas meanwhile");
+	let scratch;
+	const kept = /* @__PURE__ */ new Map();
+	let fetched = 0;
+	const fetch = async (file) => {
+		const { zip } = file;
+		const nameBytes = Buffer.from(zip.name, "utf8");
+		const head = await readRange(zip.offset, zip.offset + 29);
+		if (head.length !== 30 || head.readUInt32LE(0) !== LOCAL) throw bad(file.path, `no local header at byte ${zip.offset}`);
+		const nameLength = head.readUInt16LE(26);
+		const dataAt = zip.offset + 30 + nameLength + head.readUInt16LE(28);
+		if (head.readUInt16LE(8) !== zip.method || head.readUInt32LE(14) !== zip.crc32 || head.readUInt32LE(18) !== zip.compressedSize || head.readUInt32LE(22) !== file.size || nameLength !== nameBytes.length) throw bad(file.path, "its local header differs");
+		const data = zip.compressedSize === 0 ? Buffer.alloc(0) : await readRange(dataAt - nameLength - head.readUInt16LE(28), dataAt + zip.compressedSize - 1);
+		if (!data.subarray(0, nameLength).equals(nameBytes)) throw bad(file.path, "its local header names another entry");
+		const compressed = data.subarray(dataAt - (zip.offset + 30));
+		if (compressed.length !== zip.compressedSize) throw bad(file.path, "the zip ends early");
+		let bytes;
+		try {
+			bytes = zip.method === 0 ? compressed : await inflateRawAsync(compressed, { maxOutputLength: Math.max(1, file.size) });
+		} catch (err) {
+			throw bad(file.path, `it does not inflate: ${err.message}`);
+		}
+		if (bytes.length !== file.size || crc32(bytes) >>> 0 !== zip.crc32) throw bad(file.path, "size or CRC-32 differs");
+		if (createHash("sha1").update(bytes).digest("hex") !== file.sha1) throw bad(file.path, "SHA-1 differs");
+		fetched++;
+		return bytes;
+	};
+	const readFile = async (entry) => {
+		const file = files.get(entry.rel);
+		if (!file) throw new RelcastError("E_INTERNAL", `${entry.rel} is not a file of ${name}'s manifest`);
+		const at = kept.get(entry.rel);
+		if (at && scratch) {
+			const out = Buffer.allocUnsafe(at.length);
+			const { bytesRead } = await scratch.fh.read(out, 0, at.length, at.at);
+			if (bytesRead !== at.length) throw new RelcastError("E_INTERNAL", `the kept bytes of ${entry.rel} are short`);
+			return out;
+		}
+		const bytes = await fetch(file);
+		scratch ??= {
+			fh: await open(options.scratchFile, "wx+", 384),
+			end: 0
+		};
+		kept.set(entry.rel, {
+			at: scratch.end,
+			length: bytes.length
+		});
+		scratch.end += bytes.length;
+		await scratch.fh.write(bytes, 0, bytes.length, scratch.end - bytes.length);
+		return bytes;
+	};
+	const source = {
+		readFile,
+		async readLink(entry) {
+			const target = targets.get(entry.rel);
+			if (!target) throw new RelcastError("E_INTERNAL", `${entry.rel} is not a symlink of ${name}'s manifest`);
+			return target;
+		},
+		async *streamFile(entry) {
+			yield await readFile(entry);
+		}
+	};
+	return {
+		...tree,
+		source,
+		get fetched() {
+			return fetched;
+		},
+		close: async () => scratch?.fh.close()
+	};
+}
+
+// src/steps/deltas/old-tree.ts
+init_errors$4();
+async function readRange(store, key, start, end) {
+	const got = await store.getStream(key, {
+		start,
+		end
+	});
+	if (!got) throw new RelcastError("E_VERIFY", `${store.uriFor(key)} is missing`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
+	const parts = [];
+	try {
+		for await (const chunk of got.stream) parts.push(chunk);
+	} finally {
+		got.stream.destroy();
+	}
+	return Buffer.concat(parts);
+}
+async function openOldTree(store, record, newTree, work, keepLimit, warn) {
+	const key = versionedKey(record.version, zipFileName(record.pluginId, record.version));
+	const expected = record.autoupdate;
+	if (!expected?.sha256) throw new RelcastError("E_VERIFY", `cannot make a delta from ${record.version}: its record has no zip SHA-256`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
+	const manifestKey = treeManifestKey(record.version);
+	const stored = await store.get(manifestKey);
+	let fallback = `${record.version} has no tree manifest (published before relcast stored them, or without a delta of its own): its zip was read whole`;
+	if (stored) try {
+		const { manifest, tree } = parseTreeManifest(stored.body, store.uriFor(manifestKey));
+		if (manifest.version !== record.version || manifest.zip.sha256 !== expected.sha256 || manifest.zip.sizeBytes !== expected.sizeBytes) throw new RelcastError("E_VERIFY", `${store.uriFor(manifestKey)} describes another zip than the record of ${record.version} pins`, "run `relcast verify`");
+		const opened = await treeFromManifest(manifest, tree, {
+			name: store.uriFor(key),
+			readRange: (start, end) => readRange(store, key, start, end),
+			scratchFile: path.join(work, "changed-files")
+		});
+		return {
+			...opened,
+			source: opened.source,
+			close: opened.close,
+			describe: () => `old tree from its manifest (${opened.fetched} changed file(s) read from its zip by range)`
+		};
+	} catch (err) {
+		if (!(err instanceof RelcastError) || err.code !== "E_VERIFY") throw err;
+		fallback = `${err.message}: its zip was read whole instead`;
+		warn(fallback);
+	}
+	const got = await store.getStream(key);
+	if (!got) throw new RelcastError("E_VERIFY", `cannot make a delta from ${record.version}: ${store.uriFor(key)} is missing`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
+	try {
+		const tree = await readStoredZipTree(got.stream, {
+			name: store.uriFor(key),
+			newZip: newTree,
+			spillFile: path.join(work, "changed-files"),
+			keepLimit,
+			expected: {
+				sha256: expected.sha256,
+				sizeBytes: expected.sizeBytes
+			}
+		});
+		return {
+			...tree,
+			describe: () => `${fallback} (${tree.reused} entries unchanged, ${tree.inflated} inflated)`
+		};
+	} finally {
+		got.stream.destroy();
+	}
+}
+
 // src/steps/deltas/index.ts
 init_errors$4();
 const DEFAULT_MAXIMUM_DELTAS = 5;
@@ -13079,29 +13875,6 @@ async function inOrderPool(items, limit, fn) {
 	if (failure) throw failure.error;
 	return results;
 }
-async function readOldTree(store, record, newTree, work, keepLimit) {
-	const key = versionedKey(record.version, zipFileName(record.pluginId, record.version));
-	const expected = record.autoupdate;
-	const got = await store.getStream(key);
-	if (!got || !expected?.sha256) {
-		got?.stream.destroy();
-		throw new RelcastError("E_VERIFY", `cannot make a delta from ${record.version}: ${got ? "its record has no zip SHA-256" : `${store.uriFor(key)} is missing`}`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
-	}
-	try {
-		return await readStoredZipTree(got.stream, {
-			name: store.uriFor(key),
-			newZip: newTree,
-			spillFile: path.join(work, "changed-files"),
-			keepLimit,
-			expected: {
-				sha256: expected.sha256,
-				sizeBytes: expected.sizeBytes
-			}
-		});
-	} finally {
-		got.stream.destroy();
-	}
-}
 const deltasStep = {
 	name: "deltas",
 	skip(ctx) {
@@ -13143,6 +13916,17 @@ const deltasStep = {
 		await mkdir(root, { recursive: true });
 		const newTree = await openZipBundleTree(zip.file);
 		try {
+			const manifest = await treeManifestOf(newTree, inputs.version, zip);
+			if (manifest) {
+				const bytes = serializeTreeManifest(manifest);
+				const file = path.join(root, "tree.json");
+				await writeFile(file, bytes, { flag: "wx" });
+				ctx.treeManifest = {
+					file,
+					sizeBytes: bytes.length,
+					sha256: createHash("sha256").update(bytes).digest("hex")
+				};
+			} else ctx.logger.warn("no tree manifest for this release (a link target is not UTF-8, or the bundle has a resource-fork icon): later deltas from it read its zip");
 			const newHash = newTree.hash.toString("hex");
 			const makeOne = async (candidate) => {
 				const record = await readRecord(ctx.store, candidate.version);
@@ -13150,7 +13934,7 @@ const deltasStep = {
 				const work = path.join(root, `from-${candidate.version}`);
 				await mkdir(work);
 				try {
-					const oldTree = await readOldTree(ctx.store, record, newTree, work, diffLimitBytes);
+					const oldTree = await openOldTree(ctx.store, record, newTree, work, diffLimitBytes, (line) => ctx.logger.warn(line));
 					try {
 						const fileName = deltaFileName(config.pluginId, inputs.version, candidate.version);
 						const file = path.join(root, fileName);
@@ -13181,7 +13965,7 @@ const deltasStep = {
 						const c = made.counts;
 						return {
 							delta,
-							log: `delta from ${candidate.version} (build ${candidate.build}): ${sizeBytes} bytes (${compression}${config.deltas?.compression ? "" : compression === "lzma" ? ", xz found" : ", no xz on the PATH"}), ${Math.round(sizeBytes / zip.sizeBytes * 1e3) / 10}% of the zip; ${c.diffed} diffed, ${c.extracted} extracted, ${c.cloned} cloned, ${c.deleted} deleted; old zip read in place (${oldTree.reused} entries unchanged, ${oldTree.inflated} inflated); applied back: tree hash matches`
+							log: `delta from ${candidate.version} (build ${candidate.build}): ${sizeBytes} bytes (${compression}${config.deltas?.compression ? "" : compression === "lzma" ? ", xz found" : ", no xz on the PATH"}), ${Math.round(sizeBytes / zip.sizeBytes * 1e3) / 10}% of the zip; ${c.diffed} diffed, ${c.extracted} extracted, ${c.cloned} cloned, ${c.deleted} deleted; ${oldTree.describe()}; applied back: tree hash matches`
 						};
 					} finally {
 						await oldTree.close();
@@ -13476,6 +14260,7 @@ function rfc822(date) {
 }
 
 // src/domain/rollout-state.ts
+init_errors$4();
 function isPaused(record) {
 	return record.rollout?.paused === true;
 }
@@ -13494,6 +14279,8 @@ function rolloutPubDate(record, now) {
 	return new Date(originalPubDate(record).getTime() + pausedSeconds(record.rollout, now) * 1e3);
 }
 function withRolloutState(record, marker) {
+	const issues = marker ? rolloutBoundIssues(originalPubDate(record).getTime(), marker) : [];
+	if (issues.length > 0) throw new RelcastError("E_CATALOG", `the rollout state of ${record.version} (releases/${record.version}/rollout.json) does not fit the release: ${issues.map((i) => `pause ${i.index + 1}: ${i.message}`).join("; ")}`, `fix or remove that file by hand (it lists the pauses of ${record.version}'s phased rollout), then run \`relcast rebuild\`; nothing was written`);
 	const { rollout: _r, ...rest } = record;
 	return marker ? {
 		...rest,
@@ -20246,8 +21033,13 @@ function downloadBlock(r) {
 	const also = r.autoupdate ? [`<a href="${escapeHtml(zipHref(r))}" download>Update archive (.zip, ${humanSize(r.autoupdate.sizeBytes)})</a>`, `<span>the plugin alone, as the built-in updater fetches it</span>`] : [];
 	return `<p class="download"><a class="button" href="${escapeHtml(dmgHref(r))}" download>Download for Mac</a><span class="size">Disk image, ${humanSize(r.sizeBytes)}</span></p>` + (also.length > 0 ? `<p class="also">${also.join(`<span aria-hidden="true"> · </span>`)}</p>` : "") + checksums(r, id);
 }
-function latestSection(latest, pluginId) {
-	if (!latest) return `<section class="hero" id="latest" aria-labelledby="latest-heading"><h2 id="latest-heading">No release yet</h2><p>No stable release has been published yet.</p></section>`;
+function noLatest(shown) {
+	const stable = shown.filter((r) => mayBeLatest(r.version, r.channel));
+	const [heading, text] = stable.length === 0 ? ["No release yet", "No stable release has been published yet."] : stable.every(isYanked) ? ["No release available", "Every stable release was withdrawn; the versions below say why."] : ["No release available", "No stable release is available right now: each was withdrawn or its rollout is paused."];
+	return `<section class="hero" id="latest" aria-labelledby="latest-heading"><h2 id="latest-heading">${heading}</h2><p>${text}</p></section>`;
+}
+function latestSection(latest, pluginId, shown) {
+	if (!latest) return noLatest(shown);
 	const notes = recordNotesHtml(latest, { topHeadingLevel: 4 });
 	const stable = downloadKey(latestDownloadName(pluginId, "dmg"));
 	return `<section class="hero" id="latest" aria-labelledby="latest-heading"><h2 id="latest-heading">Version ${escapeHtml(latest.version)}${badges(latest)}</h2>` + factsLine(latest, "Released ") + (latest.summary ? `<p class="summary">${escapeHtml(latest.summary)}</p>` : "") + downloadBlock(latest) + (notes ? `<h3>What’s new</h3><div class="notes">${notes}</div>` : "") + `<p class="permalink">A link that always gets the newest version: <a href="${escapeHtml(stable)}">${escapeHtml(stable)}</a></p></section>`;
@@ -20285,7 +21077,7 @@ function renderDownloadsPage(identity, catalog) {
 			icon
 		}),
 		icon: iconImage(icon),
-		latest: latestSection(latest, identity.pluginId),
+		latest: latestSection(latest, identity.pluginId, shown),
 		others: othersHtml
 	});
 }
@@ -20992,6 +21784,8 @@ const planStep = {
 			ownKeys.push(versionedKey(inputs.version, record.icon.fileName));
 			writes.push(await planArtifact(ctx, ownKeys.at(-1), ctx.icon, immutable));
 		}
+		if (ctx.treeManifest) writes.splice(2, 0, await planArtifact(ctx, treeManifestKey(inputs.version), ctx.treeManifest, immutable));
+		const manifests = ctx.treeManifest ? 1 : 0;
 		writes.push(...await planDownloads(ctx.store, ctx.store, record, immutable, "downloads", /* @__PURE__ */ new Set([
 			dmgKey,
 			zipKey,
@@ -21007,7 +21801,7 @@ const planStep = {
 		if (feeds.signedBecause) ctx.logger.info(`the appcast is signed: ${feeds.signedBecause}`);
 		const link = record.autoupdate?.releaseNotesLink;
 		if (feeds.signedBecause && link && !hostedNotesPageKey(record)) ctx.logger.warn(`the appcast is signed, but the release-notes link ${link} is not a page relcast hosts: it carries no signature, so apps with SURequireSignedFeed show no notes for ${record.version}; set appcast.releaseNotes to "page" for later releases`);
-		const own = 3 + ownKeys.length;
+		const own = 3 + manifests + ownKeys.length;
 		const stored = writes.slice(0, own).filter((w) => !w.needed).length;
 		ctx.record = record;
 		ctx.plan = {
@@ -29398,8 +30192,6 @@ function publicEdKeyProblem(value) {
 
 // src/bundle/bundle-tree-check.ts
 init_errors$4();
-const ZIP_FILE_LIMIT = 4294967295;
-const ZIP_ENTRY_LIMIT = 65535;
 function printable(name) {
 	if (isUtf8(name)) return name.toString("utf8");
 	return [...name].map((b) => b >= 32 && b < 127 && b !== 92 ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, "0")}`).join("");
@@ -29410,7 +30202,6 @@ function macOSNameKey(name) {
 async function checkBundleTree(bundleDir) {
 	const root = path.resolve(bundleDir);
 	const top = path.basename(root);
-	let entries = 1;
 	async function walk(relParts) {
 		const dirAbs = Buffer.concat([Buffer.from(root), ...relParts.flatMap((p) => [Buffer.from("/"), p])]);
 		const children = readdirSync(dirAbs, {
@@ -29434,7 +30225,6 @@ async function checkBundleTree(bundleDir) {
 				throw new RelcastError("E_INPUT", `${folder} holds "${earlier}" and "${text}", one name on macOS's default file system (it ignores case and Unicode normalization): unpacking the update would keep only one of them`, "rename or remove one of the two in the bundle, then build and publish again");
 			}
 			seen.set(same, text);
-			if (++entries > 65535) throw new RelcastError("E_INPUT", `the bundle has more than ${ZIP_ENTRY_LIMIT} entries`, "a zip without ZIP64 holds at most 65,535 entries: ship fewer files (e.g. pack resources into archives)");
 			const rel = [...relParts.map((p) => p.toString("utf8")), name.toString("utf8")].join("/");
 			const abs = path.join(root, rel);
 			const st = lstatSync(abs);
@@ -29445,7 +30235,6 @@ async function checkBundleTree(bundleDir) {
 					throw new RelcastError("E_INPUT", `symlink ${top}/${rel} -> ${target} ${where.why}`, "make every symlink point inside the bundle (relative, e.g. Versions/Current/Resources), or replace it with the file itself");
 				}
 			} else if (st.isDirectory()) await walk([...relParts, name]);
-			else if (st.isFile() && st.size > 4294967295) throw new RelcastError("E_INPUT", `${top}/${rel} is ${st.size} bytes, over the 4 GiB limit of a zip without ZIP64 (${ZIP_FILE_LIMIT} bytes)`, "keep each file in the bundle under 4 GiB (download large resources on first launch instead)");
 		}
 	}
 	await walk([]);
@@ -29515,23 +30304,34 @@ async function checkBundleExecutable(bundleDir, executable) {
 
 // src/bundle/icns.ts
 const HEADER = 8;
-function readIcns(bytes) {
+const ICNS_MAX_ELEMENTS = 256;
+async function readIcns(bytes) {
 	if (bytes.length < HEADER || bytes.subarray(0, 4).toString("latin1") !== "icns") return { problem: "it does not start with the .icns magic \"icns\"" };
 	const declared = bytes.readUInt32BE(4);
 	if (declared < HEADER || declared > bytes.length) return { problem: `its header says ${declared} bytes, but the file has ${bytes.length}` };
-	const images = [];
-	const types = [];
+	const found = {
+		images: [],
+		broken: [],
+		types: [],
+		counts: /* @__PURE__ */ new Map()
+	};
+	let elements = 0;
 	for (let at = HEADER; at < declared;) {
+		if (++elements > 256) return { problem: `it has more than ${256} elements (an icon file has one per size, a few dozen at most)` };
 		if (at + HEADER > declared) return { problem: `it ends inside an element header at byte ${at}` };
 		const type = bytes.subarray(at, at + 4).toString("latin1");
 		const length = bytes.readUInt32BE(at + 4);
 		if (length < HEADER || at + length > declared) return { problem: `its element ${JSON.stringify(type)} at byte ${at} says ${length} bytes, which do not fit in the file` };
-		types.push(type);
+		if (!found.counts.has(type)) found.types.push(type);
+		found.counts.set(type, (found.counts.get(type) ?? 0) + 1);
 		const data = bytes.subarray(at + HEADER, at + length);
 		if (isPng(data)) {
-			const png = readPng(data);
-			if ("problem" in png) return { problem: `the PNG in its ${JSON.stringify(type)} element is broken: ${png.problem}` };
-			images.push({
+			const png = await readPng(data);
+			if ("problem" in png) found.broken.push({
+				type,
+				problem: png.problem
+			});
+			else found.images.push({
 				type,
 				png: Buffer.from(data),
 				...png
@@ -29539,10 +30339,17 @@ function readIcns(bytes) {
 		}
 		at += length;
 	}
-	return {
-		images,
-		types
-	};
+	return found;
+}
+function describeTypes(contents, shown = 12) {
+	if (contents.types.length === 0) return "none";
+	const listed = contents.types.slice(0, shown).map((t) => {
+		const n = contents.counts.get(t) ?? 1;
+		const name = /^[\x20-\x7e]{4}$/.test(t) ? t.trimEnd() || JSON.stringify(t) : JSON.stringify(t);
+		return n > 1 ? `${name} ×${n}` : name;
+	});
+	const more = contents.types.length - listed.length;
+	return listed.join(", ") + (more > 0 ? ` and ${more} more type${more === 1 ? "" : "s"}` : "");
 }
 function largestPng(images) {
 	let best;
@@ -29558,23 +30365,29 @@ async function readBundleIcon(bundleDir, iconFile) {
 	if (iconFile === void 0 || iconFile === "") return {};
 	if (iconFile.includes("/") || iconFile === "." || iconFile === ".." || iconFile.includes("\0")) throw new RelcastError("E_PLIST", `CFBundleIconFile "${iconFile}" in Info.plist is not a file name`, "set CFBundleIconFile to the name of the .icns file in Contents/Resources, e.g. AppIcon");
 	const name = path.extname(iconFile) === "" ? `${iconFile}.icns` : iconFile;
-	if (path.extname(name).toLowerCase() !== ".icns") return { note: `CFBundleIconFile "${iconFile}" is not an .icns file: the downloads page shows no icon` };
 	const rel = path.posix.join("Contents", "Resources", name);
 	if (!await lstat(path.join(bundleDir, rel)).catch(() => void 0)) throw new RelcastError("E_PLIST", `Info.plist names CFBundleIconFile "${iconFile}", but the bundle has no ${rel}; Finder would show a generic icon`, `add ${name} to the bundle's resources, or ${HINT$1}`);
+	if (path.extname(name).toLowerCase() !== ".icns") return { note: `CFBundleIconFile "${iconFile}" is not an .icns file: the downloads page shows no icon` };
 	const where = await resolveInsideBundle(bundleDir, rel);
 	if (!where.inside) throw new RelcastError("E_PLIST", `Info.plist names CFBundleIconFile "${iconFile}", but ${rel} ${where.why}; Finder would show a generic icon`, `add ${name} to the bundle's resources, or ${HINT$1}`);
 	const file = path.join(bundleDir, where.resolved);
 	const st = await stat(file);
 	if (!st.isFile()) throw new RelcastError("E_PLIST", `Info.plist names CFBundleIconFile "${iconFile}", but ${rel} is not a file`, HINT$1);
 	if (st.size > 33554432) throw new RelcastError("E_INPUT", `the icon ${rel} is ${st.size} bytes, more than the ${ICNS_MAX_BYTES} an icon file can sensibly hold`, HINT$1);
-	const reading = readIcns(await readFile(file));
+	const reading = await readIcns(await readFile(file));
 	if ("problem" in reading) throw new RelcastError("E_INPUT", `the icon ${rel} is not a valid .icns file: ${reading.problem}`, HINT$1);
 	const best = largestPng(reading.images);
-	if (!best) return { note: `the icon ${rel} holds no PNG image (its elements: ${reading.types.length > 0 ? reading.types.join(", ") : "none"}): the downloads page shows no icon; ${HINT$1}` };
-	return { icon: {
-		...best,
-		file: rel
-	} };
+	const broken = reading.broken.map((b) => `the PNG in its ${JSON.stringify(b.type)} element does not decode: ${b.problem}`);
+	if (!best && broken.length > 0) throw new RelcastError("E_INPUT", `the icon ${rel} is not a valid .icns file: ${broken.join("; ")}`, HINT$1);
+	if (!best) return { note: `the icon ${rel} holds no PNG image (its elements: ${describeTypes(reading)}): the downloads page shows no icon; ${HINT$1}` };
+	const note = broken.length > 0 ? `the icon ${rel}: ${broken.slice(0, 3).join("; ")}${broken.length > 3 ? ` (and ${broken.length - 3} more)` : ""}; skipped: the page shows its ${JSON.stringify(best.type)} image (${best.width}×${best.height}); ${HINT$1}` : void 0;
+	return {
+		icon: {
+			...best,
+			file: rel
+		},
+		...note && { note }
+	};
 }
 
 // src/steps/preflight/bundle-icon-artifact.ts
@@ -29775,7 +30588,8 @@ function buildBound(flag, value, build) {
 }
 function urlTemplate(flag, template, version, example = "https://example.com/notes/{version}.html") {
 	if (template === void 0) return void 0;
-	if (!isHttpUrlTemplate(template)) throw usageError(`${flag} "${template}" is not an absolute http(s) URL`, `Sparkle ignores links that are not http or https; pass e.g. ${example}`);
+	const problem = httpUrlTemplateProblem(template);
+	if (problem) throw usageError(`${flag} ${JSON.stringify(template)} ${problem}`, `Sparkle ignores links it cannot parse (and any not http or https); pass e.g. ${example}`);
 	return template.replaceAll("{version}", version);
 }
 
@@ -29797,6 +30611,11 @@ function informationalList(text, build) {
 	const sorted = (s) => [...s].sort((a, b) => a - b);
 	return [...sorted(exact).map(String), ...sorted(below).map((n) => `<${n}`)];
 }
+function minimumUpdate(text, build) {
+	const value = buildBound("--minimum-update-version", text, build);
+	if (Number(value) === build) throw usageError(`--minimum-update-version ${value} is this release's own build: Sparkle offers the update only to installs at or above build ${value}, and those already have it, so no install would get it`, `pass a build below ${build} (the oldest build that may update straight to this one), or leave the flag out`);
+	return value;
+}
 const MACOS_VERSION = /^\d{1,4}(\.\d{1,4}){0,2}$/;
 function maximumSystem(text, bundleMinimum) {
 	if (!MACOS_VERSION.test(text)) throw usageError(`--maximum-system-version "${text}" is not a macOS version`, "write it as numbers and dots, e.g. 15.9 (Sparkle does not offer the update on a newer macOS)");
@@ -29805,8 +30624,11 @@ function maximumSystem(text, bundleMinimum) {
 }
 function resolveItemElements(config, flags, version, build, bundleMinimumSystem) {
 	const out = {};
-	if (flags.minimumUpdateVersion !== void 0) out.minimumUpdateVersion = buildBound("--minimum-update-version", flags.minimumUpdateVersion, build);
-	if (flags.ignoreSkippedUpgradesBelowVersion !== void 0) out.ignoreSkippedUpgradesBelowVersion = buildBound("--ignore-skipped-upgrades-below-version", flags.ignoreSkippedUpgradesBelowVersion, build);
+	if (flags.minimumUpdateVersion !== void 0) out.minimumUpdateVersion = minimumUpdate(flags.minimumUpdateVersion, build);
+	if (flags.ignoreSkippedUpgradesBelowVersion !== void 0) {
+		out.ignoreSkippedUpgradesBelowVersion = buildBound("--ignore-skipped-upgrades-below-version", flags.ignoreSkippedUpgradesBelowVersion, build);
+		if (flags.minimumAutoupdateVersion === void 0) throw usageError("--ignore-skipped-upgrades-below-version needs --minimum-autoupdate-version: Sparkle reads it only on a major upgrade (an item with sparkle:minimumAutoupdateVersion), so without one it would change nothing", "pass --minimum-autoupdate-version <build> too (installs below it get this release as a major upgrade), or leave the flag out");
+	}
 	if (flags.informational && flags.informationalUpdateVersions !== void 0) throw usageError("--informational and --informational-update-versions were both given", "pass --informational (every install) or --informational-update-versions <builds> (only those), not both");
 	if (flags.informational) out.informationalUpdate = [];
 	else if (flags.informationalUpdateVersions !== void 0) out.informationalUpdate = informationalList(flags.informationalUpdateVersions, build);
@@ -30191,6 +31013,7 @@ const preflightStep = {
 		const stray = await ctx.store.strayEntries?.(publishFolders(ctx.config.pluginId, inputs.version, ctx.localizedNotes.map((l) => l.lang))) ?? [];
 		if (stray.length > 0) throw new RelcastError("E_STORE", `the store holds what relcast never writes: ${stray[0]}${stray.length > 1 ? ` (and ${stray.length - 1} more)` : ""}`, "remove the links from the store (relcast verify lists them all) and publish again");
 		ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config));
+		if (ctx.catalog !== void 0 && ctx.catalog.pluginId !== ctx.config.pluginId) throw new RelcastError("E_CONFIG", `this store holds plugin "${ctx.catalog.pluginId}" (its catalog says so), but the config (${ctx.config.source}) publishes "${ctx.config.pluginId}"`, `use another store or prefix for "${ctx.config.pluginId}", or set pluginId to "${ctx.catalog.pluginId}" if this is that plugin`);
 		if (ctx.catalog === void 0 || ctx.catalog.count === 0) ctx.logger.warn(`publishing the first release into ${describeStoreLocation(ctx.store.location, ctx.config.s3?.endpoint)}: it holds no releases yet. If earlier releases went somewhere else, stop here and fix --store or the config's store`);
 		const twin = caseTwinOf(ctx.config.channel, channelsOf(ctx.catalog));
 		if (twin !== void 0) throw new RelcastError("E_INPUT", `channel "${ctx.config.channel}" differs from the existing channel "${twin}" only in case; Sparkle compares channels exactly, so it would be a new channel no installed copy follows`, `publish to "${twin}" (--channel ${twin}, or "channel": "${twin}" in the config)`);
@@ -30505,68 +31328,102 @@ const DOS_DATE = 33;
 const ZIP32_LIMIT = 4294967295;
 const ZIP32_MAX_ENTRIES = 65535;
 const LOCAL_HEADER_FIXED = 30;
+const ZIP64_EXTRA_TAG = 1;
+const VERSION_ZIP64 = 45;
+function isZip64Entry(entry) {
+	return entry.zip64Local || entry.size >= 4294967295 || entry.compressedSize >= 4294967295 || entry.localHeaderOffset >= 4294967295;
+}
 function flagsFor(name) {
 	return name.some((byte) => byte > 127) ? FLAG_UTF8 : 0;
 }
-function versionNeeded(method) {
-	return method === 8 ? 20 : 10;
+function versionNeeded(entry) {
+	if (isZip64Entry(entry)) return VERSION_ZIP64;
+	return entry.method === 8 ? 20 : 10;
 }
+function zip64Extra(values) {
+	const out = Buffer.alloc(4 + 8 * values.length);
+	out.writeUInt16LE(ZIP64_EXTRA_TAG, 0);
+	out.writeUInt16LE(8 * values.length, 2);
+	values.forEach((v, i) => out.writeBigUInt64LE(BigInt(v), 4 + 8 * i));
+	return out;
+}
+const field32 = (value) => Math.min(value, ZIP32_LIMIT);
 function localHeader(entry) {
-	const out = Buffer.alloc(30 + entry.name.length);
+	const extra = entry.zip64Local ? zip64Extra([entry.size, entry.compressedSize]) : Buffer.alloc(0);
+	const out = Buffer.alloc(30 + entry.name.length + extra.length);
 	out.writeUInt32LE(67324752, 0);
-	out.writeUInt16LE(versionNeeded(entry.method), 4);
+	out.writeUInt16LE(versionNeeded(entry), 4);
 	out.writeUInt16LE(flagsFor(entry.name), 6);
 	out.writeUInt16LE(entry.method, 8);
 	out.writeUInt16LE(DOS_TIME, 10);
 	out.writeUInt16LE(DOS_DATE, 12);
 	out.writeUInt32LE(entry.crc32 >>> 0, 14);
-	out.writeUInt32LE(entry.compressedSize, 18);
-	out.writeUInt32LE(entry.size, 22);
+	out.writeUInt32LE(entry.zip64Local ? ZIP32_LIMIT : entry.compressedSize, 18);
+	out.writeUInt32LE(entry.zip64Local ? ZIP32_LIMIT : entry.size, 22);
 	out.writeUInt16LE(entry.name.length, 26);
-	out.writeUInt16LE(0, 28);
+	out.writeUInt16LE(extra.length, 28);
 	entry.name.copy(out, 30);
+	extra.copy(out, 30 + entry.name.length);
 	return out;
 }
-function localHeaderPatch(entry) {
-	return {
-		bytes: localHeader(entry).subarray(4, 26),
-		at: entry.localHeaderOffset + 4
-	};
-}
 function centralHeader(entry) {
-	const out = Buffer.alloc(46 + entry.name.length);
+	const wide = [
+		entry.size,
+		entry.compressedSize,
+		entry.localHeaderOffset
+	].filter((v) => v >= ZIP32_LIMIT);
+	const extra = wide.length > 0 ? zip64Extra(wide) : Buffer.alloc(0);
+	const out = Buffer.alloc(46 + entry.name.length + extra.length);
 	out.writeUInt32LE(33639248, 0);
 	out.writeUInt16LE(MADE_BY_UNIX, 4);
-	out.writeUInt16LE(versionNeeded(entry.method), 6);
+	out.writeUInt16LE(versionNeeded(entry), 6);
 	out.writeUInt16LE(flagsFor(entry.name), 8);
 	out.writeUInt16LE(entry.method, 10);
 	out.writeUInt16LE(DOS_TIME, 12);
 	out.writeUInt16LE(DOS_DATE, 14);
 	out.writeUInt32LE(entry.crc32 >>> 0, 16);
-	out.writeUInt32LE(entry.compressedSize, 20);
-	out.writeUInt32LE(entry.size, 24);
+	out.writeUInt32LE(field32(entry.compressedSize), 20);
+	out.writeUInt32LE(field32(entry.size), 24);
 	out.writeUInt16LE(entry.name.length, 28);
+	out.writeUInt16LE(extra.length, 30);
 	const directoryBit = (entry.mode & 61440) === 16384 ? 16 : 0;
 	out.writeUInt32LE((entry.mode << 16 | directoryBit) >>> 0, 38);
-	out.writeUInt32LE(entry.localHeaderOffset, 42);
+	out.writeUInt32LE(field32(entry.localHeaderOffset), 42);
 	entry.name.copy(out, 46);
+	extra.copy(out, 46 + entry.name.length);
 	return out;
 }
-function endOfCentralDirectory(entryCount, centralSize, centralOffset) {
-	const out = Buffer.alloc(22);
-	out.writeUInt32LE(101010256, 0);
-	out.writeUInt16LE(entryCount, 8);
-	out.writeUInt16LE(entryCount, 10);
-	out.writeUInt32LE(centralSize, 12);
-	out.writeUInt32LE(centralOffset, 16);
-	return out;
+function endRecords(entryCount, centralSize, centralOffset) {
+	const zip64 = entryCount >= 65535 || centralSize >= 4294967295 || centralOffset >= 4294967295;
+	const end = Buffer.alloc(22);
+	end.writeUInt32LE(101010256, 0);
+	end.writeUInt16LE(Math.min(entryCount, ZIP32_MAX_ENTRIES), 8);
+	end.writeUInt16LE(Math.min(entryCount, ZIP32_MAX_ENTRIES), 10);
+	end.writeUInt32LE(field32(centralSize), 12);
+	end.writeUInt32LE(field32(centralOffset), 16);
+	if (!zip64) return end;
+	const record = Buffer.alloc(56);
+	record.writeUInt32LE(101075792, 0);
+	record.writeBigUInt64LE(BigInt(record.length - 12), 4);
+	record.writeUInt16LE(MADE_BY_UNIX, 12);
+	record.writeUInt16LE(VERSION_ZIP64, 14);
+	record.writeBigUInt64LE(BigInt(entryCount), 24);
+	record.writeBigUInt64LE(BigInt(entryCount), 32);
+	record.writeBigUInt64LE(BigInt(centralSize), 40);
+	record.writeBigUInt64LE(BigInt(centralOffset), 48);
+	const locator = Buffer.alloc(20);
+	locator.writeUInt32LE(117853008, 0);
+	locator.writeBigUInt64LE(BigInt(centralOffset + centralSize), 8);
+	locator.writeUInt32LE(1, 16);
+	return Buffer.concat([
+		record,
+		locator,
+		end
+	]);
 }
 
 // src/steps/zip/zip-writer.ts
 init_errors$4();
-function tooLarge(what) {
-	return new RelcastError("E_INPUT", `the bundle is too large for a zip without ZIP64 (${what})`, "keep the bundle under 4 GiB and 65,535 entries; relcast writes classic zips, which every macOS unzipper reads");
-}
 const FLUSH_BYTES = 4 << 20;
 const REREAD_BYTES = 1 << 20;
 var ZipWriter = class ZipWriter {
@@ -30586,7 +31443,6 @@ var ZipWriter = class ZipWriter {
 		return new ZipWriter(await open(file, "wx+"), observers);
 	}
 	async append(bytes) {
-		if (this.offset + bytes.length > 4294967295) throw tooLarge("more than 4 GiB of zip");
 		if (bytes.length > 0) this.pending.push(bytes);
 		this.offset += bytes.length;
 		if (this.offset - this.pendingStart >= FLUSH_BYTES) await this.flush();
@@ -30651,7 +31507,8 @@ var ZipWriter = class ZipWriter {
 			compressedSize: data.length,
 			size: data.length,
 			mode,
-			localHeaderOffset: this.offset
+			localHeaderOffset: this.offset,
+			zip64Local: false
 		};
 		this.entries.push(entry);
 		await this.append(localHeader(entry));
@@ -30663,7 +31520,7 @@ var ZipWriter = class ZipWriter {
 	addSymlink(name, target, mode) {
 		return this.addWhole(Buffer.from(name, "utf8"), 40960 | mode, Buffer.from(target, "utf8"));
 	}
-	async beginFile(name, mode, deflate) {
+	async beginFile(name, mode, deflate, size) {
 		const entry = {
 			name: Buffer.from(name, "utf8"),
 			method: deflate ? 8 : 0,
@@ -30671,7 +31528,8 @@ var ZipWriter = class ZipWriter {
 			compressedSize: 0,
 			size: 0,
 			mode: 32768 | mode,
-			localHeaderOffset: this.offset
+			localHeaderOffset: this.offset,
+			zip64Local: size >= ZIP32_LIMIT
 		};
 		const header = localHeader(entry);
 		this.open_ = {
@@ -30685,7 +31543,6 @@ var ZipWriter = class ZipWriter {
 		entry.crc32 = crc32(raw, entry.crc32);
 		entry.size += raw.length;
 		entry.compressedSize += deflated.length;
-		if (entry.size > 4294967295) throw tooLarge(`${entry.name.toString()} is over 4 GiB`);
 		await this.append(deflated);
 	}
 	async endFile(rawAgain) {
@@ -30699,19 +31556,24 @@ var ZipWriter = class ZipWriter {
 				await this.append(chunk);
 			}
 		}
-		const patch = localHeaderPatch(entry);
-		if (patch.at >= this.pendingStart) patch.bytes.copy(header, patch.at - entry.localHeaderOffset);
-		else await this.handle.write(patch.bytes, 0, patch.bytes.length, patch.at);
+		if (!entry.zip64Local && (entry.size >= 4294967295 || entry.compressedSize >= 4294967295)) throw new RelcastError("E_INTERNAL", `zip writer: ${entry.name.toString()} grew to ${entry.size} bytes after it was listed smaller`);
+		const patched = localHeader(entry);
+		if (patched.length !== header.length) throw new RelcastError("E_INTERNAL", "zip writer: a local header changed length");
+		if (entry.localHeaderOffset >= this.pendingStart) patched.copy(header);
+		else await this.handle.write(patched, 0, patched.length, entry.localHeaderOffset);
 		this.open_ = void 0;
 		this.entries.push(entry);
 		await this.observeUpTo(this.offset);
 	}
 	async finish() {
-		if (this.entries.length > 65535) throw tooLarge(`${this.entries.length} entries`);
 		const centralOffset = this.offset;
-		const central = Buffer.concat(this.entries.map(centralHeader));
-		await this.append(central);
-		await this.append(endOfCentralDirectory(this.entries.length, central.length, centralOffset));
+		let centralSize = 0;
+		for (const entry of this.entries) {
+			const bytes = centralHeader(entry);
+			centralSize += bytes.length;
+			await this.append(bytes);
+		}
+		await this.append(endRecords(this.entries.length, centralSize, centralOffset));
 		await this.flush();
 		await this.observeUpTo(this.offset);
 		await this.handle.truncate(this.offset);
@@ -30810,7 +31672,7 @@ async function zipBundle(bundleDir, outFile, options = {}) {
 			const result = await item.result;
 			aheadBytes -= item.length;
 			const raw = asBuffer(result.raw);
-			if (first) await writer.beginFile(entry.name, entry.executable ? EXEC_MODE : FILE_MODE, result.deflated !== void 0);
+			if (first) await writer.beginFile(entry.name, entry.executable ? EXEC_MODE : FILE_MODE, result.deflated !== void 0, entry.size);
 			await writer.appendChunk(raw, result.deflated ? asBuffer(result.deflated) : raw);
 			if (last) await writer.endFile(() => rereadFile(pool, entry));
 		}
@@ -72881,28 +73743,24 @@ function registerS3StoreFactory(factory) {
 	s3Factory = factory;
 }
 async function openStore(url, baseDir, settings = {}) {
-	if (url.startsWith("file://")) {
-		const rest = url.slice(7);
-		if (rest.startsWith("/")) return createFolderStore(fileURLToPath(`file://${rest}`));
-		if (rest.startsWith("./") || rest.startsWith("../") || rest === ".") return createFolderStore(path.resolve(baseDir, rest));
-		throw new RelcastError("E_CONFIG", `store URL "${url}" has a host part`, "use file:///absolute/path or file://./relative/path");
+	const parsed = parseStoreUrl(url);
+	if ("problem" in parsed) throw new RelcastError("E_CONFIG", parsed.problem.split(": use")[0], STORE_URL_HINT);
+	if (parsed.kind === "file") {
+		if ("absolute" in parsed) return createFolderStore(fileURLToPath(`file://${parsed.absolute}`));
+		return createFolderStore(path.resolve(baseDir, parsed.relative));
 	}
-	const s3 = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(url);
-	if (s3) {
-		if (!s3Factory) await Promise.resolve().then(() => (init_s3_store_factory(), s3_store_factory_exports));
-		if (!s3Factory) throw new RelcastError("E_STORE", "this build of relcast has no S3 store", "reinstall relcast");
-		const prefix = (s3[2] ?? "").replace(/^\/+|\/+$/g, "");
-		return s3Factory({
-			bucket: s3[1],
-			prefix,
-			settings
-		});
-	}
-	throw new RelcastError("E_CONFIG", `unsupported store URL "${url}"`, "use file://./public-store, file:///absolute/path or s3://bucket[/prefix]");
+	if (!s3Factory) await Promise.resolve().then(() => (init_s3_store_factory(), s3_store_factory_exports));
+	if (!s3Factory) throw new RelcastError("E_STORE", "this build of relcast has no S3 store", "reinstall relcast");
+	return s3Factory({
+		bucket: parsed.bucket,
+		prefix: parsed.prefix,
+		settings
+	});
 }
 var s3Factory;
 var init_open_store = __esmMin((() => {
 	init_errors$4();
+	init_store_url();
 	init_folder_store();
 	;
 }));
@@ -73190,7 +74048,7 @@ function collect(value, previous) {
 	return [...previous, value];
 }
 function registerPublish(program) {
-	program.command("publish").description("zip, sign and publish one release; then update catalog and appcast").requiredOption("--version <semver>", "release version (a leading v is stripped)").requiredOption("--app <dir>", "built plugin bundle folder (holds Contents/Info.plist)").requiredOption("--dmg <file>", "disk image to publish").option("--notes <file>", "release notes in Markdown (list items become the record's notes)").option("--localized-notes <lang=file>", "release notes in another language, Markdown (repeatable: --localized-notes de=notes.de.md)", collect, []).option("--changelog <file>", "take the notes from this version's section of a Keep a Changelog file (CHANGELOG.md)").option("--summary <text>", "one-line summary (default: the first note)").option("--build-number <n>", "build number when CFBundleVersion is not an integer").option("--config <file>", "config file", "relcast.config.json").option("--store <url>", "file:///abs, file://./rel or s3://bucket[/prefix] (overrides config)").option("--channel <name>", "release channel (overrides config)").option("--key-file <file>", "base64 Ed25519 key (else $RELCAST_SIGNING_KEY)").option("--critical [build]", "mark the update critical (for installs below <build> only, when given)").option("--minimum-autoupdate-version <build>", "installs below this build are not updated automatically (major upgrade)").option("--phased-rollout-interval <seconds>", "Sparkle phased rollout: seconds between groups (0: none; default from config)").option("--release-notes-url <url>", "sparkle:releaseNotesLink instead of inline notes ({version} is filled in)").option("--full-release-notes-url <url>", "sparkle:fullReleaseNotesLink (the full version history)").option("--published-at <iso>", "publication time in UTC instead of now, e.g. 2026-01-31T12:00:00.000Z (importing releases published elsewhere, reproducible runs)").option("--minimum-update-version <build>", "offer this update only to installs at or above this build").option("--informational-update-versions <builds>", "informational only (no install) for these builds; <build means below it, e.g. 100,<90 (needs --link)").option("--informational", "informational only for every install (needs --link)").option("--link <url>", "the item's <link>: the page \"Learn More…\" opens ({version} is filled in; default appcast.link)").option("--ignore-skipped-upgrades-below-version <build>", "installs below this build offer the update again although the user skipped an earlier one").option("--maximum-system-version <version>", "do not offer the update on a macOS newer than this (e.g. 15.9)").option("--allow-key-change", "publish although the previous release's bundle carries another SUPublicEDKey (see docs/sparkle.md: key rotation)").option("--no-deltas", "make no Sparkle delta updates from older releases (as deltas.maximum: 0)").option("--dry-run", "print the plan and the diff of appcast and catalog; write nothing").option("--json", "print the record as JSON on stdout (dry run: record, plan and the new contents)").option("-q, --quiet", "only errors on stderr").action(async (flags, command) => {
+	program.command("publish").description("zip, sign and publish one release; then update catalog and appcast").requiredOption("--version <semver>", "release version (a leading v is stripped)").requiredOption("--app <dir>", "built plugin bundle folder (holds Contents/Info.plist)").requiredOption("--dmg <file>", "disk image to publish").option("--notes <file>", "release notes in Markdown (list items become the record's notes)").option("--localized-notes <lang=file>", "release notes in another language, Markdown (repeatable: --localized-notes de=notes.de.md)", collect, []).option("--changelog <file>", "take the notes from this version's section of a Keep a Changelog file (CHANGELOG.md)").option("--summary <text>", "one-line summary (default: the first note)").option("--build-number <n>", "build number when CFBundleVersion is not an integer").option("--config <file>", "config file", "relcast.config.json").option("--store <url>", "file:///abs, file://./rel or s3://bucket[/prefix] (overrides config)").option("--channel <name>", "release channel (overrides config)").option("--key-file <file>", "base64 Ed25519 key (else $RELCAST_SIGNING_KEY)").option("--critical [build]", "mark the update critical (for installs below <build> only, when given)").option("--minimum-autoupdate-version <build>", "installs below this build are not updated automatically (major upgrade)").option("--phased-rollout-interval <seconds>", "Sparkle phased rollout: seconds between groups (0: none; default from config)").option("--release-notes-url <url>", "sparkle:releaseNotesLink instead of inline notes ({version} is filled in)").option("--full-release-notes-url <url>", "sparkle:fullReleaseNotesLink (the full version history)").option("--published-at <iso>", "publication time in UTC instead of now, e.g. 2026-01-31T12:00:00.000Z (importing releases published elsewhere, reproducible runs)").option("--minimum-update-version <build>", "offer this update only to installs at or above this build").option("--informational-update-versions <builds>", "informational only (no install) for these builds; <build means below it, e.g. 100,<90 (needs --link)").option("--informational", "informational only for every install (needs --link)").option("--link <url>", "the item's <link>: the page \"Learn More…\" opens ({version} is filled in; default appcast.link)").option("--ignore-skipped-upgrades-below-version <build>", "with --minimum-autoupdate-version: offer this major upgrade again to users who skipped one whose build is below this").option("--maximum-system-version <version>", "do not offer the update on a macOS newer than this (e.g. 15.9)").option("--allow-key-change", "publish although the previous release's bundle carries another SUPublicEDKey (see docs/sparkle.md: key rotation)").option("--no-deltas", "make no Sparkle delta updates from older releases (as deltas.maximum: 0)").option("--dry-run", "print the plan and the diff of appcast and catalog; write nothing").option("--json", "print the record as JSON on stdout (dry run: record, plan and the new contents)").option("-q, --quiet", "only errors on stderr").action(async (flags, command) => {
 		const debug = Boolean(command.optsWithGlobals().debug);
 		const logger = cliLogger({
 			quiet: Boolean(flags.quiet),
