@@ -11,6 +11,8 @@ import { treeHashOf } from "../../../src/sparkle/delta/tree-hash.js";
 import { openZipBundleTree, type ZipBundleTree } from "../../../src/sparkle/delta/zip-bundle-tree.js";
 import { openOldTree } from "../../../src/steps/deltas/old-tree.js";
 import { zipBundle } from "../../../src/steps/zip/reproducible-zip.js";
+import type { FeedRecord } from "../../../src/domain/appcast-selection.js";
+import { treeManifestProblems } from "../../../src/verify/tree-manifest-check.js";
 import { createFolderStore } from "../../../src/store/folder-store.js";
 import type { ObjectStore } from "../../../src/store/object-store.js";
 import { makeDeltaTrees } from "../../helpers/delta-trees.js";
@@ -122,5 +124,9 @@ describe("an old release's tree from its manifest, bound to its zip", () => {
     await tree.close();
     expect(tree.describe()).toMatch(/read whole/);
     expect(warnings.join("\n")).toMatch(/it was not read/);
+    // verify reports it as a problem, also unread; the honest manifest has none.
+    expect((await treeManifestProblems(store, "demo", record as unknown as FeedRecord)).join("\n")).toMatch(/it was not read/);
+    await store.put(treeManifestKey("1.0.0"), serializeTreeManifest(honest), { contentType: "application/json" });
+    expect(await treeManifestProblems(store, "demo", record as unknown as FeedRecord)).toEqual([]);
   });
 });
