@@ -14,6 +14,7 @@
  * those against the new zip (unchanged files) or by reading the entry
  * (changed and removed files).
  */
+import { crc32 } from "node:zlib";
 import { RelcastError } from "../../core/errors.js";
 import { MANIFEST_HARD_CAP, type ManifestTree, type TreeManifest } from "./tree-manifest.js";
 import type { ZipDirectory } from "./zip-directory.js";
@@ -49,6 +50,8 @@ export function manifestDisagreement(manifest: TreeManifest, tree: ManifestTree,
     if (!r || r.name !== e.zip.name || r.localHeaderOffset !== e.zip.offset || r.method !== e.zip.method || r.crc32 !== e.zip.crc32 || r.compressedSize !== e.zip.compressedSize) {
       return `the zip entry of ${JSON.stringify(e.path)} differs from the zip's central directory (name, offset, method, CRC-32 or size)`;
     }
+    // A link's target is used as stated (never read from the zip): its CRC-32 must be the directory's.
+    if (e.kind === "symlink" && crc32(Buffer.from(e.target, "utf8")) >>> 0 !== r.crc32) return `the target of symlink ${JSON.stringify(e.path)} does not have the zip's CRC-32`;
   }
   return undefined;
 }
