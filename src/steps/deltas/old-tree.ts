@@ -82,7 +82,7 @@ export async function openOldTree(store: ObjectStore, record: ReleaseRecord, new
       opened = await treeFromManifest(manifest, tree, { name: store.uriFor(key), readRange: readZip, scratchFile: path.join(work, "manifest-changed-files") });
       await bindContentHashes(manifest, newTree, opened, manifestName);
       const tree2 = opened;
-      return { ...tree2, source: tree2.source, close: tree2.close, describe: () => `old tree from its manifest (${tree2.fetched} changed or removed file(s) read from its zip by range)` };
+      return { ...tree2, source: tree2.source, close: tree2.close, describe: () => `old tree from its manifest (${tree2.fetched} changed file(s) read from its zip by range)` };
     } catch (err) {
       await opened?.close();
       await rm(path.join(work, "manifest-changed-files"), { force: true });
