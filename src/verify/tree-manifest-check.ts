@@ -1,10 +1,24 @@
 import type { FeedRecord } from "../domain/appcast-selection.js";
 import { treeManifestKey, versionedKey, zipFileName } from "../domain/release-layout.js";
 import { readStoredZipTree } from "../sparkle/delta/stored-zip-tree.js";
-import { parseTreeManifest } from "../sparkle/delta/tree-manifest.js";
+import { manifestByteCap } from "../sparkle/delta/manifest-binding.js";
+import { MANIFEST_HARD_CAP, parseTreeManifest } from "../sparkle/delta/tree-manifest.js";
+import { readZipDirectory } from "../sparkle/delta/zip-directory.js";
 import type { ObjectStore } from "../store/object-store.js";
 
 const MAX_LISTED = 5;
+
+async function readRange(store: ObjectStore, key: string, start: number, end: number): Promise<Buffer> {
+  const got = await store.getStream(key, { start, end });
+  if (!got) throw new Error(`${key} is missing`);
+  const parts: Buffer[] = [];
+  try {
+    for await (const chunk of got.stream) parts.push(chunk as Buffer);
+  } finally {
+    got.stream.destroy();
+  }
+  return Buffer.concat(parts);
+}
 
 /**
  * A release's tree manifest (when it has one: releases published before
@@ -18,11 +32,25 @@ const MAX_LISTED = 5;
  */
 export async function treeManifestProblems(store: ObjectStore, pluginId: string, record: FeedRecord): Promise<string[]> {
   const key = treeManifestKey(record.version);
+  const head = await store.head(key);
+  if (!head) return [];
+  // Bounded by the zip's central directory before it is read: an oversized manifest is a problem, not a memory spike.
+  let cap = MANIFEST_HARD_CAP;
+  const dirZipKey = versionedKey(record.version, zipFileName(pluginId, record.version));
+  const zipHead = await store.head(dirZipKey);
+  if (zipHead) {
+    try {
+      cap = manifestByteCap(await readZipDirectory((start, end) => readRange(store, dirZipKey, start, end), zipHead.size, dirZipKey));
+    } catch {
+      // An unreadable zip is reported by the zip's own checks; the hard cap still holds.
+    }
+  }
+  if (head.size > cap) return [`tree manifest ${key} is ${head.size} bytes, more than a manifest of its zip can be (${cap}); it was not read. Remove ${key} (publish then reads the zip)`];
   const got = await store.get(key);
   if (!got) return [];
   let parsed;
   try {
-    parsed = parseTreeManifest(got.body, key);
+    parsed = parseTreeManifest(got.body, key, cap);
   } catch (err) {
     return [(err as Error).message];
   }

@@ -18,6 +18,8 @@ import { S_IFDIR, S_IFLNK, S_IFREG } from "./delta-format.js";
 import type { ZipBundleTree } from "./zip-layout.js";
 
 export const TREE_MANIFEST_FORMAT = "relcast-tree-manifest/1";
+/** No manifest is read past this, whatever its zip (manifest-binding.ts bounds it by the zip's directory too). */
+export const MANIFEST_HARD_CAP = 256 << 20;
 
 const hex = (length: number) => z.string().regex(new RegExp(`^[0-9a-f]{${length}}$`));
 const u32 = z.number().int().min(0).max(0xffffffff);
@@ -98,8 +100,9 @@ export type ManifestTree = Omit<HashedTree, "source">;
  * of their targets, and a tree hash that the entries give. Throws a
  * RelcastError naming what is wrong.
  */
-export function parseTreeManifest(bytes: Buffer, name: string): { manifest: TreeManifest; tree: ManifestTree } {
+export function parseTreeManifest(bytes: Buffer, name: string, maxBytes = MANIFEST_HARD_CAP): { manifest: TreeManifest; tree: ManifestTree } {
   const bad = (why: string) => new RelcastError("E_VERIFY", `${name} is not a valid tree manifest: ${why}`, "run `relcast verify`; publish reads that release's zip instead meanwhile");
+  if (bytes.length > maxBytes) throw bad(`it is ${bytes.length} bytes, more than a manifest of its zip can be (${maxBytes})`);
   let raw: unknown;
   try {
     raw = JSON.parse(bytes.toString("utf8"));
@@ -121,6 +124,8 @@ export function parseTreeManifest(bytes: Buffer, name: string): { manifest: Tree
     const parent = e.path.slice(0, e.path.lastIndexOf("/"));
     if (parent && kinds.get(parent) !== "dir") throw bad(`${JSON.stringify(e.path)} is not below a folder of the manifest`);
     kinds.set(e.path, e.kind);
+    // Every entry's bytes lie inside the zip: a place past its end is no place (and no ranged read is made for it).
+    if (e.kind !== "dir" && e.zip.offset + 30 + Buffer.byteLength(e.zip.name) + e.zip.compressedSize > manifest.zip.sizeBytes) throw bad(`the zip entry of ${JSON.stringify(e.path)} lies past the end of the ${manifest.zip.sizeBytes}-byte zip`);
     if (e.kind === "file") fileHashes.set(e.path, Buffer.from(e.sha1, "hex"));
     if (e.kind === "symlink") {
       const hash = createHash("sha1").update(e.target, "utf8").digest();

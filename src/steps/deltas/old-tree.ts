@@ -1,10 +1,13 @@
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import { RelcastError } from "../../core/errors.js";
 import type { ReleaseRecord } from "../../domain/record-schema.js";
 import { treeManifestKey, versionedKey, zipFileName } from "../../domain/release-layout.js";
-import { treeFromManifest } from "../../sparkle/delta/manifest-tree.js";
+import { manifestByteCap, manifestDisagreement, notBound } from "../../sparkle/delta/manifest-binding.js";
+import { type ManifestBackedTree, treeFromManifest } from "../../sparkle/delta/manifest-tree.js";
+import { readZipDirectory } from "../../sparkle/delta/zip-directory.js";
 import { readStoredZipTree } from "../../sparkle/delta/stored-zip-tree.js";
-import { parseTreeManifest } from "../../sparkle/delta/tree-manifest.js";
+import { parseTreeManifest, type TreeManifest } from "../../sparkle/delta/tree-manifest.js";
 import type { ZipBundleTree } from "../../sparkle/delta/zip-bundle-tree.js";
 import type { HashedTree } from "../../sparkle/delta/tree-hash.js";
 import type { ObjectStore } from "../../store/object-store.js";
@@ -25,6 +28,28 @@ async function readRange(store: ObjectStore, key: string, start: number, end: nu
 }
 
 /**
+ * The SHA-1s a manifest states, bound to real bytes (its places, CRC-32s and
+ * sizes are already bound to the zip's central directory): a file the new
+ * zip holds with the same SHA-1 must have the new entry's CRC-32 and size
+ * (the delta keeps it unread, so a wrong hash there would give a delta whose
+ * "before" tree is not the release's); every other file (changed or
+ * removed) is read from the zip now and its SHA-1 checked.
+ */
+async function bindContentHashes(manifest: TreeManifest, newTree: ZipBundleTree, old: ManifestBackedTree, manifestName: string): Promise<void> {
+  const byRel = new Map(old.entries.map((e) => [e.rel, e]));
+  for (const e of manifest.entries) {
+    if (e.kind !== "file") continue;
+    const same = newTree.fileHashes.get(e.path)?.toString("hex") === e.sha1;
+    const now = newTree.raw.get(e.path);
+    if (same) {
+      if (!now || now.crc32 !== e.zip.crc32 || now.size !== e.size) throw notBound(manifestName, `${JSON.stringify(e.path)} has the new release's SHA-1 but another CRC-32 or size`);
+    } else {
+      await old.source.readFile(byRel.get(e.path)!);
+    }
+  }
+}
+
+/**
  * From the release's tree manifest when it has a valid one that pins the
  * record's zip: nothing of the zip is read but the entries a delta diffs.
  * Otherwise (a release published before manifests, or one whose manifest
@@ -36,17 +61,31 @@ export async function openOldTree(store: ObjectStore, record: ReleaseRecord, new
   const expected = record.autoupdate;
   if (!expected?.sha256) throw new RelcastError("E_VERIFY", `cannot make a delta from ${record.version}: its record has no zip SHA-256`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
   const manifestKey = treeManifestKey(record.version);
-  const stored = await store.get(manifestKey);
+  const manifestName = store.uriFor(manifestKey);
+  const stored = await store.head(manifestKey);
   let fallback = `${record.version} has no tree manifest (published before relcast stored them, or without a delta of its own): its zip was read whole`;
   if (stored) {
+    let opened: ManifestBackedTree | undefined;
     try {
-      const { manifest, tree } = parseTreeManifest(stored.body, store.uriFor(manifestKey));
+      const readZip = (start: number, end: number) => readRange(store, key, start, end);
+      const dir = await readZipDirectory(readZip, expected.sizeBytes, store.uriFor(key));
+      const cap = manifestByteCap(dir);
+      if (stored.size > cap) throw notBound(manifestName, `it is ${stored.size} bytes, more than a manifest of a zip of ${dir.listing.length} entries can be (${cap}); it was not read`);
+      const got = await store.get(manifestKey);
+      if (!got) throw notBound(manifestName, "it disappeared while read");
+      const { manifest, tree } = parseTreeManifest(got.body, manifestName, cap);
       if (manifest.version !== record.version || manifest.zip.sha256 !== expected.sha256 || manifest.zip.sizeBytes !== expected.sizeBytes) {
-        throw new RelcastError("E_VERIFY", `${store.uriFor(manifestKey)} describes another zip than the record of ${record.version} pins`, "run `relcast verify`");
+        throw new RelcastError("E_VERIFY", `${manifestName} describes another zip than the record of ${record.version} pins`, "run `relcast verify`");
       }
-      const opened = await treeFromManifest(manifest, tree, { name: store.uriFor(key), readRange: (start, end) => readRange(store, key, start, end), scratchFile: path.join(work, "changed-files") });
-      return { ...opened, source: opened.source, close: opened.close, describe: () => `old tree from its manifest (${opened.fetched} changed file(s) read from its zip by range)` };
+      const why = manifestDisagreement(manifest, tree, dir, store.uriFor(key));
+      if (why) throw notBound(manifestName, why);
+      opened = await treeFromManifest(manifest, tree, { name: store.uriFor(key), readRange: readZip, scratchFile: path.join(work, "manifest-changed-files") });
+      await bindContentHashes(manifest, newTree, opened, manifestName);
+      const tree2 = opened;
+      return { ...tree2, source: tree2.source, close: tree2.close, describe: () => `old tree from its manifest (${tree2.fetched} changed file(s) read from its zip by range)` };
     } catch (err) {
+      await opened?.close();
+      await rm(path.join(work, "manifest-changed-files"), { force: true });
       if (!(err instanceof RelcastError) || err.code !== "E_VERIFY") throw err;
       fallback = `${err.message}: its zip was read whole instead`;
       warn(fallback);

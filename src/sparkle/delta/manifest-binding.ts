@@ -1,0 +1,61 @@
+/**
+ * Binds a tree manifest to the zip it claims to describe, so a manifest
+ * that agrees with itself but not with the zip (a hash edited and the tree
+ * hash recomputed, a zip offset or size changed) is never trusted:
+ *
+ * - before reading it, its byte size is bounded by the zip's central
+ *   directory (a manifest line per entry: its names, fixed fields, link
+ *   targets), so an oversized manifest is refused unread;
+ * - after parsing, its tree (every path, kind, mode, size) must be the tree
+ *   the directory lays out, and each file and link must sit where the
+ *   directory says, with the directory's method, CRC-32 and sizes.
+ *
+ * What the directory cannot prove is a content SHA-1; old-tree.ts binds
+ * those against the new zip (unchanged files) or by reading the entry
+ * (changed and removed files).
+ */
+import { crc32 } from "node:zlib";
+import { RelcastError } from "../../core/errors.js";
+import { MANIFEST_HARD_CAP, type ManifestTree, type TreeManifest } from "./tree-manifest.js";
+import type { ZipDirectory } from "./zip-directory.js";
+import { layOutZip } from "./zip-layout.js";
+
+const PER_ENTRY = 1024;
+const SLACK = 64 << 10;
+/** JSON escapes a byte in at most 6 characters; a name appears twice (path and zip name). */
+const ESCAPE = 6;
+
+/** The most bytes a manifest of this zip can take. */
+export function manifestByteCap(dir: ZipDirectory): number {
+  return Math.min(MANIFEST_HARD_CAP, SLACK + PER_ENTRY * dir.listing.length + 2 * ESCAPE * dir.nameBytes + ESCAPE * dir.linkBytes);
+}
+
+/** Undefined when the manifest describes the directory's zip; otherwise why not. */
+export function manifestDisagreement(manifest: TreeManifest, tree: ManifestTree, dir: ZipDirectory, zipName: string): string | undefined {
+  let layout;
+  try {
+    layout = layOutZip(zipName, dir.listing);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  if (layout.entries.length !== tree.entries.length) return `it lists ${tree.entries.length} entries; the zip's central directory lays out ${layout.entries.length}`;
+  for (let i = 0; i < tree.entries.length; i++) {
+    const m = tree.entries[i]!;
+    const z = layout.entries[i]!;
+    if (m.rel !== z.rel || m.kind !== z.kind || m.perms !== z.perms || m.size !== z.size) return `${JSON.stringify(m.rel)} differs from the zip's central directory (path, kind, mode or size)`;
+  }
+  for (const e of manifest.entries) {
+    if (e.kind === "dir") continue;
+    const r = dir.raw.get(e.path);
+    if (!r || r.name !== e.zip.name || r.localHeaderOffset !== e.zip.offset || r.method !== e.zip.method || r.crc32 !== e.zip.crc32 || r.compressedSize !== e.zip.compressedSize) {
+      return `the zip entry of ${JSON.stringify(e.path)} differs from the zip's central directory (name, offset, method, CRC-32 or size)`;
+    }
+    // A link's target is used as stated (never read from the zip): its CRC-32 must be the directory's.
+    if (e.kind === "symlink" && crc32(Buffer.from(e.target, "utf8")) >>> 0 !== r.crc32) return `the target of symlink ${JSON.stringify(e.path)} does not have the zip's CRC-32`;
+  }
+  return undefined;
+}
+
+export function notBound(manifestName: string, why: string): RelcastError {
+  return new RelcastError("E_VERIFY", `${manifestName} does not describe its release's zip: ${why}`, "run `relcast verify`; remove that tree manifest (publish then reads the zip)");
+}

@@ -1,0 +1,88 @@
+/**
+ * A stored zip's central directory read by range (yauzl over a reader that
+ * fetches a few large windows from the end of the zip, so the end record and
+ * the whole directory usually cost two reads): the entry list, each entry's
+ * place, CRC-32 and sizes, and how many bytes the names take. What a tree
+ * manifest states is checked against it before a publish trusts the manifest
+ * (see manifest-binding.ts), and its size bounds how large a manifest for
+ * this zip can be.
+ */
+import { PassThrough, type Readable } from "node:stream";
+import yauzl from "yauzl";
+import { RelcastError } from "../../core/errors.js";
+import { relOfZipName, unixModeOf, type RawZipEntry, type ZipListing } from "./zip-layout.js";
+
+/** Bytes `start`..`end` (inclusive) of the release's zip. */
+export type RangeReader = (start: number, end: number) => Promise<Buffer>;
+
+/** One read fetches at least this much (toward the end of the zip, where the directory is). */
+const WINDOW = 8 << 20;
+
+export interface ZipDirectory {
+  listing: ZipListing[];
+  /** Raw entries by tree path. */
+  raw: Map<string, RawZipEntry>;
+  /** Bytes of all entry names, and of all symlink targets (their uncompressed sizes). */
+  nameBytes: number;
+  linkBytes: number;
+}
+
+class RangedReader extends yauzl.RandomAccessReader {
+  private cache: { start: number; bytes: Buffer } | undefined;
+  constructor(
+    private readonly readRange: RangeReader,
+    private readonly size: number,
+  ) {
+    super();
+  }
+  private async window(start: number, end: number): Promise<Buffer> {
+    const c = this.cache;
+    if (c && start >= c.start && end <= c.start + c.bytes.length) return c.bytes.subarray(start - c.start, end - c.start);
+    const last = Math.min(this.size, Math.max(end, start + WINDOW));
+    const bytes = await this.readRange(start, last - 1);
+    if (bytes.length !== last - start) throw new Error(`a ranged read of bytes ${start}-${last - 1} returned ${bytes.length} bytes`);
+    this.cache = { start, bytes };
+    return bytes.subarray(0, end - start);
+  }
+  override _readStreamForRange(start: number, end: number): Readable {
+    const out = new PassThrough();
+    this.window(start, end).then(
+      (bytes) => out.end(bytes),
+      (err: Error) => out.destroy(err),
+    );
+    return out;
+  }
+}
+
+/** The central directory of a `size`-byte zip; a RelcastError E_VERIFY naming `name` when it cannot be read. */
+export async function readZipDirectory(readRange: RangeReader, size: number, name: string): Promise<ZipDirectory> {
+  const reader = new RangedReader(readRange, size);
+  const listing: ZipListing[] = [];
+  const raw = new Map<string, RawZipEntry>();
+  let nameBytes = 0;
+  let linkBytes = 0;
+  try {
+    const zip = await yauzl.fromRandomAccessReaderPromise(reader, size, { lazyEntries: true, decodeStrings: true, validateEntrySizes: true, strictFileNames: true, autoClose: false });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        zip.on("entry", (e: yauzl.Entry) => {
+          const unixMode = unixModeOf(e.versionMadeBy, e.externalFileAttributes);
+          listing.push({ name: e.fileName, unixMode, size: e.uncompressedSize });
+          nameBytes += Buffer.byteLength(e.fileName);
+          if ((unixMode & 0o170000) === 0o120000) linkBytes += e.uncompressedSize;
+          const rel = relOfZipName(e.fileName);
+          if (rel) raw.set(rel, { name: e.fileName, method: e.compressionMethod, crc32: e.crc32, compressedSize: e.compressedSize, size: e.uncompressedSize, localHeaderOffset: e.relativeOffsetOfLocalHeader });
+          zip.readEntry();
+        });
+        zip.once("end", () => resolve());
+        zip.once("error", reject);
+        zip.readEntry();
+      });
+    } finally {
+      zip.close();
+    }
+  } catch (err) {
+    throw new RelcastError("E_VERIFY", `the central directory of ${name} cannot be read: ${(err as Error).message}`, "run `relcast verify`");
+  }
+  return { listing, raw, nameBytes, linkBytes };
+}
