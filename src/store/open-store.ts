@@ -1,6 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { RelcastError } from "../core/errors.js";
+import { redactUrl } from "../core/redact-url.js";
 import { createFolderStore } from "./folder-store.js";
 import type { ObjectStore } from "./object-store.js";
 
@@ -41,7 +42,7 @@ export async function openStore(url: string, baseDir: string, settings: StoreSet
     const rest = url.slice("file://".length);
     if (rest.startsWith("/")) return createFolderStore(fileURLToPath(`file://${rest}`));
     if (rest.startsWith("./") || rest.startsWith("../") || rest === ".") return createFolderStore(path.resolve(baseDir, rest));
-    throw new RelcastError("E_CONFIG", `store URL "${url}" has a host part`, "use file:///absolute/path or file://./relative/path");
+    throw new RelcastError("E_CONFIG", `store URL "${redactUrl(url)}" has a host part`, "use file:///absolute/path or file://./relative/path");
   }
   const s3 = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(url);
   if (s3) {
@@ -56,7 +57,7 @@ export async function openStore(url: string, baseDir: string, settings: StoreSet
   }
   throw new RelcastError(
     "E_CONFIG",
-    `unsupported store URL "${url}"`,
+    `unsupported store URL "${redactUrl(url)}"`,
     "use file://./public-store, file:///absolute/path or s3://bucket[/prefix]",
   );
 }
