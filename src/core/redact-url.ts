@@ -17,6 +17,8 @@ export function redactUrl(value: string): string {
     const head = value[cut] === "@" ? value.slice(0, cut).replace(/:[^/:]*$/, "") : value.slice(0, cut);
     return `${head}…(rest hidden)`;
   }
+  // Nothing to hide: printed exactly as given (a parser would add a trailing slash).
+  if (!url.password && !url.search && !url.hash) return value;
   if (url.password) url.password = "***";
   if (url.search) url.search = "?***";
   if (url.hash) url.hash = "#***";

@@ -12,7 +12,8 @@ describe("redacting URLs in messages", () => {
   it("hides the password, the query and the fragment, keeps host and user", () => {
     expect(redactUrl(endpoint)).toBe("http://user:***@127.0.0.1:1/?***");
     expect(redactUrl("https://minio.example.com:9000/base#tok")).toBe("https://minio.example.com:9000/base#***");
-    expect(redactUrl("http://127.0.0.1:9000")).toBe("http://127.0.0.1:9000/");
+    expect(redactUrl("http://127.0.0.1:9000")).toBe("http://127.0.0.1:9000");
+    expect(redactUrl("ftp://x")).toBe("ftp://x");
     expect(redactUrl("not a url user:pw@host?sig=1")).not.toMatch(/pw|sig=1/);
   });
 
