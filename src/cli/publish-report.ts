@@ -83,7 +83,8 @@ function summaryMarkdown(record: ReleaseRecord, title: string, more: string[] = 
     ...more,
     "### Release notes",
     "",
-    ...record.releaseNotesList.map((note) => `- ${note}`),
+    // The notes as written (headings and paragraphs too): the list form alone is empty for notes without list items.
+    record.releaseNotesMarkdown?.trim() || (record.releaseNotesList.length > 0 ? record.releaseNotesList.map((note) => `- ${note}`).join("\n") : record.releaseNotes.trim() || "(none)"),
     "",
   ].join("\n");
 }

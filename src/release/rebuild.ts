@@ -11,6 +11,7 @@ import { withRolloutState } from "../domain/rollout-state.js";
 import { readRolloutMarker } from "../catalog/rollout-marker.js";
 import { applyChange } from "./apply-change.js";
 import { recordEntryDifferences } from "../domain/record-vs-entry.js";
+import { buildOrderEntries, buildOrderViolations, describeViolation } from "../domain/build-order.js";
 import type { FeedSigning } from "../catalog/feed-signing.js";
 
 export interface RebuildResult {
@@ -131,6 +132,16 @@ export async function rebuildFeeds(store: ObjectStore, config: RelcastConfig, op
       "E_CATALOG",
       `${result.skipped.length} stored record(s) are invalid: ${result.skipped.map((s) => `${s.key} (${s.reason})`).join(", ")}`,
       "fix or remove those records, or pass --skip-invalid to rebuild without them",
+    );
+  }
+  // A catalog lost and republished into can hold records whose builds rank against their versions: writing
+  // them into one appcast would offer installed copies a "downgrade", so the rebuild stops and names the pair.
+  const violations = buildOrderViolations(buildOrderEntries(result.records));
+  if (violations.length > 0) {
+    throw new RelcastError(
+      "E_VERSION",
+      `build order: ${describeViolation(violations[0]!)}${violations.length > 1 ? ` (and ${violations.length - 1} more pair(s))` : ""}; a rebuilt appcast would rank these releases against their versions`,
+      "remove the record of the release published out of order (releases/<version>/release.json; relcast verify lists every pair), then rebuild and publish it again with a build number in order",
     );
   }
   const compared = await changesAgainstCurrent(store, result.records);

@@ -9,6 +9,7 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { PreconditionFailedError, RelcastError } from "../core/errors.js";
+import { redactUrl } from "../core/redact-url.js";
 import { isNotFound, mapS3Error, type WriteCondition } from "./s3-errors.js";
 import { fullKey } from "./s3-options.js";
 
@@ -101,7 +102,7 @@ export async function proveConditionalWrites(t: ProbeTarget): Promise<void> {
     if (accepted.length > 0) {
       throw new RelcastError(
         "E_STORE",
-        `the store at s3://${t.bucket}${t.prefix ? `/${t.prefix}` : ""}${t.endpoint ? ` (endpoint ${t.endpoint})` : ""} does not enforce conditional writes: ` +
+        `the store at s3://${t.bucket}${t.prefix ? `/${t.prefix}` : ""}${t.endpoint ? ` (endpoint ${redactUrl(t.endpoint)})` : ""} does not enforce conditional writes: ` +
           `on a probe key of relcast's own (${uri}, removed again) it accepted ${accepted.join("; and ")}, which it must refuse (HTTP 412). ` +
           "Concurrent publishes, yanks or rebuilds to it could silently lose releases from the catalog, or replace a published file with other bytes; nothing was written",
         "use a store that enforces If-None-Match and If-Match (Amazon S3, Cloudflare R2, a current MinIO: see docs/s3-store.md), or remove the proxy or gateway that drops these headers; " +

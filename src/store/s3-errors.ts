@@ -1,4 +1,5 @@
 import { PreconditionFailedError, RelcastError } from "../core/errors.js";
+import { redactUrl } from "../core/redact-url.js";
 
 export type WriteCondition = "if-match" | "if-none-match";
 
@@ -57,7 +58,9 @@ export function mapS3Error(err: unknown, ctx: S3ErrorContext): Error {
   if (err instanceof RelcastError || err instanceof PreconditionFailedError) return err;
   const status = httpStatusOf(err);
   const name = nameOf(err);
-  const detail = `${name || "error"}${status ? ` (HTTP ${status})` : ""}: ${(err as SdkErrorShape)?.message ?? String(err)}`;
+  const said = (err as SdkErrorShape)?.message ?? String(err);
+  // An SDK message can quote the endpoint it failed to reach: never with its password or signed query.
+  const detail = `${name || "error"}${status ? ` (HTTP ${status})` : ""}: ${ctx.endpoint ? said.split(ctx.endpoint).join(redactUrl(ctx.endpoint)) : said}`;
   const fail = (message: string, hint: string) => new RelcastError("E_STORE", `${ctx.operation} ${where(ctx)} failed: ${message}`, hint, { cause: err });
 
   if (ctx.condition) {
@@ -69,7 +72,7 @@ export function mapS3Error(err: unknown, ctx: S3ErrorContext): Error {
     if (ctx.condition === "if-match" && isNotFound(err)) return new PreconditionFailedError(ctx.key ?? "", ctx.condition);
   }
   if (name === "NoSuchBucket" || (ctx.operation === "HeadBucket" && status === 404)) {
-    return fail(`bucket "${ctx.bucket}" does not exist`, `create the bucket, or fix the bucket name in --store / s3 config${ctx.endpoint ? ` (endpoint ${ctx.endpoint})` : ""}`);
+    return fail(`bucket "${ctx.bucket}" does not exist`, `create the bucket, or fix the bucket name in --store / s3 config${ctx.endpoint ? ` (endpoint ${redactUrl(ctx.endpoint)})` : ""}`);
   }
   if (CREDENTIAL_NAMES.has(name) || /credential/i.test(name)) {
     return fail(detail, "check AWS credentials: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or the OIDC role in CI");
@@ -84,7 +87,7 @@ export function mapS3Error(err: unknown, ctx: S3ErrorContext): Error {
   }
   if (isNetworkError(err)) {
     // The network class (exit 13), as the exit-code table promises: the store may be fine, the way to it is not.
-    return new RelcastError("E_NETWORK", `${ctx.operation} ${where(ctx)} failed: endpoint unreachable (${detail})`, `check s3.endpoint${ctx.endpoint ? ` (${ctx.endpoint})` : ""}, the network and any proxy; the request was retried with backoff`, { cause: err });
+    return new RelcastError("E_NETWORK", `${ctx.operation} ${where(ctx)} failed: endpoint unreachable (${detail})`, `check s3.endpoint${ctx.endpoint ? ` (${redactUrl(ctx.endpoint)})` : ""}, the network and any proxy; the request was retried with backoff`, { cause: err });
   }
   if (status === 501 || name === "NotImplemented") {
     return fail(detail, "this S3-compatible provider lacks a feature relcast needs (conditional writes); see docs/s3-store.md");

@@ -1,4 +1,5 @@
 import type { StoreLocation } from "./object-store.js";
+import { redactUrl } from "../core/redact-url.js";
 
 /**
  * Where a store is, fully resolved, as a person checks it: the absolute
@@ -10,5 +11,5 @@ import type { StoreLocation } from "./object-store.js";
 export function describeStoreLocation(location: StoreLocation, endpoint?: string): string {
   if (location.scheme === "file") return `the folder ${location.bucket}`;
   const url = `s3://${location.bucket}${location.prefix ? `/${location.prefix}` : ""}`;
-  return endpoint ? `${url} at ${endpoint}` : url;
+  return endpoint ? `${url} at ${redactUrl(endpoint)}` : url;
 }

@@ -60,7 +60,17 @@ describe("publish inside GitHub Actions", () => {
     expect(run.summary).toContain(record.sha256);
     expect(run.summary).toContain(record.publicAppcastUrl);
     expect(run.summary).toContain(`(${record.publicDownloadUrl})`);
-    expect(run.summary).toContain("### Release notes\n\n- Bridge 1.2.0 starts faster\n- Fixed reconnect after sleep\n- Chat history keeps 50 turns\n");
+    expect(run.summary).toContain("### Release notes\n\n- Bridge 1.2.0 starts faster\n- Fixed reconnect after sleep\n\n* Chat history keeps 50 turns\n");
+  });
+
+  it("a dry run's summary shows notes written as a heading and paragraphs (no list items), not an empty section", async () => {
+    const p = await ws.plugin("1.3.0", 130);
+    await writeFile(p.notes, "## Faster start\n\nBridge now starts in half the time.\n\nReconnects after sleep work again.\n");
+    const dry = await runInActions(ws, ws.publishArgs(p, "1.3.0", ["--dry-run"]));
+    expect(dry.code, dry.stderr).toBe(0);
+    const notes = dry.summary.slice(dry.summary.indexOf("### Release notes"));
+    expect(notes).toContain("Bridge now starts in half the time.");
+    expect(notes).toContain("Reconnects after sleep work again.");
   });
 
   it("wraps every pipeline step in a balanced ::group::", () => {

@@ -119,6 +119,28 @@ describe("relcast init", () => {
     }
   });
 
+  it("--key-file edge cases: control characters and folder names are refused with nothing written, a missing folder is created, a key outside the repository touches nothing outside it", async () => {
+    const base = path.join(path.dirname(dir), "edges");
+    const repo = path.join(base, "repo");
+    await mkdir(repo, { recursive: true });
+    execFileSync("git", ["init", "-q"], { cwd: repo });
+    for (const bad of ["evil\nname.txt", "tab\tkey.txt", "keys/"]) {
+      const res = await runCli(["init", "--key-file", bad], { cwd: repo });
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stderr).toMatch(/control character|name a file/);
+      expect((await readdir(repo)).sort()).toEqual([".git"]);
+    }
+    const nested = await runCli(["init", "--key-file", "secrets/deep/key.txt"], { cwd: repo });
+    expect(nested.code, nested.stderr).toBe(0);
+    registerSecret((await readFile(path.join(repo, "secrets/deep/key.txt"), "utf8")).trim());
+    expect(await readFile(path.join(repo, "secrets/deep/.gitignore"), "utf8")).toContain("/key.txt");
+    const outside = await runCli(["init", "--key-file", "../outside-key.txt"], { cwd: repo });
+    expect(outside.code, outside.stderr).toBe(0);
+    registerSecret((await readFile(path.join(base, "outside-key.txt"), "utf8")).trim());
+    expect(outside.stderr).toContain("outside the repository");
+    expect((await readdir(base)).sort()).toEqual(["outside-key.txt", "repo"]);
+  });
+
   it("a bad flag value names the field and writes nothing", async () => {
     const empty = await mkdtemp(path.join(os.tmpdir(), "relcast-init-"));
     try {

@@ -78,9 +78,25 @@ describe.each(TAG_WORKFLOWS)("%s", (file) => {
     expect(new Set(entries.map((e) => e.build)).size).toBe(tags.length);
   });
 
+  it("ranks a table of tags in semver order at the edges of each range (N 0 and 29, MINOR and PATCH 999, no v)", () => {
+    const step = steps.find((s) => s.id === "build-number")!;
+    const tags = ["v0.0.1", "v0.0.999", "v0.1.0", "v0.999.999", "1.0.0-alpha.0", "v1.0.0-alpha.29", "v1.0.0-beta.0", "v1.0.0-beta.29", "v1.0.0-rc.0", "v1.0.0-rc.9", "v1.0.0-rc.10", "v1.0.0-rc.29", "v1.0.0", "v1.0.1", "v9999999.999.999"];
+    const runs = runStep(step, tags);
+    const builds = runs.map((r, i) => {
+      expect(r.code, `${tags[i]}: ${r.stdout}`).toBe(0);
+      return BigInt(r.outputs.build!);
+    });
+    for (let i = 1; i < builds.length; i++) expect(builds[i]! > builds[i - 1]!, `${tags[i - 1]} < ${tags[i]}`).toBe(true);
+    expect(String(builds.at(-1))).toMatch(/^\d{1,15}$/);
+  });
+
   it("stops on a tag its build number cannot rank, naming the tag", () => {
     const step = steps.find((s) => s.id === "build-number")!;
-    const tags = ["v2.0.0-preview.1", "v2.0.0-beta.30", "v1.1000.0", "v1.2"];
+    // Each of these once passed (colliding with another tag, misranking, or a bash error that carried on) or must stay refused.
+    const tags = [
+      "v2.0.0-preview.1", "v2.0.0-beta.30", "v1.1000.0", "v1.2", "v1.2.3-rc.1.2", "v1.2.3-x-alpha.5", "v1.2.08", "v01.2.3",
+      "v1.2.3-rc.01", "v1.2.3-rc.100", "v1.2.3+build.5", "v1.2.3-RC.1", "v1.2.3-rc", "v1.2.3 ", "v1.2.3.4", "v12345678.0.0", "",
+    ];
     const runs = runStep(step, tags);
     for (const [i, tag] of tags.entries()) {
       const res = runs[i]!;

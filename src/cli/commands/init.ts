@@ -9,7 +9,7 @@ import { publicAppcastUrl } from "../../domain/release-layout.js";
 import { generateSigningKey, writeKeyFile } from "../../sparkle/key-generation.js";
 import { KEY_ENV, parseSigningKey } from "../../sparkle/signing-key.js";
 import { schemaReference } from "../schema-reference.js";
-import { ignoreInGit } from "./init-gitignore.js";
+import { checkKeyFileName, ignoreInGit } from "./init-gitignore.js";
 
 interface InitFlags {
   config: string;
@@ -92,6 +92,7 @@ export function registerInit(program: Command): void {
         store: flags.store,
       };
 
+      checkKeyFileName(flags.keyFile);
       let configText = await readIfExists(configFile);
       let created = false;
       if (configText === undefined) {
@@ -129,7 +130,9 @@ export function registerInit(program: Command): void {
       }
 
       process.stderr.write(
-        gitignore
+        gitignore === "outside"
+          ? `${flags.keyFile} is outside the repository: no .gitignore written (keep it out of any repository yourself)\n`
+          : gitignore
           ? `added ${flags.keyFile} to ${path.relative(process.cwd(), gitignore) || gitignore}, so git add -A leaves the key out (commit the .gitignore)\n`
           : `${flags.keyFile} is already in its folder's .gitignore\n`,
       );

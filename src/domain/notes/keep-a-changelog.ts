@@ -4,10 +4,13 @@ import { notesMarkdown } from "./markdown.js";
 
 /**
  * A version heading of a Keep a Changelog file (https://keepachangelog.com):
- * `## [1.2.0] - 2026-11-20`, also without brackets, with a leading `v`, or
- * with the date left out. `## [Unreleased]` is a heading of no version.
+ * `## [1.2.0] - 2026-11-20`, also without brackets, with a leading `v`, with
+ * the date in parentheses (`## v1.3.0 (2026-11-27)`, as many generators
+ * write it) or left out. `## [Unreleased]` is a heading of no version.
  */
-const VERSION_HEADING = /^\[?v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\]?(?:\s*(?:-|–|—)\s*.*)?$/;
+const VERSION_HEADING = /^\[?v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\]?(?:\s*(?:-|–|—)\s*.*|\s+\(.*\))?$/;
+/** Keep a Changelog's heading for changes not yet released: a sign of a whole changelog, never of one release's notes. */
+const UNRELEASED_HEADING = /^\[?unreleased\]?$/i;
 
 export interface ChangelogSection {
   /** The Markdown under the version's heading, up to the next `##` heading. */
@@ -33,11 +36,12 @@ function headingsOf(lines: string[], levels: ReadonlySet<string>): Heading[] {
 }
 
 /**
- * The versions a Markdown text has headings for (levels 1 to 3), in file
- * order: two or more mean a whole changelog, not one release's notes.
+ * The headings (levels 1 to 3) of a Markdown text that name a version or
+ * `[Unreleased]`, in file order: two or more mean a whole changelog, not
+ * one release's notes.
  */
 export function versionHeadings(content: string): string[] {
-  return headingsOf(content.replace(/^\uFEFF/, "").split(/\r?\n/), new Set(["h1", "h2", "h3"])).flatMap((h) => (h.version ? [h.text] : []));
+  return headingsOf(content.replace(/^\uFEFF/, "").split(/\r?\n/), new Set(["h1", "h2", "h3"])).flatMap((h) => (h.version || UNRELEASED_HEADING.test(h.text) ? [h.text] : []));
 }
 
 /** Every version the file has a section for, in file order, and the section of `version`. */

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { redactUrl } from "../../core/redact-url.js";
 import { RelcastError } from "../../core/errors.js";
 import { registerSecret } from "../../core/secrets.js";
 import { MIGRATIONS, migrationSql } from "./migrations.js";
@@ -18,12 +19,11 @@ export function isPostgresUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);
 }
 
-/** The URL without its password, for logs. */
+/** The URL without its password (or query, which can carry one), for logs. */
 export function describePostgresUrl(url: string): string {
   try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
+    new URL(url);
+    return redactUrl(url);
   } catch {
     return "postgres://(unparsable URL)";
   }

@@ -20,7 +20,7 @@ export async function openSqliteDriver(file: string): Promise<SqlDriver> {
   try {
     db = new Sqlite(file);
   } catch (err) {
-    throw new RelcastError("E_CONFIG", `cannot open gateway database ${file}: ${(err as Error).message}`, "pass --db <file> in a writable folder, or a postgres:// URL");
+    throw sqliteOpenError(file, err);
   }
   if (file !== ":memory:") db.pragma("journal_mode = WAL");
   db.pragma("busy_timeout = 5000");
@@ -72,7 +72,7 @@ async function loadBetterSqlite3(): Promise<typeof Database> {
     throw new RelcastError(
       "E_CONFIG",
       missing
-        ? "the gateway's SQLite state needs the better-sqlite3 package, which is not installed (relcast installs it only for those who run the gateway)"
+        ? "the gateway's SQLite state needs the better-sqlite3 package, which is not installed (relcast never installs it: it is native code only the gateway needs)"
         : `better-sqlite3 is installed but cannot be loaded: ${(err as Error).message}`,
       missing
         ? "install it next to relcast (npm install better-sqlite3), or keep the state in PostgreSQL: --db postgres://user@host/db"
@@ -80,6 +80,26 @@ async function loadBetterSqlite3(): Promise<typeof Database> {
       { cause: err },
     );
   }
+}
+
+/** better-sqlite3's native part not built or built for another Node: its JavaScript loads, opening a file then fails. */
+function isNativeLoadFailure(err: unknown): boolean {
+  const e = err as NodeJS.ErrnoException | undefined;
+  return e?.code === "ERR_DLOPEN_FAILED" || /Could not locate the bindings file|NODE_MODULE_VERSION|compiled against a different Node\.js version|invalid ELF header|wrong ELF class|not a mach-o file|dlopen/i.test(e?.message ?? "");
+}
+
+/** Why `new Database(file)` failed, with the fix that applies: a broken install is not a folder problem. */
+export function sqliteOpenError(file: string, err: unknown): RelcastError {
+  const said = (err as Error)?.message ?? String(err);
+  if (isNativeLoadFailure(err)) {
+    return new RelcastError(
+      "E_CONFIG",
+      `better-sqlite3 is installed but its native part cannot be loaded for this Node ${process.version} (${said.split("\n")[0]})`,
+      "build it for this Node: npm rebuild better-sqlite3 (needs a C++ toolchain unless a prebuilt binary exists), or keep the state in PostgreSQL: --db postgres://user@host/db",
+      { cause: err },
+    );
+  }
+  return new RelcastError("E_CONFIG", `cannot open gateway database ${file}: ${said}`, "pass --db <file> in a writable folder, or a postgres:// URL", { cause: err });
 }
 
 function migrate(db: Database.Database): void {

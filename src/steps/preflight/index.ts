@@ -21,6 +21,7 @@ import { assertBuildOrder } from "./build-order-check.js";
 import { describeStoreLocation } from "../../store/store-location.js";
 import { snapshotDiskImage } from "./disk-image-snapshot.js";
 import { checkContinuity } from "./continuity-check.js";
+import { refuseRecordsWithoutCatalog } from "./orphan-records.js";
 
 async function requireDirectory(dir: string): Promise<void> {
   const st = await stat(dir).catch(() => undefined);
@@ -157,10 +158,12 @@ export const preflightStep: Step = {
         `use another store or prefix for "${ctx.config.pluginId}", or set pluginId to "${ctx.catalog.pluginId}" if this is that plugin`,
       );
     }
+    const where = describeStoreLocation(ctx.store.location, ctx.config.s3?.endpoint);
+    if (ctx.catalog === undefined) await refuseRecordsWithoutCatalog(ctx.store, inputs.version, where);
     // Said on every publish into a store without releases (not only the very first), so a typo in the store URL shows at once.
     if (ctx.catalog === undefined || ctx.catalog.count === 0) {
       ctx.logger.warn(
-        `publishing the first release into ${describeStoreLocation(ctx.store.location, ctx.config.s3?.endpoint)}: it holds no releases yet. ` +
+        `publishing the first release into ${where}: it holds no releases yet. ` +
           "If earlier releases went somewhere else, stop here and fix --store or the config's store",
       );
     }

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { redactUrl } from "../../src/core/redact-url.js";
+import { describeStoreLocation } from "../../src/store/store-location.js";
+import { mapS3Error } from "../../src/store/s3-errors.js";
+import { RelcastError } from "../../src/core/errors.js";
+import { describePostgresUrl } from "../../src/gateway/state/postgres-driver.js";
+
+const endpoint = "http://user:s3cr3tPW@127.0.0.1:1/?X-Amz-Signature=abc";
+
+/** Store URLs and endpoints are printed without the password of their userinfo and without their query. */
+describe("redacting URLs in messages", () => {
+  it("hides the password, the query and the fragment, keeps host and user", () => {
+    expect(redactUrl(endpoint)).toBe("http://user:***@127.0.0.1:1/?***");
+    expect(redactUrl("https://minio.example.com:9000/base#tok")).toBe("https://minio.example.com:9000/base#***");
+    expect(redactUrl("http://127.0.0.1:9000")).toBe("http://127.0.0.1:9000");
+    expect(redactUrl("ftp://x")).toBe("ftp://x");
+    expect(redactUrl("not a url user:pw@host?sig=1")).not.toMatch(/pw|sig=1/);
+  });
+
+  it("describeStoreLocation and every S3 error hint leave the secret out", () => {
+    const text: string[] = [describeStoreLocation({ scheme: "s3", bucket: "b", prefix: "p" } as never, endpoint)];
+    const network = Object.assign(new Error(`connect ECONNREFUSED while calling ${endpoint}`), { code: "ECONNREFUSED" });
+    const noBucket = Object.assign(new Error("no such bucket"), { name: "NoSuchBucket", $metadata: { httpStatusCode: 404 } });
+    for (const err of [network, noBucket]) {
+      const mapped = mapS3Error(err, { operation: "HeadBucket", bucket: "b", endpoint });
+      expect(mapped).toBeInstanceOf(RelcastError);
+      text.push(mapped.message, (mapped as RelcastError).hint ?? "");
+    }
+    const all = text.join("\n");
+    expect(all).toContain("127.0.0.1:1");
+    expect(all).not.toContain("s3cr3tPW");
+    expect(all).not.toContain("X-Amz-Signature");
+    expect(all).not.toContain("abc");
+  });
+
+  it("PostgreSQL URLs lose a password given in the query too", () => {
+    expect(describePostgresUrl("postgres://u:pw1@127.0.0.1:5/db?password=pw2")).not.toMatch(/pw1|pw2/);
+  });
+});
