@@ -8522,15 +8522,33 @@ var require_xz_decompress = /* @__PURE__ */ __commonJSMin(((exports, module, thi
 
 // src/sparkle/delta/delta-decoder.ts
 init_errors$4();
-function inProcess(input, decoded, what) {
+const XZ_MEMLIMIT = "96MiB";
+const XZ_CODES = {
+	"2": "XZ_UNSUPPORTED_CHECK: the stream uses an integrity check this decoder does not know",
+	"3": "XZ_MEM_ERROR: out of memory",
+	"4": "XZ_MEMLIMIT_ERROR: its dictionary is larger than the 64 MiB limit",
+	"5": "XZ_FORMAT_ERROR: it is not an xz stream",
+	"6": "XZ_OPTIONS_ERROR: it uses xz options this decoder does not support",
+	"7": "XZ_DATA_ERROR: the compressed data is corrupt",
+	"8": "XZ_BUF_ERROR: the stream ends early or has data after its end"
+};
+function xzMessage(err) {
+	const code = /error code (\d+)/.exec(err.message)?.[1];
+	if (code && XZ_CODES[code]) return XZ_CODES[code];
+	if (err instanceof TypeError) return "the xz stream is empty";
+	return err.message;
+}
+function inProcess(input, decoded, what, describe = (e) => e.message, finalCheck = async () => void 0) {
 	const output = new PassThrough();
 	let settle = () => void 0;
 	const problem = new Promise((resolve) => settle = resolve);
 	decoded.on("error", (err) => {
-		settle(`${what} could not decompress it: ${err.message}`);
+		settle(`${what} could not decompress it: ${describe(err)}`);
 		output.end();
 	});
-	decoded.on("end", () => settle(void 0));
+	decoded.on("end", () => {
+		finalCheck().then((why) => settle(why === void 0 ? void 0 : `${what} could not decompress it: ${why}`), (err) => settle(`${what} could not decompress it: ${err.message}`));
+	});
 	decoded.pipe(output);
 	input.on("error", () => void 0);
 	return {
@@ -8548,16 +8566,12 @@ function inProcess(input, decoded, what) {
 async function wasmXz() {
 	const { XzReadableStream } = (await Promise.resolve().then(() => /* @__PURE__ */ __toESM(require_xz_decompress(), 1))).default;
 	const input = new PassThrough();
-	return inProcess(input, Readable.fromWeb(new XzReadableStream(Readable.toWeb(input))), "the xz decoder");
+	return inProcess(input, Readable.fromWeb(new XzReadableStream(Readable.toWeb(input))), "the xz decoder", xzMessage);
 }
 async function external(name) {
 	const t = name === "lzma" ? {
 		cmd: "xz",
-		args: [
-			"-dc",
-			"--single-stream",
-			"--memlimit-decompress=256MiB"
-		]
+		args: ["-dc", `--memlimit-decompress=${XZ_MEMLIMIT}`]
 	} : {
 		cmd: "bzip2",
 		args: ["-dc"]
@@ -8588,8 +8602,19 @@ async function external(name) {
 }
 async function openDecoder(name) {
 	if (name === "zlib") {
+		const input = new PassThrough();
 		const inflate = createInflateRaw();
-		return inProcess(inflate, inflate, "zlib");
+		let received = 0;
+		input.on("data", (chunk) => received += chunk.length);
+		const allIn = new Promise((resolve) => {
+			input.once("end", resolve);
+			input.once("close", resolve);
+		});
+		input.pipe(inflate);
+		return inProcess(input, inflate, "zlib", void 0, async () => {
+			await allIn;
+			return received > inflate.bytesWritten ? `${received - inflate.bytesWritten} byte(s) follow the end of the DEFLATE stream` : void 0;
+		});
 	}
 	if (name === "lzma" && !commandOnPath("xz")) return wasmXz();
 	return external(name);
@@ -9647,6 +9672,7 @@ async function writePayload(file, beforeHash, afterHash, items) {
 // src/sparkle/delta/tree-manifest.ts
 init_errors$4();
 const TREE_MANIFEST_FORMAT = "relcast-tree-manifest/1";
+const MANIFEST_HARD_CAP = 256 << 20;
 const hex = (length) => string().regex(new RegExp(`^[0-9a-f]{${length}}$`));
 const u32 = number().int().min(0).max(4294967295);
 const byteCount = number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -9763,8 +9789,9 @@ function entryOf$1(e) {
 		inode: ""
 	};
 }
-function parseTreeManifest(bytes, name) {
+function parseTreeManifest(bytes, name, maxBytes = MANIFEST_HARD_CAP) {
 	const bad = (why) => new RelcastError("E_VERIFY", `${name} is not a valid tree manifest: ${why}`, "run `relcast verify`; publish reads that release's zip instead meanwhile");
+	if (bytes.length > maxBytes) throw bad(`it is ${bytes.length} bytes, more than a manifest of its zip can be (${maxBytes})`);
 	let raw;
 	try {
 		raw = JSON.parse(bytes.toString("utf8"));
@@ -9785,6 +9812,7 @@ function parseTreeManifest(bytes, name) {
 		const parent = e.path.slice(0, e.path.lastIndexOf("/"));
 		if (parent && kinds.get(parent) !== "dir") throw bad(`${JSON.stringify(e.path)} is not below a folder of the manifest`);
 		kinds.set(e.path, e.kind);
+		if (e.kind !== "dir" && e.zip.offset + 30 + Buffer.byteLength(e.zip.name) + e.zip.compressedSize > manifest.zip.sizeBytes) throw bad(`the zip entry of ${JSON.stringify(e.path)} lies past the end of the ${manifest.zip.sizeBytes}-byte zip`);
 		if (e.kind === "file") fileHashes.set(e.path, Buffer.from(e.sha1, "hex"));
 		if (e.kind === "symlink") {
 			const hash = createHash("sha1").update(e.target, "utf8").digest();
@@ -10274,7 +10302,19 @@ var require_yauzl = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const crc32 = typeof zlib.crc32 === "function" ? zlib.crc32 : require_crc32();
 	exports.open = open;
 	exports.fromRandomAccessReader = fromRandomAccessReader;
+	exports.fromRandomAccessReaderPromise = fromRandomAccessReaderPromise;
 	exports.RandomAccessReader = RandomAccessReader;
+	function fromRandomAccessReaderPromise(reader, totalSize, options) {
+		return new Promise((resolve, reject) => {
+			fromRandomAccessReader(reader, totalSize, {
+				...options,
+				lazyEntries: true
+			}, function(err, zipfile) {
+				if (err) return reject(err);
+				resolve(zipfile);
+			});
+		});
+	}
 	function open(path, options, callback) {
 		if (typeof options === "function") {
 			callback = options;
@@ -13683,6 +13723,38 @@ function deltaCandidates(entries, target, maximum) {
 	return best;
 }
 
+// src/sparkle/delta/manifest-binding.ts
+init_errors$4();
+const PER_ENTRY = 1024;
+const SLACK = 65536;
+const ESCAPE = 6;
+function manifestByteCap(dir) {
+	return Math.min(MANIFEST_HARD_CAP, SLACK + PER_ENTRY * dir.listing.length + 12 * dir.nameBytes + ESCAPE * dir.linkBytes);
+}
+function manifestDisagreement(manifest, tree, dir, zipName) {
+	let layout;
+	try {
+		layout = layOutZip(zipName, dir.listing);
+	} catch (err) {
+		return err.message;
+	}
+	if (layout.entries.length !== tree.entries.length) return `it lists ${tree.entries.length} entries; the zip's central directory lays out ${layout.entries.length}`;
+	for (let i = 0; i < tree.entries.length; i++) {
+		const m = tree.entries[i];
+		const z = layout.entries[i];
+		if (m.rel !== z.rel || m.kind !== z.kind || m.perms !== z.perms || m.size !== z.size) return `${JSON.stringify(m.rel)} differs from the zip's central directory (path, kind, mode or size)`;
+	}
+	for (const e of manifest.entries) {
+		if (e.kind === "dir") continue;
+		const r = dir.raw.get(e.path);
+		if (!r || r.name !== e.zip.name || r.localHeaderOffset !== e.zip.offset || r.method !== e.zip.method || r.crc32 !== e.zip.crc32 || r.compressedSize !== e.zip.compressedSize) return `the zip entry of ${JSON.stringify(e.path)} differs from the zip's central directory (name, offset, method, CRC-32 or size)`;
+		if (e.kind === "symlink" && crc32(Buffer.from(e.target, "utf8")) >>> 0 !== r.crc32) return `the target of symlink ${JSON.stringify(e.path)} does not have the zip's CRC-32`;
+	}
+}
+function notBound(manifestName, why) {
+	return new RelcastError("E_VERIFY", `${manifestName} does not describe its release's zip: ${why}`, "run `relcast verify`; remove that tree manifest (publish then reads the zip)");
+}
+
 // src/sparkle/delta/manifest-tree.ts
 init_errors$4();
 const LOCAL = 67324752;
@@ -13764,6 +13836,90 @@ async function treeFromManifest(manifest, tree, options) {
 	};
 }
 
+// src/sparkle/delta/zip-directory.ts
+init_errors$4();
+const WINDOW = 8 << 20;
+var RangedReader = class extends import_yauzl.RandomAccessReader {
+	readRange;
+	size;
+	cache;
+	constructor(readRange, size) {
+		super();
+		this.readRange = readRange;
+		this.size = size;
+	}
+	async window(start, end) {
+		const c = this.cache;
+		if (c && start >= c.start && end <= c.start + c.bytes.length) return c.bytes.subarray(start - c.start, end - c.start);
+		const last = Math.min(this.size, Math.max(end, start + WINDOW));
+		const bytes = await this.readRange(start, last - 1);
+		if (bytes.length !== last - start) throw new Error(`a ranged read of bytes ${start}-${last - 1} returned ${bytes.length} bytes`);
+		this.cache = {
+			start,
+			bytes
+		};
+		return bytes.subarray(0, end - start);
+	}
+	_readStreamForRange(start, end) {
+		const out = new PassThrough();
+		this.window(start, end).then((bytes) => out.end(bytes), (err) => out.destroy(err));
+		return out;
+	}
+};
+async function readZipDirectory(readRange, size, name) {
+	const reader = new RangedReader(readRange, size);
+	const listing = [];
+	const raw = /* @__PURE__ */ new Map();
+	let nameBytes = 0;
+	let linkBytes = 0;
+	try {
+		const zip = await import_yauzl.fromRandomAccessReaderPromise(reader, size, {
+			lazyEntries: true,
+			decodeStrings: true,
+			validateEntrySizes: true,
+			strictFileNames: true,
+			autoClose: false
+		});
+		try {
+			await new Promise((resolve, reject) => {
+				zip.on("entry", (e) => {
+					const unixMode = unixModeOf(e.versionMadeBy, e.externalFileAttributes);
+					listing.push({
+						name: e.fileName,
+						unixMode,
+						size: e.uncompressedSize
+					});
+					nameBytes += Buffer.byteLength(e.fileName);
+					if ((unixMode & 61440) === 40960) linkBytes += e.uncompressedSize;
+					const rel = relOfZipName(e.fileName);
+					if (rel) raw.set(rel, {
+						name: e.fileName,
+						method: e.compressionMethod,
+						crc32: e.crc32,
+						compressedSize: e.compressedSize,
+						size: e.uncompressedSize,
+						localHeaderOffset: e.relativeOffsetOfLocalHeader
+					});
+					zip.readEntry();
+				});
+				zip.once("end", () => resolve());
+				zip.once("error", reject);
+				zip.readEntry();
+			});
+		} finally {
+			zip.close();
+		}
+	} catch (err) {
+		throw new RelcastError("E_VERIFY", `the central directory of ${name} cannot be read: ${err.message}`, "run `relcast verify`");
+	}
+	return {
+		listing,
+		raw,
+		nameBytes,
+		linkBytes
+	};
+}
+
 // src/steps/deltas/old-tree.ts
 init_errors$4();
 async function readRange(store, key, start, end) {
@@ -13780,31 +13936,58 @@ async function readRange(store, key, start, end) {
 	}
 	return Buffer.concat(parts);
 }
+async function bindContentHashes(manifest, newTree, old, manifestName) {
+	const byRel = new Map(old.entries.map((e) => [e.rel, e]));
+	for (const e of manifest.entries) {
+		if (e.kind !== "file") continue;
+		const same = newTree.fileHashes.get(e.path)?.toString("hex") === e.sha1;
+		const now = newTree.raw.get(e.path);
+		if (same) {
+			if (!now || now.crc32 !== e.zip.crc32 || now.size !== e.size) throw notBound(manifestName, `${JSON.stringify(e.path)} has the new release's SHA-1 but another CRC-32 or size`);
+		} else await old.source.readFile(byRel.get(e.path));
+	}
+}
 async function openOldTree(store, record, newTree, work, keepLimit, warn) {
 	const key = versionedKey(record.version, zipFileName(record.pluginId, record.version));
 	const expected = record.autoupdate;
 	if (!expected?.sha256) throw new RelcastError("E_VERIFY", `cannot make a delta from ${record.version}: its record has no zip SHA-256`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
 	const manifestKey = treeManifestKey(record.version);
-	const stored = await store.get(manifestKey);
+	const manifestName = store.uriFor(manifestKey);
+	const stored = await store.head(manifestKey);
 	let fallback = `${record.version} has no tree manifest (published before relcast stored them, or without a delta of its own): its zip was read whole`;
-	if (stored) try {
-		const { manifest, tree } = parseTreeManifest(stored.body, store.uriFor(manifestKey));
-		if (manifest.version !== record.version || manifest.zip.sha256 !== expected.sha256 || manifest.zip.sizeBytes !== expected.sizeBytes) throw new RelcastError("E_VERIFY", `${store.uriFor(manifestKey)} describes another zip than the record of ${record.version} pins`, "run `relcast verify`");
-		const opened = await treeFromManifest(manifest, tree, {
-			name: store.uriFor(key),
-			readRange: (start, end) => readRange(store, key, start, end),
-			scratchFile: path.join(work, "changed-files")
-		});
-		return {
-			...opened,
-			source: opened.source,
-			close: opened.close,
-			describe: () => `old tree from its manifest (${opened.fetched} changed file(s) read from its zip by range)`
-		};
-	} catch (err) {
-		if (!(err instanceof RelcastError) || err.code !== "E_VERIFY") throw err;
-		fallback = `${err.message}: its zip was read whole instead`;
-		warn(fallback);
+	if (stored) {
+		let opened;
+		try {
+			const readZip = (start, end) => readRange(store, key, start, end);
+			const dir = await readZipDirectory(readZip, expected.sizeBytes, store.uriFor(key));
+			const cap = manifestByteCap(dir);
+			if (stored.size > cap) throw notBound(manifestName, `it is ${stored.size} bytes, more than a manifest of a zip of ${dir.listing.length} entries can be (${cap}); it was not read`);
+			const got = await store.get(manifestKey);
+			if (!got) throw notBound(manifestName, "it disappeared while read");
+			const { manifest, tree } = parseTreeManifest(got.body, manifestName, cap);
+			if (manifest.version !== record.version || manifest.zip.sha256 !== expected.sha256 || manifest.zip.sizeBytes !== expected.sizeBytes) throw new RelcastError("E_VERIFY", `${manifestName} describes another zip than the record of ${record.version} pins`, "run `relcast verify`");
+			const why = manifestDisagreement(manifest, tree, dir, store.uriFor(key));
+			if (why) throw notBound(manifestName, why);
+			opened = await treeFromManifest(manifest, tree, {
+				name: store.uriFor(key),
+				readRange: readZip,
+				scratchFile: path.join(work, "manifest-changed-files")
+			});
+			await bindContentHashes(manifest, newTree, opened, manifestName);
+			const tree2 = opened;
+			return {
+				...tree2,
+				source: tree2.source,
+				close: tree2.close,
+				describe: () => `old tree from its manifest (${tree2.fetched} changed file(s) read from its zip by range)`
+			};
+		} catch (err) {
+			await opened?.close();
+			await rm(path.join(work, "manifest-changed-files"), { force: true });
+			if (!(err instanceof RelcastError) || err.code !== "E_VERIFY") throw err;
+			fallback = `${err.message}: its zip was read whole instead`;
+			warn(fallback);
+		}
 	}
 	const got = await store.getStream(key);
 	if (!got) throw new RelcastError("E_VERIFY", `cannot make a delta from ${record.version}: ${store.uriFor(key)} is missing`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
@@ -30409,7 +30592,8 @@ async function bundleIconArtifact(ctx, appDir, bundle) {
 
 // src/domain/notes/keep-a-changelog.ts
 init_errors$4();
-const VERSION_HEADING = /^\[?v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\]?(?:\s*(?:-|–|—)\s*.*)?$/;
+const VERSION_HEADING = /^\[?v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\]?(?:\s*(?:-|–|—)\s*.*|\s+\(.*\))?$/;
+const UNRELEASED_HEADING = /^\[?unreleased\]?$/i;
 function headingsOf(lines, levels) {
 	const tokens = notesMarkdown().parse(lines.join("\n"), {});
 	const headings = [];
@@ -30431,7 +30615,7 @@ function versionHeadings(content) {
 		"h1",
 		"h2",
 		"h3"
-	])).flatMap((h) => h.version ? [h.text] : []);
+	])).flatMap((h) => h.version || UNRELEASED_HEADING.test(h.text) ? [h.text] : []);
 }
 function changelogSection(content, version, file) {
 	const lines = content.replace(/^\uFEFF/, "").split(/\r?\n/);
@@ -30717,11 +30901,30 @@ function assertBuildOrder(candidate, entries) {
 	throw new RelcastError("E_VERSION", `build order: ${describeViolation(nearest(candidate, violations))}`, hint(candidate, entries));
 }
 
+// src/core/redact-url.ts
+function redactUrl(value) {
+	let url;
+	try {
+		url = new URL(value);
+	} catch {
+		const cut = value.search(/[@?#]/);
+		if (cut < 0) return value;
+		return `${value[cut] === "@" ? value.slice(0, cut).replace(/:[^/:]*$/, "") : value.slice(0, cut)}…(rest hidden)`;
+	}
+	if (!url.password && !url.search && !url.hash) return value;
+	if (url.password) url.password = "***";
+	if (url.search) url.search = "?***";
+	if (url.hash) url.hash = "#***";
+	return url.toString();
+}
+var init_redact_url = __esmMin((() => {}));
+
 // src/store/store-location.ts
+init_redact_url();
 function describeStoreLocation(location, endpoint) {
 	if (location.scheme === "file") return `the folder ${location.bucket}`;
 	const url = `s3://${location.bucket}${location.prefix ? `/${location.prefix}` : ""}`;
-	return endpoint ? `${url} at ${endpoint}` : url;
+	return endpoint ? `${url} at ${redactUrl(endpoint)}` : url;
 }
 
 // src/steps/preflight/disk-image-snapshot.ts
@@ -30925,6 +31128,46 @@ async function storedBundleInfo(ctx, version) {
 	throw new RelcastError("E_STORE", `cannot read the bundle of ${version}, an earlier release, from ${zipKey} (${why}): relcast checks that installed copies of it can take this update, and cannot without it`, "run relcast verify to see what is wrong with the store, repair it, and publish again");
 }
 
+// src/domain/record-keys.ts
+const RECORD_KEY = /^releases\/([^/]+)\/release\.json$/;
+const YANK_KEY = /^releases\/([^/]+)\/yank\.json$/;
+const ROLLOUT_KEY = /^releases\/([^/]+)\/rollout\.json$/;
+function storedKeyOf(key) {
+	const record = RECORD_KEY.exec(key);
+	if (record) return {
+		kind: "record",
+		folder: record[1]
+	};
+	const yank = YANK_KEY.exec(key);
+	if (yank) return {
+		kind: "yank",
+		folder: yank[1]
+	};
+	const rollout = ROLLOUT_KEY.exec(key);
+	if (rollout) return {
+		kind: "rollout",
+		folder: rollout[1]
+	};
+}
+function quotedFolder(folder) {
+	return /^[0-9A-Za-z.+-]{1,128}$/.test(folder) ? folder : JSON.stringify(folder.slice(0, 128));
+}
+
+// src/steps/preflight/orphan-records.ts
+init_errors$4();
+async function refuseRecordsWithoutCatalog(store, version, location) {
+	const found = [];
+	for await (const meta of store.list(RELEASES_PREFIX)) {
+		const stored = storedKeyOf(meta.key);
+		if (stored?.kind !== "record" || stored.folder === version) continue;
+		found.push(quotedFolder(stored.folder));
+		if (found.length > 3) break;
+	}
+	if (found.length === 0) return;
+	const named = found.slice(0, 3).join(", ") + (found.length > 3 ? " and more" : "");
+	throw new RelcastError("E_STORE", `${location} has no catalog (releases/catalog.json), but it holds release records (${named}): its catalog was lost, and a publish now would ignore those releases (no build-order check, an appcast with only this release)`, "run `relcast rebuild` with this store to restore the catalog, appcast and site from the records, then publish again");
+}
+
 // src/steps/preflight/index.ts
 init_errors$4();
 async function requireDirectory(dir) {
@@ -31014,7 +31257,9 @@ const preflightStep = {
 		if (stray.length > 0) throw new RelcastError("E_STORE", `the store holds what relcast never writes: ${stray[0]}${stray.length > 1 ? ` (and ${stray.length - 1} more)` : ""}`, "remove the links from the store (relcast verify lists them all) and publish again");
 		ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config));
 		if (ctx.catalog !== void 0 && ctx.catalog.pluginId !== ctx.config.pluginId) throw new RelcastError("E_CONFIG", `this store holds plugin "${ctx.catalog.pluginId}" (its catalog says so), but the config (${ctx.config.source}) publishes "${ctx.config.pluginId}"`, `use another store or prefix for "${ctx.config.pluginId}", or set pluginId to "${ctx.catalog.pluginId}" if this is that plugin`);
-		if (ctx.catalog === void 0 || ctx.catalog.count === 0) ctx.logger.warn(`publishing the first release into ${describeStoreLocation(ctx.store.location, ctx.config.s3?.endpoint)}: it holds no releases yet. If earlier releases went somewhere else, stop here and fix --store or the config's store`);
+		const where = describeStoreLocation(ctx.store.location, ctx.config.s3?.endpoint);
+		if (ctx.catalog === void 0) await refuseRecordsWithoutCatalog(ctx.store, inputs.version, where);
+		if (ctx.catalog === void 0 || ctx.catalog.count === 0) ctx.logger.warn(`publishing the first release into ${where}: it holds no releases yet. If earlier releases went somewhere else, stop here and fix --store or the config's store`);
 		const twin = caseTwinOf(ctx.config.channel, channelsOf(ctx.catalog));
 		if (twin !== void 0) throw new RelcastError("E_INPUT", `channel "${ctx.config.channel}" differs from the existing channel "${twin}" only in case; Sparkle compares channels exactly, so it would be a new channel no installed copy follows`, `publish to "${twin}" (--channel ${twin}, or "channel": "${twin}" in the config)`);
 		await checkContinuity(ctx, ctx.bundle, ctx.catalog);
@@ -72638,13 +72883,14 @@ function mapS3Error(err, ctx) {
 	if (err instanceof RelcastError || err instanceof PreconditionFailedError) return err;
 	const status = httpStatusOf(err);
 	const name = nameOf(err);
-	const detail = `${name || "error"}${status ? ` (HTTP ${status})` : ""}: ${err?.message ?? String(err)}`;
+	const said = err?.message ?? String(err);
+	const detail = `${name || "error"}${status ? ` (HTTP ${status})` : ""}: ${ctx.endpoint ? said.split(ctx.endpoint).join(redactUrl(ctx.endpoint)) : said}`;
 	const fail = (message, hint) => new RelcastError("E_STORE", `${ctx.operation} ${where(ctx)} failed: ${message}`, hint, { cause: err });
 	if (ctx.condition) {
 		if (status === 412 || name === "PreconditionFailed" || status === 409 || name === "ConditionalRequestConflict") return new PreconditionFailedError(ctx.key ?? "", ctx.condition);
 		if (ctx.condition === "if-match" && isNotFound(err)) return new PreconditionFailedError(ctx.key ?? "", ctx.condition);
 	}
-	if (name === "NoSuchBucket" || ctx.operation === "HeadBucket" && status === 404) return fail(`bucket "${ctx.bucket}" does not exist`, `create the bucket, or fix the bucket name in --store / s3 config${ctx.endpoint ? ` (endpoint ${ctx.endpoint})` : ""}`);
+	if (name === "NoSuchBucket" || ctx.operation === "HeadBucket" && status === 404) return fail(`bucket "${ctx.bucket}" does not exist`, `create the bucket, or fix the bucket name in --store / s3 config${ctx.endpoint ? ` (endpoint ${redactUrl(ctx.endpoint)})` : ""}`);
 	if (CREDENTIAL_NAMES.has(name) || /credential/i.test(name)) return fail(detail, "check AWS credentials: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or the OIDC role in CI");
 	if (status === 403 || name === "AccessDenied" || name === "Forbidden") return fail(`access denied${name && ![
 		"AccessDenied",
@@ -72653,13 +72899,14 @@ function mapS3Error(err, ctx) {
 		"403"
 	].includes(name) ? ` (${name})` : ""}`, `check the AWS credentials in use (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or the OIDC role in CI) and that they may s3:GetObject, s3:PutObject, s3:ListBucket and s3:DeleteObject on bucket "${ctx.bucket}"`);
 	if (/region is missing/i.test(err?.message ?? "")) return fail("no region configured", "set s3.region in the config or AWS_REGION in the environment");
-	if (isNetworkError(err)) return new RelcastError("E_NETWORK", `${ctx.operation} ${where(ctx)} failed: endpoint unreachable (${detail})`, `check s3.endpoint${ctx.endpoint ? ` (${ctx.endpoint})` : ""}, the network and any proxy; the request was retried with backoff`, { cause: err });
+	if (isNetworkError(err)) return new RelcastError("E_NETWORK", `${ctx.operation} ${where(ctx)} failed: endpoint unreachable (${detail})`, `check s3.endpoint${ctx.endpoint ? ` (${redactUrl(ctx.endpoint)})` : ""}, the network and any proxy; the request was retried with backoff`, { cause: err });
 	if (status === 501 || name === "NotImplemented") return fail(detail, "this S3-compatible provider lacks a feature relcast needs (conditional writes); see docs/s3-store.md");
 	return fail(detail, status && status >= 500 ? "the store kept failing after retries; try again later" : "see the provider's error code above");
 }
 var NETWORK_CODES, CREDENTIAL_NAMES;
 var init_s3_errors = __esmMin((() => {
 	init_errors$4();
+	init_redact_url();
 	NETWORK_CODES = /* @__PURE__ */ new Set([
 		"ECONNREFUSED",
 		"ENOTFOUND",
@@ -73280,7 +73527,7 @@ async function proveConditionalWrites(t) {
 			if (!(err instanceof PreconditionFailedError)) throw err;
 		}
 		if (t.stopped()) await new Promise(() => void 0);
-		if (accepted.length > 0) throw new RelcastError("E_STORE", `the store at s3://${t.bucket}${t.prefix ? `/${t.prefix}` : ""}${t.endpoint ? ` (endpoint ${t.endpoint})` : ""} does not enforce conditional writes: on a probe key of relcast's own (${uri}, removed again) it accepted ${accepted.join("; and ")}, which it must refuse (HTTP 412). Concurrent publishes, yanks or rebuilds to it could silently lose releases from the catalog, or replace a published file with other bytes; nothing was written`, "use a store that enforces If-None-Match and If-Match (Amazon S3, Cloudflare R2, a current MinIO: see docs/s3-store.md), or remove the proxy or gateway that drops these headers; only if nothing else ever writes to this store, set \"s3\": { \"conditionalWrites\": \"unverified-single-writer\" } in the config");
+		if (accepted.length > 0) throw new RelcastError("E_STORE", `the store at s3://${t.bucket}${t.prefix ? `/${t.prefix}` : ""}${t.endpoint ? ` (endpoint ${redactUrl(t.endpoint)})` : ""} does not enforce conditional writes: on a probe key of relcast's own (${uri}, removed again) it accepted ${accepted.join("; and ")}, which it must refuse (HTTP 412). Concurrent publishes, yanks or rebuilds to it could silently lose releases from the catalog, or replace a published file with other bytes; nothing was written`, "use a store that enforces If-None-Match and If-Match (Amazon S3, Cloudflare R2, a current MinIO: see docs/s3-store.md), or remove the proxy or gateway that drops these headers; only if nothing else ever writes to this store, set \"s3\": { \"conditionalWrites\": \"unverified-single-writer\" } in the config");
 	} finally {
 		await cleanUp(t, Key, uploadId);
 	}
@@ -73305,6 +73552,7 @@ var import_dist_cjs$3, PROBE_PREFIX, WRONG_ETAG;
 var init_s3_conditional_probe = __esmMin((() => {
 	import_dist_cjs$3 = require_dist_cjs$1();
 	init_errors$4();
+	init_redact_url();
 	init_s3_errors();
 	init_s3_options();
 	PROBE_PREFIX = ".relcast/probe/";
@@ -73981,7 +74229,7 @@ function summaryMarkdown(record, title, more = []) {
 		...more,
 		"### Release notes",
 		"",
-		...record.releaseNotesList.map((note) => `- ${note}`),
+		record.releaseNotesMarkdown?.trim() || (record.releaseNotesList.length > 0 ? record.releaseNotesList.map((note) => `- ${note}`).join("\n") : record.releaseNotes.trim() || "(none)"),
 		""
 	].join("\n");
 }

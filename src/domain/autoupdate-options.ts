@@ -2,27 +2,17 @@ import { isDeepStrictEqual } from "node:util";
 import type { RelcastConfig } from "../config/schema.js";
 import { buildBound, urlTemplate as link, usageError as usage } from "./flag-values.js";
 import type { ReleaseRecord } from "./record-schema.js";
-import { localizedNotesLinks, resolveItemElements } from "./item-elements.js";
+import { localizedNotesLinks, resolveItemElements, type ItemElementFlags } from "./item-elements.js";
 import { releaseNotesPageUrl } from "./release-layout.js";
 
-/** Per-release Sparkle flags of `relcast publish`, as typed on the command line. */
-export interface AutoupdateFlags {
+/** Per-release Sparkle flags of `relcast publish`, as typed on the command line (the item elements' flags: item-elements.ts). */
+export interface AutoupdateFlags extends ItemElementFlags {
   /** `--critical` (true) or `--critical <build>`: critical only for installs below that build. */
   critical?: true | string | undefined;
   minimumAutoupdateVersion?: string | undefined;
   phasedRolloutInterval?: string | undefined;
   releaseNotesUrl?: string | undefined;
   fullReleaseNotesUrl?: string | undefined;
-  /** `--minimum-update-version <build>`: offered only to installs at or above it. */
-  minimumUpdateVersion?: string | undefined;
-  /** `--informational-update-versions <list>`: generate_appcast's comma-separated builds, `<build` meaning below it. */
-  informationalUpdateVersions?: string | undefined;
-  /** `--informational`: informational for every install (the empty element). */
-  informational?: boolean | undefined;
-  /** `--link <url>` (`{version}` filled in): the item's `<link>`; default `appcast.link`. */
-  link?: string | undefined;
-  ignoreSkippedUpgradesBelowVersion?: string | undefined;
-  maximumSystemVersion?: string | undefined;
   /** Languages of `--localized-notes` (their links are hosted pages in page mode). */
   localizedNotesLanguages?: readonly string[] | undefined;
 }
