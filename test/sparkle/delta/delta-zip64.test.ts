@@ -50,7 +50,8 @@ afterAll(async () => {
 });
 
 describe("deltas between ZIP64 zips", () => {
-  it("over 65,535 entries: the old zip streamed and checked, a delta made and applied back to the new tree", async () => {
+  // Minutes of CPU on two cores: with the other full-size ZIP64 cases under RELCAST_ZIP64_FULL=1 (docs/zip.md).
+  it.runIf(process.env.RELCAST_ZIP64_FULL === "1")("over 65,535 entries: the old zip streamed and checked, a delta made and applied back to the new tree", async () => {
     const count = 65_600;
     const oldZip = (await zipBundle(manyFiles(path.join(dir, "old"), count, () => false), path.join(dir, "old.zip"))).file;
     const newZip = (await zipBundle(manyFiles(path.join(dir, "new"), count, (i) => i % 9000 === 7), path.join(dir, "new.zip"))).file;
