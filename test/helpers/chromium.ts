@@ -20,6 +20,9 @@ export async function launchChromium(executablePath: string): Promise<Browser> {
   return chromium.launch({
     executablePath,
     headless: true,
+    // Chromium puts its SingletonSocket under TMPDIR, and a Unix socket path is at most 107 bytes: the tests' nested
+    // temp folders (and macOS's /var/folders/… TMPDIR) are longer, and then every launch failed.
+    env: { ...process.env, TMPDIR: "/tmp" },
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
 }

@@ -81,7 +81,8 @@ describe("deltas with no xz or bzip2 on the PATH", () => {
       const err = await withoutPrograms(() => applyDelta(oldRoot, out, delta)).catch((e: unknown) => e);
       expect(err, compression).toBeInstanceOf(RelcastError);
       expect((err as RelcastError).code).toMatch(/^E_(VERIFY|INPUT)$/);
-      expect((err as RelcastError).message).toContain(delta);
+      // Raw DEFLATE has no checksum: a flipped byte may still inflate, and the tree hash check then names the delta by its file name.
+      expect((err as RelcastError).message).toContain(path.basename(delta));
       await expect(readFile(out)).rejects.toThrow(/ENOENT/);
     }
   });
