@@ -13920,14 +13920,13 @@ async function readZipDirectory(readRange, size, name) {
 	};
 }
 
-// src/steps/deltas/old-tree.ts
-init_errors$4();
-async function readRange(store, key, start, end) {
+// src/store/read-range.ts
+async function readRange$1(store, key, start, end) {
 	const got = await store.getStream(key, {
 		start,
 		end
 	});
-	if (!got) throw new RelcastError("E_VERIFY", `${store.uriFor(key)} is missing`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
+	if (!got) return void 0;
 	const parts = [];
 	try {
 		for await (const chunk of got.stream) parts.push(chunk);
@@ -13935,6 +13934,14 @@ async function readRange(store, key, start, end) {
 		got.stream.destroy();
 	}
 	return Buffer.concat(parts);
+}
+
+// src/steps/deltas/old-tree.ts
+init_errors$4();
+async function readRange(store, key, start, end) {
+	const bytes = await readRange$1(store, key, start, end);
+	if (!bytes) throw new RelcastError("E_VERIFY", `${store.uriFor(key)} is missing`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
+	return bytes;
 }
 async function bindContentHashes(manifest, newTree, old, manifestName) {
 	const byRel = new Map(old.entries.map((e) => [e.rel, e]));

@@ -4,20 +4,15 @@ import { readStoredZipTree } from "../sparkle/delta/stored-zip-tree.js";
 import { manifestByteCap } from "../sparkle/delta/manifest-binding.js";
 import { MANIFEST_HARD_CAP, parseTreeManifest } from "../sparkle/delta/tree-manifest.js";
 import { readZipDirectory } from "../sparkle/delta/zip-directory.js";
+import { readRange as readStoreRange } from "../store/read-range.js";
 import type { ObjectStore } from "../store/object-store.js";
 
 const MAX_LISTED = 5;
 
 async function readRange(store: ObjectStore, key: string, start: number, end: number): Promise<Buffer> {
-  const got = await store.getStream(key, { start, end });
-  if (!got) throw new Error(`${key} is missing`);
-  const parts: Buffer[] = [];
-  try {
-    for await (const chunk of got.stream) parts.push(chunk as Buffer);
-  } finally {
-    got.stream.destroy();
-  }
-  return Buffer.concat(parts);
+  const bytes = await readStoreRange(store, key, start, end);
+  if (!bytes) throw new Error(`${key} is missing`);
+  return bytes;
 }
 
 /**

@@ -10,21 +10,16 @@ import { readStoredZipTree } from "../../sparkle/delta/stored-zip-tree.js";
 import { parseTreeManifest, type TreeManifest } from "../../sparkle/delta/tree-manifest.js";
 import type { ZipBundleTree } from "../../sparkle/delta/zip-bundle-tree.js";
 import type { HashedTree } from "../../sparkle/delta/tree-hash.js";
+import { readRange as readStoreRange } from "../../store/read-range.js";
 import type { ObjectStore } from "../../store/object-store.js";
 
 /** An old release's tree, however it was read, and how (for the log). */
 export type OldTree = HashedTree & { close(): Promise<void>; describe(): string };
 
 async function readRange(store: ObjectStore, key: string, start: number, end: number): Promise<Buffer> {
-  const got = await store.getStream(key, { start, end });
-  if (!got) throw new RelcastError("E_VERIFY", `${store.uriFor(key)} is missing`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
-  const parts: Buffer[] = [];
-  try {
-    for await (const chunk of got.stream) parts.push(chunk as Buffer);
-  } finally {
-    got.stream.destroy();
-  }
-  return Buffer.concat(parts);
+  const bytes = await readStoreRange(store, key, start, end);
+  if (!bytes) throw new RelcastError("E_VERIFY", `${store.uriFor(key)} is missing`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
+  return bytes;
 }
 
 /**
