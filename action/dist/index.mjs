@@ -13655,6 +13655,9 @@ const DEFAULT_CHANNEL = "stable";
 function seenTogether(a, b) {
 	return a.channel === b.channel || a.channel === "stable" || b.channel === "stable";
 }
+function checkPair(a, b) {
+	return pairViolation(a, parsedSemver(a.version), b, parsedSemver(b.version));
+}
 function pairViolation(a, va, b, vb) {
 	if (a.version === b.version || !va || !vb) return void 0;
 	const [lower, higher] = va.compare(vb) < 0 ? [a, b] : [b, a];
@@ -13675,6 +13678,31 @@ function violationsWith(candidate, entries) {
 	const found = [];
 	for (const e of entries) {
 		const v = pairViolation(candidate, parsed, e, import_semver.default.parse(e.version));
+		if (v) found.push(v);
+	}
+	return found;
+}
+const parsedVersions = /* @__PURE__ */ new Map();
+function parsedSemver(version) {
+	let parsed = parsedVersions.get(version);
+	if (parsed === void 0) {
+		if (parsedVersions.size > 1e5) parsedVersions.clear();
+		parsed = import_semver.default.parse(version);
+		parsedVersions.set(version, parsed);
+	}
+	return parsed;
+}
+function buildOrderEntries(records) {
+	return records.flatMap((r) => r.autoupdate ? [{
+		version: r.version,
+		build: String(r.autoupdate.buildNumber),
+		channel: r.channel
+	}] : []);
+}
+function buildOrderViolations(entries) {
+	const found = [];
+	for (let i = 0; i < entries.length; i++) for (let j = i + 1; j < entries.length; j++) {
+		const v = checkPair(entries[i], entries[j]);
 		if (v) found.push(v);
 	}
 	return found;
@@ -20832,6 +20860,119 @@ async function writeCatalog(catalog, outFile) {
 	};
 }
 
+// src/domain/record-keys.ts
+const RECORD_KEY = /^releases\/([^/]+)\/release\.json$/;
+const YANK_KEY = /^releases\/([^/]+)\/yank\.json$/;
+const ROLLOUT_KEY = /^releases\/([^/]+)\/rollout\.json$/;
+function storedKeyOf(key) {
+	const record = RECORD_KEY.exec(key);
+	if (record) return {
+		kind: "record",
+		folder: record[1]
+	};
+	const yank = YANK_KEY.exec(key);
+	if (yank) return {
+		kind: "yank",
+		folder: yank[1]
+	};
+	const rollout = ROLLOUT_KEY.exec(key);
+	if (rollout) return {
+		kind: "rollout",
+		folder: rollout[1]
+	};
+}
+function quotedFolder(folder) {
+	return /^[0-9A-Za-z.+-]{1,128}$/.test(folder) ? folder : JSON.stringify(folder.slice(0, 128));
+}
+
+// src/catalog/yank-marker.ts
+init_errors$4();
+async function readYankMarker(store, version) {
+	const got = await store.get(yankKey(version));
+	if (!got) return void 0;
+	const marker = parseStoredJson(got.body, yankMarkerSchema);
+	if (!marker) throw new RelcastError("E_CATALOG", `the yank marker ${store.uriFor(yankKey(version))} is not valid`, `run \`relcast unyank ${version}\` or \`relcast yank ${version}\` again to rewrite it`);
+	return marker;
+}
+
+// src/catalog/rollout-marker.ts
+init_errors$4();
+async function readRolloutMarker(store, version) {
+	const got = await store.get(rolloutKey(version));
+	if (!got) return {
+		marker: void 0,
+		etag: null
+	};
+	const marker = parseStoredJson(got.body, rolloutMarkerSchema);
+	if (!marker) throw new RelcastError("E_CATALOG", `the rollout state ${store.uriFor(rolloutKey(version))} is not valid`, `fix or remove it by hand (it lists the pauses of ${version}'s phased rollout), then run \`relcast rebuild\``);
+	return {
+		marker,
+		etag: got.meta.etag
+	};
+}
+async function pausedAmong(store, versions) {
+	const paused = await Promise.all(versions.map(async (v) => (await readRolloutMarker(store, v)).marker?.paused ? v : void 0));
+	return new Set(paused.filter((v) => v !== void 0));
+}
+
+// src/catalog/stored-records.ts
+async function readAllRecords(store, pluginId) {
+	const records = [];
+	const skipped = [];
+	const yanked = /* @__PURE__ */ new Set();
+	const rollouts = /* @__PURE__ */ new Set();
+	for await (const meta of store.list(RELEASES_PREFIX)) {
+		const stored = storedKeyOf(meta.key);
+		if (stored?.kind === "yank") yanked.add(stored.folder);
+		if (stored?.kind === "rollout") rollouts.add(stored.folder);
+		if (stored?.kind !== "record") continue;
+		const got = await store.get(meta.key);
+		if (!got) continue;
+		let raw;
+		try {
+			raw = JSON.parse(got.body.toString("utf8"));
+		} catch (err) {
+			skipped.push({
+				key: meta.key,
+				reason: `not JSON: ${err.message}`
+			});
+			continue;
+		}
+		const parsed = releaseRecordSchema.safeParse(raw);
+		if (!parsed.success) {
+			skipped.push({
+				key: meta.key,
+				reason: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")
+			});
+			continue;
+		}
+		if (parsed.data.version !== stored.folder) {
+			skipped.push({
+				key: meta.key,
+				misplaced: true,
+				reason: `it holds release ${parsed.data.version}, not ${quotedFolder(stored.folder)}: a record stored under another version's folder; move it to releases/${parsed.data.version}/release.json if that has no record, otherwise remove it`
+			});
+			continue;
+		}
+		if (parsed.data.pluginId !== pluginId) {
+			skipped.push({
+				key: meta.key,
+				reason: `belongs to plugin ${parsed.data.pluginId}, not ${pluginId}`
+			});
+			continue;
+		}
+		records.push(parsed.data);
+	}
+	for (const [i, record] of records.entries()) {
+		if (yanked.has(record.version)) records[i] = withYankState(record, await readYankMarker(store, record.version));
+		records[i] = withRolloutState(records[i], rollouts.has(record.version) ? (await readRolloutMarker(store, record.version)).marker : void 0);
+	}
+	return {
+		records,
+		skipped
+	};
+}
+
 // src/catalog/feeds-plan.ts
 init_errors$4();
 const sha256Of$1 = (bytes) => createHash("sha256").update(bytes).digest("hex");
@@ -20858,11 +20999,12 @@ function spliceAt(view, record) {
 		firstOffset
 	} : void 0;
 }
-function changedCatalog(store, config, change, current) {
+async function changedCatalog(store, config, change, current) {
 	if (change.kind === "replace") return buildCatalog(config.pluginId, change.records);
 	if (!current) {
-		if (change.kind === "add") return buildCatalog(config.pluginId, [change.record]);
-		throw notPublished(store);
+		if (change.kind !== "add") throw notPublished(store);
+		const stored = (await readAllRecords(store, config.pluginId)).records.filter((r) => r.version !== change.record.version);
+		return buildCatalog(config.pluginId, [...stored, change.record]);
 	}
 	const catalog = parseCatalog(current.toString("utf8"), store.uriFor(CATALOG_KEY));
 	if (change.kind === "add") return mergeIntoCatalog(catalog, catalog.pluginId, change.record);
@@ -20919,7 +21061,7 @@ async function planFeeds(store, config, change, workDir, attempt = 1, signing = 
 	} else {
 		const current = etagNow !== void 0 ? await store.get(CATALOG_KEY) : void 0;
 		if (etagNow !== void 0 && current?.meta.etag !== etagNow) throw new PreconditionFailedError(CATALOG_KEY, "if-match");
-		const next = changedCatalog(store, config, change, current?.body);
+		const next = await changedCatalog(store, config, change, current?.body);
 		if (change.kind === "add") {
 			const file = newCatalogFile(workDir, attempt);
 			const result = await writeCatalog(next, file);
@@ -21670,26 +21812,6 @@ const feedsStep = {
 		ctx.logger.info(`catalog and appcast updated (${ctx.store.uriFor(APPCAST_KEY)})`);
 	}
 };
-
-// src/catalog/rollout-marker.ts
-init_errors$4();
-async function readRolloutMarker(store, version) {
-	const got = await store.get(rolloutKey(version));
-	if (!got) return {
-		marker: void 0,
-		etag: null
-	};
-	const marker = parseStoredJson(got.body, rolloutMarkerSchema);
-	if (!marker) throw new RelcastError("E_CATALOG", `the rollout state ${store.uriFor(rolloutKey(version))} is not valid`, `fix or remove it by hand (it lists the pauses of ${version}'s phased rollout), then run \`relcast rebuild\``);
-	return {
-		marker,
-		etag: got.meta.etag
-	};
-}
-async function pausedAmong(store, versions) {
-	const paused = await Promise.all(versions.map(async (v) => (await readRolloutMarker(store, v)).marker?.paused ? v : void 0));
-	return new Set(paused.filter((v) => v !== void 0));
-}
 
 // src/catalog/latest-plan.ts
 init_content_types();
@@ -31135,44 +31257,19 @@ async function storedBundleInfo(ctx, version) {
 	throw new RelcastError("E_STORE", `cannot read the bundle of ${version}, an earlier release, from ${zipKey} (${why}): relcast checks that installed copies of it can take this update, and cannot without it`, "run relcast verify to see what is wrong with the store, repair it, and publish again");
 }
 
-// src/domain/record-keys.ts
-const RECORD_KEY = /^releases\/([^/]+)\/release\.json$/;
-const YANK_KEY = /^releases\/([^/]+)\/yank\.json$/;
-const ROLLOUT_KEY = /^releases\/([^/]+)\/rollout\.json$/;
-function storedKeyOf(key) {
-	const record = RECORD_KEY.exec(key);
-	if (record) return {
-		kind: "record",
-		folder: record[1]
-	};
-	const yank = YANK_KEY.exec(key);
-	if (yank) return {
-		kind: "yank",
-		folder: yank[1]
-	};
-	const rollout = ROLLOUT_KEY.exec(key);
-	if (rollout) return {
-		kind: "rollout",
-		folder: rollout[1]
-	};
-}
-function quotedFolder(folder) {
-	return /^[0-9A-Za-z.+-]{1,128}$/.test(folder) ? folder : JSON.stringify(folder.slice(0, 128));
-}
-
 // src/steps/preflight/orphan-records.ts
 init_errors$4();
-async function refuseRecordsWithoutCatalog(store, version, location) {
-	const found = [];
-	for await (const meta of store.list(RELEASES_PREFIX)) {
-		const stored = storedKeyOf(meta.key);
-		if (stored?.kind !== "record" || stored.folder === version) continue;
-		found.push(quotedFolder(stored.folder));
-		if (found.length > 3) break;
-	}
-	if (found.length === 0) return;
-	const named = found.slice(0, 3).join(", ") + (found.length > 3 ? " and more" : "");
-	throw new RelcastError("E_STORE", `${location} has no catalog (releases/catalog.json), but it holds release records (${named}): its catalog was lost, and a publish now would ignore those releases (no build-order check, an appcast with only this release)`, "run `relcast rebuild` with this store to restore the catalog, appcast and site from the records, then publish again");
+async function recordsWithoutCatalog(store, pluginId, version, location, maxPerChannel, warn) {
+	const { records, skipped } = await readAllRecords(store, pluginId);
+	const unreadable = skipped.filter((s) => s.key !== recordKey(version));
+	if (unreadable.length > 0) throw new RelcastError("E_STORE", `${location} has no catalog (releases/catalog.json), and ${unreadable.length} of its release record(s) cannot be used: ${unreadable.slice(0, 3).map((s) => `${s.key} (${s.reason})`).join(", ")}${unreadable.length > 3 ? " and more" : ""}; a catalog created now would leave those releases out`, "fix or remove those records (relcast verify names them all), then run `relcast rebuild` with this store and publish again");
+	const others = records.filter((r) => r.version !== version);
+	if (others.length === 0) return void 0;
+	const violations = buildOrderViolations(buildOrderEntries(others));
+	if (violations.length > 0) throw new RelcastError("E_VERSION", `${location} has no catalog, and the build numbers of its release records rank against their versions: ${describeViolation(violations[0])}${violations.length > 1 ? ` (and ${violations.length - 1} more pair(s))` : ""}`, "remove the record of the release published out of order (releases/<version>/release.json; relcast verify lists every pair), then run `relcast rebuild` with this store and publish again");
+	const named = others.slice(0, 3).map((r) => quotedFolder(r.version)).join(", ") + (others.length > 3 ? ` and ${others.length - 3} more` : "");
+	warn(`${location} has no catalog (releases/catalog.json) but holds the records of ${others.length} release(s) (${named}): publishes running now, or a lost catalog. This publish checks against them and lists them in the catalog it creates, as \`relcast rebuild\` would`);
+	return viewOfCatalog(buildCatalog(pluginId, others), "", maxPerChannel);
 }
 
 // src/steps/preflight/index.ts
@@ -31265,7 +31362,7 @@ const preflightStep = {
 		ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config));
 		if (ctx.catalog !== void 0 && ctx.catalog.pluginId !== ctx.config.pluginId) throw new RelcastError("E_CONFIG", `this store holds plugin "${ctx.catalog.pluginId}" (its catalog says so), but the config (${ctx.config.source}) publishes "${ctx.config.pluginId}"`, `use another store or prefix for "${ctx.config.pluginId}", or set pluginId to "${ctx.catalog.pluginId}" if this is that plugin`);
 		const where = describeStoreLocation(ctx.store.location, ctx.config.s3?.endpoint);
-		if (ctx.catalog === void 0) await refuseRecordsWithoutCatalog(ctx.store, inputs.version, where);
+		ctx.catalog ??= await recordsWithoutCatalog(ctx.store, ctx.config.pluginId, inputs.version, where, appcastLimit(ctx.config), (m) => ctx.logger.warn(m));
 		if (ctx.catalog === void 0 || ctx.catalog.count === 0) ctx.logger.warn(`publishing the first release into ${where}: it holds no releases yet. If earlier releases went somewhere else, stop here and fix --store or the config's store`);
 		const twin = caseTwinOf(ctx.config.channel, channelsOf(ctx.catalog));
 		if (twin !== void 0) throw new RelcastError("E_INPUT", `channel "${ctx.config.channel}" differs from the existing channel "${twin}" only in case; Sparkle compares channels exactly, so it would be a new channel no installed copy follows`, `publish to "${twin}" (--channel ${twin}, or "channel": "${twin}" in the config)`);

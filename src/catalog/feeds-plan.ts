@@ -21,6 +21,7 @@ import type { CatalogView } from "./catalog-entry.js";
 import { CATALOG_INDEX_KEY, isIndexed, serializeCatalogIndex } from "./catalog-index.js";
 import { goesFirst, readCatalogView, viewOfCatalog, viewWithNewest } from "./catalog-view.js";
 import { writeCatalog, writeWithNewest } from "./catalog-write.js";
+import { readAllRecords } from "./stored-records.js";
 
 /** What changes in the feeds: a published record, a yank state, a rollout state, or every record (rebuild). */
 export type FeedChange =
@@ -73,12 +74,19 @@ function spliceAt(view: CatalogView, record: ReleaseRecord): (CatalogView & { fi
   return firstOffset !== undefined && goesFirst(view, record) ? { ...view, firstOffset } : undefined;
 }
 
-/** The catalog after a change, given its bytes now (undefined: nothing published yet). */
-function changedCatalog(store: ObjectStore, config: RelcastConfig, change: FeedChange, current: Buffer | undefined): Catalog {
+/**
+ * The catalog after a change, given its bytes now (undefined: no catalog yet).
+ * A catalog created by a publish lists every valid record the store holds
+ * besides its own: those of publishes racing this one (each writes its record
+ * before the catalog), or of releases whose catalog was lost. Leaving them
+ * out would hide them from installed copies (preflight checked against them).
+ */
+async function changedCatalog(store: ObjectStore, config: RelcastConfig, change: FeedChange, current: Buffer | undefined): Promise<Catalog> {
   if (change.kind === "replace") return buildCatalog(config.pluginId, change.records);
   if (!current) {
-    if (change.kind === "add") return buildCatalog(config.pluginId, [change.record]);
-    throw notPublished(store);
+    if (change.kind !== "add") throw notPublished(store);
+    const stored = (await readAllRecords(store, config.pluginId)).records.filter((r) => r.version !== change.record.version);
+    return buildCatalog(config.pluginId, [...stored, change.record]);
   }
   const catalog = parseCatalog(current.toString("utf8"), store.uriFor(CATALOG_KEY));
   if (change.kind === "add") return mergeIntoCatalog(catalog, catalog.pluginId, change.record);
@@ -138,7 +146,7 @@ export async function planFeeds(store: ObjectStore, config: RelcastConfig, chang
     // A first release, a backport or re-publish, a yank or a rebuild: the whole catalog, parsed and written in full.
     const current = etagNow !== undefined ? await store.get(CATALOG_KEY) : undefined;
     if (etagNow !== undefined && current?.meta.etag !== etagNow) throw new PreconditionFailedError(CATALOG_KEY, "if-match");
-    const next = changedCatalog(store, config, change, current?.body);
+    const next = await changedCatalog(store, config, change, current?.body);
     if (change.kind === "add") {
       // A record at a time into a file: the new catalog is not held as a 20 MB string and a copy of it.
       const file = newCatalogFile(workDir, attempt);

@@ -124,7 +124,7 @@ describe("the Action (action.yml) under a simulated runner", () => {
     expect(run.summary).toContain("## Bridge Plugin 1.2.0: dry run, nothing written");
     expect(run.summary).toMatch(/### The publish would write \d+ objects/);
     expect(run.summary).toContain("- put `releases/1.2.0/bridge-plugin-1.2.0.zip` (upload: new)");
-    expect(run.summary).toContain("- Faster sync");
+    expect(run.summary).toContain("### Added\n- **Faster** sync\n\n### Fixed\n- Reconnect after sleep");
   });
 
   it("publishes: version from the tag, notes from the changelog, outputs, step summary, masked key; relcast verify accepts the store", async () => {
@@ -145,7 +145,7 @@ describe("the Action (action.yml) under a simulated runner", () => {
       .toBe("bridge-plugin-1.2.0.dmg: OK\nbridge-plugin-1.2.0.zip: OK\n");
     expect(run.stderr).toContain("SUFeedURL: https://updates.example.com/api/v1/plugins/bridge-plugin/appcast.xml");
     expect(run.summary).toContain("## Bridge Plugin 1.2.0 published");
-    expect(run.summary).toContain("- Faster sync");
+    expect(run.summary).toContain("### Added\n- **Faster** sync\n\n### Fixed\n- Reconnect after sleep");
     const record = JSON.parse(await readFile(path.join(ws.storeDir, "releases", "1.2.0", "release.json"), "utf8"));
     expect(record).toMatchObject({ version: "1.2.0", summary: "Faster sync, fewer drops", releaseNotesList: ["Faster sync", "Reconnect after sleep"], publishedAtIso: "2026-11-20T10:00:00.000Z" });
     const verify = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);

@@ -21,7 +21,7 @@ import { assertBuildOrder } from "./build-order-check.js";
 import { describeStoreLocation } from "../../store/store-location.js";
 import { snapshotDiskImage } from "./disk-image-snapshot.js";
 import { checkContinuity } from "./continuity-check.js";
-import { refuseRecordsWithoutCatalog } from "./orphan-records.js";
+import { recordsWithoutCatalog } from "./orphan-records.js";
 
 async function requireDirectory(dir: string): Promise<void> {
   const st = await stat(dir).catch(() => undefined);
@@ -159,7 +159,8 @@ export const preflightStep: Step = {
       );
     }
     const where = describeStoreLocation(ctx.store.location, ctx.config.s3?.endpoint);
-    if (ctx.catalog === undefined) await refuseRecordsWithoutCatalog(ctx.store, inputs.version, where);
+    // Records without a catalog: publishes racing this one, or a lost catalog; checked against, and listed when the catalog is created.
+    ctx.catalog ??= await recordsWithoutCatalog(ctx.store, ctx.config.pluginId, inputs.version, where, appcastLimit(ctx.config), (m) => ctx.logger.warn(m));
     // Said on every publish into a store without releases (not only the very first), so a typo in the store URL shows at once.
     if (ctx.catalog === undefined || ctx.catalog.count === 0) {
       ctx.logger.warn(

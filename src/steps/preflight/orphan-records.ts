@@ -1,31 +1,54 @@
 import { RelcastError } from "../../core/errors.js";
-import { storedKeyOf, quotedFolder } from "../../domain/record-keys.js";
-import { RELEASES_PREFIX } from "../../domain/release-layout.js";
+import { buildCatalog } from "../../domain/catalog.js";
+import { buildOrderEntries, buildOrderViolations, describeViolation } from "../../domain/build-order.js";
+import { quotedFolder } from "../../domain/record-keys.js";
+import { recordKey } from "../../domain/release-layout.js";
+import { readAllRecords } from "../../catalog/stored-records.js";
+import { viewOfCatalog } from "../../catalog/catalog-view.js";
+import type { CatalogView } from "../../catalog/catalog-entry.js";
 import type { ObjectStore } from "../../store/object-store.js";
 
 /**
- * A store without a catalog normally holds no releases. If it holds release
- * records, its catalog was lost (deleted by hand, a half-copied store): a
- * publish would warn "no releases yet", skip the build-order check against
- * the releases installed copies already have, and write an appcast listing
- * only the new one. So it is refused until `relcast rebuild` restores the
- * catalog from the records. The record of `version` itself is allowed: it
- * is what an interrupted first publish leaves behind, and re-running that
- * publish finishes it.
+ * A store without a catalog normally holds no releases. When it holds
+ * records of other versions, they are either publishes running right now
+ * (each writes its record, then creates the catalog; a first publish racing
+ * another sees the other's record before its catalog) or releases whose
+ * catalog was lost (deleted by hand, a half-copied store). Either way they
+ * are releases installed copies may have: this publish checks its build
+ * order, channel and continuity against them, and the catalog it creates
+ * lists them (planFeeds reads the records again when it creates one), as
+ * `relcast rebuild` would. Returns them as a view, undefined when there are
+ * none. Records that cannot be read, or whose builds rank against their
+ * versions, are refused as rebuild refuses them: a guess would hide or
+ * misorder a release. The record of `version` itself is what an interrupted
+ * first publish leaves behind; the preflight checks it as a re-run's.
  */
-export async function refuseRecordsWithoutCatalog(store: ObjectStore, version: string, location: string): Promise<void> {
-  const found: string[] = [];
-  for await (const meta of store.list(RELEASES_PREFIX)) {
-    const stored = storedKeyOf(meta.key);
-    if (stored?.kind !== "record" || stored.folder === version) continue;
-    found.push(quotedFolder(stored.folder));
-    if (found.length > 3) break;
+export async function recordsWithoutCatalog(
+  store: ObjectStore, pluginId: string, version: string, location: string, maxPerChannel: number | undefined, warn: (message: string) => void,
+): Promise<CatalogView | undefined> {
+  const { records, skipped } = await readAllRecords(store, pluginId);
+  const unreadable = skipped.filter((s) => s.key !== recordKey(version));
+  if (unreadable.length > 0) {
+    throw new RelcastError(
+      "E_STORE",
+      `${location} has no catalog (releases/catalog.json), and ${unreadable.length} of its release record(s) cannot be used: ${unreadable.slice(0, 3).map((s) => `${s.key} (${s.reason})`).join(", ")}${unreadable.length > 3 ? " and more" : ""}; a catalog created now would leave those releases out`,
+      "fix or remove those records (relcast verify names them all), then run `relcast rebuild` with this store and publish again",
+    );
   }
-  if (found.length === 0) return;
-  const named = found.slice(0, 3).join(", ") + (found.length > 3 ? " and more" : "");
-  throw new RelcastError(
-    "E_STORE",
-    `${location} has no catalog (releases/catalog.json), but it holds release records (${named}): its catalog was lost, and a publish now would ignore those releases (no build-order check, an appcast with only this release)`,
-    "run `relcast rebuild` with this store to restore the catalog, appcast and site from the records, then publish again",
+  const others = records.filter((r) => r.version !== version);
+  if (others.length === 0) return undefined;
+  const violations = buildOrderViolations(buildOrderEntries(others));
+  if (violations.length > 0) {
+    throw new RelcastError(
+      "E_VERSION",
+      `${location} has no catalog, and the build numbers of its release records rank against their versions: ${describeViolation(violations[0]!)}${violations.length > 1 ? ` (and ${violations.length - 1} more pair(s))` : ""}`,
+      "remove the record of the release published out of order (releases/<version>/release.json; relcast verify lists every pair), then run `relcast rebuild` with this store and publish again",
+    );
+  }
+  const named = others.slice(0, 3).map((r) => quotedFolder(r.version)).join(", ") + (others.length > 3 ? ` and ${others.length - 3} more` : "");
+  warn(
+    `${location} has no catalog (releases/catalog.json) but holds the records of ${others.length} release(s) (${named}): publishes running now, or a lost catalog. ` +
+      "This publish checks against them and lists them in the catalog it creates, as `relcast rebuild` would",
   );
+  return viewOfCatalog(buildCatalog(pluginId, others), "", maxPerChannel);
 }
