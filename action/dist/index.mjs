@@ -31272,6 +31272,23 @@ async function recordsWithoutCatalog(store, pluginId, version, location, maxPerC
 	return viewOfCatalog(buildCatalog(pluginId, others), "", maxPerChannel);
 }
 
+// src/steps/upload/early-upload.ts
+init_content_types();
+function startEarlyUpload(ctx, key, file) {
+	if (ctx.inputs.dryRun || ctx.existingRecord || !ctx.store.stage) return;
+	ctx.store.stage(key, file, {
+		contentType: contentTypeFor(key),
+		cacheControl: ctx.config.cacheControl?.immutable ?? "public, max-age=31536000, immutable"
+	});
+}
+function startDiskImageUpload(ctx) {
+	const key = versionedKey(ctx.inputs.version, dmgFileName(ctx.config.pluginId, ctx.inputs.version));
+	ctx.dmgSnapshot?.then((dmg) => startEarlyUpload(ctx, key, dmg.file), () => void 0);
+}
+function startZipUpload(ctx, file) {
+	startEarlyUpload(ctx, versionedKey(ctx.inputs.version, zipFileName(ctx.config.pluginId, ctx.inputs.version)), file);
+}
+
 // src/steps/preflight/index.ts
 init_errors$4();
 async function requireDirectory(dir) {
@@ -31384,6 +31401,7 @@ const preflightStep = {
 			const dmg = await ctx.dmgSnapshot;
 			if (record.sha256 !== void 0 && record.sha256 !== dmg.sha256) throw new RelcastError("E_CONFLICT", `version ${inputs.version} is already published with a different disk image (sha256 ${record.sha256.slice(0, 12)}…, yours ${dmg.sha256.slice(0, 12)}…)`, "published versions are immutable: bump the version (e.g. the next patch) and publish that");
 		}
+		startDiskImageUpload(ctx);
 	}
 };
 
@@ -31397,6 +31415,7 @@ const signStep = {
 		ctx.zipSignature = void 0;
 		if (!verified) throw new RelcastError("E_SIGNATURE", "the signature of the zip does not verify with the key's own public key", "the key file is damaged; re-export it with `generate_keys -x`");
 		ctx.edSignature = signature.toString("base64");
+		startZipUpload(ctx, zip.file);
 		ctx.logger.info(`signed ${zip.sizeBytes} bytes (edSignature ${ctx.edSignature.slice(0, 12)}…)`);
 	}
 };
@@ -33422,7 +33441,7 @@ var init_folder_store = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/constants.js
-var RequestChecksumCalculation, DEFAULT_REQUEST_CHECKSUM_CALCULATION, ResponseChecksumValidation, DEFAULT_RESPONSE_CHECKSUM_VALIDATION, ChecksumAlgorithm, ChecksumLocation, DEFAULT_CHECKSUM_ALGORITHM;
+var RequestChecksumCalculation, DEFAULT_REQUEST_CHECKSUM_CALCULATION, ResponseChecksumValidation, DEFAULT_RESPONSE_CHECKSUM_VALIDATION, ChecksumAlgorithm$1, ChecksumLocation, DEFAULT_CHECKSUM_ALGORITHM;
 var init_constants$7 = __esmMin((() => {
 	RequestChecksumCalculation = {
 		WHEN_SUPPORTED: "WHEN_SUPPORTED",
@@ -33442,13 +33461,13 @@ var init_constants$7 = __esmMin((() => {
 		ChecksumAlgorithm["CRC64NVME"] = "CRC64NVME";
 		ChecksumAlgorithm["SHA1"] = "SHA1";
 		ChecksumAlgorithm["SHA256"] = "SHA256";
-	})(ChecksumAlgorithm || (ChecksumAlgorithm = {}));
+	})(ChecksumAlgorithm$1 || (ChecksumAlgorithm$1 = {}));
 	;
 	(function(ChecksumLocation) {
 		ChecksumLocation["HEADER"] = "header";
 		ChecksumLocation["TRAILER"] = "trailer";
 	})(ChecksumLocation || (ChecksumLocation = {}));
-	DEFAULT_CHECKSUM_ALGORITHM = ChecksumAlgorithm.CRC32;
+	DEFAULT_CHECKSUM_ALGORITHM = ChecksumAlgorithm$1.CRC32;
 }));
 
 // node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/stringUnionSelector.js
@@ -33739,10 +33758,10 @@ var require_dist_cjs$16 = /* @__PURE__ */ __commonJSMin(((exports) => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/transport/getSmithyContext.js
-var import_dist_cjs$27, getSmithyContext;
+var import_dist_cjs$28, getSmithyContext;
 var init_getSmithyContext = __esmMin((() => {
-	import_dist_cjs$27 = require_dist_cjs$16();
-	getSmithyContext = (context) => context[import_dist_cjs$27.SMITHY_CONTEXT_KEY] || (context[import_dist_cjs$27.SMITHY_CONTEXT_KEY] = {});
+	import_dist_cjs$28 = require_dist_cjs$16();
+	getSmithyContext = (context) => context[import_dist_cjs$28.SMITHY_CONTEXT_KEY] || (context[import_dist_cjs$28.SMITHY_CONTEXT_KEY] = {});
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/transport/hasOwn.js
@@ -34824,17 +34843,17 @@ var init_getSSOTokenFromFile = __esmMin((() => {
 var init_constants$6 = __esmMin((() => {}));
 
 // node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getConfigData.js
-var import_dist_cjs$26, getConfigData;
+var import_dist_cjs$27, getConfigData;
 var init_getConfigData = __esmMin((() => {
-	import_dist_cjs$26 = require_dist_cjs$16();
+	import_dist_cjs$27 = require_dist_cjs$16();
 	init_constants$6();
 	getConfigData = (data) => Object.entries(data).filter(([key]) => {
 		const indexOfSeparator = key.indexOf(".");
 		if (indexOfSeparator === -1) return false;
-		return Object.values(import_dist_cjs$26.IniSectionType).includes(key.substring(0, indexOfSeparator));
+		return Object.values(import_dist_cjs$27.IniSectionType).includes(key.substring(0, indexOfSeparator));
 	}).reduce((acc, [key, value]) => {
 		const indexOfSeparator = key.indexOf(".");
-		const updatedKey = key.substring(0, indexOfSeparator) === import_dist_cjs$26.IniSectionType.PROFILE ? key.substring(indexOfSeparator + 1) : key;
+		const updatedKey = key.substring(0, indexOfSeparator) === import_dist_cjs$27.IniSectionType.PROFILE ? key.substring(indexOfSeparator + 1) : key;
 		acc[updatedKey] = value;
 		return acc;
 	}, { ...data.default && { default: data.default } });
@@ -34857,9 +34876,9 @@ var init_getCredentialsFilepath = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/parseIni.js
-var import_dist_cjs$25, prefixKeyRegex, profileNameBlockList, parseIni;
+var import_dist_cjs$26, prefixKeyRegex, profileNameBlockList, parseIni;
 var init_parseIni = __esmMin((() => {
-	import_dist_cjs$25 = require_dist_cjs$16();
+	import_dist_cjs$26 = require_dist_cjs$16();
 	init_constants$6();
 	prefixKeyRegex = /^([\w-]+)\s(["'])?([\w-@+.%:/]+)\2$/;
 	profileNameBlockList = ["__proto__", "profile __proto__"];
@@ -34876,7 +34895,7 @@ var init_parseIni = __esmMin((() => {
 				const matches = prefixKeyRegex.exec(sectionName);
 				if (matches) {
 					const [, prefix, , name] = matches;
-					if (Object.values(import_dist_cjs$25.IniSectionType).includes(prefix)) currentSection = [prefix, name].join(".");
+					if (Object.values(import_dist_cjs$26.IniSectionType).includes(prefix)) currentSection = [prefix, name].join(".");
 				} else currentSection = sectionName;
 				if (profileNameBlockList.includes(sectionName)) throw new Error(`Found invalid profile name "${sectionName}"`);
 			} else if (currentSection) {
@@ -34937,11 +34956,11 @@ var init_loadSharedConfigFiles = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getSsoSessionData.js
-var import_dist_cjs$24, getSsoSessionData;
+var import_dist_cjs$25, getSsoSessionData;
 var init_getSsoSessionData = __esmMin((() => {
-	import_dist_cjs$24 = require_dist_cjs$16();
+	import_dist_cjs$25 = require_dist_cjs$16();
 	init_loadSharedConfigFiles();
-	getSsoSessionData = (data) => Object.entries(data).filter(([key]) => key.startsWith(import_dist_cjs$24.IniSectionType.SSO_SESSION + ".")).reduce((acc, [key, value]) => ({
+	getSsoSessionData = (data) => Object.entries(data).filter(([key]) => key.startsWith(import_dist_cjs$25.IniSectionType.SSO_SESSION + ".")).reduce((acc, [key, value]) => ({
 		...acc,
 		[key.substring(key.indexOf(".") + 1)]: value
 	}), {});
@@ -36298,9 +36317,9 @@ var init_schemaLogFilter = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/client/smithy-client/command.js
-var import_dist_cjs$23, operationEventStreamMarker, Command$1, ClassBuilder;
+var import_dist_cjs$24, operationEventStreamMarker, Command$1, ClassBuilder;
 var init_command = __esmMin((() => {
-	import_dist_cjs$23 = require_dist_cjs$16();
+	import_dist_cjs$24 = require_dist_cjs$16();
 	init_MiddlewareStack();
 	init_schemaLogFilter();
 	init_schema();
@@ -36315,7 +36334,7 @@ var init_command = __esmMin((() => {
 			for (const mw of middlewareFn.bind(this)(CommandCtor, clientStack, configuration, options)) this.middlewareStack.use(mw);
 			const stack = clientStack.concat(this.middlewareStack);
 			const { logger } = configuration;
-			const additionalSmithyContext = additionalContext[import_dist_cjs$23.SMITHY_CONTEXT_KEY];
+			const additionalSmithyContext = additionalContext[import_dist_cjs$24.SMITHY_CONTEXT_KEY];
 			const handlerExecutionContext = {
 				logger,
 				clientName,
@@ -36323,7 +36342,7 @@ var init_command = __esmMin((() => {
 				inputFilterSensitiveLog,
 				outputFilterSensitiveLog,
 				...additionalContext,
-				[import_dist_cjs$23.SMITHY_CONTEXT_KEY]: {
+				[import_dist_cjs$24.SMITHY_CONTEXT_KEY]: {
 					...additionalSmithyContext,
 					commandInstance: this,
 					...smithyContext,
@@ -36623,16 +36642,16 @@ var init_emitWarningIfUnsupportedVersion = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/client/smithy-client/extensions/checksum.js
-var import_dist_cjs$22, knownAlgorithms, getChecksumConfiguration, resolveChecksumRuntimeConfig;
+var import_dist_cjs$23, knownAlgorithms, getChecksumConfiguration, resolveChecksumRuntimeConfig;
 var init_checksum$1 = __esmMin((() => {
 	init_transport();
-	import_dist_cjs$22 = require_dist_cjs$16();
-	knownAlgorithms = Object.values(import_dist_cjs$22.AlgorithmId);
+	import_dist_cjs$23 = require_dist_cjs$16();
+	knownAlgorithms = Object.values(import_dist_cjs$23.AlgorithmId);
 	getChecksumConfiguration = (runtimeConfig) => {
 		const checksumAlgorithms = [];
-		for (const id in import_dist_cjs$22.AlgorithmId) {
-			if (!hasOwn(import_dist_cjs$22.AlgorithmId, id)) continue;
-			const algorithmId = import_dist_cjs$22.AlgorithmId[id];
+		for (const id in import_dist_cjs$23.AlgorithmId) {
+			if (!hasOwn(import_dist_cjs$23.AlgorithmId, id)) continue;
+			const algorithmId = import_dist_cjs$23.AlgorithmId[id];
 			if (runtimeConfig[algorithmId] === void 0) continue;
 			checksumAlgorithms.push({
 				algorithmId: () => algorithmId,
@@ -36868,7 +36887,7 @@ var init_client_command_builder = __esmMin((() => {
 
 // node_modules/@smithy/core/dist-es/submodules/client/index.js
 var client_exports$1 = /* @__PURE__ */ __exportAll$1({
-	AlgorithmId: () => import_dist_cjs$22.AlgorithmId,
+	AlgorithmId: () => import_dist_cjs$23.AlgorithmId,
 	Client: () => Client,
 	Command: () => Command$1,
 	NoOpLogger: () => NoOpLogger,
@@ -37822,13 +37841,13 @@ var init_isIpAddress$1 = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/parseURL.js
-var import_dist_cjs$21, DEFAULT_PORTS, parseURL;
+var import_dist_cjs$22, DEFAULT_PORTS, parseURL;
 var init_parseURL = __esmMin((() => {
-	import_dist_cjs$21 = require_dist_cjs$16();
+	import_dist_cjs$22 = require_dist_cjs$16();
 	init_isIpAddress$1();
 	DEFAULT_PORTS = {
-		[import_dist_cjs$21.EndpointURLScheme.HTTP]: 80,
-		[import_dist_cjs$21.EndpointURLScheme.HTTPS]: 443
+		[import_dist_cjs$22.EndpointURLScheme.HTTP]: 80,
+		[import_dist_cjs$22.EndpointURLScheme.HTTPS]: 443
 	};
 	parseURL = (value) => {
 		const whatwgURL = (() => {
@@ -37853,7 +37872,7 @@ var init_parseURL = __esmMin((() => {
 		const { host, hostname, pathname, protocol, search } = whatwgURL;
 		if (search) return null;
 		const scheme = protocol.slice(0, -1);
-		if (!Object.values(import_dist_cjs$21.EndpointURLScheme).includes(scheme)) return null;
+		if (!Object.values(import_dist_cjs$22.EndpointURLScheme).includes(scheme)) return null;
 		const isIp = isIpAddress(hostname);
 		return {
 			scheme,
@@ -41822,14 +41841,14 @@ function determineTimestampFormat(ns, settings) {
 var init_determineTimestampFormat = __esmMin((() => {}));
 
 // node_modules/@smithy/core/dist-es/submodules/protocols/protocol-http/Field.js
-var import_dist_cjs$20, Field;
+var import_dist_cjs$21, Field;
 var init_Field = __esmMin((() => {
-	import_dist_cjs$20 = require_dist_cjs$16();
+	import_dist_cjs$21 = require_dist_cjs$16();
 	Field = class {
 		name;
 		kind;
 		values;
-		constructor({ name, kind = import_dist_cjs$20.FieldPosition.HEADER, values = [] }) {
+		constructor({ name, kind = import_dist_cjs$21.FieldPosition.HEADER, values = [] }) {
 			this.name = name;
 			this.kind = kind;
 			this.values = values;
@@ -43955,10 +43974,10 @@ var init_DefaultIdentityProviderConfig = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/httpApiKeyAuth.js
-var import_dist_cjs$19, HttpApiKeyAuthSigner;
+var import_dist_cjs$20, HttpApiKeyAuthSigner;
 var init_httpApiKeyAuth = __esmMin((() => {
 	init_protocols$1();
-	import_dist_cjs$19 = require_dist_cjs$16();
+	import_dist_cjs$20 = require_dist_cjs$16();
 	HttpApiKeyAuthSigner = class {
 		async sign(httpRequest, identity, signingProperties) {
 			if (!signingProperties) throw new Error("request could not be signed with `apiKey` since the `name` and `in` signer properties are missing");
@@ -43966,8 +43985,8 @@ var init_httpApiKeyAuth = __esmMin((() => {
 			if (!signingProperties.in) throw new Error("request could not be signed with `apiKey` since the `in` signer property is missing");
 			if (!identity.apiKey) throw new Error("request could not be signed with `apiKey` since the `apiKey` is not defined");
 			const clonedRequest = HttpRequest.clone(httpRequest);
-			if (signingProperties.in === import_dist_cjs$19.HttpApiKeyAuthLocation.QUERY) clonedRequest.query[signingProperties.name] = identity.apiKey;
-			else if (signingProperties.in === import_dist_cjs$19.HttpApiKeyAuthLocation.HEADER) clonedRequest.headers[signingProperties.name] = signingProperties.scheme ? `${signingProperties.scheme} ${identity.apiKey}` : identity.apiKey;
+			if (signingProperties.in === import_dist_cjs$20.HttpApiKeyAuthLocation.QUERY) clonedRequest.query[signingProperties.name] = identity.apiKey;
+			else if (signingProperties.in === import_dist_cjs$20.HttpApiKeyAuthLocation.HEADER) clonedRequest.headers[signingProperties.name] = signingProperties.scheme ? `${signingProperties.scheme} ${identity.apiKey}` : identity.apiKey;
 			else throw new Error("request can only be signed with `apiKey` locations `query` or `header`, but found: `" + signingProperties.in + "`");
 			return clonedRequest;
 		}
@@ -44506,7 +44525,7 @@ function bindRetryMiddleware(isStreamingPayload) {
 	return (options) => (next, context) => async (args) => {
 		let retryStrategy = await options.retryStrategy();
 		const maxAttempts = await options.maxAttempts();
-		const abortSignal = context[import_dist_cjs$18.SMITHY_CONTEXT_KEY]?.abortSignal;
+		const abortSignal = context[import_dist_cjs$19.SMITHY_CONTEXT_KEY]?.abortSignal;
 		if (isRetryStrategyV2(retryStrategy)) {
 			retryStrategy = retryStrategy;
 			const retryTokenScope = (context["partition_id"] ?? "") + (context.__retryLongPoll ? ":longpoll" : "");
@@ -44561,12 +44580,12 @@ function bindGetRetryPlugin(isStreamingPayload) {
 		clientStack.add(retryMiddleware(options), retryMiddlewareOptions);
 	} });
 }
-var import_dist_cjs$18, isRetryStrategyV2, getRetryErrorInfo, getRetryErrorType, retryMiddlewareOptions;
+var import_dist_cjs$19, isRetryStrategyV2, getRetryErrorInfo, getRetryErrorType, retryMiddlewareOptions;
 var init_retryMiddleware = __esmMin((() => {
 	init_client$1();
 	init_protocols$1();
 	init_serde();
-	import_dist_cjs$18 = require_dist_cjs$16();
+	import_dist_cjs$19 = require_dist_cjs$16();
 	init_service_error_classification();
 	init_race();
 	init_constants$2();
@@ -47761,7 +47780,7 @@ var init_getChecksumAlgorithmForRequest = __esmMin((() => {
 var getChecksumLocationName;
 var init_getChecksumLocationName = __esmMin((() => {
 	init_constants$7();
-	getChecksumLocationName = (algorithm) => algorithm === ChecksumAlgorithm.MD5 ? "content-md5" : `x-amz-checksum-${algorithm.toLowerCase()}`;
+	getChecksumLocationName = (algorithm) => algorithm === ChecksumAlgorithm$1.MD5 ? "content-md5" : `x-amz-checksum-${algorithm.toLowerCase()}`;
 }));
 
 // node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/hasHeader.js
@@ -47963,18 +47982,18 @@ var CLIENT_SUPPORTED_ALGORITHMS, PRIORITY_ORDER_ALGORITHMS;
 var init_types = __esmMin((() => {
 	init_constants$7();
 	CLIENT_SUPPORTED_ALGORITHMS = [
-		ChecksumAlgorithm.CRC32,
-		ChecksumAlgorithm.CRC32C,
-		ChecksumAlgorithm.CRC64NVME,
-		ChecksumAlgorithm.SHA1,
-		ChecksumAlgorithm.SHA256
+		ChecksumAlgorithm$1.CRC32,
+		ChecksumAlgorithm$1.CRC32C,
+		ChecksumAlgorithm$1.CRC64NVME,
+		ChecksumAlgorithm$1.SHA1,
+		ChecksumAlgorithm$1.SHA256
 	];
 	PRIORITY_ORDER_ALGORITHMS = [
-		ChecksumAlgorithm.SHA256,
-		ChecksumAlgorithm.SHA1,
-		ChecksumAlgorithm.CRC32,
-		ChecksumAlgorithm.CRC32C,
-		ChecksumAlgorithm.CRC64NVME
+		ChecksumAlgorithm$1.SHA256,
+		ChecksumAlgorithm$1.SHA1,
+		ChecksumAlgorithm$1.CRC32,
+		ChecksumAlgorithm$1.CRC32C,
+		ChecksumAlgorithm$1.CRC64NVME
 	];
 }));
 
@@ -47987,12 +48006,12 @@ var init_selectChecksumAlgorithmFunction = __esmMin((() => {
 	selectChecksumAlgorithmFunction = (checksumAlgorithm, config) => {
 		const { checksumAlgorithms = {} } = config;
 		switch (checksumAlgorithm) {
-			case ChecksumAlgorithm.MD5: return checksumAlgorithms?.MD5 ?? config.md5;
-			case ChecksumAlgorithm.CRC32: return checksumAlgorithms?.CRC32 ?? Crc32Node;
-			case ChecksumAlgorithm.CRC32C: return checksumAlgorithms?.CRC32C ?? Crc32cNode;
-			case ChecksumAlgorithm.CRC64NVME: return checksumAlgorithms?.CRC64NVME ?? Crc64Nvme;
-			case ChecksumAlgorithm.SHA1: return checksumAlgorithms?.SHA1 ?? config.sha1;
-			case ChecksumAlgorithm.SHA256: return checksumAlgorithms?.SHA256 ?? config.sha256;
+			case ChecksumAlgorithm$1.MD5: return checksumAlgorithms?.MD5 ?? config.md5;
+			case ChecksumAlgorithm$1.CRC32: return checksumAlgorithms?.CRC32 ?? Crc32Node;
+			case ChecksumAlgorithm$1.CRC32C: return checksumAlgorithms?.CRC32C ?? Crc32cNode;
+			case ChecksumAlgorithm$1.CRC64NVME: return checksumAlgorithms?.CRC64NVME ?? Crc64Nvme;
+			case ChecksumAlgorithm$1.SHA1: return checksumAlgorithms?.SHA1 ?? config.sha1;
+			case ChecksumAlgorithm$1.SHA256: return checksumAlgorithms?.SHA256 ?? config.sha256;
 			default:
 				if (checksumAlgorithms?.[checksumAlgorithm]) return checksumAlgorithms[checksumAlgorithm];
 				throw new Error(`The checksum algorithm "${checksumAlgorithm}" is not supported by the client. Select one of ${CLIENT_SUPPORTED_ALGORITHMS}, or provide an implementation to  the client constructor checksums field.`);
@@ -48056,19 +48075,19 @@ var init_flexibleChecksumsMiddleware = __esmMin((() => {
 		let updatedHeaders = headers;
 		if (checksumAlgorithm) {
 			switch (checksumAlgorithm) {
-				case ChecksumAlgorithm.CRC32:
+				case ChecksumAlgorithm$1.CRC32:
 					setFeature$2(context, "FLEXIBLE_CHECKSUMS_REQ_CRC32", "U");
 					break;
-				case ChecksumAlgorithm.CRC32C:
+				case ChecksumAlgorithm$1.CRC32C:
 					setFeature$2(context, "FLEXIBLE_CHECKSUMS_REQ_CRC32C", "V");
 					break;
-				case ChecksumAlgorithm.CRC64NVME:
+				case ChecksumAlgorithm$1.CRC64NVME:
 					setFeature$2(context, "FLEXIBLE_CHECKSUMS_REQ_CRC64", "W");
 					break;
-				case ChecksumAlgorithm.SHA1:
+				case ChecksumAlgorithm$1.SHA1:
 					setFeature$2(context, "FLEXIBLE_CHECKSUMS_REQ_SHA1", "X");
 					break;
-				case ChecksumAlgorithm.SHA256: setFeature$2(context, "FLEXIBLE_CHECKSUMS_REQ_SHA256", "Y");
+				case ChecksumAlgorithm$1.SHA256: setFeature$2(context, "FLEXIBLE_CHECKSUMS_REQ_SHA256", "Y");
 			}
 			const checksumLocationName = getChecksumLocationName(checksumAlgorithm);
 			const checksumAlgorithmFn = selectChecksumAlgorithmFunction(checksumAlgorithm, config);
@@ -48213,8 +48232,8 @@ var init_validateChecksumFromResponse = __esmMin((() => {
 				try {
 					checksumAlgorithmFn = selectChecksumAlgorithmFunction(algorithm, config);
 				} catch (error) {
-					if (algorithm === ChecksumAlgorithm.CRC64NVME) {
-						logger?.warn(`Skipping ${ChecksumAlgorithm.CRC64NVME} checksum validation: ${error.message}`);
+					if (algorithm === ChecksumAlgorithm$1.CRC64NVME) {
+						logger?.warn(`Skipping ${ChecksumAlgorithm$1.CRC64NVME} checksum validation: ${error.message}`);
 						continue;
 					}
 					throw error;
@@ -48317,7 +48336,7 @@ var init_resolveFlexibleChecksumsConfig = __esmMin((() => {
 var flexible_checksums_exports = /* @__PURE__ */ __exportAll$1({
 	CONFIG_REQUEST_CHECKSUM_CALCULATION: () => CONFIG_REQUEST_CHECKSUM_CALCULATION,
 	CONFIG_RESPONSE_CHECKSUM_VALIDATION: () => CONFIG_RESPONSE_CHECKSUM_VALIDATION,
-	ChecksumAlgorithm: () => ChecksumAlgorithm,
+	ChecksumAlgorithm: () => ChecksumAlgorithm$1,
 	ChecksumLocation: () => ChecksumLocation,
 	DEFAULT_CHECKSUM_ALGORITHM: () => DEFAULT_CHECKSUM_ALGORITHM,
 	DEFAULT_REQUEST_CHECKSUM_CALCULATION: () => DEFAULT_REQUEST_CHECKSUM_CALCULATION,
@@ -49222,10 +49241,10 @@ var require_dist_cjs$14 = /* @__PURE__ */ __commonJSMin(((exports) => {
 }));
 
 // node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/SignatureV4S3Express.js
-var import_dist_cjs$17, SignatureV4S3Express;
+var import_dist_cjs$18, SignatureV4S3Express;
 var init_SignatureV4S3Express = __esmMin((() => {
-	import_dist_cjs$17 = require_dist_cjs$14();
-	SignatureV4S3Express = class extends import_dist_cjs$17.SignatureV4SignWithCredentials {};
+	import_dist_cjs$18 = require_dist_cjs$14();
+	SignatureV4S3Express = class extends import_dist_cjs$18.SignatureV4SignWithCredentials {};
 }));
 
 // node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/constants.js
@@ -50017,9 +50036,9 @@ function writeKey(obj) {
 var init_writeKey = __esmMin((() => {}));
 
 // node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlShapeDeserializer.js
-var import_dist_cjs$16, XmlShapeDeserializer;
+var import_dist_cjs$17, XmlShapeDeserializer;
 var init_XmlShapeDeserializer = __esmMin((() => {
-	import_dist_cjs$16 = require_dist_cjs$13();
+	import_dist_cjs$17 = require_dist_cjs$13();
 	init_client$1();
 	init_protocols$1();
 	init_schema();
@@ -50114,7 +50133,7 @@ var init_XmlShapeDeserializer = __esmMin((() => {
 			if (xml.length) {
 				let parsedObj;
 				try {
-					parsedObj = (0, import_dist_cjs$16.parseXML)(xml);
+					parsedObj = (0, import_dist_cjs$17.parseXML)(xml);
 				} catch (e) {
 					if (e && typeof e === "object") Object.defineProperty(e, "$responseBodyText", { value: xml });
 					throw e;
@@ -50415,9 +50434,9 @@ var init_parseXmlBody = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlShapeSerializer.js
-var import_dist_cjs$15, XmlShapeSerializer;
+var import_dist_cjs$16, XmlShapeSerializer;
 var init_XmlShapeSerializer = __esmMin((() => {
-	import_dist_cjs$15 = require_dist_cjs$13();
+	import_dist_cjs$16 = require_dist_cjs$13();
 	init_protocols$1();
 	init_schema();
 	init_serde();
@@ -50463,7 +50482,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			const traits = ns.getMergedTraits();
 			const name = ns.isMemberSchema() && !traits.httpPayload ? ns.getMemberTraits().xmlName ?? ns.getMemberName() : traits.xmlName ?? ns.getName();
 			if (!name || !ns.isStructSchema()) throw new Error(`@aws-sdk/core/protocols - xml serializer, cannot write struct with empty name or non-struct, schema=${ns.getName(true)}.`);
-			const structXmlNode = import_dist_cjs$15.XmlNode.of(name);
+			const structXmlNode = import_dist_cjs$16.XmlNode.of(name);
 			const [xmlnsAttr, xmlns] = this.getXmlnsAttribute(ns, parentXmlns);
 			for (const [memberName, memberSchema] of ns.structIterator()) {
 				const val = value[memberName];
@@ -50476,7 +50495,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 					else if (memberSchema.isMapSchema()) this.writeMap(memberSchema, val, structXmlNode, xmlns);
 					else if (memberSchema.isStructSchema()) structXmlNode.addChildNode(this.writeStruct(memberSchema, val, xmlns));
 					else {
-						const memberNode = import_dist_cjs$15.XmlNode.of(memberSchema.getMergedTraits().xmlName ?? memberSchema.getMemberName());
+						const memberNode = import_dist_cjs$16.XmlNode.of(memberSchema.getMergedTraits().xmlName ?? memberSchema.getMemberName());
 						this.writeSimpleInto(memberSchema, val, memberNode, xmlns);
 						structXmlNode.addChildNode(memberNode);
 					}
@@ -50485,9 +50504,9 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			const { $unknown } = value;
 			if ($unknown && ns.isUnionSchema() && Array.isArray($unknown) && Object.keys(value).length === 1) {
 				const [k, v] = $unknown;
-				const node = import_dist_cjs$15.XmlNode.of(k);
+				const node = import_dist_cjs$16.XmlNode.of(k);
 				if (typeof v !== "string") {
-					if (value instanceof import_dist_cjs$15.XmlNode || value instanceof import_dist_cjs$15.XmlText) structXmlNode.addChildNode(value);
+					if (value instanceof import_dist_cjs$16.XmlNode || value instanceof import_dist_cjs$16.XmlText) structXmlNode.addChildNode(value);
 					else throw new Error("@aws-sdk - $unknown union member in XML requires value of type string, @aws-sdk/xml-builder::XmlNode or XmlText.");
 				}
 				this.writeSimpleInto(0, v, node, xmlns);
@@ -50511,7 +50530,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 					const struct = this.writeStruct(listValueSchema, value, xmlns);
 					container.addChildNode(struct.withName(flat ? listTraits.xmlName ?? listMember.getMemberName() : listValueTraits.xmlName ?? "member"));
 				} else {
-					const listItemNode = import_dist_cjs$15.XmlNode.of(flat ? listTraits.xmlName ?? listMember.getMemberName() : listValueTraits.xmlName ?? "member");
+					const listItemNode = import_dist_cjs$16.XmlNode.of(flat ? listTraits.xmlName ?? listMember.getMemberName() : listValueTraits.xmlName ?? "member");
 					this.writeSimpleInto(listValueSchema, value, listItemNode, xmlns);
 					container.addChildNode(listItemNode);
 				}
@@ -50519,7 +50538,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			if (flat) {
 				for (const value of array) if (sparse || value != null) writeItem(container, value);
 			} else {
-				const listNode = import_dist_cjs$15.XmlNode.of(listTraits.xmlName ?? listMember.getMemberName());
+				const listNode = import_dist_cjs$16.XmlNode.of(listTraits.xmlName ?? listMember.getMemberName());
 				if (xmlns) listNode.addAttribute(xmlnsAttr, xmlns);
 				for (const value of array) if (sparse || value != null) writeItem(listNode, value);
 				container.addChildNode(listNode);
@@ -50537,11 +50556,11 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			const flat = !!mapTraits.xmlFlattened;
 			const [xmlnsAttr, xmlns] = this.getXmlnsAttribute(mapMember, parentXmlns);
 			const addKeyValue = (entry, key, val) => {
-				const keyNode = import_dist_cjs$15.XmlNode.of(keyTag, key);
+				const keyNode = import_dist_cjs$16.XmlNode.of(keyTag, key);
 				const [keyXmlnsAttr, keyXmlns] = this.getXmlnsAttribute(mapKeySchema, xmlns);
 				if (keyXmlns) keyNode.addAttribute(keyXmlnsAttr, keyXmlns);
 				entry.addChildNode(keyNode);
-				let valueNode = import_dist_cjs$15.XmlNode.of(valueTag);
+				let valueNode = import_dist_cjs$16.XmlNode.of(valueTag);
 				if (mapValueSchema.isListSchema()) this.writeList(mapValueSchema, val, valueNode, xmlns);
 				else if (mapValueSchema.isMapSchema()) this.writeMap(mapValueSchema, val, valueNode, xmlns, true);
 				else if (mapValueSchema.isStructSchema()) valueNode = this.writeStruct(mapValueSchema, val, xmlns);
@@ -50551,7 +50570,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			if (flat) for (const key in map) {
 				const val = map[key];
 				if (sparse || val != null) {
-					const entry = import_dist_cjs$15.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
+					const entry = import_dist_cjs$16.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
 					addKeyValue(entry, key, val);
 					container.addChildNode(entry);
 				}
@@ -50559,14 +50578,14 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			else {
 				let mapNode;
 				if (!containerIsMap) {
-					mapNode = import_dist_cjs$15.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
+					mapNode = import_dist_cjs$16.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
 					if (xmlns) mapNode.addAttribute(xmlnsAttr, xmlns);
 					container.addChildNode(mapNode);
 				}
 				for (const key in map) {
 					const val = map[key];
 					if (sparse || val != null) {
-						const entry = import_dist_cjs$15.XmlNode.of("entry");
+						const entry = import_dist_cjs$16.XmlNode.of("entry");
 						addKeyValue(entry, key, val);
 						(containerIsMap ? container : mapNode).addChildNode(entry);
 					}
@@ -50610,7 +50629,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 		writeSimpleInto(_schema, value, into, parentXmlns) {
 			const nodeContents = this.writeSimple(_schema, value);
 			const ns = NormalizedSchema.of(_schema);
-			const content = new import_dist_cjs$15.XmlText(nodeContents);
+			const content = new import_dist_cjs$16.XmlText(nodeContents);
 			const [xmlnsAttr, xmlns] = this.getXmlnsAttribute(ns, parentXmlns);
 			if (xmlns) into.addAttribute(xmlnsAttr, xmlns);
 			into.addChildNode(content);
@@ -51336,17 +51355,17 @@ var init_utils = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/AwsSdkSigV4Signer.js
-var import_dist_cjs$14, throwSigningPropertyError, hasEventStreamOutput, validateSigningProperties, AwsSdkSigV4Signer, AWSSDKSigV4Signer;
+var import_dist_cjs$15, throwSigningPropertyError, hasEventStreamOutput, validateSigningProperties, AwsSdkSigV4Signer, AWSSDKSigV4Signer;
 var init_AwsSdkSigV4Signer = __esmMin((() => {
 	init_protocols$1();
-	import_dist_cjs$14 = require_dist_cjs$16();
+	import_dist_cjs$15 = require_dist_cjs$16();
 	init_utils();
 	throwSigningPropertyError = (name, property) => {
 		if (!property) throw new Error(`Property \`${name}\` is not resolved for AWS SDK SigV4Auth`);
 		return property;
 	};
 	hasEventStreamOutput = (signingProperties) => {
-		return (signingProperties.context?.[import_dist_cjs$14.SMITHY_CONTEXT_KEY]?.eventStream)?.output === true;
+		return (signingProperties.context?.[import_dist_cjs$15.SMITHY_CONTEXT_KEY]?.eventStream)?.output === true;
 	};
 	validateSigningProperties = async (signingProperties) => {
 		const context = throwSigningPropertyError("context", signingProperties.context);
@@ -51526,11 +51545,11 @@ function bindCallerConfig(config, credentialsProvider) {
 	fn.configBound = true;
 	return fn;
 }
-var import_dist_cjs$13, bindResolveAwsSdkSigV4Config;
+var import_dist_cjs$14, bindResolveAwsSdkSigV4Config;
 var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 	init_client();
 	init_dist_es();
-	import_dist_cjs$13 = require_dist_cjs$15();
+	import_dist_cjs$14 = require_dist_cjs$15();
 	bindResolveAwsSdkSigV4Config = (defaultDisableClockSkewCorrection) => (config) => {
 		let inputCredentials = config.credentials;
 		let isUserSupplied = !!config.credentials;
@@ -51580,7 +51599,7 @@ var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 				sha256,
 				uriEscapePath: signingEscapePath
 			};
-			return new (config.signerConstructor || import_dist_cjs$13.SignatureV4)(params);
+			return new (config.signerConstructor || import_dist_cjs$14.SignatureV4)(params);
 		});
 		else signer = async (authScheme) => {
 			authScheme = Object.assign({}, {
@@ -51601,7 +51620,7 @@ var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 				sha256,
 				uriEscapePath: signingEscapePath
 			};
-			return new (config.signerConstructor || import_dist_cjs$13.SignatureV4)(params);
+			return new (config.signerConstructor || import_dist_cjs$14.SignatureV4)(params);
 		};
 		return Object.assign(config, {
 			systemClockOffset,
@@ -53660,7 +53679,7 @@ var init_runtimeConfig_shared$3 = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/runtimeConfig.js
-var import_dist_cjs$12, getRuntimeConfig$6;
+var import_dist_cjs$13, getRuntimeConfig$6;
 var init_runtimeConfig$3 = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -53668,7 +53687,7 @@ var init_runtimeConfig$3 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$12 = require_dist_cjs$10();
+	import_dist_cjs$13 = require_dist_cjs$10();
 	init_runtimeConfig_shared$3();
 	getRuntimeConfig$6 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -53697,12 +53716,12 @@ var init_runtimeConfig$3 = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$12.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$13.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$12.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$13.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -54542,7 +54561,7 @@ var init_runtimeConfig_shared$2 = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/runtimeConfig.js
-var import_dist_cjs$11, getRuntimeConfig$4;
+var import_dist_cjs$12, getRuntimeConfig$4;
 var init_runtimeConfig$2 = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -54550,7 +54569,7 @@ var init_runtimeConfig$2 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$11 = require_dist_cjs$10();
+	import_dist_cjs$12 = require_dist_cjs$10();
 	init_runtimeConfig_shared$2();
 	getRuntimeConfig$4 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -54579,12 +54598,12 @@ var init_runtimeConfig$2 = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$11.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$12.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$11.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$12.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -55168,10 +55187,10 @@ function createAwsAuthSigv4aHttpAuthOption(authParameters) {
 function createSmithyApiNoAuthHttpAuthOption$1(authParameters) {
 	return { schemeId: "smithy.api#noAuth" };
 }
-var import_dist_cjs$10, createEndpointRuleSetHttpAuthSchemeParametersProvider, _defaultSTSHttpAuthSchemeParametersProvider, defaultSTSHttpAuthSchemeParametersProvider, createEndpointRuleSetHttpAuthSchemeProvider, _defaultSTSHttpAuthSchemeProvider, defaultSTSHttpAuthSchemeProvider, resolveHttpAuthSchemeConfig$1;
+var import_dist_cjs$11, createEndpointRuleSetHttpAuthSchemeParametersProvider, _defaultSTSHttpAuthSchemeParametersProvider, defaultSTSHttpAuthSchemeParametersProvider, createEndpointRuleSetHttpAuthSchemeProvider, _defaultSTSHttpAuthSchemeProvider, defaultSTSHttpAuthSchemeProvider, resolveHttpAuthSchemeConfig$1;
 var init_httpAuthSchemeProvider$1 = __esmMin((() => {
 	init_httpAuthSchemes();
-	import_dist_cjs$10 = require_dist_cjs$14();
+	import_dist_cjs$11 = require_dist_cjs$14();
 	init_client$1();
 	init_endpoints();
 	init_endpointResolver$1();
@@ -55208,7 +55227,7 @@ var init_httpAuthSchemeProvider$1 = __esmMin((() => {
 						const name = s.name.toLowerCase();
 						return name !== "sigv4a" && name.startsWith("sigv4");
 					});
-					if (import_dist_cjs$10.SignatureV4MultiRegion.sigv4aDependency() === "none" && sigv4Present) continue;
+					if (import_dist_cjs$11.SignatureV4MultiRegion.sigv4aDependency() === "none" && sigv4Present) continue;
 				} else if (name.startsWith("sigv4")) schemeId = "aws.auth#sigv4";
 				else throw new Error(`Unknown HttpAuthScheme found in '@smithy.rules#endpointRuleSet': '${name}'`);
 				const createOption = createHttpAuthOptionFunctions[schemeId];
@@ -55789,11 +55808,11 @@ var init_schemas_0$1 = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeConfig.shared.js
-var import_dist_cjs$9, getRuntimeConfig$3;
+var import_dist_cjs$10, getRuntimeConfig$3;
 var init_runtimeConfig_shared$1 = __esmMin((() => {
 	init_httpAuthSchemes();
 	init_protocols();
-	import_dist_cjs$9 = require_dist_cjs$14();
+	import_dist_cjs$10 = require_dist_cjs$14();
 	init_dist_es();
 	init_checksum();
 	init_client$1();
@@ -55839,7 +55858,7 @@ var init_runtimeConfig_shared$1 = __esmMin((() => {
 			},
 			serviceId: config?.serviceId ?? "STS",
 			sha256: config?.sha256 ?? Sha256Node,
-			signerConstructor: config?.signerConstructor ?? import_dist_cjs$9.SignatureV4MultiRegion,
+			signerConstructor: config?.signerConstructor ?? import_dist_cjs$10.SignatureV4MultiRegion,
 			urlParser: config?.urlParser ?? parseUrl,
 			utf8Decoder: config?.utf8Decoder ?? fromUtf8$1,
 			utf8Encoder: config?.utf8Encoder ?? toUtf8$1
@@ -55848,7 +55867,7 @@ var init_runtimeConfig_shared$1 = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeConfig.js
-var import_dist_cjs$8, getRuntimeConfig$2;
+var import_dist_cjs$9, getRuntimeConfig$2;
 var init_runtimeConfig$1 = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -55857,7 +55876,7 @@ var init_runtimeConfig$1 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$8 = require_dist_cjs$10();
+	import_dist_cjs$9 = require_dist_cjs$10();
 	init_runtimeConfig_shared$1();
 	getRuntimeConfig$2 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -55903,13 +55922,13 @@ var init_runtimeConfig$1 = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$8.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$9.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
 			sigv4aSigningRegionSet: config?.sigv4aSigningRegionSet ?? loadConfig(NODE_SIGV4A_CONFIG_OPTIONS, loaderConfig),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$8.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$9.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -56953,7 +56972,7 @@ var init_runtimeConfig_shared = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/runtimeConfig.js
-var import_dist_cjs$7, getRuntimeConfig;
+var import_dist_cjs$8, getRuntimeConfig;
 var init_runtimeConfig = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -56961,7 +56980,7 @@ var init_runtimeConfig = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$7 = require_dist_cjs$10();
+	import_dist_cjs$8 = require_dist_cjs$10();
 	init_runtimeConfig_shared();
 	getRuntimeConfig = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -56990,12 +57009,12 @@ var init_runtimeConfig = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$7.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$8.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$7.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$8.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -72934,7 +72953,7 @@ var init_s3_options = __esmMin((() => {
 function createS3Client(options) {
 	process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 	const checksum = options.requestChecksumCalculation ?? "WHEN_SUPPORTED";
-	return new import_dist_cjs$6.S3Client({
+	return new import_dist_cjs$7.S3Client({
 		...options.region !== void 0 && { region: options.region },
 		...options.endpoint !== void 0 && { endpoint: options.endpoint },
 		forcePathStyle: options.forcePathStyle ?? false,
@@ -72957,9 +72976,9 @@ function createS3Client(options) {
 		}
 	});
 }
-var import_dist_cjs$6;
+var import_dist_cjs$7;
 var init_s3_client = __esmMin((() => {
-	import_dist_cjs$6 = require_dist_cjs$1();
+	import_dist_cjs$7 = require_dist_cjs$1();
 	init_s3_options();
 }));
 
@@ -73443,9 +73462,9 @@ function stopActiveUploads() {
 }
 async function uploadFile(req) {
 	const { size } = await stat(req.file);
-	const upload = new import_dist_cjs$5.Upload({
+	const upload = new import_dist_cjs$6.Upload({
 		client: req.client,
-		partSize: Math.max(req.partSizeBytes, Math.ceil(size / MAX_PARTS)),
+		partSize: Math.max(req.partSizeBytes, Math.ceil(size / MAX_PARTS$1)),
 		queueSize: req.queueSize,
 		leavePartsOnError: false,
 		params: {
@@ -73478,11 +73497,121 @@ async function uploadFile(req) {
 	if (!result.ETag) throw new Error(`upload of ${req.key} returned no ETag`);
 	return { etag: result.ETag };
 }
-var import_dist_cjs$5, MAX_PARTS, active;
+var import_dist_cjs$6, MAX_PARTS$1, active;
 var init_s3_file_upload = __esmMin((() => {
-	import_dist_cjs$5 = require_dist_cjs();
-	MAX_PARTS = 1e4;
+	import_dist_cjs$6 = require_dist_cjs();
+	MAX_PARTS$1 = 1e4;
 	active = /* @__PURE__ */ new Map();
+}));
+
+// src/store/s3-staged-upload.ts
+function checksumsOf(res) {
+	return {
+		...res.ChecksumCRC32 && { ChecksumCRC32: res.ChecksumCRC32 },
+		...res.ChecksumCRC32C && { ChecksumCRC32C: res.ChecksumCRC32C },
+		...res.ChecksumCRC64NVME && { ChecksumCRC64NVME: res.ChecksumCRC64NVME },
+		...res.ChecksumSHA1 && { ChecksumSHA1: res.ChecksumSHA1 },
+		...res.ChecksumSHA256 && { ChecksumSHA256: res.ChecksumSHA256 }
+	};
+}
+function stageUpload(req) {
+	const controller = new AbortController();
+	const signal = controller.signal;
+	const partSize = Math.max(req.partSizeBytes, Math.ceil(req.size / MAX_PARTS));
+	const count = Math.max(1, Math.ceil(req.size / partSize));
+	let uploadId;
+	let loaded = 0;
+	const sent = (async () => {
+		const checksums = await req.client.config.requestChecksumCalculation() === "WHEN_SUPPORTED";
+		const created = await req.client.send(new import_dist_cjs$5.CreateMultipartUploadCommand({
+			Bucket: req.bucket,
+			Key: req.key,
+			ContentType: req.contentType,
+			...req.cacheControl !== void 0 && { CacheControl: req.cacheControl },
+			...checksums && { ChecksumAlgorithm: import_dist_cjs$5.ChecksumAlgorithm.CRC32 }
+		}));
+		if (!created.UploadId) throw new Error(`CreateMultipartUpload of ${req.key} returned no UploadId`);
+		uploadId = created.UploadId;
+		const parts = new Array(count);
+		const fh = await open(req.file, "r");
+		try {
+			let next = 0;
+			const sender = async () => {
+				const buffer = Buffer.allocUnsafe(Math.min(partSize, req.size));
+				while (next < count) {
+					if (signal.aborted) throw new Error(`the upload of ${req.key} was stopped`);
+					const n = next++;
+					const start = n * partSize;
+					const length = Math.min(partSize, req.size - start);
+					for (let got = 0; got < length;) {
+						const { bytesRead } = await fh.read(buffer, got, length - got, start + got);
+						if (bytesRead === 0) throw new Error(`${req.file} became shorter while it was uploaded`);
+						got += bytesRead;
+					}
+					const res = await req.client.send(new import_dist_cjs$5.UploadPartCommand({
+						Bucket: req.bucket,
+						Key: req.key,
+						UploadId: uploadId,
+						PartNumber: n + 1,
+						Body: buffer.subarray(0, length),
+						ContentLength: length
+					}), { abortSignal: signal });
+					if (!res.ETag) throw new Error(`UploadPart ${n + 1} of ${req.key} returned no ETag`);
+					parts[n] = {
+						PartNumber: n + 1,
+						ETag: res.ETag,
+						...checksumsOf(res)
+					};
+					loaded += length;
+					req.onProgress?.({
+						key: req.progressKey,
+						loaded,
+						total: req.size
+					});
+				}
+			};
+			await Promise.all(Array.from({ length: Math.min(req.queueSize, count) }, sender));
+		} finally {
+			await fh.close();
+		}
+		return parts;
+	})();
+	sent.catch(() => void 0);
+	async function abort() {
+		controller.abort();
+		await sent.catch(() => void 0);
+		if (uploadId === void 0) return true;
+		return req.client.send(new import_dist_cjs$5.AbortMultipartUploadCommand({
+			Bucket: req.bucket,
+			Key: req.key,
+			UploadId: uploadId
+		})).then(() => true, () => false);
+	}
+	return {
+		file: req.file,
+		size: req.size,
+		contentType: req.contentType,
+		cacheControl: req.cacheControl,
+		abort,
+		async complete(condition) {
+			const parts = await sent;
+			const res = await req.client.send(new import_dist_cjs$5.CompleteMultipartUploadCommand({
+				Bucket: req.bucket,
+				Key: req.key,
+				UploadId: uploadId,
+				MultipartUpload: { Parts: parts },
+				...condition.ifNoneMatch !== void 0 && { IfNoneMatch: condition.ifNoneMatch },
+				...condition.ifMatch !== void 0 && { IfMatch: condition.ifMatch }
+			}));
+			if (!res.ETag) throw new Error(`CompleteMultipartUpload of ${req.key} returned no ETag`);
+			return { etag: res.ETag };
+		}
+	};
+}
+var import_dist_cjs$5, MAX_PARTS;
+var init_s3_staged_upload = __esmMin((() => {
+	import_dist_cjs$5 = require_dist_cjs$1();
+	MAX_PARTS = 1e4;
 }));
 
 // src/store/s3-object-meta.ts
@@ -73854,7 +73983,8 @@ function createS3Store(options) {
 	const openUploads = trackOpenUploads(client);
 	const probeKeys = /* @__PURE__ */ new Set();
 	let stopping = false;
-	const writable = writeGuard(options.conditionalWrites ?? "prove", () => cleanUpOnSignal(() => proveConditionalWrites({
+	let proof;
+	const writable = writeGuard(options.conditionalWrites ?? "prove", () => proof = cleanUpOnSignal(() => proveConditionalWrites({
 		client,
 		bucket,
 		prefix,
@@ -73906,25 +74036,78 @@ function createS3Store(options) {
 			throw mapS3Error(err, ctx("GetObject", key));
 		}
 	}
-	async function put(key, body, opts) {
-		const condition = conditionOf(opts);
+	const staged = /* @__PURE__ */ new Map();
+	let stopStaging;
+	const stagingStopped = new Promise((resolve) => stopStaging = resolve);
+	function stage(key, file, opts) {
+		if (stopping || staged.has(key)) return;
 		const Key = abs(key);
-		await writable();
-		try {
-			if (typeof body === "object" && !Buffer.isBuffer(body)) return await uploadFile({
+		const started = (async () => {
+			await Promise.race([writable(), stagingStopped]);
+			if (stopping) return void 0;
+			const { size } = await stat(file);
+			if (size <= partSizeBytes || stopping) return void 0;
+			return stageUpload({
 				client,
 				bucket,
 				key: Key,
-				file: body.file,
+				file,
+				size,
 				contentType: opts.contentType,
 				partSizeBytes,
 				queueSize,
 				progressKey: key,
 				...opts.cacheControl !== void 0 && { cacheControl: opts.cacheControl },
-				...opts.ifNoneMatch !== void 0 && { ifNoneMatch: opts.ifNoneMatch },
-				...opts.ifMatch !== void 0 && { ifMatch: opts.ifMatch },
 				...options.onProgress !== void 0 && { onProgress: options.onProgress }
 			});
+		})().catch(() => void 0);
+		staged.set(key, started);
+	}
+	async function completeStaged(key, file, opts) {
+		const pending = staged.get(key);
+		if (!pending) return void 0;
+		staged.delete(key);
+		const upload = await pending;
+		if (!upload) return void 0;
+		if (upload.file !== file || upload.contentType !== opts.contentType || upload.cacheControl !== opts.cacheControl) {
+			await upload.abort();
+			return;
+		}
+		try {
+			return await upload.complete({
+				...opts.ifNoneMatch !== void 0 && { ifNoneMatch: opts.ifNoneMatch },
+				...opts.ifMatch !== void 0 && { ifMatch: opts.ifMatch }
+			});
+		} catch (err) {
+			await upload.abort();
+			const mapped = rekey(mapS3Error(err, ctx("CompleteMultipartUpload", key, conditionOf(opts))), key);
+			if (mapped instanceof PreconditionFailedError) throw mapped;
+			return;
+		}
+	}
+	async function put(key, body, opts) {
+		const condition = conditionOf(opts);
+		const Key = abs(key);
+		await writable();
+		try {
+			if (typeof body === "object" && !Buffer.isBuffer(body)) {
+				const completed = await completeStaged(key, body.file, opts);
+				if (completed) return completed;
+				return await uploadFile({
+					client,
+					bucket,
+					key: Key,
+					file: body.file,
+					contentType: opts.contentType,
+					partSizeBytes,
+					queueSize,
+					progressKey: key,
+					...opts.cacheControl !== void 0 && { cacheControl: opts.cacheControl },
+					...opts.ifNoneMatch !== void 0 && { ifNoneMatch: opts.ifNoneMatch },
+					...opts.ifMatch !== void 0 && { ifMatch: opts.ifMatch },
+					...options.onProgress !== void 0 && { onProgress: options.onProgress }
+				});
+			}
 			return { etag: (await client.send(new import_dist_cjs.PutObjectCommand({
 				Bucket: bucket,
 				Key,
@@ -74009,8 +74192,16 @@ function createS3Store(options) {
 	}
 	async function abortInFlight() {
 		stopping = true;
+		stopStaging();
 		const stopped = stopActiveUploads();
-		const lines = await openUploads.abortAll();
+		const unused = [...staged.entries()];
+		staged.clear();
+		const early = [];
+		await Promise.all(unused.map(async ([key, pending]) => {
+			const upload = await pending;
+			if (upload && await upload.abort()) early.push(`aborted the multipart upload of ${fullKey(prefix, key)} (started before the upload step)`);
+		}));
+		const lines = [...early, ...await openUploads.abortAll()];
 		for (const key of [...probeKeys]) {
 			await client.send(new import_dist_cjs.DeleteObjectCommand({
 				Bucket: bucket,
@@ -74028,6 +74219,7 @@ function createS3Store(options) {
 		get,
 		getStream,
 		put,
+		stage,
 		copy,
 		list,
 		delete: remove,
@@ -74041,7 +74233,8 @@ function createS3Store(options) {
 			return [...sweep.aborted.map((a) => `incomplete multipart upload of ${a.key} (started ${a.initiated?.toISOString() ?? "unknown"})`), ...probes.map((key) => `conditional-write probe ${key}`)];
 		},
 		async close() {
-			if (openUploads.size > 0) await abortInFlight();
+			await proof?.catch(() => void 0);
+			if (openUploads.size > 0 || staged.size > 0) await abortInFlight();
 			client.destroy();
 		}
 	};
@@ -74054,6 +74247,7 @@ var init_s3_store = __esmMin((() => {
 	init_s3_client();
 	init_s3_errors();
 	init_s3_file_upload();
+	init_s3_staged_upload();
 	init_s3_object_meta();
 	init_s3_options();
 	init_s3_stale_uploads();

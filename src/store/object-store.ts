@@ -68,6 +68,15 @@ export interface ObjectStore {
    */
   openRead?(key: string): Promise<OpenedObject | undefined>;
   put(key: string, body: PutBody, options: PutOptions): Promise<{ etag: string }>;
+  /**
+   * Optional, where a store can send an object's bytes before making it (S3:
+   * the parts of a multipart upload): starts sending `file` for `key` now, so
+   * that a later `put` of the same file with the same content type and cache
+   * control only has to complete it. Nothing becomes visible before that put
+   * (which applies its precondition as usual); an upload never completed is
+   * aborted by `abortInFlight`/`close`. The file must not change until then.
+   */
+  stage?(key: string, file: string, options: Pick<PutOptions, "contentType" | "cacheControl">): void;
   /** Server-side copy where the store supports it. Overwrites unless options say otherwise. */
   copy(fromKey: string, toKey: string, options: PutOptions): Promise<{ etag: string }>;
   list(prefix: string): AsyncIterable<ObjectMeta>;

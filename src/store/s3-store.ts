@@ -13,7 +13,9 @@ import type { ByteRange, ObjectMeta, ObjectStore, PutBody, PutOptions, StoreLoca
 import { assertSafeKey } from "./object-key.js";
 import { createS3Client } from "./s3-client.js";
 import { isNotFound, mapS3Error, type WriteCondition } from "./s3-errors.js";
+import { stat } from "node:fs/promises";
 import { uploadFile } from "./s3-file-upload.js";
+import { stageUpload, type StagedUpload } from "./s3-staged-upload.js";
 import { copySource, metaFromHeaders } from "./s3-object-meta.js";
 import { DEFAULT_PART_SIZE, DEFAULT_QUEUE_SIZE, MIN_PART_SIZE, fullKey, normalizePrefix, type S3StoreOptions } from "./s3-options.js";
 import { stopActiveUploads } from "./s3-file-upload.js";
@@ -51,9 +53,11 @@ export function createS3Store(options: S3StoreOptions): S3Store {
   const openUploads = trackOpenUploads(client);
   const probeKeys = new Set<string>();
   let stopping = false;
+  // The proof while it runs: close() lets it finish (stopped midway, it would leave its probe upload behind).
+  let proof: Promise<void> | undefined;
   const writable = writeGuard(
     options.conditionalWrites ?? "prove",
-    () => cleanUpOnSignal(
+    () => proof = cleanUpOnSignal(
       () => proveConditionalWrites({
         client, bucket, prefix, endpoint: options.endpoint,
         onKey: (key, present) => void (present ? probeKeys.add(key) : probeKeys.delete(key)),
@@ -98,12 +102,64 @@ export function createS3Store(options: S3StoreOptions): S3Store {
     }
   }
 
+  // Uploads started before their put (stage), by store-relative key; each is completed by that put or aborted.
+  const staged = new Map<string, Promise<StagedUpload | undefined>>();
+  // Resolved when the run stops: a stage still waiting for the proof (which never answers once stopping) gives up.
+  let stopStaging!: () => void;
+  const stagingStopped = new Promise<void>((resolve) => (stopStaging = resolve));
+
+  function stage(key: string, file: string, opts: Pick<PutOptions, "contentType" | "cacheControl">): void {
+    if (stopping || staged.has(key)) return;
+    const Key = abs(key);
+    const started = (async () => {
+      await Promise.race([writable(), stagingStopped]);
+      if (stopping) return undefined;
+      const { size } = await stat(file);
+      // A file of one part gains nothing: its put is one request anyway.
+      if (size <= partSizeBytes || stopping) return undefined;
+      return stageUpload({
+        client, bucket, key: Key, file, size, contentType: opts.contentType, partSizeBytes, queueSize, progressKey: key,
+        ...(opts.cacheControl !== undefined && { cacheControl: opts.cacheControl }),
+        ...(options.onProgress !== undefined && { onProgress: options.onProgress }),
+      });
+    })().catch(() => undefined);
+    staged.set(key, started);
+  }
+
+  /**
+   * Completes the upload staged for this put, if there is one of the same
+   * file and headers: the put's condition is applied by
+   * CompleteMultipartUpload. A lost condition is the put's answer; any other
+   * failure (a part that could not be sent) falls back to a plain upload.
+   */
+  async function completeStaged(key: string, file: string, opts: PutOptions): Promise<{ etag: string } | undefined> {
+    const pending = staged.get(key);
+    if (!pending) return undefined;
+    staged.delete(key);
+    const upload = await pending;
+    if (!upload) return undefined;
+    if (upload.file !== file || upload.contentType !== opts.contentType || upload.cacheControl !== opts.cacheControl) {
+      await upload.abort();
+      return undefined;
+    }
+    try {
+      return await upload.complete({ ...(opts.ifNoneMatch !== undefined && { ifNoneMatch: opts.ifNoneMatch }), ...(opts.ifMatch !== undefined && { ifMatch: opts.ifMatch }) });
+    } catch (err) {
+      await upload.abort();
+      const mapped = rekey(mapS3Error(err, ctx("CompleteMultipartUpload", key, conditionOf(opts))), key);
+      if (mapped instanceof PreconditionFailedError) throw mapped;
+      return undefined;
+    }
+  }
+
   async function put(key: string, body: PutBody, opts: PutOptions): Promise<{ etag: string }> {
     const condition = conditionOf(opts);
     const Key = abs(key);
     await writable();
     try {
       if (typeof body === "object" && !Buffer.isBuffer(body)) {
+        const completed = await completeStaged(key, body.file, opts);
+        if (completed) return completed;
         return await uploadFile({
           client, bucket, key: Key, file: body.file, contentType: opts.contentType, partSizeBytes, queueSize, progressKey: key,
           ...(opts.cacheControl !== undefined && { cacheControl: opts.cacheControl }),
@@ -194,8 +250,17 @@ export function createS3Store(options: S3StoreOptions): S3Store {
   /** Stops this run's uploads, aborts every multipart upload it opened and removes its probe key, if one is there. */
   async function abortInFlight(): Promise<string[]> {
     stopping = true;
+    stopStaging();
     const stopped = stopActiveUploads();
-    const lines = await openUploads.abortAll();
+    // Uploads staged ahead of their put: aborted here; one whose abort was lost is still the tracker's to abort.
+    const unused = [...staged.entries()];
+    staged.clear();
+    const early: string[] = [];
+    await Promise.all(unused.map(async ([key, pending]) => {
+      const upload = await pending;
+      if (upload && (await upload.abort())) early.push(`aborted the multipart upload of ${fullKey(prefix, key)} (started before the upload step)`);
+    }));
+    const lines = [...early, ...(await openUploads.abortAll())];
     for (const key of [...probeKeys]) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })).then(
         () => lines.push(`removed the conditional-write probe ${key}`),
@@ -210,7 +275,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
   return {
     location,
     uriFor: (key) => `s3://${bucket}/${abs(key)}`,
-    head, get, getStream, put, copy, list, delete: remove, checkReachable,
+    head, get, getStream, put, stage, copy, list, delete: remove, checkReachable,
     proveConditionalWrites: writable,
     abortInFlight,
     abortStaleUploads: (olderThan) => abortStaleMultipartUploads(client, bucket, prefix, olderThan),
@@ -223,8 +288,10 @@ export function createS3Store(options: S3StoreOptions): S3Store {
       ];
     },
     async close() {
+      // (Once stopping, the proof never answers: abortInFlight has already cleaned up.)
+      if (!stopping) await proof?.catch(() => undefined);
       // A run that failed (or forgot) with an upload open: abort it before the client goes.
-      if (openUploads.size > 0) await abortInFlight();
+      if (openUploads.size > 0 || staged.size > 0) await abortInFlight();
       client.destroy();
     },
   };

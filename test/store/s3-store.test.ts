@@ -166,5 +166,89 @@ describe.skipIf(Boolean(reason))(`S3 store against moto_server${reason ? ` (skip
       await missing.close?.();
       await closed.close?.();
     });
+
+    describe("staged uploads (store.stage, then put completes them)", () => {
+      const MiB = 1024 * 1024;
+      const openUploads = async (prefix: string) =>
+        ((await aws("s3api", "list-multipart-uploads", "--bucket", BUCKET, "--prefix", `${prefix}/`)) as { Uploads?: { Key: string }[] } | undefined)?.Uploads ?? [];
+      async function bigFile(bytes: number): Promise<{ file: string; data: Buffer; dir: string }> {
+        const dir = await mkdtemp(path.join(tmpdir(), "staged-"));
+        const data = randomBytes(bytes);
+        const file = path.join(dir, "big.bin");
+        await writeFile(file, data);
+        return { file, data, dir };
+      }
+      const options = { contentType: "application/zip", cacheControl: CACHE_IMMUTABLE };
+
+      it("a put of the staged file completes the staged upload under its create-only condition: the object's bytes and headers are the file's", async () => {
+        const o = storeOptions();
+        const store = createS3Store(o);
+        const { file, data, dir } = await bigFile(11 * MiB);
+        try {
+          store.stage!("releases/1.0.0/a.zip", file, options);
+          await store.put("releases/1.0.0/a.zip", { file }, { ...options, ifNoneMatch: "*" });
+          const got = await store.get("releases/1.0.0/a.zip");
+          expect(got!.body.equals(data)).toBe(true);
+          const head = (await aws("s3api", "head-object", "--bucket", BUCKET, "--key", `${o.prefix}/releases/1.0.0/a.zip`)) as Record<string, unknown>;
+          expect([head.ContentType, head.CacheControl, head.ContentLength]).toEqual(["application/zip", CACHE_IMMUTABLE, 11 * MiB]);
+          // A multipart object: its ETag ends with the part count (11 MiB in 5 MiB parts).
+          expect(String(head.ETag)).toMatch(/-3"$/);
+          expect(await openUploads(o.prefix!)).toEqual([]);
+        } finally {
+          await store.close?.();
+          await rm(dir, { recursive: true, force: true });
+        }
+      });
+
+      it("the object appeared meanwhile: the put loses its condition (PreconditionFailedError), the object is untouched and the staged upload is aborted", async () => {
+        const o = storeOptions();
+        const store = createS3Store(o);
+        const { file, dir } = await bigFile(6 * MiB);
+        try {
+          store.stage!("releases/1.0.0/b.zip", file, options);
+          await store.put("releases/1.0.0/b.zip", "the winner", { ...options, ifNoneMatch: "*" });
+          await expect(store.put("releases/1.0.0/b.zip", { file }, { ...options, ifNoneMatch: "*" })).rejects.toMatchObject({ name: "PreconditionFailedError" });
+          expect((await store.get("releases/1.0.0/b.zip"))!.body.toString()).toBe("the winner");
+          expect(await openUploads(o.prefix!)).toEqual([]);
+        } finally {
+          await store.close?.();
+          await rm(dir, { recursive: true, force: true });
+        }
+      });
+
+      it("a staged upload never put (the run failed before its upload step) is aborted when the store closes: no object, no open upload", async () => {
+        const o = storeOptions();
+        const store = createS3Store(o);
+        const { file, dir } = await bigFile(6 * MiB);
+        try {
+          store.stage!("releases/1.0.0/c.zip", file, options);
+          // Other work of the run goes on; the parts are sent meanwhile.
+          await store.head("releases/1.0.0/c.zip");
+        } finally {
+          await store.close?.();
+          await rm(dir, { recursive: true, force: true });
+        }
+        expect(await openUploads(o.prefix!)).toEqual([]);
+        const listed = (await aws("s3api", "list-objects-v2", "--bucket", BUCKET, "--prefix", `${o.prefix}/`)) as { Contents?: unknown[] } | undefined;
+        expect(listed?.Contents ?? []).toEqual([]);
+      });
+
+      it("a put with other headers than the staged ones is a plain upload with its own headers (the staged one is aborted)", async () => {
+        const o = storeOptions();
+        const store = createS3Store(o);
+        const { file, data, dir } = await bigFile(6 * MiB);
+        try {
+          store.stage!("releases/1.0.0/d.zip", file, options);
+          await store.put("releases/1.0.0/d.zip", { file }, { contentType: "application/octet-stream", cacheControl: "no-cache", ifNoneMatch: "*" });
+          const head = (await aws("s3api", "head-object", "--bucket", BUCKET, "--key", `${o.prefix}/releases/1.0.0/d.zip`)) as Record<string, unknown>;
+          expect([head.ContentType, head.CacheControl]).toEqual(["application/octet-stream", "no-cache"]);
+          expect((await store.get("releases/1.0.0/d.zip"))!.body.equals(data)).toBe(true);
+          expect(await openUploads(o.prefix!)).toEqual([]);
+        } finally {
+          await store.close?.();
+          await rm(dir, { recursive: true, force: true });
+        }
+      });
+    });
   });
 });

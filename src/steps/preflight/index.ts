@@ -22,6 +22,7 @@ import { describeStoreLocation } from "../../store/store-location.js";
 import { snapshotDiskImage } from "./disk-image-snapshot.js";
 import { checkContinuity } from "./continuity-check.js";
 import { recordsWithoutCatalog } from "./orphan-records.js";
+import { startDiskImageUpload } from "../upload/early-upload.js";
 
 async function requireDirectory(dir: string): Promise<void> {
   const st = await stat(dir).catch(() => undefined);
@@ -205,5 +206,7 @@ export const preflightStep: Step = {
         );
       }
     }
+    // On S3 the disk image's parts go out while the bundle is zipped; the upload step completes the object.
+    startDiskImageUpload(ctx);
   },
 };
