@@ -14361,8 +14361,20 @@ async function applyWrite(t, w) {
 	await t.target.delete(w.key);
 	t.log(`removed ${w.key} (${w.why})`);
 }
+function independent(w) {
+	return w.needed && (w.op === "copy" || w.op === "put" && w.precondition.kind === "create-only");
+}
 async function applyWrites(t, writes) {
-	for (const w of writes) await applyWrite(t, w);
+	for (let i = 0; i < writes.length;) {
+		let end = i;
+		const keys = /* @__PURE__ */ new Set();
+		while (end < writes.length && independent(writes[end]) && !keys.has(writes[end].key)) keys.add(writes[end++].key);
+		if (end - i > 1) {
+			const failed = (await Promise.allSettled(writes.slice(i, end).map((w) => applyWrite(t, w)))).find((r) => r.status === "rejected");
+			if (failed) throw failed.reason;
+			i = end;
+		} else await applyWrite(t, writes[i++]);
+	}
 }
 
 // src/steps/apply-planned.ts
@@ -74233,7 +74245,7 @@ function createS3Store(options) {
 			return [...sweep.aborted.map((a) => `incomplete multipart upload of ${a.key} (started ${a.initiated?.toISOString() ?? "unknown"})`), ...probes.map((key) => `conditional-write probe ${key}`)];
 		},
 		async close() {
-			await proof?.catch(() => void 0);
+			if (!stopping) await proof?.catch(() => void 0);
 			if (openUploads.size > 0 || staged.size > 0) await abortInFlight();
 			client.destroy();
 		}

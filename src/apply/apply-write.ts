@@ -111,6 +111,32 @@ export async function applyWrite(t: ApplyTarget, w: PlannedWrite): Promise<void>
   t.log(`removed ${w.key} (${w.why})`);
 }
 
+/**
+ * Writes that may go out together: server-side copies and create-only puts
+ * (versioned objects), each to its own key. Neither reads what another
+ * writes, so their order never matters; everything else (a compare-and-swap,
+ * an overwrite, a delete) keeps its place in the plan.
+ */
+function independent(w: PlannedWrite): boolean {
+  return w.needed && (w.op === "copy" || (w.op === "put" && w.precondition.kind === "create-only"));
+}
+
+/**
+ * Carries out `writes` in plan order, except that each run of consecutive
+ * independent writes goes out at once: the two uploads of a publish complete
+ * side by side, and the download copies do not wait for one another (on S3
+ * each copy is a request the server spends time on).
+ */
 export async function applyWrites(t: ApplyTarget, writes: readonly PlannedWrite[]): Promise<void> {
-  for (const w of writes) await applyWrite(t, w);
+  for (let i = 0; i < writes.length; ) {
+    let end = i;
+    const keys = new Set<string>();
+    while (end < writes.length && independent(writes[end]!) && !keys.has(writes[end]!.key)) keys.add(writes[end++]!.key);
+    if (end - i > 1) {
+      const settled = await Promise.allSettled(writes.slice(i, end).map((w) => applyWrite(t, w)));
+      const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
+      if (failed) throw failed.reason;
+      i = end;
+    } else await applyWrite(t, writes[i++]!);
+  }
 }
