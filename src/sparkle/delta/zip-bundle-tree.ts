@@ -11,7 +11,7 @@ import yauzl from "yauzl";
 import { RelcastError } from "../../core/errors.js";
 import { readStoredZipTree } from "./stored-zip-tree.js";
 import { badZip, layOutZip, relOfZipName, unixModeOf, type RawZipEntry, type ZipBundleTree, type ZipListing } from "./zip-layout.js";
-import type { TreeEntry, TreeSource } from "./tree-hash.js";
+import { CUSTOM_ICON_PATH, treeHashOf, type TreeEntry, type TreeSource } from "./tree-hash.js";
 
 export type { RawZipEntry, ZipBundleTree };
 
@@ -39,7 +39,48 @@ async function listEntries(zip: yauzl.ZipFile): Promise<yauzl.Entry[]> {
   return out;
 }
 
-export async function openZipBundleTree(file: string): Promise<ZipBundleTree> {
+export interface OpenZipBundleTreeOptions {
+  /**
+   * SHA-1 of every file's and symlink's bytes, by zip entry name, as the
+   * writer of this very zip took them while zipping: the tree is then built
+   * from them and the central directory, and no entry is inflated. Without
+   * them (a zip from elsewhere) the whole zip is read and hashed.
+   */
+  contentHashes?: ReadonlyMap<string, Buffer> | undefined;
+}
+
+/** The content hashes the zip's writer gave, checked to cover exactly the zip's files and links. */
+function givenHashes(file: string, layout: ReturnType<typeof layOutZip>, given: ReadonlyMap<string, Buffer>): { fileHashes: Map<string, Buffer>; linkHashes: Map<string, Buffer> } {
+  const fileHashes = new Map<string, Buffer>();
+  const linkHashes = new Map<string, Buffer>();
+  let used = 0;
+  for (const entry of layout.entries) {
+    if (entry.kind === "dir") continue;
+    const hash = given.get(layout.zipName.get(entry.rel) ?? "");
+    if (!hash || hash.length !== 20) throw new RelcastError("E_INTERNAL", `the zip step gave no content hash for ${entry.rel} of ${file}`);
+    used++;
+    if (entry.rel !== CUSTOM_ICON_PATH) (entry.kind === "file" ? fileHashes : linkHashes).set(entry.rel, hash);
+  }
+  if (used !== given.size) throw new RelcastError("E_INTERNAL", `the zip step gave ${given.size} content hashes for ${file}, which holds ${used} files and links`);
+  return { fileHashes, linkHashes };
+}
+
+function fromGivenHashes(file: string, layout: ReturnType<typeof layOutZip>, given: ReadonlyMap<string, Buffer>): Pick<ZipBundleTree, "hash" | "entries" | "fileHashes" | "linkHashes"> {
+  const { fileHashes, linkHashes } = givenHashes(file, layout, given);
+  const hash = treeHashOf(layout.entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel)!);
+  return { hash, entries: layout.entries, fileHashes, linkHashes };
+}
+
+/** Contents hashed in one sequential pass over the file (large reads, one inflater per entry), not entry by entry. */
+async function scanContents(file: string, layout: ReturnType<typeof layOutZip>): Promise<Pick<ZipBundleTree, "hash" | "entries" | "fileHashes" | "linkHashes">> {
+  const scanned = await readStoredZipTree(createReadStream(file, { highWaterMark: READ_CHUNK }), { name: file, keepLimit: 0 });
+  if (scanned.entries.length !== layout.entries.length || scanned.entries.some((e, i) => e.rel !== layout.entries[i]!.rel || e.kind !== layout.entries[i]!.kind)) {
+    throw badZip(file, "its entries read differently in two passes");
+  }
+  return { hash: scanned.hash, entries: scanned.entries, fileHashes: scanned.fileHashes, linkHashes: scanned.linkHashes };
+}
+
+export async function openZipBundleTree(file: string, options: OpenZipBundleTreeOptions = {}): Promise<ZipBundleTree> {
   let zip: yauzl.ZipFile;
   let listed: yauzl.Entry[];
   try {
@@ -111,15 +152,10 @@ export async function openZipBundleTree(file: string): Promise<ZipBundleTree> {
       readLink: (entry) => source.readFile(entry),
     };
 
-    // Contents hashed in one sequential pass over the file (large reads, one inflater per entry), not entry by entry.
-    const scanned = await readStoredZipTree(createReadStream(file, { highWaterMark: READ_CHUNK }), { name: file, keepLimit: 0 });
-    const { hash, fileHashes, linkHashes } = scanned;
-    if (scanned.entries.length !== layout.entries.length || scanned.entries.some((e, i) => e.rel !== layout.entries[i]!.rel || e.kind !== layout.entries[i]!.kind)) {
-      throw badZip(file, "its entries read differently in two passes");
-    }
+    const { hash, entries, fileHashes, linkHashes } = options.contentHashes ? fromGivenHashes(file, layout, options.contentHashes) : await scanContents(file, layout);
     return {
       hash,
-      entries: scanned.entries,
+      entries,
       fileHashes,
       linkHashes,
       source,

@@ -127,8 +127,9 @@ export const deltasStep: Step = {
 
     const root = path.join(ctx.workDir, "deltas");
     await mkdir(root, { recursive: true });
-    // The new tree is read from the zip once, in place, and shared by every delta and the manifest.
-    const newTree = await openZipBundleTree(zip.file);
+    // The new tree, shared by every delta and the manifest: its content hashes as the zip step took them while
+    // zipping (read from the zip, in place, only when the zip came from elsewhere).
+    const newTree = await openZipBundleTree(zip.file, { contentHashes: zip.contentHashes });
     try {
       const manifest = await treeManifestOf(newTree, inputs.version, zip);
       if (manifest) {

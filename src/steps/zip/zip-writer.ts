@@ -120,8 +120,9 @@ export class ZipWriter {
     return this.addWhole(Buffer.from(name, "utf8"), 0o040000 | mode, Buffer.alloc(0));
   }
 
-  addSymlink(name: string, target: string, mode: number): Promise<void> {
-    return this.addWhole(Buffer.from(name, "utf8"), 0o120000 | mode, Buffer.from(target, "utf8"));
+  /** `target`: the link's target (a string is stored as UTF-8). */
+  addSymlink(name: string, target: string | Buffer, mode: number): Promise<void> {
+    return this.addWhole(Buffer.from(name, "utf8"), 0o120000 | mode, typeof target === "string" ? Buffer.from(target, "utf8") : target);
   }
 
   /** `size` is the file's size as listed; the chunk jobs refuse a file that is not that size any more. */
