@@ -310,7 +310,10 @@ async function benchDeltas() {
   }
   await nextVersion(6);
   const newZip = path.join(root, "new.zip");
-  const newZipSize = (await zipBundle(bundle, newZip)).sizeBytes;
+  const zipped = await zipBundle(bundle, newZip);
+  const newZipSize = zipped.sizeBytes;
+  // The content hashes the zip step hands the deltas step in a publish.
+  await writeFile(`${newZip}.hashes.json`, JSON.stringify(Object.fromEntries([...zipped.contentHashes].map(([name, hash]) => [name, hash.toString("hex")]))));
   const sizesFile = path.join(root, "delta-sizes.txt");
   const sides = sideBySide(
     () => measure(["node", path.join(repo, "scripts", "bench", "deltas-five.mjs"), newZip, path.join(root, "work"), ...oldZips], { stdout: sizesFile }),

@@ -44,6 +44,17 @@ class RangedReader extends yauzl.RandomAccessReader {
     this.cache = { start, bytes };
     return bytes.subarray(0, end - start);
   }
+  /** yauzl's two small reads an entry, answered from the window without a stream each (6,000 streams cost a second for 3,000 entries). */
+  override read(buffer: Buffer, offset: number, length: number, position: number, callback: (err: Error | null) => void): void {
+    this.window(position, position + length).then(
+      (bytes) => {
+        bytes.copy(buffer, offset);
+        callback(null);
+      },
+      (err: Error) => callback(err),
+    );
+  }
+
   override _readStreamForRange(start: number, end: number): Readable {
     const out = new PassThrough();
     this.window(start, end).then(
