@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import { mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { RelcastError } from "../../core/errors.js";
 import { parseStoredJson } from "../../core/stored-json.js";
@@ -10,7 +9,7 @@ import { limitsForNewTree } from "../../sparkle/delta/delta-limits.js";
 import { compressionUnavailable, defaultCompression, missingProgramError } from "../../sparkle/delta/delta-codec.js";
 import { compressionName, type CompressionName } from "../../sparkle/delta/delta-format.js";
 import { createDeltaFromTrees, DEFAULT_DIFF_LIMIT_BYTES } from "../../sparkle/delta/delta-create.js";
-import { serializeTreeManifest, treeManifestOf } from "../../sparkle/delta/tree-manifest.js";
+import { writeTreeManifest } from "../../sparkle/delta/tree-manifest-writer.js";
 import { openZipBundleTree, type ZipBundleTree } from "../../sparkle/delta/zip-bundle-tree.js";
 import { signEd25519, verifyEd25519 } from "../../sparkle/ed25519-stream.js";
 import { digestFile } from "../../core/file-digest.js";
@@ -131,12 +130,10 @@ export const deltasStep: Step = {
     // zipping (read from the zip, in place, only when the zip came from elsewhere).
     const newTree = await openZipBundleTree(zip.file, { contentHashes: zip.contentHashes });
     try {
-      const manifest = await treeManifestOf(newTree, inputs.version, zip);
+      const manifestFile = path.join(root, "tree.json");
+      const manifest = await writeTreeManifest(newTree, inputs.version, zip, manifestFile);
       if (manifest) {
-        const bytes = serializeTreeManifest(manifest);
-        const file = path.join(root, "tree.json");
-        await writeFile(file, bytes, { flag: "wx" });
-        ctx.treeManifest = { file, sizeBytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") };
+        ctx.treeManifest = { file: manifestFile, ...manifest };
       } else {
         ctx.logger.warn("no tree manifest for this release (a link target is not UTF-8, or the bundle has a resource-fork icon): later deltas from it read its zip");
       }
