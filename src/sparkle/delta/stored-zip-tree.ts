@@ -365,8 +365,11 @@ export async function readStoredZipTree(stream: AsyncIterable<Buffer>, options: 
       },
     };
     const hash = treeHashOf(layout.entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel)!);
-    const raw = new Map<string, RawZipEntry>([...byRel].map(([rel, s]) => [rel, { name: s.name, method: s.method, crc32: s.crc32, compressedSize: s.compressedSize, size: s.size, localHeaderOffset: s.localHeaderOffset }]));
-    return { hash, entries: layout.entries, fileHashes, linkHashes, source, raw, sha256: digest, sizeBytes: total, reused, inflated: [...scanned.values()].filter((s) => !s.same && s.compressedSize > 0).length, close: async () => spill?.fh.close() };
+    let inflated = 0;
+    for (const s of scanned.values()) if (!s.same && s.compressedSize > 0) inflated++;
+    // The scanned entries are the raw entries (a Scanned is a RawZipEntry): no second object per entry for a bundle of many files.
+    const raw: Map<string, RawZipEntry> = byRel;
+    return { hash, entries: layout.entries, fileHashes, linkHashes, source, raw, sha256: digest, sizeBytes: total, reused, inflated, close: async () => spill?.fh.close() };
   } catch (err) {
     await spill?.fh.close();
     throw err;

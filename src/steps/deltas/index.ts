@@ -94,7 +94,10 @@ export const deltasStep: Step = {
   },
   async run(ctx) {
     const { config, inputs } = ctx;
-    const zip = need(ctx.zip, "zip");
+    // The zip step's content hashes are used once, for the new tree below; the context lets go of them (for a
+    // bundle of many files they are a map of tens of thousands of names the later steps have no use for).
+    const { contentHashes, ...zip } = need(ctx.zip, "zip");
+    ctx.zip = zip;
     const build = need(ctx.buildNumber, "build number");
     const maximum = config.deltas?.maximum ?? DEFAULT_MAXIMUM_DELTAS;
     // Unset: lzma (smallest) where xz is on the PATH, zlib (built into Node, Sparkle reads it) elsewhere; a re-run
@@ -128,7 +131,7 @@ export const deltasStep: Step = {
     await mkdir(root, { recursive: true });
     // The new tree, shared by every delta and the manifest: its content hashes as the zip step took them while
     // zipping (read from the zip, in place, only when the zip came from elsewhere).
-    const newTree = await openZipBundleTree(zip.file, { contentHashes: zip.contentHashes });
+    const newTree = await openZipBundleTree(zip.file, { contentHashes });
     try {
       const manifestFile = path.join(root, "tree.json");
       const manifest = await writeTreeManifest(newTree, inputs.version, zip, manifestFile);

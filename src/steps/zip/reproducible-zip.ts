@@ -1,6 +1,6 @@
 import { createHash, type Hash } from "node:crypto";
 import { RelcastError } from "../../core/errors.js";
-import { listBundleEntries, type BundleEntry } from "./bundle-entries.js";
+import { entryPath, listBundleEntries, type BundleEntry } from "./bundle-entries.js";
 import { BUNDLE_CHANGED, CHUNK_BYTES, type ChunkJob, type ChunkResult } from "./chunk-job.js";
 import { ChunkPool, WORKERS_FROM_BYTES } from "./chunk-pool.js";
 import { ZipWriter, type ZipObserver } from "./zip-writer.js";
@@ -43,9 +43,9 @@ const AHEAD_JOBS = 1024;
 type FileEntry = Extract<BundleEntry, { kind: "file" }>;
 type WorkItem = { entry: Exclude<BundleEntry, FileEntry> } | { entry: FileEntry; result: Promise<ChunkResult>; first: boolean; last: boolean; length: number };
 
-/** The job for the chunk of `entry` that starts at `offset`. */
-function chunkJob(entry: FileEntry, offset: number, level: number, mode: ChunkJob["mode"]): ChunkJob {
-  return { file: entry.abs, identity: entry.identity, offset, length: Math.min(CHUNK_BYTES, entry.size - offset), level, mode };
+/** The job for the chunk of `entry` (lying in the bundle `bundleDir`) that starts at `offset`. */
+function chunkJob(bundleDir: string, entry: FileEntry, offset: number, level: number, mode: ChunkJob["mode"]): ChunkJob {
+  return { file: entryPath(bundleDir, entry.name), identity: entry.identity, offset, length: Math.min(CHUNK_BYTES, entry.size - offset), level, mode };
 }
 
 /**
@@ -53,7 +53,7 @@ function chunkJob(entry: FileEntry, offset: number, level: number, mode: ChunkJo
  * pulled. A file's first chunk decides whether it is deflated or stored; its
  * later chunks start once that is known.
  */
-function* workItems(entries: readonly BundleEntry[], level: number, pool: ChunkPool): Generator<WorkItem> {
+function* workItems(bundleDir: string, entries: readonly BundleEntry[], level: number, pool: ChunkPool): Generator<WorkItem> {
   let priority = 0;
   for (const entry of entries) {
     if (entry.kind !== "file") {
@@ -64,8 +64,8 @@ function* workItems(entries: readonly BundleEntry[], level: number, pool: ChunkP
     for (let offset = 0; offset === 0 || offset < entry.size; offset += CHUNK_BYTES) {
       const order = priority++;
       const result: Promise<ChunkResult> = first === undefined
-        ? pool.run(chunkJob(entry, offset, level, "auto"), order)
-        : first.then((r) => pool.run(chunkJob(entry, offset, level, r.deflated ? "deflate" : "store"), order));
+        ? pool.run(chunkJob(bundleDir, entry, offset, level, "auto"), order)
+        : first.then((r) => pool.run(chunkJob(bundleDir, entry, offset, level, r.deflated ? "deflate" : "store"), order));
       first ??= result;
       result.catch(() => undefined); // awaited in order by the writer; this only stops an early rejection counting as unhandled
       const length = Math.min(CHUNK_BYTES, entry.size - offset);
@@ -82,14 +82,14 @@ const asBuffer = (view: Uint8Array): Buffer => Buffer.from(view.buffer, view.byt
  * header and whose SHA-1 is the file's content hash): a file rewritten in
  * place between the two reads, even keeping its size and time, is refused.
  */
-async function* rereadFile(pool: ChunkPool, entry: FileEntry, firstSha1: Buffer): AsyncGenerator<Buffer> {
+async function* rereadFile(pool: ChunkPool, bundleDir: string, entry: FileEntry, firstSha1: Buffer): AsyncGenerator<Buffer> {
   const again = createHash("sha1");
   for (let offset = 0; offset < entry.size; offset += CHUNK_BYTES) {
-    const { raw } = await pool.run(chunkJob(entry, offset, 0, "store"), -1);
+    const { raw } = await pool.run(chunkJob(bundleDir, entry, offset, 0, "store"), -1);
     again.update(raw);
     yield asBuffer(raw);
   }
-  if (!again.digest().equals(firstSha1)) throw Object.assign(new Error(`${entry.abs} changed while the bundle was being zipped`), { code: BUNDLE_CHANGED });
+  if (!again.digest().equals(firstSha1)) throw Object.assign(new Error(`${entryPath(bundleDir, entry.name)} changed while the bundle was being zipped`), { code: BUNDLE_CHANGED });
 }
 
 /** A file the build replaced, grew, shrank or swapped for a link while it was zipped: the user's to fix, named. */
@@ -116,7 +116,7 @@ export async function zipBundle(bundleDir: string, outFile: string, options: Zip
   let writer: ZipWriter | undefined;
   try {
     writer = await ZipWriter.create(outFile, [sha256, ...(options.observers ?? [])]);
-    const source = workItems(entries, options.level ?? 6, pool);
+    const source = workItems(bundleDir, entries, options.level ?? 6, pool);
     const ahead: WorkItem[] = [];
     let aheadBytes = 0;
     const contentHashes = new Map<string, Buffer>();
@@ -152,7 +152,7 @@ export async function zipBundle(bundleDir: string, outFile: string, options: Zip
         const sha1 = fileHash ? fileHash.digest() : Buffer.from(result.sha1!, "hex");
         fileHash = undefined;
         contentHashes.set(entry.name, sha1);
-        await writer.endFile(() => rereadFile(pool, entry, sha1));
+        await writer.endFile(() => rereadFile(pool, bundleDir, entry, sha1));
       }
     }
     const { entryCount, sizeBytes } = await writer.finish();
