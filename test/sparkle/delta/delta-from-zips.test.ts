@@ -179,4 +179,30 @@ describe("the new tree from the zip step's content hashes (no inflating of the n
     const extra = new Map(zippedHashes).set("Other.bundle/x", Buffer.alloc(20));
     await expect(openZipBundleTree(newZip, { contentHashes: extra })).rejects.toMatchObject({ code: "E_INTERNAL" });
   });
+
+  it("checks every entry it reads against the zip's CRC-32: bytes changed on disk after zipping are refused, not diffed", async () => {
+    const damaged = path.join(dir, "damaged.zip");
+    const bytes = await readFile(newZip);
+    const tree = await openZipBundleTree(newZip, { contentHashes: zippedHashes });
+    let target: { rel: string; at: number } | undefined;
+    try {
+      for (const [rel, r] of tree.raw) {
+        if (r.method !== 0 || r.size === 0 || !tree.fileHashes.has(rel)) continue;
+        target = { rel, at: r.localHeaderOffset + 30 + bytes.readUInt16LE(r.localHeaderOffset + 26) + bytes.readUInt16LE(r.localHeaderOffset + 28) };
+        break;
+      }
+    } finally {
+      await tree.close();
+    }
+    expect(target).toBeDefined();
+    bytes[target!.at] = bytes[target!.at]! ^ 0xff;
+    await writeFile(damaged, bytes);
+    const opened = await openZipBundleTree(damaged, { contentHashes: zippedHashes });
+    try {
+      const entry = opened.entries.find((e) => e.rel === target!.rel)!;
+      await expect(opened.source.readFile(entry)).rejects.toMatchObject({ code: "E_INPUT", message: expect.stringMatching(/other bytes than its size and CRC-32 say/) });
+    } finally {
+      await opened.close();
+    }
+  });
 });
