@@ -3,7 +3,7 @@
 // folder, removed at the end). Prints a table and writes bench/results.json.
 //
 //   RELCAST_BENCH_SCALE=0.25  shrink every input (quick look; targets are for 1)
-//   RELCAST_BENCH_ONLY=sign,zip,upload,history,memory,publish,publish-s3,verify,gateway,deltas  run a subset
+//   RELCAST_BENCH_ONLY=sign,zip,upload,history,memory,publish,publish-s3,verify,gateway,deltas,deltas-many  run a subset
 //   RELCAST_BENCH_RUNS=3      runs per side (the median wall time is compared)
 import { spawn, spawnSync } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
@@ -17,6 +17,7 @@ import { makeBenchBundle } from "./bench/make-bundle.mjs";
 import { makeHistoryStore } from "./bench/history-store.mjs";
 import { benchPublish } from "./bench/publish-vs-script.mjs";
 import { benchVerify } from "./bench/verify-vs-sha256sum.mjs";
+import { benchDeltasMany } from "./bench/deltas-many.mjs";
 import { benchGatewayThroughput, describeGatewayRow } from "./bench/gateway-throughput.mjs";
 import { makeSamplePlugin } from "./sample-plugin.mjs";
 
@@ -346,7 +347,10 @@ async function benchDeltas() {
   }
   await nextVersion(6);
   const newZip = path.join(root, "new.zip");
-  const newZipSize = (await zipBundle(bundle, newZip)).sizeBytes;
+  const zipped = await zipBundle(bundle, newZip);
+  const newZipSize = zipped.sizeBytes;
+  // The content hashes the zip step hands the deltas step in a publish.
+  await writeFile(`${newZip}.hashes.json`, JSON.stringify(Object.fromEntries([...zipped.contentHashes].map(([name, hash]) => [name, hash.toString("hex")]))));
   const sizesFile = path.join(root, "delta-sizes.txt");
   const sides = sideBySide(
     () => measure(["node", path.join(repo, "scripts", "bench", "deltas-five.mjs"), newZip, path.join(root, "work"), ...oldZips], { stdout: sizesFile }),
@@ -391,7 +395,8 @@ try {
   if (wanted("history")) await benchHistory();
   if (wanted("memory")) await benchMemory(moto);
   if (wanted("deltas")) await benchDeltas();
-  const kit = { tmp, cli, SCALE, RUNS, measure, median, round, fmtBytes, writeBigFile, keyPair, aws, writeConfig, row, sideBySide, makeBenchBundle, AWS_ENV, lastRow: () => rows.at(-1) };
+  const kit = { tmp, cli, SCALE, RUNS, measure, median, round, fmtBytes, writeBigFile, keyPair, aws, writeConfig, row, sideBySide, makeBenchBundle, AWS_ENV, lastRow: () => rows.at(-1), pushRow: (r) => rows.push(r) };
+  if (wanted("deltas-many")) await benchDeltasMany(kit);
   const publishKinds = [...(wanted("publish") ? ["folder"] : []), ...(wanted("publish-s3") ? ["s3"] : [])];
   if (publishKinds.length > 0) await benchPublish(kit, publishKinds, moto);
   if (wanted("verify")) await benchVerify(kit);
@@ -402,7 +407,7 @@ try {
 
   const table = [["benchmark", "input", "relcast", "reference", "ratio", "result"]];
   for (const r of rows) {
-    const ref = r.name.startsWith("memory") ? "limit 250 MB" : `${r.reference.wall}s ${r.reference.rssMb} MB`;
+    const ref = r.name.startsWith("memory") ? `limit ${r.reference.rssMb} MB` : `${r.reference.wall}s ${r.reference.rssMb} MB`;
     table.push([r.name, r.input, `${r.ours.wall}s ${r.ours.rssMb} MB ${r.ours.cpuPct}% CPU`, ref, r.name.startsWith("memory") ? `${r.ratio} of limit` : `${r.ratio}×${r.memoryRatio ? ` (mem ${r.memoryRatio}×)` : ""}`, r.pass ? "pass" : `FAIL: ${r.checks.filter((c) => !c.ok).map((c) => c.label).join("; ")}`]);
   }
   const widths = table[0].map((_, i) => Math.max(...table.map((t) => t[i].length)));

@@ -3,7 +3,9 @@
 // stored manifest "<old.zip>.tree.json", reading from the old zip by range only the entries a delta
 // diffs; or, with RELCAST_BENCH_NO_MANIFESTS=1 or no manifest, each old zip streamed once, checked
 // against its SHA-256 in the same pass, unchanged entries compared by their compressed bytes; diff,
-// compress, apply back in memory, check the tree hash), for the delta bench.
+// compress, apply back in memory, check the tree hash), for the delta bench. The new tree comes from
+// "<new.zip>.hashes.json" (each file's and link's SHA-1 by entry name, as the zip step hands them to the
+// deltas step) when it exists and RELCAST_BENCH_NO_ZIP_HASHES is not 1; otherwise the new zip is read whole.
 // usage: node deltas-five.mjs <new.zip> <work dir> <old.zip>...
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
@@ -30,7 +32,9 @@ const useManifests = process.env.RELCAST_BENCH_NO_MANIFESTS !== "1";
 // RELCAST_BENCH_PHASES=1: seconds of each phase on stderr.
 const phase = (name, since) => process.env.RELCAST_BENCH_PHASES === "1" && process.stderr.write(`${name} ${((performance.now() - since) / 1000).toFixed(2)} s\n`);
 const t0 = performance.now();
-const newTree = await openZipBundleTree(newZip);
+const hashesJson = process.env.RELCAST_BENCH_NO_ZIP_HASHES === "1" ? undefined : await readFile(`${newZip}.hashes.json`, "utf8").catch(() => undefined);
+const contentHashes = hashesJson ? new Map(Object.entries(JSON.parse(hashesJson)).map(([name, hex]) => [name, Buffer.from(hex, "hex")])) : undefined;
+const newTree = await openZipBundleTree(newZip, { contentHashes });
 phase("new tree", t0);
 // This release's manifest, as the deltas step makes it for the store (publish has the zip's SHA-256 from the zip step).
 await writeFile(path.join(work, "tree.json"), serializeTreeManifest(await treeManifestOf(newTree, "new", { sha256: "0".repeat(64), sizeBytes: (await stat(newZip)).size })));

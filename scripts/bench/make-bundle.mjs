@@ -58,3 +58,19 @@ export async function makeBenchBundle(root, { files = 3000, totalBytes = 400 * 1
   }
   return bundle;
 }
+
+/**
+ * Adds `files` small files totalling about `totalBytes` below `dir` (in 100 folders of 10 sub-folders each,
+ * half text-like, half random), as in a plugin that ships many small resources: the per-file costs of the
+ * zip, the deltas and the tree manifest dominate, not the bytes. Deterministic for a given seed.
+ */
+export async function addManyFiles(dir, { files = 70_000, totalBytes = 200 * 1024 * 1024, seed = 5 } = {}) {
+  const next = rng(seed);
+  const average = Math.max(1, Math.floor(totalBytes / files));
+  for (let i = 0; i < files; i++) {
+    const folder = path.join(dir, `pack-${String(i % 100).padStart(2, "0")}`, `part-${String(Math.floor(i / 100) % 10)}`);
+    if (i < 1000) await mkdir(folder, { recursive: true });
+    const size = Math.max(1, Math.floor(average * (0.2 + next() * 1.6)));
+    await writeFile(path.join(folder, `resource-${String(i).padStart(5, "0")}.dat`), i % 2 === 0 ? compressible(size, next) : random(size, next));
+  }
+}

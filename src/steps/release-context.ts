@@ -75,7 +75,12 @@ export interface ReleaseContext {
   autoupdateOptions?: AutoupdateOptions;
   /** The disk image copied into the work folder and hashed (started by preflight, running while the bundle is zipped). */
   dmgSnapshot?: Promise<LocalArtifact>;
-  zip?: LocalArtifact;
+  /**
+   * The zip (zip step), with the SHA-1 of each file's and link's bytes as
+   * zipped, by entry name: the deltas step builds this release's tree from
+   * them instead of inflating and hashing the zip again.
+   */
+  zip?: LocalArtifact & { contentHashes?: ReadonlyMap<string, Buffer> };
   /** The zip's signature with its first pass already fed by the zip writer; the sign step finishes it. */
   zipSignature?: StreamingSignature;
   edSignature?: string;

@@ -17,7 +17,7 @@
  * refused with a clear error. The end records (ZIP64 ones included) must
  * agree with the central directory read.
  */
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import { open, type FileHandle } from "node:fs/promises";
 import { promisify } from "node:util";
 import { createInflateRaw, inflateRaw, type InflateRaw } from "node:zlib";
@@ -78,7 +78,8 @@ class EntryScan {
   private consumed = 0;
   private same: boolean;
   private inflater: InflateRaw | undefined;
-  private readonly sha1 = createHash("sha1");
+  /** Made when the first inflated bytes come: most entries of a large bundle are unchanged and never need one. */
+  private sha1: Hash | undefined;
   private inflatedBytes = 0;
   private spillAt: number | undefined;
   private pendingSpill: Promise<unknown> = Promise.resolve();
@@ -115,7 +116,7 @@ class EntryScan {
   }
 
   private output(chunk: Buffer): void {
-    this.sha1.update(chunk);
+    (this.sha1 ??= createHash("sha1")).update(chunk);
     const spill = this.spill;
     if (spill && this.entry.size <= this.keepLimit) {
       if (this.spillAt === undefined) this.spillAt = spill.end;
@@ -166,7 +167,7 @@ class EntryScan {
     }
     await this.pendingSpill;
     if (this.inflatedBytes !== this.entry.size) throw badZip(this.zipName, `${this.entry.name} inflates to ${this.inflatedBytes} bytes, not ${this.entry.size}`);
-    this.entry.hash = this.sha1.digest();
+    this.entry.hash = this.sha1?.digest() ?? EMPTY_SHA1;
     if (this.spill && this.entry.size <= this.keepLimit) this.entry.spill = { at: this.spillAt ?? this.spill.end, length: this.entry.size };
   }
 }
@@ -365,8 +366,11 @@ export async function readStoredZipTree(stream: AsyncIterable<Buffer>, options: 
       },
     };
     const hash = treeHashOf(layout.entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel)!);
-    const raw = new Map<string, RawZipEntry>([...byRel].map(([rel, s]) => [rel, { name: s.name, method: s.method, crc32: s.crc32, compressedSize: s.compressedSize, size: s.size, localHeaderOffset: s.localHeaderOffset }]));
-    return { hash, entries: layout.entries, fileHashes, linkHashes, source, raw, sha256: digest, sizeBytes: total, reused, inflated: [...scanned.values()].filter((s) => !s.same && s.compressedSize > 0).length, close: async () => spill?.fh.close() };
+    let inflated = 0;
+    for (const s of scanned.values()) if (!s.same && s.compressedSize > 0) inflated++;
+    // The scanned entries are the raw entries (a Scanned is a RawZipEntry): no second object per entry for a bundle of many files.
+    const raw: Map<string, RawZipEntry> = byRel;
+    return { hash, entries: layout.entries, fileHashes, linkHashes, source, raw, sha256: digest, sizeBytes: total, reused, inflated, close: async () => spill?.fh.close() };
   } catch (err) {
     await spill?.fh.close();
     throw err;

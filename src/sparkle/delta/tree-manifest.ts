@@ -51,39 +51,64 @@ export type ManifestFile = Extract<ManifestEntry, { kind: "file" }>;
 export type ManifestLink = Extract<ManifestEntry, { kind: "symlink" }>;
 
 /**
- * The manifest of a zip relcast wrote (its tree read in place); undefined
- * when a link target is not UTF-8 or the bundle has a resource-fork icon
- * (such a release keeps today's path).
+ * The manifest's entries in order, as read from a zip relcast wrote; an
+ * `undefined` (and nothing after it) when the zip can have no manifest: a
+ * link target is not UTF-8, or the bundle has a resource-fork icon (such a
+ * release keeps today's path).
  */
-export async function treeManifestOf(tree: ZipBundleTree, version: string, zip: { sha256: string; sizeBytes: number }): Promise<TreeManifest | undefined> {
-  const entries: ManifestEntry[] = [];
+export async function* manifestEntriesOf(tree: ZipBundleTree): AsyncGenerator<ManifestEntry | undefined> {
   for (const e of tree.entries) {
     // A resource-fork icon has no content hash (Sparkle skips it, and no delta is made from such a bundle).
-    if (e.rel === CUSTOM_ICON_PATH) return undefined;
+    if (e.rel === CUSTOM_ICON_PATH) return yield undefined;
     if (e.kind === "dir") {
-      entries.push({ path: e.rel, kind: "dir", mode: e.perms });
+      yield { path: e.rel, kind: "dir", mode: e.perms };
       continue;
     }
     const raw = tree.raw.get(e.rel);
     if (!raw) throw new RelcastError("E_INTERNAL", `${e.rel} has no zip entry in ${tree.file}`);
     const place = { name: raw.name, offset: raw.localHeaderOffset, method: raw.method as 0 | 8, crc32: raw.crc32, compressedSize: raw.compressedSize };
     if (e.kind === "file") {
-      entries.push({ path: e.rel, kind: "file", mode: e.perms, size: e.size, sha1: tree.fileHashes.get(e.rel)!.toString("hex"), zip: place });
+      yield { path: e.rel, kind: "file", mode: e.perms, size: e.size, sha1: tree.fileHashes.get(e.rel)!.toString("hex"), zip: place };
     } else {
       const bytes = await tree.source.readLink(e);
       const target = bytes.toString("utf8");
-      if (!Buffer.from(target, "utf8").equals(bytes)) return undefined;
-      entries.push({ path: e.rel, kind: "symlink", mode: e.perms, target, sha1: tree.linkHashes.get(e.rel)!.toString("hex"), zip: place });
+      if (!Buffer.from(target, "utf8").equals(bytes)) return yield undefined;
+      yield { path: e.rel, kind: "symlink", mode: e.perms, target, sha1: tree.linkHashes.get(e.rel)!.toString("hex"), zip: place };
     }
   }
-  return { format: TREE_MANIFEST_FORMAT, version, zip: { sha256: zip.sha256, sizeBytes: zip.sizeBytes }, treeHash: tree.hash.toString("hex"), entries };
 }
 
-/** The stored bytes: one entry a line, so a diff of two manifests reads as a diff of two trees. */
+export type ManifestHead = Omit<TreeManifest, "entries">;
+
+export function manifestHeadOf(tree: ZipBundleTree, version: string, zip: { sha256: string; sizeBytes: number }): ManifestHead {
+  return { format: TREE_MANIFEST_FORMAT, version, zip: { sha256: zip.sha256, sizeBytes: zip.sizeBytes }, treeHash: tree.hash.toString("hex") };
+}
+
+/** The manifest of a zip relcast wrote (its tree read in place), whole in memory; undefined when it can have none (see manifestEntriesOf). */
+export async function treeManifestOf(tree: ZipBundleTree, version: string, zip: { sha256: string; sizeBytes: number }): Promise<TreeManifest | undefined> {
+  const entries: ManifestEntry[] = [];
+  for await (const e of manifestEntriesOf(tree)) {
+    if (!e) return undefined;
+    entries.push(e);
+  }
+  return { ...manifestHeadOf(tree, version, zip), entries };
+}
+
+/**
+ * The stored form, in pieces: the head, then one entry a line (so a diff of
+ * two manifests reads as a diff of two trees), then the end. A writer can
+ * send the pieces out as they come (tree-manifest-writer.ts).
+ */
+export const manifestText = {
+  head: (head: ManifestHead): string => `${JSON.stringify(head, null, 2).slice(0, -2)},\n  "entries": [\n`,
+  entry: (e: ManifestEntry, first: boolean): string => `${first ? "" : ",\n"}    ${JSON.stringify(e)}`,
+  end: "\n  ]\n}\n",
+};
+
+/** The stored bytes of a manifest held whole in memory. */
 export function serializeTreeManifest(manifest: TreeManifest): Buffer {
   const { entries, ...head } = manifest;
-  const lines = entries.map((e) => `    ${JSON.stringify(e)}`);
-  return Buffer.from(`${JSON.stringify(head, null, 2).slice(0, -2)},\n  "entries": [\n${lines.join(",\n")}\n  ]\n}\n`);
+  return Buffer.from(manifestText.head(head) + entries.map((e, i) => manifestText.entry(e, i === 0)).join("") + manifestText.end);
 }
 
 function entryOf(e: ManifestEntry): TreeEntry {

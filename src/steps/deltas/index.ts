@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import { mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { RelcastError } from "../../core/errors.js";
 import { parseStoredJson } from "../../core/stored-json.js";
@@ -10,7 +9,7 @@ import { limitsForNewTree } from "../../sparkle/delta/delta-limits.js";
 import { compressionUnavailable, defaultCompression, missingProgramError } from "../../sparkle/delta/delta-codec.js";
 import { compressionName, type CompressionName } from "../../sparkle/delta/delta-format.js";
 import { createDeltaFromTrees, DEFAULT_DIFF_LIMIT_BYTES } from "../../sparkle/delta/delta-create.js";
-import { serializeTreeManifest, treeManifestOf } from "../../sparkle/delta/tree-manifest.js";
+import { writeTreeManifest } from "../../sparkle/delta/tree-manifest-writer.js";
 import { openZipBundleTree, type ZipBundleTree } from "../../sparkle/delta/zip-bundle-tree.js";
 import { signEd25519, verifyEd25519 } from "../../sparkle/ed25519-stream.js";
 import { digestFile } from "../../core/file-digest.js";
@@ -95,7 +94,10 @@ export const deltasStep: Step = {
   },
   async run(ctx) {
     const { config, inputs } = ctx;
-    const zip = need(ctx.zip, "zip");
+    // The zip step's content hashes are used once, for the new tree below; the context lets go of them (for a
+    // bundle of many files they are a map of tens of thousands of names the later steps have no use for).
+    const { contentHashes, ...zip } = need(ctx.zip, "zip");
+    ctx.zip = zip;
     const build = need(ctx.buildNumber, "build number");
     const maximum = config.deltas?.maximum ?? DEFAULT_MAXIMUM_DELTAS;
     // Unset: lzma (smallest) where xz is on the PATH, zlib (built into Node, Sparkle reads it) elsewhere; a re-run
@@ -127,15 +129,14 @@ export const deltasStep: Step = {
 
     const root = path.join(ctx.workDir, "deltas");
     await mkdir(root, { recursive: true });
-    // The new tree is read from the zip once, in place, and shared by every delta and the manifest.
-    const newTree = await openZipBundleTree(zip.file);
+    // The new tree, shared by every delta and the manifest: its content hashes as the zip step took them while
+    // zipping (read from the zip, in place, only when the zip came from elsewhere).
+    const newTree = await openZipBundleTree(zip.file, { contentHashes });
     try {
-      const manifest = await treeManifestOf(newTree, inputs.version, zip);
+      const manifestFile = path.join(root, "tree.json");
+      const manifest = await writeTreeManifest(newTree, inputs.version, zip, manifestFile);
       if (manifest) {
-        const bytes = serializeTreeManifest(manifest);
-        const file = path.join(root, "tree.json");
-        await writeFile(file, bytes, { flag: "wx" });
-        ctx.treeManifest = { file, sizeBytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") };
+        ctx.treeManifest = { file: manifestFile, ...manifest };
       } else {
         ctx.logger.warn("no tree manifest for this release (a link target is not UTF-8, or the bundle has a resource-fork icon): later deltas from it read its zip");
       }

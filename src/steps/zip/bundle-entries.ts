@@ -3,7 +3,7 @@ import path from "node:path";
 
 export type BundleEntry =
   | { kind: "dir"; name: string }
-  | { kind: "file"; name: string; abs: string; size: number; executable: boolean; identity: FileIdentity }
+  | { kind: "file"; name: string; size: number; executable: boolean; identity: FileIdentity }
   | { kind: "symlink"; name: string; target: string };
 
 /** What the listing saw of a file: the zip refuses a file that is not this one when it is read. */
@@ -17,6 +17,11 @@ export interface FileIdentity {
 /** Files that Finder and copies from other file systems leave behind; Sparkle's zips must not hold them. */
 export function isJunkName(base: string): boolean {
   return base === ".DS_Store" || base.startsWith("._") || base === "__MACOSX";
+}
+
+/** Where a listed entry lies on disk: its name below the bundle's parent folder (not kept per entry: 70,000 paths are megabytes). */
+export function entryPath(bundleDir: string, name: string): string {
+  return path.join(path.dirname(path.resolve(bundleDir)), name);
 }
 
 /**
@@ -45,7 +50,7 @@ export async function listBundleEntries(bundleDir: string): Promise<{ entries: B
         entries.push({ kind: "dir", name: `${childRel}/` });
         walk(childAbs, `${childRel}/`);
       } else if (st.isFile()) {
-        entries.push({ kind: "file", name: childRel, abs: childAbs, size: st.size, executable: (st.mode & 0o111) !== 0, identity: { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs } });
+        entries.push({ kind: "file", name: childRel, size: st.size, executable: (st.mode & 0o111) !== 0, identity: { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs } });
       } else {
         skipped.push(childRel);
       }

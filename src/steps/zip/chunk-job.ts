@@ -1,3 +1,4 @@
+import type * as crypto from "node:crypto";
 import type * as fs from "node:fs";
 import type * as zlib from "node:zlib";
 import type { FileIdentity } from "./bundle-entries.js";
@@ -24,11 +25,18 @@ export interface ChunkResult {
   raw: Uint8Array;
   /** Absent when the chunk is stored: its file did not pass the probes, or (a single-chunk file) deflate did not shrink it. */
   deflated?: Uint8Array;
+  /**
+   * SHA-1 (hex) of `raw` when the chunk is its whole file: the content hash a
+   * Sparkle delta and a tree manifest need, taken here on the thread that read
+   * the bytes (a longer file is hashed in order by the writer's thread).
+   */
+  sha1?: string;
 }
 
 export interface ChunkDeps {
   fs: Pick<typeof fs, "openSync" | "readSync" | "closeSync" | "fstatSync" | "constants">;
   zlib: Pick<typeof zlib, "deflateRawSync" | "constants">;
+  crypto: Pick<typeof crypto, "createHash">;
 }
 
 /** The code of the error a job throws when the file is not the one listed (a build still writing the bundle). */
@@ -75,7 +83,9 @@ export function runChunkJob(job: ChunkJob, deps: ChunkDeps): ChunkResult {
     // A buffer of its own (never the shared pool), so it can move to the main thread without a copy.
     const bytes = readAt(Buffer.allocUnsafeSlow(job.offset + job.length - from), from);
     const raw = bytes.subarray(job.offset - from);
-    if (!deflating) return { raw };
+    const last = job.offset + job.length >= size;
+    const whole = job.offset === 0 && last ? { sha1: deps.crypto.createHash("sha1").update(raw).digest("hex") } : {};
+    if (!deflating) return { raw, ...whole };
     const deflateRaw = (input: Uint8Array, level: number, last: boolean, dictionary?: Uint8Array) =>
       deps.zlib.deflateRawSync(input, { level, finishFlush: last ? deps.zlib.constants.Z_FINISH : deps.zlib.constants.Z_SYNC_FLUSH, ...(dictionary ? { dictionary } : {}) });
     if (job.mode === "auto" && size >= PROBE_FROM) {
@@ -83,13 +93,12 @@ export function runChunkJob(job: ChunkJob, deps: ChunkDeps): ChunkResult {
       // shrink by less than 1% under fast deflate. Decided from content alone, so the zip stays reproducible.
       const probes = [Math.floor(size / 2 - PROBE / 2), size - PROBE].map((at) => (at + PROBE <= raw.length ? raw.subarray(at, at + PROBE) : readAt(new Uint8Array(PROBE), at)));
       probes.unshift(raw.subarray(0, PROBE));
-      if (probes.every((probe) => deflateRaw(probe, 1, true).length >= probe.length * 0.99)) return { raw };
+      if (probes.every((probe) => deflateRaw(probe, 1, true).length >= probe.length * 0.99)) return { raw, ...whole };
     }
-    const last = job.offset + job.length >= size;
     const deflated = deflateRaw(raw, job.level, last, job.offset > 0 ? bytes.subarray(0, job.offset - from) : undefined);
     // A whole file that deflate did not shrink is stored, as Info-ZIP does (a longer file is rewritten by the writer).
-    if (job.mode === "auto" && job.offset === 0 && last && deflated.length >= raw.length) return { raw };
-    return { raw, deflated };
+    if (job.mode === "auto" && job.offset === 0 && last && deflated.length >= raw.length) return { raw, ...whole };
+    return { raw, deflated, ...whole };
   } finally {
     closeSync(fd);
   }

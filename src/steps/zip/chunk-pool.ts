@@ -1,3 +1,4 @@
+import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import os from "node:os";
 import { Worker } from "node:worker_threads";
@@ -31,7 +32,7 @@ const YOUNG_GENERATION_MB = 2;
  */
 const WORKER_SOURCE = `
 const { parentPort } = require("node:worker_threads");
-const deps = { fs: require("node:fs"), zlib: require("node:zlib") };
+const deps = { fs: require("node:fs"), zlib: require("node:zlib"), crypto: require("node:crypto") };
 const runChunkJob = (${runChunkJob.toString()});
 // A view of a buffer of its own moves as it is; a view into a shared one (zlib's small outputs) is copied first.
 const own = (view) => (view.byteOffset === 0 && view.byteLength === view.buffer.byteLength ? view : new Uint8Array(view));
@@ -44,7 +45,7 @@ parentPort.on("message", ({ id, job }) => {
     return;
   }
   const deflated = result.deflated && own(result.deflated);
-  parentPort.postMessage({ id, raw: result.raw, deflated }, deflated ? [result.raw.buffer, deflated.buffer] : [result.raw.buffer]);
+  parentPort.postMessage({ id, raw: result.raw, deflated, sha1: result.sha1 }, deflated ? [result.raw.buffer, deflated.buffer] : [result.raw.buffer]);
 });
 `;
 
@@ -84,12 +85,12 @@ export class ChunkPool {
 
   private startWorker(): Slot {
     const slot: Slot = { worker: new Worker(WORKER_SOURCE, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } }), running: new Map() };
-    slot.worker.on("message", (m: { id: number; error?: string; code?: string; raw?: Uint8Array; deflated?: Uint8Array }) => {
+    slot.worker.on("message", (m: { id: number; error?: string; code?: string; raw?: Uint8Array; deflated?: Uint8Array; sha1?: string }) => {
       const job = slot.running.get(m.id);
       if (job === undefined) return; // the pool failed or was closed and has settled it already
       slot.running.delete(m.id);
       if (m.error !== undefined) job.reject(Object.assign(new Error(m.error), m.code === undefined ? {} : { code: m.code }));
-      else job.resolve({ raw: m.raw!, ...(m.deflated ? { deflated: m.deflated } : {}) });
+      else job.resolve({ raw: m.raw!, ...(m.deflated ? { deflated: m.deflated } : {}), ...(m.sha1 ? { sha1: m.sha1 } : {}) });
       this.dispatch();
     });
     slot.worker.on("error", (err) => this.fail(err));
@@ -105,7 +106,7 @@ export class ChunkPool {
 
   run(job: ChunkJob, priority: number): Promise<ChunkResult> {
     if (this.failure) return Promise.reject(this.failure);
-    if (this.slots.length === 0) return new Promise((resolve) => resolve(runChunkJob(job, { fs, zlib })));
+    if (this.slots.length === 0) return new Promise((resolve) => resolve(runChunkJob(job, { fs, zlib, crypto })));
     return new Promise((resolve, reject) => {
       let at = this.waiting.length;
       while (at > 0 && this.waiting[at - 1]!.priority > priority) at--;

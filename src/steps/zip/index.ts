@@ -16,7 +16,7 @@ export const zipStep: Step = {
     const result = await zipBundle(ctx.inputs.appDir, out, { observers: [signature] });
     await assertZipFollowsRules(result.file, ctx.inputs.appDir, result.symlinks);
     for (const skipped of result.skipped) ctx.logger.warn(`left out of the zip: ${skipped} (Finder/AppleDouble junk or special file)`);
-    ctx.zip = { file: result.file, sizeBytes: result.sizeBytes, sha256: result.sha256 };
+    ctx.zip = { file: result.file, sizeBytes: result.sizeBytes, sha256: result.sha256, contentHashes: result.contentHashes };
     ctx.zipSignature = signature;
     ctx.logger.info(`zipped ${result.entryCount} entries, ${result.sizeBytes} bytes, sha256 ${result.sha256}`);
     need(ctx.zip, "zip");

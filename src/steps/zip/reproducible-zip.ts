@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import { RelcastError } from "../../core/errors.js";
-import { listBundleEntries, type BundleEntry } from "./bundle-entries.js";
+import { entryPath, listBundleEntries, type BundleEntry } from "./bundle-entries.js";
 import { BUNDLE_CHANGED, CHUNK_BYTES, type ChunkJob, type ChunkResult } from "./chunk-job.js";
 import { ChunkPool, WORKERS_FROM_BYTES } from "./chunk-pool.js";
 import { ZipWriter, type ZipObserver } from "./zip-writer.js";
@@ -19,6 +19,12 @@ export interface ZipResult {
   skipped: string[];
   /** The bundle's symlinks (zip entry name and target), to check the zip kept them. */
   symlinks: Array<{ name: string; target: string }>;
+  /**
+   * SHA-1 of every file's and symlink's bytes exactly as they went into the
+   * zip, by zip entry name: what Sparkle's tree hash and a tree manifest need,
+   * taken on the bytes read for the zip (no second read of the bundle or the zip).
+   */
+  contentHashes: Map<string, Buffer>;
 }
 
 export interface ZipOptions {
@@ -37,9 +43,9 @@ const AHEAD_JOBS = 1024;
 type FileEntry = Extract<BundleEntry, { kind: "file" }>;
 type WorkItem = { entry: Exclude<BundleEntry, FileEntry> } | { entry: FileEntry; result: Promise<ChunkResult>; first: boolean; last: boolean; length: number };
 
-/** The job for the chunk of `entry` that starts at `offset`. */
-function chunkJob(entry: FileEntry, offset: number, level: number, mode: ChunkJob["mode"]): ChunkJob {
-  return { file: entry.abs, identity: entry.identity, offset, length: Math.min(CHUNK_BYTES, entry.size - offset), level, mode };
+/** The job for the chunk of `entry` (lying in the bundle `bundleDir`) that starts at `offset`. */
+function chunkJob(bundleDir: string, entry: FileEntry, offset: number, level: number, mode: ChunkJob["mode"]): ChunkJob {
+  return { file: entryPath(bundleDir, entry.name), identity: entry.identity, offset, length: Math.min(CHUNK_BYTES, entry.size - offset), level, mode };
 }
 
 /**
@@ -47,7 +53,7 @@ function chunkJob(entry: FileEntry, offset: number, level: number, mode: ChunkJo
  * pulled. A file's first chunk decides whether it is deflated or stored; its
  * later chunks start once that is known.
  */
-function* workItems(entries: readonly BundleEntry[], level: number, pool: ChunkPool): Generator<WorkItem> {
+function* workItems(bundleDir: string, entries: readonly BundleEntry[], level: number, pool: ChunkPool): Generator<WorkItem> {
   let priority = 0;
   for (const entry of entries) {
     if (entry.kind !== "file") {
@@ -58,8 +64,8 @@ function* workItems(entries: readonly BundleEntry[], level: number, pool: ChunkP
     for (let offset = 0; offset === 0 || offset < entry.size; offset += CHUNK_BYTES) {
       const order = priority++;
       const result: Promise<ChunkResult> = first === undefined
-        ? pool.run(chunkJob(entry, offset, level, "auto"), order)
-        : first.then((r) => pool.run(chunkJob(entry, offset, level, r.deflated ? "deflate" : "store"), order));
+        ? pool.run(chunkJob(bundleDir, entry, offset, level, "auto"), order)
+        : first.then((r) => pool.run(chunkJob(bundleDir, entry, offset, level, r.deflated ? "deflate" : "store"), order));
       first ??= result;
       result.catch(() => undefined); // awaited in order by the writer; this only stops an early rejection counting as unhandled
       const length = Math.min(CHUNK_BYTES, entry.size - offset);
@@ -70,12 +76,20 @@ function* workItems(entries: readonly BundleEntry[], level: number, pool: ChunkP
 
 const asBuffer = (view: Uint8Array): Buffer => Buffer.from(view.buffer, view.byteOffset, view.byteLength);
 
-/** A file's bytes again, chunk by chunk through the same checked jobs, to rewrite it stored. */
-async function* rereadFile(pool: ChunkPool, entry: FileEntry): AsyncGenerator<Buffer> {
+/**
+ * A file's bytes again, chunk by chunk through the same checked jobs, to
+ * rewrite it stored. They must be the bytes first read (whose CRC-32 is in the
+ * header and whose SHA-1 is the file's content hash): a file rewritten in
+ * place between the two reads, even keeping its size and time, is refused.
+ */
+async function* rereadFile(pool: ChunkPool, bundleDir: string, entry: FileEntry, firstSha1: Buffer): AsyncGenerator<Buffer> {
+  const again = createHash("sha1");
   for (let offset = 0; offset < entry.size; offset += CHUNK_BYTES) {
-    const { raw } = await pool.run(chunkJob(entry, offset, 0, "store"), -1);
+    const { raw } = await pool.run(chunkJob(bundleDir, entry, offset, 0, "store"), -1);
+    again.update(raw);
     yield asBuffer(raw);
   }
+  if (!again.digest().equals(firstSha1)) throw Object.assign(new Error(`${entryPath(bundleDir, entry.name)} changed while the bundle was being zipped`), { code: BUNDLE_CHANGED });
 }
 
 /** A file the build replaced, grew, shrank or swapped for a link while it was zipped: the user's to fix, named. */
@@ -102,9 +116,12 @@ export async function zipBundle(bundleDir: string, outFile: string, options: Zip
   let writer: ZipWriter | undefined;
   try {
     writer = await ZipWriter.create(outFile, [sha256, ...(options.observers ?? [])]);
-    const source = workItems(entries, options.level ?? 6, pool);
+    const source = workItems(bundleDir, entries, options.level ?? 6, pool);
     const ahead: WorkItem[] = [];
     let aheadBytes = 0;
+    const contentHashes = new Map<string, Buffer>();
+    /** The SHA-1 of the open file when it spans several chunks (they arrive here in order); one chunk's file comes hashed by its job. */
+    let fileHash: Hash | undefined;
     for (;;) {
       while (aheadBytes < AHEAD_BYTES && ahead.length < AHEAD_JOBS) {
         const next = source.next();
@@ -116,7 +133,11 @@ export async function zipBundle(bundleDir: string, outFile: string, options: Zip
       if (item === undefined) break;
       if (!("result" in item)) {
         if (item.entry.kind === "dir") await writer.addDirectory(item.entry.name, DIR_MODE);
-        else await writer.addSymlink(item.entry.name, item.entry.target, LINK_MODE);
+        else {
+          const target = Buffer.from(item.entry.target, "utf8");
+          contentHashes.set(item.entry.name, createHash("sha1").update(target).digest());
+          await writer.addSymlink(item.entry.name, target, LINK_MODE);
+        }
         continue;
       }
       const { entry, first, last } = item;
@@ -124,12 +145,19 @@ export async function zipBundle(bundleDir: string, outFile: string, options: Zip
       aheadBytes -= item.length;
       const raw = asBuffer(result.raw);
       if (first) await writer.beginFile(entry.name, entry.executable ? EXEC_MODE : FILE_MODE, result.deflated !== undefined, entry.size);
+      if (first && !last) fileHash = createHash("sha1");
+      fileHash?.update(raw);
       await writer.appendChunk(raw, result.deflated ? asBuffer(result.deflated) : raw);
-      if (last) await writer.endFile(() => rereadFile(pool, entry));
+      if (last) {
+        const sha1 = fileHash ? fileHash.digest() : Buffer.from(result.sha1!, "hex");
+        fileHash = undefined;
+        contentHashes.set(entry.name, sha1);
+        await writer.endFile(() => rereadFile(pool, bundleDir, entry, sha1));
+      }
     }
     const { entryCount, sizeBytes } = await writer.finish();
     const symlinks = entries.flatMap((e) => (e.kind === "symlink" ? [{ name: e.name, target: e.target }] : []));
-    return { file: outFile, sizeBytes, sha256: sha256.digest("hex"), entryCount, skipped, symlinks };
+    return { file: outFile, sizeBytes, sha256: sha256.digest("hex"), entryCount, skipped, symlinks, contentHashes };
   } catch (err) {
     await writer?.abort();
     throw bundleChanged(err, bundleDir);

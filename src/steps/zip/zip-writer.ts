@@ -14,6 +14,18 @@ const FLUSH_BYTES = 4 << 20;
 const REREAD_BYTES = 1 << 20;
 
 /**
+ * A written entry as kept for the central directory: its name as the string
+ * the listing already holds (the bytes are made again when the directory is
+ * written), so a bundle of 70,000 files keeps no name buffer per entry.
+ */
+type WrittenEntry = Omit<EntryFields, "name"> & { nameText: string };
+
+const written = (entry: EntryFields, nameText: string): WrittenEntry => {
+  const { name: _bytes, ...fields } = entry;
+  return { ...fields, nameText };
+};
+
+/**
  * Writes a zip at explicit positions: a file's local header is written with
  * placeholders, its data follows, and the header is patched when the CRC and
  * sizes are known (no data descriptors: every reader, and relcast's own
@@ -30,8 +42,8 @@ const REREAD_BYTES = 1 << 20;
  */
 export class ZipWriter {
   private offset = 0;
-  private readonly entries: EntryFields[] = [];
-  private open_: { entry: EntryFields; header: Buffer } | undefined;
+  private readonly entries: WrittenEntry[] = [];
+  private open_: { entry: EntryFields; header: Buffer; nameText: string } | undefined;
   /** Bytes [pendingStart, offset) not yet written to the file. */
   private pending: Buffer[] = [];
   private pendingStart = 0;
@@ -109,26 +121,27 @@ export class ZipWriter {
     this.offset = to;
   }
 
-  private async addWhole(name: Buffer, mode: number, data: Buffer): Promise<void> {
-    const entry: EntryFields = { name, method: METHOD_STORE, crc32: crc32(data), compressedSize: data.length, size: data.length, mode, localHeaderOffset: this.offset, zip64Local: false };
-    this.entries.push(entry);
+  private async addWhole(nameText: string, mode: number, data: Buffer): Promise<void> {
+    const entry: EntryFields = { name: Buffer.from(nameText, "utf8"), method: METHOD_STORE, crc32: crc32(data), compressedSize: data.length, size: data.length, mode, localHeaderOffset: this.offset, zip64Local: false };
+    this.entries.push(written(entry, nameText));
     await this.append(localHeader(entry));
     await this.append(data);
   }
 
   addDirectory(name: string, mode: number): Promise<void> {
-    return this.addWhole(Buffer.from(name, "utf8"), 0o040000 | mode, Buffer.alloc(0));
+    return this.addWhole(name, 0o040000 | mode, Buffer.alloc(0));
   }
 
-  addSymlink(name: string, target: string, mode: number): Promise<void> {
-    return this.addWhole(Buffer.from(name, "utf8"), 0o120000 | mode, Buffer.from(target, "utf8"));
+  /** `target`: the link's target (a string is stored as UTF-8). */
+  addSymlink(name: string, target: string | Buffer, mode: number): Promise<void> {
+    return this.addWhole(name, 0o120000 | mode, typeof target === "string" ? Buffer.from(target, "utf8") : target);
   }
 
   /** `size` is the file's size as listed; the chunk jobs refuse a file that is not that size any more. */
   async beginFile(name: string, mode: number, deflate: boolean, size: number): Promise<void> {
     const entry: EntryFields = { name: Buffer.from(name, "utf8"), method: deflate ? METHOD_DEFLATE : METHOD_STORE, crc32: 0, compressedSize: 0, size: 0, mode: 0o100000 | mode, localHeaderOffset: this.offset, zip64Local: size >= ZIP32_LIMIT };
     const header = localHeader(entry);
-    this.open_ = { entry, header };
+    this.open_ = { entry, header, nameText: name };
     await this.append(header);
   }
 
@@ -143,7 +156,7 @@ export class ZipWriter {
 
   /** `rawAgain` yields the file's bytes again; called only when deflate did not shrink them. */
   async endFile(rawAgain: () => AsyncIterable<Buffer>): Promise<void> {
-    const { entry, header } = this.open_!;
+    const { entry, header, nameText } = this.open_!;
     if (entry.method === METHOD_DEFLATE && entry.compressedSize >= entry.size) {
       this.rewind(entry.localHeaderOffset + header.length);
       entry.method = METHOD_STORE;
@@ -162,7 +175,7 @@ export class ZipWriter {
     if (entry.localHeaderOffset >= this.pendingStart) patched.copy(header);
     else await this.handle.write(patched, 0, patched.length, entry.localHeaderOffset);
     this.open_ = undefined;
-    this.entries.push(entry);
+    this.entries.push(written(entry, nameText));
     await this.observeUpTo(this.offset);
   }
 
@@ -170,7 +183,7 @@ export class ZipWriter {
     const centralOffset = this.offset;
     let centralSize = 0;
     for (const entry of this.entries) {
-      const bytes = centralHeader(entry);
+      const bytes = centralHeader({ ...entry, name: Buffer.from(entry.nameText, "utf8") });
       centralSize += bytes.length;
       await this.append(bytes);
     }

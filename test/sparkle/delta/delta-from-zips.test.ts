@@ -15,6 +15,7 @@ import { hashTree } from "../../../src/sparkle/delta/tree-hash.js";
 import { openZipBundleTree, type ZipBundleTree } from "../../../src/sparkle/delta/zip-bundle-tree.js";
 import { extractBundleZip } from "../../../src/sparkle/delta/zip-tree.js";
 import { zipBundle } from "../../../src/steps/zip/reproducible-zip.js";
+import { serializeTreeManifest, treeManifestOf } from "../../../src/sparkle/delta/tree-manifest.js";
 import { describeTree, makeDeltaTrees } from "../../helpers/delta-trees.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -26,6 +27,8 @@ let newZip: string;
 let oldUnpacked: string;
 let newUnpacked: string;
 let newTree: ZipBundleTree;
+/** SHA-1s of the new zip's files and links as the zip step took them while zipping. */
+let zippedHashes: Map<string, Buffer>;
 let scratch = 0;
 
 const sha256 = async (file: string): Promise<{ sha256: string; sizeBytes: number }> => {
@@ -45,7 +48,7 @@ beforeAll(async () => {
   oldZip = path.join(dir, "old.zip");
   newZip = path.join(dir, "new.zip");
   await zipBundle(oldRoot, oldZip);
-  await zipBundle(newRoot, newZip);
+  zippedHashes = (await zipBundle(newRoot, newZip)).contentHashes;
   oldUnpacked = await extractBundleZip(oldZip, path.join(dir, "old-unpacked"));
   newUnpacked = await extractBundleZip(newZip, path.join(dir, "new-unpacked"));
   newTree = await openZipBundleTree(newZip);
@@ -137,6 +140,69 @@ describe("a delta made from zips read in place", () => {
     } finally {
       await old.close();
       await same.close();
+    }
+  });
+});
+
+describe("the new tree from the zip step's content hashes (no inflating of the new zip)", () => {
+  it("is the tree read from the zip: same entries, hashes and tree hash, and the same delta and manifest bytes", async () => {
+    const given = await openZipBundleTree(newZip, { contentHashes: zippedHashes });
+    try {
+      expect(given.hash.equals(newTree.hash)).toBe(true);
+      expect(given.entries).toEqual(newTree.entries);
+      expect(given.fileHashes).toEqual(newTree.fileHashes);
+      expect(given.linkHashes).toEqual(newTree.linkHashes);
+      const zip = await sha256(newZip);
+      expect(serializeTreeManifest((await treeManifestOf(given, "2.0", zip))!).equals(serializeTreeManifest((await treeManifestOf(newTree, "2.0", zip))!))).toBe(true);
+      const bytes: Buffer[] = [];
+      for (const tree of [given, newTree]) {
+        const old = await readOld(oldZip);
+        try {
+          const delta = path.join(dir, `same-delta-${bytes.length}.delta`);
+          await createDeltaFromTrees(old, tree, delta, { compression: "zlib", diffLimitBytes: 250_000, tmpDir: dir });
+          bytes.push(await readFile(delta));
+        } finally {
+          await old.close();
+        }
+      }
+      expect(bytes[0]!.equals(bytes[1]!)).toBe(true);
+    } finally {
+      await given.close();
+    }
+  });
+
+  it("refuses hashes that do not cover exactly the zip's files and links (a pipeline bug, never a wrong tree)", async () => {
+    const name = [...zippedHashes.keys()][0]!;
+    const missing = new Map(zippedHashes);
+    missing.delete(name);
+    await expect(openZipBundleTree(newZip, { contentHashes: missing })).rejects.toMatchObject({ code: "E_INTERNAL", message: expect.stringContaining("no content hash") });
+    const extra = new Map(zippedHashes).set("Other.bundle/x", Buffer.alloc(20));
+    await expect(openZipBundleTree(newZip, { contentHashes: extra })).rejects.toMatchObject({ code: "E_INTERNAL" });
+  });
+
+  it("checks every entry it reads against the zip's CRC-32: bytes changed on disk after zipping are refused, not diffed", async () => {
+    const damaged = path.join(dir, "damaged.zip");
+    const bytes = await readFile(newZip);
+    const tree = await openZipBundleTree(newZip, { contentHashes: zippedHashes });
+    let target: { rel: string; at: number } | undefined;
+    try {
+      for (const [rel, r] of tree.raw) {
+        if (r.method !== 0 || r.size === 0 || !tree.fileHashes.has(rel)) continue;
+        target = { rel, at: r.localHeaderOffset + 30 + bytes.readUInt16LE(r.localHeaderOffset + 26) + bytes.readUInt16LE(r.localHeaderOffset + 28) };
+        break;
+      }
+    } finally {
+      await tree.close();
+    }
+    expect(target).toBeDefined();
+    bytes[target!.at] = bytes[target!.at]! ^ 0xff;
+    await writeFile(damaged, bytes);
+    const opened = await openZipBundleTree(damaged, { contentHashes: zippedHashes });
+    try {
+      const entry = opened.entries.find((e) => e.rel === target!.rel)!;
+      await expect(opened.source.readFile(entry)).rejects.toMatchObject({ code: "E_INPUT", message: expect.stringMatching(/other bytes than its size and CRC-32 say/) });
+    } finally {
+      await opened.close();
     }
   });
 });

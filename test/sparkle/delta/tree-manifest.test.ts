@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { mkdir, mkdtemp, open, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, open, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,6 +12,7 @@ import { treeFromManifest, type RangeReader } from "../../../src/sparkle/delta/m
 import { readStoredZipTree } from "../../../src/sparkle/delta/stored-zip-tree.js";
 import { parseTreeManifest, serializeTreeManifest, treeManifestOf, type TreeManifest } from "../../../src/sparkle/delta/tree-manifest.js";
 import { treeHashOf } from "../../../src/sparkle/delta/tree-hash.js";
+import { writeTreeManifest } from "../../../src/sparkle/delta/tree-manifest-writer.js";
 import { openZipBundleTree, type ZipBundleTree } from "../../../src/sparkle/delta/zip-bundle-tree.js";
 import { extractBundleZip } from "../../../src/sparkle/delta/zip-tree.js";
 import { zipBundle } from "../../../src/steps/zip/reproducible-zip.js";
@@ -170,6 +171,34 @@ print(json.dumps(out))`;
       await expect(createDeltaFromTrees(tree2, newTree, path.join(dir, "moved.delta"), { compression: "lzma" })).rejects.toThrow(/no local header/);
     } finally {
       await tree2.close();
+    }
+  });
+
+  it("is written to its file as it is made (no whole manifest in memory) with the very bytes of the in-memory form, and not at all for a bundle that can have none", async () => {
+    const oldTree = await openZipBundleTree(oldZip);
+    try {
+      const file = path.join(dir, "streamed-tree.json");
+      const written = await writeTreeManifest(oldTree, "1.0.0", oldDigest, file);
+      const bytes = await readFile(file);
+      expect(bytes.equals(manifestBytes)).toBe(true);
+      expect(written).toEqual({ sizeBytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") });
+    } finally {
+      await oldTree.close();
+    }
+    // A resource-fork icon at the bundle's top: Sparkle skips it, so no manifest can describe the tree.
+    const iconBundle = path.join(dir, "icon", "Icon.bundle");
+    await mkdir(path.join(iconBundle, "Contents"), { recursive: true });
+    await writeFile(path.join(iconBundle, "Icon\r"), "");
+    await writeFile(path.join(iconBundle, "Contents", "Info.plist"), "<plist/>\n");
+    const iconZip = path.join(dir, "icon.zip");
+    const zipped = await zipBundle(iconBundle, iconZip);
+    const iconTree = await openZipBundleTree(iconZip, { contentHashes: zipped.contentHashes });
+    try {
+      const file = path.join(dir, "icon-tree.json");
+      expect(await writeTreeManifest(iconTree, "1.0.0", zipped, file)).toBeUndefined();
+      await expect(stat(file)).rejects.toMatchObject({ code: "ENOENT" });
+    } finally {
+      await iconTree.close();
     }
   });
 });

@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import * as zlib from "node:zlib";
+import * as crypto from "node:crypto";
 import { runChunkJob } from "../../../src/steps/zip/chunk-job.js";
 import { ChunkPool } from "../../../src/steps/zip/chunk-pool.js";
 import { zipBundle } from "../../../src/steps/zip/reproducible-zip.js";
@@ -163,7 +164,7 @@ describe("reproducible zip writer (read back by unzip, zipinfo and Python zipfil
     await writeFile(file, "0123456789");
     const st = fs.lstatSync(file);
     const job = { file, identity: { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }, offset: 0, length: 10, level: 6, mode: "auto" as const };
-    const run = () => runChunkJob(job, { fs, zlib });
+    const run = () => runChunkJob(job, { fs, zlib, crypto });
     expect(Buffer.from(run().raw).toString()).toBe("0123456789");
     const changed = { code: "BUNDLE_CHANGED", message: expect.stringMatching(/changing\.txt changed while the bundle was being zipped/) };
     // Grown in place.
@@ -214,6 +215,56 @@ describe("reproducible zip writer (read back by unzip, zipinfo and Python zipfil
       });
       expect(touched).toBe(true);
       await writeFile(path.join(growing, "Contents/z.txt"), "last\n");
+    }
+  });
+
+  it("gives every file's and link's SHA-1 as zipped, the same as Python's zipfile and hashlib compute from the zip, on either thread", async () => {
+    const script = `
+import hashlib, json, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    print(json.dumps({i.filename: hashlib.sha1(z.read(i)).hexdigest() for i in z.infolist() if not i.filename.endswith("/")}))
+`;
+    for (const workers of [true, false]) {
+      const result = await zipBundle(bundle, path.join(dir, `hashes-${workers}.zip`), { workers });
+      const independent = JSON.parse(execFileSync("python3", ["-c", script, result.file], { encoding: "utf8" })) as Record<string, string>;
+      const ours = Object.fromEntries([...result.contentHashes].map(([name, hash]) => [name, hash.toString("hex")]));
+      expect(ours).toEqual(independent);
+      // Every kind is there: single- and multi-chunk files, stored and deflated, empty, and links (their targets' hashes).
+      expect(ours["Demo.bundle/Contents/Resources/big.txt"]).toBe(createHash("sha1").update(multiChunk).digest("hex"));
+      expect(ours["Demo.bundle/Contents/Resources/mostly-noise.bin"]).toBe(createHash("sha1").update(mostlyRandom).digest("hex"));
+      expect(ours["Demo.bundle/Contents/Resources/empty"]).toBe(createHash("sha1").digest("hex"));
+      expect(ours["Demo.bundle/Contents/Frameworks/B.framework/B"]).toBe(createHash("sha1").update("Versions/Current/B").digest("hex"));
+    }
+  });
+
+  it("refuses a file rewritten in place, same size and time, between its first read and its stored rewrite (the zip would hold bytes its header's CRC-32 and its content hash are not of)", async () => {
+    const tamper = path.join(dir, "Tamper.bundle");
+    const file = path.join(tamper, "Contents/a.bin");
+    await mkdir(path.dirname(file), { recursive: true });
+    // As mostly-noise.bin: the probes say deflate, the whole file does not shrink, so it is read again to be stored.
+    await writeFile(file, mostlyRandom);
+    const when = new Date("2026-01-02T03:04:05Z");
+    await utimes(file, when, when);
+    for (const workers of [true, false]) {
+      let edited = false;
+      // Called at the writer's first flush, while a.bin's deflated chunks are written and before it is read again.
+      const edit = {
+        update: () => {
+          if (edited) return;
+          edited = true;
+          const fd = fs.openSync(file, "r+");
+          fs.writeSync(fd, Buffer.from("edited"), 0, 6, 0);
+          fs.closeSync(fd);
+          fs.utimesSync(file, when, when);
+        },
+      };
+      await expect(zipBundle(tamper, path.join(dir, `tamper-${workers}.zip`), { workers, observers: [edit] })).rejects.toMatchObject({
+        code: "E_INPUT",
+        message: expect.stringMatching(/Tamper\.bundle changed while it was being zipped: .*a\.bin changed/),
+      });
+      expect(edited).toBe(true);
+      await writeFile(file, mostlyRandom);
+      await utimes(file, when, when);
     }
   });
 
