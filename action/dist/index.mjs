@@ -213,7 +213,7 @@ function parseIsoTimestamp(text) {
 	};
 }
 
-// node_modules/zod/v4/core/util.js
+// ../../main/node_modules/zod/v4/core/util.js
 function getEnumValues(entries) {
 	const numericValues = Object.values(entries).filter((v) => typeof v === "number");
 	return Object.entries(entries).filter(([k, _]) => numericValues.indexOf(+k) === -1).map(([_, v]) => v);
@@ -734,7 +734,7 @@ function constantCatch(value) {
 	return fn;
 }
 
-// node_modules/zod/v4/core/core.js
+// ../../main/node_modules/zod/v4/core/core.js
 var _a$2;
 const _zodDesc = {
 	value: void 0,
@@ -841,7 +841,7 @@ function config$1(newConfig) {
 	return globalConfig;
 }
 
-// node_modules/zod/v4/core/errors.js
+// ../../main/node_modules/zod/v4/core/errors.js
 function _getMessage() {
 	const internals = this._zod;
 	internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
@@ -953,7 +953,7 @@ function formatError(error, mapper = (issue) => issue.message) {
 	return fieldErrors;
 }
 
-// node_modules/zod/v4/core/parse.js
+// ../../main/node_modules/zod/v4/core/parse.js
 function finalizeParams(callee, params) {
 	return {
 		callee: params?.callee ?? callee,
@@ -1156,7 +1156,7 @@ const _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
 	return _safeParseAsync(_Err)(schema, value, _ctx);
 };
 
-// node_modules/zod/v4/core/regexes.js
+// ../../main/node_modules/zod/v4/core/regexes.js
 const cuid = /^[cC][0-9a-z]{6,}$/;
 const cuid2 = /^[0-9a-z]+$/;
 const ulid = /^[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}$/;
@@ -1213,7 +1213,7 @@ const boolean$1 = /^(?:true|false)$/i;
 const lowercase = /^[^A-Z]*$/;
 const uppercase = /^[^a-z]*$/;
 
-// node_modules/zod/v4/core/checks.js
+// ../../main/node_modules/zod/v4/core/checks.js
 const $ZodCheck = /*@__PURE__*/ $constructor("$ZodCheck", (inst, def) => {
 	var _a;
 	inst._zod ?? (inst._zod = {});
@@ -1508,7 +1508,7 @@ const $ZodCheckOverwrite = /*@__PURE__*/ $constructor("$ZodCheckOverwrite", (ins
 	};
 });
 
-// node_modules/zod/v4/core/doc.js
+// ../../main/node_modules/zod/v4/core/doc.js
 var Doc = class {
 	constructor(args = [], closed = {}) {
 		this.content = [];
@@ -1542,14 +1542,14 @@ var Doc = class {
 	}
 };
 
-// node_modules/zod/v4/core/versions.js
+// ../../main/node_modules/zod/v4/core/versions.js
 const version$1 = {
 	major: 4,
 	minor: 6,
 	patch: 7
 };
 
-// node_modules/zod/v4/core/schemas.js
+// ../../main/node_modules/zod/v4/core/schemas.js
 const $ZodType = /*@__PURE__*/ $constructor("$ZodType", (inst, def) => {
 	var _a;
 	inst ?? (inst = {});
@@ -2878,7 +2878,7 @@ function handleRefineResult(result, payload, input, inst) {
 	}
 }
 
-// node_modules/zod/v4/core/memoizer.js
+// ../../main/node_modules/zod/v4/core/memoizer.js
 var $ZodCyclicError = class extends Error {
 	constructor() {
 		super(`Cannot parse a reference cycle that closes through a transform`);
@@ -3125,7 +3125,7 @@ function isBackEdge(ctx, value) {
 	return backEdges !== void 0 && isRef(value) && backEdges.has(value);
 }
 
-// node_modules/zod/v4/locales/en.js
+// ../../main/node_modules/zod/v4/locales/en.js
 const error$1 = () => {
 	const Sizable = {
 		string: {
@@ -3233,7 +3233,7 @@ function en_default() {
 	return { localeError: error$1() };
 }
 
-// node_modules/zod/v4/core/registries.js
+// ../../main/node_modules/zod/v4/core/registries.js
 var _a$1;
 var $ZodRegistry = class {
 	constructor() {
@@ -3280,7 +3280,7 @@ function registry() {
 (_a$1 = globalThis).__zod_globalRegistry ?? (_a$1.__zod_globalRegistry = registry());
 const globalRegistry = globalThis.__zod_globalRegistry;
 
-// node_modules/zod/v4/core/api.js
+// ../../main/node_modules/zod/v4/core/api.js
 function snapshotChecks(def) {
 	if (def.checks) def.checks = [...def.checks];
 	return def;
@@ -3784,7 +3784,7 @@ function _check$1(fn, params) {
 	return ch;
 }
 
-// node_modules/zod/v4/core/to-json-schema.js
+// ../../main/node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target, ...sources) {
 	for (const source of sources) for (const key of Reflect.ownKeys(source)) if (Object.prototype.propertyIsEnumerable.call(source, key)) assignProp(target, key, source[key]);
 	return target;
@@ -4205,7 +4205,7 @@ const createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params)
 	return finalize(ctx, schema);
 };
 
-// node_modules/zod/v4/core/json-schema-processors.js
+// ../../main/node_modules/zod/v4/core/json-schema-processors.js
 const narrowMin = (agg, key, value) => {
 	if (agg[key] === void 0 || value > agg[key]) agg[key] = value;
 };
@@ -4556,7 +4556,7 @@ const lazyProcessor = (schema, ctx, _json, params) => {
 	seen.ref = innerType;
 };
 
-// node_modules/zod/v4/classic/errors.js
+// ../../main/node_modules/zod/v4/classic/errors.js
 const _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
 function _lazyMethod(proto, key, make) {
 	Object.defineProperty(proto, key, {
@@ -4606,7 +4606,7 @@ const initializer = (inst, issues) => {
 };
 const ZodRealError = /*@__PURE__*/ $constructor("ZodError", initializer, void 0, { Parent: Error });
 
-// node_modules/zod/v4/classic/parse.js
+// ../../main/node_modules/zod/v4/classic/parse.js
 const parse$3 = /* @__PURE__ */ _parse(ZodRealError);
 const parseAsync = /* @__PURE__ */ _parseAsync(ZodRealError);
 const safeParse = /* @__PURE__ */ _safeParse(ZodRealError);
@@ -4620,7 +4620,7 @@ const safeDecode = /* @__PURE__ */ _safeDecode(ZodRealError);
 const safeEncodeAsync = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
 const safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
-// node_modules/zod/v4/classic/schemas.js
+// ../../main/node_modules/zod/v4/classic/schemas.js
 function _ensureDefaultLocale() {
 	if (!globalConfig.localeError) config$1(en_default());
 }
@@ -5985,7 +5985,7 @@ function parseStoredJson(bytes, schema) {
 	return parsed.success ? parsed.data : void 0;
 }
 
-// node_modules/semver/internal/constants.js
+// ../../main/node_modules/semver/internal/constants.js
 var require_constants = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SEMVER_SPEC_VERSION = "2.0.0";
 	const MAX_LENGTH = 256;
@@ -6042,13 +6042,13 @@ var require_constants = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 }));
 
-// node_modules/semver/internal/debug.js
+// ../../main/node_modules/semver/internal/debug.js
 var require_debug = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const debug = typeof process === "object" && process.env && process.env.NODE_DEBUG && /\bsemver\b/i.test(process.env.NODE_DEBUG) ? (...args) => console.error("SEMVER", ...args) : () => {};
 	module.exports = debug;
 }));
 
-// node_modules/semver/internal/re.js
+// ../../main/node_modules/semver/internal/re.js
 var require_re = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { MAX_SAFE_COMPONENT_LENGTH, MAX_SAFE_BUILD_LENGTH, MAX_LENGTH } = require_constants();
 	const debug = require_debug();
@@ -6127,7 +6127,7 @@ var require_re = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	createToken("GTE0PRE", "^\\s*>=\\s*0\\.0\\.0-0\\s*$");
 }));
 
-// node_modules/semver/internal/parse-options.js
+// ../../main/node_modules/semver/internal/parse-options.js
 var require_parse_options = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const looseOption = Object.freeze({ loose: true });
 	const emptyOpts = Object.freeze({});
@@ -6139,7 +6139,7 @@ var require_parse_options = /* @__PURE__ */ __commonJSMin(((exports, module) => 
 	module.exports = parseOptions;
 }));
 
-// node_modules/semver/internal/identifiers.js
+// ../../main/node_modules/semver/internal/identifiers.js
 var require_identifiers = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const numeric = /^[0-9]+$/;
 	const compareIdentifiers = (a, b) => {
@@ -6159,7 +6159,7 @@ var require_identifiers = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 }));
 
-// node_modules/semver/classes/semver.js
+// ../../main/node_modules/semver/classes/semver.js
 var require_semver$1 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const debug = require_debug();
 	const { MAX_LENGTH, MAX_SAFE_INTEGER } = require_constants();
@@ -6346,7 +6346,7 @@ var require_semver$1 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = SemVer;
 }));
 
-// node_modules/semver/functions/parse.js
+// ../../main/node_modules/semver/functions/parse.js
 var require_parse = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const parse = (version, options, throwErrors = false) => {
@@ -6361,7 +6361,7 @@ var require_parse = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = parse;
 }));
 
-// node_modules/semver/functions/valid.js
+// ../../main/node_modules/semver/functions/valid.js
 var require_valid$1 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const parse = require_parse();
 	const valid = (version, options) => {
@@ -6371,7 +6371,7 @@ var require_valid$1 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = valid;
 }));
 
-// node_modules/semver/functions/clean.js
+// ../../main/node_modules/semver/functions/clean.js
 var require_clean = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const parse = require_parse();
 	const clean = (version, options) => {
@@ -6381,7 +6381,7 @@ var require_clean = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = clean;
 }));
 
-// node_modules/semver/functions/inc.js
+// ../../main/node_modules/semver/functions/inc.js
 var require_inc = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const inc = (version, release, options, identifier, identifierBase) => {
@@ -6399,7 +6399,7 @@ var require_inc = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = inc;
 }));
 
-// node_modules/semver/functions/diff.js
+// ../../main/node_modules/semver/functions/diff.js
 var require_diff = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const parse = require_parse();
 	const diff = (version1, version2) => {
@@ -6427,28 +6427,28 @@ var require_diff = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = diff;
 }));
 
-// node_modules/semver/functions/major.js
+// ../../main/node_modules/semver/functions/major.js
 var require_major = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const major = (a, loose) => new SemVer(a, loose).major;
 	module.exports = major;
 }));
 
-// node_modules/semver/functions/minor.js
+// ../../main/node_modules/semver/functions/minor.js
 var require_minor = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const minor = (a, loose) => new SemVer(a, loose).minor;
 	module.exports = minor;
 }));
 
-// node_modules/semver/functions/patch.js
+// ../../main/node_modules/semver/functions/patch.js
 var require_patch = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const patch = (a, loose) => new SemVer(a, loose).patch;
 	module.exports = patch;
 }));
 
-// node_modules/semver/functions/prerelease.js
+// ../../main/node_modules/semver/functions/prerelease.js
 var require_prerelease = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const parse = require_parse();
 	const prerelease = (version, options) => {
@@ -6458,28 +6458,28 @@ var require_prerelease = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = prerelease;
 }));
 
-// node_modules/semver/functions/compare.js
+// ../../main/node_modules/semver/functions/compare.js
 var require_compare = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const compare = (a, b, loose) => new SemVer(a, loose).compare(new SemVer(b, loose));
 	module.exports = compare;
 }));
 
-// node_modules/semver/functions/rcompare.js
+// ../../main/node_modules/semver/functions/rcompare.js
 var require_rcompare = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const compare = require_compare();
 	const rcompare = (a, b, loose) => compare(b, a, loose);
 	module.exports = rcompare;
 }));
 
-// node_modules/semver/functions/compare-loose.js
+// ../../main/node_modules/semver/functions/compare-loose.js
 var require_compare_loose = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const compare = require_compare();
 	const compareLoose = (a, b) => compare(a, b, true);
 	module.exports = compareLoose;
 }));
 
-// node_modules/semver/functions/compare-build.js
+// ../../main/node_modules/semver/functions/compare-build.js
 var require_compare_build = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const compareBuild = (a, b, loose) => {
@@ -6490,63 +6490,63 @@ var require_compare_build = /* @__PURE__ */ __commonJSMin(((exports, module) => 
 	module.exports = compareBuild;
 }));
 
-// node_modules/semver/functions/sort.js
+// ../../main/node_modules/semver/functions/sort.js
 var require_sort = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const compareBuild = require_compare_build();
 	const sort = (list, loose) => list.sort((a, b) => compareBuild(a, b, loose));
 	module.exports = sort;
 }));
 
-// node_modules/semver/functions/rsort.js
+// ../../main/node_modules/semver/functions/rsort.js
 var require_rsort = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const compareBuild = require_compare_build();
 	const rsort = (list, loose) => list.sort((a, b) => compareBuild(b, a, loose));
 	module.exports = rsort;
 }));
 
-// node_modules/semver/functions/gt.js
+// ../../main/node_modules/semver/functions/gt.js
 var require_gt = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const compare = require_compare();
 	const gt = (a, b, loose) => compare(a, b, loose) > 0;
 	module.exports = gt;
 }));
 
-// node_modules/semver/functions/lt.js
+// ../../main/node_modules/semver/functions/lt.js
 var require_lt = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const compare = require_compare();
 	const lt = (a, b, loose) => compare(a, b, loose) < 0;
 	module.exports = lt;
 }));
 
-// node_modules/semver/functions/eq.js
+// ../../main/node_modules/semver/functions/eq.js
 var require_eq = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const compare = require_compare();
 	const eq = (a, b, loose) => compare(a, b, loose) === 0;
 	module.exports = eq;
 }));
 
-// node_modules/semver/functions/neq.js
+// ../../main/node_modules/semver/functions/neq.js
 var require_neq = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const compare = require_compare();
 	const neq = (a, b, loose) => compare(a, b, loose) !== 0;
 	module.exports = neq;
 }));
 
-// node_modules/semver/functions/gte.js
+// ../../main/node_modules/semver/functions/gte.js
 var require_gte = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const compare = require_compare();
 	const gte = (a, b, loose) => compare(a, b, loose) >= 0;
 	module.exports = gte;
 }));
 
-// node_modules/semver/functions/lte.js
+// ../../main/node_modules/semver/functions/lte.js
 var require_lte = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const compare = require_compare();
 	const lte = (a, b, loose) => compare(a, b, loose) <= 0;
 	module.exports = lte;
 }));
 
-// node_modules/semver/functions/cmp.js
+// ../../main/node_modules/semver/functions/cmp.js
 var require_cmp = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const eq = require_eq();
 	const neq = require_neq();
@@ -6578,7 +6578,7 @@ var require_cmp = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = cmp;
 }));
 
-// node_modules/semver/functions/coerce.js
+// ../../main/node_modules/semver/functions/coerce.js
 var require_coerce = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const parse = require_parse();
@@ -6610,7 +6610,7 @@ var require_coerce = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = coerce;
 }));
 
-// node_modules/semver/functions/truncate.js
+// ../../main/node_modules/semver/functions/truncate.js
 var require_truncate = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const parse = require_parse();
 	const constants = require_constants();
@@ -6642,7 +6642,7 @@ var require_truncate = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = truncate;
 }));
 
-// node_modules/semver/internal/lrucache.js
+// ../../main/node_modules/semver/internal/lrucache.js
 var require_lrucache = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	var LRUCache = class {
 		constructor() {
@@ -6675,7 +6675,7 @@ var require_lrucache = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = LRUCache;
 }));
 
-// node_modules/semver/internal/trim-comparator-whitespace.js
+// ../../main/node_modules/semver/internal/trim-comparator-whitespace.js
 var require_trim_comparator_whitespace = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { MAX_LENGTH, MAX_SAFE_BUILD_LENGTH, WHITESPACE_CHARACTERS } = require_constants();
 	const whitespace = /* @__PURE__ */ new Uint8Array(65536);
@@ -6815,7 +6815,7 @@ var require_trim_comparator_whitespace = /* @__PURE__ */ __commonJSMin(((exports
 	module.exports = trimComparatorWhitespace;
 }));
 
-// node_modules/semver/classes/range.js
+// ../../main/node_modules/semver/classes/range.js
 var require_range = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SPACE_CHARACTERS = /\s+/g;
 	var Range = class Range {
@@ -7100,7 +7100,7 @@ var require_range = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 }));
 
-// node_modules/semver/classes/comparator.js
+// ../../main/node_modules/semver/classes/comparator.js
 var require_comparator = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const ANY = Symbol("SemVer ANY");
 	var Comparator = class Comparator {
@@ -7173,7 +7173,7 @@ var require_comparator = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Range = require_range();
 }));
 
-// node_modules/semver/functions/satisfies.js
+// ../../main/node_modules/semver/functions/satisfies.js
 var require_satisfies = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Range = require_range();
 	const satisfies = (version, range, options) => {
@@ -7187,14 +7187,14 @@ var require_satisfies = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = satisfies;
 }));
 
-// node_modules/semver/ranges/to-comparators.js
+// ../../main/node_modules/semver/ranges/to-comparators.js
 var require_to_comparators = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Range = require_range();
 	const toComparators = (range, options) => new Range(range, options).set.map((comp) => comp.map((c) => c.value).join(" ").trim().split(" "));
 	module.exports = toComparators;
 }));
 
-// node_modules/semver/ranges/max-satisfying.js
+// ../../main/node_modules/semver/ranges/max-satisfying.js
 var require_max_satisfying = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const Range = require_range();
@@ -7220,7 +7220,7 @@ var require_max_satisfying = /* @__PURE__ */ __commonJSMin(((exports, module) =>
 	module.exports = maxSatisfying;
 }));
 
-// node_modules/semver/ranges/min-satisfying.js
+// ../../main/node_modules/semver/ranges/min-satisfying.js
 var require_min_satisfying = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const Range = require_range();
@@ -7246,7 +7246,7 @@ var require_min_satisfying = /* @__PURE__ */ __commonJSMin(((exports, module) =>
 	module.exports = minSatisfying;
 }));
 
-// node_modules/semver/ranges/min-version.js
+// ../../main/node_modules/semver/ranges/min-version.js
 var require_min_version = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const Range = require_range();
@@ -7286,7 +7286,7 @@ var require_min_version = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = minVersion;
 }));
 
-// node_modules/semver/ranges/valid.js
+// ../../main/node_modules/semver/ranges/valid.js
 var require_valid = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Range = require_range();
 	const validRange = (range, options) => {
@@ -7299,7 +7299,7 @@ var require_valid = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = validRange;
 }));
 
-// node_modules/semver/ranges/outside.js
+// ../../main/node_modules/semver/ranges/outside.js
 var require_outside = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const Comparator = require_comparator();
@@ -7352,21 +7352,21 @@ var require_outside = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = outside;
 }));
 
-// node_modules/semver/ranges/gtr.js
+// ../../main/node_modules/semver/ranges/gtr.js
 var require_gtr = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const outside = require_outside();
 	const gtr = (version, range, options) => outside(version, range, ">", options);
 	module.exports = gtr;
 }));
 
-// node_modules/semver/ranges/ltr.js
+// ../../main/node_modules/semver/ranges/ltr.js
 var require_ltr = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const outside = require_outside();
 	const ltr = (version, range, options) => outside(version, range, "<", options);
 	module.exports = ltr;
 }));
 
-// node_modules/semver/ranges/intersects.js
+// ../../main/node_modules/semver/ranges/intersects.js
 var require_intersects = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Range = require_range();
 	const intersects = (r1, r2, options) => {
@@ -7377,7 +7377,7 @@ var require_intersects = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = intersects;
 }));
 
-// node_modules/semver/ranges/simplify.js
+// ../../main/node_modules/semver/ranges/simplify.js
 var require_simplify = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const satisfies = require_satisfies();
 	const compare = require_compare();
@@ -7407,7 +7407,7 @@ var require_simplify = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 }));
 
-// node_modules/semver/ranges/subset.js
+// ../../main/node_modules/semver/ranges/subset.js
 var require_subset = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Range = require_range();
 	const Comparator = require_comparator();
@@ -7506,7 +7506,7 @@ var require_subset = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = subset;
 }));
 
-// node_modules/semver/index.js
+// ../../main/node_modules/semver/index.js
 var require_semver = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const internalRe = require_re();
 	const constants = require_constants();
@@ -8336,7 +8336,7 @@ function commandOnPath(name, searchPath = process.env.PATH) {
 	}
 }
 
-// node_modules/xz-decompress/dist/package/xz-decompress.js
+// ../../main/node_modules/xz-decompress/dist/package/xz-decompress.js
 var require_xz_decompress = /* @__PURE__ */ __commonJSMin(((exports, module, this$34) => {
 	(function webpackUniversalModuleDefinition(root, factory) {
 		if (typeof exports === "object" && typeof module === "object") module.exports = factory(__require("stream/web"));
@@ -9834,7 +9834,7 @@ function parseTreeManifest(bytes, name, maxBytes = MANIFEST_HARD_CAP) {
 	};
 }
 
-// node_modules/pend/index.js
+// ../../main/node_modules/pend/index.js
 var require_pend = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = Pend;
 	function Pend() {
@@ -9880,7 +9880,7 @@ var require_pend = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	}
 }));
 
-// node_modules/yauzl/fd-slicer.js
+// ../../main/node_modules/yauzl/fd-slicer.js
 var require_fd_slicer = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var fs = __require("fs");
 	var util = __require("util");
@@ -10021,7 +10021,7 @@ var require_fd_slicer = /* @__PURE__ */ __commonJSMin(((exports) => {
 	};
 }));
 
-// node_modules/yauzl/crc32.js
+// ../../main/node_modules/yauzl/crc32.js
 var require_crc32 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const CRC_TABLE = new Int32Array([
 		0,
@@ -10289,7 +10289,7 @@ var require_crc32 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = crc32;
 }));
 
-// node_modules/yauzl/index.js
+// ../../main/node_modules/yauzl/index.js
 var require_yauzl = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var fs = __require("fs");
 	var zlib = __require("zlib");
@@ -11578,7 +11578,7 @@ async function openZipBundleTree(file) {
 	}
 }
 
-// node_modules/@noble/hashes/_u64.js
+// ../../main/node_modules/@noble/hashes/_u64.js
 const U32_MASK64 = /* @__PURE__ */ (() => BigInt(2 ** 32 - 1))();
 const _32n = /* @__PURE__ */ BigInt(32);
 function fromBig(n, le = false) {
@@ -11629,7 +11629,7 @@ const add4H = (low, Ah, Bh, Ch, Dh) => Ah + Bh + Ch + Dh + (low / 2 ** 32 | 0) |
 const add5L = (Al, Bl, Cl, Dl, El) => (Al >>> 0) + (Bl >>> 0) + (Cl >>> 0) + (Dl >>> 0) + (El >>> 0);
 const add5H = (low, Ah, Bh, Ch, Dh, Eh) => Ah + Bh + Ch + Dh + Eh + (low / 2 ** 32 | 0) | 0;
 
-// node_modules/@noble/hashes/utils.js
+// ../../main/node_modules/@noble/hashes/utils.js
 function isBytes$1(a) {
 	return a instanceof Uint8Array || ArrayBuffer.isView(a) && a.constructor.name === "Uint8Array" && "BYTES_PER_ELEMENT" in a && a.BYTES_PER_ELEMENT === 1;
 }
@@ -11761,7 +11761,7 @@ const oidNist = (suffix) => ({ oid: Uint8Array.from([
 	suffix
 ]) });
 
-// node_modules/@noble/hashes/_md.js
+// ../../main/node_modules/@noble/hashes/_md.js
 var HashMD = class {
 	blockLen;
 	outputLen;
@@ -11870,7 +11870,7 @@ const SHA512_IV = /* @__PURE__ */ Uint32Array.from([
 	327033209
 ]);
 
-// node_modules/@noble/hashes/sha2.js
+// ../../main/node_modules/@noble/hashes/sha2.js
 const K512 = /* @__PURE__ */ (() => split$1([
 	"0x428a2f98d728ae22",
 	"0x7137449123ef65cd",
@@ -12111,7 +12111,7 @@ var _SHA512 = class extends SHA2_64B {
 };
 const sha512 = /* @__PURE__ */ createHasher(() => new _SHA512(), /* @__PURE__ */ oidNist(3));
 
-// node_modules/@noble/curves/utils.js
+// ../../main/node_modules/@noble/curves/utils.js
 function aarray(item, title, inner = () => {}) {
 	if (!Array.isArray(item)) throw new TypeError(`"${title}" expected array, got type=${typeof item}`);
 	for (let i = 0; i < item.length; i++) inner(item[i], `${title}[${i}]`);
@@ -12214,7 +12214,7 @@ function validateObject(object, fields = {}, optFields = {}, title = "object") {
 	iter(optFields, true);
 }
 
-// node_modules/@noble/curves/abstract/modular.js
+// ../../main/node_modules/@noble/curves/abstract/modular.js
 const _0n$2 = /* @__PURE__ */ BigInt(0);
 const _1n$3 = /* @__PURE__ */ BigInt(1);
 const _2n$2 = /* @__PURE__ */ BigInt(2);
@@ -12588,7 +12588,7 @@ function Field$1(ORDER, opts = {}) {
 	return new _Field(ORDER, opts);
 }
 
-// node_modules/@noble/curves/abstract/curve.js
+// ../../main/node_modules/@noble/curves/abstract/curve.js
 const _0n$1 = /* @__PURE__ */ BigInt(0);
 const _1n$2 = /* @__PURE__ */ BigInt(1);
 const _4n$1 = /* @__PURE__ */ BigInt(4);
@@ -12910,7 +12910,7 @@ function createKeygen(randomSecretKey, getPublicKey) {
 	};
 }
 
-// node_modules/@noble/curves/abstract/edwards.js
+// ../../main/node_modules/@noble/curves/abstract/edwards.js
 const _0n = /* @__PURE__ */ BigInt(0);
 const _1n$1 = /* @__PURE__ */ BigInt(1);
 const _2n$1 = /* @__PURE__ */ BigInt(2);
@@ -13318,7 +13318,7 @@ function eddsa(Point, cHash, eddsaOpts = {}) {
 	});
 }
 
-// node_modules/@noble/curves/ed25519.js
+// ../../main/node_modules/@noble/curves/ed25519.js
 const _1n = /* @__PURE__ */ BigInt(1);
 const _2n = /* @__PURE__ */ BigInt(2);
 const _5n = /* @__PURE__ */ BigInt(5);
@@ -14822,7 +14822,7 @@ async function readCatalogView(store, maxPerChannel) {
 	return view;
 }
 
-// node_modules/xml-naming/src/index.js
+// ../../main/node_modules/xml-naming/src/index.js
 const nameStartChar10 = ":A-Za-z_À-ÖØ-öø-˿Ͱ-ͽͿ-҆҈-῿‌-‍⁰-↏Ⰰ-⿯、-퟿豈-﷏ﷰ-�";
 const nameChar10 = nameStartChar10 + "\\-\\.\\d" + "·" + "̀-ͯ" + "‿-⁀";
 const nameStartChar11 = ":A-Za-z_À-˿Ͱ-ͽͿ-҆҈-῿‌-‍⁰-↏Ⰰ-⿯、-퟿豈-﷏ﷰ-�𐀀-󯿿";
@@ -14868,7 +14868,7 @@ const createValidator = (production, { xmlVersion = "1.0", asciiOnly = false, ma
 	return validator;
 };
 
-// node_modules/path-expression-matcher/src/Expression.js
+// ../../main/node_modules/path-expression-matcher/src/Expression.js
 var Expression = class {
 	constructor(pattern, options = {}, data) {
 		this.pattern = pattern;
@@ -14975,7 +14975,7 @@ var Expression = class {
 	}
 };
 
-// node_modules/path-expression-matcher/src/Matcher.js
+// ../../main/node_modules/path-expression-matcher/src/Matcher.js
 var MatcherView = class {
 	constructor(matcher) {
 		this._matcher = matcher;
@@ -15239,7 +15239,7 @@ var Matcher = class {
 	}
 };
 
-// node_modules/fast-xml-builder/src/util.js
+// ../../main/node_modules/fast-xml-builder/src/util.js
 function valToStr(val) {
 	return typeof val === "number" && Object.is(val, -0) ? "-0" : String(val);
 }
@@ -15265,7 +15265,7 @@ function resolveName(name, isAttribute, options, matcher, validator) {
 	return isPI ? "?" + result : result;
 }
 
-// node_modules/fast-xml-builder/src/orderedJs2Xml.js
+// ../../main/node_modules/fast-xml-builder/src/orderedJs2Xml.js
 const EOL = "\n";
 function detectXmlVersionFromArray(jArray, options) {
 	if (!Array.isArray(jArray) || jArray.length === 0) return "1.0";
@@ -15452,7 +15452,7 @@ function replaceEntitiesValue(textValue, options) {
 	return textValue;
 }
 
-// node_modules/fast-xml-builder/src/ignoreAttributes.js
+// ../../main/node_modules/fast-xml-builder/src/ignoreAttributes.js
 function getIgnoreAttributesFn(ignoreAttributes) {
 	if (typeof ignoreAttributes === "function") return ignoreAttributes;
 	if (Array.isArray(ignoreAttributes)) return (attrName) => {
@@ -15464,7 +15464,7 @@ function getIgnoreAttributesFn(ignoreAttributes) {
 	return () => false;
 }
 
-// node_modules/fast-xml-builder/src/fxb.js
+// ../../main/node_modules/fast-xml-builder/src/fxb.js
 const defaultOptions$1 = {
 	attributeNamePrefix: "@_",
 	attributesGroupName: false,
@@ -15813,10 +15813,10 @@ function isAttribute(name) {
 	else return false;
 }
 
-// node_modules/fast-xml-parser/src/xmlbuilder/json2xml.js
+// ../../main/node_modules/fast-xml-parser/src/xmlbuilder/json2xml.js
 var json2xml_default = Builder;
 
-// node_modules/mdurl/lib/decode.mjs
+// ../../main/node_modules/mdurl/lib/decode.mjs
 const decodeCache = {};
 function getDecodeCache(exclude) {
 	let cache = decodeCache[exclude];
@@ -15887,7 +15887,7 @@ function decode(string, exclude) {
 decode.defaultChars = ";/?:@&=+$,#";
 decode.componentChars = "";
 
-// node_modules/mdurl/lib/encode.mjs
+// ../../main/node_modules/mdurl/lib/encode.mjs
 const encodeCache = {};
 function getEncodeCache(exclude) {
 	let cache = encodeCache[exclude];
@@ -15941,7 +15941,7 @@ function encode(string, exclude, keepEscaped) {
 encode.defaultChars = ";/?:@&=+$,-_.!~*'()#";
 encode.componentChars = "-_.!~*'()";
 
-// node_modules/mdurl/lib/format.mjs
+// ../../main/node_modules/mdurl/lib/format.mjs
 function format$1(url) {
 	let result = "";
 	result += url.protocol || "";
@@ -15956,7 +15956,7 @@ function format$1(url) {
 	return result;
 }
 
-// node_modules/mdurl/lib/parse.mjs
+// ../../main/node_modules/mdurl/lib/parse.mjs
 function Url() {
 	this.protocol = null;
 	this.slashes = null;
@@ -16128,7 +16128,7 @@ Url.prototype.parseHost = function(host) {
 	if (host) this.hostname = host;
 };
 
-// node_modules/mdurl/index.mjs
+// ../../main/node_modules/mdurl/index.mjs
 var mdurl_exports = /* @__PURE__ */ __exportAll$1({
 	decode: () => decode,
 	encode: () => encode,
@@ -16136,7 +16136,7 @@ var mdurl_exports = /* @__PURE__ */ __exportAll$1({
 	parse: () => urlParse
 });
 
-// node_modules/uc.micro/build/index.mjs
+// ../../main/node_modules/uc.micro/build/index.mjs
 var build_exports = /* @__PURE__ */ __exportAll$1({
 	Any: () => Any,
 	Cc: () => Cc,
@@ -16152,7 +16152,7 @@ const P = /[!-#%-\*,-\/:;\?@\[-\]_\{\}\xA1\xA7\xAB\xB6\xB7\xBB\xBF\u037E\u0387\u
 const S$1 = /[\$\+<->\^`\|~\xA2-\xA6\xA8\xA9\xAC\xAE-\xB1\xB4\xB8\xD7\xF7\u02C2-\u02C5\u02D2-\u02DF\u02E5-\u02EB\u02ED\u02EF-\u02FF\u0375\u0384\u0385\u03F6\u0482\u058D-\u058F\u0606-\u0608\u060B\u060E\u060F\u06DE\u06E9\u06FD\u06FE\u07F6\u07FE\u07FF\u0888\u09F2\u09F3\u09FA\u09FB\u0AF1\u0B70\u0BF3-\u0BFA\u0C7F\u0D4F\u0D79\u0E3F\u0F01-\u0F03\u0F13\u0F15-\u0F17\u0F1A-\u0F1F\u0F34\u0F36\u0F38\u0FBE-\u0FC5\u0FC7-\u0FCC\u0FCE\u0FCF\u0FD5-\u0FD8\u109E\u109F\u1390-\u1399\u166D\u17DB\u1940\u19DE-\u19FF\u1B61-\u1B6A\u1B74-\u1B7C\u1FBD\u1FBF-\u1FC1\u1FCD-\u1FCF\u1FDD-\u1FDF\u1FED-\u1FEF\u1FFD\u1FFE\u2044\u2052\u207A-\u207C\u208A-\u208C\u20A0-\u20C1\u2100\u2101\u2103-\u2106\u2108\u2109\u2114\u2116-\u2118\u211E-\u2123\u2125\u2127\u2129\u212E\u213A\u213B\u2140-\u2144\u214A-\u214D\u214F\u218A\u218B\u2190-\u2307\u230C-\u2328\u232B-\u2429\u2440-\u244A\u249C-\u24E9\u2500-\u2767\u2794-\u27C4\u27C7-\u27E5\u27F0-\u2982\u2999-\u29D7\u29DC-\u29FB\u29FE-\u2B73\u2B76-\u2BFF\u2CE5-\u2CEA\u2E50\u2E51\u2E80-\u2E99\u2E9B-\u2EF3\u2F00-\u2FD5\u2FF0-\u2FFF\u3004\u3012\u3013\u3020\u3036\u3037\u303E\u303F\u309B\u309C\u3190\u3191\u3196-\u319F\u31C0-\u31E5\u31EF\u3200-\u321E\u322A-\u3247\u3250\u3260-\u327F\u328A-\u32B0\u32C0-\u33FF\u4DC0-\u4DFF\uA490-\uA4C6\uA700-\uA716\uA720\uA721\uA789\uA78A\uA828-\uA82B\uA836-\uA839\uAA77-\uAA79\uAB5B\uAB6A\uAB6B\uFB29\uFBB2-\uFBD2\uFD40-\uFD4F\uFD90\uFD91\uFDC8-\uFDCF\uFDFC-\uFDFF\uFE62\uFE64-\uFE66\uFE69\uFF04\uFF0B\uFF1C-\uFF1E\uFF3E\uFF40\uFF5C\uFF5E\uFFE0-\uFFE6\uFFE8-\uFFEE\uFFFC\uFFFD]|\uD800[\uDD37-\uDD3F\uDD79-\uDD89\uDD8C-\uDD8E\uDD90-\uDD9C\uDDA0\uDDD0-\uDDFC]|\uD802[\uDC77\uDC78\uDEC8]|\uD803[\uDD8E\uDD8F\uDED1-\uDED8]|\uD805\uDF3F|\uD807[\uDFD5-\uDFF1]|\uD81A[\uDF3C-\uDF3F\uDF45]|\uD82F\uDC9C|\uD833[\uDC00-\uDCEF\uDCFA-\uDCFC\uDD00-\uDEB3\uDEBA-\uDED0\uDEE0-\uDEF0\uDF50-\uDFC3]|\uD834[\uDC00-\uDCF5\uDD00-\uDD26\uDD29-\uDD64\uDD6A-\uDD6C\uDD83\uDD84\uDD8C-\uDDA9\uDDAE-\uDDEA\uDE00-\uDE41\uDE45\uDF00-\uDF56]|\uD835[\uDEC1\uDEDB\uDEFB\uDF15\uDF35\uDF4F\uDF6F\uDF89\uDFA9\uDFC3]|\uD836[\uDC00-\uDDFF\uDE37-\uDE3A\uDE6D-\uDE74\uDE76-\uDE83\uDE85\uDE86]|\uD838[\uDD4F\uDEFF]|\uD83B[\uDCAC\uDCB0\uDD2E\uDEF0\uDEF1]|\uD83C[\uDC00-\uDC2B\uDC30-\uDC93\uDCA0-\uDCAE\uDCB1-\uDCBF\uDCC1-\uDCCF\uDCD1-\uDCF5\uDD0D-\uDDAD\uDDE6-\uDE02\uDE10-\uDE3B\uDE40-\uDE48\uDE50\uDE51\uDE60-\uDE65\uDF00-\uDFFF]|\uD83D[\uDC00-\uDED8\uDEDC-\uDEEC\uDEF0-\uDEFC\uDF00-\uDFD9\uDFE0-\uDFEB\uDFF0]|\uD83E[\uDC00-\uDC0B\uDC10-\uDC47\uDC50-\uDC59\uDC60-\uDC87\uDC90-\uDCAD\uDCB0-\uDCBB\uDCC0\uDCC1\uDCD0-\uDCD8\uDD00-\uDE57\uDE60-\uDE6D\uDE70-\uDE7C\uDE80-\uDE8A\uDE8E-\uDEC6\uDEC8\uDECD-\uDEDC\uDEDF-\uDEEA\uDEEF-\uDEF8\uDF00-\uDF92\uDF94-\uDFEF\uDFFA]/;
 const Z = /[ \xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]/;
 
-// node_modules/entities/dist/decode-codepoint.js
+// ../../main/node_modules/entities/dist/decode-codepoint.js
 const c1 = [
 	8364,
 	0,
@@ -16199,7 +16199,7 @@ function codePointToString(codePoint) {
 	return codePoint - 1 >>> 0 < 127 || codePoint - 160 >>> 0 < 55136 ? String.fromCharCode(codePoint) : String.fromCodePoint(replaceCodePoint(codePoint));
 }
 
-// node_modules/entities/dist/internal/decode-shared.js
+// ../../main/node_modules/entities/dist/internal/decode-shared.js
 const BASE91_INVERSE = /* #__PURE__ */ (() => {
 	const table = /* @__PURE__ */ new Uint8Array(127);
 	let code = 0;
@@ -16288,10 +16288,10 @@ function decodeTrieDict(input, resultLength, atomCount, dict1AtomCount, ngramCou
 	return out;
 }
 
-// node_modules/entities/dist/generated/decode-data-html.js
+// ../../main/node_modules/entities/dist/generated/decode-data-html.js
 const htmlDecodeTree = /* #__PURE__ */ decodeTrieDict("!}.&u%}'&}*'~!6*)%&,~!J~!J~%L~y<~!R,~~%Lu~~#GD~~#|)1#%}^%}2%+#.##%##%}&%##%'#%##&%#%#'%#&#%#&#'#%%#&#%##%#)%''%&%#%#'%#%%#%%}%%%#%#&(23#%%#&-%0%('1#(##%#'##+%'*.:1}#%#6-+(%'%%#%%%}#L'2351&('%}&/N'(0(/*-%(%%}#'+&T%7.2}#&%&#%#36/5##%&%%#&#%%#))2%%##%&&'0~!#*+&'%1~!%).'3q?&%'1~!.##%6(~!+%%%(Gw'rT~!E#<nA%#jZ~!H%(~!42##~!*31&~!G%U~#)5~#`3~!J~!Z~%]~%Y~%C~!q~!u~#kz~%#~!6'~!D~!U~!?~#T~!c%~!G#'~%7|~!G~!J~!G&~#pb~(Df}#%}*&}#%##%##%##&#-}&'#'&%#.++}%mI,#,@&(}*%}*'%&##&#%##%}&0}#.},U},%}+%}&%}#%##&}B%(}(%}+%)})%##%#&}&%##%&}<%}>%#%&}*%}(%}9%}/%})%}*%}*%}?&}&%}3%}&*#%})%#%#)}#&#-#+*%E%%'%'#%}#*V##&##I}#&&##%&%#&&Qf%%))w/0+&%#(#.%-''''++++7}>%4'',##1,#%#&%##&#'##&#*#9)%&%}#*}%,#+P(%A&%#'&##wSD',9E00#y#@}(+}&%&>~!#~!X}#*}(&&}(&}(,%}%&#+&}#&}I%#%}%)#(},'%#*}4%%#%}(''}#/##(##),%-##%%)#&}(.}&%#&}%%}*&#%},&&}&%}#%*'#%})%}D&}&%}-&}6&#&}-,%}#%})-(~+`~,=?~I9'9%~!,#%})%})%}@%}?%}(~!?~#<~#pP~#BG~#=1#%K+~#?#~%;)~#A~#mF1~#A'~'X%'~#lR~#N~'N~#r~#m#-~#i'?%#'%~#B%##%,%#~#_%#0%~#]732~,w~2+#:&#%&'0%&>%}#>##F+)#%&&#(+_}4&}-%}(&}@&}O7Fdf0@+/v4}&WU##&/0#&'('B#%}.%}'+#%}#%%&#&%#%##+#&#)#6#'#.},%}c%},%#%##%&#&%#&~#>'*-.%##%##%}#%%}%'~#)D1}#%*&~#_%%'(~#S2%'.}#~#=##*'*-%}&'%'##&&~'E%.#&~#M4}%%##&'%#~#O1##%&#'+~#<B%##%%'%+~#;#@%}#&%#&&%#(~#H1}'%'##&&~#?A}&'~#D#%32}'&&&&~#[}'(#%}'~#;C})&}%%#%~#=&%,3}%'(#%%~#^'#&&)#%'~#Y%-~#d-%'~#^%%&#&&&}#~#b~2t*&'~&(~&@~0%~e~3}%*''0})&}+~!9##-}#%-hD*)1fC#%/&/fB#40~!+#)*4~!+~!K'&:~!/*7~!.#~!H~!L':~%x&~!H#~!*~%1~!I#~!+A~#p'~!F~~#-#~,,(~.Z~!V~%;'B'mq-W~!N~%I%#&&#&}#%},%%}'%}+X#%}#&}(%}'%}<%}#%}%%'}'%}:~![)9@~%>~#UA%-%##&~!C%~!-.9:~!1~!-^2/:a~!y,D*J#-5)/4~%23,~#G~!L1~!0X3`~!2+~!!0-~&E~!W~!o,>Y&]~%cZx_&~#O*9#A#'#+I'%#)~!0B*-5A+-((F&*M#)(-7-5+'-3a5Vi~!Y~!?+[)%3),ERHm~!+:D,VG.+)?fB%%*(%)'(#&80%1'8`K8?`+'Z#&O&'H5#*9)A%%5&3))0%39+.*7#()&&*=4@**L)<'_&*+..;(#*+)./&0#3)%')-8(4ixD(&.}%,('aI:,)%,k2231T)I'#/-W7,/'Q#.'Y24+h')37</31&83##&0#),H(?'&?/1##%#&&#%''-%&&&#(&''&#.-'%#%%(,')*'&#&#'##%(%(#%('#&##%%%%('%#%#%%#%#&%##h>w+v<ayvyvcg.uuhKr}g/v|g>u9i[~>g5uI~=RvdwEg;v/g;uk!!TTSx]@RT!U!#!@VBRUU!'UTe-d0c`e&gSdicedFcrdTaqb.kYcAohdYd@a3e+d}dMdtd.aJ#bqcK`dle/e.e'dwdPdodddjbEb}ogd^ofdpduc6j?l%d{drdqc)d7bacOdQ%T#Y)X.sR[yH>6Vyv3[xwLu>vo'!*.[yBacahoj>6Rew3[xqdZa#!a&#^(X-[yG>6Vyu3[xvg3sEr|g.u/Ri9db0T#^(Xa)!-[y;>6Vylg4wKs{JwNZt3@3r=c4Z([xlg;wKt!cpq's@v7A'*a(a+!-a#[y<3Dt?3Dt'>6Vym3[xmg9rxsNJwLZt4~?r?db1T#`-!(Xa,!0[yS>6Vz%NuQs.g4wKtnJwNZtS@3r>c4Z([y%g;wKtrdga8!a(!#&T*Y-Xa#!a0<or[yc3Dtq>6Vz43[y3JwNZtf@3s!Ju}!%Dti:pm3c_%X#tjB5pkd6q!r]u?voC'*-a.a2!0a&a+[yI3DtI3Ds~3DtH>6Vyw3[xx;:s#~<5pKJwNZtE@3r~d`a)!a2T#a.(!+U.X1[yT3Dt`3Dtv>6Vz&3[y&g9rxwzcxstPu.<rAJwLZtT~?r@dZa%!a.&^*Za(/Reu[ya>6Vz23[y1g3sEr}wkg{NuQRg{ci(U#5@b`~,cg#U(2WnH5wugcRh7dX#T(Y,a'Ta!!a,[yZ<]mj>6Vz,3[y+Pv#5ReZKu+=,%!H}7ABwkaS?Rh:BcW(X#<]mrj:ubv/ARekdg%!(!a.*Ta(Y.X1!#sP>Rl*Dt6[y>>6Vyo3Wf*jOvuumvuRgRJuq*!:9<B@bX~3jVv&v@s@5Re[d/rQt{uAvo&a&a*)a2!,0Wf!3Dt0=Bs'>6Re}3[xy~<5s%JwJZt1~Gs)c;&!#2sJkNuXvzq7rxu,Re8dka4!a8(aEZ+a@Y.X1Xa)[yd=Bs(3DtP>6Vz53[y4cX#X&Re:avRe9~<5s&JwJZtQ~Gs*i^rzvdRg+Jv{%!2sbB@bX}kdga,!Za?&^*T1/!a'Dt+[y6>6Vyf3Wf%g/u;s4hGu6?Rh-JvZ,!c%#&RoX54Rivj7uyvf8RgTKvZB%*!2sGh<vu5Rgq<=C::9bb~#dZ#T&Ta6Y.X*Dt>[y93Wf)coZ(T,6VyifluvRgC@95@B@bX~/hFu34cC#T,k/unq8w8Q5RkUklwQuzunq8w8Q5Rk8d/rJu?v8w9)-&!a0a;a&aIWejg3sEr/h1s<DtDJvyZqY5aws3Jvy!&Wei~Hr1:au5@Bag>23E~5c:Z&bX};kKv?w&unuVu5Rjc;>bs)#~@:Rh.=ay<a]C;b`}Vd6s/t{uAvoaxa()!a,a7%-a#a2Dt,[yF2Wo[>6Vyt3[xuNuPRi&NuPwpi#RoWh?vf8Ri%Jv]!%Ri:KvxD!.'2WeAjZu`q9rxu,Re7woeAg-unLq(qA_/*2Wg_g3u5q^9:4E}/jTrxrzv=Wkkd~0UX#^^Xa-a1a5T&a=U1a'*aEa]!a*aPaA-adok[y54Rn>;:p3~Dp5g9rpsFNvZqjg3uJp4~<5p0Pw;5qlJwNZt*@3p1Pw:5p/Ou!5p2JvG'!6Vye=<qnJvh_[xhg3v,Rh3kOwOw-sDuev/Re^dha[a%!%!a+#Ta7)-5TaCaO!aka!a)sf[yb2>Rl!9ARiq5E}Qg=ucRkBE|oJrJ_@Wk~@Wk{JrJ_@Wk|@WkyJrJ_@Wk}@WkzJvO_[y2g-vMRmiKuYC!)&>Ri;>Ri<@3RkNc](X#@9Rk=g5vuRmhKvDB!+'=]meg3u4Rmgd)#Y'Vz3CARmfd`a+!%T'!+#Ta1Ta6TaM-sTDt9[yA9sYd'%Y#s[[xpj:ueunaXRgEjRq,v-vuqdd2'`#6Rev<32@5>:2<E}5xIo9a*X#Y(;5RePJvD_g>vyRgNj8w)v8<wggs:RgXiZt|vjx,hSq3ah!-(~@:Ro/Ou!5RhWj^v(pyw8unRhUdx-UY#^Ua.a3a70!)%UX1TaDa)'omRiRRhE[y:3Dsz=Br,>6Vyj3[xkg6ruwjcqsrPw;5r*Ku]D'Zt-@3r(~?r.i[vwv]dU1a--U#`a4(g/vsRhPOu!5RhLj:rmu9Wo!~@:wdh@g/vsRiTjXuvvNr}:RhBj^v(pyw8unRn]dz1UYa'a+^Y(!aETZalaRY.Ta?a4[yDJw1!#qLsW>6Vyrfzq-pLflpwRe|Js>%!Dt@3Dt&Jvy_[xs~HrnjMuwpsw'RecKu+D#'!t<~Grl~?rjg5u-x,gwp{ah!-(~@:Rg~Ou!5Rh'jXuvvNr}:Rh#cW#X/c;&!#2sLi[v7u7RgpJv)(!iLrxu,Re6j7v@s@5Se[e7d`aW!Za(a`T.a#!a3!&aDa-!9)Dt_=6s+3[x~~DR|h~DS6avhGun5RkZj3w)v-]mkKunB!&*]kb97R|i<ARk<c:Z(6Vy}Juh'!wziMRoS:F|vkLuauJv5vtvQRh1d='T+Y#VyO~DR|jcF#T'7R|g97R|kJv3'!ay<Rj,Jvh&!:ReXcsa6*a+#a#_aIRf9aLRf?c,Z&Rf5Rf7c.Z&Rf;Rf>cQ#%T'p-Rf8Rf=ct#%'(*!,p,Rf4p+Rf6Rf:Rf<d~'Ua%U*^UYa(!a,-!#a4YaTalaEX0a8a<Weo3Dt/3Dsx=Br93Wen~Dr;~<5p<JwNZt2@3p=Pw:5p;Ou!5r3c7&!#:p>3Ds}KvGB)_6Vyk2sM=<r7x'eovA(!hFu1ARf}cV#X&@r5j6rvwQa^Rf3c=Za'wkghJv__g;unRggA53B9=b^}%j6uduo5Jq;!(hIv%2Re`Ou4ARe_e%a#^^^Xa&!a*a2!&a6YaP!*ad!#a:aE/5Rn?[y@>6Vyp;:pE~DrY~<5pBJwNZt8@3pCh=rt3rWPw:5pAJup_[xoNuPpF9c!#'45pD5ARn)d8#X'X*3@rU72s]h>v<<sSjJpqvewOJq/(!hNw'5ReBk0s2u3w/w'5ReE5@Jq.!a+JQ!&WeU23d(#Y&RjG5]jBk!u7w&u0udARjEe#+^^^Ub#!a2/a`Z(agT1!a-a;|@TaG!aS[yV=Re~fow'RguNuPRe?bz#'>RoUWeL>:Cbb|?JwPZtVg6ruRmzJvD'!6Vz(g/vmRh~Jvy_[y(g9voRgyx*cy(#2>Ri2B9b]~9kIw9u7rluJu3Rg]dI#a%UY'@=p%CAx.gQZ&RhwwygtRm{x5g_Z'+ABqR9Woa=Bp&dV#^*Xa'!&@o{g4v]Rk;Jv{!%Rk[wkkiA5RkiwwfUB=x,fUuqC&*!>RfTg8v0RfV~ARfSd;rJsAuAv9wR'ae+/aO!a@aza/a#[yQ@Wg!2Wemg3sEr0JvB_g>uvReWg2v+Re=KupB_+[y!2AbY~-~Hr2AJwD!(h<~El>h<~El?Kun@+_:9b`}Kg-v/Ri3g;vtwyk_9]k_d=&T#*U.6qh@Ab`|K9:H|CJv[!&3Dtex'fDwC%!Rf[9WlMd[(^X,!a%Z06Vz!@WgBg=v~Rgvg,QRe@awd,#Y+jTv|Q~EfWj]uNr|~FRfXdy#Y&^Ua%!aO.!(a)Ua;=!a@aKap!a-,a!Ta]a[rSa]p?[y82sK=Bq~;:p:~<5p8Pw:5p7d'#Y'Wf(;RnRi[u4w&RgJJvG'!6Vyh=<r#ijuuv/sIKuYD'ZtG@3p9~Gr&d2#`(g<vtRgFj`u5w&rqpxRf2CJuY!+:wfnTOu!5Rg}jNs1ucv&RfwJvA!&3@q|BDcC#T,k/unq8w8Q5RkTklwQuzunq8w8Q5Rk9dga#!a'!a=#a0!:+Tb*b@aO.a4!aba8aFJv^}?!VyR~Dr<g;u%Rn.~<5p[x'e`wNZtR@3p]Pw:5pZhNvjBp.woe_g5u-r4JwF!%DtO3:ooc7&!#:p^3DtpLuGw(!+%)Dtk6Vz#2sd=<r8d'#Y([y#<x3gJt`w@!)%}MRiowzikRij=]ilxAf3,U(#B2Rf#g0v-Rm[ck{`U#]giKv3>)!&6Ri154s,KuGB_%@r68r:dJ|t`#X(9<E|u2@H|rx3gJu?w'!+'1Nu7Reg4=H~+9<wxgY95Rm]xLggZ-`(X}U2:Ri4h<uOawRmsJv__5@bb{jbV~3dka#a'a]!,#a+U=a>b6a3b%!/aKa/)!arwve^VyJ;:pR~DpTg3uJpS~<5pOPw;5qmPw:5pNOu!5pQJvG'!6Vyx=<qoJvA!{~Jup!%@qk7Rn/KvyD!}''[xz;>wkh'?Rh,x8gyt`w5D!&),(SgyccRgztJ@3pPB5p#d'(Y#<]mmifubw&RgoJvE&!82s^JvF&!8Rf,ADb]~;x=h'rNu]vK!,%'*0RnORh)4Rh*AqQg-vaRnNg;wHwkh'ba~4cE#Ta*x3gctyw@'!+%RnFRnD<4Rn@hFvK5RnCxWg[#`&a0Ua()`1Rm75Rg[c]%X#qi8Rg^NvdRj>BwzgZauwji7Rm6A4wgg]d1#&(*,.0a#Rm;Rm<Rm=Rm>Rm?Rm@RmARmBe%#^^^Xaea?aC/b+(,!a+a#!a/!>a&Ta<aKbD!2wphBRnk[yPw}hE|.=Br-3Dtm>6Vy~g6urRf.x,hPrNav!%'RnqRo%Ro#Nu;q[Pw;5r+JwNZtM@3r)d'#Y'Weh;xChL#`&RnmRnoKu}>%(!Rne~Bs-;2wjcussJv+'!aYSO}6@B<5?ba~8LrNvj!.%*ROwungw~ng~:9;Ri^>wtnig;wHRnixDh@|(UZ.x1h@|)!#:2<H|*xHn]#-UX'3Ro)z=iT}6ARns=Bwsn_wpnaRncw]aR(#UXa&Ua*a/=]iPd'#Y&Ro'WnXf{QRm2hNvj]nZd`'T~&1`{|`#9b]{}c:'!#Wl{>@=be}]?cl{{U#:5Abb}Jds#^YaF!a*b4a#a3aPa>&Tb!bH!*a_!Eau?/a&RjY<]gj>6Vz*;:pe~DrZg,QRj1JwNZtX@wihspcJvZ&!VyX9WmOJu|!|N2WmHJvh&!]ht~Bpbcn&T(!#RmQ<s7Nu;padH#X'`+WmJ@>RmKCARhnKup=!)&Wf+:RhqNuPpf9c!#'45pd5AwghpARn(Ls@w!%,)!RmP@Wfe<E|IJva!&WmNg8vsRmLd`*.`#Y'Xa!axRn*]hrA8Rhug5s@rXg8u!RmMd8#X'X*3@rV72smdI*#UY&RmICARho~GsgxVgd)Ta'U-Y&Xa!T#RnEWnA@Wffg1uDRi0hFvK5RnBxGnG&#`%owp)@wsf+bX}Ze-*1!a*^^^Ua|!#a.aq&Ya2!a>.a6!a:aO`aJDtL[y`@Wg#>6Vz12@wzoYRoZNuPRi!NuPRhzg=ucRi,@=b`{Yg=ucRi-ACJvB!&Sh[ebSh]ebi`wUuFRm4Jw2_[y0JvB!.<Ju(!&SoG}6Shd}6<Ju(!&SoH}6She}6Kur@._g5vHRieJvx!{L2G{Kx6gd'T#?Rh82Wi5cZ#X(g1w)Rm5dW-Y(Ta#!a)!#aYa=wnfE=su2>>bU{0j9udv:<svj8uQv-7RgHdE%#^'sq9sp=>Bb_{TJv`!&g/r|snj6v(us5d,#Y(56H}[978H}]Jw5!&g1rushJvB!+j;v{u5?zDhd}6}bj;v{u5?zDhe}6}ce*#`(^^^a[aea!=!a6a*aoXb1a.!aAbL!b>,b'aL!aV@Wf|2Wlg3[y/JwNZt^@3piPw:5pgJunZou3@rsJva&!Vy_g<v~Rm#JvG'!6Vz0=<r{Ju{%!:pj@WfsiXuJu3Rm:JvZ&!WfA~Bph@c4Z&Dtwax5rubx(#:awRk1@d,#Y&RfjRfid1#,Y(@Wfp2Wlrg5s@ryKu[@!,'=]ig9wlk?Rk>g5u-rqJvy'!@9RkQcH(T#=>Ri~@<wkj(Wj(KuZB*!&<7rw@9RkRcH(T#=>Ri}@<wkj)Wj)dg(Ta2Xa9X#`-!a*CARhg@@=I}d9x;c~#X%so=<sj>2@@=aybb}XjWv0Q~EfEj3vLv;<d,#Y(56H}`978H}_dgaPaFa'a/!#a3Y0a_a;a|!1(a7-[yE3[xt;:pJNvZrrg3uJrvJwNZt=@3pIh=rt3rxPw:5pGOu!5rpJvG'!6Vys=<rz@c4Z&Dt(ax5rtJvZ!&~BpH@wsfNg-vaRlNci*U#=<wei<F}a5@Jq.!a*JQ!%@qZ23d(#Y&RjH5]jCk!u7w&u0udARjFd/prq=tyvpaEa(a:.!a1aZ(@@=I}:9wpd%=<sX55w_h}@@=I{t=ay<aU@@=I}T=ay<2@@=I})?C9:9au@9Cb]}DP~=x-fAZ(2Wl1=ay<aU@@=I}>5@d##Y+jTv|vV~EfFj]uNpn~FRfGdgaK!Z2&!a8a-Tb({E!acTbM*!a(DtY[yYd'%Y#sl[y*hHvh>Re5x2c{Z}.j4uCvcawRiMd+#X+_x&d!},<5RkX;2Hzw@x,gavfB-!{CcF&T#Roe;RodwWbBg5urRgaKvHC*_6Vz+<4opieuew&Rmq@d]&Y)X,T#X0Rh}<BqP=4qS9:ReMg/ujReNJw0!/<Jui%!bd{kawwnemRelAxUa?a3#*.&UX(Ya+a/RhvRnQ<o}9Wmtd-#Y&RgSRmw9;Rmxay=Rmyg-vaRmuxEhSrNu,v-voC!%(aR.a(a7+1Ro1>Ro5CE{A9b]{@;5x#eO{:g;urRi+KrNA!%(Ro3>Ro79;Ri_Ku@>{;&!x%gX|{KunA_+g5QRj/g3u5Rj#g>uERj%wio/xRhS&!,!#^1U}wba{8>>@=be}qC@:D5ba{7Ku+A&!}x?ba}t>>@=be}se(aA^^^Uat!b0#{pa+awUazbGa#aLb9bgaWac'a5TbS=Br!d1#`%scp_Jvl!#rT>Re0JvX&!VyN=H{Fcm#U&:pY=ReaJv2&!]h0=]nUJvG'!6Vy|=<r%JrM_=]h2@Wlud'#)U'Wf'b]{i=]h/Jvh!&~BpWg=v]RnMx+ny#'Nu;pVwjnu=]nwxJnx,T#`&Reqwjnt=]nvieu9vrRjLLuYwP(#+!th@wih5pX~Gr'g5v/Rh4KunA'!-CARnP@wwiN:Rm_9x'cvw>!|l=<saKvAA!0&3@q}>w^e1bp#&Re2Re3BDx7gH#T|f5H|eKuZ>!%(:qNAH{]Jv6!+3B2B9=b^{X<5<B92:E{ZLvhwA(a;a%!igQuyRmad+#Y}m@3Rh5d8#X'X*:AqUAHzmaxwbh<aXRnVcF}RT#Nw&cj#U(BWnug/vsRntdka)(a3+.Zb7aYYan1!bVa@Xa}[y^@b[{G=H{+hFu73Rj&Pv#5ReQcK%T#sig1v{Rj'Ku+D#'!t]~Grm~?rkKuMB!01d5#`'Vy.ta3Dtu~Hroc8#'{^45s85AwZbP&!#Rn!wghxWn#KvEA!)&2RlA2RlBx:h|#(T,=]j09Wobz>x]z/@awRoTd+#Y(az]hFhCrm4d,#Y+jTv|Q~EfMj]uNr|~FRfOdCa!Xa9_X#@<plJvf!%b`{(9;Rgwc;.!#2x7cw#T|UDb]|T5Ju={(!=@E{&Jv)&!Ab`{'awJvf!~*>>@=be{#KuY>!+&4Ezyi[ugv&RjIdea+T)#UXa&T-T&a!Rh9auRmW=]kLg5vuRn+g3u4Rn-Ow6ARn,hHus5xNk?#UX(U~)/g8v0RkD~AwkkF?Ri.OuNBwkkA?Ri/d|a2`a*^UYa.!aBTZaTa'Xa;!(!2!-a#b2[yC>6Vyq3[xr2Wi?g1rusVh%s?DtF~<5rbJs;%!DtBfswKtCj[uvuSsEu3RgVx3o:u+wN'*Zt;@3rd~Grh~?rfg8w)Lq)qE&-a%!>bI|`jWv0vV~EfCjTv|vV~Ef@j]uNpn~FRfBcK#T']gWNu7x,k7q4ai(0!hHv8<RhmkMu9vrsBuev/RhlCJvB!,g<v{wchh~@:Rhji[vrv{wchi~@:RhkdS&a5UY#Ta!RgPwwiI5BwciI~@:Rh`x'iJvj'!5]iJPu8Bwch]~@:Rhach)U#h3rp]gLh@t|Ax,hTq3ah!-(~@:Ro0Ou!5RhXj^v(pyw8unRhVd|)`,^UYas!a?/a2Z'a^Ta{Tb7Ta(a#!a,Wf&9sZ3DtAadamov=Bqt3[xig8vsRm~>waiL2b`{QJv*_Ouv2qgj<v]v2BqfdR'X*X#Y-@3qr~Gqv~?p6hHv-]glPup5Lq+q?_%*b_{qF{n9b^{rOu4ARhpKvCD!+&~Bqp:5Dbb}nwoiKl&unuTuBv]v+ueunaXRf0=Jvh!0nKufu8v1w&w7q%w&uHrz:Rgnj5w,uxDJq/(!hNw'5ReCk0s2u3w/w'5ReFd>Za&!*UaA=<wkgsRnSJv^!%Refifw3vyRgOKu_B'!,<]gkiiu:w&Rh<=C@a^<B57@2F{[<B5@aW:=3away9A5aW=<B=C@a^<B57@2F{Ie-#`(^^^bCara.b8aza6!/bZ,!adTbnTbOb+aFaS!aAT9@Wf~2Wli3Dtl2@d,#Y&RfnRfmJwJZtN~GqyJva&!VyMg<v~Rm%iXuJu3Rm9Jv[_=]ih9wlkDRkCd1#`(@Wg>2Wls3cH#T(@<Rj*=>Ri|b~'#23s9h<~El.d'#Y&Dtxi^rzvdRl#d*#U%(o|B2s`hJwSaxRmDKv4B&!1:Rmdd5#`'Vx}to~Hq{x'f1v3(!BA5ba|bJv_&!Wfug1v]ReIdO+U/Y#&G}-8wze=Rh{g1v]ReHg/uQRf/by#)ibQwERl/cH#T(@<Rj+=>Ri{cNu+vlax-!(#a0qa9<Rii2;;bU{H;x<i=&X#Rk`<4wwi=C9H~8xAI(Y#<azRi@45wXI<B9;5bb~7dL(X#Xa(+!aL6Vy{g5QqOau:5au2@ay547EzbxOcU(UX-T#Ta#:Cbb|A?wjh/b_|SOw6ARgtihr}u7Rhy<d1#T)X1@@=I|~=ay<2@@=aybb}Sj3vLv;<d,#Y(56H}A978H}@dGpvs@uAu`vcw9*!aFa+ai%(b!aXa8.a?a[ozWey=sU2@G}Nch&U#Rf_WexKu+D#'!t:~Gr`~?r^j]uNr|~FRg*j^psurwJt|RmcKv)@&!)7Rkv~Br[@wxfO:Rl3co#U'6Rezj_q#vIuavjRltwzeyh@vr5JqD0!>aY?C9:9au@9Cb]}9cl#U*5;5<H||jbuus1ucv&Rfvg1v~d/pppzqFr^a--a~!aMat1(hFv;Wiz@@=Izoj5uuv-7Rix~Cw`fk2WlVcZ#X,k)u3vWs@u2]ktg;wEx'fBq(_2Wg/jTv|vV~EfoJv]!15x'hzqG!(P~EfU~CRl_j6v(us5x4i-#T(2WmZ?C2F|d>Kq<aj1!*jTqIsBv=Wl`~Cw`fi2WlWj`v0u*~>RlR=c>Z,k#u3vWs@u2]kr<c1Z+jTqIsBv=Wla~Cw`fm2WlXdmb3!a{(arZa`bkTa%TbQTa-a9+c'!aM!/[yL=Bqug.w'RifhFvyDRj.g>vgwyk^9]k^Jv3_@WfbAARkhJw2_[x|JvB_wkoIRoKwkoJRoLd'(Y#<]gm=<9<H|yd'%_X#skDtb3awwqkgNulRkgdB#^',9:p'hJwSaxRmEBwVb8@4=H|qLu+w50&!)@3qs~?pU>Awwn;;Rn=c:Z'ARn<=<qwKvC@!/&~BqqJv6!&]eVb^z^xRge'/a%+^`#Sge}6<4Rn3=]n0Pw2>Rn8Jw0!&>Rn:>Rn6cY#a7+!a&=<wkaNw~h3z_c5Z{=wjh#=]nLKv^D!&)Vyz=bW|swYb<WetcG#T(2wxa@qVx@gD#Y&b^|V5JwG&!5bb|pg/w&RgD@x=kHs=uAvn!a%%/'+RmSRh694Ro`g-vaRmRhHv-]mlxCcS#`&ba~.5cD#Ta)P~=d,#Y(56H{>978H{Dd_#{2^Y%_+qbbb{6g3sERhsbU{?dfa.,`a(Xa<!aiX#(55RiG54RiHcI#T'WiU3RiVNvdwtfcRlKNvdd,#Y&RlHRlExQgf.1*^T'X#Sgf}6Wn4=]hfPrk>Rn7Jw0!&>Rn5>Rn9Lunw?&a2!,5<oq@@wqfdRlJj5Q~=d,#Y(~ARfcOuN]fdDKw;ay(}i!547E}j?cI#T(@5bV}iCbV}hdv(^^Tb?a40,b##Tbo!a*bR!a<b|a/!aKai!aU[yK=]o^g:v>ReGJwPZtK<7Rh+h<~El,Pv#5ReR@awwxjCg,ulRjDJv6&!]j!z?aQeeg>w=Sh<eeJw;!&axEzOg,Qosc!#*:wkeJ]eJ>x'h-u(!%Ro.w~h.zPdNZ(X,Ya![x{;9ReY;wkgxRiF:x?ap#Y&RmUg<s2Rkod]+UY0TZ'!a&A9sw<=bczLNvuw{gqzNhJwSaxRmCKuLay!#&s_Rf-55b^{uJvZa!!c%#(55Ri654wmiu5RiuawLu,vp!+}^%b_}Y9;wkgxba}o>A9:=b^}zKuh=a''!3awRk3c*'!#aHRk6c+Z&Rk5Rk4Jv)&!awRjSawd9*`#0?C2@EzMj8u<uJ5RmbjQrquJu3x,k>uq@_+=ayb^|W~ARkEOuN]k@7dhzV^X/X&a-#zRzSb`zXcJzTT#2WkVKvDBzW!%FzY9;5bbzWjQrquJu3Jw3%!b`zU=ayb^zQd:#X(T-a!6Vyywxh}=b]{Jg=u1RiAdGp~qHtzv!w(wA+a+a;<!aJaYai'anasb(=azRmV:Cbb{MLq2vb!%')RjuRjrRjtRjqx3jnqCw3!%')Rk(Rk+Rk&Rk)Lq2vb!%')Rj{RjxRjzRjwLq2vb!%')RjsRjpRjfRjex3jcqCw3!%')Rk'Rk*RjkRjl9<CbbzfOu4ARhxLq2vb!%')RjyRjvRjhRjgx=joq*uKvb!%')+-Rk.Rk%Rj~Rk-Rk#Rj}x=jdq*uKvb!%')+-Rk,Rk!Rj|RjmRjjRjidAq&qKs@uAv8Aa.'*-a@a&0!aM@a5[y73Dsy3Ds|3Dt):wxgI2sHJwJZt.~Gqxwsf0ikrzt}Rl0Jvy_[xj~HqzKv_A|D!&WfP8axRoVcf,U#k(v]v+ueunaXRf1Ju}'!g8u#Ri=jQw!sCunLprq>!,')~<5qeGzq9F{W=c##%s5au:5aU3CBE|;d4#X(D!a&6Vygx(b;#(=]ed?C2F{N<capoq2r[a&!aPa9,'Pw;5s:@@=I|,55w_h|@@=IzcP~=x'fCqB_2Wl2>aU@@=I|1OuNBc1Z+jTqIsBv=Wlc~Cw`fl2WlZ~AcTa%!Z+jTqIsBv=Wlb~Cw`fh2WlYk+uNqJsBv=WlSg,u3dca3#UXaMYa)TaB-=cM|7T#<bI}l5@B932:aV2G{BOuNBJq:|M!5Ezt=<B=C@a^<B57@2F{v>cB{/T#=ay<bI{3Jv6!a.6BKq0ah&+!5E}HP~Ef{978BaU@@=Iza<7d#.Y#978BaU@@=IzH~AJq0!(@@=IzG978BaU@@=IzFe,aU*Y&^^^bvJb,b:bFad!a,c2Ta>aL.bo6!a#CbTa'T#Re{2Wlh2@G{yg6t~Ro_NvdRfticuRQRllJv3&!x&c|zs@Jw3!%RflwpfkRlpKuL;%(!Re<@G|C2GzdhIvuBwgjAg-u0RjAKQB%!(GzZ@G|5NuuRl7d='T+Y#Vy[g<v~Rm!==G|>JvA!)@wma=]m1ifuaw&RmnLs@vT'!|/+[y,g:v>ReTJw1!#qX=x!eC{bLu+wT&)ZtZauq_~Graci&U#F|89:r_Lupvq!.)&2RlG8RfaC=x!eF{_h?rpWlmd&'!#X|&]k::xJey#`'T|+<E|&2@H|%dE#(^,g;u.RiEg6vjRiC9xCkA{O|zY#g=ucRmXKs0@!&*@G|m@awRknJuh!,3d(}gY}eJvj!%Rm):Jw3!%Rm+Rm-Ls0w(&!a(a#@b[|6cZ#X'7RkxWgAOu4ARn'dH'U#Y*Vz-Wm'CARm}d]*#a%^a*T'aK!a<9bV{PC=p*Jw4!&SgxcbB5r]idw(wBRmF7xFkt#&`(Rm/Rm8E|!JuY_9:Rl5=wrgr2:bbxd@xXfB(a*#T+!.X0X1Ta/a'T&RlDRfL>RlyARl9b[z[>RfZ:RlL:RfRwlg/ARl;9;RlxKv,A/!%7s69<74=BA5ba{-8Bde#`a<XaKYa1,a'P~=wxfB2bZ}}?C972@@=I}r8@55B9;5bb}G978B2@@=aybb}3j3vLv;<Jw3&!>Rfk=ayb^}4~Ad1#`*@@=aybb{w2@>==<bbz]dx+UY#^UaF!a9!bB'Ya1.!ajXa#%olRhD[y=3Dt#Ov5BrHKuMB%!(Rf^Wep~HrJwkiQjKr|~FRg)Ku+D#'!t5~GrF~?rDdV)UY,Z/_7RkuG{<~BrBg,rlsO:235B@bX}|d?a1!#`(6Vyn5@d##Y+jTv|vV~EfIj]uNpn~FRfH7Lq2vb1!a9-978BaU@@=Iz9978BbU}#~AJq0!(@@=Iz8978BaU@@=Iz7~AJQ|}!978BbU}!JvkaK!AdUa21-U#`a+(g/vsRn~Ou!5RPj:rmu9WhOjXuvvNr}:RhAj^v(pyw8unRn[kPr}p|u7vwv]RiSBd;pppzq@qHQa?(b.!a.a`@.|xa(hFv;Wiyj5uuv-7Riw~Cw`fg2WlU978BbU|wOuNBJqG!(P~EfD~CRlQcZ#X,k)u3vWs@u2]ksg;wEx'f@q1_2Wg.j]uNpn~FRfqJv]!15x'h{qG!(@@=IzK~CRl^j6v(us5x4i,#T(2WmY?C2F{1>Kq<aj1!*jTqIsBv=Wld~Cw`fj2Wl[j`v0u*~>RlT=c>Z,k#u3vWs@u2]kq<c1Z+jTqIsBv=Wle~Cw`fn2Wl]dn1#c(a(b^a2!b/bAT(bj!aDa7bu,a_a{c0!2T0g:v>ReD2@G{42@G{5~DpM~<5rc=Bx6i>{RT#RnI@zCx]y]z:2Jv[!zr5Awyk]9]k]dD(Y+X#6Vz.g=wKtgwhaCwgmTWj2Lu,w%_+/[y-B;b^xeg3u3Rj-2@bX{*KrJ<!+'@Wg(g?QRlC@Jv`!%b[zIwsfII}8JQ_@w|kW|=Jv(%!AqcOuNBJvEzh!bYzjLs@wP#(0!oy@>RkdJwMZtc3Dtd@BcG#T'9bWxg2@2Fznd*#Y+;2x'c}w<zizixNgwa#Z'U+!/!a'!a+w~g~z6wcn{Rn}wcnzRn|5Rh%=]nJg5vuRmvNvdRlvcprJu}w*az*a#!%.a.'Bot9qT]kj@Wg'ay2Gzv@Jv`!%b[zEwsfHI}1;ck#Ux`<Cbbx_Lu+w!a&0*!wko*wwo,So,}6Juqxf!E}PigQuyRm`d3(`#8>Rn%:A5B;bZ~%KvhCa!a2!x>k7#Uxb@b{#xaRk7Jw0!)>wwhlShl}6>wwhmShm}6CJvB!.x'hhvj{!!5Bwkhhbaz}x'hivjz~!5Bwkhibaz|xEhTrNu,v-vpD!a%&/)a3a.,%Ro2t[CE{)@3re9b]{%wjo09:rgc:Z&Ro6=<riifuaw&RmoKrNA!%(Ro4>Ro89;Ri`dSaL'UYzxZb)7Rka3xRhT&!,!#^1U}vbaz{>>@=be}yC@:D5bazzKu+A&!}{?ba}y>>@=be}wxBh[t`u~vJvr!%a!a()a,a0a4RoC=]o;Ju(!%RoGRhdwjh`=]oAg>w#Ro?g5vuRo=NvdRl|Ku]C.!&;RoEJvB!%RoORoMBx'h[v+_?w~h`}~5?w~hd~!xKh]oiptu-utv.vp!#%&a30a@a'a+(a/aOp(o~p!RoDJu(!%RoHRhewjha=]oBNvdRl}g>w#Ro@g5vuRo>c[#X']o<CauRoRAd-#Y':RkpauRoQKu]C.!&;RoFJvB!%RoNRoPBx'h]v+_?w~ha}t5?w~he}ue!/UbhYacXaW^Tc&a;b:a-c/#b&aja1(!cL+!bKbt!bmcRc9aIc?8[yW3Dtt94Rg`Jv}!&SiRMzBhEebShEMNuPRe>x7gL#TzuwjirRipc<Z&>on;>z=h-MSh.Mwqczx'a7vj&!>Re4@=ResJt__NuPRi*NuPRi)j]uNr|~FRfzKrJ>_+@Wfy@Wf]2WocKrJ<!+'@Wg%g/QRl@@Jv`!&awRl<wsfFIzgLu(w*!.*&ShBMwvhIRhI9;RhNx1hK'!#Sn]Mx1hK~0!#:2<H~7cNu+w7D*'1ZtW>Rn1~?rOc:Z&Rn2=<rQ<7wjh&=BSnLMc]#X(6Vz)w[b=a!U#9wzgMc3#&(RgMRitRis<x,gKt`ax!&+SioM=BSilMc3#&(RgKRinRimKurB,!&SiQMzBhDebShDM6BJQ!(P~Efx978B2@@=I}WLrJw!!,a*&@G}O@9wkibRid@@x'fKwC!&SlDMSfLMjUv~Q~EfKKv3@a+!(hFv-]mpx/hYZ(C5RiWz<o/MwkhY?So/M@x,gbvfB*&!SgEM:SoeeehFu3:Rgbda(,^TZa)X/7Sg[eb:2RgI~BrMC@wgkc:wwkcRerx3h(uUvK!&*,SnOM4Sh*MArRg;wHRh(x=h;rJvPwI!a4',a'0@Wg&=BSh/Mg>w=Rh=g3w*wwgGRgGcW(X#;Sg}M2Gzk@Jv`!&awRl=wsfGIz`dKZ*T'Y-:RhR7RhQg5u-p`j6v(us5d,#Y+~Awkia?RicOuNBwkibba}Ld6p~tyu_vbAa'a+!a/'a3aEa8a!>Sh,ebJv{!&Sh@ebSaReb9;SgwebNuPRi(NvdRl)NuPRi'hHu^<Rm^Jvv_@Wl(g;u1Si/ebKu'B&!*Sh?eb@Wl'z@aPeb95Si.ebcpputyvjB)!,&a+0a%ShAMWeK@G}C@WfJ9;RhMwvhH9w{ia}ix,hJvRA1(!zAn[MRhHx1hJ~*!#hFv(BSn[MBJQ!(@@=I~'978B2@@=I}2db.Ua<'X}+T#a0XaG2G}E;wkg|wuh!Rh!x,hZu,@)!&So0MVy)C5RiXACJvB!&5RiY5RiZg8w)cG}*T#2@bU}=KsA>(!a.3wkhZba~(x,h^u(A!&(SoCMRhb5Bz=h[eb?w~hb~6x,h_u(A!&(SoDMRhc5Bz=h]eb?w~hc~6e)aA1T#T,^^^c-bMb&blcPaP(a/!0!bA=b5c@a(!bfbrc#2afwmhARnjwchORnp2Wlf3DtsNvdRl-2@wpa<]m0bx(#:awRk2@Jw3!%RfhwpfgRlnKQB%!(G{V@G|'NuuRl6d='T+Y#VyUg<v~Rl~==G|<Jv+'!aYShC}6@B<5?ba~8@Jw3'!g2QRljhLrpWlOd+#Y'g.w'rIg>w*wgj@g-u0Rj@Lu+wT&)ZtUauq]~GrGci&U#F|39:rELrNvj!.%*RhCwunfw~nf~:9;Ri]>wtnhg;wHRnhx3hDs@v~!/+'@Wfr@9RkSNu&Rlo=@<5GzoKs0@_+@Wl+@awRkmJuh!-3d(}pY#qWJvj!%Rm(:Jw3!%Rm,Rm*de&!1U-U#`)Re;@G|.@9Ri82@wjfvRlq=@<5GzpLvOvr!).&2RlF8Rf`C=x!eE{.Jw3_g2QRlkhLrpWlPde(!#U{s,UXa*Ta'[y'g:v>ReS;x0PZ&RnlRnn~HrKJw1}f!=x!eB|2w]aP(#Xa&a*Ta.Ua2a7=]iOd'#Y&Ro&WnWg;u.RiDg6vjRiBNvdRlzhNvj]nYJuW_2Wm3x)kFze{9d])!a.!,Y01!#&aC!a3RndC=ox~BrC@2b^{pg,rlse7x'ksuq!%Rm.E{xidw(wBRmGx9o+)X#wwo-So-}69:Rl4@xSf@a#XZ'X)X,Ta(/ARl8b[xc>RfY:RlI:RfQwlg.ARl:9;Rlwdn'#^XafaQa1X1TaHTa)@b[{zcZ#X'7RkwWg@Ou4ARn&x)kG#{,g7u/RkGdH'U#Y*Vz'Wm&CARm|bx#(A]gUbUzJj9Q~=d,#Y(56H}l978H{U7d,0#U*2>ABb_xZ978BbU{e~AJQ{g!978BbU{hxMh?ad{oUYZ.x1h?{l!#:2<H{mx3n[t{vl!,&a%3Ro(z=iS}6ARnr=Bwsn^wvn`Rnbd`*T}B0!#^X'BG{c9b]{a>>@=be}F?JvS!&BG{d7BG}(Bde#`a1X,Ya@!a'P~=wxf@2bZ}I56B2@@=aybb}08@55B9;5bb}<j3vLv;<Jw3&!>Rfg=ayb^}&OuNBKuLA!)a!P~=x#fD{f2@>==<bbzl?C972@@=Ix^d6rSu,v7w*C(0a)a6#B+a%!sQ[y?3Dt%3[xn~<5rLOu!5p@Ku+D#'!t7~GrP~?rNKvlaya7'!h+v-5qMg=t|cd,U#5AAaa5Abb{S@52B5@a[@52B5Gx[iXueu;d<#`a(!/549C;ag>23ExY5@Dah89b^~689Jv)!~2b[~1Lv'w(%*!a#bX|aPrmawRe]keu7uhv-q6rxu,q`xTo]/a5aU!bNaDXbi!b-!ao!b<bwA!#5@B932:aV2G|:d-)Y#hJrL>RhG<7@C5<H|_=Cau:5aj5@B932:bJ|ng>vIbs)#?C2F|9jPv0w.vISh-MKvUaz(.!9ABbb|[5;5<H|Eg>unwfh;9:4E|YjQsBt|vjx'hYq3!(?C2F|J:2<BaY?C2F|GOu!5x,g|p{ah!-(?C2F|c9:4E|OjXuvvNr}:Rh&i[w*t|cd+U#jJvsu)vsSn~Mkfrmu9p}u7vwv]So!McW#Xa!ax5@A5aY:5;5<H|>kJv~vYrquJu3x4ib#T)2@SmZM?C2F|Bj:rmu9@xPhI(a*a#U#`a3-5Abb|L~@:RhK9:4E|0@52B5G|#C::aY?C2F|-:2<BaY?C2F|.5Jvk!a)javYrquJu3x4ia#T)2@SmYM?C2F|HAxPhH(!a#U#`a*-5Abb|4~@:RhJ9:4E|R@52B5G|F:2<BaY?C2F|Sc^#Xa2j=Qq5CJvB!-g<v{z;hhM?C2F|Zi[vrv{z;hiM?C2F|XKsA>!a)-g<v{z;h[eb?C2F|]i[vrv{z;h]eb?C2F|^iZu.vix,hZq3ah!.(?C2F|QOu!5ShXM:2<BaY?C2F|P", 13494, 2713, 49, 25, 61);
 
-// node_modules/entities/dist/internal/bin-trie-flags.js
+// ../../main/node_modules/entities/dist/internal/bin-trie-flags.js
 var BinTrieFlags;
 (function(BinTrieFlags) {
 	BinTrieFlags[BinTrieFlags["VALUE_LENGTH"] = 49152] = "VALUE_LENGTH";
@@ -16301,7 +16301,7 @@ var BinTrieFlags;
 	BinTrieFlags[BinTrieFlags["VALUE_MASK"] = 8191] = "VALUE_MASK";
 })(BinTrieFlags || (BinTrieFlags = {}));
 
-// node_modules/entities/dist/decode.js
+// ../../main/node_modules/entities/dist/decode.js
 var CharCodes;
 (function(CharCodes) {
 	CharCodes[CharCodes["AMP"] = 38] = "AMP";
@@ -16525,7 +16525,7 @@ function decodeHTMLStrict(htmlString) {
 	return decodeWithTrie(htmlString, true, false);
 }
 
-// node_modules/linkify-it/build/index.mjs
+// ../../main/node_modules/linkify-it/build/index.mjs
 var REBuilder = class {
 	src_Any = Any.source;
 	src_Cc = Cc.source;
@@ -16948,7 +16948,7 @@ var LinkifyIt = class {
 	}
 };
 
-// node_modules/punycode.js/punycode.js
+// ../../main/node_modules/punycode.js/punycode.js
 var require_punycode = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const maxInt = 2147483647;
 	const base = 36;
@@ -17124,7 +17124,7 @@ var require_punycode = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = punycode;
 }));
 
-// node_modules/markdown-it/dist/markdown-it.mjs
+// ../../main/node_modules/markdown-it/dist/markdown-it.mjs
 var import_punycode = /* @__PURE__ */ __toESM(require_punycode(), 1);
 var __defProp = Object.defineProperty;
 var __exportAll = (all, no_symbols) => {
@@ -22137,7 +22137,7 @@ function caseTwinOf(channel, existing) {
 	return twin;
 }
 
-// node_modules/@xmldom/xmldom/lib/conventions.js
+// ../../main/node_modules/@xmldom/xmldom/lib/conventions.js
 var require_conventions = /* @__PURE__ */ __commonJSMin(((exports) => {
 	function find(list, predicate, ac) {
 		if (ac === void 0) ac = Array.prototype;
@@ -22265,7 +22265,7 @@ var require_conventions = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.NAMESPACE = NAMESPACE;
 }));
 
-// node_modules/@xmldom/xmldom/lib/errors.js
+// ../../main/node_modules/@xmldom/xmldom/lib/errors.js
 var require_errors = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var conventions = require_conventions();
 	function extendError(constructor, writableName) {
@@ -22388,7 +22388,7 @@ var require_errors = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.ParseError = ParseError;
 }));
 
-// node_modules/@xmldom/xmldom/lib/grammar.js
+// ../../main/node_modules/@xmldom/xmldom/lib/grammar.js
 var require_grammar = /* @__PURE__ */ __commonJSMin(((exports) => {
 	function detectUnicodeSupport(RegExpImpl) {
 		try {
@@ -22523,7 +22523,7 @@ var require_grammar = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.XMLDecl = XMLDecl;
 }));
 
-// node_modules/@xmldom/xmldom/lib/dom.js
+// ../../main/node_modules/@xmldom/xmldom/lib/dom.js
 var require_dom = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var conventions = require_conventions();
 	var find = conventions.find;
@@ -24023,7 +24023,7 @@ var require_dom = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.XMLSerializer = XMLSerializer;
 }));
 
-// node_modules/@xmldom/xmldom/lib/entities.js
+// ../../main/node_modules/@xmldom/xmldom/lib/entities.js
 var require_entities = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var freeze = require_conventions().freeze;
 	exports.XML_ENTITIES = freeze({
@@ -26163,7 +26163,7 @@ var require_entities = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.entityMap = exports.HTML_ENTITIES;
 }));
 
-// node_modules/@xmldom/xmldom/lib/sax.js
+// ../../main/node_modules/@xmldom/xmldom/lib/sax.js
 var require_sax = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var conventions = require_conventions();
 	var g = require_grammar();
@@ -26753,7 +26753,7 @@ var require_sax = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.parseDoctypeCommentOrCData = parseDoctypeCommentOrCData;
 }));
 
-// node_modules/@xmldom/xmldom/lib/dom-parser.js
+// ../../main/node_modules/@xmldom/xmldom/lib/dom-parser.js
 var require_dom_parser = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var conventions = require_conventions();
 	var dom = require_dom();
@@ -26946,7 +26946,7 @@ var require_dom_parser = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.onWarningStopParsing = onWarningStopParsing;
 }));
 
-// node_modules/@xmldom/xmldom/lib/index.js
+// ../../main/node_modules/@xmldom/xmldom/lib/index.js
 var require_lib$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var conventions = require_conventions();
 	exports.assign = conventions.assign;
@@ -26987,7 +26987,7 @@ var require_lib$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.onWarningStopParsing = domParser.onWarningStopParsing;
 }));
 
-// node_modules/plist/dist/parse-binary.js
+// ../../main/node_modules/plist/dist/parse-binary.js
 var import_lib$1 = require_lib$1();
 const EPOCH_2001 = 9783072e5;
 function readSizedInt(view, offset, size) {
@@ -27090,7 +27090,7 @@ function parseBinary(data) {
 	return parseObject(topObject);
 }
 
-// node_modules/plist/dist/parse-openstep.js
+// ../../main/node_modules/plist/dist/parse-openstep.js
 var OpenStepParser = class {
 	input;
 	pos;
@@ -27250,7 +27250,7 @@ function parseOpenStep(input) {
 	return new OpenStepParser(input).parseValue();
 }
 
-// node_modules/plist/dist/parse.js
+// ../../main/node_modules/plist/dist/parse.js
 function base64ToUint8Array(base64) {
 	const binary = atob(base64);
 	const bytes = new Uint8Array(binary.length);
@@ -27355,7 +27355,7 @@ function parsePlistXML(node) {
 	return null;
 }
 
-// node_modules/xmlbuilder/lib/Utility.js
+// ../../main/node_modules/xmlbuilder/lib/Utility.js
 var require_Utility = /* @__PURE__ */ __commonJSMin(((exports, module, this$33) => {
 	(function() {
 		var assign, getValue, isArray, isEmpty, isFunction, isObject, isPlainObject, hasProp = {}.hasOwnProperty;
@@ -27411,7 +27411,7 @@ var require_Utility = /* @__PURE__ */ __commonJSMin(((exports, module, this$33) 
 	}).call(this$33);
 }));
 
-// node_modules/xmlbuilder/lib/XMLDOMImplementation.js
+// ../../main/node_modules/xmlbuilder/lib/XMLDOMImplementation.js
 var require_XMLDOMImplementation = /* @__PURE__ */ __commonJSMin(((exports, module, this$32) => {
 	(function() {
 		module.exports = class XMLDOMImplementation {
@@ -27434,7 +27434,7 @@ var require_XMLDOMImplementation = /* @__PURE__ */ __commonJSMin(((exports, modu
 	}).call(this$32);
 }));
 
-// node_modules/xmlbuilder/lib/XMLDOMErrorHandler.js
+// ../../main/node_modules/xmlbuilder/lib/XMLDOMErrorHandler.js
 var require_XMLDOMErrorHandler = /* @__PURE__ */ __commonJSMin(((exports, module, this$31) => {
 	(function() {
 		module.exports = class XMLDOMErrorHandler {
@@ -27446,7 +27446,7 @@ var require_XMLDOMErrorHandler = /* @__PURE__ */ __commonJSMin(((exports, module
 	}).call(this$31);
 }));
 
-// node_modules/xmlbuilder/lib/XMLDOMStringList.js
+// ../../main/node_modules/xmlbuilder/lib/XMLDOMStringList.js
 var require_XMLDOMStringList = /* @__PURE__ */ __commonJSMin(((exports, module, this$30) => {
 	(function() {
 		module.exports = (function() {
@@ -27469,7 +27469,7 @@ var require_XMLDOMStringList = /* @__PURE__ */ __commonJSMin(((exports, module, 
 	}).call(this$30);
 }));
 
-// node_modules/xmlbuilder/lib/XMLDOMConfiguration.js
+// ../../main/node_modules/xmlbuilder/lib/XMLDOMConfiguration.js
 var require_XMLDOMConfiguration = /* @__PURE__ */ __commonJSMin(((exports, module, this$29) => {
 	(function() {
 		var XMLDOMErrorHandler = require_XMLDOMErrorHandler(), XMLDOMStringList = require_XMLDOMStringList();
@@ -27517,7 +27517,7 @@ var require_XMLDOMConfiguration = /* @__PURE__ */ __commonJSMin(((exports, modul
 	}).call(this$29);
 }));
 
-// node_modules/xmlbuilder/lib/NodeType.js
+// ../../main/node_modules/xmlbuilder/lib/NodeType.js
 var require_NodeType = /* @__PURE__ */ __commonJSMin(((exports, module, this$28) => {
 	(function() {
 		module.exports = {
@@ -27542,7 +27542,7 @@ var require_NodeType = /* @__PURE__ */ __commonJSMin(((exports, module, this$28)
 	}).call(this$28);
 }));
 
-// node_modules/xmlbuilder/lib/XMLAttribute.js
+// ../../main/node_modules/xmlbuilder/lib/XMLAttribute.js
 var require_XMLAttribute = /* @__PURE__ */ __commonJSMin(((exports, module, this$27) => {
 	(function() {
 		var NodeType = require_NodeType();
@@ -27612,7 +27612,7 @@ var require_XMLAttribute = /* @__PURE__ */ __commonJSMin(((exports, module, this
 	}).call(this$27);
 }));
 
-// node_modules/xmlbuilder/lib/XMLNamedNodeMap.js
+// ../../main/node_modules/xmlbuilder/lib/XMLNamedNodeMap.js
 var require_XMLNamedNodeMap = /* @__PURE__ */ __commonJSMin(((exports, module, this$26) => {
 	(function() {
 		module.exports = (function() {
@@ -27657,7 +27657,7 @@ var require_XMLNamedNodeMap = /* @__PURE__ */ __commonJSMin(((exports, module, t
 	}).call(this$26);
 }));
 
-// node_modules/xmlbuilder/lib/XMLElement.js
+// ../../main/node_modules/xmlbuilder/lib/XMLElement.js
 var require_XMLElement = /* @__PURE__ */ __commonJSMin(((exports, module, this$25) => {
 	(function() {
 		var NodeType, XMLAttribute, XMLNamedNodeMap, XMLNode, getValue, isFunction, isObject, hasProp = {}.hasOwnProperty;
@@ -27850,7 +27850,7 @@ var require_XMLElement = /* @__PURE__ */ __commonJSMin(((exports, module, this$2
 	}).call(this$25);
 }));
 
-// node_modules/xmlbuilder/lib/XMLCharacterData.js
+// ../../main/node_modules/xmlbuilder/lib/XMLCharacterData.js
 var require_XMLCharacterData = /* @__PURE__ */ __commonJSMin(((exports, module, this$24) => {
 	(function() {
 		var XMLNode = require_XMLNode();
@@ -27908,7 +27908,7 @@ var require_XMLCharacterData = /* @__PURE__ */ __commonJSMin(((exports, module, 
 	}).call(this$24);
 }));
 
-// node_modules/xmlbuilder/lib/XMLCData.js
+// ../../main/node_modules/xmlbuilder/lib/XMLCData.js
 var require_XMLCData = /* @__PURE__ */ __commonJSMin(((exports, module, this$23) => {
 	(function() {
 		var NodeType = require_NodeType(), XMLCharacterData = require_XMLCharacterData();
@@ -27930,7 +27930,7 @@ var require_XMLCData = /* @__PURE__ */ __commonJSMin(((exports, module, this$23)
 	}).call(this$23);
 }));
 
-// node_modules/xmlbuilder/lib/XMLComment.js
+// ../../main/node_modules/xmlbuilder/lib/XMLComment.js
 var require_XMLComment = /* @__PURE__ */ __commonJSMin(((exports, module, this$22) => {
 	(function() {
 		var NodeType = require_NodeType(), XMLCharacterData = require_XMLCharacterData();
@@ -27952,7 +27952,7 @@ var require_XMLComment = /* @__PURE__ */ __commonJSMin(((exports, module, this$2
 	}).call(this$22);
 }));
 
-// node_modules/xmlbuilder/lib/XMLDeclaration.js
+// ../../main/node_modules/xmlbuilder/lib/XMLDeclaration.js
 var require_XMLDeclaration = /* @__PURE__ */ __commonJSMin(((exports, module, this$21) => {
 	(function() {
 		var NodeType, XMLNode, isObject;
@@ -27976,7 +27976,7 @@ var require_XMLDeclaration = /* @__PURE__ */ __commonJSMin(((exports, module, th
 	}).call(this$21);
 }));
 
-// node_modules/xmlbuilder/lib/XMLDTDAttList.js
+// ../../main/node_modules/xmlbuilder/lib/XMLDTDAttList.js
 var require_XMLDTDAttList = /* @__PURE__ */ __commonJSMin(((exports, module, this$20) => {
 	(function() {
 		var NodeType, XMLNode = require_XMLNode();
@@ -28005,7 +28005,7 @@ var require_XMLDTDAttList = /* @__PURE__ */ __commonJSMin(((exports, module, thi
 	}).call(this$20);
 }));
 
-// node_modules/xmlbuilder/lib/XMLDTDEntity.js
+// ../../main/node_modules/xmlbuilder/lib/XMLDTDEntity.js
 var require_XMLDTDEntity = /* @__PURE__ */ __commonJSMin(((exports, module, this$19) => {
 	(function() {
 		var NodeType, XMLNode, isObject;
@@ -28061,7 +28061,7 @@ var require_XMLDTDEntity = /* @__PURE__ */ __commonJSMin(((exports, module, this
 	}).call(this$19);
 }));
 
-// node_modules/xmlbuilder/lib/XMLDTDElement.js
+// ../../main/node_modules/xmlbuilder/lib/XMLDTDElement.js
 var require_XMLDTDElement = /* @__PURE__ */ __commonJSMin(((exports, module, this$18) => {
 	(function() {
 		var NodeType, XMLNode = require_XMLNode();
@@ -28083,7 +28083,7 @@ var require_XMLDTDElement = /* @__PURE__ */ __commonJSMin(((exports, module, thi
 	}).call(this$18);
 }));
 
-// node_modules/xmlbuilder/lib/XMLDTDNotation.js
+// ../../main/node_modules/xmlbuilder/lib/XMLDTDNotation.js
 var require_XMLDTDNotation = /* @__PURE__ */ __commonJSMin(((exports, module, this$17) => {
 	(function() {
 		var NodeType, XMLNode = require_XMLNode();
@@ -28114,7 +28114,7 @@ var require_XMLDTDNotation = /* @__PURE__ */ __commonJSMin(((exports, module, th
 	}).call(this$17);
 }));
 
-// node_modules/xmlbuilder/lib/XMLDocType.js
+// ../../main/node_modules/xmlbuilder/lib/XMLDocType.js
 var require_XMLDocType = /* @__PURE__ */ __commonJSMin(((exports, module, this$16) => {
 	(function() {
 		var NodeType, XMLDTDAttList, XMLDTDElement, XMLDTDEntity, XMLDTDNotation, XMLNamedNodeMap, XMLNode, isObject;
@@ -28232,7 +28232,7 @@ var require_XMLDocType = /* @__PURE__ */ __commonJSMin(((exports, module, this$1
 	}).call(this$16);
 }));
 
-// node_modules/xmlbuilder/lib/XMLRaw.js
+// ../../main/node_modules/xmlbuilder/lib/XMLRaw.js
 var require_XMLRaw = /* @__PURE__ */ __commonJSMin(((exports, module, this$15) => {
 	(function() {
 		var NodeType = require_NodeType(), XMLNode = require_XMLNode();
@@ -28253,7 +28253,7 @@ var require_XMLRaw = /* @__PURE__ */ __commonJSMin(((exports, module, this$15) =
 	}).call(this$15);
 }));
 
-// node_modules/xmlbuilder/lib/XMLText.js
+// ../../main/node_modules/xmlbuilder/lib/XMLText.js
 var require_XMLText = /* @__PURE__ */ __commonJSMin(((exports, module, this$14) => {
 	(function() {
 		var NodeType = require_NodeType(), XMLCharacterData = require_XMLCharacterData();
@@ -28302,7 +28302,7 @@ var require_XMLText = /* @__PURE__ */ __commonJSMin(((exports, module, this$14) 
 	}).call(this$14);
 }));
 
-// node_modules/xmlbuilder/lib/XMLProcessingInstruction.js
+// ../../main/node_modules/xmlbuilder/lib/XMLProcessingInstruction.js
 var require_XMLProcessingInstruction = /* @__PURE__ */ __commonJSMin(((exports, module, this$13) => {
 	(function() {
 		var NodeType = require_NodeType(), XMLCharacterData = require_XMLCharacterData();
@@ -28330,7 +28330,7 @@ var require_XMLProcessingInstruction = /* @__PURE__ */ __commonJSMin(((exports, 
 	}).call(this$13);
 }));
 
-// node_modules/xmlbuilder/lib/XMLDummy.js
+// ../../main/node_modules/xmlbuilder/lib/XMLDummy.js
 var require_XMLDummy = /* @__PURE__ */ __commonJSMin(((exports, module, this$12) => {
 	(function() {
 		var NodeType, XMLNode = require_XMLNode();
@@ -28350,7 +28350,7 @@ var require_XMLDummy = /* @__PURE__ */ __commonJSMin(((exports, module, this$12)
 	}).call(this$12);
 }));
 
-// node_modules/xmlbuilder/lib/XMLNodeList.js
+// ../../main/node_modules/xmlbuilder/lib/XMLNodeList.js
 var require_XMLNodeList = /* @__PURE__ */ __commonJSMin(((exports, module, this$11) => {
 	(function() {
 		module.exports = (function() {
@@ -28373,7 +28373,7 @@ var require_XMLNodeList = /* @__PURE__ */ __commonJSMin(((exports, module, this$
 	}).call(this$11);
 }));
 
-// node_modules/xmlbuilder/lib/DocumentPosition.js
+// ../../main/node_modules/xmlbuilder/lib/DocumentPosition.js
 var require_DocumentPosition = /* @__PURE__ */ __commonJSMin(((exports, module, this$10) => {
 	(function() {
 		module.exports = {
@@ -28387,7 +28387,7 @@ var require_DocumentPosition = /* @__PURE__ */ __commonJSMin(((exports, module, 
 	}).call(this$10);
 }));
 
-// node_modules/xmlbuilder/lib/XMLNode.js
+// ../../main/node_modules/xmlbuilder/lib/XMLNode.js
 var require_XMLNode = /* @__PURE__ */ __commonJSMin(((exports, module, this$9) => {
 	(function() {
 		var DocumentPosition, NodeType, XMLCData, XMLComment, XMLDeclaration, XMLDocType, XMLDummy, XMLElement, XMLNodeList, XMLProcessingInstruction, XMLRaw, XMLText, getValue, isEmpty, isFunction, isObject, hasProp = {}.hasOwnProperty, splice = [].splice;
@@ -28927,7 +28927,7 @@ var require_XMLNode = /* @__PURE__ */ __commonJSMin(((exports, module, this$9) =
 	}).call(this$9);
 }));
 
-// node_modules/xmlbuilder/lib/XMLStringifier.js
+// ../../main/node_modules/xmlbuilder/lib/XMLStringifier.js
 var require_XMLStringifier = /* @__PURE__ */ __commonJSMin(((exports, module, this$8) => {
 	(function() {
 		var hasProp = {}.hasOwnProperty;
@@ -29076,7 +29076,7 @@ var require_XMLStringifier = /* @__PURE__ */ __commonJSMin(((exports, module, th
 	}).call(this$8);
 }));
 
-// node_modules/xmlbuilder/lib/WriterState.js
+// ../../main/node_modules/xmlbuilder/lib/WriterState.js
 var require_WriterState = /* @__PURE__ */ __commonJSMin(((exports, module, this$7) => {
 	(function() {
 		module.exports = {
@@ -29088,7 +29088,7 @@ var require_WriterState = /* @__PURE__ */ __commonJSMin(((exports, module, this$
 	}).call(this$7);
 }));
 
-// node_modules/xmlbuilder/lib/XMLWriterBase.js
+// ../../main/node_modules/xmlbuilder/lib/XMLWriterBase.js
 var require_XMLWriterBase = /* @__PURE__ */ __commonJSMin(((exports, module, this$6) => {
 	(function() {
 		var NodeType, WriterState, assign, hasProp = {}.hasOwnProperty;
@@ -29446,7 +29446,7 @@ var require_XMLWriterBase = /* @__PURE__ */ __commonJSMin(((exports, module, thi
 	}).call(this$6);
 }));
 
-// node_modules/xmlbuilder/lib/XMLStringWriter.js
+// ../../main/node_modules/xmlbuilder/lib/XMLStringWriter.js
 var require_XMLStringWriter = /* @__PURE__ */ __commonJSMin(((exports, module, this$5) => {
 	(function() {
 		var XMLWriterBase = require_XMLWriterBase();
@@ -29470,7 +29470,7 @@ var require_XMLStringWriter = /* @__PURE__ */ __commonJSMin(((exports, module, t
 	}).call(this$5);
 }));
 
-// node_modules/xmlbuilder/lib/XMLDocument.js
+// ../../main/node_modules/xmlbuilder/lib/XMLDocument.js
 var require_XMLDocument = /* @__PURE__ */ __commonJSMin(((exports, module, this$4) => {
 	(function() {
 		var NodeType, XMLDOMConfiguration, XMLDOMImplementation, XMLNode, XMLStringWriter, XMLStringifier, isPlainObject;
@@ -29623,7 +29623,7 @@ var require_XMLDocument = /* @__PURE__ */ __commonJSMin(((exports, module, this$
 	}).call(this$4);
 }));
 
-// node_modules/xmlbuilder/lib/XMLDocumentCB.js
+// ../../main/node_modules/xmlbuilder/lib/XMLDocumentCB.js
 var require_XMLDocumentCB = /* @__PURE__ */ __commonJSMin(((exports, module, this$3) => {
 	(function() {
 		var NodeType, WriterState, XMLAttribute, XMLCData, XMLComment, XMLDTDAttList, XMLDTDElement, XMLDTDEntity, XMLDTDNotation, XMLDeclaration, XMLDocType, XMLDocument, XMLElement, XMLProcessingInstruction, XMLRaw, XMLStringWriter, XMLStringifier, XMLText, getValue, isFunction, isObject, isPlainObject, hasProp = {}.hasOwnProperty;
@@ -30012,7 +30012,7 @@ var require_XMLDocumentCB = /* @__PURE__ */ __commonJSMin(((exports, module, thi
 	}).call(this$3);
 }));
 
-// node_modules/xmlbuilder/lib/XMLStreamWriter.js
+// ../../main/node_modules/xmlbuilder/lib/XMLStreamWriter.js
 var require_XMLStreamWriter = /* @__PURE__ */ __commonJSMin(((exports, module, this$2) => {
 	(function() {
 		var NodeType, WriterState, XMLWriterBase, hasProp = {}.hasOwnProperty;
@@ -30173,7 +30173,7 @@ var require_XMLStreamWriter = /* @__PURE__ */ __commonJSMin(((exports, module, t
 	}).call(this$2);
 }));
 
-// node_modules/xmlbuilder/lib/index.js
+// ../../main/node_modules/xmlbuilder/lib/index.js
 var require_lib = /* @__PURE__ */ __commonJSMin(((exports, module, this$1) => {
 	(function() {
 		var NodeType, WriterState, XMLDOMImplementation, XMLDocument, XMLDocumentCB, XMLStreamWriter, XMLStringWriter, assign, isFunction;
@@ -30217,10 +30217,10 @@ var require_lib = /* @__PURE__ */ __commonJSMin(((exports, module, this$1) => {
 	}).call(this$1);
 }));
 
-// node_modules/plist/dist/build.js
+// ../../main/node_modules/plist/dist/build.js
 var import_lib = /* @__PURE__ */ __toESM(require_lib(), 1);
 
-// node_modules/bplist-parser/dist/index.mjs
+// ../../main/node_modules/bplist-parser/dist/index.mjs
 var debug = false;
 var maxObjectSize = 1e8;
 var maxObjectCount = 32768;
@@ -32240,7 +32240,7 @@ async function runRelease(ctx, inspect) {
 	}
 }
 
-// node_modules/diff/libesm/diff/base.js
+// ../../main/node_modules/diff/libesm/diff/base.js
 var Diff = class {
 	diff(oldStr, newStr, options = {}) {
 		let callback;
@@ -32418,11 +32418,11 @@ var Diff = class {
 	}
 };
 
-// node_modules/diff/libesm/diff/character.js
+// ../../main/node_modules/diff/libesm/diff/character.js
 var CharacterDiff = class extends Diff {};
 const characterDiff = new CharacterDiff();
 
-// node_modules/diff/libesm/util/string.js
+// ../../main/node_modules/diff/libesm/util/string.js
 function longestCommonPrefix(str1, str2) {
 	let i = 0;
 	for (; i < str1.length && i < str2.length; i++) if (str1[i] != str2[i]) return str1.slice(0, i);
@@ -32502,7 +32502,7 @@ function leadingAndTrailingWs(string, segmenter) {
 	return [/\s/.test(firstSeg) ? firstSeg : "", /\s/.test(lastSeg) ? lastSeg : ""];
 }
 
-// node_modules/diff/libesm/diff/word.js
+// ../../main/node_modules/diff/libesm/diff/word.js
 const extendedWordChars = "a-zA-Z0-9_\\u{AD}\\u{C0}-\\u{D6}\\u{D8}-\\u{F6}\\u{F8}-\\u{2C6}\\u{2C8}-\\u{2D7}\\u{2DE}-\\u{2FF}\\u{1E00}-\\u{1EFF}";
 const tokenizeIncludingWhitespace = new RegExp(`[${extendedWordChars}]+|\\s+|[^${extendedWordChars}]`, "ug");
 var WordDiff = class extends Diff {
@@ -32613,7 +32613,7 @@ var WordsWithSpaceDiff = class extends Diff {
 };
 const wordsWithSpaceDiff = new WordsWithSpaceDiff();
 
-// node_modules/diff/libesm/diff/line.js
+// ../../main/node_modules/diff/libesm/diff/line.js
 var LineDiff = class extends Diff {
 	constructor() {
 		super(...arguments);
@@ -32646,7 +32646,7 @@ function tokenize(value, options) {
 	return retLines;
 }
 
-// node_modules/diff/libesm/diff/sentence.js
+// ../../main/node_modules/diff/libesm/diff/sentence.js
 function isSentenceEndPunct(char) {
 	return char == "." || char == "!" || char == "?";
 }
@@ -32673,7 +32673,7 @@ var SentenceDiff = class extends Diff {
 };
 const sentenceDiff = new SentenceDiff();
 
-// node_modules/diff/libesm/diff/css.js
+// ../../main/node_modules/diff/libesm/diff/css.js
 var CssDiff = class extends Diff {
 	tokenize(value) {
 		return value.split(/([{}:;,]|\s+)/);
@@ -32681,7 +32681,7 @@ var CssDiff = class extends Diff {
 };
 const cssDiff = new CssDiff();
 
-// node_modules/diff/libesm/diff/json.js
+// ../../main/node_modules/diff/libesm/diff/json.js
 var JsonDiff = class extends Diff {
 	constructor() {
 		super(...arguments);
@@ -32736,7 +32736,7 @@ function canonicalize(obj, stack, replacementStack, replacer, key) {
 	return canonicalizedObj;
 }
 
-// node_modules/diff/libesm/diff/array.js
+// ../../main/node_modules/diff/libesm/diff/array.js
 var ArrayDiff = class extends Diff {
 	tokenize(value) {
 		return value.slice();
@@ -32750,7 +32750,7 @@ var ArrayDiff = class extends Diff {
 };
 const arrayDiff = new ArrayDiff();
 
-// node_modules/diff/libesm/patch/create.js
+// ../../main/node_modules/diff/libesm/patch/create.js
 function needsQuoting(s) {
 	for (let i = 0; i < s.length; i++) if (s[i] < " " || s[i] > "~" || s[i] === "\"" || s[i] === "\\") return true;
 	return false;
@@ -33421,7 +33421,7 @@ var init_folder_store = __esmMin((() => {
 	init_no_follow();
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/constants.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/constants.js
 var RequestChecksumCalculation, DEFAULT_REQUEST_CHECKSUM_CALCULATION, ResponseChecksumValidation, DEFAULT_RESPONSE_CHECKSUM_VALIDATION, ChecksumAlgorithm, ChecksumLocation, DEFAULT_CHECKSUM_ALGORITHM;
 var init_constants$7 = __esmMin((() => {
 	RequestChecksumCalculation = {
@@ -33451,7 +33451,7 @@ var init_constants$7 = __esmMin((() => {
 	DEFAULT_CHECKSUM_ALGORITHM = ChecksumAlgorithm.CRC32;
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/stringUnionSelector.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/stringUnionSelector.js
 var SelectorType$1, stringUnionSelector;
 var init_stringUnionSelector = __esmMin((() => {
 	;
@@ -33467,7 +33467,7 @@ var init_stringUnionSelector = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/NODE_REQUEST_CHECKSUM_CALCULATION_CONFIG_OPTIONS.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/NODE_REQUEST_CHECKSUM_CALCULATION_CONFIG_OPTIONS.js
 var ENV_REQUEST_CHECKSUM_CALCULATION, CONFIG_REQUEST_CHECKSUM_CALCULATION, NODE_REQUEST_CHECKSUM_CALCULATION_CONFIG_OPTIONS;
 var init_NODE_REQUEST_CHECKSUM_CALCULATION_CONFIG_OPTIONS = __esmMin((() => {
 	init_constants$7();
@@ -33481,7 +33481,7 @@ var init_NODE_REQUEST_CHECKSUM_CALCULATION_CONFIG_OPTIONS = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/NODE_RESPONSE_CHECKSUM_VALIDATION_CONFIG_OPTIONS.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/NODE_RESPONSE_CHECKSUM_VALIDATION_CONFIG_OPTIONS.js
 var ENV_RESPONSE_CHECKSUM_VALIDATION, CONFIG_RESPONSE_CHECKSUM_VALIDATION, NODE_RESPONSE_CHECKSUM_VALIDATION_CONFIG_OPTIONS;
 var init_NODE_RESPONSE_CHECKSUM_VALIDATION_CONFIG_OPTIONS = __esmMin((() => {
 	init_constants$7();
@@ -33495,7 +33495,7 @@ var init_NODE_RESPONSE_CHECKSUM_VALIDATION_CONFIG_OPTIONS = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/emitWarningIfUnsupportedVersion.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/emitWarningIfUnsupportedVersion.js
 var state, emitWarningIfUnsupportedVersion$1;
 var init_emitWarningIfUnsupportedVersion$1 = __esmMin((() => {
 	state = { warningEmitted: false };
@@ -33522,7 +33522,7 @@ More information can be found at: https://a.co/c895JFp`);
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/longPollMiddleware.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/longPollMiddleware.js
 var longPollMiddleware, longPollMiddlewareOptions, getLongPollPlugin;
 var init_longPollMiddleware = __esmMin((() => {
 	longPollMiddleware = () => (next, context) => async (args) => {
@@ -33540,7 +33540,7 @@ var init_longPollMiddleware = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/setCredentialFeature.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/setCredentialFeature.js
 function setCredentialFeature(credentials, feature, value) {
 	if (!credentials.$source) credentials.$source = {};
 	credentials.$source[feature] = value;
@@ -33548,7 +33548,7 @@ function setCredentialFeature(credentials, feature, value) {
 }
 var init_setCredentialFeature = __esmMin((() => {}));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/setFeature.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/setFeature.js
 function setFeature$2(context, feature, value) {
 	if (!context.__aws_sdk_context) context.__aws_sdk_context = { features: {} };
 	else if (!context.__aws_sdk_context.features) context.__aws_sdk_context.features = {};
@@ -33556,7 +33556,7 @@ function setFeature$2(context, feature, value) {
 }
 var init_setFeature$1 = __esmMin((() => {}));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/setTokenFeature.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/setTokenFeature.js
 function setTokenFeature(token, feature, value) {
 	if (!token.$source) token.$source = {};
 	token.$source[feature] = value;
@@ -33564,7 +33564,7 @@ function setTokenFeature(token, feature, value) {
 }
 var init_setTokenFeature = __esmMin((() => {}));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/getDefaultSocketTimeout.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/getDefaultSocketTimeout.js
 var isDefaultSocketTimeoutEnabled, getDefaultSocketTimeout;
 var init_getDefaultSocketTimeout = __esmMin((() => {
 	isDefaultSocketTimeoutEnabled = () => typeof process === "object" && process?.env?.AWS_ENABLE_DEFAULT_SOCKET_TIMEOUT_2026 === "true";
@@ -33575,13 +33575,13 @@ var init_getDefaultSocketTimeout = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/is-array-buffer/is-array-buffer.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/is-array-buffer/is-array-buffer.js
 var isArrayBuffer;
 var init_is_array_buffer = __esmMin((() => {
 	isArrayBuffer = (arg) => typeof ArrayBuffer === "function" && arg instanceof ArrayBuffer || Object.prototype.toString.call(arg) === "[object ArrayBuffer]";
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-buffer-from/buffer-from.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-buffer-from/buffer-from.js
 var fromArrayBuffer, fromString;
 var init_buffer_from = __esmMin((() => {
 	init_is_array_buffer();
@@ -33595,7 +33595,7 @@ var init_buffer_from = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-base64/fromBase64.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-base64/fromBase64.js
 var BASE64_REGEX, fromBase64;
 var init_fromBase64 = __esmMin((() => {
 	init_buffer_from();
@@ -33608,7 +33608,7 @@ var init_fromBase64 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-utf8/fromUtf8.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-utf8/fromUtf8.js
 var fromUtf8$1;
 var init_fromUtf8 = __esmMin((() => {
 	init_buffer_from();
@@ -33618,7 +33618,7 @@ var init_fromUtf8 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-base64/toBase64.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-base64/toBase64.js
 var toBase64$1;
 var init_toBase64 = __esmMin((() => {
 	init_buffer_from();
@@ -33632,7 +33632,7 @@ var init_toBase64 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/blob/Uint8ArrayBlobAdapter.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/blob/Uint8ArrayBlobAdapter.js
 function bindUint8ArrayBlobAdapter(toUtf8, fromUtf8, toBase64, fromBase64) {
 	return class Uint8ArrayBlobAdapter extends Uint8Array {
 		static fromString(source, encoding = "utf-8") {
@@ -33654,7 +33654,7 @@ function bindUint8ArrayBlobAdapter(toUtf8, fromUtf8, toBase64, fromBase64) {
 }
 var init_Uint8ArrayBlobAdapter = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-utf8/toUtf8.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-utf8/toUtf8.js
 var toUtf8$1;
 var init_toUtf8 = __esmMin((() => {
 	init_buffer_from();
@@ -33665,7 +33665,7 @@ var init_toUtf8 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/uuid/v4.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/uuid/v4.js
 function bindV4(getRandomValues) {
 	if (typeof crypto !== "undefined" && typeof crypto.randomUUID === "function") return () => crypto.randomUUID();
 	return () => {
@@ -33681,13 +33681,13 @@ var init_v4 = __esmMin((() => {
 	decimalToHex = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/copyDocumentWithTransform.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/copyDocumentWithTransform.js
 var copyDocumentWithTransform;
 var init_copyDocumentWithTransform = __esmMin((() => {
 	copyDocumentWithTransform = (source, _schemaRef, _transform = (_) => _) => source;
 }));
 
-// node_modules/@smithy/types/dist-cjs/index.js
+// ../../main/node_modules/@smithy/types/dist-cjs/index.js
 var require_dist_cjs$16 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var HttpAuthLocation;
 	(function(HttpAuthLocation) {
@@ -33738,20 +33738,20 @@ var require_dist_cjs$16 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.SMITHY_CONTEXT_KEY = SMITHY_CONTEXT_KEY;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/transport/getSmithyContext.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/getSmithyContext.js
 var import_dist_cjs$27, getSmithyContext;
 var init_getSmithyContext = __esmMin((() => {
 	import_dist_cjs$27 = require_dist_cjs$16();
 	getSmithyContext = (context) => context[import_dist_cjs$27.SMITHY_CONTEXT_KEY] || (context[import_dist_cjs$27.SMITHY_CONTEXT_KEY] = {});
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/transport/hasOwn.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/hasOwn.js
 function hasOwn(o, k) {
 	return Object.prototype.hasOwnProperty.call(o, k);
 }
 var init_hasOwn = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/transport/httpRequest.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/httpRequest.js
 function cloneQuery(query) {
 	return Object.keys(query).reduce((carry, paramName) => {
 		const param = query[paramName];
@@ -33807,7 +33807,7 @@ var init_httpRequest = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/transport/httpResponse.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/httpResponse.js
 var HttpResponse;
 var init_httpResponse = __esmMin((() => {
 	HttpResponse = class {
@@ -33829,7 +33829,7 @@ var init_httpResponse = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/transport/isValidHostLabel.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/isValidHostLabel.js
 var VALID_HOST_LABEL_REGEX, isValidHostLabel;
 var init_isValidHostLabel = __esmMin((() => {
 	VALID_HOST_LABEL_REGEX = new RegExp(`^(?!.*-$)(?!-)[a-zA-Z0-9-]{1,63}$`);
@@ -33841,13 +33841,13 @@ var init_isValidHostLabel = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/transport/isValidHostname.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/isValidHostname.js
 function isValidHostname(hostname) {
 	return /^[a-z0-9][a-z0-9.-]*[a-z0-9]$/.test(hostname);
 }
 var init_isValidHostname = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/transport/normalizeProvider.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/normalizeProvider.js
 var normalizeProvider$1;
 var init_normalizeProvider$1 = __esmMin((() => {
 	normalizeProvider$1 = (input) => {
@@ -33857,7 +33857,7 @@ var init_normalizeProvider$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/transport/parseQueryString.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/parseQueryString.js
 function parseQueryString(querystring) {
 	const query = {};
 	querystring = querystring.replace(/^\?/, "");
@@ -33873,7 +33873,7 @@ function parseQueryString(querystring) {
 }
 var init_parseQueryString = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/transport/parseUrl.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/parseUrl.js
 var parseUrl;
 var init_parseUrl = __esmMin((() => {
 	init_parseQueryString();
@@ -33892,7 +33892,7 @@ var init_parseUrl = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/transport/toEndpointV1.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/toEndpointV1.js
 var toEndpointV1$1;
 var init_toEndpointV1$1 = __esmMin((() => {
 	init_hasOwn();
@@ -33916,7 +33916,7 @@ var init_toEndpointV1$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/transport/index.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/index.js
 var init_transport = __esmMin((() => {
 	init_getSmithyContext();
 	init_hasOwn();
@@ -33930,7 +33930,7 @@ var init_transport = __esmMin((() => {
 	init_toEndpointV1$1();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/parse-utils.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/parse-utils.js
 var parseBoolean, expectBoolean, expectNumber, MAX_FLOAT, expectFloat32, expectLong, expectInt, expectInt32, expectShort, expectByte, expectSizedInt, castInt, expectNonNull, expectObject, expectString, expectUnion, strictParseDouble, strictParseFloat, strictParseFloat32, NUMBER_REGEX, parseNumber, limitedParseDouble, handleFloat, limitedParseFloat, limitedParseFloat32, parseFloatString, strictParseLong, strictParseInt, strictParseInt32, strictParseShort, strictParseByte, stackTraceWarning, logger;
 var init_parse_utils = __esmMin((() => {
 	init_transport();
@@ -34091,7 +34091,7 @@ var init_parse_utils = __esmMin((() => {
 	logger = { warn: console.warn };
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/date-utils.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/date-utils.js
 function dateToUtcString(date) {
 	const year = date.getUTCFullYear();
 	const month = date.getUTCMonth();
@@ -34286,7 +34286,7 @@ var init_date_utils = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/lazy-json.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/lazy-json.js
 var LazyJsonString;
 var init_lazy_json = __esmMin((() => {
 	LazyJsonString = function LazyJsonString(val) {
@@ -34310,14 +34310,14 @@ var init_lazy_json = __esmMin((() => {
 	LazyJsonString.fromObject = LazyJsonString.from;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/quote-header.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/quote-header.js
 function quoteHeader(part) {
 	if (part.includes(",") || part.includes("\"")) part = `"${part.replace(/\\/g, "\\\\").replace(/"/g, "\\\"")}"`;
 	return part;
 }
 var init_quote_header = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/schema-serde-lib/schema-date-utils.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/schema-serde-lib/schema-date-utils.js
 function range(v, min, max) {
 	const _v = Number(v);
 	if (_v < min || _v > max) throw new Error(`Value ${_v} out of range [${min}, ${max}]`);
@@ -34415,7 +34415,7 @@ var init_schema_date_utils = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/split-every.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/split-every.js
 function splitEvery(value, delimiter, numDelimiters) {
 	if (numDelimiters <= 0 || !Number.isInteger(numDelimiters)) throw new Error("Invalid number of delimiters (" + numDelimiters + ") for splitEvery.");
 	const segments = value.split(delimiter);
@@ -34435,7 +34435,7 @@ function splitEvery(value, delimiter, numDelimiters) {
 }
 var init_split_every = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/split-header.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/split-header.js
 var splitHeader;
 var init_split_header = __esmMin((() => {
 	splitHeader = (value) => {
@@ -34471,7 +34471,7 @@ var init_split_header = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/value/NumericValue.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/value/NumericValue.js
 function nv(input) {
 	return new NumericValue(String(input), "bigDecimal");
 }
@@ -34497,7 +34497,7 @@ var init_NumericValue = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-hex-encoding/hex-encoding.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-hex-encoding/hex-encoding.js
 function fromHex(encoded) {
 	if (encoded.length % 2 !== 0) throw new Error("Hex encoded strings must have an even number length");
 	const out = new Uint8Array(encoded.length / 2);
@@ -34525,7 +34525,7 @@ var init_hex_encoding = __esmMin((() => {
 	}
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-body-length/calculateBodyLength.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-body-length/calculateBodyLength.js
 var calculateBodyLength;
 var init_calculateBodyLength = __esmMin((() => {
 	calculateBodyLength = (body) => {
@@ -34542,7 +34542,7 @@ var init_calculateBodyLength = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-utf8/toUint8Array.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-utf8/toUint8Array.js
 var toUint8Array;
 var init_toUint8Array = __esmMin((() => {
 	init_fromUtf8();
@@ -34554,7 +34554,7 @@ var init_toUint8Array = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/concatBytes.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/concatBytes.js
 function concatBytes(arrays, length) {
 	if (length === void 0) {
 		length = 0;
@@ -34570,7 +34570,7 @@ function concatBytes(arrays, length) {
 }
 var init_concatBytes = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/middleware-serde/deserializerMiddleware.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/middleware-serde/deserializerMiddleware.js
 var deserializerMiddleware, findHeader$1;
 var init_deserializerMiddleware = __esmMin((() => {
 	init_transport();
@@ -34622,7 +34622,7 @@ var init_deserializerMiddleware = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/property-provider/ProviderError.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/property-provider/ProviderError.js
 var ProviderError;
 var init_ProviderError = __esmMin((() => {
 	ProviderError = class ProviderError extends Error {
@@ -34649,7 +34649,7 @@ var init_ProviderError = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/property-provider/CredentialsProviderError.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/property-provider/CredentialsProviderError.js
 var CredentialsProviderError;
 var init_CredentialsProviderError = __esmMin((() => {
 	init_ProviderError();
@@ -34662,7 +34662,7 @@ var init_CredentialsProviderError = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/property-provider/TokenProviderError.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/property-provider/TokenProviderError.js
 var TokenProviderError;
 var init_TokenProviderError = __esmMin((() => {
 	init_ProviderError();
@@ -34675,7 +34675,7 @@ var init_TokenProviderError = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/property-provider/chain.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/property-provider/chain.js
 var chain;
 var init_chain = __esmMin((() => {
 	init_ProviderError();
@@ -34693,13 +34693,13 @@ var init_chain = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/property-provider/fromValue.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/property-provider/fromValue.js
 var fromValue;
 var init_fromValue = __esmMin((() => {
 	fromValue = (staticValue) => () => Promise.resolve(staticValue);
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/property-provider/memoize.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/property-provider/memoize.js
 var memoize;
 var init_memoize = __esmMin((() => {
 	memoize = (provider, isExpired, requiresRefresh) => {
@@ -34738,7 +34738,7 @@ var init_memoize = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/util-config-provider/booleanSelector.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/util-config-provider/booleanSelector.js
 var booleanSelector;
 var init_booleanSelector = __esmMin((() => {
 	booleanSelector = (obj, key, type) => {
@@ -34749,7 +34749,7 @@ var init_booleanSelector = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/util-config-provider/numberSelector.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/util-config-provider/numberSelector.js
 var numberSelector;
 var init_numberSelector = __esmMin((() => {
 	numberSelector = (obj, key, type) => {
@@ -34760,7 +34760,7 @@ var init_numberSelector = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/util-config-provider/types.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/util-config-provider/types.js
 var SelectorType;
 var init_types$2 = __esmMin((() => {
 	;
@@ -34770,7 +34770,7 @@ var init_types$2 = __esmMin((() => {
 	})(SelectorType || (SelectorType = {}));
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getHomeDir.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getHomeDir.js
 var homeDirCache, getHomeDirCacheKey, getHomeDir;
 var init_getHomeDir = __esmMin((() => {
 	homeDirCache = {};
@@ -34789,7 +34789,7 @@ var init_getHomeDir = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getProfileName.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getProfileName.js
 var ENV_PROFILE, DEFAULT_PROFILE, getProfileName;
 var init_getProfileName = __esmMin((() => {
 	ENV_PROFILE = "AWS_PROFILE";
@@ -34797,7 +34797,7 @@ var init_getProfileName = __esmMin((() => {
 	getProfileName = (init) => init.profile || process.env["AWS_PROFILE"] || "default";
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getSSOTokenFilepath.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getSSOTokenFilepath.js
 var getSSOTokenFilepath;
 var init_getSSOTokenFilepath = __esmMin((() => {
 	init_getHomeDir();
@@ -34807,7 +34807,7 @@ var init_getSSOTokenFilepath = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getSSOTokenFromFile.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getSSOTokenFromFile.js
 var tokenIntercept, getSSOTokenFromFile;
 var init_getSSOTokenFromFile = __esmMin((() => {
 	init_getSSOTokenFilepath();
@@ -34820,10 +34820,10 @@ var init_getSSOTokenFromFile = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/constants.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/constants.js
 var init_constants$6 = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getConfigData.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getConfigData.js
 var import_dist_cjs$26, getConfigData;
 var init_getConfigData = __esmMin((() => {
 	import_dist_cjs$26 = require_dist_cjs$16();
@@ -34840,7 +34840,7 @@ var init_getConfigData = __esmMin((() => {
 	}, { ...data.default && { default: data.default } });
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getConfigFilepath.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getConfigFilepath.js
 var ENV_CONFIG_PATH, getConfigFilepath;
 var init_getConfigFilepath = __esmMin((() => {
 	init_getHomeDir();
@@ -34848,7 +34848,7 @@ var init_getConfigFilepath = __esmMin((() => {
 	getConfigFilepath = () => process.env["AWS_CONFIG_FILE"] || join(getHomeDir(), ".aws", "config");
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getCredentialsFilepath.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getCredentialsFilepath.js
 var ENV_CREDENTIALS_PATH, getCredentialsFilepath;
 var init_getCredentialsFilepath = __esmMin((() => {
 	init_getHomeDir();
@@ -34856,7 +34856,7 @@ var init_getCredentialsFilepath = __esmMin((() => {
 	getCredentialsFilepath = () => process.env["AWS_SHARED_CREDENTIALS_FILE"] || join(getHomeDir(), ".aws", "credentials");
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/parseIni.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/parseIni.js
 var import_dist_cjs$25, prefixKeyRegex, profileNameBlockList, parseIni;
 var init_parseIni = __esmMin((() => {
 	import_dist_cjs$25 = require_dist_cjs$16();
@@ -34897,7 +34897,7 @@ var init_parseIni = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/readFile.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/readFile.js
 var filePromises, fileIntercept, readFile$1;
 var init_readFile = __esmMin((() => {
 	filePromises = {};
@@ -34909,7 +34909,7 @@ var init_readFile = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/loadSharedConfigFiles.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/loadSharedConfigFiles.js
 var swallowError$1, loadSharedConfigFiles;
 var init_loadSharedConfigFiles = __esmMin((() => {
 	init_getConfigData();
@@ -34936,7 +34936,7 @@ var init_loadSharedConfigFiles = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getSsoSessionData.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getSsoSessionData.js
 var import_dist_cjs$24, getSsoSessionData;
 var init_getSsoSessionData = __esmMin((() => {
 	import_dist_cjs$24 = require_dist_cjs$16();
@@ -34947,7 +34947,7 @@ var init_getSsoSessionData = __esmMin((() => {
 	}), {});
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/loadSsoSessionData.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/loadSsoSessionData.js
 var swallowError, loadSsoSessionData;
 var init_loadSsoSessionData = __esmMin((() => {
 	init_getConfigFilepath();
@@ -34958,7 +34958,7 @@ var init_loadSsoSessionData = __esmMin((() => {
 	loadSsoSessionData = async (init = {}) => readFile$1(init.configFilepath ?? getConfigFilepath()).then(parseIni).then(getSsoSessionData).catch(swallowError);
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/mergeConfigFiles.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/mergeConfigFiles.js
 var mergeConfigFiles;
 var init_mergeConfigFiles = __esmMin((() => {
 	mergeConfigFiles = (...files) => {
@@ -34969,7 +34969,7 @@ var init_mergeConfigFiles = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/parseKnownFiles.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/parseKnownFiles.js
 var parseKnownFiles;
 var init_parseKnownFiles = __esmMin((() => {
 	init_loadSharedConfigFiles();
@@ -34980,7 +34980,7 @@ var init_parseKnownFiles = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/externalDataInterceptor.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/externalDataInterceptor.js
 var externalDataInterceptor;
 var init_externalDataInterceptor = __esmMin((() => {
 	init_getSSOTokenFromFile();
@@ -35001,7 +35001,7 @@ var init_externalDataInterceptor = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/node-config-provider/getSelectorName.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/node-config-provider/getSelectorName.js
 function getSelectorName(functionString) {
 	try {
 		const constants = new Set(Array.from(functionString.match(/([A-Z_]){3,}/g) ?? []));
@@ -35015,7 +35015,7 @@ function getSelectorName(functionString) {
 }
 var init_getSelectorName = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/config/node-config-provider/fromEnv.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/node-config-provider/fromEnv.js
 var fromEnv;
 var init_fromEnv = __esmMin((() => {
 	init_CredentialsProviderError();
@@ -35031,7 +35031,7 @@ var init_fromEnv = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/node-config-provider/fromSharedConfigFiles.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/node-config-provider/fromSharedConfigFiles.js
 var fromSharedConfigFiles;
 var init_fromSharedConfigFiles = __esmMin((() => {
 	init_CredentialsProviderError();
@@ -35060,7 +35060,7 @@ var init_fromSharedConfigFiles = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/node-config-provider/fromStatic.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/node-config-provider/fromStatic.js
 var isFunction, fromStatic;
 var init_fromStatic = __esmMin((() => {
 	init_fromValue();
@@ -35068,7 +35068,7 @@ var init_fromStatic = __esmMin((() => {
 	fromStatic = (defaultValue) => isFunction(defaultValue) ? async () => await defaultValue() : fromValue(defaultValue);
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/node-config-provider/configLoader.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/node-config-provider/configLoader.js
 var loadConfig;
 var init_configLoader = __esmMin((() => {
 	init_chain();
@@ -35085,7 +35085,7 @@ var init_configLoader = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/endpointsConfig/NodeUseDualstackEndpointConfigOptions.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/endpointsConfig/NodeUseDualstackEndpointConfigOptions.js
 var ENV_USE_DUALSTACK_ENDPOINT, CONFIG_USE_DUALSTACK_ENDPOINT, NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, nodeDualstackConfigSelectors;
 var init_NodeUseDualstackEndpointConfigOptions = __esmMin((() => {
 	init_booleanSelector();
@@ -35104,7 +35104,7 @@ var init_NodeUseDualstackEndpointConfigOptions = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/endpointsConfig/NodeUseFipsEndpointConfigOptions.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/endpointsConfig/NodeUseFipsEndpointConfigOptions.js
 var ENV_USE_FIPS_ENDPOINT, CONFIG_USE_FIPS_ENDPOINT, NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, nodeFipsConfigSelectors;
 var init_NodeUseFipsEndpointConfigOptions = __esmMin((() => {
 	init_booleanSelector();
@@ -35123,7 +35123,7 @@ var init_NodeUseFipsEndpointConfigOptions = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/middleware-stack/MiddlewareStack.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/middleware-stack/MiddlewareStack.js
 var getAllAliases, getMiddlewareNameWithAliases, constructStack, stepWeights, priorityWeights;
 var init_MiddlewareStack = __esmMin((() => {
 	getAllAliases = (name, aliases) => {
@@ -35341,7 +35341,7 @@ var init_MiddlewareStack = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/invalid-dependency/invalidFunction.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/invalid-dependency/invalidFunction.js
 var invalidFunction;
 var init_invalidFunction = __esmMin((() => {
 	invalidFunction = (message) => () => {
@@ -35349,13 +35349,13 @@ var init_invalidFunction = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/invalid-dependency/invalidProvider.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/invalid-dependency/invalidProvider.js
 var invalidProvider;
 var init_invalidProvider = __esmMin((() => {
 	invalidProvider = (message) => () => Promise.reject(message);
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/util-waiter/circularReplacer.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/util-waiter/circularReplacer.js
 var getCircularReplacer;
 var init_circularReplacer = __esmMin((() => {
 	getCircularReplacer = () => {
@@ -35370,7 +35370,7 @@ var init_circularReplacer = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/util-waiter/utils/sleep.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/util-waiter/utils/sleep.js
 var sleep;
 var init_sleep = __esmMin((() => {
 	sleep = (seconds) => {
@@ -35378,7 +35378,7 @@ var init_sleep = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/util-waiter/waiter.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/util-waiter/waiter.js
 var waiterServiceDefaults, WaiterState, checkExceptions;
 var init_waiter = __esmMin((() => {
 	init_circularReplacer();
@@ -35414,7 +35414,7 @@ var init_waiter = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/util-waiter/poller.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/util-waiter/poller.js
 var runPolling, checkWarn403, createMessageFromResponse, exponentialBackoffWithJitter, randomInRange;
 var init_poller = __esmMin((() => {
 	init_circularReplacer();
@@ -35499,7 +35499,7 @@ var init_poller = __esmMin((() => {
 	randomInRange = (min, max) => min + Math.random() * (max - min);
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/util-waiter/utils/validate.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/util-waiter/utils/validate.js
 var validateWaiterOptions;
 var init_validate = __esmMin((() => {
 	validateWaiterOptions = (options) => {
@@ -35511,7 +35511,7 @@ var init_validate = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/util-waiter/createWaiter.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/util-waiter/createWaiter.js
 var abortTimeout, createWaiter;
 var init_createWaiter = __esmMin((() => {
 	init_poller();
@@ -35555,7 +35555,7 @@ var init_createWaiter = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/client.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/client.js
 var Client;
 var init_client$2 = __esmMin((() => {
 	init_MiddlewareStack();
@@ -35598,7 +35598,7 @@ var init_client$2 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/schema/deref.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/deref.js
 var deref;
 var init_deref = __esmMin((() => {
 	deref = (schemaRef) => {
@@ -35607,7 +35607,7 @@ var init_deref = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/schema/schemas/operation.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/operation.js
 var operation;
 var init_operation = __esmMin((() => {
 	operation = (namespace, name, traits, input, output) => ({
@@ -35619,7 +35619,7 @@ var init_operation = __esmMin((() => {
 	});
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/schema/middleware/schemaDeserializationMiddleware.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/middleware/schemaDeserializationMiddleware.js
 var schemaDeserializationMiddleware, findHeader;
 var init_schemaDeserializationMiddleware = __esmMin((() => {
 	init_transport();
@@ -35677,7 +35677,7 @@ var init_schemaDeserializationMiddleware = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/schema/middleware/schemaSerializationMiddleware.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/middleware/schemaSerializationMiddleware.js
 var schemaSerializationMiddleware;
 var init_schemaSerializationMiddleware = __esmMin((() => {
 	init_transport();
@@ -35698,7 +35698,7 @@ var init_schemaSerializationMiddleware = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/schema/middleware/getSchemaSerdePlugin.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/middleware/getSchemaSerdePlugin.js
 function getSchemaSerdePlugin(config) {
 	return { applyToStack: (commandStack) => {
 		commandStack.add(schemaSerializationMiddleware(config), serializerMiddlewareOption$2);
@@ -35724,7 +35724,7 @@ var init_getSchemaSerdePlugin = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/schema/schemas/Schema.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/Schema.js
 var Schema;
 var init_Schema = __esmMin((() => {
 	Schema = class {
@@ -35745,7 +35745,7 @@ var init_Schema = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/schema/schemas/ListSchema.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/ListSchema.js
 var ListSchema, list;
 var init_ListSchema = __esmMin((() => {
 	init_Schema();
@@ -35762,7 +35762,7 @@ var init_ListSchema = __esmMin((() => {
 	});
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/schema/schemas/MapSchema.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/MapSchema.js
 var MapSchema, map$1;
 var init_MapSchema = __esmMin((() => {
 	init_Schema();
@@ -35781,7 +35781,7 @@ var init_MapSchema = __esmMin((() => {
 	});
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/schema/schemas/OperationSchema.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/OperationSchema.js
 var OperationSchema, op;
 var init_OperationSchema = __esmMin((() => {
 	init_Schema();
@@ -35800,7 +35800,7 @@ var init_OperationSchema = __esmMin((() => {
 	});
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/schema/schemas/StructureSchema.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/StructureSchema.js
 var StructureSchema, struct;
 var init_StructureSchema = __esmMin((() => {
 	init_Schema();
@@ -35819,7 +35819,7 @@ var init_StructureSchema = __esmMin((() => {
 	});
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/schema/schemas/ErrorSchema.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/ErrorSchema.js
 var ErrorSchema, error;
 var init_ErrorSchema = __esmMin((() => {
 	init_Schema();
@@ -35839,7 +35839,7 @@ var init_ErrorSchema = __esmMin((() => {
 	});
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/schema/schemas/translateTraits.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/translateTraits.js
 function translateTraits(indicator) {
 	if (typeof indicator === "object") return indicator;
 	indicator = indicator | 0;
@@ -35862,7 +35862,7 @@ var init_translateTraits = __esmMin((() => {
 	traitsCache = [];
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/schema/schemas/NormalizedSchema.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/NormalizedSchema.js
 function member(memberSchema, memberName) {
 	if (memberSchema instanceof NormalizedSchema) return Object.assign(memberSchema, {
 		memberName,
@@ -36104,7 +36104,7 @@ var init_NormalizedSchema = __esmMin((() => {
 	isStaticSchema = (sc) => Array.isArray(sc) && sc.length >= 5;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/schema/schemas/SimpleSchema.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/SimpleSchema.js
 var SimpleSchema, sim, simAdapter;
 var init_SimpleSchema = __esmMin((() => {
 	init_Schema();
@@ -36127,7 +36127,7 @@ var init_SimpleSchema = __esmMin((() => {
 	});
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/schema/schemas/sentinels.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/sentinels.js
 var SCHEMA;
 var init_sentinels = __esmMin((() => {
 	SCHEMA = {
@@ -36148,7 +36148,7 @@ var init_sentinels = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/schema/TypeRegistry.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/TypeRegistry.js
 var TypeRegistry;
 var init_TypeRegistry = __esmMin((() => {
 	TypeRegistry = class TypeRegistry {
@@ -36223,7 +36223,7 @@ var init_TypeRegistry = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/schema/index.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/index.js
 var schema_exports = /* @__PURE__ */ __exportAll$1({
 	ErrorSchema: () => ErrorSchema,
 	ListSchema: () => ListSchema,
@@ -36270,7 +36270,7 @@ var init_schema = __esmMin((() => {
 	init_TypeRegistry();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/schemaLogFilter.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/schemaLogFilter.js
 function schemaLogFilter(schema, data) {
 	if (data == null) return data;
 	const ns = NormalizedSchema.of(schema);
@@ -36297,7 +36297,7 @@ var init_schemaLogFilter = __esmMin((() => {
 	SENSITIVE_STRING$1 = "***SensitiveInformation***";
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/command.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/command.js
 var import_dist_cjs$23, operationEventStreamMarker, Command$1, ClassBuilder;
 var init_command = __esmMin((() => {
 	import_dist_cjs$23 = require_dist_cjs$16();
@@ -36449,13 +36449,13 @@ var init_command = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/constants.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/constants.js
 var SENSITIVE_STRING;
 var init_constants$5 = __esmMin((() => {
 	SENSITIVE_STRING = "***SensitiveInformation***";
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/create-aggregated-client.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/create-aggregated-client.js
 var createAggregatedClient;
 var init_create_aggregated_client = __esmMin((() => {
 	createAggregatedClient = (commands, Client, options) => {
@@ -36489,7 +36489,7 @@ var init_create_aggregated_client = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/exceptions.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/exceptions.js
 var ServiceException, decorateServiceException;
 var init_exceptions = __esmMin((() => {
 	ServiceException = class ServiceException extends Error {
@@ -36555,7 +36555,7 @@ var init_exceptions = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/default-error-handler.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/default-error-handler.js
 var throwDefaultError, withBaseException, deserializeMetadata;
 var init_default_error_handler = __esmMin((() => {
 	init_exceptions();
@@ -36587,7 +36587,7 @@ var init_default_error_handler = __esmMin((() => {
 	});
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/defaults-mode.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/defaults-mode.js
 var loadConfigsForDefaultMode;
 var init_defaults_mode = __esmMin((() => {
 	loadConfigsForDefaultMode = (mode) => {
@@ -36613,7 +36613,7 @@ var init_defaults_mode = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/emitWarningIfUnsupportedVersion.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/emitWarningIfUnsupportedVersion.js
 var warningEmitted, emitWarningIfUnsupportedVersion;
 var init_emitWarningIfUnsupportedVersion = __esmMin((() => {
 	warningEmitted = false;
@@ -36622,7 +36622,7 @@ var init_emitWarningIfUnsupportedVersion = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/extensions/checksum.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/extensions/checksum.js
 var import_dist_cjs$22, knownAlgorithms, getChecksumConfiguration, resolveChecksumRuntimeConfig;
 var init_checksum$1 = __esmMin((() => {
 	init_transport();
@@ -36667,7 +36667,7 @@ var init_checksum$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/extensions/retry.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/extensions/retry.js
 var getRetryConfiguration, resolveRetryRuntimeConfig;
 var init_retry$1 = __esmMin((() => {
 	getRetryConfiguration = (runtimeConfig) => {
@@ -36687,7 +36687,7 @@ var init_retry$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/extensions/defaultExtensionConfiguration.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/extensions/defaultExtensionConfiguration.js
 var getDefaultExtensionConfiguration, getDefaultClientConfiguration, resolveDefaultRuntimeConfig;
 var init_defaultExtensionConfiguration = __esmMin((() => {
 	init_checksum$1();
@@ -36701,13 +36701,13 @@ var init_defaultExtensionConfiguration = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/get-array-if-single-item.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/get-array-if-single-item.js
 var getArrayIfSingleItem;
 var init_get_array_if_single_item = __esmMin((() => {
 	getArrayIfSingleItem = (mayBeArray) => Array.isArray(mayBeArray) ? mayBeArray : [mayBeArray];
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/get-value-from-text-node.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/get-value-from-text-node.js
 var getValueFromTextNode;
 var init_get_value_from_text_node = __esmMin((() => {
 	init_transport();
@@ -36722,7 +36722,7 @@ var init_get_value_from_text_node = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/is-serializable-header-value.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/is-serializable-header-value.js
 var isSerializableHeaderValue;
 var init_is_serializable_header_value = __esmMin((() => {
 	isSerializableHeaderValue = (value) => {
@@ -36730,7 +36730,7 @@ var init_is_serializable_header_value = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/NoOpLogger.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/NoOpLogger.js
 var NoOpLogger;
 var init_NoOpLogger = __esmMin((() => {
 	NoOpLogger = class {
@@ -36742,7 +36742,7 @@ var init_NoOpLogger = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/object-mapping.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/object-mapping.js
 function map(arg0, arg1, arg2) {
 	let target;
 	let filter;
@@ -36817,7 +36817,7 @@ var init_object_mapping = __esmMin((() => {
 	pass = (_) => _;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/ser-utils.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/ser-utils.js
 var serializeFloat, serializeDateTime;
 var init_ser_utils = __esmMin((() => {
 	serializeFloat = (value) => {
@@ -36831,7 +36831,7 @@ var init_ser_utils = __esmMin((() => {
 	serializeDateTime = (date) => date.toISOString().replace(".000Z", "Z");
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/serde-json.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/serde-json.js
 var _json;
 var init_serde_json = __esmMin((() => {
 	init_transport();
@@ -36851,7 +36851,7 @@ var init_serde_json = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/client-command-builder.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/client-command-builder.js
 function makeBuilder(common, service, name, ep) {
 	return function makeCommand(added, plugins, op, $, smithyContext = {}) {
 		const epMerged = Object.assign({}, common, added);
@@ -36866,7 +36866,7 @@ var init_client_command_builder = __esmMin((() => {
 	init_command();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/client/index.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/client/index.js
 var client_exports$1 = /* @__PURE__ */ __exportAll$1({
 	AlgorithmId: () => import_dist_cjs$22.AlgorithmId,
 	Client: () => Client,
@@ -36937,7 +36937,7 @@ var init_client$1 = __esmMin((() => {
 	init_client_command_builder();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/endpointsConfig/resolveCustomEndpointsConfig.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/endpointsConfig/resolveCustomEndpointsConfig.js
 var resolveCustomEndpointsConfig;
 var init_resolveCustomEndpointsConfig = __esmMin((() => {
 	init_client$1();
@@ -36952,7 +36952,7 @@ var init_resolveCustomEndpointsConfig = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/endpointsConfig/utils/getEndpointFromRegion.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/endpointsConfig/utils/getEndpointFromRegion.js
 var getEndpointFromRegion;
 var init_getEndpointFromRegion = __esmMin((() => {
 	getEndpointFromRegion = async (input) => {
@@ -36970,7 +36970,7 @@ var init_getEndpointFromRegion = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/endpointsConfig/resolveEndpointsConfig.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/endpointsConfig/resolveEndpointsConfig.js
 var resolveEndpointsConfig;
 var init_resolveEndpointsConfig = __esmMin((() => {
 	init_client$1();
@@ -36991,7 +36991,7 @@ var init_resolveEndpointsConfig = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/defaults-mode/constants.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/defaults-mode/constants.js
 var AWS_EXECUTION_ENV, AWS_REGION_ENV, AWS_DEFAULT_REGION_ENV, ENV_IMDS_DISABLED, DEFAULTS_MODE_OPTIONS, IMDS_REGION_PATH, IMDS_TOKEN_PATH, X_AWS_EC2_METADATA_TOKEN, X_AWS_EC2_METADATA_TOKEN_TTL;
 var init_constants$4 = __esmMin((() => {
 	AWS_EXECUTION_ENV = "AWS_EXECUTION_ENV";
@@ -37011,7 +37011,7 @@ var init_constants$4 = __esmMin((() => {
 	X_AWS_EC2_METADATA_TOKEN_TTL = "x-aws-ec2-metadata-token-ttl-seconds";
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/getInstanceMetadataRegion.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/getInstanceMetadataRegion.js
 var TIMEOUT_MS, NEG_CACHE_TTL_MS, negativeCacheUntil, getInstanceMetadataRegion, cacheNegativeAndReturnUndefined, resolveImdsEndpoint, imdsRequest;
 var init_getInstanceMetadataRegion = __esmMin((() => {
 	init_constants$4();
@@ -37093,7 +37093,7 @@ var init_getInstanceMetadataRegion = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/config.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/config.js
 var REGION_ENV_NAME, REGION_INI_NAME, NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS;
 var init_config$2 = __esmMin((() => {
 	init_getInstanceMetadataRegion();
@@ -37111,7 +37111,7 @@ var init_config$2 = __esmMin((() => {
 	NODE_REGION_CONFIG_FILE_OPTIONS = { preferredFile: "credentials" };
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/checkRegion.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/checkRegion.js
 var validRegions, checkRegion;
 var init_checkRegion = __esmMin((() => {
 	init_transport();
@@ -37124,20 +37124,20 @@ var init_checkRegion = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/isFipsRegion.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/isFipsRegion.js
 var isFipsRegion;
 var init_isFipsRegion = __esmMin((() => {
 	isFipsRegion = (region) => typeof region === "string" && (region.startsWith("fips-") || region.endsWith("-fips"));
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/getRealRegion.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/getRealRegion.js
 var getRealRegion;
 var init_getRealRegion = __esmMin((() => {
 	init_isFipsRegion();
 	getRealRegion = (region) => isFipsRegion(region) ? ["fips-aws-global", "aws-fips"].includes(region) ? "us-east-1" : region.replace(/fips-(dkr-|prod-)?|-fips/, "") : region;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/resolveRegionConfig.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/resolveRegionConfig.js
 var resolveRegionConfig;
 var init_resolveRegionConfig = __esmMin((() => {
 	init_checkRegion();
@@ -37162,25 +37162,25 @@ var init_resolveRegionConfig = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionInfo/getHostnameFromVariants.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionInfo/getHostnameFromVariants.js
 var getHostnameFromVariants;
 var init_getHostnameFromVariants = __esmMin((() => {
 	getHostnameFromVariants = (variants = [], { useFipsEndpoint, useDualstackEndpoint }) => variants.find(({ tags }) => useFipsEndpoint === tags.includes("fips") && useDualstackEndpoint === tags.includes("dualstack"))?.hostname;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionInfo/getResolvedHostname.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionInfo/getResolvedHostname.js
 var getResolvedHostname;
 var init_getResolvedHostname = __esmMin((() => {
 	getResolvedHostname = (resolvedRegion, { regionHostname, partitionHostname }) => regionHostname ? regionHostname : partitionHostname ? partitionHostname.replace("{region}", resolvedRegion) : void 0;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionInfo/getResolvedPartition.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionInfo/getResolvedPartition.js
 var getResolvedPartition;
 var init_getResolvedPartition = __esmMin((() => {
 	getResolvedPartition = (region, { partitionHash }) => Object.keys(partitionHash || {}).find((key) => partitionHash[key].regions.includes(region)) ?? "aws";
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionInfo/getResolvedSigningRegion.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionInfo/getResolvedSigningRegion.js
 var getResolvedSigningRegion;
 var init_getResolvedSigningRegion = __esmMin((() => {
 	getResolvedSigningRegion = (hostname, { signingRegion, regionRegex, useFipsEndpoint }) => {
@@ -37193,7 +37193,7 @@ var init_getResolvedSigningRegion = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionInfo/getRegionInfo.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionInfo/getRegionInfo.js
 var getRegionInfo;
 var init_getRegionInfo = __esmMin((() => {
 	init_getHostnameFromVariants();
@@ -37229,7 +37229,7 @@ var init_getRegionInfo = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/defaults-mode/defaultsModeConfig.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/defaults-mode/defaultsModeConfig.js
 var AWS_DEFAULTS_MODE_ENV, AWS_DEFAULTS_MODE_CONFIG, NODE_DEFAULTS_MODE_CONFIG_OPTIONS;
 var init_defaultsModeConfig = __esmMin((() => {
 	AWS_DEFAULTS_MODE_ENV = "AWS_DEFAULTS_MODE";
@@ -37245,7 +37245,7 @@ var init_defaultsModeConfig = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/defaults-mode/resolveDefaultsModeConfig.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/defaults-mode/resolveDefaultsModeConfig.js
 var resolveDefaultsModeConfig, resolveNodeDefaultsModeAuto, inferPhysicalRegion;
 var init_resolveDefaultsModeConfig = __esmMin((() => {
 	init_config$2();
@@ -37283,7 +37283,7 @@ var init_resolveDefaultsModeConfig = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/config/index.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/config/index.js
 var config_exports = /* @__PURE__ */ __exportAll$1({
 	CONFIG_PREFIX_SEPARATOR: () => ".",
 	CONFIG_USE_DUALSTACK_ENDPOINT: () => CONFIG_USE_DUALSTACK_ENDPOINT,
@@ -37360,7 +37360,7 @@ var init_config$1 = __esmMin((() => {
 	init_resolveDefaultsModeConfig();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/getEndpointUrlConfig.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/getEndpointUrlConfig.js
 var ENV_ENDPOINT_URL, CONFIG_ENDPOINT_URL, getEndpointUrlConfig;
 var init_getEndpointUrlConfig = __esmMin((() => {
 	init_config$1();
@@ -37388,7 +37388,7 @@ var init_getEndpointUrlConfig = __esmMin((() => {
 	});
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/getIgnoreConfiguredEndpointUrls.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/getIgnoreConfiguredEndpointUrls.js
 var ENV_IGNORE_CONFIGURED_ENDPOINT_URLS, CONFIG_IGNORE_CONFIGURED_ENDPOINT_URLS, ignoreConfiguredEndpointUrlsConfigSelectors;
 var init_getIgnoreConfiguredEndpointUrls = __esmMin((() => {
 	init_config$1();
@@ -37401,7 +37401,7 @@ var init_getIgnoreConfiguredEndpointUrls = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/getEndpointFromConfig.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/getEndpointFromConfig.js
 var getEndpointFromConfig;
 var init_getEndpointFromConfig = __esmMin((() => {
 	init_config$1();
@@ -37413,7 +37413,7 @@ var init_getEndpointFromConfig = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/service-customizations/s3.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/service-customizations/s3.js
 var resolveParamsForS3, DOMAIN_PATTERN$1, IP_ADDRESS_PATTERN$1, DOTS_PATTERN$1, isDnsCompatibleBucketName$1, isArnBucketName;
 var init_s3$1 = __esmMin((() => {
 	resolveParamsForS3 = async (endpointParams) => {
@@ -37441,12 +37441,12 @@ var init_s3$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/service-customizations/index.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/service-customizations/index.js
 var init_service_customizations = __esmMin((() => {
 	init_s3$1();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/createConfigValueProvider.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/createConfigValueProvider.js
 var createConfigValueProvider;
 var init_createConfigValueProvider = __esmMin((() => {
 	createConfigValueProvider = (configKey, canonicalEndpointParamKey, config, isClientContextParam = false) => {
@@ -37481,12 +37481,12 @@ var init_createConfigValueProvider = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/toEndpointV1.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/toEndpointV1.js
 var init_toEndpointV1 = __esmMin((() => {
 	init_transport();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/getEndpointFromInstructions.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/getEndpointFromInstructions.js
 function bindGetEndpointFromInstructions(getEndpointFromConfig) {
 	return async (commandInput, instructionsSupplier, clientConfig, context) => {
 		if (!clientConfig.isCustomEndpoint && !clientConfig.ignoreConfiguredEndpointUrls) {
@@ -37542,7 +37542,7 @@ var init_getEndpointFromInstructions = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/endpointMiddleware.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/endpointMiddleware.js
 function setFeature$1(context, feature, value) {
 	if (!context.__smithy_context) context.__smithy_context = { features: {} };
 	else if (!context.__smithy_context.features) context.__smithy_context.features = {};
@@ -37580,7 +37580,7 @@ var init_endpointMiddleware = __esmMin((() => {
 	init_getEndpointFromInstructions();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/getEndpointPlugin.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/getEndpointPlugin.js
 function bindGetEndpointPlugin(getEndpointFromConfig) {
 	const endpointMiddleware = bindEndpointMiddleware(getEndpointFromConfig);
 	return (config, instructions) => ({ applyToStack: (clientStack) => {
@@ -37613,7 +37613,7 @@ var init_getEndpointPlugin = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/resolveEndpointConfig.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/resolveEndpointConfig.js
 function bindResolveEndpointConfig(getEndpointFromConfig) {
 	return (input) => {
 		const tls = input.tls ?? true;
@@ -37639,7 +37639,7 @@ var init_resolveEndpointConfig = __esmMin((() => {
 	init_toEndpointV1();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/bdd/BinaryDecisionDiagram.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/bdd/BinaryDecisionDiagram.js
 var BinaryDecisionDiagram;
 var init_BinaryDecisionDiagram = __esmMin((() => {
 	BinaryDecisionDiagram = class BinaryDecisionDiagram {
@@ -37659,7 +37659,7 @@ var init_BinaryDecisionDiagram = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/cache/EndpointCache.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/cache/EndpointCache.js
 var EndpointCache;
 var init_EndpointCache = __esmMin((() => {
 	EndpointCache = class {
@@ -37705,7 +37705,7 @@ var init_EndpointCache = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/types/EndpointError.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/types/EndpointError.js
 var EndpointError;
 var init_EndpointError$1 = __esmMin((() => {
 	EndpointError = class extends Error {
@@ -37716,18 +37716,18 @@ var init_EndpointError$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/types/index.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/types/index.js
 var init_types$1 = __esmMin((() => {
 	init_EndpointError$1();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/debug/debugId.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/debug/debugId.js
 var debugId;
 var init_debugId = __esmMin((() => {
 	debugId = "endpoints";
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/debug/toDebugString.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/debug/toDebugString.js
 function toDebugString(input) {
 	if (typeof input !== "object" || input == null) return input;
 	if ("ref" in input) return `$${toDebugString(input.ref)}`;
@@ -37736,31 +37736,31 @@ function toDebugString(input) {
 }
 var init_toDebugString = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/debug/index.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/debug/index.js
 var init_debug = __esmMin((() => {
 	init_debugId();
 	init_toDebugString();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/customEndpointFunctions.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/customEndpointFunctions.js
 var customEndpointFunctions;
 var init_customEndpointFunctions = __esmMin((() => {
 	customEndpointFunctions = {};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/booleanEquals.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/booleanEquals.js
 var booleanEquals;
 var init_booleanEquals = __esmMin((() => {
 	booleanEquals = (value1, value2) => value1 === value2;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/coalesce.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/coalesce.js
 function coalesce(...args) {
 	for (const arg of args) if (arg != null) return arg;
 }
 var init_coalesce = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/getAttrPathList.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/getAttrPathList.js
 var getAttrPathList;
 var init_getAttrPathList = __esmMin((() => {
 	init_types$1();
@@ -37781,7 +37781,7 @@ var init_getAttrPathList = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/getAttr.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/getAttr.js
 var getAttr;
 var init_getAttr = __esmMin((() => {
 	init_types$1();
@@ -37796,32 +37796,32 @@ var init_getAttr = __esmMin((() => {
 	}, value);
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/isSet.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/isSet.js
 var isSet;
 var init_isSet = __esmMin((() => {
 	isSet = (value) => value != null;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/ite.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/ite.js
 function ite(condition, trueValue, falseValue) {
 	return condition ? trueValue : falseValue;
 }
 var init_ite = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/not.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/not.js
 var not;
 var init_not = __esmMin((() => {
 	not = (value) => !value;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/isIpAddress.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/isIpAddress.js
 var IP_V4_REGEX, isIpAddress;
 var init_isIpAddress$1 = __esmMin((() => {
 	IP_V4_REGEX = new RegExp(`^(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]\\d|\\d)(?:\\.(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]\\d|\\d)){3}$`);
 	isIpAddress = (value) => IP_V4_REGEX.test(value) || value.startsWith("[") && value.endsWith("]");
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/parseURL.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/parseURL.js
 var import_dist_cjs$21, DEFAULT_PORTS, parseURL;
 var init_parseURL = __esmMin((() => {
 	import_dist_cjs$21 = require_dist_cjs$16();
@@ -37865,7 +37865,7 @@ var init_parseURL = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/split.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/split.js
 function split(value, delimiter, limit) {
 	if (limit === 1) return [value];
 	if (value === "") return [""];
@@ -37875,13 +37875,13 @@ function split(value, delimiter, limit) {
 }
 var init_split = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/stringEquals.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/stringEquals.js
 var stringEquals;
 var init_stringEquals = __esmMin((() => {
 	stringEquals = (value1, value2) => value1 === value2;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/substring.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/substring.js
 var substring;
 var init_substring = __esmMin((() => {
 	substring = (input, start, stop, reverse) => {
@@ -37891,13 +37891,13 @@ var init_substring = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/uriEncode.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/uriEncode.js
 var uriEncode;
 var init_uriEncode = __esmMin((() => {
 	uriEncode = (value) => encodeURIComponent(value).replace(/[!*'()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/index.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/index.js
 var init_lib = __esmMin((() => {
 	init_booleanEquals();
 	init_coalesce();
@@ -37913,7 +37913,7 @@ var init_lib = __esmMin((() => {
 	init_uriEncode();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/endpointFunctions.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/endpointFunctions.js
 var endpointFunctions;
 var init_endpointFunctions = __esmMin((() => {
 	init_lib();
@@ -37933,7 +37933,7 @@ var init_endpointFunctions = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateTemplate.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateTemplate.js
 var evaluateTemplate;
 var init_evaluateTemplate = __esmMin((() => {
 	init_lib();
@@ -37968,7 +37968,7 @@ var init_evaluateTemplate = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/getReferenceValue.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/getReferenceValue.js
 var getReferenceValue;
 var init_getReferenceValue = __esmMin((() => {
 	getReferenceValue = ({ ref }, options) => {
@@ -37976,7 +37976,7 @@ var init_getReferenceValue = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateExpression.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateExpression.js
 var evaluateExpression, callFunction, group$2;
 var init_evaluateExpression = __esmMin((() => {
 	init_types$1();
@@ -38012,12 +38012,12 @@ var init_evaluateExpression = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/callFunction.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/callFunction.js
 var init_callFunction = __esmMin((() => {
 	init_evaluateExpression();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateCondition.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateCondition.js
 var evaluateCondition;
 var init_evaluateCondition = __esmMin((() => {
 	init_debug();
@@ -38040,7 +38040,7 @@ var init_evaluateCondition = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/getEndpointHeaders.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/getEndpointHeaders.js
 var getEndpointHeaders;
 var init_getEndpointHeaders = __esmMin((() => {
 	init_types$1();
@@ -38055,7 +38055,7 @@ var init_getEndpointHeaders = __esmMin((() => {
 	}, {});
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/getEndpointProperties.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/getEndpointProperties.js
 var getEndpointProperties, getEndpointProperty, group$1;
 var init_getEndpointProperties = __esmMin((() => {
 	init_types$1();
@@ -38081,7 +38081,7 @@ var init_getEndpointProperties = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/getEndpointUrl.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/getEndpointUrl.js
 var getEndpointUrl;
 var init_getEndpointUrl = __esmMin((() => {
 	init_types$1();
@@ -38098,7 +38098,7 @@ var init_getEndpointUrl = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/decideEndpoint.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/decideEndpoint.js
 var RESULT, decideEndpoint;
 var init_decideEndpoint = __esmMin((() => {
 	init_types$1();
@@ -38153,7 +38153,7 @@ var init_decideEndpoint = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateConditions.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateConditions.js
 var evaluateConditions;
 var init_evaluateConditions = __esmMin((() => {
 	init_debug();
@@ -38183,7 +38183,7 @@ var init_evaluateConditions = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateEndpointRule.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateEndpointRule.js
 var evaluateEndpointRule;
 var init_evaluateEndpointRule = __esmMin((() => {
 	init_debug();
@@ -38211,7 +38211,7 @@ var init_evaluateEndpointRule = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateErrorRule.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateErrorRule.js
 var evaluateErrorRule;
 var init_evaluateErrorRule = __esmMin((() => {
 	init_types$1();
@@ -38232,7 +38232,7 @@ var init_evaluateErrorRule = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateRules.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateRules.js
 var evaluateRules, evaluateTreeRule, group;
 var init_evaluateRules = __esmMin((() => {
 	init_types$1();
@@ -38269,13 +38269,13 @@ var init_evaluateRules = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/index.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/index.js
 var init_utils$2 = __esmMin((() => {
 	init_customEndpointFunctions();
 	init_evaluateRules();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/resolveEndpoint.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/resolveEndpoint.js
 var resolveEndpoint;
 var init_resolveEndpoint$1 = __esmMin((() => {
 	init_transport();
@@ -38306,7 +38306,7 @@ var init_resolveEndpoint$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/resolveEndpointRequiredConfig.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/resolveEndpointRequiredConfig.js
 var resolveEndpointRequiredConfig;
 var init_resolveEndpointRequiredConfig = __esmMin((() => {
 	resolveEndpointRequiredConfig = (input) => {
@@ -38318,7 +38318,7 @@ var init_resolveEndpointRequiredConfig = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/endpoints/index.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/index.js
 var endpoints_exports = /* @__PURE__ */ __exportAll$1({
 	BinaryDecisionDiagram: () => BinaryDecisionDiagram,
 	EndpointCache: () => EndpointCache,
@@ -38361,7 +38361,7 @@ var init_endpoints = __esmMin((() => {
 	getEndpointPlugin = bindGetEndpointPlugin(getEndpointFromConfig);
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/middleware-serde/serializerMiddleware.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/middleware-serde/serializerMiddleware.js
 var serializerMiddleware;
 var init_serializerMiddleware = __esmMin((() => {
 	init_endpoints();
@@ -38380,7 +38380,7 @@ var init_serializerMiddleware = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/middleware-serde/serdePlugin.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/middleware-serde/serdePlugin.js
 function getSerdePlugin(config, serializer, deserializer) {
 	return { applyToStack: (commandStack) => {
 		commandStack.add(deserializerMiddleware(config, deserializer), deserializerMiddlewareOption);
@@ -38405,7 +38405,7 @@ var init_serdePlugin = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/hash-node/hash-node.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/hash-node/hash-node.js
 function castSourceData(toCast, encoding) {
 	if (Buffer.isBuffer(toCast)) return toCast;
 	if (typeof toCast === "string") return fromString(toCast, encoding);
@@ -38437,7 +38437,7 @@ var init_hash_node = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/checksum/ChecksumStream.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/checksum/ChecksumStream.js
 var ChecksumStream$1;
 var init_ChecksumStream = __esmMin((() => {
 	init_toBase64();
@@ -38506,7 +38506,7 @@ var init_ChecksumStream = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/stream-type-check.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/stream-type-check.js
 var isReadableStream, isBlob;
 var init_stream_type_check = __esmMin((() => {
 	isReadableStream = (stream) => typeof ReadableStream === "function" && (stream?.constructor?.name === ReadableStream.name || stream instanceof ReadableStream);
@@ -38515,13 +38515,13 @@ var init_stream_type_check = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-utf8/fromUtf8.browser.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-utf8/fromUtf8.browser.js
 var fromUtf8;
 var init_fromUtf8_browser = __esmMin((() => {
 	fromUtf8 = (input) => new TextEncoder().encode(input);
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-base64/constants-for-browser.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-base64/constants-for-browser.js
 var chars, alphabetByEncoding, alphabetByValue;
 var init_constants_for_browser = __esmMin((() => {
 	chars = `ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/`;
@@ -38532,7 +38532,7 @@ var init_constants_for_browser = __esmMin((() => {
 	alphabetByValue = chars.split("");
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-base64/toBase64.browser.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-base64/toBase64.browser.js
 function toBase64(_input) {
 	let input;
 	if (typeof _input === "string") input = fromUtf8(_input);
@@ -38563,14 +38563,14 @@ var init_toBase64_browser = __esmMin((() => {
 	init_constants_for_browser();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/checksum/ChecksumStream.browser.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/checksum/ChecksumStream.browser.js
 var ReadableStreamRef, ChecksumStream;
 var init_ChecksumStream_browser = __esmMin((() => {
 	ReadableStreamRef = typeof ReadableStream === "function" ? ReadableStream : function() {};
 	ChecksumStream = class extends ReadableStreamRef {};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/checksum/createChecksumStream.browser.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/checksum/createChecksumStream.browser.js
 var createChecksumStream$1;
 var init_createChecksumStream_browser = __esmMin((() => {
 	init_toBase64_browser();
@@ -38602,7 +38602,7 @@ var init_createChecksumStream_browser = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/checksum/createChecksumStream.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/checksum/createChecksumStream.js
 function createChecksumStream(init) {
 	if (typeof ReadableStream === "function" && isReadableStream(init.source)) return createChecksumStream$1(init);
 	return new ChecksumStream$1(init);
@@ -38613,7 +38613,7 @@ var init_createChecksumStream = __esmMin((() => {
 	init_createChecksumStream_browser();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/ByteArrayCollector.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/ByteArrayCollector.js
 var ByteArrayCollector;
 var init_ByteArrayCollector = __esmMin((() => {
 	ByteArrayCollector = class {
@@ -38650,7 +38650,7 @@ var init_ByteArrayCollector = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/createBufferedReadable.browser.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/createBufferedReadable.browser.js
 function createBufferedReadableStream(upstream, size, logger) {
 	const reader = upstream.getReader();
 	let streamBufferingLoggedWarning = false;
@@ -38728,7 +38728,7 @@ var init_createBufferedReadable_browser = __esmMin((() => {
 	init_ByteArrayCollector();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/createBufferedReadable.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/createBufferedReadable.js
 function createBufferedReadable(upstream, size, logger) {
 	if (isReadableStream(upstream)) return createBufferedReadableStream(upstream, size, logger);
 	const downstream = new Readable({ read() {} });
@@ -38778,7 +38778,7 @@ var init_createBufferedReadable = __esmMin((() => {
 	init_stream_type_check();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/getAwsChunkedEncodingStream.browser.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/getAwsChunkedEncodingStream.browser.js
 var getAwsChunkedEncodingStream$1;
 var init_getAwsChunkedEncodingStream_browser = __esmMin((() => {
 	getAwsChunkedEncodingStream$1 = (readableStream, options) => {
@@ -38802,7 +38802,7 @@ var init_getAwsChunkedEncodingStream_browser = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/getAwsChunkedEncodingStream.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/getAwsChunkedEncodingStream.js
 function getAwsChunkedEncodingStream(stream, options) {
 	const readable = stream;
 	const readableStream = stream;
@@ -38845,7 +38845,7 @@ var init_getAwsChunkedEncodingStream = __esmMin((() => {
 	init_stream_type_check();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/headStream.browser.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/headStream.browser.js
 async function headStream$1(stream, bytes) {
 	let byteLengthCounter = 0;
 	const chunks = [];
@@ -38874,7 +38874,7 @@ async function headStream$1(stream, bytes) {
 }
 var init_headStream_browser = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/headStream.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/headStream.js
 var headStream, Collector$1;
 var init_headStream = __esmMin((() => {
 	init_concatBytes();
@@ -38914,7 +38914,7 @@ var init_headStream = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-utf8/toUtf8.browser.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-utf8/toUtf8.browser.js
 var toUtf8;
 var init_toUtf8_browser = __esmMin((() => {
 	toUtf8 = (input) => {
@@ -38924,7 +38924,7 @@ var init_toUtf8_browser = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/stream-collector.browser.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/stream-collector.browser.js
 async function collectBlob(blob) {
 	return blob.arrayBuffer().then((ab) => new Uint8Array(ab));
 }
@@ -38952,7 +38952,7 @@ var init_stream_collector_browser = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/sdk-stream-mixin.browser.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/sdk-stream-mixin.browser.js
 var ERR_MSG_STREAM_HAS_BEEN_TRANSFORMED$1, sdkStreamMixin$1, isBlobInstance;
 var init_sdk_stream_mixin_browser = __esmMin((() => {
 	init_toBase64_browser();
@@ -38998,7 +38998,7 @@ var init_sdk_stream_mixin_browser = __esmMin((() => {
 	isBlobInstance = (stream) => typeof Blob === "function" && stream instanceof Blob;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/stream-collector.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/stream-collector.js
 var streamCollector$4, Collector;
 var init_stream_collector = __esmMin((() => {
 	init_concatBytes();
@@ -39030,7 +39030,7 @@ var init_stream_collector = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/sdk-stream-mixin.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/sdk-stream-mixin.js
 var ERR_MSG_STREAM_HAS_BEEN_TRANSFORMED, sdkStreamMixin;
 var init_sdk_stream_mixin = __esmMin((() => {
 	init_buffer_from();
@@ -39068,14 +39068,14 @@ var init_sdk_stream_mixin = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/splitStream.browser.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/splitStream.browser.js
 async function splitStream$1(stream) {
 	if (typeof stream.stream === "function") stream = stream.stream();
 	return stream.tee();
 }
 var init_splitStream_browser = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/splitStream.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/splitStream.js
 async function splitStream(stream) {
 	if (isReadableStream(stream) || isBlob(stream)) return splitStream$1(stream);
 	const stream1 = new PassThrough();
@@ -39089,7 +39089,7 @@ var init_splitStream = __esmMin((() => {
 	init_stream_type_check();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/writeKey.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/writeKey.js
 function writeKey$1(obj) {
 	Object.defineProperty(obj, "__proto__", {
 		value: void 0,
@@ -39100,7 +39100,7 @@ function writeKey$1(obj) {
 }
 var init_writeKey$1 = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/serde/index.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/index.js
 var serde_exports = /* @__PURE__ */ __exportAll$1({
 	ChecksumStream: () => ChecksumStream$1,
 	Hash: () => Hash,
@@ -39221,7 +39221,7 @@ var init_serde = __esmMin((() => {
 	generateIdempotencyToken = v4;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/collect-stream-body.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/collect-stream-body.js
 var collectBody$1;
 var init_collect_stream_body = __esmMin((() => {
 	init_serde();
@@ -39233,7 +39233,7 @@ var init_collect_stream_body = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/extended-encode-uri-component.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/extended-encode-uri-component.js
 function extendedEncodeURIComponent(str) {
 	if (/^[\w.~-]+$/.test(str)) return str;
 	return encodeURIComponent(str).replace(/[!'()*]/g, function(c) {
@@ -39242,7 +39242,7 @@ function extendedEncodeURIComponent(str) {
 }
 var init_extended_encode_uri_component = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/HttpBindingNormalizedSchema.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/HttpBindingNormalizedSchema.js
 var HTTP_BINDINGS, HttpBindingNormalizedSchema, buildHttpBindings, buildPathSegments, buildHttpOperationBindings, EMPTY_BINDINGS, getHttpOperationBindings, createBodySchema;
 var init_HttpBindingNormalizedSchema = __esmMin((() => {
 	init_schema();
@@ -39424,7 +39424,7 @@ var init_HttpBindingNormalizedSchema = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/SerdeContext.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/SerdeContext.js
 var SerdeContext;
 var init_SerdeContext = __esmMin((() => {
 	SerdeContext = class {
@@ -39435,7 +39435,7 @@ var init_SerdeContext = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/checksum/chunked-blob-reader/chunked-blob-reader.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/chunked-blob-reader/chunked-blob-reader.js
 async function blobReader(blob, onChunk, chunkSize = 1048576) {
 	const size = blob.size;
 	let totalBytesRead = 0;
@@ -39447,7 +39447,7 @@ async function blobReader(blob, onChunk, chunkSize = 1048576) {
 }
 var init_chunked_blob_reader = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/checksum/hash-blob-browser/blobHasher.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/hash-blob-browser/blobHasher.js
 var blobHasher;
 var init_blobHasher = __esmMin((() => {
 	init_chunked_blob_reader();
@@ -39460,7 +39460,7 @@ var init_blobHasher = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/checksum/hash-stream-node/HashCalculator.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/hash-stream-node/HashCalculator.js
 var HashCalculator;
 var init_HashCalculator = __esmMin((() => {
 	init_serde();
@@ -39481,7 +39481,7 @@ var init_HashCalculator = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/checksum/hash-stream-node/fileStreamHasher.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/hash-stream-node/fileStreamHasher.js
 var fileStreamHasher, isReadStream;
 var init_fileStreamHasher = __esmMin((() => {
 	init_HashCalculator();
@@ -39509,7 +39509,7 @@ var init_fileStreamHasher = __esmMin((() => {
 	isReadStream = (stream) => typeof stream.path === "string";
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/checksum/hash-stream-node/readableStreamHasher.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/hash-stream-node/readableStreamHasher.js
 var readableStreamHasher;
 var init_readableStreamHasher = __esmMin((() => {
 	init_HashCalculator();
@@ -39531,7 +39531,7 @@ var init_readableStreamHasher = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/checksum/md5/Md5Js.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/md5/Md5Js.js
 function compress(state, block) {
 	let a = state[0], b = state[1], c = state[2], d = state[3];
 	for (let i = 0; i < 64; ++i) {
@@ -39624,7 +39624,7 @@ var init_Md5Js = __esmMin((() => {
 	T$1 = Array.from({ length: 64 }, (_, i) => Math.abs(Math.sin(i + 1)) * 2 ** 32 >>> 0);
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/checksum/md5/Md5Node.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/md5/Md5Node.js
 function buildNativeClass$3() {
 	return class Md5Node {
 		digestLength = 16;
@@ -39656,7 +39656,7 @@ var init_Md5Node = __esmMin((() => {
 	Md5Node = hasNativeCrypto$2 ? buildNativeClass$3() : Md5Js;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/checksum/crc32/Crc32Js.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/crc32/Crc32Js.js
 var CRC32_TABLE, ONES, Crc32Js;
 var init_Crc32Js = __esmMin((() => {
 	CRC32_TABLE = /* @__PURE__ */ new Uint32Array(256);
@@ -39687,7 +39687,7 @@ var init_Crc32Js = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/checksum/crc32/Crc32Node.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/crc32/Crc32Node.js
 function buildNativeClass$2(nativeCrc32) {
 	return class Crc32Node {
 		digestLength = 4;
@@ -39715,7 +39715,7 @@ var init_Crc32Node = __esmMin((() => {
 	Crc32Node = zlibCrc32 ? buildNativeClass$2(zlibCrc32) : Crc32Js;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/checksum/sha256/Sha256Js.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/sha256/Sha256Js.js
 var BLOCK$2, DIGEST_LENGTH$2, MAX_HASHABLE_LENGTH$1, Sha256Js, INIT$2, K$2;
 var init_Sha256Js = __esmMin((() => {
 	init_serde();
@@ -39940,7 +39940,7 @@ var init_Sha256Js = __esmMin((() => {
 	]);
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/checksum/sha256/Sha256Node.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/sha256/Sha256Node.js
 function buildNativeClass$1() {
 	return class Sha256Node {
 		digestLength = 32;
@@ -39993,7 +39993,7 @@ var init_Sha256Node = __esmMin((() => {
 	Sha256Node = hasNativeCrypto$1 ? buildNativeClass$1() : Sha256Js;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/checksum/sha256/Sha256WebCrypto.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/sha256/Sha256WebCrypto.js
 var digest$2, sign$2, importKey$2, subtle$2, MAX_PENDING_BYTES$2, Sha256WebCrypto;
 var init_Sha256WebCrypto = __esmMin((() => {
 	init_serde();
@@ -40058,7 +40058,7 @@ var init_Sha256WebCrypto = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/checksum/index.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/index.js
 var checksum_exports = /* @__PURE__ */ __exportAll$1({
 	Crc32: () => Crc32Node,
 	Crc32Js: () => Crc32Js,
@@ -40089,7 +40089,7 @@ var init_checksum = __esmMin((() => {
 	init_chunked_blob_reader();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/Int64.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/Int64.js
 function negate(bytes) {
 	for (let i = 0; i < 8; i++) bytes[i] ^= 255;
 	for (let i = 7; i > -1; i--) {
@@ -40125,7 +40125,7 @@ var init_Int64 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/HeaderMarshaller.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/HeaderMarshaller.js
 var HeaderMarshaller, HEADER_VALUE_TYPE, BOOLEAN_TAG, BYTE_TAG, SHORT_TAG, INT_TAG, LONG_TAG, BINARY_TAG, STRING_TAG, TIMESTAMP_TAG, UUID_TAG, UUID_PATTERN, MAX_HEADER_VALUE_BYTES;
 var init_HeaderMarshaller = __esmMin((() => {
 	init_transport();
@@ -40315,7 +40315,7 @@ var init_HeaderMarshaller = __esmMin((() => {
 	MAX_HEADER_VALUE_BYTES = 32767;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/splitMessage.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/splitMessage.js
 function splitMessage({ byteLength, byteOffset, buffer }) {
 	if (byteLength < MINIMUM_MESSAGE_LENGTH) throw new Error("Provided message too short to accommodate event stream message overhead");
 	const view = new DataView(buffer, byteOffset, byteLength);
@@ -40343,7 +40343,7 @@ var init_splitMessage = __esmMin((() => {
 	MINIMUM_MESSAGE_LENGTH = 16;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/EventStreamCodec.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/EventStreamCodec.js
 var EventStreamCodec;
 var init_EventStreamCodec = __esmMin((() => {
 	init_checksum();
@@ -40418,7 +40418,7 @@ var init_EventStreamCodec = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/MessageDecoderStream.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/MessageDecoderStream.js
 var MessageDecoderStream;
 var init_MessageDecoderStream = __esmMin((() => {
 	MessageDecoderStream = class {
@@ -40435,7 +40435,7 @@ var init_MessageDecoderStream = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/MessageEncoderStream.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/MessageEncoderStream.js
 var MessageEncoderStream;
 var init_MessageEncoderStream = __esmMin((() => {
 	MessageEncoderStream = class {
@@ -40453,7 +40453,7 @@ var init_MessageEncoderStream = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/SmithyMessageDecoderStream.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/SmithyMessageDecoderStream.js
 var SmithyMessageDecoderStream;
 var init_SmithyMessageDecoderStream = __esmMin((() => {
 	SmithyMessageDecoderStream = class {
@@ -40474,7 +40474,7 @@ var init_SmithyMessageDecoderStream = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/SmithyMessageEncoderStream.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/SmithyMessageEncoderStream.js
 var SmithyMessageEncoderStream;
 var init_SmithyMessageEncoderStream = __esmMin((() => {
 	SmithyMessageEncoderStream = class {
@@ -40491,7 +40491,7 @@ var init_SmithyMessageEncoderStream = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde-universal/getChunkedStream.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde-universal/getChunkedStream.js
 function getChunkedStream(source) {
 	let currentMessageTotalLength = 0;
 	let currentMessagePendingLength = 0;
@@ -40545,7 +40545,7 @@ function getChunkedStream(source) {
 }
 var init_getChunkedStream = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde-universal/getUnmarshalledStream.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde-universal/getUnmarshalledStream.js
 function getUnmarshalledStream(source, options) {
 	const messageUnmarshaller = getMessageUnmarshaller(options.deserializer, options.toUtf8);
 	return { [Symbol.asyncIterator]: async function* () {
@@ -40582,7 +40582,7 @@ function getMessageUnmarshaller(deserializer, toUtf8) {
 }
 var init_getUnmarshalledStream = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde-universal/EventStreamMarshaller.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde-universal/EventStreamMarshaller.js
 var EventStreamMarshaller$1, eventStreamSerdeProvider$1;
 var init_EventStreamMarshaller$1 = __esmMin((() => {
 	init_EventStreamCodec();
@@ -40623,7 +40623,7 @@ var init_EventStreamMarshaller$1 = __esmMin((() => {
 	eventStreamSerdeProvider$1 = (options) => new EventStreamMarshaller$1(options);
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde/EventStreamMarshaller.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde/EventStreamMarshaller.js
 async function* readableToIterable(readStream) {
 	let streamEnded = false;
 	let generationEnded = false;
@@ -40666,7 +40666,7 @@ var init_EventStreamMarshaller = __esmMin((() => {
 	eventStreamSerdeProvider = (options) => new EventStreamMarshaller(options);
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde/utils.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde/utils.js
 var readableStreamToIterable, iterableToReadableStream;
 var init_utils$1 = __esmMin((() => {
 	readableStreamToIterable = (readableStream) => ({ [Symbol.asyncIterator]: async function* () {
@@ -40691,13 +40691,13 @@ var init_utils$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde-config-resolver/EventStreamSerdeConfig.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde-config-resolver/EventStreamSerdeConfig.js
 var resolveEventStreamSerdeConfig;
 var init_EventStreamSerdeConfig = __esmMin((() => {
 	resolveEventStreamSerdeConfig = (input) => Object.assign(input, { eventStreamMarshaller: input.eventStreamSerdeProvider(input) });
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/event-streams/EventStreamSerde.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/EventStreamSerde.js
 var EventStreamSerde;
 var init_EventStreamSerde = __esmMin((() => {
 	init_transport();
@@ -40929,7 +40929,7 @@ var init_EventStreamSerde = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/event-streams/index.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/index.js
 var event_streams_exports = /* @__PURE__ */ __exportAll$1({
 	EventStreamCodec: () => EventStreamCodec,
 	EventStreamMarshaller: () => EventStreamMarshaller,
@@ -40967,7 +40967,7 @@ var init_event_streams = __esmMin((() => {
 	init_EventStreamSerde();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/HttpProtocol.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/HttpProtocol.js
 var HttpProtocol;
 var init_HttpProtocol = __esmMin((() => {
 	init_transport();
@@ -41139,7 +41139,7 @@ var init_HttpProtocol = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/HttpBindingProtocol.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/HttpBindingProtocol.js
 var HttpBindingProtocol;
 var init_HttpBindingProtocol = __esmMin((() => {
 	init_transport();
@@ -41363,7 +41363,7 @@ var init_HttpBindingProtocol = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/RpcProtocol.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/RpcProtocol.js
 var RpcProtocol;
 var init_RpcProtocol = __esmMin((() => {
 	init_transport();
@@ -41452,7 +41452,7 @@ var init_RpcProtocol = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/AbstractRpcV2Protocol.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/AbstractRpcV2Protocol.js
 var AbstractRpcV2Protocol;
 var init_AbstractRpcV2Protocol = __esmMin((() => {
 	init_schema();
@@ -41488,7 +41488,7 @@ var init_AbstractRpcV2Protocol = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/resolve-path.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/resolve-path.js
 var resolvedPath;
 var init_resolve_path = __esmMin((() => {
 	init_extended_encode_uri_component();
@@ -41502,7 +41502,7 @@ var init_resolve_path = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/requestBuilder.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/requestBuilder.js
 function requestBuilder(input, context) {
 	return new RequestBuilder(input, context);
 }
@@ -41574,7 +41574,7 @@ var init_requestBuilder = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/serde/FromStringShapeDeserializer.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/serde/FromStringShapeDeserializer.js
 var FromStringShapeDeserializer;
 var init_FromStringShapeDeserializer = __esmMin((() => {
 	init_serde();
@@ -41632,7 +41632,7 @@ var init_FromStringShapeDeserializer = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/serde/HttpInterceptingShapeDeserializer.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/serde/HttpInterceptingShapeDeserializer.js
 var HttpInterceptingShapeDeserializer;
 var init_HttpInterceptingShapeDeserializer = __esmMin((() => {
 	init_serde();
@@ -41678,7 +41678,7 @@ var init_HttpInterceptingShapeDeserializer = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/serde/ToStringShapeSerializer.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/serde/ToStringShapeSerializer.js
 var ToStringShapeSerializer;
 var init_ToStringShapeSerializer = __esmMin((() => {
 	init_serde();
@@ -41765,7 +41765,7 @@ var init_ToStringShapeSerializer = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/serde/HttpInterceptingShapeSerializer.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/serde/HttpInterceptingShapeSerializer.js
 var HttpInterceptingShapeSerializer;
 var init_HttpInterceptingShapeSerializer = __esmMin((() => {
 	init_HttpBindingNormalizedSchema();
@@ -41810,7 +41810,7 @@ var init_HttpInterceptingShapeSerializer = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/serde/determineTimestampFormat.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/serde/determineTimestampFormat.js
 function determineTimestampFormat(ns, settings) {
 	if (settings.timestampFormat.useTrait) {
 		const schema = ns.getSchema();
@@ -41821,7 +41821,7 @@ function determineTimestampFormat(ns, settings) {
 }
 var init_determineTimestampFormat = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/protocol-http/Field.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/protocol-http/Field.js
 var import_dist_cjs$20, Field;
 var init_Field = __esmMin((() => {
 	import_dist_cjs$20 = require_dist_cjs$16();
@@ -41852,7 +41852,7 @@ var init_Field = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/protocol-http/Fields.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/protocol-http/Fields.js
 var Fields;
 var init_Fields = __esmMin((() => {
 	Fields = class {
@@ -41877,7 +41877,7 @@ var init_Fields = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/protocol-http/extensions/httpExtensionConfiguration.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/protocol-http/extensions/httpExtensionConfiguration.js
 var getHttpHandlerExtensionConfiguration, resolveHttpHandlerRuntimeConfig;
 var init_httpExtensionConfiguration = __esmMin((() => {
 	getHttpHandlerExtensionConfiguration = (runtimeConfig) => {
@@ -41903,7 +41903,7 @@ var init_httpExtensionConfiguration = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/middleware-content-length/contentLengthMiddleware.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/middleware-content-length/contentLengthMiddleware.js
 function contentLengthMiddleware(bodyLengthChecker) {
 	return (next) => async (args) => {
 		const request = args.request;
@@ -41938,21 +41938,21 @@ var init_contentLengthMiddleware = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/util-uri-escape/escape-uri.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/util-uri-escape/escape-uri.js
 var escapeUri, hexEncode;
 var init_escape_uri = __esmMin((() => {
 	escapeUri = (uri) => encodeURIComponent(uri).replace(/[!'()*]/g, hexEncode);
 	hexEncode = (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/util-uri-escape/escape-uri-path.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/util-uri-escape/escape-uri-path.js
 var escapeUriPath;
 var init_escape_uri_path = __esmMin((() => {
 	init_escape_uri();
 	escapeUriPath = (uri) => uri.split("/").map(escapeUri).join("/");
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/querystring-builder/buildQueryString.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/querystring-builder/buildQueryString.js
 function buildQueryString(query) {
 	const parts = [];
 	for (let key of Object.keys(query).sort()) {
@@ -41971,7 +41971,7 @@ var init_buildQueryString = __esmMin((() => {
 	init_escape_uri();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/ConfigurableSerdeContext.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/ConfigurableSerdeContext.js
 var SerdeContextConfig$1;
 var init_ConfigurableSerdeContext$1 = __esmMin((() => {
 	SerdeContextConfig$1 = class {
@@ -41982,7 +41982,7 @@ var init_ConfigurableSerdeContext$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/UnionSerde.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/UnionSerde.js
 var UnionSerde$1;
 var init_UnionSerde$1 = __esmMin((() => {
 	UnionSerde$1 = class {
@@ -42013,7 +42013,7 @@ var init_UnionSerde$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/json/detectBufferParsing.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/detectBufferParsing.js
 function detectBufferParsing() {
 	if (canParseBuffer === void 0) try {
 		if (typeof Buffer !== "function") canParseBuffer = false;
@@ -42031,7 +42031,7 @@ var init_detectBufferParsing = __esmMin((() => {
 	;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/json/jsonReviver.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/jsonReviver.js
 function jsonReviver(key, value, context) {
 	if (context?.source) {
 		const numericString = context.source;
@@ -42118,7 +42118,7 @@ var init_jsonReviver = __esmMin((() => {
 	init_serde();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/json/needsReviver.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/needsReviver.js
 function needsReviver(schema) {
 	const ns = NormalizedSchema.of(schema);
 	const raw = ns.getSchema();
@@ -42148,7 +42148,7 @@ var init_needsReviver = __esmMin((() => {
 	REVIVER_SYMBOL = Symbol.for("@aws-sdk/reviver");
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/common.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/common.js
 var collectBodyString;
 var init_common = __esmMin((() => {
 	init_collect_stream_body();
@@ -42156,7 +42156,7 @@ var init_common = __esmMin((() => {
 	collectBodyString = (streamBody, context) => collectBody$1(streamBody, context).then((body) => (context?.utf8Encoder ?? toUtf8$1)(body));
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/json/parseJsonBody.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/parseJsonBody.js
 async function parseJsonBody(streamBody, context, schema) {
 	let parsingInput;
 	if (detectBufferParsing() && typeof streamBody?.[Symbol.asyncIterator] === "function") {
@@ -42239,7 +42239,7 @@ var init_parseJsonBody = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v2/JsonShapeDeserializer2.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v2/JsonShapeDeserializer2.js
 var JsonShapeDeserializer2;
 var init_JsonShapeDeserializer2 = __esmMin((() => {
 	init_determineTimestampFormat();
@@ -42379,7 +42379,7 @@ var init_JsonShapeDeserializer2 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v2/JsonBytesStringAdapter.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v2/JsonBytesStringAdapter.js
 var JsonBytesStringAdapter, warned;
 var init_JsonBytesStringAdapter = __esmMin((() => {
 	init_serde();
@@ -42478,7 +42478,7 @@ var init_JsonBytesStringAdapter = __esmMin((() => {
 	warned = 0;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v2/JsonShapeSerializer2.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v2/JsonShapeSerializer2.js
 function alloc(size) {
 	return JsonBytesStringAdapter.allocUnsafe(size);
 }
@@ -42962,7 +42962,7 @@ var init_JsonShapeSerializer2 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v2/JsonCodec2.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v2/JsonCodec2.js
 var JsonCodec2;
 var init_JsonCodec2 = __esmMin((() => {
 	init_ConfigurableSerdeContext$1();
@@ -42987,7 +42987,7 @@ var init_JsonCodec2 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/json/SmithyRpcV2JsonProtocol.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/SmithyRpcV2JsonProtocol.js
 var SmithyRpcV2JsonProtocol;
 var init_SmithyRpcV2JsonProtocol = __esmMin((() => {
 	init_AbstractRpcV2Protocol();
@@ -43060,7 +43060,7 @@ var init_SmithyRpcV2JsonProtocol = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v1/JsonShapeDeserializer.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v1/JsonShapeDeserializer.js
 var JsonShapeDeserializer;
 var init_JsonShapeDeserializer = __esmMin((() => {
 	init_determineTimestampFormat();
@@ -43180,7 +43180,7 @@ var init_JsonShapeDeserializer = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/json/jsonReplacer.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/jsonReplacer.js
 var JsonReplacer;
 var init_jsonReplacer = __esmMin((() => {
 	init_serde();
@@ -43218,7 +43218,7 @@ var init_jsonReplacer = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v1/JsonShapeSerializer.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v1/JsonShapeSerializer.js
 var JsonShapeSerializer;
 var init_JsonShapeSerializer = __esmMin((() => {
 	init_determineTimestampFormat();
@@ -43367,7 +43367,7 @@ var init_JsonShapeSerializer = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v1/JsonCodec.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v1/JsonCodec.js
 var JsonCodec;
 var init_JsonCodec = __esmMin((() => {
 	init_ConfigurableSerdeContext$1();
@@ -43392,7 +43392,7 @@ var init_JsonCodec = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/protocols/index.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/index.js
 var protocols_exports = /* @__PURE__ */ __exportAll$1({
 	AbstractRpcV2Protocol: () => AbstractRpcV2Protocol,
 	Field: () => Field,
@@ -43470,7 +43470,7 @@ var init_protocols$1 = __esmMin((() => {
 	init_JsonShapeDeserializer2();
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-host-header/hostHeaderMiddleware.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-host-header/hostHeaderMiddleware.js
 function resolveHostHeaderConfig(input) {
 	return input;
 }
@@ -43503,7 +43503,7 @@ var init_hostHeaderMiddleware = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-logger/loggerMiddleware.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-logger/loggerMiddleware.js
 var loggerMiddleware, loggerMiddlewareOptions, getLoggerPlugin;
 var init_loggerMiddleware = __esmMin((() => {
 	loggerMiddleware = () => (next, context) => async (args) => {
@@ -43547,7 +43547,7 @@ var init_loggerMiddleware = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-recursion-detection/configuration.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-recursion-detection/configuration.js
 var recursionDetectionMiddlewareOptions;
 var init_configuration$1 = __esmMin((() => {
 	recursionDetectionMiddlewareOptions = {
@@ -43559,7 +43559,7 @@ var init_configuration$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws/lambda-invoke-store/dist-es/invoke-store.js
+// ../../main/node_modules/@aws/lambda-invoke-store/dist-es/invoke-store.js
 var PROTECTED_KEYS, NO_GLOBAL_AWS_LAMBDA, InvokeStoreBase, InvokeStoreSingle, InvokeStoreMulti, InvokeStore;
 var init_invoke_store = __esmMin((() => {
 	PROTECTED_KEYS = {
@@ -43666,7 +43666,7 @@ var init_invoke_store = __esmMin((() => {
 	})(InvokeStore || (InvokeStore = {}));
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-recursion-detection/recursionDetectionMiddleware.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-recursion-detection/recursionDetectionMiddleware.js
 function sanitizeTraceHeaders(headers) {
 	for (const header of Object.keys(headers)) {
 		const lower = header.toLowerCase();
@@ -43716,7 +43716,7 @@ var init_recursionDetectionMiddleware = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-recursion-detection/getRecursionDetectionPlugin.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-recursion-detection/getRecursionDetectionPlugin.js
 var getRecursionDetectionPlugin;
 var init_getRecursionDetectionPlugin = __esmMin((() => {
 	init_configuration$1();
@@ -43726,7 +43726,7 @@ var init_getRecursionDetectionPlugin = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-auth-scheme/resolveAuthOptions.js
+// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-auth-scheme/resolveAuthOptions.js
 var resolveAuthOptions;
 var init_resolveAuthOptions = __esmMin((() => {
 	resolveAuthOptions = (candidateAuthOptions, authSchemePreference) => {
@@ -43738,7 +43738,7 @@ var init_resolveAuthOptions = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-auth-scheme/httpAuthSchemeMiddleware.js
+// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-auth-scheme/httpAuthSchemeMiddleware.js
 function convertHttpAuthSchemesToMap(httpAuthSchemes) {
 	const map = /* @__PURE__ */ new Map();
 	for (const scheme of httpAuthSchemes) map.set(scheme.schemeId, scheme);
@@ -43781,7 +43781,7 @@ var init_httpAuthSchemeMiddleware = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-auth-scheme/getHttpAuthSchemeEndpointRuleSetPlugin.js
+// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-auth-scheme/getHttpAuthSchemeEndpointRuleSetPlugin.js
 var httpAuthSchemeEndpointRuleSetMiddlewareOptions, getHttpAuthSchemeEndpointRuleSetPlugin;
 var init_getHttpAuthSchemeEndpointRuleSetPlugin = __esmMin((() => {
 	init_httpAuthSchemeMiddleware();
@@ -43801,7 +43801,7 @@ var init_getHttpAuthSchemeEndpointRuleSetPlugin = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-auth-scheme/getHttpAuthSchemePlugin.js
+// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-auth-scheme/getHttpAuthSchemePlugin.js
 var httpAuthSchemeMiddlewareOptions, getHttpAuthSchemePlugin;
 var init_getHttpAuthSchemePlugin = __esmMin((() => {
 	init_httpAuthSchemeMiddleware();
@@ -43821,14 +43821,14 @@ var init_getHttpAuthSchemePlugin = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-auth-scheme/index.js
+// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-auth-scheme/index.js
 var init_middleware_http_auth_scheme = __esmMin((() => {
 	init_httpAuthSchemeMiddleware();
 	init_getHttpAuthSchemeEndpointRuleSetPlugin();
 	init_getHttpAuthSchemePlugin();
 }));
 
-// node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-signing/httpSigningMiddleware.js
+// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-signing/httpSigningMiddleware.js
 var defaultErrorHandler$1, defaultSuccessHandler$1, httpSigningMiddleware;
 var init_httpSigningMiddleware = __esmMin((() => {
 	init_protocols$1();
@@ -43851,7 +43851,7 @@ var init_httpSigningMiddleware = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-signing/getHttpSigningMiddleware.js
+// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-signing/getHttpSigningMiddleware.js
 var httpSigningMiddlewareOptions, getHttpSigningPlugin;
 var init_getHttpSigningMiddleware = __esmMin((() => {
 	init_httpSigningMiddleware();
@@ -43873,13 +43873,13 @@ var init_getHttpSigningMiddleware = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-signing/index.js
+// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-signing/index.js
 var init_middleware_http_signing = __esmMin((() => {
 	init_httpSigningMiddleware();
 	init_getHttpSigningMiddleware();
 }));
 
-// node_modules/@smithy/core/dist-es/normalizeProvider.js
+// ../../main/node_modules/@smithy/core/dist-es/normalizeProvider.js
 var normalizeProvider;
 var init_normalizeProvider = __esmMin((() => {
 	normalizeProvider = (input) => {
@@ -43889,7 +43889,7 @@ var init_normalizeProvider = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/legacy-root-exports/pagination/createPaginator.js
+// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/pagination/createPaginator.js
 function createPaginator(ClientCtor, CommandCtor, inputTokenName, outputTokenName, pageSizeTokenName) {
 	return async function* paginateOperation(config, input, ...additionalArguments) {
 		const _input = input;
@@ -43927,7 +43927,7 @@ var init_createPaginator = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/setFeature.js
+// ../../main/node_modules/@smithy/core/dist-es/setFeature.js
 function setFeature(context, feature, value) {
 	if (!context.__smithy_context) context.__smithy_context = { features: {} };
 	else if (!context.__smithy_context.features) context.__smithy_context.features = {};
@@ -43935,7 +43935,7 @@ function setFeature(context, feature, value) {
 }
 var init_setFeature = __esmMin((() => {}));
 
-// node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/DefaultIdentityProviderConfig.js
+// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/DefaultIdentityProviderConfig.js
 var DefaultIdentityProviderConfig;
 var init_DefaultIdentityProviderConfig = __esmMin((() => {
 	init_transport();
@@ -43954,7 +43954,7 @@ var init_DefaultIdentityProviderConfig = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/httpApiKeyAuth.js
+// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/httpApiKeyAuth.js
 var import_dist_cjs$19, HttpApiKeyAuthSigner;
 var init_httpApiKeyAuth = __esmMin((() => {
 	init_protocols$1();
@@ -43974,7 +43974,7 @@ var init_httpApiKeyAuth = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/httpBearerAuth.js
+// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/httpBearerAuth.js
 var HttpBearerAuthSigner;
 var init_httpBearerAuth = __esmMin((() => {
 	init_protocols$1();
@@ -43988,7 +43988,7 @@ var init_httpBearerAuth = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/noAuth.js
+// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/noAuth.js
 var NoAuthSigner;
 var init_noAuth = __esmMin((() => {
 	NoAuthSigner = class {
@@ -43998,14 +43998,14 @@ var init_noAuth = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/index.js
+// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/index.js
 var init_httpAuthSchemes$1 = __esmMin((() => {
 	init_httpApiKeyAuth();
 	init_httpBearerAuth();
 	init_noAuth();
 }));
 
-// node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/memoizeIdentityProvider.js
+// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/memoizeIdentityProvider.js
 var createIsIdentityExpiredFunction, EXPIRATION_MS, isIdentityExpired, doesIdentityRequireRefresh, memoizeIdentityProvider;
 var init_memoizeIdentityProvider = __esmMin((() => {
 	createIsIdentityExpiredFunction = (expirationMs) => function isIdentityExpired(identity) {
@@ -44052,14 +44052,14 @@ var init_memoizeIdentityProvider = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/index.js
+// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/index.js
 var init_util_identity_and_auth = __esmMin((() => {
 	init_DefaultIdentityProviderConfig();
 	init_httpAuthSchemes$1();
 	init_memoizeIdentityProvider();
 }));
 
-// node_modules/@smithy/core/dist-es/index.js
+// ../../main/node_modules/@smithy/core/dist-es/index.js
 var dist_es_exports = /* @__PURE__ */ __exportAll$1({
 	DefaultIdentityProviderConfig: () => DefaultIdentityProviderConfig,
 	EXPIRATION_MS: () => EXPIRATION_MS,
@@ -44095,7 +44095,7 @@ var init_dist_es = __esmMin((() => {
 	init_util_identity_and_auth();
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-user-agent/configurations.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-user-agent/configurations.js
 function isValidUserAgentAppId(appId) {
 	if (appId === void 0) return true;
 	return typeof appId === "string" && appId.length <= 50;
@@ -44122,7 +44122,7 @@ var init_configurations$2 = __esmMin((() => {
 	DEFAULT_UA_APP_ID = void 0;
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/lib/aws/partitions.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/lib/aws/partitions.js
 var partitionsInfo;
 var init_partitions = __esmMin((() => {
 	partitionsInfo = {
@@ -44297,7 +44297,7 @@ var init_partitions = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/lib/aws/partition.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/lib/aws/partition.js
 var selectedPartitionsInfo, selectedUserAgentPrefix, partition, setPartitionInfo, useDefaultPartitionInfo, getUserAgentPrefix;
 var init_partition = __esmMin((() => {
 	init_partitions();
@@ -44330,13 +44330,13 @@ var init_partition = __esmMin((() => {
 	getUserAgentPrefix = () => selectedUserAgentPrefix;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/isStreamingPayload/isStreamingPayload.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/isStreamingPayload/isStreamingPayload.js
 var isStreamingPayload;
 var init_isStreamingPayload = __esmMin((() => {
 	isStreamingPayload = (request) => request?.body instanceof Readable || typeof ReadableStream !== "undefined" && request?.body instanceof ReadableStream;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/service-error-classification/constants.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/service-error-classification/constants.js
 var CLOCK_SKEW_ERROR_CODES, THROTTLING_ERROR_CODES, TRANSIENT_ERROR_CODES, TRANSIENT_ERROR_STATUS_CODES, NODEJS_TIMEOUT_ERROR_CODES, NODEJS_NETWORK_ERROR_CODES;
 var init_constants$3 = __esmMin((() => {
 	CLOCK_SKEW_ERROR_CODES = [
@@ -44389,7 +44389,7 @@ var init_constants$3 = __esmMin((() => {
 	];
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/service-error-classification/service-error-classification.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/service-error-classification/service-error-classification.js
 function isNodeJsHttp2TransientError(error) {
 	return error.code === "ERR_HTTP2_STREAM_ERROR" && error.message.includes("NGHTTP2_REFUSED_STREAM");
 }
@@ -44422,7 +44422,7 @@ var init_service_error_classification = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/util-retry/race.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/util-retry/race.js
 var race, createAbortError, isAbortError;
 var init_race = __esmMin((() => {
 	race = (promise, signal) => {
@@ -44442,7 +44442,7 @@ var init_race = __esmMin((() => {
 	isAbortError = (error) => typeof error === "object" && error !== null && "name" in error && error.name === "AbortError";
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/util-retry/constants.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/util-retry/constants.js
 var MAXIMUM_RETRY_DELAY, INVOCATION_ID_HEADER, REQUEST_HEADER;
 var init_constants$2 = __esmMin((() => {
 	MAXIMUM_RETRY_DELAY = 2e4;
@@ -44450,7 +44450,7 @@ var init_constants$2 = __esmMin((() => {
 	REQUEST_HEADER = "amz-sdk-request";
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/parseRetryAfterHeader.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/parseRetryAfterHeader.js
 function parseRetryAfterHeader(response, logger) {
 	if (!HttpResponse.isInstance(response)) return;
 	for (const header in response.headers) {
@@ -44490,7 +44490,7 @@ var init_parseRetryAfterHeader = __esmMin((() => {
 	init_serde();
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/util.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/util.js
 var asSdkError;
 var init_util$1 = __esmMin((() => {
 	asSdkError = (error) => {
@@ -44501,7 +44501,7 @@ var init_util$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retryMiddleware.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retryMiddleware.js
 function bindRetryMiddleware(isStreamingPayload) {
 	return (options) => (next, context) => async (args) => {
 		let retryStrategy = await options.retryStrategy();
@@ -44597,7 +44597,7 @@ var init_retryMiddleware = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/util-retry/DefaultRateLimiter.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/util-retry/DefaultRateLimiter.js
 var DefaultRateLimiter;
 var init_DefaultRateLimiter = __esmMin((() => {
 	init_service_error_classification();
@@ -44709,7 +44709,7 @@ var init_DefaultRateLimiter = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/util-retry/retries-2026-config.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/util-retry/retries-2026-config.js
 var Retry;
 var init_retries_2026_config = __esmMin((() => {
 	Retry = class {
@@ -44732,7 +44732,7 @@ var init_retries_2026_config = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/util-retry/DefaultRetryBackoffStrategy.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/util-retry/DefaultRetryBackoffStrategy.js
 var DefaultRetryBackoffStrategy;
 var init_DefaultRetryBackoffStrategy = __esmMin((() => {
 	init_constants$2();
@@ -44749,7 +44749,7 @@ var init_DefaultRetryBackoffStrategy = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/util-retry/DefaultRetryToken.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/util-retry/DefaultRetryToken.js
 var DefaultRetryToken;
 var init_DefaultRetryToken = __esmMin((() => {
 	init_constants$2();
@@ -44780,7 +44780,7 @@ var init_DefaultRetryToken = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/util-retry/config.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/util-retry/config.js
 var RETRY_MODES, DEFAULT_RETRY_MODE;
 var init_config = __esmMin((() => {
 	;
@@ -44791,7 +44791,7 @@ var init_config = __esmMin((() => {
 	DEFAULT_RETRY_MODE = RETRY_MODES.STANDARD;
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/util-retry/StandardRetryStrategy.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/util-retry/StandardRetryStrategy.js
 var refusal, StandardRetryStrategy$1;
 var init_StandardRetryStrategy$1 = __esmMin((() => {
 	init_DefaultRetryBackoffStrategy();
@@ -44883,7 +44883,7 @@ var init_StandardRetryStrategy$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/util-retry/AdaptiveRetryStrategy.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/util-retry/AdaptiveRetryStrategy.js
 var AdaptiveRetryStrategy$1;
 var init_AdaptiveRetryStrategy$1 = __esmMin((() => {
 	init_DefaultRateLimiter();
@@ -44922,7 +44922,7 @@ var init_AdaptiveRetryStrategy$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/util-retry/ConfiguredRetryStrategy.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/util-retry/ConfiguredRetryStrategy.js
 var ConfiguredRetryStrategy;
 var init_ConfiguredRetryStrategy = __esmMin((() => {
 	init_StandardRetryStrategy$1();
@@ -44941,7 +44941,7 @@ var init_ConfiguredRetryStrategy = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retry-pre-sra-deprecated/defaultRetryQuota.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retry-pre-sra-deprecated/defaultRetryQuota.js
 var getDefaultRetryQuota;
 var init_defaultRetryQuota = __esmMin((() => {
 	init_constants$2();
@@ -44971,14 +44971,14 @@ var init_defaultRetryQuota = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retry-pre-sra-deprecated/delayDecider.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retry-pre-sra-deprecated/delayDecider.js
 var defaultDelayDecider;
 var init_delayDecider = __esmMin((() => {
 	init_constants$2();
 	defaultDelayDecider = (delayBase, attempts) => Math.floor(Math.min(MAXIMUM_RETRY_DELAY, Math.random() * 2 ** attempts * delayBase));
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retry-pre-sra-deprecated/retryDecider.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retry-pre-sra-deprecated/retryDecider.js
 var defaultRetryDecider;
 var init_retryDecider = __esmMin((() => {
 	init_service_error_classification();
@@ -44988,7 +44988,7 @@ var init_retryDecider = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retry-pre-sra-deprecated/StandardRetryStrategy.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retry-pre-sra-deprecated/StandardRetryStrategy.js
 var StandardRetryStrategy, getDelayFromRetryAfterHeader;
 var init_StandardRetryStrategy = __esmMin((() => {
 	init_protocols$1();
@@ -45074,7 +45074,7 @@ var init_StandardRetryStrategy = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retry-pre-sra-deprecated/AdaptiveRetryStrategy.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retry-pre-sra-deprecated/AdaptiveRetryStrategy.js
 var AdaptiveRetryStrategy;
 var init_AdaptiveRetryStrategy = __esmMin((() => {
 	init_DefaultRateLimiter();
@@ -45101,7 +45101,7 @@ var init_AdaptiveRetryStrategy = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/configurations.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/configurations.js
 var ENV_MAX_ATTEMPTS, CONFIG_MAX_ATTEMPTS, NODE_MAX_ATTEMPT_CONFIG_OPTIONS, resolveRetryConfig, ENV_RETRY_MODE, CONFIG_RETRY_MODE, NODE_RETRY_MODE_CONFIG_OPTIONS;
 var init_configurations$1 = __esmMin((() => {
 	init_client$1();
@@ -45158,7 +45158,7 @@ var init_configurations$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/omitRetryHeadersMiddleware.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/omitRetryHeadersMiddleware.js
 var omitRetryHeadersMiddleware, omitRetryHeadersMiddlewareOptions, getOmitRetryHeadersPlugin;
 var init_omitRetryHeadersMiddleware = __esmMin((() => {
 	init_protocols$1();
@@ -45187,7 +45187,7 @@ var init_omitRetryHeadersMiddleware = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@smithy/core/dist-es/submodules/retry/index.js
+// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/index.js
 var retry_exports = /* @__PURE__ */ __exportAll$1({
 	AdaptiveRetryStrategy: () => AdaptiveRetryStrategy$1,
 	CONFIG_MAX_ATTEMPTS: () => CONFIG_MAX_ATTEMPTS,
@@ -45256,7 +45256,7 @@ var init_retry = __esmMin((() => {
 	getRetryPlugin = bindGetRetryPlugin(isStreamingPayload);
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-user-agent/check-features.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-user-agent/check-features.js
 async function checkFeatures(context, config, args) {
 	if (args.request?.headers?.["smithy-protocol"] === "rpc-v2-cbor") setFeature$2(context, "PROTOCOL_RPC_V2_CBOR", "M");
 	if (typeof config.retryStrategy === "function") {
@@ -45295,7 +45295,7 @@ var init_check_features = __esmMin((() => {
 	ACCOUNT_ID_ENDPOINT_REGEX = /\d{12}\.ddb/;
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-user-agent/constants.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-user-agent/constants.js
 var USER_AGENT, X_AMZ_USER_AGENT, UA_NAME_ESCAPE_REGEX, UA_VALUE_ESCAPE_REGEX;
 var init_constants$1 = __esmMin((() => {
 	USER_AGENT = "user-agent";
@@ -45304,7 +45304,7 @@ var init_constants$1 = __esmMin((() => {
 	UA_VALUE_ESCAPE_REGEX = /[^!$%&'*+\-.^_`|~\w#]/g;
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-user-agent/encode-features.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-user-agent/encode-features.js
 function encodeFeatures(features) {
 	let buffer = "";
 	for (const key in features) {
@@ -45323,7 +45323,7 @@ var init_encode_features = __esmMin((() => {
 	BYTE_LIMIT = 1024;
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-user-agent/user-agent-middleware.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-user-agent/user-agent-middleware.js
 var userAgentMiddleware, escapeUserAgent, getUserAgentMiddlewareOptions, getUserAgentPlugin;
 var init_user_agent_middleware = __esmMin((() => {
 	init_protocols$1();
@@ -45390,7 +45390,7 @@ var init_user_agent_middleware = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-node/getRuntimeUserAgentPair.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-node/getRuntimeUserAgentPair.js
 var getRuntimeUserAgentPair;
 var init_getRuntimeUserAgentPair = __esmMin((() => {
 	getRuntimeUserAgentPair = () => {
@@ -45403,13 +45403,13 @@ var init_getRuntimeUserAgentPair = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-node/crt-availability.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-node/crt-availability.js
 var crtAvailability;
 var init_crt_availability = __esmMin((() => {
 	crtAvailability = { isCrtAvailable: false };
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-node/is-crt-available.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-node/is-crt-available.js
 var isCrtAvailable;
 var init_is_crt_available = __esmMin((() => {
 	init_crt_availability();
@@ -45419,7 +45419,7 @@ var init_is_crt_available = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-node/defaultUserAgent.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-node/defaultUserAgent.js
 var createDefaultUserAgentProvider, defaultUserAgent;
 var init_defaultUserAgent$1 = __esmMin((() => {
 	init_getRuntimeUserAgentPair();
@@ -45446,7 +45446,7 @@ var init_defaultUserAgent$1 = __esmMin((() => {
 	defaultUserAgent = createDefaultUserAgentProvider;
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-node/nodeAppIdConfigOptions.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-node/nodeAppIdConfigOptions.js
 var UA_APP_ID_ENV_NAME, UA_APP_ID_INI_NAME, UA_APP_ID_INI_NAME_DEPRECATED, NODE_APP_ID_CONFIG_OPTIONS;
 var init_nodeAppIdConfigOptions = __esmMin((() => {
 	init_configurations$2();
@@ -45460,7 +45460,7 @@ var init_nodeAppIdConfigOptions = __esmMin((() => {
 	};
 }));
 
-// node_modules/bowser/bowser.mjs
+// ../../main/node_modules/bowser/bowser.mjs
 var bowser_exports = /* @__PURE__ */ __exportAll$1({
 	BROWSER_MAP: () => BROWSER_MAP,
 	ENGINE_MAP: () => ENGINE_MAP,
@@ -47489,7 +47489,7 @@ var init_bowser = __esmMin((() => {
 	getParser = Bowser.getParser;
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-browser/createUserAgentStringParsingProvider.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-browser/createUserAgentStringParsingProvider.js
 var createUserAgentStringParsingProvider;
 var init_createUserAgentStringParsingProvider = __esmMin((() => {
 	createUserAgentStringParsingProvider = ({ serviceId, clientVersion }) => async (config) => {
@@ -47510,7 +47510,7 @@ var init_createUserAgentStringParsingProvider = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-browser/defaultUserAgent.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-browser/defaultUserAgent.js
 var fallback;
 var init_defaultUserAgent = __esmMin((() => {
 	init_createUserAgentStringParsingProvider();
@@ -47531,12 +47531,12 @@ var init_defaultUserAgent = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/lib/isIpAddress.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/lib/isIpAddress.js
 var init_isIpAddress = __esmMin((() => {
 	init_endpoints();
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/lib/aws/isVirtualHostableS3Bucket.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/lib/aws/isVirtualHostableS3Bucket.js
 var isVirtualHostableS3Bucket;
 var init_isVirtualHostableS3Bucket = __esmMin((() => {
 	init_endpoints();
@@ -47554,7 +47554,7 @@ var init_isVirtualHostableS3Bucket = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/lib/aws/parseArn.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/lib/aws/parseArn.js
 var ARN_DELIMITER, RESOURCE_DELIMITER, parseArn;
 var init_parseArn = __esmMin((() => {
 	ARN_DELIMITER = ":";
@@ -47574,7 +47574,7 @@ var init_parseArn = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/aws.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/aws.js
 var awsEndpointFunctions;
 var init_aws = __esmMin((() => {
 	init_endpoints();
@@ -47589,12 +47589,12 @@ var init_aws = __esmMin((() => {
 	customEndpointFunctions.aws = awsEndpointFunctions;
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/resolveEndpoint.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/resolveEndpoint.js
 var init_resolveEndpoint = __esmMin((() => {
 	init_endpoints();
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/resolveDefaultAwsRegionalEndpointsConfig.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/resolveDefaultAwsRegionalEndpointsConfig.js
 var resolveDefaultAwsRegionalEndpointsConfig, toEndpointV1;
 var init_resolveDefaultAwsRegionalEndpointsConfig = __esmMin((() => {
 	init_protocols$1();
@@ -47614,17 +47614,17 @@ var init_resolveDefaultAwsRegionalEndpointsConfig = __esmMin((() => {
 	toEndpointV1 = (endpoint) => parseUrl(endpoint.url);
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/types/EndpointError.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/types/EndpointError.js
 var init_EndpointError = __esmMin((() => {
 	init_endpoints();
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/region-config-resolver/awsRegionConfig.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/region-config-resolver/awsRegionConfig.js
 var init_awsRegionConfig = __esmMin((() => {
 	init_config$1();
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/region-config-resolver/stsRegionDefaultResolver.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/region-config-resolver/stsRegionDefaultResolver.js
 function stsRegionDefaultResolver(loaderConfig = {}) {
 	return loadConfig({
 		...NODE_REGION_CONFIG_OPTIONS,
@@ -47643,7 +47643,7 @@ var init_stsRegionDefaultResolver = __esmMin((() => {
 	warning = { silence: false };
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/region-config-resolver/extensions.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/region-config-resolver/extensions.js
 var getAwsRegionExtensionConfiguration, resolveAwsRegionExtensionConfiguration;
 var init_extensions = __esmMin((() => {
 	getAwsRegionExtensionConfiguration = (runtimeConfig) => {
@@ -47661,7 +47661,7 @@ var init_extensions = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/client/index.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/index.js
 var client_exports = /* @__PURE__ */ __exportAll$1({
 	DEFAULT_UA_APP_ID: () => void 0,
 	EndpointError: () => EndpointError,
@@ -47746,7 +47746,7 @@ var init_client = __esmMin((() => {
 	init_extensions();
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/getChecksumAlgorithmForRequest.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/getChecksumAlgorithmForRequest.js
 var getChecksumAlgorithmForRequest;
 var init_getChecksumAlgorithmForRequest = __esmMin((() => {
 	init_constants$7();
@@ -47757,14 +47757,14 @@ var init_getChecksumAlgorithmForRequest = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/getChecksumLocationName.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/getChecksumLocationName.js
 var getChecksumLocationName;
 var init_getChecksumLocationName = __esmMin((() => {
 	init_constants$7();
 	getChecksumLocationName = (algorithm) => algorithm === ChecksumAlgorithm.MD5 ? "content-md5" : `x-amz-checksum-${algorithm.toLowerCase()}`;
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/hasHeader.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/hasHeader.js
 var hasHeader;
 var init_hasHeader = __esmMin((() => {
 	hasHeader = (header, headers) => {
@@ -47774,7 +47774,7 @@ var init_hasHeader = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/hasHeaderWithPrefix.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/hasHeaderWithPrefix.js
 var hasHeaderWithPrefix;
 var init_hasHeaderWithPrefix = __esmMin((() => {
 	hasHeaderWithPrefix = (headerPrefix, headers) => {
@@ -47784,14 +47784,14 @@ var init_hasHeaderWithPrefix = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/isStreaming.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/isStreaming.js
 var isStreaming;
 var init_isStreaming = __esmMin((() => {
 	init_serde();
 	isStreaming = (body) => body !== void 0 && typeof body !== "string" && !ArrayBuffer.isView(body) && !isArrayBuffer(body);
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/crc/crc32c/Crc32cJs.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/crc/crc32c/Crc32cJs.js
 var T, Crc32cJs;
 var init_Crc32cJs = __esmMin((() => {
 	T = /* @__PURE__ */ new Uint32Array(256);
@@ -47823,20 +47823,20 @@ var init_Crc32cJs = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/crc/crc32c/Crc32cNode.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/crc/crc32c/Crc32cNode.js
 var Crc32cNode;
 var init_Crc32cNode = __esmMin((() => {
 	init_Crc32cJs();
 	Crc32cNode = Crc32cJs;
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/crc/crc64-nvme/crc64-nvme-crt-container.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/crc/crc64-nvme/crc64-nvme-crt-container.js
 var crc64NvmeCrtContainer;
 var init_crc64_nvme_crt_container = __esmMin((() => {
 	crc64NvmeCrtContainer = { CrtCrc64Nvme: null };
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/crc/crc64-nvme/Crc64NvmeJs.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/crc/crc64-nvme/Crc64NvmeJs.js
 var generateCRC64NVMETable, CRC64_NVME_REVERSED_TABLE, t0, t1, t2, t3, t4, t5, t6, t7, ensureTablesInitialized, Crc64NvmeJs;
 var init_Crc64NvmeJs = __esmMin((() => {
 	generateCRC64NVMETable = () => {
@@ -47925,7 +47925,7 @@ var init_Crc64NvmeJs = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/crc/crc64-nvme/Crc64Nvme.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/crc/crc64-nvme/Crc64Nvme.js
 var Crc64Nvme;
 var init_Crc64Nvme = __esmMin((() => {
 	init_crc64_nvme_crt_container();
@@ -47948,7 +47948,7 @@ var init_Crc64Nvme = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/crc/index.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/crc/index.js
 var init_crc = __esmMin((() => {
 	init_Crc32cJs();
 	init_Crc32cNode();
@@ -47958,7 +47958,7 @@ var init_crc = __esmMin((() => {
 	init_checksum();
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/types.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/types.js
 var CLIENT_SUPPORTED_ALGORITHMS, PRIORITY_ORDER_ALGORITHMS;
 var init_types = __esmMin((() => {
 	init_constants$7();
@@ -47978,7 +47978,7 @@ var init_types = __esmMin((() => {
 	];
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/selectChecksumAlgorithmFunction.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/selectChecksumAlgorithmFunction.js
 var selectChecksumAlgorithmFunction;
 var init_selectChecksumAlgorithmFunction = __esmMin((() => {
 	init_crc();
@@ -48000,7 +48000,7 @@ var init_selectChecksumAlgorithmFunction = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/stringHasher.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/stringHasher.js
 var stringHasher;
 var init_stringHasher = __esmMin((() => {
 	init_serde();
@@ -48011,7 +48011,7 @@ var init_stringHasher = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/flexibleChecksumsMiddleware.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/flexibleChecksumsMiddleware.js
 var flexibleChecksumsMiddlewareOptions, flexibleChecksumsMiddleware;
 var init_flexibleChecksumsMiddleware = __esmMin((() => {
 	init_client();
@@ -48117,7 +48117,7 @@ var init_flexibleChecksumsMiddleware = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/flexibleChecksumsInputMiddleware.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/flexibleChecksumsInputMiddleware.js
 var flexibleChecksumsInputMiddlewareOptions, flexibleChecksumsInputMiddleware;
 var init_flexibleChecksumsInputMiddleware = __esmMin((() => {
 	init_client();
@@ -48153,7 +48153,7 @@ var init_flexibleChecksumsInputMiddleware = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/getChecksumAlgorithmListForResponse.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/getChecksumAlgorithmListForResponse.js
 var getChecksumAlgorithmListForResponse;
 var init_getChecksumAlgorithmListForResponse = __esmMin((() => {
 	init_types();
@@ -48169,7 +48169,7 @@ var init_getChecksumAlgorithmListForResponse = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/isChecksumWithPartNumber.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/isChecksumWithPartNumber.js
 var isChecksumWithPartNumber;
 var init_isChecksumWithPartNumber = __esmMin((() => {
 	isChecksumWithPartNumber = (checksum) => {
@@ -48185,14 +48185,14 @@ var init_isChecksumWithPartNumber = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/getChecksum.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/getChecksum.js
 var getChecksum;
 var init_getChecksum = __esmMin((() => {
 	init_stringHasher();
 	getChecksum = async (body, { checksumAlgorithmFn, base64Encoder }) => base64Encoder(await stringHasher(checksumAlgorithmFn, body));
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/validateChecksumFromResponse.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/validateChecksumFromResponse.js
 var validateChecksumFromResponse;
 var init_validateChecksumFromResponse = __esmMin((() => {
 	init_serde();
@@ -48241,7 +48241,7 @@ var init_validateChecksumFromResponse = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/flexibleChecksumsResponseMiddleware.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/flexibleChecksumsResponseMiddleware.js
 var flexibleChecksumsResponseMiddlewareOptions, flexibleChecksumsResponseMiddleware;
 var init_flexibleChecksumsResponseMiddleware = __esmMin((() => {
 	init_protocols$1();
@@ -48284,7 +48284,7 @@ var init_flexibleChecksumsResponseMiddleware = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/getFlexibleChecksumsPlugin.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/getFlexibleChecksumsPlugin.js
 var getFlexibleChecksumsPlugin;
 var init_getFlexibleChecksumsPlugin = __esmMin((() => {
 	init_flexibleChecksumsInputMiddleware();
@@ -48297,7 +48297,7 @@ var init_getFlexibleChecksumsPlugin = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/resolveFlexibleChecksumsConfig.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/resolveFlexibleChecksumsConfig.js
 var resolveFlexibleChecksumsConfig;
 var init_resolveFlexibleChecksumsConfig = __esmMin((() => {
 	init_client$1();
@@ -48313,7 +48313,7 @@ var init_resolveFlexibleChecksumsConfig = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/index.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/index.js
 var flexible_checksums_exports = /* @__PURE__ */ __exportAll$1({
 	CONFIG_REQUEST_CHECKSUM_CALCULATION: () => CONFIG_REQUEST_CHECKSUM_CALCULATION,
 	CONFIG_RESPONSE_CHECKSUM_VALIDATION: () => CONFIG_RESPONSE_CHECKSUM_VALIDATION,
@@ -48342,7 +48342,7 @@ var init_flexible_checksums = __esmMin((() => {
 	init_resolveFlexibleChecksumsConfig();
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-check-content-length-header/check-content-length-header.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-check-content-length-header/check-content-length-header.js
 function checkContentLengthHeader() {
 	return (next, context) => async (args) => {
 		const { request } = args;
@@ -48373,7 +48373,7 @@ var init_check_content_length_header = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-region-redirect/region-redirect-endpoint-middleware.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-region-redirect/region-redirect-endpoint-middleware.js
 var regionRedirectEndpointMiddleware, regionRedirectEndpointMiddlewareOptions;
 var init_region_redirect_endpoint_middleware = __esmMin((() => {
 	regionRedirectEndpointMiddleware = (config) => {
@@ -48415,7 +48415,7 @@ var init_region_redirect_endpoint_middleware = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-region-redirect/region-redirect-middleware.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-region-redirect/region-redirect-middleware.js
 function regionRedirectMiddleware(clientConfig) {
 	return (next, context) => async (args) => {
 		try {
@@ -48459,7 +48459,7 @@ var init_region_redirect_middleware = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/S3ExpressIdentityCache.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/S3ExpressIdentityCache.js
 var S3ExpressIdentityCache;
 var init_S3ExpressIdentityCache = __esmMin((() => {
 	S3ExpressIdentityCache = class S3ExpressIdentityCache {
@@ -48501,7 +48501,7 @@ var init_S3ExpressIdentityCache = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/S3ExpressIdentityCacheEntry.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/S3ExpressIdentityCacheEntry.js
 var S3ExpressIdentityCacheEntry;
 var init_S3ExpressIdentityCacheEntry = __esmMin((() => {
 	S3ExpressIdentityCacheEntry = class {
@@ -48520,7 +48520,7 @@ var init_S3ExpressIdentityCacheEntry = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/S3ExpressIdentityProviderImpl.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/S3ExpressIdentityProviderImpl.js
 var S3ExpressIdentityProviderImpl;
 var init_S3ExpressIdentityProviderImpl = __esmMin((() => {
 	init_S3ExpressIdentityCache();
@@ -48573,7 +48573,7 @@ var init_S3ExpressIdentityProviderImpl = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-configuration/s3Configuration.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-configuration/s3Configuration.js
 var resolveS3Config;
 var init_s3Configuration = __esmMin((() => {
 	init_S3ExpressIdentityProviderImpl();
@@ -48592,7 +48592,7 @@ var init_s3Configuration = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-expires/s3-expires-middleware.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-expires/s3-expires-middleware.js
 var s3ExpiresMiddleware, s3ExpiresMiddlewareOptions, getS3ExpiresMiddlewarePlugin;
 var init_s3_expires_middleware = __esmMin((() => {
 	init_protocols$1();
@@ -48627,7 +48627,7 @@ var init_s3_expires_middleware = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@smithy/signature-v4/dist-cjs/index.js
+// ../../main/node_modules/@smithy/signature-v4/dist-cjs/index.js
 var require_dist_cjs$15 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { hasOwn, fromUtf8, fromHex, toHex, toUint8Array, writeKey, isArrayBuffer } = (init_serde(), __toCommonJS(serde_exports));
 	const { normalizeProvider } = (init_client$1(), __toCommonJS(client_exports$1));
@@ -49119,7 +49119,7 @@ ${toHex(hashedRequest)}`;
 	exports.signatureV4aContainer = signatureV4aContainer;
 }));
 
-// node_modules/@aws-sdk/signature-v4-multi-region/dist-cjs/index.js
+// ../../main/node_modules/@aws-sdk/signature-v4-multi-region/dist-cjs/index.js
 var require_dist_cjs$14 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { SignatureV4, signatureV4aContainer } = require_dist_cjs$15();
 	const signatureV4CrtContainer = { CrtSignerV4: null };
@@ -49221,14 +49221,14 @@ var require_dist_cjs$14 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.signatureV4CrtContainer = signatureV4CrtContainer;
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/SignatureV4S3Express.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/SignatureV4S3Express.js
 var import_dist_cjs$17, SignatureV4S3Express;
 var init_SignatureV4S3Express = __esmMin((() => {
 	import_dist_cjs$17 = require_dist_cjs$14();
 	SignatureV4S3Express = class extends import_dist_cjs$17.SignatureV4SignWithCredentials {};
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/constants.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/constants.js
 var S3_EXPRESS_BUCKET_TYPE, S3_EXPRESS_BACKEND, S3_EXPRESS_AUTH_SCHEME, SESSION_TOKEN_QUERY_PARAM, SESSION_TOKEN_HEADER, NODE_DISABLE_S3_EXPRESS_SESSION_AUTH_ENV_NAME, NODE_DISABLE_S3_EXPRESS_SESSION_AUTH_INI_NAME, NODE_DISABLE_S3_EXPRESS_SESSION_AUTH_OPTIONS;
 var init_constants = __esmMin((() => {
 	init_config$1();
@@ -49246,7 +49246,7 @@ var init_constants = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/functions/s3ExpressMiddleware.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/functions/s3ExpressMiddleware.js
 var s3ExpressMiddleware, s3ExpressMiddlewareOptions, getS3ExpressPlugin;
 var init_s3ExpressMiddleware = __esmMin((() => {
 	init_client();
@@ -49284,7 +49284,7 @@ var init_s3ExpressMiddleware = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/functions/signS3Express.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/functions/signS3Express.js
 var signS3Express;
 var init_signS3Express = __esmMin((() => {
 	signS3Express = async (s3ExpressIdentity, signingOptions, request, sigV4MultiRegionSigner) => {
@@ -49294,7 +49294,7 @@ var init_signS3Express = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/functions/s3ExpressHttpSigningMiddleware.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/functions/s3ExpressHttpSigningMiddleware.js
 var defaultErrorHandler, defaultSuccessHandler, s3ExpressHttpSigningMiddlewareOptions, s3ExpressHttpSigningMiddleware, getS3ExpressHttpSigningPlugin;
 var init_s3ExpressHttpSigningMiddleware = __esmMin((() => {
 	init_dist_es();
@@ -49326,13 +49326,13 @@ var init_s3ExpressHttpSigningMiddleware = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/to-stream/toStream.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/to-stream/toStream.js
 function toStream(bytes) {
 	return Readable.from(Buffer.from(bytes));
 }
 var init_toStream = __esmMin((() => {}));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-throw-200-exceptions/throw-200-exceptions.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-throw-200-exceptions/throw-200-exceptions.js
 var THROW_IF_EMPTY_BODY, throw200ExceptionsMiddleware, collectBody, throw200ExceptionsMiddlewareOptions, getThrow200ExceptionsPlugin;
 var init_throw_200_exceptions = __esmMin((() => {
 	init_protocols$1();
@@ -49376,7 +49376,7 @@ var init_throw_200_exceptions = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/util/util-arn-parser/arn.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/util/util-arn-parser/arn.js
 var validate, parse;
 var init_arn = __esmMin((() => {
 	validate = (str) => typeof str === "string" && str.indexOf("arn:") === 0 && str.split(":").length >= 6;
@@ -49394,13 +49394,13 @@ var init_arn = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/util/index.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/util/index.js
 var init_util = __esmMin((() => {
 	init_arn();
 	init_protocols$1();
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-region-redirect/bucket-endpoint-middleware.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-region-redirect/bucket-endpoint-middleware.js
 function bucketEndpointMiddleware$1(options) {
 	return (next, context) => async (args) => {
 		if (options.bucketEndpoint) {
@@ -49434,7 +49434,7 @@ var init_bucket_endpoint_middleware = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-validate-bucket-name/validate-bucket-name.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-validate-bucket-name/validate-bucket-name.js
 function validateBucketNameMiddleware({ bucketEndpoint }) {
 	return (next) => async (args) => {
 		const { input: { Bucket } } = args;
@@ -49462,7 +49462,7 @@ var init_validate_bucket_name = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/protocols/ProtocolLib.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/ProtocolLib.js
 var ProtocolLib;
 var init_ProtocolLib = __esmMin((() => {
 	init_client$1();
@@ -49576,7 +49576,7 @@ var init_ProtocolLib = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/protocols/json/AwsRestJsonProtocol.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/json/AwsRestJsonProtocol.js
 var AwsRestJsonProtocol;
 var init_AwsRestJsonProtocol = __esmMin((() => {
 	init_protocols$1();
@@ -49655,7 +49655,7 @@ var init_AwsRestJsonProtocol = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/xml-builder/dist-cjs/index.js
+// ../../main/node_modules/@aws-sdk/xml-builder/dist-cjs/index.js
 var require_dist_cjs$13 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const ATTR_ESCAPE_RE = /[&<>"]/g;
 	const ATTR_ESCAPE_MAP = {
@@ -49963,7 +49963,7 @@ var require_dist_cjs$13 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.parseXML = parseXML;
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/protocols/ConfigurableSerdeContext.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/ConfigurableSerdeContext.js
 var SerdeContextConfig;
 var init_ConfigurableSerdeContext = __esmMin((() => {
 	SerdeContextConfig = class {
@@ -49974,7 +49974,7 @@ var init_ConfigurableSerdeContext = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/protocols/UnionSerde.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/UnionSerde.js
 var UnionSerde;
 var init_UnionSerde = __esmMin((() => {
 	UnionSerde = class {
@@ -50005,7 +50005,7 @@ var init_UnionSerde = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/protocols/writeKey.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/writeKey.js
 function writeKey(obj) {
 	Object.defineProperty(obj, "__proto__", {
 		value: void 0,
@@ -50016,7 +50016,7 @@ function writeKey(obj) {
 }
 var init_writeKey = __esmMin((() => {}));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlShapeDeserializer.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlShapeDeserializer.js
 var import_dist_cjs$16, XmlShapeDeserializer;
 var init_XmlShapeDeserializer = __esmMin((() => {
 	import_dist_cjs$16 = require_dist_cjs$13();
@@ -50133,7 +50133,7 @@ var init_XmlShapeDeserializer = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/protocols/query/QueryShapeSerializer.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/query/QueryShapeSerializer.js
 var QueryShapeSerializer;
 var init_QueryShapeSerializer = __esmMin((() => {
 	init_protocols$1();
@@ -50282,7 +50282,7 @@ var init_QueryShapeSerializer = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/protocols/query/AwsQueryProtocol.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/query/AwsQueryProtocol.js
 var AwsQueryProtocol;
 var init_AwsQueryProtocol = __esmMin((() => {
 	init_protocols$1();
@@ -50404,7 +50404,7 @@ var init_AwsQueryProtocol = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/parseXmlBody.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/parseXmlBody.js
 var loadRestXmlErrorCode;
 var init_parseXmlBody = __esmMin((() => {
 	loadRestXmlErrorCode = (output, data) => {
@@ -50414,7 +50414,7 @@ var init_parseXmlBody = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlShapeSerializer.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlShapeSerializer.js
 var import_dist_cjs$15, XmlShapeSerializer;
 var init_XmlShapeSerializer = __esmMin((() => {
 	import_dist_cjs$15 = require_dist_cjs$13();
@@ -50623,7 +50623,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlCodec.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlCodec.js
 var XmlCodec;
 var init_XmlCodec = __esmMin((() => {
 	init_ConfigurableSerdeContext();
@@ -50648,7 +50648,7 @@ var init_XmlCodec = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/AwsRestXmlProtocol.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/AwsRestXmlProtocol.js
 var AwsRestXmlProtocol;
 var init_AwsRestXmlProtocol = __esmMin((() => {
 	init_protocols$1();
@@ -50730,7 +50730,7 @@ var init_AwsRestXmlProtocol = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/protocols/index.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/index.js
 var init_protocols = __esmMin((() => {
 	init_serde();
 	init_transport();
@@ -50747,7 +50747,7 @@ var init_protocols = __esmMin((() => {
 	init_parseXmlBody();
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/protocol/S3RestXmlProtocol.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/protocol/S3RestXmlProtocol.js
 var S3RestXmlProtocol;
 var init_S3RestXmlProtocol = __esmMin((() => {
 	init_protocols();
@@ -50771,7 +50771,7 @@ var init_S3RestXmlProtocol = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/NodeDisableMultiregionAccessPointConfigOptions.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/NodeDisableMultiregionAccessPointConfigOptions.js
 var NODE_DISABLE_MULTIREGION_ACCESS_POINT_ENV_NAME, NODE_DISABLE_MULTIREGION_ACCESS_POINT_INI_NAME, NODE_DISABLE_MULTIREGION_ACCESS_POINT_CONFIG_OPTIONS;
 var init_NodeDisableMultiregionAccessPointConfigOptions = __esmMin((() => {
 	init_config$1();
@@ -50784,7 +50784,7 @@ var init_NodeDisableMultiregionAccessPointConfigOptions = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/NodeUseArnRegionConfigOptions.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/NodeUseArnRegionConfigOptions.js
 var NODE_USE_ARN_REGION_ENV_NAME, NODE_USE_ARN_REGION_INI_NAME, NODE_USE_ARN_REGION_CONFIG_OPTIONS;
 var init_NodeUseArnRegionConfigOptions = __esmMin((() => {
 	init_config$1();
@@ -50797,7 +50797,7 @@ var init_NodeUseArnRegionConfigOptions = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-bucket-endpoint/bucketHostnameUtils.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-bucket-endpoint/bucketHostnameUtils.js
 var DOMAIN_PATTERN, IP_ADDRESS_PATTERN, DOTS_PATTERN, DOT_PATTERN, S3_HOSTNAME_PATTERN, S3_US_EAST_1_ALTNAME_PATTERN, AWS_PARTITION_SUFFIX, isBucketNameOptions, isDnsCompatibleBucketName, getRegionalSuffix, getSuffix, getSuffixForArnEndpoint, validateArnEndpointOptions, validateService, validateS3Service, validateOutpostService, validatePartition, validateRegion, validateRegionalClient, validateAccountId, validateDNSHostLabel, validateCustomEndpoint, getArnResources, validateNoDualstack, validateNoFIPS, validateMrapAlias;
 var init_bucketHostnameUtils = __esmMin((() => {
 	DOMAIN_PATTERN = /^[a-z0-9][a-z0-9\.\-]{1,61}[a-z0-9]$/;
@@ -50878,7 +50878,7 @@ var init_bucketHostnameUtils = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-bucket-endpoint/bucketHostname.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-bucket-endpoint/bucketHostname.js
 var bucketHostname, getEndpointFromBucketName, getEndpointFromArn, getEndpointFromObjectLambdaArn, getEndpointFromMRAPArn, getEndpointFromOutpostArn, getEndpointFromAccessPointArn;
 var init_bucketHostname = __esmMin((() => {
 	init_bucketHostnameUtils();
@@ -50994,7 +50994,7 @@ var init_bucketHostname = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-bucket-endpoint/bucketEndpointMiddleware.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-bucket-endpoint/bucketEndpointMiddleware.js
 var bucketEndpointMiddleware, bucketEndpointMiddlewareOptions, getBucketEndpointPlugin;
 var init_bucketEndpointMiddleware = __esmMin((() => {
 	init_util();
@@ -51075,7 +51075,7 @@ var init_bucketEndpointMiddleware = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-bucket-endpoint/configurations.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-bucket-endpoint/configurations.js
 function resolveBucketEndpointConfig(input) {
 	const { bucketEndpoint = false, forcePathStyle = false, useAccelerateEndpoint = false, useArnRegion, disableMultiregionAccessPoints = false } = input;
 	return Object.assign(input, {
@@ -51088,7 +51088,7 @@ function resolveBucketEndpointConfig(input) {
 }
 var init_configurations = __esmMin((() => {}));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-expect-continue/middleware-expect-continue.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-expect-continue/middleware-expect-continue.js
 function addExpectContinueMiddleware(options) {
 	return (next) => async (args) => {
 		const { request } = args;
@@ -51120,7 +51120,7 @@ var init_middleware_expect_continue = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-location-constraint/middleware-location-constraint.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-location-constraint/middleware-location-constraint.js
 function locationConstraintMiddleware(options) {
 	return (next) => async (args) => {
 		const { CreateBucketConfiguration } = args.input;
@@ -51147,13 +51147,13 @@ var init_middleware_location_constraint = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-location-constraint/configuration.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-location-constraint/configuration.js
 function resolveLocationConstraintConfig(input) {
 	return input;
 }
 var init_configuration = __esmMin((() => {}));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-ssec/middleware-ssec.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-ssec/middleware-ssec.js
 function ssecMiddleware(options) {
 	return (next) => async (args) => {
 		const input = { ...args.input };
@@ -51209,7 +51209,7 @@ var init_middleware_ssec = __esmMin((() => {
 	} });
 }));
 
-// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/index.js
+// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/index.js
 var s3_exports = /* @__PURE__ */ __exportAll$1({
 	NODE_DISABLE_MULTIREGION_ACCESS_POINT_CONFIG_OPTIONS: () => NODE_DISABLE_MULTIREGION_ACCESS_POINT_CONFIG_OPTIONS,
 	NODE_DISABLE_MULTIREGION_ACCESS_POINT_ENV_NAME: () => NODE_DISABLE_MULTIREGION_ACCESS_POINT_ENV_NAME,
@@ -51301,7 +51301,7 @@ var init_s3 = __esmMin((() => {
 	init_middleware_ssec();
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/getDateHeader.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/getDateHeader.js
 var getDateHeader, getAgeHeader;
 var init_getDateHeader = __esmMin((() => {
 	init_protocols$1();
@@ -51309,13 +51309,13 @@ var init_getDateHeader = __esmMin((() => {
 	getAgeHeader = (response) => HttpResponse.isInstance(response) ? response.headers?.age ?? response.headers?.Age : void 0;
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/getSkewCorrectedDate.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/getSkewCorrectedDate.js
 var getSkewCorrectedDate;
 var init_getSkewCorrectedDate = __esmMin((() => {
 	getSkewCorrectedDate = (systemClockOffset) => new Date(Date.now() + systemClockOffset);
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/getUpdatedSystemClockOffset.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/getUpdatedSystemClockOffset.js
 var getUpdatedSystemClockOffset;
 var init_getUpdatedSystemClockOffset = __esmMin((() => {
 	getUpdatedSystemClockOffset = (clockTime, currentSystemClockOffset, timeRequestSent, ageHeader) => {
@@ -51328,14 +51328,14 @@ var init_getUpdatedSystemClockOffset = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/index.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/index.js
 var init_utils = __esmMin((() => {
 	init_getDateHeader();
 	init_getSkewCorrectedDate();
 	init_getUpdatedSystemClockOffset();
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/AwsSdkSigV4Signer.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/AwsSdkSigV4Signer.js
 var import_dist_cjs$14, throwSigningPropertyError, hasEventStreamOutput, validateSigningProperties, AwsSdkSigV4Signer, AWSSDKSigV4Signer;
 var init_AwsSdkSigV4Signer = __esmMin((() => {
 	init_protocols$1();
@@ -51420,7 +51420,7 @@ var init_AwsSdkSigV4Signer = __esmMin((() => {
 	AWSSDKSigV4Signer = AwsSdkSigV4Signer;
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/AwsSdkSigV4ASigner.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/AwsSdkSigV4ASigner.js
 var AwsSdkSigV4ASigner;
 var init_AwsSdkSigV4ASigner = __esmMin((() => {
 	init_protocols$1();
@@ -51446,19 +51446,19 @@ var init_AwsSdkSigV4ASigner = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/getArrayForCommaSeparatedString.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/getArrayForCommaSeparatedString.js
 var getArrayForCommaSeparatedString;
 var init_getArrayForCommaSeparatedString = __esmMin((() => {
 	getArrayForCommaSeparatedString = (str) => typeof str === "string" && str.length > 0 ? str.split(",").map((item) => item.trim()) : [];
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/getBearerTokenEnvKey.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/getBearerTokenEnvKey.js
 var getBearerTokenEnvKey;
 var init_getBearerTokenEnvKey = __esmMin((() => {
 	getBearerTokenEnvKey = (signingName) => `AWS_BEARER_TOKEN_${signingName.replace(/[\s-]/g, "_").toUpperCase()}`;
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/NODE_AUTH_SCHEME_PREFERENCE_OPTIONS.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/NODE_AUTH_SCHEME_PREFERENCE_OPTIONS.js
 var NODE_AUTH_SCHEME_PREFERENCE_ENV_KEY, NODE_AUTH_SCHEME_PREFERENCE_CONFIG_KEY, NODE_AUTH_SCHEME_PREFERENCE_OPTIONS;
 var init_NODE_AUTH_SCHEME_PREFERENCE_OPTIONS = __esmMin((() => {
 	init_getArrayForCommaSeparatedString();
@@ -51481,7 +51481,7 @@ var init_NODE_AUTH_SCHEME_PREFERENCE_OPTIONS = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/resolveAwsSdkSigV4AConfig.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/resolveAwsSdkSigV4AConfig.js
 var resolveAwsSdkSigV4AConfig, NODE_SIGV4A_CONFIG_OPTIONS;
 var init_resolveAwsSdkSigV4AConfig = __esmMin((() => {
 	init_dist_es();
@@ -51503,7 +51503,7 @@ var init_resolveAwsSdkSigV4AConfig = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/resolveAwsSdkSigV4Config.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/resolveAwsSdkSigV4Config.js
 function normalizeCredentialProvider(config, { credentials, credentialDefaultProvider }) {
 	let credentialsProvider;
 	if (credentials) {
@@ -51612,7 +51612,7 @@ var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/index.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/index.js
 var init_aws_sdk = __esmMin((() => {
 	init_AwsSdkSigV4Signer();
 	init_AwsSdkSigV4ASigner();
@@ -51621,7 +51621,7 @@ var init_aws_sdk = __esmMin((() => {
 	init_resolveAwsSdkSigV4Config();
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/clock-skew-node-config.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/clock-skew-node-config.js
 var ENV_DISABLE_CLOCK_SKEW_CORRECTION, CONFIG_DISABLE_CLOCK_SKEW_CORRECTION, NODE_DISABLE_CLOCK_SKEW_CORRECTION_CONFIG_OPTIONS;
 var init_clock_skew_node_config = __esmMin((() => {
 	init_config$1();
@@ -51634,7 +51634,7 @@ var init_clock_skew_node_config = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/clock-skew-defaults.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/clock-skew-defaults.js
 var DEFAULT_DISABLE_CLOCK_SKEW_CORRECTION;
 var init_clock_skew_defaults = __esmMin((() => {
 	init_config$1();
@@ -51642,7 +51642,7 @@ var init_clock_skew_defaults = __esmMin((() => {
 	DEFAULT_DISABLE_CLOCK_SKEW_CORRECTION = loadConfig(NODE_DISABLE_CLOCK_SKEW_CORRECTION_CONFIG_OPTIONS);
 }));
 
-// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/index.js
+// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/index.js
 var httpAuthSchemes_exports = /* @__PURE__ */ __exportAll$1({
 	AWSSDKSigV4Signer: () => AWSSDKSigV4Signer,
 	AwsSdkSigV4ASigner: () => AwsSdkSigV4ASigner,
@@ -51664,7 +51664,7 @@ var init_httpAuthSchemes = __esmMin((() => {
 	resolveAWSSDKSigV4Config = resolveAwsSdkSigV4Config;
 }));
 
-// node_modules/@aws-sdk/credential-provider-env/dist-cjs/index.js
+// ../../main/node_modules/@aws-sdk/credential-provider-env/dist-cjs/index.js
 var require_dist_cjs$12 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { setCredentialFeature } = (init_client(), __toCommonJS(client_exports));
 	const { CredentialsProviderError } = (init_config$1(), __toCommonJS(config_exports));
@@ -51705,7 +51705,7 @@ var require_dist_cjs$12 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.fromEnv = fromEnv;
 }));
 
-// node_modules/@smithy/credential-provider-imds/dist-cjs/index.js
+// ../../main/node_modules/@smithy/credential-provider-imds/dist-cjs/index.js
 var require_dist_cjs$11 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { ProviderError, CredentialsProviderError, loadConfig } = (init_config$1(), __toCommonJS(config_exports));
 	const node_http = __require("node:http");
@@ -52020,7 +52020,7 @@ var require_dist_cjs$11 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.providerConfigFromInit = providerConfigFromInit;
 }));
 
-// node_modules/@smithy/node-http-handler/dist-cjs/index.js
+// ../../main/node_modules/@smithy/node-http-handler/dist-cjs/index.js
 var require_dist_cjs$10 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { hasOwn } = (init_serde(), __toCommonJS(serde_exports));
 	const { streamCollector } = (init_serde(), __toCommonJS(serde_exports));
@@ -52760,7 +52760,7 @@ or increase socketAcquisitionWarningTimeout=(millis) in the NodeHttpHandler conf
 	exports.NodeHttpHandler = NodeHttpHandler;
 }));
 
-// node_modules/@aws-sdk/credential-provider-http/dist-cjs/index.js
+// ../../main/node_modules/@aws-sdk/credential-provider-http/dist-cjs/index.js
 var require_dist_cjs$9 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { setCredentialFeature } = (init_client(), __toCommonJS(client_exports));
 	const { CredentialsProviderError } = (init_config$1(), __toCommonJS(config_exports));
@@ -52891,7 +52891,7 @@ Set AWS_CONTAINER_CREDENTIALS_FULL_URI or AWS_CONTAINER_CREDENTIALS_RELATIVE_URI
 	exports.fromHttp = fromHttp;
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/auth/httpAuthSchemeProvider.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/auth/httpAuthSchemeProvider.js
 function createAwsAuthSigv4HttpAuthOption$3(authParameters) {
 	return {
 		schemeId: "aws.auth#sigv4",
@@ -52936,7 +52936,7 @@ var init_httpAuthSchemeProvider$3 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/endpoint/EndpointParameters.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/endpoint/EndpointParameters.js
 var resolveClientEndpointParameters$3, commonParams$3;
 var init_EndpointParameters$3 = __esmMin((() => {
 	resolveClientEndpointParameters$3 = (options) => {
@@ -52966,10 +52966,10 @@ var init_EndpointParameters$3 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/package.json
+// ../../main/node_modules/@aws-sdk/nested-clients/package.json
 var version = "3.998.3";
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/endpoint/bdd.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/endpoint/bdd.js
 var k$3, a$3, b$3, c$3, d$3, e$3, f$3, g$3, h$3, i$3, j$3, _data$3, root$3, nodes$3, bdd$3;
 var init_bdd$3 = __esmMin((() => {
 	init_endpoints();
@@ -53072,7 +53072,7 @@ var init_bdd$3 = __esmMin((() => {
 	bdd$3 = BinaryDecisionDiagram.from(nodes$3, root$3, _data$3.conditions, _data$3.results);
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/endpoint/endpointResolver.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/endpoint/endpointResolver.js
 var cache$3, defaultEndpointResolver$3;
 var init_endpointResolver$3 = __esmMin((() => {
 	init_client();
@@ -53096,7 +53096,7 @@ var init_endpointResolver$3 = __esmMin((() => {
 	customEndpointFunctions.aws = awsEndpointFunctions;
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/models/SSOOIDCServiceException.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/models/SSOOIDCServiceException.js
 var SSOOIDCServiceException;
 var init_SSOOIDCServiceException = __esmMin((() => {
 	init_client$1();
@@ -53109,7 +53109,7 @@ var init_SSOOIDCServiceException = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/models/errors.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/models/errors.js
 var AccessDeniedException$1, AuthorizationPendingException, ExpiredTokenException$1, InternalServerException$1, InvalidClientException, InvalidGrantException, InvalidRequestException$1, InvalidScopeException, SlowDownException, UnauthorizedClientException, UnsupportedGrantTypeException;
 var init_errors$3 = __esmMin((() => {
 	init_SSOOIDCServiceException();
@@ -53306,7 +53306,7 @@ var init_errors$3 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/schemas/schemas_0.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/schemas/schemas_0.js
 var _ADE$1, _APE, _AT$1, _CS, _CT, _CTR, _CTRr, _CV, _ETE$1, _ICE, _IGE, _IRE$1, _ISE$1, _ISEn, _IT, _RT$1, _SDE, _UCE, _UGTE, _aT$2, _c$3, _cI$1, _cS, _cV$1, _co$1, _dC, _e$3, _eI$1, _ed, _gT$1, _h$2, _hE$3, _iT$1, _r$1, _rT$1, _rU$1, _s$3, _sc, _se$1, _tT$1, n0$3, _s_registry$3, SSOOIDCServiceException$, n0_registry$3, AccessDeniedException$$1, AuthorizationPendingException$, ExpiredTokenException$$1, InternalServerException$$1, InvalidClientException$, InvalidGrantException$, InvalidRequestException$$1, InvalidScopeException$, SlowDownException$, UnauthorizedClientException$, UnsupportedGrantTypeException$, errorTypeRegistries$3, AccessToken, ClientSecret, CodeVerifier, IdToken, RefreshToken$1, CreateTokenRequest$, CreateTokenResponse$, CreateToken$;
 var init_schemas_0$3 = __esmMin((() => {
 	init_schema();
@@ -53611,7 +53611,7 @@ var init_schemas_0$3 = __esmMin((() => {
 	];
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/runtimeConfig.shared.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/runtimeConfig.shared.js
 var getRuntimeConfig$7;
 var init_runtimeConfig_shared$3 = __esmMin((() => {
 	init_httpAuthSchemes();
@@ -53659,7 +53659,7 @@ var init_runtimeConfig_shared$3 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/runtimeConfig.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/runtimeConfig.js
 var import_dist_cjs$12, getRuntimeConfig$6;
 var init_runtimeConfig$3 = __esmMin((() => {
 	init_client();
@@ -53710,7 +53710,7 @@ var init_runtimeConfig$3 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/auth/httpAuthExtensionConfiguration.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/auth/httpAuthExtensionConfiguration.js
 var getHttpAuthExtensionConfiguration$3, resolveHttpAuthRuntimeConfig$3;
 var init_httpAuthExtensionConfiguration$3 = __esmMin((() => {
 	getHttpAuthExtensionConfiguration$3 = (runtimeConfig) => {
@@ -53749,7 +53749,7 @@ var init_httpAuthExtensionConfiguration$3 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/runtimeExtensions.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/runtimeExtensions.js
 var resolveRuntimeExtensions$3;
 var init_runtimeExtensions$3 = __esmMin((() => {
 	init_client();
@@ -53763,7 +53763,7 @@ var init_runtimeExtensions$3 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/SSOOIDCClient.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/SSOOIDCClient.js
 var SSOOIDCClient;
 var init_SSOOIDCClient = __esmMin((() => {
 	init_client();
@@ -53812,7 +53812,7 @@ var init_SSOOIDCClient = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/commandBuilder.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/commandBuilder.js
 var command$3, _ep0$3, _mw0$3;
 var init_commandBuilder$3 = __esmMin((() => {
 	init_client$1();
@@ -53823,7 +53823,7 @@ var init_commandBuilder$3 = __esmMin((() => {
 	_mw0$3 = (Command, cs, config, o) => [];
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/commands/CreateTokenCommand.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/commands/CreateTokenCommand.js
 var CreateTokenCommand;
 var init_CreateTokenCommand = __esmMin((() => {
 	init_commandBuilder$3();
@@ -53831,7 +53831,7 @@ var init_CreateTokenCommand = __esmMin((() => {
 	CreateTokenCommand = class extends command$3(_ep0$3, _mw0$3, "CreateToken", CreateToken$) {};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/SSOOIDC.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/SSOOIDC.js
 var commands$3, SSOOIDC;
 var init_SSOOIDC = __esmMin((() => {
 	init_client$1();
@@ -53842,12 +53842,12 @@ var init_SSOOIDC = __esmMin((() => {
 	createAggregatedClient(commands$3, SSOOIDC);
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/commands/index.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/commands/index.js
 var init_commands$3 = __esmMin((() => {
 	init_CreateTokenCommand();
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/models/enums.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/models/enums.js
 var AccessDeniedExceptionReason, InvalidRequestExceptionReason;
 var init_enums$1 = __esmMin((() => {
 	AccessDeniedExceptionReason = { KMS_ACCESS_DENIED: "KMS_AccessDeniedException" };
@@ -53859,10 +53859,10 @@ var init_enums$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/models/models_0.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/models/models_0.js
 var init_models_0$3 = __esmMin((() => {}));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/index.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/index.js
 var sso_oidc_exports = /* @__PURE__ */ __exportAll$1({
 	$Command: () => Command$1,
 	AccessDeniedException: () => AccessDeniedException$1,
@@ -53912,7 +53912,7 @@ var init_sso_oidc = __esmMin((() => {
 	init_SSOOIDCServiceException();
 }));
 
-// node_modules/@aws-sdk/token-providers/dist-cjs/index.js
+// ../../main/node_modules/@aws-sdk/token-providers/dist-cjs/index.js
 var require_dist_cjs$8 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { setTokenFeature } = (init_client(), __toCommonJS(client_exports));
 	const { getBearerTokenEnvKey } = (init_httpAuthSchemes(), __toCommonJS(httpAuthSchemes_exports));
@@ -54045,7 +54045,7 @@ var require_dist_cjs$8 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.nodeProvider = nodeProvider;
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/auth/httpAuthSchemeProvider.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/auth/httpAuthSchemeProvider.js
 function createAwsAuthSigv4HttpAuthOption$2(authParameters) {
 	return {
 		schemeId: "aws.auth#sigv4",
@@ -54090,7 +54090,7 @@ var init_httpAuthSchemeProvider$2 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/endpoint/EndpointParameters.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/endpoint/EndpointParameters.js
 var resolveClientEndpointParameters$2, commonParams$2;
 var init_EndpointParameters$2 = __esmMin((() => {
 	resolveClientEndpointParameters$2 = (options) => {
@@ -54120,7 +54120,7 @@ var init_EndpointParameters$2 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/endpoint/bdd.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/endpoint/bdd.js
 var k$2, a$2, b$2, c$2, d$2, e$2, f$2, g$2, h$2, i$2, j$2, _data$2, root$2, nodes$2, bdd$2;
 var init_bdd$2 = __esmMin((() => {
 	init_endpoints();
@@ -54223,7 +54223,7 @@ var init_bdd$2 = __esmMin((() => {
 	bdd$2 = BinaryDecisionDiagram.from(nodes$2, root$2, _data$2.conditions, _data$2.results);
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/endpoint/endpointResolver.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/endpoint/endpointResolver.js
 var cache$2, defaultEndpointResolver$2;
 var init_endpointResolver$2 = __esmMin((() => {
 	init_client();
@@ -54247,7 +54247,7 @@ var init_endpointResolver$2 = __esmMin((() => {
 	customEndpointFunctions.aws = awsEndpointFunctions;
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/models/SSOServiceException.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/models/SSOServiceException.js
 var SSOServiceException;
 var init_SSOServiceException = __esmMin((() => {
 	init_client$1();
@@ -54260,7 +54260,7 @@ var init_SSOServiceException = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/models/errors.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/models/errors.js
 var InvalidRequestException, ResourceNotFoundException, TooManyRequestsException, UnauthorizedException;
 var init_errors$2 = __esmMin((() => {
 	init_SSOServiceException();
@@ -54318,7 +54318,7 @@ var init_errors$2 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/schemas/schemas_0.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/schemas/schemas_0.js
 var _ATT, _GRC, _GRCR, _GRCRe, _IRE, _RC, _RNFE, _SAKT, _STT, _TMRE$1, _UE, _aI, _aKI$1, _aT$1, _ai, _c$2, _e$2, _ex, _h$1, _hE$2, _hH, _hQ, _m$2, _rC, _rN, _rn, _s$2, _sAK$1, _sT$1, _xasbt, n0$2, _s_registry$2, SSOServiceException$, n0_registry$2, InvalidRequestException$, ResourceNotFoundException$, TooManyRequestsException$, UnauthorizedException$, errorTypeRegistries$2, AccessTokenType, SecretAccessKeyType, SessionTokenType, GetRoleCredentialsRequest$, GetRoleCredentialsResponse$, RoleCredentials$, GetRoleCredentials$;
 var init_schemas_0$2 = __esmMin((() => {
 	init_schema();
@@ -54493,7 +54493,7 @@ var init_schemas_0$2 = __esmMin((() => {
 	];
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/runtimeConfig.shared.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/runtimeConfig.shared.js
 var getRuntimeConfig$5;
 var init_runtimeConfig_shared$2 = __esmMin((() => {
 	init_httpAuthSchemes();
@@ -54541,7 +54541,7 @@ var init_runtimeConfig_shared$2 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/runtimeConfig.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/runtimeConfig.js
 var import_dist_cjs$11, getRuntimeConfig$4;
 var init_runtimeConfig$2 = __esmMin((() => {
 	init_client();
@@ -54592,7 +54592,7 @@ var init_runtimeConfig$2 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/auth/httpAuthExtensionConfiguration.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/auth/httpAuthExtensionConfiguration.js
 var getHttpAuthExtensionConfiguration$2, resolveHttpAuthRuntimeConfig$2;
 var init_httpAuthExtensionConfiguration$2 = __esmMin((() => {
 	getHttpAuthExtensionConfiguration$2 = (runtimeConfig) => {
@@ -54631,7 +54631,7 @@ var init_httpAuthExtensionConfiguration$2 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/runtimeExtensions.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/runtimeExtensions.js
 var resolveRuntimeExtensions$2;
 var init_runtimeExtensions$2 = __esmMin((() => {
 	init_client();
@@ -54645,7 +54645,7 @@ var init_runtimeExtensions$2 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/SSOClient.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/SSOClient.js
 var SSOClient;
 var init_SSOClient = __esmMin((() => {
 	init_client();
@@ -54694,7 +54694,7 @@ var init_SSOClient = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/commandBuilder.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/commandBuilder.js
 var command$2, _ep0$2, _mw0$2;
 var init_commandBuilder$2 = __esmMin((() => {
 	init_client$1();
@@ -54705,7 +54705,7 @@ var init_commandBuilder$2 = __esmMin((() => {
 	_mw0$2 = (Command, cs, config, o) => [];
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/commands/GetRoleCredentialsCommand.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/commands/GetRoleCredentialsCommand.js
 var GetRoleCredentialsCommand;
 var init_GetRoleCredentialsCommand = __esmMin((() => {
 	init_commandBuilder$2();
@@ -54713,7 +54713,7 @@ var init_GetRoleCredentialsCommand = __esmMin((() => {
 	GetRoleCredentialsCommand = class extends command$2(_ep0$2, _mw0$2, "GetRoleCredentials", GetRoleCredentials$) {};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/SSO.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/SSO.js
 var commands$2, SSO;
 var init_SSO = __esmMin((() => {
 	init_client$1();
@@ -54724,15 +54724,15 @@ var init_SSO = __esmMin((() => {
 	createAggregatedClient(commands$2, SSO);
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/commands/index.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/commands/index.js
 var init_commands$2 = __esmMin((() => {
 	init_GetRoleCredentialsCommand();
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/models/models_0.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/models/models_0.js
 var init_models_0$2 = __esmMin((() => {}));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/index.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/index.js
 var sso_exports = /* @__PURE__ */ __exportAll$1({
 	$Command: () => Command$1,
 	GetRoleCredentials$: () => GetRoleCredentials$,
@@ -54766,14 +54766,14 @@ var init_sso = __esmMin((() => {
 	init_SSOServiceException();
 }));
 
-// node_modules/@aws-sdk/credential-provider-sso/dist-cjs/loadSso-BGYXHf8s.js
+// ../../main/node_modules/@aws-sdk/credential-provider-sso/dist-cjs/loadSso-BGYXHf8s.js
 var require_loadSso_BGYXHf8s = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { GetRoleCredentialsCommand, SSOClient } = (init_sso(), __toCommonJS(sso_exports));
 	exports.GetRoleCredentialsCommand = GetRoleCredentialsCommand;
 	exports.SSOClient = SSOClient;
 }));
 
-// node_modules/@aws-sdk/credential-provider-sso/dist-cjs/index.js
+// ../../main/node_modules/@aws-sdk/credential-provider-sso/dist-cjs/index.js
 var require_dist_cjs$7 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { CredentialsProviderError, getSSOTokenFromFile, getProfileName, parseKnownFiles, loadSsoSessionData } = (init_config$1(), __toCommonJS(config_exports));
 	const { setCredentialFeature } = (init_client(), __toCommonJS(client_exports));
@@ -54926,7 +54926,7 @@ var require_dist_cjs$7 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.validateSsoProfile = validateSsoProfile;
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/endpoint/bdd.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/endpoint/bdd.js
 var q$1, a$1, b$1, c$1, d$1, e$1, f$1, g$1, h$1, i$1, j$1, k$1, l$1, m$1, n$1, o$1, p$1, _data$1, root$1, nodes$1, bdd$1;
 var init_bdd$1 = __esmMin((() => {
 	init_endpoints();
@@ -55113,7 +55113,7 @@ var init_bdd$1 = __esmMin((() => {
 	bdd$1 = BinaryDecisionDiagram.from(nodes$1, root$1, _data$1.conditions, _data$1.results);
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/endpoint/endpointResolver.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/endpoint/endpointResolver.js
 var cache$1, defaultEndpointResolver$1;
 var init_endpointResolver$1 = __esmMin((() => {
 	init_client();
@@ -55138,7 +55138,7 @@ var init_endpointResolver$1 = __esmMin((() => {
 	customEndpointFunctions.aws = awsEndpointFunctions;
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/auth/httpAuthSchemeProvider.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/auth/httpAuthSchemeProvider.js
 function createAwsAuthSigv4HttpAuthOption$1(authParameters) {
 	return {
 		schemeId: "aws.auth#sigv4",
@@ -55251,7 +55251,7 @@ var init_httpAuthSchemeProvider$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/endpoint/EndpointParameters.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/endpoint/EndpointParameters.js
 var resolveClientEndpointParameters$1, commonParams$1;
 var init_EndpointParameters$1 = __esmMin((() => {
 	resolveClientEndpointParameters$1 = (options) => {
@@ -55286,7 +55286,7 @@ var init_EndpointParameters$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/models/STSServiceException.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/models/STSServiceException.js
 var STSServiceException;
 var init_STSServiceException = __esmMin((() => {
 	init_client$1();
@@ -55299,7 +55299,7 @@ var init_STSServiceException = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/models/errors.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/models/errors.js
 var ExpiredTokenException, MalformedPolicyDocumentException, PackedPolicyTooLargeException, RegionDisabledException, IDPRejectedClaimException, InvalidIdentityTokenException, IDPCommunicationErrorException;
 var init_errors$1 = __esmMin((() => {
 	init_STSServiceException();
@@ -55397,7 +55397,7 @@ var init_errors$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/schemas/schemas_0.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/schemas/schemas_0.js
 var _A, _AKI, _AR, _ARI, _ARR, _ARRs, _ARU, _ARWWI, _ARWWIR, _ARWWIRs, _Au, _C, _CA, _DS, _E, _EI, _ETE, _IDPCEE, _IDPRCE, _IITE, _K, _MPDE, _MSTS, _P, _PA, _PAr, _PC, _PCLT, _PCr, _PDT, _PI, _PPS, _PPTLE, _Pr, _RA, _RDE, _RSN, _SAK, _SFWIT, _SI, _SN, _ST, _STS, _STU, _T, _TC, _TTK, _Ta, _V, _WIT, _a, _aKST, _aQE, _c$1, _cTT, _e$1, _hE$1, _m$1, _pDLT, _s$1, _tLT, n0$1, _s_registry$1, STSServiceException$, n0_registry$1, ExpiredTokenException$, IDPCommunicationErrorException$, IDPRejectedClaimException$, InvalidIdentityTokenException$, MalformedPolicyDocumentException$, PackedPolicyTooLargeException$, RegionDisabledException$, errorTypeRegistries$1, accessKeySecretType, clientTokenType, AssumedRoleUser$, AssumeRoleRequest$, AssumeRoleResponse$, AssumeRoleWithWebIdentityRequest$, AssumeRoleWithWebIdentityResponse$, Credentials$, PolicyDescriptorType$, ProvidedContext$, Tag$, policyDescriptorListType, ProvidedContextsListType, tagListType, AssumeRole$, AssumeRoleWithWebIdentity$;
 var init_schemas_0$1 = __esmMin((() => {
 	init_schema();
@@ -55788,7 +55788,7 @@ var init_schemas_0$1 = __esmMin((() => {
 	];
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeConfig.shared.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeConfig.shared.js
 var import_dist_cjs$9, getRuntimeConfig$3;
 var init_runtimeConfig_shared$1 = __esmMin((() => {
 	init_httpAuthSchemes();
@@ -55847,7 +55847,7 @@ var init_runtimeConfig_shared$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeConfig.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeConfig.js
 var import_dist_cjs$8, getRuntimeConfig$2;
 var init_runtimeConfig$1 = __esmMin((() => {
 	init_client();
@@ -55917,7 +55917,7 @@ var init_runtimeConfig$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/auth/httpAuthExtensionConfiguration.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/auth/httpAuthExtensionConfiguration.js
 var getHttpAuthExtensionConfiguration$1, resolveHttpAuthRuntimeConfig$1;
 var init_httpAuthExtensionConfiguration$1 = __esmMin((() => {
 	getHttpAuthExtensionConfiguration$1 = (runtimeConfig) => {
@@ -55956,7 +55956,7 @@ var init_httpAuthExtensionConfiguration$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeExtensions.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeExtensions.js
 var resolveRuntimeExtensions$1;
 var init_runtimeExtensions$1 = __esmMin((() => {
 	init_client();
@@ -55970,7 +55970,7 @@ var init_runtimeExtensions$1 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/STSClient.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/STSClient.js
 var STSClient;
 var init_STSClient = __esmMin((() => {
 	init_client();
@@ -56022,7 +56022,7 @@ var init_STSClient = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/commandBuilder.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/commandBuilder.js
 var command$1, _ep0$1, _mw0$1;
 var init_commandBuilder$1 = __esmMin((() => {
 	init_client$1();
@@ -56033,7 +56033,7 @@ var init_commandBuilder$1 = __esmMin((() => {
 	_mw0$1 = (Command, cs, config, o) => [];
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/commands/AssumeRoleCommand.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/commands/AssumeRoleCommand.js
 var AssumeRoleCommand;
 var init_AssumeRoleCommand = __esmMin((() => {
 	init_commandBuilder$1();
@@ -56041,7 +56041,7 @@ var init_AssumeRoleCommand = __esmMin((() => {
 	AssumeRoleCommand = class extends command$1(_ep0$1, _mw0$1, "AssumeRole", AssumeRole$) {};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/commands/AssumeRoleWithWebIdentityCommand.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/commands/AssumeRoleWithWebIdentityCommand.js
 var AssumeRoleWithWebIdentityCommand;
 var init_AssumeRoleWithWebIdentityCommand = __esmMin((() => {
 	init_commandBuilder$1();
@@ -56049,7 +56049,7 @@ var init_AssumeRoleWithWebIdentityCommand = __esmMin((() => {
 	AssumeRoleWithWebIdentityCommand = class extends command$1(_ep0$1, _mw0$1, "AssumeRoleWithWebIdentity", AssumeRoleWithWebIdentity$) {};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/STS.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/STS.js
 var commands$1, STS;
 var init_STS = __esmMin((() => {
 	init_client$1();
@@ -56064,16 +56064,16 @@ var init_STS = __esmMin((() => {
 	createAggregatedClient(commands$1, STS);
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/commands/index.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/commands/index.js
 var init_commands$1 = __esmMin((() => {
 	init_AssumeRoleCommand();
 	init_AssumeRoleWithWebIdentityCommand();
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/models/models_0.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/models/models_0.js
 var init_models_0$1 = __esmMin((() => {}));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/defaultStsRoleAssumers.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/defaultStsRoleAssumers.js
 var getAccountIdFromAssumedRoleUser, resolveRegion, getDefaultRoleAssumer$1, getDefaultRoleAssumerWithWebIdentity$1, isH2;
 var init_defaultStsRoleAssumers = __esmMin((() => {
 	init_client();
@@ -56170,7 +56170,7 @@ var init_defaultStsRoleAssumers = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/defaultRoleAssumers.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/defaultRoleAssumers.js
 var getCustomizableStsClientCtor, getDefaultRoleAssumer, getDefaultRoleAssumerWithWebIdentity, decorateDefaultCredentialProvider;
 var init_defaultRoleAssumers = __esmMin((() => {
 	init_defaultStsRoleAssumers();
@@ -56193,7 +56193,7 @@ var init_defaultRoleAssumers = __esmMin((() => {
 	});
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/index.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/index.js
 var sts_exports = /* @__PURE__ */ __exportAll$1({
 	$Command: () => Command$1,
 	AssumeRole$: () => AssumeRole$,
@@ -56245,7 +56245,7 @@ var init_sts = __esmMin((() => {
 	init_STSServiceException();
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/auth/httpAuthSchemeProvider.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/auth/httpAuthSchemeProvider.js
 function createAwsAuthSigv4HttpAuthOption(authParameters) {
 	return {
 		schemeId: "aws.auth#sigv4",
@@ -56290,7 +56290,7 @@ var init_httpAuthSchemeProvider = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/endpoint/EndpointParameters.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/endpoint/EndpointParameters.js
 var resolveClientEndpointParameters, commonParams;
 var init_EndpointParameters = __esmMin((() => {
 	resolveClientEndpointParameters = (options) => {
@@ -56320,7 +56320,7 @@ var init_EndpointParameters = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/endpoint/bdd.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/endpoint/bdd.js
 var s, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, _data, root, nodes, bdd;
 var init_bdd = __esmMin((() => {
 	init_endpoints();
@@ -56543,7 +56543,7 @@ var init_bdd = __esmMin((() => {
 	bdd = BinaryDecisionDiagram.from(nodes, root, _data.conditions, _data.results);
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/endpoint/endpointResolver.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/endpoint/endpointResolver.js
 var cache, defaultEndpointResolver;
 var init_endpointResolver = __esmMin((() => {
 	init_client();
@@ -56569,7 +56569,7 @@ var init_endpointResolver = __esmMin((() => {
 	customEndpointFunctions.aws = awsEndpointFunctions;
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/models/SigninServiceException.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/models/SigninServiceException.js
 var SigninServiceException;
 var init_SigninServiceException = __esmMin((() => {
 	init_client$1();
@@ -56582,7 +56582,7 @@ var init_SigninServiceException = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/models/errors.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/models/errors.js
 var AccessDeniedException, InternalServerException, TooManyRequestsError, ValidationException;
 var init_errors = __esmMin((() => {
 	init_SigninServiceException();
@@ -56648,7 +56648,7 @@ var init_errors = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/schemas/schemas_0.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/schemas/schemas_0.js
 var _ADE, _AT, _COAT, _COATR, _COATRB, _COATRBr, _COATRr, _COATWIAM, _COATWIAMR, _COATWIAMRr, _ISE, _OAAT, _RT, _TMRE, _VE, _aKI, _aT, _at, _c, _cI, _cV, _co, _e, _eI, _ei, _gT, _gt, _h, _hE, _iT, _jN, _m, _r, _rT, _rU, _s, _sAK, _sT, _se, _tI, _tO, _tT, _tt, n0, _s_registry, SigninServiceException$, n0_registry, AccessDeniedException$, InternalServerException$, TooManyRequestsError$, ValidationException$, errorTypeRegistries, OAuthAccessToken, RefreshToken, AccessToken$, CreateOAuth2TokenRequest$, CreateOAuth2TokenRequestBody$, CreateOAuth2TokenResponse$, CreateOAuth2TokenResponseBody$, CreateOAuth2TokenWithIAMRequest$, CreateOAuth2TokenWithIAMResponse$, CreateOAuth2Token$, CreateOAuth2TokenWithIAM$;
 var init_schemas_0 = __esmMin((() => {
 	init_schema();
@@ -56904,7 +56904,7 @@ var init_schemas_0 = __esmMin((() => {
 	];
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/runtimeConfig.shared.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/runtimeConfig.shared.js
 var getRuntimeConfig$1;
 var init_runtimeConfig_shared = __esmMin((() => {
 	init_httpAuthSchemes();
@@ -56952,7 +56952,7 @@ var init_runtimeConfig_shared = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/runtimeConfig.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/runtimeConfig.js
 var import_dist_cjs$7, getRuntimeConfig;
 var init_runtimeConfig = __esmMin((() => {
 	init_client();
@@ -57003,7 +57003,7 @@ var init_runtimeConfig = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/auth/httpAuthExtensionConfiguration.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/auth/httpAuthExtensionConfiguration.js
 var getHttpAuthExtensionConfiguration, resolveHttpAuthRuntimeConfig;
 var init_httpAuthExtensionConfiguration = __esmMin((() => {
 	getHttpAuthExtensionConfiguration = (runtimeConfig) => {
@@ -57042,7 +57042,7 @@ var init_httpAuthExtensionConfiguration = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/runtimeExtensions.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/runtimeExtensions.js
 var resolveRuntimeExtensions;
 var init_runtimeExtensions = __esmMin((() => {
 	init_client();
@@ -57056,7 +57056,7 @@ var init_runtimeExtensions = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/SigninClient.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/SigninClient.js
 var SigninClient;
 var init_SigninClient = __esmMin((() => {
 	init_client();
@@ -57105,7 +57105,7 @@ var init_SigninClient = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/commandBuilder.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/commandBuilder.js
 var command, _ep0, _ep1, _mw0;
 var init_commandBuilder = __esmMin((() => {
 	init_client$1();
@@ -57123,7 +57123,7 @@ var init_commandBuilder = __esmMin((() => {
 	_mw0 = (Command, cs, config, o) => [];
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/commands/CreateOAuth2TokenCommand.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/commands/CreateOAuth2TokenCommand.js
 var CreateOAuth2TokenCommand;
 var init_CreateOAuth2TokenCommand = __esmMin((() => {
 	init_commandBuilder();
@@ -57131,7 +57131,7 @@ var init_CreateOAuth2TokenCommand = __esmMin((() => {
 	CreateOAuth2TokenCommand = class extends command(_ep0, _mw0, "CreateOAuth2Token", CreateOAuth2Token$) {};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/commands/CreateOAuth2TokenWithIAMCommand.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/commands/CreateOAuth2TokenWithIAMCommand.js
 var CreateOAuth2TokenWithIAMCommand;
 var init_CreateOAuth2TokenWithIAMCommand = __esmMin((() => {
 	init_commandBuilder();
@@ -57139,7 +57139,7 @@ var init_CreateOAuth2TokenWithIAMCommand = __esmMin((() => {
 	CreateOAuth2TokenWithIAMCommand = class extends command(_ep1, _mw0, "CreateOAuth2TokenWithIAM", CreateOAuth2TokenWithIAM$) {};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/Signin.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/Signin.js
 var commands, Signin;
 var init_Signin = __esmMin((() => {
 	init_client$1();
@@ -57154,13 +57154,13 @@ var init_Signin = __esmMin((() => {
 	createAggregatedClient(commands, Signin);
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/commands/index.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/commands/index.js
 var init_commands = __esmMin((() => {
 	init_CreateOAuth2TokenCommand();
 	init_CreateOAuth2TokenWithIAMCommand();
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/models/enums.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/models/enums.js
 var OAuth2ErrorCode;
 var init_enums = __esmMin((() => {
 	OAuth2ErrorCode = {
@@ -57183,10 +57183,10 @@ var init_enums = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/models/models_0.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/models/models_0.js
 var init_models_0 = __esmMin((() => {}));
 
-// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/index.js
+// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/index.js
 var signin_exports = /* @__PURE__ */ __exportAll$1({
 	$Command: () => Command$1,
 	AccessDeniedException: () => AccessDeniedException,
@@ -57228,7 +57228,7 @@ var init_signin = __esmMin((() => {
 	init_SigninServiceException();
 }));
 
-// node_modules/@aws-sdk/credential-provider-login/dist-cjs/index.js
+// ../../main/node_modules/@aws-sdk/credential-provider-login/dist-cjs/index.js
 var require_dist_cjs$6 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { setCredentialFeature } = (init_client(), __toCommonJS(client_exports));
 	const { CredentialsProviderError, parseKnownFiles, getProfileName } = (init_config$1(), __toCommonJS(config_exports));
@@ -57490,7 +57490,7 @@ var require_dist_cjs$6 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.fromLoginCredentials = fromLoginCredentials;
 }));
 
-// node_modules/@aws-sdk/credential-provider-process/dist-cjs/index.js
+// ../../main/node_modules/@aws-sdk/credential-provider-process/dist-cjs/index.js
 var require_dist_cjs$5 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { externalDataInterceptor, CredentialsProviderError, parseKnownFiles, getProfileName } = (init_config$1(), __toCommonJS(config_exports));
 	const { exec } = __require("node:child_process");
@@ -57545,7 +57545,7 @@ var require_dist_cjs$5 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.fromProcess = fromProcess;
 }));
 
-// node_modules/@aws-sdk/credential-provider-web-identity/dist-cjs/index.js
+// ../../main/node_modules/@aws-sdk/credential-provider-web-identity/dist-cjs/index.js
 var require_dist_cjs$4 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { setCredentialFeature } = (init_client(), __toCommonJS(client_exports));
 	const { CredentialsProviderError, externalDataInterceptor } = (init_config$1(), __toCommonJS(config_exports));
@@ -57597,7 +57597,7 @@ var require_dist_cjs$4 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.fromWebToken = fromWebToken;
 }));
 
-// node_modules/@aws-sdk/credential-provider-ini/dist-cjs/index.js
+// ../../main/node_modules/@aws-sdk/credential-provider-ini/dist-cjs/index.js
 var require_dist_cjs$3 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { CredentialsProviderError, chain, getProfileName, parseKnownFiles } = (init_config$1(), __toCommonJS(config_exports));
 	const { setCredentialFeature } = (init_client(), __toCommonJS(client_exports));
@@ -57769,7 +57769,7 @@ var require_dist_cjs$3 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.fromIni = fromIni;
 }));
 
-// node_modules/@aws-sdk/credential-provider-node/dist-cjs/index.js
+// ../../main/node_modules/@aws-sdk/credential-provider-node/dist-cjs/index.js
 var require_dist_cjs$2 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { ENV_KEY, ENV_SECRET, fromEnv } = require_dist_cjs$12();
 	const { chain, CredentialsProviderError, ENV_PROFILE } = (init_config$1(), __toCommonJS(config_exports));
@@ -57904,7 +57904,7 @@ var require_dist_cjs$2 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.defaultProvider = defaultProvider;
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha1/Sha1Js.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha1/Sha1Js.js
 var BLOCK$1, DIGEST_LENGTH$1, INIT$1, K$1, Sha1Js;
 var init_Sha1Js = __esmMin((() => {
 	init_serde();
@@ -58075,7 +58075,7 @@ var init_Sha1Js = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha1/Sha1Node.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha1/Sha1Node.js
 function buildNativeClass() {
 	return class Sha1Node {
 		digestLength = 20;
@@ -58128,7 +58128,7 @@ var init_Sha1Node = __esmMin((() => {
 	Sha1Node = hasNativeCrypto ? buildNativeClass() : Sha1Js;
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha1/Sha1WebCrypto.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha1/Sha1WebCrypto.js
 var digest$1, sign$1, importKey$1, subtle$1, MAX_PENDING_BYTES$1, Sha1WebCrypto;
 var init_Sha1WebCrypto = __esmMin((() => {
 	init_serde();
@@ -58193,7 +58193,7 @@ var init_Sha1WebCrypto = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha512/Sha512Js.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha512/Sha512Js.js
 function addInto(state, slot, vh, vl) {
 	const i = slot * 2;
 	const lo = (state[i + 1] >>> 0) + (vl >>> 0);
@@ -58594,7 +58594,7 @@ var init_Sha512Js = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha512/Sha512.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha512/Sha512.js
 function detectNative() {
 	if (nativeSupported === void 0) try {
 		createHash("sha512");
@@ -58653,7 +58653,7 @@ var init_Sha512 = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha512/Sha512WebCrypto.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha512/Sha512WebCrypto.js
 var digest, sign, importKey, subtle, MAX_PENDING_BYTES, BLOCK_SIZE, Sha512WebCrypto;
 var init_Sha512WebCrypto = __esmMin((() => {
 	init_serde();
@@ -58719,7 +58719,7 @@ var init_Sha512WebCrypto = __esmMin((() => {
 	};
 }));
 
-// node_modules/@aws-sdk/checksums/dist-es/submodules/sha/index.js
+// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/sha/index.js
 var sha_exports = /* @__PURE__ */ __exportAll$1({
 	Sha1: () => Sha1Node,
 	Sha1Js: () => Sha1Js,
@@ -58742,7 +58742,7 @@ var init_sha = __esmMin((() => {
 	init_checksum();
 }));
 
-// node_modules/@aws-sdk/client-s3/dist-cjs/index.js
+// ../../main/node_modules/@aws-sdk/client-s3/dist-cjs/index.js
 var require_dist_cjs$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { getFlexibleChecksumsPlugin, NODE_RESPONSE_CHECKSUM_VALIDATION_CONFIG_OPTIONS, NODE_REQUEST_CHECKSUM_CALCULATION_CONFIG_OPTIONS, resolveFlexibleChecksumsConfig } = (init_flexible_checksums(), __toCommonJS(flexible_checksums_exports));
 	const { awsEndpointFunctions, emitWarningIfUnsupportedVersion: emitWarningIfUnsupportedVersion$1, createDefaultUserAgentProvider, NODE_APP_ID_CONFIG_OPTIONS, getAwsRegionExtensionConfiguration, resolveAwsRegionExtensionConfiguration, resolveUserAgentConfig, resolveHostHeaderConfig, getUserAgentPlugin, getHostHeaderPlugin, getLoggerPlugin, getRecursionDetectionPlugin } = (init_client(), __toCommonJS(client_exports));
@@ -73030,7 +73030,7 @@ var init_s3_errors = __esmMin((() => {
 	]);
 }));
 
-// node_modules/@aws-sdk/lib-storage/dist-cjs/index.js
+// ../../main/node_modules/@aws-sdk/lib-storage/dist-cjs/index.js
 var require_dist_cjs = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { PutObjectCommand, ChecksumAlgorithm, CreateMultipartUploadCommand, AbortMultipartUploadCommand, UploadPartCommand, CompleteMultipartUploadCommand, PutObjectTaggingCommand } = require_dist_cjs$1();
 	const { toEndpointV1, getEndpointFromInstructions } = (init_endpoints(), __toCommonJS(endpoints_exports));
@@ -74463,7 +74463,7 @@ function registerPublish(program) {
 	});
 }
 
-// node_modules/commander/lib/error.js
+// ../../main/node_modules/commander/lib/error.js
 var require_error = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var CommanderError = class extends Error {
 		constructor(exitCode, code, message) {
@@ -74486,7 +74486,7 @@ var require_error = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.InvalidArgumentError = InvalidArgumentError;
 }));
 
-// node_modules/commander/lib/argument.js
+// ../../main/node_modules/commander/lib/argument.js
 var require_argument = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { InvalidArgumentError } = require_error();
 	var Argument = class {
@@ -74558,7 +74558,7 @@ var require_argument = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.humanReadableArgName = humanReadableArgName;
 }));
 
-// node_modules/commander/lib/help.js
+// ../../main/node_modules/commander/lib/help.js
 var require_help = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { humanReadableArgName } = require_argument();
 	var Help = class {
@@ -74849,7 +74849,7 @@ var require_help = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.stripColor = stripColor;
 }));
 
-// node_modules/commander/lib/option.js
+// ../../main/node_modules/commander/lib/option.js
 var require_option = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { InvalidArgumentError } = require_error();
 	var Option = class {
@@ -75007,7 +75007,7 @@ var require_option = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.DualOptions = DualOptions;
 }));
 
-// node_modules/commander/lib/suggestSimilar.js
+// ../../main/node_modules/commander/lib/suggestSimilar.js
 var require_suggestSimilar = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const maxDistance = 3;
 	function editDistance(a, b) {
@@ -75055,7 +75055,7 @@ var require_suggestSimilar = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.suggestSimilar = suggestSimilar;
 }));
 
-// node_modules/commander/lib/command.js
+// ../../main/node_modules/commander/lib/command.js
 var require_command = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const EventEmitter = __require("node:events").EventEmitter;
 	const childProcess = __require("node:child_process");
@@ -76208,7 +76208,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
 	exports.useColor = useColor;
 }));
 
-// node_modules/commander/index.js
+// ../../main/node_modules/commander/index.js
 var require_commander = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { Argument } = require_argument();
 	const { Command } = require_command();
@@ -76228,7 +76228,7 @@ var require_commander = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.InvalidOptionArgumentError = InvalidArgumentError;
 }));
 
-// node_modules/commander/esm.mjs
+// ../../main/node_modules/commander/esm.mjs
 var import_commander = /* @__PURE__ */ __toESM(require_commander(), 1);
 const { program, createCommand, createArgument, createOption, CommanderError, InvalidArgumentError, InvalidOptionArgumentError, Command, Argument, Option, Help } = import_commander.default;
 

@@ -7,6 +7,7 @@
 import { spawnSync } from "node:child_process";
 import { statSync } from "node:fs";
 import { mkdir, readFile, rm, statfs, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { makeBigBundle } from "./make-bundle.mjs";
@@ -15,6 +16,8 @@ import { stepSplit } from "./publish-vs-script.mjs";
 const MiB = 1 << 20;
 const GiB = 1 << 30;
 const HERE = path.dirname(fileURLToPath(import.meta.url));
+/** The load average now: each side runs once, so the row says how busy the machine was around it. */
+const load = () => os.loadavg().map((x) => x.toFixed(1)).join(" ");
 
 /**
  * Time ≤ 1.0× Info-ZIP: the 400 MiB zip row holds the speed target (≤ 0.6×); this row checks that nothing
@@ -64,7 +67,7 @@ export async function benchBig(kit) {
   try {
     let t = performance.now();
     const bundle = await makeBigBundle(path.join(root, "src"), { files, totalBytes, hugeBytes });
-    console.log(`  big: bundle generated in ${round((performance.now() - t) / 1000, 1)}s`);
+    console.log(`  big: bundle generated in ${round((performance.now() - t) / 1000, 1)}s (load ${load()})`);
     const hugeName = "Contents/Resources/models/model.gguf";
 
     const ourZip = path.join(root, "ours.zip");
@@ -72,14 +75,14 @@ export async function benchBig(kit) {
     const ourSize = statSync(ourZip).size;
     t = performance.now();
     const read = pythonZipCheck(ourZip, hugeName);
-    console.log(`  big: zip step ${round(ours.wall, 1)}s ${round(ours.rssMb, 1)} MB; python zipfile check in ${round((performance.now() - t) / 1000, 1)}s`);
+    console.log(`  big: zip step ${round(ours.wall, 1)}s ${round(ours.rssMb, 1)} MB; python zipfile check in ${round((performance.now() - t) / 1000, 1)}s (load ${load()})`);
     await rm(ourZip);
 
     const theirZip = path.join(root, "info-zip.zip");
     const theirs = measure(["zip", "-r", "-y", "-q", theirZip, path.basename(bundle)], { cwd: path.dirname(bundle) });
     const theirSize = statSync(theirZip).size;
     await rm(theirZip);
-    console.log(`  big: zip -r -y ${round(theirs.wall, 1)}s ${round(theirs.rssMb, 1)} MB`);
+    console.log(`  big: zip -r -y ${round(theirs.wall, 1)}s ${round(theirs.rssMb, 1)} MB (load ${load()})`);
 
     // A real publish: folder store, a small disk image, no older releases (so no deltas).
     const key = keyPair();
@@ -110,7 +113,7 @@ export async function benchBig(kit) {
       publish: { ...side(publish), steps: Object.fromEntries(steps.map(([n, ms]) => [n, round(ms / 1000, 2)])) },
     });
     console.log(`    zip size ours ${ourSize} B, Info-ZIP ${theirSize} B; python zipfile: ${read.ok ? `${read.entries} entries, ${read.read} B of the big one read` : read.detail}`);
-    console.log(`    publish (folder store): ${round(publish.wall, 1)}s, peak RSS ${round(publish.rssMb, 1)} MB, ${side(publish).cpuPct}% CPU; steps ${steps.map(([n, ms]) => `${n} ${(ms / 1000).toFixed(2)}s`).join(", ")}`);
+    console.log(`    publish (folder store, load ${load()}): ${round(publish.wall, 1)}s, peak RSS ${round(publish.rssMb, 1)} MB, ${side(publish).cpuPct}% CPU; steps ${steps.map(([n, ms]) => `${n} ${(ms / 1000).toFixed(2)}s`).join(", ")}`);
   } catch (err) {
     // A failure here (a tool's exit code, a full disk) fails this row; the bench goes on to the others.
     console.log(`  big: FAILED: ${err.message}`);
