@@ -13424,14 +13424,28 @@ function clampedScalar(head) {
 	a[31] |= 64;
 	return littleEndian(a);
 }
+const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
 function expandSeed(seed) {
 	const digest = createHash("sha512").update(seed).digest();
 	const scalar = clampedScalar(digest);
-	return {
-		scalar,
-		prefix: digest.subarray(32),
-		publicKey: Buffer.from(Point.BASE.multiply(scalar % L).toBytes())
-	};
+	const der = Buffer.concat([PKCS8_ED25519_PREFIX, seed]);
+	try {
+		const spki = createPublicKey(createPrivateKey({
+			key: der,
+			format: "der",
+			type: "pkcs8"
+		})).export({
+			format: "der",
+			type: "spki"
+		});
+		return {
+			scalar,
+			prefix: digest.subarray(32),
+			publicKey: Buffer.from(spki.subarray(-32))
+		};
+	} finally {
+		der.fill(0);
+	}
 }
 function fromExpandedSecret(secret64, publicKey) {
 	return {
@@ -13472,18 +13486,30 @@ async function feed(update, source) {
 function modL(hash) {
 	return littleEndian(hash) % L;
 }
-function startSignature(key) {
+function nonceSigner(key) {
 	const nonceHash = createHash("sha512").update(key.prefix);
 	return {
 		update: (bytes) => void nonceHash.update(bytes),
-		async finish(message) {
+		async sign(message) {
 			const r = modL(nonceHash.digest());
 			const R = Buffer.from(Point.BASE.multiply(r === 0n ? L : r).toBytes());
 			const challengeHash = createHash("sha512").update(R).update(key.publicKey);
 			await feed((b) => challengeHash.update(b), message);
 			const k = modL(challengeHash.digest());
 			const s = (r + k * (key.scalar % L)) % L;
-			const signature = Buffer.concat([R, toLittleEndian32(s)]);
+			return {
+				signature: Buffer.concat([R, toLittleEndian32(s)]),
+				k
+			};
+		}
+	};
+}
+function startSignature(key) {
+	const signer = nonceSigner(key);
+	return {
+		update: signer.update,
+		async finish(message) {
+			const { signature, k } = await signer.sign(message);
 			return {
 				signature,
 				verified: verifyWithChallenge(key.publicKey, signature, k)
@@ -13497,7 +13523,9 @@ async function signAndCheck(key, message, started) {
 	return signing.finish(message);
 }
 async function signEd25519(key, message) {
-	return (await signAndCheck(key, message)).signature;
+	const signer = nonceSigner(key);
+	await feed(signer.update, message);
+	return (await signer.sign(message)).signature;
 }
 function verifyWithChallenge(publicKey, signature, k) {
 	let A, R;
