@@ -4,7 +4,7 @@
 //
 //   RELCAST_BENCH_SCALE=0.25  shrink every input (quick look; targets are for 1)
 //   RELCAST_BENCH_ONLY=sign,zip,upload,history,memory,publish,publish-s3,verify,gateway,deltas,big  run a subset
-//                             (big: 8 GiB / 100,000 files against zip -r -y, ~16 GiB of temp files while it runs)
+//                             (big: 8 GiB / 100,000 files against zip -r -y, up to ~15 GiB of temp files while it runs)
 //   RELCAST_BENCH_RUNS=3      runs per side (the median wall time is compared)
 import { spawn, spawnSync } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
