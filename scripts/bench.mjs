@@ -3,7 +3,8 @@
 // folder, removed at the end). Prints a table and writes bench/results.json.
 //
 //   RELCAST_BENCH_SCALE=0.25  shrink every input (quick look; targets are for 1)
-//   RELCAST_BENCH_ONLY=sign,zip,upload,history,memory,publish,publish-s3,verify,gateway,deltas,deltas-many  run a subset
+//   RELCAST_BENCH_ONLY=sign,zip,upload,history,memory,publish,publish-s3,verify,gateway,deltas,deltas-many,big  run a subset
+//                             (big: 8 GiB / 100,000 files against zip -r -y, up to ~15 GiB of temp files while it runs)
 //   RELCAST_BENCH_RUNS=3      runs per side (the median wall time is compared)
 import { spawn, spawnSync } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
@@ -18,6 +19,7 @@ import { makeHistoryStore } from "./bench/history-store.mjs";
 import { benchPublish } from "./bench/publish-vs-script.mjs";
 import { benchVerify } from "./bench/verify-vs-sha256sum.mjs";
 import { benchDeltasMany } from "./bench/deltas-many.mjs";
+import { benchBig } from "./bench/big-bundle.mjs";
 import { benchGatewayThroughput, describeGatewayRow } from "./bench/gateway-throughput.mjs";
 import { makeSamplePlugin } from "./sample-plugin.mjs";
 
@@ -400,6 +402,7 @@ try {
   const publishKinds = [...(wanted("publish") ? ["folder"] : []), ...(wanted("publish-s3") ? ["s3"] : [])];
   if (publishKinds.length > 0) await benchPublish(kit, publishKinds, moto);
   if (wanted("verify")) await benchVerify(kit);
+  if (wanted("big")) await benchBig(kit);
   // Gateway throughput (scripts/bench/gateway-throughput.mjs): HMAC-proxied req/s vs a bare node proxy, per database, the sides
   // interleaved in every run; target ratio >= 0.8. At least 5 runs: the ratio is a median of per-run ratios.
   const gatewayRows = wanted("gateway") ? await benchGatewayThroughput({ repo, tmp, runs: Math.max(5, RUNS), requests: Math.max(1000, Math.round(10_000 * SCALE)), maxSeconds: 15 }) : [];

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import nacl from "tweetnacl";
 import { describe, expect, it } from "vitest";
-import { expandSeed, signAndCheck, signEd25519, startSignature, verifyEd25519 } from "../../src/sparkle/ed25519-stream.js";
+import { derivePublicKey, expandSeed, signAndCheck, signEd25519, startSignature, verifyEd25519 } from "../../src/sparkle/ed25519-stream.js";
 import { parseSigningKey } from "../../src/sparkle/signing-key.js";
 
 const PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
@@ -68,6 +68,15 @@ describe("streaming Ed25519", () => {
     expect(legacy.publicKeyBase64).toBe(seedKey.publicKeyBase64);
     const msg = randomBytes(1000);
     expect((await signEd25519(legacy, msg)).equals(await signEd25519(seedKey, msg))).toBe(true);
+  });
+
+  it("a seed's public key (from OpenSSL) is tweetnacl's and the one its scalar yields on the curve", () => {
+    for (let i = 0; i < 8; i++) {
+      const seed = randomBytes(32);
+      const key = expandSeed(seed);
+      expect(key.publicKey.equals(Buffer.from(nacl.sign.keyPair.fromSeed(seed).publicKey))).toBe(true);
+      expect(key.publicKey.equals(derivePublicKey(key))).toBe(true);
+    }
   });
 
   it("refuses a legacy key whose halves do not belong together", () => {
