@@ -48,24 +48,27 @@ describe.skipIf(Boolean(reason))(`publish to S3 (moto_server)${reason ? ` — sk
     expect(again.stderr).toContain("already published");
   });
 
-  it("20 publishes at once: catalog count 20, 20 appcast items, all records", async () => {
+  // 10, not 20, at once: every publish still starts together and races the others for the catalog, the appcast and
+  // latest/ (all must pass and none be lost); the folder store's test (concurrent-publish) keeps 20 at once. Each S3
+  // publish costs the one moto_server several times a folder publish, and 20 took ~180 s of the suite's time.
+  it("10 publishes at once: catalog count 10, 10 appcast items, all records", async () => {
     const { ws, bucket } = await s3Workspace();
-    const versions = Array.from({ length: 20 }, (_, i) => `2.${i}.0`);
+    const versions = Array.from({ length: 10 }, (_, i) => `2.${i}.0`);
     const plugins = await Promise.all(versions.map((v, i) => ws.plugin(v, 2000 + i)));
     const results = await Promise.all(versions.map((v, i) => runCli(ws.publishArgs(plugins[i]!, v, ["--quiet"]))));
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     const store = await openStore(`s3://${bucket}/plugins`, ws.dir, { s3: { endpoint: moto.endpoint, forcePathStyle: true, region: "us-east-1" } });
     const catalog = JSON.parse((await store.get("releases/catalog.json"))!.body.toString("utf8"));
-    expect(catalog.count).toBe(20);
+    expect(catalog.count).toBe(10);
     expect(new Set(catalog.versions.map((v: { version: string }) => v.version))).toEqual(new Set(versions));
     const appcast = (await store.get("releases/appcast.xml"))!.body.toString("utf8");
-    expect(appcast.match(/<item>/g)).toHaveLength(20);
+    expect(appcast.match(/<item>/g)).toHaveLength(10);
     for (const v of versions) expect(await store.head(`releases/${v}/release.json`)).toBeDefined();
     expect(await feedProblems(store, "bridge-plugin")).toEqual([]);
     const latest: string[] = [];
     for await (const o of store.list("releases/latest/")) latest.push(o.key);
-    expect(latest.sort()).toEqual(["releases/latest/bridge-plugin-2.19.0.dmg", "releases/latest/bridge-plugin-2.19.0.zip"]);
-  }, 900_000); // 20 publishes at once: a hang guard, not a speed check
+    expect(latest.sort()).toEqual(["releases/latest/bridge-plugin-2.9.0.dmg", "releases/latest/bridge-plugin-2.9.0.zip"]);
+  }, 900_000); // 10 publishes at once: a hang guard, not a speed check
 
   it("rebuild restores a catalog that was hand-edited into invalid JSON", async () => {
     const { ws, bucket } = await s3Workspace();

@@ -25,10 +25,22 @@ afterAll(async () => {
 
 const python = (script: string, ...args: string[]): string => execFileSync("python3", [path.join(here, script), ...args], { encoding: "utf8" }).trim();
 
+/**
+ * Python's tree hash of the untouched old or new tree (each a few seconds): no test changes those two trees (the
+ * hard-link test checks so), so each is computed once and every test compares against that same independent hash.
+ */
+const pythonHashes = new Map<string, string>();
+function pythonTreeHash(root: string): string {
+  if (root !== oldRoot && root !== newRoot) throw new Error(`only the unchanging old and new trees are cached, not ${root}`);
+  let hash = pythonHashes.get(root);
+  if (hash === undefined) pythonHashes.set(root, (hash = python("sparkle-tree-hash.py", root)));
+  return hash;
+}
+
 describe("Sparkle tree hash", () => {
   it("equals an independent Python implementation of SUBinaryDeltaCommon's hash, for both trees", async () => {
-    expect((await hashTree(oldRoot)).hash.toString("hex")).toBe(python("sparkle-tree-hash.py", oldRoot));
-    expect((await hashTree(newRoot)).hash.toString("hex")).toBe(python("sparkle-tree-hash.py", newRoot));
+    expect((await hashTree(oldRoot)).hash.toString("hex")).toBe(pythonTreeHash(oldRoot));
+    expect((await hashTree(newRoot)).hash.toString("hex")).toBe(pythonTreeHash(newRoot));
   });
 
   it("changes with a permission bit, a link target or a folder's mode, and ignores a symlink's own mode", async () => {
@@ -89,8 +101,8 @@ describe.each(["lzma", "zlib", "bzip2", "none"] as const)("delta with %s compres
   it("has a container Python's own lzma/zlib/bz2 modules read, with the header Sparkle expects", async () => {
     const parsed = JSON.parse(python("read-delta.py", delta)) as { compression: number; metadata: number; major: number; minor: number; before: string; after: string; paths: string[] };
     expect(parsed).toMatchObject({ compression: { none: 0, bzip2: 1, lzma: 2, zlib: 5 }[compression], metadata: { none: 0, bzip2: 9, lzma: 6, zlib: 9 }[compression], major: 3, minor: 1 });
-    expect(parsed.before).toBe(python("sparkle-tree-hash.py", oldRoot));
-    expect(parsed.after).toBe(python("sparkle-tree-hash.py", newRoot));
+    expect(parsed.before).toBe(pythonTreeHash(oldRoot));
+    expect(parsed.after).toBe(pythonTreeHash(newRoot));
     expect(parsed.paths).toContain("/Contents/MacOS/Demo");
   });
 });
