@@ -2,15 +2,16 @@ import { createRequire } from "node:module";
 import { access, copyFile, link, lstat, mkdir, mkdtemp, open, readFile, readdir, readlink, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import path, { join, sep } from "node:path";
 import os, { homedir, platform, release } from "node:os";
-import { createHash, createHmac, createPrivateKey, createPublicKey, getRandomValues, randomBytes, randomUUID } from "node:crypto";
 import * as zlib from "node:zlib";
 import { crc32, createDeflateRaw, createInflate, createInflateRaw, inflateRaw } from "node:zlib";
+import * as crypto$1 from "node:crypto";
+import { createHash, createHmac, createPrivateKey, createPublicKey, getRandomValues, randomBytes, randomUUID } from "node:crypto";
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import { ReadStream, accessSync, appendFileSync, constants, createReadStream, createWriteStream, existsSync, fstatSync, lstatSync, read, readFileSync, readdirSync, readlinkSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { PassThrough, Readable, Writable } from "node:stream";
+import { PassThrough, Readable, Writable, pipeline } from "node:stream";
 import { once } from "node:events";
-import { pipeline } from "node:stream/promises";
+import { pipeline as pipeline$1 } from "node:stream/promises";
 import { isDeepStrictEqual, promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { isUtf8 } from "node:buffer";
@@ -213,7 +214,7 @@ function parseIsoTimestamp(text) {
 	};
 }
 
-// ../../main/node_modules/zod/v4/core/util.js
+// node_modules/zod/v4/core/util.js
 function getEnumValues(entries) {
 	const numericValues = Object.values(entries).filter((v) => typeof v === "number");
 	return Object.entries(entries).filter(([k, _]) => numericValues.indexOf(+k) === -1).map(([_, v]) => v);
@@ -734,7 +735,7 @@ function constantCatch(value) {
 	return fn;
 }
 
-// ../../main/node_modules/zod/v4/core/core.js
+// node_modules/zod/v4/core/core.js
 var _a$2;
 const _zodDesc = {
 	value: void 0,
@@ -841,7 +842,7 @@ function config$1(newConfig) {
 	return globalConfig;
 }
 
-// ../../main/node_modules/zod/v4/core/errors.js
+// node_modules/zod/v4/core/errors.js
 function _getMessage() {
 	const internals = this._zod;
 	internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
@@ -953,7 +954,7 @@ function formatError(error, mapper = (issue) => issue.message) {
 	return fieldErrors;
 }
 
-// ../../main/node_modules/zod/v4/core/parse.js
+// node_modules/zod/v4/core/parse.js
 function finalizeParams(callee, params) {
 	return {
 		callee: params?.callee ?? callee,
@@ -1156,7 +1157,7 @@ const _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
 	return _safeParseAsync(_Err)(schema, value, _ctx);
 };
 
-// ../../main/node_modules/zod/v4/core/regexes.js
+// node_modules/zod/v4/core/regexes.js
 const cuid = /^[cC][0-9a-z]{6,}$/;
 const cuid2 = /^[0-9a-z]+$/;
 const ulid = /^[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}$/;
@@ -1213,7 +1214,7 @@ const boolean$1 = /^(?:true|false)$/i;
 const lowercase = /^[^A-Z]*$/;
 const uppercase = /^[^a-z]*$/;
 
-// ../../main/node_modules/zod/v4/core/checks.js
+// node_modules/zod/v4/core/checks.js
 const $ZodCheck = /*@__PURE__*/ $constructor("$ZodCheck", (inst, def) => {
 	var _a;
 	inst._zod ?? (inst._zod = {});
@@ -1508,7 +1509,7 @@ const $ZodCheckOverwrite = /*@__PURE__*/ $constructor("$ZodCheckOverwrite", (ins
 	};
 });
 
-// ../../main/node_modules/zod/v4/core/doc.js
+// node_modules/zod/v4/core/doc.js
 var Doc = class {
 	constructor(args = [], closed = {}) {
 		this.content = [];
@@ -1542,14 +1543,14 @@ var Doc = class {
 	}
 };
 
-// ../../main/node_modules/zod/v4/core/versions.js
+// node_modules/zod/v4/core/versions.js
 const version$1 = {
 	major: 4,
 	minor: 6,
 	patch: 7
 };
 
-// ../../main/node_modules/zod/v4/core/schemas.js
+// node_modules/zod/v4/core/schemas.js
 const $ZodType = /*@__PURE__*/ $constructor("$ZodType", (inst, def) => {
 	var _a;
 	inst ?? (inst = {});
@@ -2878,7 +2879,7 @@ function handleRefineResult(result, payload, input, inst) {
 	}
 }
 
-// ../../main/node_modules/zod/v4/core/memoizer.js
+// node_modules/zod/v4/core/memoizer.js
 var $ZodCyclicError = class extends Error {
 	constructor() {
 		super(`Cannot parse a reference cycle that closes through a transform`);
@@ -3125,7 +3126,7 @@ function isBackEdge(ctx, value) {
 	return backEdges !== void 0 && isRef(value) && backEdges.has(value);
 }
 
-// ../../main/node_modules/zod/v4/locales/en.js
+// node_modules/zod/v4/locales/en.js
 const error$1 = () => {
 	const Sizable = {
 		string: {
@@ -3233,7 +3234,7 @@ function en_default() {
 	return { localeError: error$1() };
 }
 
-// ../../main/node_modules/zod/v4/core/registries.js
+// node_modules/zod/v4/core/registries.js
 var _a$1;
 var $ZodRegistry = class {
 	constructor() {
@@ -3280,7 +3281,7 @@ function registry() {
 (_a$1 = globalThis).__zod_globalRegistry ?? (_a$1.__zod_globalRegistry = registry());
 const globalRegistry = globalThis.__zod_globalRegistry;
 
-// ../../main/node_modules/zod/v4/core/api.js
+// node_modules/zod/v4/core/api.js
 function snapshotChecks(def) {
 	if (def.checks) def.checks = [...def.checks];
 	return def;
@@ -3784,7 +3785,7 @@ function _check$1(fn, params) {
 	return ch;
 }
 
-// ../../main/node_modules/zod/v4/core/to-json-schema.js
+// node_modules/zod/v4/core/to-json-schema.js
 function assignProps(target, ...sources) {
 	for (const source of sources) for (const key of Reflect.ownKeys(source)) if (Object.prototype.propertyIsEnumerable.call(source, key)) assignProp(target, key, source[key]);
 	return target;
@@ -4205,7 +4206,7 @@ const createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params)
 	return finalize(ctx, schema);
 };
 
-// ../../main/node_modules/zod/v4/core/json-schema-processors.js
+// node_modules/zod/v4/core/json-schema-processors.js
 const narrowMin = (agg, key, value) => {
 	if (agg[key] === void 0 || value > agg[key]) agg[key] = value;
 };
@@ -4556,7 +4557,7 @@ const lazyProcessor = (schema, ctx, _json, params) => {
 	seen.ref = innerType;
 };
 
-// ../../main/node_modules/zod/v4/classic/errors.js
+// node_modules/zod/v4/classic/errors.js
 const _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
 function _lazyMethod(proto, key, make) {
 	Object.defineProperty(proto, key, {
@@ -4606,7 +4607,7 @@ const initializer = (inst, issues) => {
 };
 const ZodRealError = /*@__PURE__*/ $constructor("ZodError", initializer, void 0, { Parent: Error });
 
-// ../../main/node_modules/zod/v4/classic/parse.js
+// node_modules/zod/v4/classic/parse.js
 const parse$3 = /* @__PURE__ */ _parse(ZodRealError);
 const parseAsync = /* @__PURE__ */ _parseAsync(ZodRealError);
 const safeParse = /* @__PURE__ */ _safeParse(ZodRealError);
@@ -4620,7 +4621,7 @@ const safeDecode = /* @__PURE__ */ _safeDecode(ZodRealError);
 const safeEncodeAsync = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
 const safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
-// ../../main/node_modules/zod/v4/classic/schemas.js
+// node_modules/zod/v4/classic/schemas.js
 function _ensureDefaultLocale() {
 	if (!globalConfig.localeError) config$1(en_default());
 }
@@ -5985,7 +5986,7 @@ function parseStoredJson(bytes, schema) {
 	return parsed.success ? parsed.data : void 0;
 }
 
-// ../../main/node_modules/semver/internal/constants.js
+// node_modules/semver/internal/constants.js
 var require_constants = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SEMVER_SPEC_VERSION = "2.0.0";
 	const MAX_LENGTH = 256;
@@ -6042,13 +6043,13 @@ var require_constants = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 }));
 
-// ../../main/node_modules/semver/internal/debug.js
+// node_modules/semver/internal/debug.js
 var require_debug = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const debug = typeof process === "object" && process.env && process.env.NODE_DEBUG && /\bsemver\b/i.test(process.env.NODE_DEBUG) ? (...args) => console.error("SEMVER", ...args) : () => {};
 	module.exports = debug;
 }));
 
-// ../../main/node_modules/semver/internal/re.js
+// node_modules/semver/internal/re.js
 var require_re = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { MAX_SAFE_COMPONENT_LENGTH, MAX_SAFE_BUILD_LENGTH, MAX_LENGTH } = require_constants();
 	const debug = require_debug();
@@ -6127,7 +6128,7 @@ var require_re = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	createToken("GTE0PRE", "^\\s*>=\\s*0\\.0\\.0-0\\s*$");
 }));
 
-// ../../main/node_modules/semver/internal/parse-options.js
+// node_modules/semver/internal/parse-options.js
 var require_parse_options = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const looseOption = Object.freeze({ loose: true });
 	const emptyOpts = Object.freeze({});
@@ -6139,7 +6140,7 @@ var require_parse_options = /* @__PURE__ */ __commonJSMin(((exports, module) => 
 	module.exports = parseOptions;
 }));
 
-// ../../main/node_modules/semver/internal/identifiers.js
+// node_modules/semver/internal/identifiers.js
 var require_identifiers = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const numeric = /^[0-9]+$/;
 	const compareIdentifiers = (a, b) => {
@@ -6159,7 +6160,7 @@ var require_identifiers = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 }));
 
-// ../../main/node_modules/semver/classes/semver.js
+// node_modules/semver/classes/semver.js
 var require_semver$1 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const debug = require_debug();
 	const { MAX_LENGTH, MAX_SAFE_INTEGER } = require_constants();
@@ -6346,7 +6347,7 @@ var require_semver$1 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = SemVer;
 }));
 
-// ../../main/node_modules/semver/functions/parse.js
+// node_modules/semver/functions/parse.js
 var require_parse = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const parse = (version, options, throwErrors = false) => {
@@ -6361,7 +6362,7 @@ var require_parse = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = parse;
 }));
 
-// ../../main/node_modules/semver/functions/valid.js
+// node_modules/semver/functions/valid.js
 var require_valid$1 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const parse = require_parse();
 	const valid = (version, options) => {
@@ -6371,7 +6372,7 @@ var require_valid$1 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = valid;
 }));
 
-// ../../main/node_modules/semver/functions/clean.js
+// node_modules/semver/functions/clean.js
 var require_clean = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const parse = require_parse();
 	const clean = (version, options) => {
@@ -6381,7 +6382,7 @@ var require_clean = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = clean;
 }));
 
-// ../../main/node_modules/semver/functions/inc.js
+// node_modules/semver/functions/inc.js
 var require_inc = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const inc = (version, release, options, identifier, identifierBase) => {
@@ -6399,7 +6400,7 @@ var require_inc = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = inc;
 }));
 
-// ../../main/node_modules/semver/functions/diff.js
+// node_modules/semver/functions/diff.js
 var require_diff = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const parse = require_parse();
 	const diff = (version1, version2) => {
@@ -6427,28 +6428,28 @@ var require_diff = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = diff;
 }));
 
-// ../../main/node_modules/semver/functions/major.js
+// node_modules/semver/functions/major.js
 var require_major = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const major = (a, loose) => new SemVer(a, loose).major;
 	module.exports = major;
 }));
 
-// ../../main/node_modules/semver/functions/minor.js
+// node_modules/semver/functions/minor.js
 var require_minor = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const minor = (a, loose) => new SemVer(a, loose).minor;
 	module.exports = minor;
 }));
 
-// ../../main/node_modules/semver/functions/patch.js
+// node_modules/semver/functions/patch.js
 var require_patch = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const patch = (a, loose) => new SemVer(a, loose).patch;
 	module.exports = patch;
 }));
 
-// ../../main/node_modules/semver/functions/prerelease.js
+// node_modules/semver/functions/prerelease.js
 var require_prerelease = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const parse = require_parse();
 	const prerelease = (version, options) => {
@@ -6458,28 +6459,28 @@ var require_prerelease = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = prerelease;
 }));
 
-// ../../main/node_modules/semver/functions/compare.js
+// node_modules/semver/functions/compare.js
 var require_compare = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const compare = (a, b, loose) => new SemVer(a, loose).compare(new SemVer(b, loose));
 	module.exports = compare;
 }));
 
-// ../../main/node_modules/semver/functions/rcompare.js
+// node_modules/semver/functions/rcompare.js
 var require_rcompare = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const compare = require_compare();
 	const rcompare = (a, b, loose) => compare(b, a, loose);
 	module.exports = rcompare;
 }));
 
-// ../../main/node_modules/semver/functions/compare-loose.js
+// node_modules/semver/functions/compare-loose.js
 var require_compare_loose = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const compare = require_compare();
 	const compareLoose = (a, b) => compare(a, b, true);
 	module.exports = compareLoose;
 }));
 
-// ../../main/node_modules/semver/functions/compare-build.js
+// node_modules/semver/functions/compare-build.js
 var require_compare_build = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const compareBuild = (a, b, loose) => {
@@ -6490,63 +6491,63 @@ var require_compare_build = /* @__PURE__ */ __commonJSMin(((exports, module) => 
 	module.exports = compareBuild;
 }));
 
-// ../../main/node_modules/semver/functions/sort.js
+// node_modules/semver/functions/sort.js
 var require_sort = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const compareBuild = require_compare_build();
 	const sort = (list, loose) => list.sort((a, b) => compareBuild(a, b, loose));
 	module.exports = sort;
 }));
 
-// ../../main/node_modules/semver/functions/rsort.js
+// node_modules/semver/functions/rsort.js
 var require_rsort = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const compareBuild = require_compare_build();
 	const rsort = (list, loose) => list.sort((a, b) => compareBuild(b, a, loose));
 	module.exports = rsort;
 }));
 
-// ../../main/node_modules/semver/functions/gt.js
+// node_modules/semver/functions/gt.js
 var require_gt = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const compare = require_compare();
 	const gt = (a, b, loose) => compare(a, b, loose) > 0;
 	module.exports = gt;
 }));
 
-// ../../main/node_modules/semver/functions/lt.js
+// node_modules/semver/functions/lt.js
 var require_lt = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const compare = require_compare();
 	const lt = (a, b, loose) => compare(a, b, loose) < 0;
 	module.exports = lt;
 }));
 
-// ../../main/node_modules/semver/functions/eq.js
+// node_modules/semver/functions/eq.js
 var require_eq = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const compare = require_compare();
 	const eq = (a, b, loose) => compare(a, b, loose) === 0;
 	module.exports = eq;
 }));
 
-// ../../main/node_modules/semver/functions/neq.js
+// node_modules/semver/functions/neq.js
 var require_neq = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const compare = require_compare();
 	const neq = (a, b, loose) => compare(a, b, loose) !== 0;
 	module.exports = neq;
 }));
 
-// ../../main/node_modules/semver/functions/gte.js
+// node_modules/semver/functions/gte.js
 var require_gte = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const compare = require_compare();
 	const gte = (a, b, loose) => compare(a, b, loose) >= 0;
 	module.exports = gte;
 }));
 
-// ../../main/node_modules/semver/functions/lte.js
+// node_modules/semver/functions/lte.js
 var require_lte = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const compare = require_compare();
 	const lte = (a, b, loose) => compare(a, b, loose) <= 0;
 	module.exports = lte;
 }));
 
-// ../../main/node_modules/semver/functions/cmp.js
+// node_modules/semver/functions/cmp.js
 var require_cmp = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const eq = require_eq();
 	const neq = require_neq();
@@ -6578,7 +6579,7 @@ var require_cmp = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = cmp;
 }));
 
-// ../../main/node_modules/semver/functions/coerce.js
+// node_modules/semver/functions/coerce.js
 var require_coerce = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const parse = require_parse();
@@ -6610,7 +6611,7 @@ var require_coerce = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = coerce;
 }));
 
-// ../../main/node_modules/semver/functions/truncate.js
+// node_modules/semver/functions/truncate.js
 var require_truncate = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const parse = require_parse();
 	const constants = require_constants();
@@ -6642,7 +6643,7 @@ var require_truncate = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = truncate;
 }));
 
-// ../../main/node_modules/semver/internal/lrucache.js
+// node_modules/semver/internal/lrucache.js
 var require_lrucache = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	var LRUCache = class {
 		constructor() {
@@ -6675,7 +6676,7 @@ var require_lrucache = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = LRUCache;
 }));
 
-// ../../main/node_modules/semver/internal/trim-comparator-whitespace.js
+// node_modules/semver/internal/trim-comparator-whitespace.js
 var require_trim_comparator_whitespace = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const { MAX_LENGTH, MAX_SAFE_BUILD_LENGTH, WHITESPACE_CHARACTERS } = require_constants();
 	const whitespace = /* @__PURE__ */ new Uint8Array(65536);
@@ -6815,7 +6816,7 @@ var require_trim_comparator_whitespace = /* @__PURE__ */ __commonJSMin(((exports
 	module.exports = trimComparatorWhitespace;
 }));
 
-// ../../main/node_modules/semver/classes/range.js
+// node_modules/semver/classes/range.js
 var require_range = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SPACE_CHARACTERS = /\s+/g;
 	var Range = class Range {
@@ -7100,7 +7101,7 @@ var require_range = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 }));
 
-// ../../main/node_modules/semver/classes/comparator.js
+// node_modules/semver/classes/comparator.js
 var require_comparator = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const ANY = Symbol("SemVer ANY");
 	var Comparator = class Comparator {
@@ -7173,7 +7174,7 @@ var require_comparator = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Range = require_range();
 }));
 
-// ../../main/node_modules/semver/functions/satisfies.js
+// node_modules/semver/functions/satisfies.js
 var require_satisfies = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Range = require_range();
 	const satisfies = (version, range, options) => {
@@ -7187,14 +7188,14 @@ var require_satisfies = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = satisfies;
 }));
 
-// ../../main/node_modules/semver/ranges/to-comparators.js
+// node_modules/semver/ranges/to-comparators.js
 var require_to_comparators = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Range = require_range();
 	const toComparators = (range, options) => new Range(range, options).set.map((comp) => comp.map((c) => c.value).join(" ").trim().split(" "));
 	module.exports = toComparators;
 }));
 
-// ../../main/node_modules/semver/ranges/max-satisfying.js
+// node_modules/semver/ranges/max-satisfying.js
 var require_max_satisfying = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const Range = require_range();
@@ -7220,7 +7221,7 @@ var require_max_satisfying = /* @__PURE__ */ __commonJSMin(((exports, module) =>
 	module.exports = maxSatisfying;
 }));
 
-// ../../main/node_modules/semver/ranges/min-satisfying.js
+// node_modules/semver/ranges/min-satisfying.js
 var require_min_satisfying = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const Range = require_range();
@@ -7246,7 +7247,7 @@ var require_min_satisfying = /* @__PURE__ */ __commonJSMin(((exports, module) =>
 	module.exports = minSatisfying;
 }));
 
-// ../../main/node_modules/semver/ranges/min-version.js
+// node_modules/semver/ranges/min-version.js
 var require_min_version = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const Range = require_range();
@@ -7286,7 +7287,7 @@ var require_min_version = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = minVersion;
 }));
 
-// ../../main/node_modules/semver/ranges/valid.js
+// node_modules/semver/ranges/valid.js
 var require_valid = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Range = require_range();
 	const validRange = (range, options) => {
@@ -7299,7 +7300,7 @@ var require_valid = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = validRange;
 }));
 
-// ../../main/node_modules/semver/ranges/outside.js
+// node_modules/semver/ranges/outside.js
 var require_outside = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const SemVer = require_semver$1();
 	const Comparator = require_comparator();
@@ -7352,21 +7353,21 @@ var require_outside = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = outside;
 }));
 
-// ../../main/node_modules/semver/ranges/gtr.js
+// node_modules/semver/ranges/gtr.js
 var require_gtr = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const outside = require_outside();
 	const gtr = (version, range, options) => outside(version, range, ">", options);
 	module.exports = gtr;
 }));
 
-// ../../main/node_modules/semver/ranges/ltr.js
+// node_modules/semver/ranges/ltr.js
 var require_ltr = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const outside = require_outside();
 	const ltr = (version, range, options) => outside(version, range, "<", options);
 	module.exports = ltr;
 }));
 
-// ../../main/node_modules/semver/ranges/intersects.js
+// node_modules/semver/ranges/intersects.js
 var require_intersects = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Range = require_range();
 	const intersects = (r1, r2, options) => {
@@ -7377,7 +7378,7 @@ var require_intersects = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = intersects;
 }));
 
-// ../../main/node_modules/semver/ranges/simplify.js
+// node_modules/semver/ranges/simplify.js
 var require_simplify = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const satisfies = require_satisfies();
 	const compare = require_compare();
@@ -7407,7 +7408,7 @@ var require_simplify = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	};
 }));
 
-// ../../main/node_modules/semver/ranges/subset.js
+// node_modules/semver/ranges/subset.js
 var require_subset = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const Range = require_range();
 	const Comparator = require_comparator();
@@ -7506,7 +7507,7 @@ var require_subset = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = subset;
 }));
 
-// ../../main/node_modules/semver/index.js
+// node_modules/semver/index.js
 var require_semver = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const internalRe = require_re();
 	const constants = require_constants();
@@ -8336,7 +8337,7 @@ function commandOnPath(name, searchPath = process.env.PATH) {
 	}
 }
 
-// ../../main/node_modules/xz-decompress/dist/package/xz-decompress.js
+// node_modules/xz-decompress/dist/package/xz-decompress.js
 var require_xz_decompress = /* @__PURE__ */ __commonJSMin(((exports, module, this$34) => {
 	(function webpackUniversalModuleDefinition(root, factory) {
 		if (typeof exports === "object" && typeof module === "object") module.exports = factory(__require("stream/web"));
@@ -9087,8 +9088,8 @@ function externalCompressor(name) {
 	};
 }
 async function compressFile(name, input, output) {
-	if (name === "none") return pipeline(createReadStream(input), createWriteStream(output, { flags: "a" }));
-	if (name === "zlib") return pipeline(createReadStream(input), createDeflateRaw({ level: 9 }), createWriteStream(output, { flags: "a" }));
+	if (name === "none") return pipeline$1(createReadStream(input), createWriteStream(output, { flags: "a" }));
+	if (name === "zlib") return pipeline$1(createReadStream(input), createDeflateRaw({ level: 9 }), createWriteStream(output, { flags: "a" }));
 	if (compressionUnavailable(name)) throw missingProgramError(name);
 	const t = externalCompressor(name);
 	const sink = createWriteStream(output, { flags: "a" });
@@ -9718,16 +9719,15 @@ const treeManifestSchema = strictObject({
 	treeHash: hex(40),
 	entries: array(entrySchema).max(1e7)
 });
-async function treeManifestOf(tree, version, zip) {
-	const entries = [];
+async function* manifestEntriesOf(tree) {
 	for (const e of tree.entries) {
-		if (e.rel === "/Icon\r") return void 0;
+		if (e.rel === "/Icon\r") return yield void 0;
 		if (e.kind === "dir") {
-			entries.push({
+			yield {
 				path: e.rel,
 				kind: "dir",
 				mode: e.perms
-			});
+			};
 			continue;
 		}
 		const raw = tree.raw.get(e.rel);
@@ -9739,28 +9739,30 @@ async function treeManifestOf(tree, version, zip) {
 			crc32: raw.crc32,
 			compressedSize: raw.compressedSize
 		};
-		if (e.kind === "file") entries.push({
+		if (e.kind === "file") yield {
 			path: e.rel,
 			kind: "file",
 			mode: e.perms,
 			size: e.size,
 			sha1: tree.fileHashes.get(e.rel).toString("hex"),
 			zip: place
-		});
+		};
 		else {
 			const bytes = await tree.source.readLink(e);
 			const target = bytes.toString("utf8");
-			if (!Buffer.from(target, "utf8").equals(bytes)) return void 0;
-			entries.push({
+			if (!Buffer.from(target, "utf8").equals(bytes)) return yield void 0;
+			yield {
 				path: e.rel,
 				kind: "symlink",
 				mode: e.perms,
 				target,
 				sha1: tree.linkHashes.get(e.rel).toString("hex"),
 				zip: place
-			});
+			};
 		}
 	}
+}
+function manifestHeadOf(tree, version, zip) {
 	return {
 		format: TREE_MANIFEST_FORMAT,
 		version,
@@ -9768,15 +9770,14 @@ async function treeManifestOf(tree, version, zip) {
 			sha256: zip.sha256,
 			sizeBytes: zip.sizeBytes
 		},
-		treeHash: tree.hash.toString("hex"),
-		entries
+		treeHash: tree.hash.toString("hex")
 	};
 }
-function serializeTreeManifest(manifest) {
-	const { entries, ...head } = manifest;
-	const lines = entries.map((e) => `    ${JSON.stringify(e)}`);
-	return Buffer.from(`${JSON.stringify(head, null, 2).slice(0, -2)},\n  "entries": [\n${lines.join(",\n")}\n  ]\n}\n`);
-}
+const manifestText = {
+	head: (head) => `${JSON.stringify(head, null, 2).slice(0, -2)},\n  "entries": [\n`,
+	entry: (e, first) => `${first ? "" : ",\n"}    ${JSON.stringify(e)}`,
+	end: "\n  ]\n}\n"
+};
 function entryOf$1(e) {
 	const type = e.kind === "dir" ? S_IFDIR$1 : e.kind === "symlink" ? S_IFLNK$1 : S_IFREG;
 	return {
@@ -9834,7 +9835,532 @@ function parseTreeManifest(bytes, name, maxBytes = MANIFEST_HARD_CAP) {
 	};
 }
 
-// ../../main/node_modules/pend/index.js
+// src/sparkle/delta/tree-manifest-writer.ts
+const WRITE_CHARS = 1 << 20;
+async function writeTreeManifest(tree, version, zip, file) {
+	const fh = await open(file, "wx");
+	const sha256 = createHash("sha256");
+	let sizeBytes = 0;
+	let pending = "";
+	const flush = async () => {
+		const bytes = Buffer.from(pending, "utf8");
+		pending = "";
+		sha256.update(bytes);
+		sizeBytes += bytes.length;
+		await fh.write(bytes, 0, bytes.length, null);
+	};
+	let kept = false;
+	try {
+		pending = manifestText.head(manifestHeadOf(tree, version, zip));
+		let first = true;
+		for await (const entry of manifestEntriesOf(tree)) {
+			if (!entry) return void 0;
+			pending += manifestText.entry(entry, first);
+			first = false;
+			if (pending.length >= WRITE_CHARS) await flush();
+		}
+		pending += manifestText.end;
+		await flush();
+		kept = true;
+		return {
+			sizeBytes,
+			sha256: sha256.digest("hex")
+		};
+	} finally {
+		await fh.close();
+		if (!kept) await rm(file, { force: true });
+	}
+}
+
+// src/sparkle/delta/zip-layout.ts
+init_errors$4();
+const MAX_LINK_TARGET = 4096;
+const MADE_BY_UNIX$2 = 3;
+function unixModeOf(versionMadeBy, externalFileAttributes) {
+	return versionMadeBy >> 8 === MADE_BY_UNIX$2 ? externalFileAttributes >>> 16 : 0;
+}
+function badZip(zip, why) {
+	return new RelcastError("E_INPUT", `Cannot read ${zip} as a bundle: ${why}.`, "Use the zip relcast published for that release (one top-level bundle folder, relative names).");
+}
+function relOfZipName(name) {
+	const trimmed = name.replace(/\/$/, "");
+	const slash = trimmed.indexOf("/");
+	return slash < 0 ? "" : trimmed.slice(slash);
+}
+function safeNameParts(zip, entryName) {
+	const name = entryName.replace(/\/$/, "");
+	const parts = name.split("/");
+	if (name === "" || name.startsWith("/") || name.includes("\\") || parts.some((p) => p === "" || p === "." || p === ".." || p.includes("\0"))) throw badZip(zip, `unsafe entry name ${JSON.stringify(entryName)}`);
+	return parts;
+}
+function layOutZip(zip, listing) {
+	const byRel = /* @__PURE__ */ new Map();
+	const zipName = /* @__PURE__ */ new Map();
+	let top;
+	const add = (rel, kind, perms, size) => {
+		const entry = {
+			rel,
+			abs: "",
+			kind,
+			perms,
+			mode: (kind === "dir" ? S_IFDIR$1 : kind === "symlink" ? S_IFLNK$1 : S_IFREG) | perms,
+			size,
+			inode: ""
+		};
+		byRel.set(rel, entry);
+		return entry;
+	};
+	for (const item of listing) {
+		const parts = safeNameParts(zip, item.name);
+		const name = parts.join("/");
+		if (top === void 0) top = parts[0];
+		else if (parts[0] !== top) throw badZip(zip, `more than one top-level entry (${top}, ${parts[0]})`);
+		const type = item.unixMode & S_IFMT$1;
+		const kind = item.name.endsWith("/") || type === 16384 ? "dir" : type === 40960 ? "symlink" : "file";
+		if (parts.length === 1) {
+			if (kind !== "dir") throw badZip(zip, `the top-level entry ${name} is not a folder`);
+			continue;
+		}
+		for (let i = 2; i < parts.length; i++) {
+			const parentRel = `/${parts.slice(1, i).join("/")}`;
+			const parent = byRel.get(parentRel);
+			if (!parent) add(parentRel, "dir", 493, 0);
+			else if (parent.kind !== "dir") throw badZip(zip, `${name} lies below the ${parent.kind === "symlink" ? "symlink" : "file"} ${parentRel.slice(1)}`);
+		}
+		const rel = `/${parts.slice(1).join("/")}`;
+		if (byRel.get(rel) && (zipName.has(rel) || kind !== "dir")) throw badZip(zip, `duplicate entry ${name}`);
+		if (kind === "symlink" && item.size > MAX_LINK_TARGET) throw badZip(zip, `symlink ${name} has a ${item.size}-byte target`);
+		add(rel, kind, item.unixMode & 4095 || (kind === "dir" ? 493 : 420), kind === "dir" ? 0 : item.size);
+		zipName.set(rel, item.name);
+	}
+	if (top === void 0) throw badZip(zip, "the zip is empty");
+	const entries = [...byRel.values()].sort((a, b) => ftsOrder(a.rel, b.rel));
+	return {
+		top,
+		entries,
+		zipName
+	};
+}
+
+// src/sparkle/delta/local-zip-entries.ts
+const LOCAL_HEADER = 67324752;
+const READ_CHUNK$2 = 1 << 20;
+const ONE_SHOT_BYTES$1 = 1 << 20;
+const inflateRawAsync$2 = promisify(inflateRaw);
+var LocalZipEntries = class {
+	handle;
+	file;
+	dataOffsets = /* @__PURE__ */ new Map();
+	constructor(handle, file) {
+		this.handle = handle;
+		this.file = file;
+	}
+	async dataOffset(entry) {
+		const known = this.dataOffsets.get(entry.localHeaderOffset);
+		if (known !== void 0) return known;
+		const head = Buffer.alloc(30);
+		const { bytesRead } = await this.handle.read(head, 0, 30, entry.localHeaderOffset);
+		if (bytesRead !== 30 || head.readUInt32LE(0) !== LOCAL_HEADER) throw badZip(this.file, `no local header for ${entry.name}`);
+		if (head.readUInt16LE(8) !== entry.method || head.readUInt32LE(14) !== entry.crc32) throw badZip(this.file, `the local header of ${entry.name} differs from its central directory entry`);
+		const at = entry.localHeaderOffset + 30 + head.readUInt16LE(26) + head.readUInt16LE(28);
+		this.dataOffsets.set(entry.localHeaderOffset, at);
+		return at;
+	}
+	async readInto(entry, at, out) {
+		if (at + out.length > entry.compressedSize) throw badZip(this.file, `a read past the end of ${entry.name}`);
+		const start = await this.dataOffset(entry) + at;
+		for (let done = 0; done < out.length;) {
+			const { bytesRead } = await this.handle.read(out, done, out.length - done, start + done);
+			if (bytesRead === 0) throw badZip(this.file, `${entry.name} ends early`);
+			done += bytesRead;
+		}
+	}
+	async *compressed(entry) {
+		for (let at = 0; at < entry.compressedSize; at += READ_CHUNK$2) {
+			const out = Buffer.allocUnsafe(Math.min(READ_CHUNK$2, entry.compressedSize - at));
+			await this.readInto(entry, at, out);
+			yield out;
+		}
+	}
+	async *inflated(entry) {
+		if (entry.method !== 0 && entry.method !== 8) throw badZip(this.file, `${entry.name} uses compression method ${entry.method}`);
+		let size = 0;
+		let crc = 0;
+		const check = (chunk) => {
+			size += chunk.length;
+			if (size > entry.size) throw badZip(this.file, `${entry.name} is longer than its header says`);
+			crc = crc32(chunk, crc);
+			return chunk;
+		};
+		if (entry.method === 0) for await (const chunk of this.compressed(entry)) yield check(chunk);
+		else if (entry.compressedSize <= ONE_SHOT_BYTES$1 && entry.size <= ONE_SHOT_BYTES$1 * 8) {
+			const bytes = Buffer.allocUnsafe(entry.compressedSize);
+			await this.readInto(entry, 0, bytes);
+			let out;
+			try {
+				out = await inflateRawAsync$2(bytes, { maxOutputLength: Math.max(1, entry.size) });
+			} catch (err) {
+				throw badZip(this.file, `${entry.name} does not inflate to ${entry.size} bytes: ${err.message}`);
+			}
+			yield check(out);
+		} else {
+			const inflater = createInflateRaw();
+			pipeline(Readable.from(this.compressed(entry)), inflater, () => void 0);
+			try {
+				for await (const chunk of inflater) yield check(chunk);
+			} catch (err) {
+				if (err.code === "E_INPUT") throw err;
+				throw badZip(this.file, `${entry.name} does not inflate: ${err.message}`);
+			} finally {
+				inflater.destroy();
+			}
+		}
+		if (size !== entry.size || crc >>> 0 !== entry.crc32 >>> 0) throw badZip(this.file, `${entry.name} inflates to other bytes than its size and CRC-32 say`);
+	}
+};
+
+// src/sparkle/delta/zip64-fields.ts
+const ZIP64_MARK = 4294967295;
+const ZIP64_END = 101075792;
+const ZIP64_LOCATOR = 117853008;
+const ZIP64_EXTRA_TAG$1 = 1;
+function readU64(bytes, at) {
+	const value = bytes.readBigUInt64LE(at);
+	return value > BigInt(Number.MAX_SAFE_INTEGER) ? void 0 : Number(value);
+}
+function widenFields(fields, extra) {
+	const marked = [
+		"size",
+		"compressedSize",
+		"localHeaderOffset"
+	].filter((key) => fields[key] === ZIP64_MARK);
+	if (marked.length === 0) return fields;
+	for (let at = 0; at + 4 <= extra.length;) {
+		const tag = extra.readUInt16LE(at);
+		const length = extra.readUInt16LE(at + 2);
+		if (at + 4 + length > extra.length) break;
+		if (tag === ZIP64_EXTRA_TAG$1) {
+			if (length < 8 * marked.length) return `its ZIP64 extra field holds ${length / 8} values, ${marked.length} are marked`;
+			const out = { ...fields };
+			for (const [i, key] of marked.entries()) {
+				const value = readU64(extra, at + 4 + 8 * i);
+				if (value === void 0) return "a ZIP64 value is past 2^53";
+				out[key] = value;
+			}
+			return out;
+		}
+		at += 4 + length;
+	}
+	return "a size or offset is marked ZIP64 but it has no ZIP64 extra field";
+}
+
+// src/sparkle/delta/stored-zip-tree.ts
+init_errors$4();
+const LOCAL$1 = 67324752;
+const CENTRAL = 33639248;
+const END$1 = 101010256;
+const METHOD_STORE = 0;
+const METHOD_DEFLATE$1 = 8;
+const MAX_TAIL_BYTES = 64 << 20;
+const EMPTY_SHA1 = createHash("sha1").digest();
+const ONE_SHOT_BYTES = 1 << 20;
+const inflateRawAsync$1 = promisify(inflateRaw);
+function settled(stream, event) {
+	return new Promise((resolve) => {
+		const done = () => {
+			stream.off(event, done);
+			stream.off("close", done);
+			resolve();
+		};
+		stream.on(event, done);
+		stream.on("close", done);
+	});
+}
+var EntryScan = class {
+	entry;
+	newZip;
+	spill;
+	keepLimit;
+	zipName;
+	consumed = 0;
+	same;
+	inflater;
+	sha1;
+	inflatedBytes = 0;
+	spillAt;
+	pendingSpill = Promise.resolve();
+	failed;
+	oneShot;
+	parts = [];
+	constructor(entry, newZip, spill, keepLimit, zipName) {
+		this.entry = entry;
+		this.newZip = newZip;
+		this.spill = spill;
+		this.keepLimit = keepLimit;
+		this.zipName = zipName;
+		const twin = newZip?.raw.get(entry.rel);
+		this.same = !!twin && twin.method === entry.method && twin.crc32 === entry.crc32 && twin.compressedSize === entry.compressedSize && twin.size === entry.size;
+		if (entry.method !== METHOD_STORE && entry.method !== METHOD_DEFLATE$1) throw badZip(zipName, `${entry.name} uses compression method ${entry.method}`);
+		this.oneShot = entry.compressedSize <= ONE_SHOT_BYTES && entry.size <= ONE_SHOT_BYTES * 8;
+	}
+	async write(bytes) {
+		if (this.same) {
+			if (await this.newZip.equalsRaw(this.entry.rel, this.consumed, bytes)) {
+				this.consumed += bytes.length;
+				return;
+			}
+			this.same = false;
+			for (let at = 0; at < this.consumed; at += 1 << 20) await this.feed(await this.newZip.readRaw(this.entry.rel, at, Math.min(1 << 20, this.consumed - at)));
+		}
+		this.consumed += bytes.length;
+		await this.feed(bytes);
+	}
+	output(chunk) {
+		(this.sha1 ??= createHash("sha1")).update(chunk);
+		const spill = this.spill;
+		if (spill && this.entry.size <= this.keepLimit) {
+			if (this.spillAt === void 0) this.spillAt = spill.end;
+			const at = spill.end;
+			spill.end += chunk.length;
+			const copy = Buffer.from(chunk);
+			this.pendingSpill = this.pendingSpill.then(() => spill.fh.write(copy, 0, copy.length, at));
+		}
+		this.inflatedBytes += chunk.length;
+	}
+	async feed(bytes) {
+		if (this.entry.method === METHOD_STORE) {
+			this.output(bytes);
+			return;
+		}
+		if (this.oneShot) {
+			this.parts.push(Buffer.from(bytes));
+			return;
+		}
+		if (!this.inflater) {
+			this.inflater = createInflateRaw();
+			this.inflater.on("data", (chunk) => this.output(chunk));
+			this.inflater.on("error", (err) => this.failed ??= err);
+		}
+		if (this.failed) throw badZip(this.zipName, `${this.entry.name} does not inflate: ${this.failed.message}`);
+		if (!this.inflater.write(bytes)) await settled(this.inflater, "drain");
+	}
+	async finish() {
+		if (this.consumed !== this.entry.compressedSize) throw badZip(this.zipName, `${this.entry.name} ends early`);
+		if (this.same) {
+			this.entry.same = true;
+			return;
+		}
+		if (this.entry.method === METHOD_DEFLATE$1 && this.oneShot) try {
+			this.output(await inflateRawAsync$1(Buffer.concat(this.parts), { maxOutputLength: Math.max(1, this.entry.size) }));
+		} catch (err) {
+			throw badZip(this.zipName, `${this.entry.name} does not inflate to ${this.entry.size} bytes: ${err.message}`);
+		}
+		else if (this.entry.method === METHOD_DEFLATE$1) {
+			if (!this.inflater) await this.feed(Buffer.alloc(0));
+			const ended = settled(this.inflater, "end");
+			this.inflater.end();
+			await ended;
+			if (this.failed) throw badZip(this.zipName, `${this.entry.name} does not inflate: ${this.failed.message}`);
+		}
+		await this.pendingSpill;
+		if (this.inflatedBytes !== this.entry.size) throw badZip(this.zipName, `${this.entry.name} inflates to ${this.inflatedBytes} bytes, not ${this.entry.size}`);
+		this.entry.hash = this.sha1?.digest() ?? EMPTY_SHA1;
+		if (this.spill && this.entry.size <= this.keepLimit) this.entry.spill = {
+			at: this.spillAt ?? this.spill.end,
+			length: this.entry.size
+		};
+	}
+};
+function checkEndRecords(name, bytes, central) {
+	let pos = 0;
+	let wide;
+	if (bytes.length >= 56 && bytes.readUInt32LE(0) === 101075792) {
+		const recordLength = readU64(bytes, 4);
+		if (recordLength === void 0 || recordLength < 44 || 12 + recordLength + 20 > bytes.length) throw badZip(name, "its ZIP64 end record is damaged");
+		wide = {
+			count: readU64(bytes, 32),
+			size: readU64(bytes, 40),
+			offset: readU64(bytes, 48)
+		};
+		pos = 12 + recordLength;
+		if (bytes.readUInt32LE(pos) !== 117853008 || readU64(bytes, pos + 8) !== central.offset + central.size) throw badZip(name, "its ZIP64 end record has no locator pointing at it");
+		pos += 20;
+	}
+	if (pos + 22 > bytes.length || bytes.readUInt32LE(pos) !== END$1) throw badZip(name, "its central directory is not followed by an end record");
+	const count = bytes.readUInt16LE(pos + 10);
+	const size = bytes.readUInt32LE(pos + 12);
+	const offset = bytes.readUInt32LE(pos + 16);
+	const end = pos + 22 + bytes.readUInt16LE(pos + 20);
+	const agrees = (classic, mark, zip64, actual) => classic === mark && wide ? zip64 === actual : classic === actual && (!wide || zip64 === actual);
+	if (!agrees(count, 65535, wide?.count, central.count) || !agrees(size, 4294967295, wide?.size, central.size) || !agrees(offset, 4294967295, wide?.offset, central.offset)) throw badZip(name, "its end record does not describe its central directory");
+	if (end !== bytes.length) throw badZip(name, "bytes follow its end record");
+}
+async function readStoredZipTree(stream, options) {
+	const { name, newZip } = options;
+	const sha256 = options.expected ? createHash("sha256") : void 0;
+	const spill = options.spillFile ? {
+		fh: await open(options.spillFile, "wx+", 384),
+		end: 0
+	} : void 0;
+	try {
+		const scanned = /* @__PURE__ */ new Map();
+		const tail = [];
+		let tailBytes = 0;
+		let total = 0;
+		let state = "header";
+		let left = Buffer.alloc(0);
+		let offset = 0;
+		let current;
+		let remaining = 0;
+		let tailStart = 0;
+		for await (const chunk of stream) {
+			sha256?.update(chunk);
+			total += chunk.length;
+			const data = left.length > 0 ? Buffer.concat([left, chunk]) : chunk;
+			let pos = 0;
+			while (pos < data.length) if (state === "tail") {
+				tailBytes += data.length - pos;
+				if (tailBytes > MAX_TAIL_BYTES) throw badZip(name, "its central directory is over 64 MiB");
+				tail.push(Buffer.from(data.subarray(pos)));
+				pos = data.length;
+			} else if (state === "data") {
+				const take = Math.min(remaining, data.length - pos);
+				await current.write(data.subarray(pos, pos + take));
+				pos += take;
+				remaining -= take;
+				if (remaining === 0) {
+					await current.finish();
+					state = "header";
+				}
+			} else {
+				if (data.length - pos < 4) break;
+				const signature = data.readUInt32LE(pos);
+				if (signature === CENTRAL || signature === END$1 || signature === 101075792) {
+					state = "tail";
+					tailStart = offset + pos;
+					continue;
+				}
+				if (signature !== LOCAL$1) throw badZip(name, `no zip entry at byte ${offset + pos}`);
+				if (data.length - pos < 30) break;
+				const nameLength = data.readUInt16LE(pos + 26);
+				const extraLength = data.readUInt16LE(pos + 28);
+				if (data.length - pos < 30 + nameLength + extraLength) break;
+				if (data.readUInt16LE(pos + 6) & 9) throw badZip(name, "an entry is encrypted or has a data descriptor (relcast's zips have neither); publish with --no-deltas");
+				const entryName = data.toString("utf8", pos + 30, pos + 30 + nameLength);
+				const sizes = widenFields({
+					compressedSize: data.readUInt32LE(pos + 18),
+					size: data.readUInt32LE(pos + 22)
+				}, data.subarray(pos + 30 + nameLength, pos + 30 + nameLength + extraLength));
+				if (typeof sizes === "string") throw badZip(name, `the local header of ${entryName}: ${sizes}`);
+				const entry = {
+					name: entryName,
+					method: data.readUInt16LE(pos + 8),
+					crc32: data.readUInt32LE(pos + 14),
+					compressedSize: sizes.compressedSize,
+					size: sizes.size,
+					localHeaderOffset: offset + pos,
+					rel: "",
+					same: false
+				};
+				entry.rel = relOfZipName(entry.name);
+				scanned.set(entry.localHeaderOffset, entry);
+				current = new EntryScan(entry, newZip, spill, options.keepLimit, name);
+				pos += 30 + nameLength + extraLength;
+				remaining = entry.compressedSize;
+				if (remaining === 0) await current.finish();
+				else state = "data";
+			}
+			offset += pos;
+			left = pos < data.length ? Buffer.from(data.subarray(pos)) : Buffer.alloc(0);
+		}
+		const digest = sha256?.digest("hex") ?? "";
+		if (options.expected && (digest !== options.expected.sha256 || total !== options.expected.sizeBytes)) throw new RelcastError("E_VERIFY", `${name} does not match its record (sha256 ${digest}, ${total} bytes; the record says ${options.expected.sha256}, ${options.expected.sizeBytes} bytes); no delta is made from a zip that cannot be trusted`, "run `relcast verify` and restore that release; publish with --no-deltas to skip deltas meanwhile");
+		if (state !== "tail") throw badZip(name, "it ends inside an entry");
+		const directory = Buffer.concat(tail);
+		const listing = [];
+		const byRel = /* @__PURE__ */ new Map();
+		let pos = 0;
+		while (pos + 4 <= directory.length && directory.readUInt32LE(pos) === CENTRAL) {
+			if (pos + 46 > directory.length) throw badZip(name, "its central directory ends early");
+			const nameLength = directory.readUInt16LE(pos + 28);
+			const extraLength = directory.readUInt16LE(pos + 30);
+			const size = 46 + nameLength + extraLength + directory.readUInt16LE(pos + 32);
+			if (pos + size > directory.length) throw badZip(name, "its central directory ends early");
+			const entryName = directory.toString("utf8", pos + 46, pos + 46 + nameLength);
+			const wide = widenFields({
+				size: directory.readUInt32LE(pos + 24),
+				compressedSize: directory.readUInt32LE(pos + 20),
+				localHeaderOffset: directory.readUInt32LE(pos + 42)
+			}, directory.subarray(pos + 46 + nameLength, pos + 46 + nameLength + extraLength));
+			if (typeof wide === "string") throw badZip(name, `its central directory entry ${JSON.stringify(entryName)}: ${wide}`);
+			const local = scanned.get(wide.localHeaderOffset);
+			if (!local || local.name !== entryName || local.method !== directory.readUInt16LE(pos + 10) || local.crc32 !== directory.readUInt32LE(pos + 16) || local.compressedSize !== wide.compressedSize || local.size !== wide.size) throw badZip(name, `its central directory entry ${JSON.stringify(entryName)} does not match a local entry`);
+			listing.push({
+				name: entryName,
+				unixMode: unixModeOf(directory.readUInt16LE(pos + 4), directory.readUInt32LE(pos + 38)),
+				size: local.size
+			});
+			if (local.rel) byRel.set(local.rel, local);
+			pos += size;
+		}
+		if (listing.length !== scanned.size) throw badZip(name, `its central directory lists ${listing.length} entries, the zip holds ${scanned.size}`);
+		checkEndRecords(name, directory.subarray(pos), {
+			count: listing.length,
+			size: pos,
+			offset: tailStart
+		});
+		const layout = layOutZip(name, listing);
+		const fileHashes = /* @__PURE__ */ new Map();
+		const linkHashes = /* @__PURE__ */ new Map();
+		let reused = 0;
+		for (const entry of layout.entries) {
+			if (entry.kind === "dir" || entry.rel === "/Icon\r") continue;
+			const s = byRel.get(entry.rel);
+			const hash = s.same ? newZip.contentHash(entry.rel) ?? (s.size === 0 ? EMPTY_SHA1 : void 0) : s.hash;
+			if (!hash) throw new RelcastError("E_INTERNAL", `no content hash for ${entry.rel} in ${name}`);
+			if (s.same) reused++;
+			(entry.kind === "file" ? fileHashes : linkHashes).set(entry.rel, hash);
+		}
+		const spilled = async (entry) => {
+			const s = byRel.get(entry.rel);
+			if (!s?.spill) throw new RelcastError("E_INTERNAL", `the bytes of ${entry.rel} in ${name} were not kept (${entry.size} bytes, over the diff limit)`);
+			const out = Buffer.allocUnsafe(s.spill.length);
+			const { bytesRead } = await spill.fh.read(out, 0, out.length, s.spill.at);
+			if (bytesRead !== out.length) throw new RelcastError("E_INTERNAL", `the kept bytes of ${entry.rel} are short`);
+			return out;
+		};
+		const source = {
+			readFile: (entry) => byRel.get(entry.rel)?.same ? newZip.source.readFile(entry) : spilled(entry),
+			readLink: (entry) => source.readFile(entry),
+			async *streamFile(entry) {
+				if (byRel.get(entry.rel)?.same) yield* newZip.source.streamFile(entry);
+				else yield await spilled(entry);
+			}
+		};
+		const hash = treeHashOf(layout.entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel));
+		let inflated = 0;
+		for (const s of scanned.values()) if (!s.same && s.compressedSize > 0) inflated++;
+		const raw = byRel;
+		return {
+			hash,
+			entries: layout.entries,
+			fileHashes,
+			linkHashes,
+			source,
+			raw,
+			sha256: digest,
+			sizeBytes: total,
+			reused,
+			inflated,
+			close: async () => spill?.fh.close()
+		};
+	} catch (err) {
+		await spill?.fh.close();
+		throw err;
+	}
+}
+
+// node_modules/pend/index.js
 var require_pend = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = Pend;
 	function Pend() {
@@ -9880,7 +10406,7 @@ var require_pend = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	}
 }));
 
-// ../../main/node_modules/yauzl/fd-slicer.js
+// node_modules/yauzl/fd-slicer.js
 var require_fd_slicer = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var fs = __require("fs");
 	var util = __require("util");
@@ -10021,7 +10547,7 @@ var require_fd_slicer = /* @__PURE__ */ __commonJSMin(((exports) => {
 	};
 }));
 
-// ../../main/node_modules/yauzl/crc32.js
+// node_modules/yauzl/crc32.js
 var require_crc32 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const CRC_TABLE = new Int32Array([
 		0,
@@ -10289,7 +10815,7 @@ var require_crc32 = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = crc32;
 }));
 
-// ../../main/node_modules/yauzl/index.js
+// node_modules/yauzl/index.js
 var require_yauzl = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var fs = __require("fs");
 	var zlib = __require("zlib");
@@ -11010,514 +11536,164 @@ var require_yauzl = /* @__PURE__ */ __commonJSMin(((exports) => {
 	}
 }));
 
-// src/sparkle/delta/zip-layout.ts
+// src/sparkle/delta/zip-directory.ts
 var import_yauzl = /* @__PURE__ */ __toESM(require_yauzl(), 1);
 init_errors$4();
-const MAX_LINK_TARGET = 4096;
-const MADE_BY_UNIX$2 = 3;
-function unixModeOf(versionMadeBy, externalFileAttributes) {
-	return versionMadeBy >> 8 === MADE_BY_UNIX$2 ? externalFileAttributes >>> 16 : 0;
-}
-function badZip(zip, why) {
-	return new RelcastError("E_INPUT", `Cannot read ${zip} as a bundle: ${why}.`, "Use the zip relcast published for that release (one top-level bundle folder, relative names).");
-}
-function relOfZipName(name) {
-	const trimmed = name.replace(/\/$/, "");
-	const slash = trimmed.indexOf("/");
-	return slash < 0 ? "" : trimmed.slice(slash);
-}
-function safeNameParts(zip, entryName) {
-	const name = entryName.replace(/\/$/, "");
-	const parts = name.split("/");
-	if (name === "" || name.startsWith("/") || name.includes("\\") || parts.some((p) => p === "" || p === "." || p === ".." || p.includes("\0"))) throw badZip(zip, `unsafe entry name ${JSON.stringify(entryName)}`);
-	return parts;
-}
-function layOutZip(zip, listing) {
-	const byRel = /* @__PURE__ */ new Map();
-	const zipName = /* @__PURE__ */ new Map();
-	let top;
-	const add = (rel, kind, perms, size) => {
-		const entry = {
-			rel,
-			abs: "",
-			kind,
-			perms,
-			mode: (kind === "dir" ? S_IFDIR$1 : kind === "symlink" ? S_IFLNK$1 : S_IFREG) | perms,
-			size,
-			inode: ""
+const WINDOW = 8 << 20;
+var RangedReader = class extends import_yauzl.RandomAccessReader {
+	readRange;
+	size;
+	cache;
+	constructor(readRange, size) {
+		super();
+		this.readRange = readRange;
+		this.size = size;
+	}
+	async window(start, end) {
+		const c = this.cache;
+		if (c && start >= c.start && end <= c.start + c.bytes.length) return c.bytes.subarray(start - c.start, end - c.start);
+		const last = Math.min(this.size, Math.max(end, start + WINDOW));
+		const bytes = await this.readRange(start, last - 1);
+		if (bytes.length !== last - start) throw new Error(`a ranged read of bytes ${start}-${last - 1} returned ${bytes.length} bytes`);
+		this.cache = {
+			start,
+			bytes
 		};
-		byRel.set(rel, entry);
-		return entry;
-	};
-	for (const item of listing) {
-		const parts = safeNameParts(zip, item.name);
-		const name = parts.join("/");
-		if (top === void 0) top = parts[0];
-		else if (parts[0] !== top) throw badZip(zip, `more than one top-level entry (${top}, ${parts[0]})`);
-		const type = item.unixMode & S_IFMT$1;
-		const kind = item.name.endsWith("/") || type === 16384 ? "dir" : type === 40960 ? "symlink" : "file";
-		if (parts.length === 1) {
-			if (kind !== "dir") throw badZip(zip, `the top-level entry ${name} is not a folder`);
-			continue;
-		}
-		for (let i = 2; i < parts.length; i++) {
-			const parentRel = `/${parts.slice(1, i).join("/")}`;
-			const parent = byRel.get(parentRel);
-			if (!parent) add(parentRel, "dir", 493, 0);
-			else if (parent.kind !== "dir") throw badZip(zip, `${name} lies below the ${parent.kind === "symlink" ? "symlink" : "file"} ${parentRel.slice(1)}`);
-		}
-		const rel = `/${parts.slice(1).join("/")}`;
-		if (byRel.get(rel) && (zipName.has(rel) || kind !== "dir")) throw badZip(zip, `duplicate entry ${name}`);
-		if (kind === "symlink" && item.size > MAX_LINK_TARGET) throw badZip(zip, `symlink ${name} has a ${item.size}-byte target`);
-		add(rel, kind, item.unixMode & 4095 || (kind === "dir" ? 493 : 420), kind === "dir" ? 0 : item.size);
-		zipName.set(rel, item.name);
+		return bytes.subarray(0, end - start);
 	}
-	if (top === void 0) throw badZip(zip, "the zip is empty");
-	const entries = [...byRel.values()].sort((a, b) => ftsOrder(a.rel, b.rel));
-	return {
-		top,
-		entries,
-		zipName
-	};
-}
-
-// src/sparkle/delta/zip64-fields.ts
-const ZIP64_MARK = 4294967295;
-const ZIP64_END = 101075792;
-const ZIP64_LOCATOR = 117853008;
-const ZIP64_EXTRA_TAG$1 = 1;
-function readU64(bytes, at) {
-	const value = bytes.readBigUInt64LE(at);
-	return value > BigInt(Number.MAX_SAFE_INTEGER) ? void 0 : Number(value);
-}
-function widenFields(fields, extra) {
-	const marked = [
-		"size",
-		"compressedSize",
-		"localHeaderOffset"
-	].filter((key) => fields[key] === ZIP64_MARK);
-	if (marked.length === 0) return fields;
-	for (let at = 0; at + 4 <= extra.length;) {
-		const tag = extra.readUInt16LE(at);
-		const length = extra.readUInt16LE(at + 2);
-		if (at + 4 + length > extra.length) break;
-		if (tag === ZIP64_EXTRA_TAG$1) {
-			if (length < 8 * marked.length) return `its ZIP64 extra field holds ${length / 8} values, ${marked.length} are marked`;
-			const out = { ...fields };
-			for (const [i, key] of marked.entries()) {
-				const value = readU64(extra, at + 4 + 8 * i);
-				if (value === void 0) return "a ZIP64 value is past 2^53";
-				out[key] = value;
-			}
-			return out;
-		}
-		at += 4 + length;
+	read(buffer, offset, length, position, callback) {
+		this.window(position, position + length).then((bytes) => {
+			bytes.copy(buffer, offset);
+			callback(null);
+		}, (err) => callback(err));
 	}
-	return "a size or offset is marked ZIP64 but it has no ZIP64 extra field";
-}
-
-// src/sparkle/delta/stored-zip-tree.ts
-init_errors$4();
-const LOCAL$1 = 67324752;
-const CENTRAL = 33639248;
-const END$1 = 101010256;
-const METHOD_STORE = 0;
-const METHOD_DEFLATE$1 = 8;
-const MAX_TAIL_BYTES = 64 << 20;
-const EMPTY_SHA1 = createHash("sha1").digest();
-const ONE_SHOT_BYTES = 1 << 20;
-const inflateRawAsync$1 = promisify(inflateRaw);
-function settled(stream, event) {
-	return new Promise((resolve) => {
-		const done = () => {
-			stream.off(event, done);
-			stream.off("close", done);
-			resolve();
-		};
-		stream.on(event, done);
-		stream.on("close", done);
-	});
-}
-var EntryScan = class {
-	entry;
-	newZip;
-	spill;
-	keepLimit;
-	zipName;
-	consumed = 0;
-	same;
-	inflater;
-	sha1 = createHash("sha1");
-	inflatedBytes = 0;
-	spillAt;
-	pendingSpill = Promise.resolve();
-	failed;
-	oneShot;
-	parts = [];
-	constructor(entry, newZip, spill, keepLimit, zipName) {
-		this.entry = entry;
-		this.newZip = newZip;
-		this.spill = spill;
-		this.keepLimit = keepLimit;
-		this.zipName = zipName;
-		const twin = newZip?.raw.get(entry.rel);
-		this.same = !!twin && twin.method === entry.method && twin.crc32 === entry.crc32 && twin.compressedSize === entry.compressedSize && twin.size === entry.size;
-		if (entry.method !== METHOD_STORE && entry.method !== METHOD_DEFLATE$1) throw badZip(zipName, `${entry.name} uses compression method ${entry.method}`);
-		this.oneShot = entry.compressedSize <= ONE_SHOT_BYTES && entry.size <= ONE_SHOT_BYTES * 8;
-	}
-	async write(bytes) {
-		if (this.same) {
-			if (await this.newZip.equalsRaw(this.entry.rel, this.consumed, bytes)) {
-				this.consumed += bytes.length;
-				return;
-			}
-			this.same = false;
-			for (let at = 0; at < this.consumed; at += 1 << 20) await this.feed(await this.newZip.readRaw(this.entry.rel, at, Math.min(1 << 20, this.consumed - at)));
-		}
-		this.consumed += bytes.length;
-		await this.feed(bytes);
-	}
-	output(chunk) {
-		this.sha1.update(chunk);
-		const spill = this.spill;
-		if (spill && this.entry.size <= this.keepLimit) {
-			if (this.spillAt === void 0) this.spillAt = spill.end;
-			const at = spill.end;
-			spill.end += chunk.length;
-			const copy = Buffer.from(chunk);
-			this.pendingSpill = this.pendingSpill.then(() => spill.fh.write(copy, 0, copy.length, at));
-		}
-		this.inflatedBytes += chunk.length;
-	}
-	async feed(bytes) {
-		if (this.entry.method === METHOD_STORE) {
-			this.output(bytes);
-			return;
-		}
-		if (this.oneShot) {
-			this.parts.push(Buffer.from(bytes));
-			return;
-		}
-		if (!this.inflater) {
-			this.inflater = createInflateRaw();
-			this.inflater.on("data", (chunk) => this.output(chunk));
-			this.inflater.on("error", (err) => this.failed ??= err);
-		}
-		if (this.failed) throw badZip(this.zipName, `${this.entry.name} does not inflate: ${this.failed.message}`);
-		if (!this.inflater.write(bytes)) await settled(this.inflater, "drain");
-	}
-	async finish() {
-		if (this.consumed !== this.entry.compressedSize) throw badZip(this.zipName, `${this.entry.name} ends early`);
-		if (this.same) {
-			this.entry.same = true;
-			return;
-		}
-		if (this.entry.method === METHOD_DEFLATE$1 && this.oneShot) try {
-			this.output(await inflateRawAsync$1(Buffer.concat(this.parts), { maxOutputLength: Math.max(1, this.entry.size) }));
-		} catch (err) {
-			throw badZip(this.zipName, `${this.entry.name} does not inflate to ${this.entry.size} bytes: ${err.message}`);
-		}
-		else if (this.entry.method === METHOD_DEFLATE$1) {
-			if (!this.inflater) await this.feed(Buffer.alloc(0));
-			const ended = settled(this.inflater, "end");
-			this.inflater.end();
-			await ended;
-			if (this.failed) throw badZip(this.zipName, `${this.entry.name} does not inflate: ${this.failed.message}`);
-		}
-		await this.pendingSpill;
-		if (this.inflatedBytes !== this.entry.size) throw badZip(this.zipName, `${this.entry.name} inflates to ${this.inflatedBytes} bytes, not ${this.entry.size}`);
-		this.entry.hash = this.sha1.digest();
-		if (this.spill && this.entry.size <= this.keepLimit) this.entry.spill = {
-			at: this.spillAt ?? this.spill.end,
-			length: this.entry.size
-		};
+	_readStreamForRange(start, end) {
+		const out = new PassThrough();
+		this.window(start, end).then((bytes) => out.end(bytes), (err) => out.destroy(err));
+		return out;
 	}
 };
-function checkEndRecords(name, bytes, central) {
-	let pos = 0;
-	let wide;
-	if (bytes.length >= 56 && bytes.readUInt32LE(0) === 101075792) {
-		const recordLength = readU64(bytes, 4);
-		if (recordLength === void 0 || recordLength < 44 || 12 + recordLength + 20 > bytes.length) throw badZip(name, "its ZIP64 end record is damaged");
-		wide = {
-			count: readU64(bytes, 32),
-			size: readU64(bytes, 40),
-			offset: readU64(bytes, 48)
-		};
-		pos = 12 + recordLength;
-		if (bytes.readUInt32LE(pos) !== 117853008 || readU64(bytes, pos + 8) !== central.offset + central.size) throw badZip(name, "its ZIP64 end record has no locator pointing at it");
-		pos += 20;
-	}
-	if (pos + 22 > bytes.length || bytes.readUInt32LE(pos) !== END$1) throw badZip(name, "its central directory is not followed by an end record");
-	const count = bytes.readUInt16LE(pos + 10);
-	const size = bytes.readUInt32LE(pos + 12);
-	const offset = bytes.readUInt32LE(pos + 16);
-	const end = pos + 22 + bytes.readUInt16LE(pos + 20);
-	const agrees = (classic, mark, zip64, actual) => classic === mark && wide ? zip64 === actual : classic === actual && (!wide || zip64 === actual);
-	if (!agrees(count, 65535, wide?.count, central.count) || !agrees(size, 4294967295, wide?.size, central.size) || !agrees(offset, 4294967295, wide?.offset, central.offset)) throw badZip(name, "its end record does not describe its central directory");
-	if (end !== bytes.length) throw badZip(name, "bytes follow its end record");
-}
-async function readStoredZipTree(stream, options) {
-	const { name, newZip } = options;
-	const sha256 = options.expected ? createHash("sha256") : void 0;
-	const spill = options.spillFile ? {
-		fh: await open(options.spillFile, "wx+", 384),
-		end: 0
-	} : void 0;
+async function readZipDirectory(readRange, size, name) {
+	const reader = new RangedReader(readRange, size);
+	const listing = [];
+	const raw = /* @__PURE__ */ new Map();
+	let nameBytes = 0;
+	let linkBytes = 0;
 	try {
-		const scanned = /* @__PURE__ */ new Map();
-		const tail = [];
-		let tailBytes = 0;
-		let total = 0;
-		let state = "header";
-		let left = Buffer.alloc(0);
-		let offset = 0;
-		let current;
-		let remaining = 0;
-		let tailStart = 0;
-		for await (const chunk of stream) {
-			sha256?.update(chunk);
-			total += chunk.length;
-			const data = left.length > 0 ? Buffer.concat([left, chunk]) : chunk;
-			let pos = 0;
-			while (pos < data.length) if (state === "tail") {
-				tailBytes += data.length - pos;
-				if (tailBytes > MAX_TAIL_BYTES) throw badZip(name, "its central directory is over 64 MiB");
-				tail.push(Buffer.from(data.subarray(pos)));
-				pos = data.length;
-			} else if (state === "data") {
-				const take = Math.min(remaining, data.length - pos);
-				await current.write(data.subarray(pos, pos + take));
-				pos += take;
-				remaining -= take;
-				if (remaining === 0) {
-					await current.finish();
-					state = "header";
-				}
-			} else {
-				if (data.length - pos < 4) break;
-				const signature = data.readUInt32LE(pos);
-				if (signature === CENTRAL || signature === END$1 || signature === 101075792) {
-					state = "tail";
-					tailStart = offset + pos;
-					continue;
-				}
-				if (signature !== LOCAL$1) throw badZip(name, `no zip entry at byte ${offset + pos}`);
-				if (data.length - pos < 30) break;
-				const nameLength = data.readUInt16LE(pos + 26);
-				const extraLength = data.readUInt16LE(pos + 28);
-				if (data.length - pos < 30 + nameLength + extraLength) break;
-				if (data.readUInt16LE(pos + 6) & 9) throw badZip(name, "an entry is encrypted or has a data descriptor (relcast's zips have neither); publish with --no-deltas");
-				const entryName = data.toString("utf8", pos + 30, pos + 30 + nameLength);
-				const sizes = widenFields({
-					compressedSize: data.readUInt32LE(pos + 18),
-					size: data.readUInt32LE(pos + 22)
-				}, data.subarray(pos + 30 + nameLength, pos + 30 + nameLength + extraLength));
-				if (typeof sizes === "string") throw badZip(name, `the local header of ${entryName}: ${sizes}`);
-				const entry = {
-					name: entryName,
-					method: data.readUInt16LE(pos + 8),
-					crc32: data.readUInt32LE(pos + 14),
-					compressedSize: sizes.compressedSize,
-					size: sizes.size,
-					localHeaderOffset: offset + pos,
-					rel: "",
-					same: false
-				};
-				entry.rel = relOfZipName(entry.name);
-				scanned.set(entry.localHeaderOffset, entry);
-				current = new EntryScan(entry, newZip, spill, options.keepLimit, name);
-				pos += 30 + nameLength + extraLength;
-				remaining = entry.compressedSize;
-				if (remaining === 0) await current.finish();
-				else state = "data";
-			}
-			offset += pos;
-			left = pos < data.length ? Buffer.from(data.subarray(pos)) : Buffer.alloc(0);
-		}
-		const digest = sha256?.digest("hex") ?? "";
-		if (options.expected && (digest !== options.expected.sha256 || total !== options.expected.sizeBytes)) throw new RelcastError("E_VERIFY", `${name} does not match its record (sha256 ${digest}, ${total} bytes; the record says ${options.expected.sha256}, ${options.expected.sizeBytes} bytes); no delta is made from a zip that cannot be trusted`, "run `relcast verify` and restore that release; publish with --no-deltas to skip deltas meanwhile");
-		if (state !== "tail") throw badZip(name, "it ends inside an entry");
-		const directory = Buffer.concat(tail);
-		const listing = [];
-		const byRel = /* @__PURE__ */ new Map();
-		let pos = 0;
-		while (pos + 4 <= directory.length && directory.readUInt32LE(pos) === CENTRAL) {
-			if (pos + 46 > directory.length) throw badZip(name, "its central directory ends early");
-			const nameLength = directory.readUInt16LE(pos + 28);
-			const extraLength = directory.readUInt16LE(pos + 30);
-			const size = 46 + nameLength + extraLength + directory.readUInt16LE(pos + 32);
-			if (pos + size > directory.length) throw badZip(name, "its central directory ends early");
-			const entryName = directory.toString("utf8", pos + 46, pos + 46 + nameLength);
-			const wide = widenFields({
-				size: directory.readUInt32LE(pos + 24),
-				compressedSize: directory.readUInt32LE(pos + 20),
-				localHeaderOffset: directory.readUInt32LE(pos + 42)
-			}, directory.subarray(pos + 46 + nameLength, pos + 46 + nameLength + extraLength));
-			if (typeof wide === "string") throw badZip(name, `its central directory entry ${JSON.stringify(entryName)}: ${wide}`);
-			const local = scanned.get(wide.localHeaderOffset);
-			if (!local || local.name !== entryName || local.method !== directory.readUInt16LE(pos + 10) || local.crc32 !== directory.readUInt32LE(pos + 16) || local.compressedSize !== wide.compressedSize || local.size !== wide.size) throw badZip(name, `its central directory entry ${JSON.stringify(entryName)} does not match a local entry`);
-			listing.push({
-				name: entryName,
-				unixMode: unixModeOf(directory.readUInt16LE(pos + 4), directory.readUInt32LE(pos + 38)),
-				size: local.size
-			});
-			if (local.rel) byRel.set(local.rel, local);
-			pos += size;
-		}
-		if (listing.length !== scanned.size) throw badZip(name, `its central directory lists ${listing.length} entries, the zip holds ${scanned.size}`);
-		checkEndRecords(name, directory.subarray(pos), {
-			count: listing.length,
-			size: pos,
-			offset: tailStart
+		const zip = await import_yauzl.fromRandomAccessReaderPromise(reader, size, {
+			lazyEntries: true,
+			decodeStrings: false,
+			validateEntrySizes: true,
+			autoClose: false
 		});
-		const layout = layOutZip(name, listing);
-		const fileHashes = /* @__PURE__ */ new Map();
-		const linkHashes = /* @__PURE__ */ new Map();
-		let reused = 0;
-		for (const entry of layout.entries) {
-			if (entry.kind === "dir" || entry.rel === "/Icon\r") continue;
-			const s = byRel.get(entry.rel);
-			const hash = s.same ? newZip.contentHash(entry.rel) ?? (s.size === 0 ? EMPTY_SHA1 : void 0) : s.hash;
-			if (!hash) throw new RelcastError("E_INTERNAL", `no content hash for ${entry.rel} in ${name}`);
-			if (s.same) reused++;
-			(entry.kind === "file" ? fileHashes : linkHashes).set(entry.rel, hash);
+		try {
+			await new Promise((resolve, reject) => {
+				zip.on("entry", (e) => {
+					const fileName = e.fileName.toString("utf8");
+					const unixMode = unixModeOf(e.versionMadeBy, e.externalFileAttributes);
+					listing.push({
+						name: fileName,
+						unixMode,
+						size: e.uncompressedSize
+					});
+					nameBytes += Buffer.byteLength(fileName);
+					if ((unixMode & 61440) === 40960) linkBytes += e.uncompressedSize;
+					const rel = relOfZipName(fileName);
+					if (rel) raw.set(rel, {
+						name: fileName,
+						method: e.compressionMethod,
+						crc32: e.crc32,
+						compressedSize: e.compressedSize,
+						size: e.uncompressedSize,
+						localHeaderOffset: e.relativeOffsetOfLocalHeader
+					});
+					zip.readEntry();
+				});
+				zip.once("end", () => resolve());
+				zip.once("error", reject);
+				zip.readEntry();
+			});
+		} finally {
+			zip.close();
 		}
-		const spilled = async (entry) => {
-			const s = byRel.get(entry.rel);
-			if (!s?.spill) throw new RelcastError("E_INTERNAL", `the bytes of ${entry.rel} in ${name} were not kept (${entry.size} bytes, over the diff limit)`);
-			const out = Buffer.allocUnsafe(s.spill.length);
-			const { bytesRead } = await spill.fh.read(out, 0, out.length, s.spill.at);
-			if (bytesRead !== out.length) throw new RelcastError("E_INTERNAL", `the kept bytes of ${entry.rel} are short`);
-			return out;
-		};
-		const source = {
-			readFile: (entry) => byRel.get(entry.rel)?.same ? newZip.source.readFile(entry) : spilled(entry),
-			readLink: (entry) => source.readFile(entry),
-			async *streamFile(entry) {
-				if (byRel.get(entry.rel)?.same) yield* newZip.source.streamFile(entry);
-				else yield await spilled(entry);
-			}
-		};
-		const hash = treeHashOf(layout.entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel));
-		const raw = new Map([...byRel].map(([rel, s]) => [rel, {
-			name: s.name,
-			method: s.method,
-			crc32: s.crc32,
-			compressedSize: s.compressedSize,
-			size: s.size,
-			localHeaderOffset: s.localHeaderOffset
-		}]));
-		return {
-			hash,
-			entries: layout.entries,
-			fileHashes,
-			linkHashes,
-			source,
-			raw,
-			sha256: digest,
-			sizeBytes: total,
-			reused,
-			inflated: [...scanned.values()].filter((s) => !s.same && s.compressedSize > 0).length,
-			close: async () => spill?.fh.close()
-		};
 	} catch (err) {
-		await spill?.fh.close();
-		throw err;
+		throw new RelcastError("E_VERIFY", `the central directory of ${name} cannot be read: ${err.message}`, "run `relcast verify`");
 	}
+	return {
+		listing,
+		raw,
+		nameBytes,
+		linkBytes
+	};
 }
 
 // src/sparkle/delta/zip-bundle-tree.ts
 init_errors$4();
-const LOCAL_HEADER = 67324752;
 const COMPARE_BUFFER = 1 << 20;
 const READ_CHUNK$1 = 1 << 20;
-function openZip(file) {
-	return new Promise((resolve, reject) => import_yauzl.open(file, {
-		lazyEntries: true,
-		decodeStrings: true,
-		validateEntrySizes: true,
-		strictFileNames: true,
-		autoClose: false
-	}, (err, zip) => err ? reject(err) : resolve(zip)));
-}
-async function listEntries(zip) {
-	const out = [];
-	await new Promise((resolve, reject) => {
-		zip.on("entry", (e) => {
-			out.push(e);
-			zip.readEntry();
-		});
-		zip.once("end", () => resolve());
-		zip.once("error", reject);
-		zip.readEntry();
-	});
-	return out;
-}
-async function openZipBundleTree(file) {
-	let zip;
-	let listed;
-	try {
-		zip = await openZip(file);
-		listed = await listEntries(zip);
-	} catch (err) {
-		throw badZip(file, err.message);
+function givenHashes(file, layout, given) {
+	const fileHashes = /* @__PURE__ */ new Map();
+	const linkHashes = /* @__PURE__ */ new Map();
+	let used = 0;
+	for (const entry of layout.entries) {
+		if (entry.kind === "dir") continue;
+		const hash = given.get(layout.zipName.get(entry.rel) ?? "");
+		if (!hash || hash.length !== 20) throw new RelcastError("E_INTERNAL", `the zip step gave no content hash for ${entry.rel} of ${file}`);
+		used++;
+		if (entry.rel !== "/Icon\r") (entry.kind === "file" ? fileHashes : linkHashes).set(entry.rel, hash);
 	}
-	let fh;
+	if (used !== given.size) throw new RelcastError("E_INTERNAL", `the zip step gave ${given.size} content hashes for ${file}, which holds ${used} files and links`);
+	return {
+		fileHashes,
+		linkHashes
+	};
+}
+function fromGivenHashes(file, layout, given) {
+	const { fileHashes, linkHashes } = givenHashes(file, layout, given);
+	return {
+		hash: treeHashOf(layout.entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel)),
+		entries: layout.entries,
+		fileHashes,
+		linkHashes
+	};
+}
+async function scanContents(file, layout) {
+	const scanned = await readStoredZipTree(createReadStream(file, { highWaterMark: READ_CHUNK$1 }), {
+		name: file,
+		keepLimit: 0
+	});
+	if (scanned.entries.length !== layout.entries.length || scanned.entries.some((e, i) => e.rel !== layout.entries[i].rel || e.kind !== layout.entries[i].kind)) throw badZip(file, "its entries read differently in two passes");
+	return {
+		hash: scanned.hash,
+		entries: scanned.entries,
+		fileHashes: scanned.fileHashes,
+		linkHashes: scanned.linkHashes
+	};
+}
+async function openZipBundleTree(file, options = {}) {
+	const handle = await open(file, "r");
 	try {
-		const listing = listed.map((e) => ({
-			name: e.fileName,
-			unixMode: unixModeOf(e.versionMadeBy, e.externalFileAttributes),
-			size: e.uncompressedSize
-		}));
-		const layout = layOutZip(file, listing);
-		const byName = new Map(listed.map((e) => [e.fileName, e]));
-		const yauzlEntry = (rel) => {
-			const e = byName.get(layout.zipName.get(rel) ?? "");
-			if (!e) throw new RelcastError("E_INTERNAL", `${file} has no entry for ${rel}`);
-			return e;
+		const readRange = async (start, end) => {
+			const out = Buffer.allocUnsafe(end - start + 1);
+			const { bytesRead } = await handle.read(out, 0, out.length, start);
+			return out.subarray(0, bytesRead);
 		};
-		const raw = /* @__PURE__ */ new Map();
-		for (const e of listed) {
-			const rel = relOfZipName(e.fileName);
-			if (rel) raw.set(rel, {
-				name: e.fileName,
-				method: e.compressionMethod,
-				crc32: e.crc32,
-				compressedSize: e.compressedSize,
-				size: e.uncompressedSize,
-				localHeaderOffset: e.relativeOffsetOfLocalHeader
-			});
+		let dir;
+		try {
+			dir = await readZipDirectory(readRange, (await handle.stat()).size, file);
+		} catch (err) {
+			throw badZip(file, err.message.replace(/^the central directory of .* cannot be read: /, ""));
 		}
-		const handle = await open(file, "r");
-		fh = handle;
-		const dataOffsets = /* @__PURE__ */ new Map();
-		const dataOffset = async (rel) => {
-			const known = dataOffsets.get(rel);
-			if (known !== void 0) return known;
+		const layout = layOutZip(file, dir.listing);
+		const raw = dir.raw;
+		const entriesOf = new LocalZipEntries(handle, file);
+		const rawOf = (rel) => {
 			const r = raw.get(rel);
-			const head = Buffer.alloc(30);
-			await handle.read(head, 0, 30, r.localHeaderOffset);
-			if (head.readUInt32LE(0) !== LOCAL_HEADER) throw badZip(file, `no local header for ${r.name}`);
-			const at = r.localHeaderOffset + 30 + head.readUInt16LE(26) + head.readUInt16LE(28);
-			dataOffsets.set(rel, at);
-			return at;
+			if (!r) throw new RelcastError("E_INTERNAL", `${file} has no entry for ${rel}`);
+			return r;
 		};
 		const compareBuffers = [];
-		const readInto = async (rel, at, out) => {
-			const start = await dataOffset(rel) + at;
-			let done = 0;
-			while (done < out.length) {
-				const { bytesRead } = await handle.read(out, done, out.length - done, start + done);
-				if (bytesRead === 0) throw badZip(file, `${raw.get(rel).name} ends early`);
-				done += bytesRead;
-			}
-		};
-		async function* stream(entry) {
-			const e = yauzlEntry(entry.rel);
-			const readable = await new Promise((resolve, reject) => zip.openReadStream(e, (err, s) => err ? reject(badZip(file, err.message)) : resolve(s)));
-			for await (const chunk of readable) yield chunk;
-		}
+		const stream = (entry) => entriesOf.inflated(rawOf(entry.rel));
 		const source = {
 			streamFile: stream,
 			async readFile(entry) {
@@ -11533,15 +11709,10 @@ async function openZipBundleTree(file) {
 			},
 			readLink: (entry) => source.readFile(entry)
 		};
-		const scanned = await readStoredZipTree(createReadStream(file, { highWaterMark: READ_CHUNK$1 }), {
-			name: file,
-			keepLimit: 0
-		});
-		const { hash, fileHashes, linkHashes } = scanned;
-		if (scanned.entries.length !== layout.entries.length || scanned.entries.some((e, i) => e.rel !== layout.entries[i].rel || e.kind !== layout.entries[i].kind)) throw badZip(file, "its entries read differently in two passes");
+		const { hash, entries, fileHashes, linkHashes } = options.contentHashes ? fromGivenHashes(file, layout, options.contentHashes) : await scanContents(file, layout);
 		return {
 			hash,
-			entries: scanned.entries,
+			entries,
 			fileHashes,
 			linkHashes,
 			source,
@@ -11550,7 +11721,7 @@ async function openZipBundleTree(file) {
 			contentHash: (rel) => fileHashes.get(rel) ?? linkHashes.get(rel),
 			async readRaw(rel, at, length) {
 				const out = Buffer.allocUnsafe(length);
-				await readInto(rel, at, out);
+				await entriesOf.readInto(rawOf(rel), at, out);
 				return out;
 			},
 			async equalsRaw(rel, at, bytes) {
@@ -11558,7 +11729,7 @@ async function openZipBundleTree(file) {
 				try {
 					for (let done = 0; done < bytes.length; done += buffer.length) {
 						const part = bytes.subarray(done, done + buffer.length);
-						await readInto(rel, at + done, buffer.subarray(0, part.length));
+						await entriesOf.readInto(rawOf(rel), at + done, buffer.subarray(0, part.length));
 						if (!part.equals(buffer.subarray(0, part.length))) return false;
 					}
 					return true;
@@ -11566,19 +11737,15 @@ async function openZipBundleTree(file) {
 					compareBuffers.push(buffer);
 				}
 			},
-			async close() {
-				zip.close();
-				await handle.close();
-			}
+			close: () => handle.close()
 		};
 	} catch (err) {
-		zip.close();
-		await fh?.close();
+		await handle.close();
 		throw err;
 	}
 }
 
-// ../../main/node_modules/@noble/hashes/_u64.js
+// node_modules/@noble/hashes/_u64.js
 const U32_MASK64 = /* @__PURE__ */ (() => BigInt(2 ** 32 - 1))();
 const _32n = /* @__PURE__ */ BigInt(32);
 function fromBig(n, le = false) {
@@ -11629,7 +11796,7 @@ const add4H = (low, Ah, Bh, Ch, Dh) => Ah + Bh + Ch + Dh + (low / 2 ** 32 | 0) |
 const add5L = (Al, Bl, Cl, Dl, El) => (Al >>> 0) + (Bl >>> 0) + (Cl >>> 0) + (Dl >>> 0) + (El >>> 0);
 const add5H = (low, Ah, Bh, Ch, Dh, Eh) => Ah + Bh + Ch + Dh + Eh + (low / 2 ** 32 | 0) | 0;
 
-// ../../main/node_modules/@noble/hashes/utils.js
+// node_modules/@noble/hashes/utils.js
 function isBytes$1(a) {
 	return a instanceof Uint8Array || ArrayBuffer.isView(a) && a.constructor.name === "Uint8Array" && "BYTES_PER_ELEMENT" in a && a.BYTES_PER_ELEMENT === 1;
 }
@@ -11761,7 +11928,7 @@ const oidNist = (suffix) => ({ oid: Uint8Array.from([
 	suffix
 ]) });
 
-// ../../main/node_modules/@noble/hashes/_md.js
+// node_modules/@noble/hashes/_md.js
 var HashMD = class {
 	blockLen;
 	outputLen;
@@ -11870,7 +12037,7 @@ const SHA512_IV = /* @__PURE__ */ Uint32Array.from([
 	327033209
 ]);
 
-// ../../main/node_modules/@noble/hashes/sha2.js
+// node_modules/@noble/hashes/sha2.js
 const K512 = /* @__PURE__ */ (() => split$1([
 	"0x428a2f98d728ae22",
 	"0x7137449123ef65cd",
@@ -12111,7 +12278,7 @@ var _SHA512 = class extends SHA2_64B {
 };
 const sha512 = /* @__PURE__ */ createHasher(() => new _SHA512(), /* @__PURE__ */ oidNist(3));
 
-// ../../main/node_modules/@noble/curves/utils.js
+// node_modules/@noble/curves/utils.js
 function aarray(item, title, inner = () => {}) {
 	if (!Array.isArray(item)) throw new TypeError(`"${title}" expected array, got type=${typeof item}`);
 	for (let i = 0; i < item.length; i++) inner(item[i], `${title}[${i}]`);
@@ -12214,7 +12381,7 @@ function validateObject(object, fields = {}, optFields = {}, title = "object") {
 	iter(optFields, true);
 }
 
-// ../../main/node_modules/@noble/curves/abstract/modular.js
+// node_modules/@noble/curves/abstract/modular.js
 const _0n$2 = /* @__PURE__ */ BigInt(0);
 const _1n$3 = /* @__PURE__ */ BigInt(1);
 const _2n$2 = /* @__PURE__ */ BigInt(2);
@@ -12588,7 +12755,7 @@ function Field$1(ORDER, opts = {}) {
 	return new _Field(ORDER, opts);
 }
 
-// ../../main/node_modules/@noble/curves/abstract/curve.js
+// node_modules/@noble/curves/abstract/curve.js
 const _0n$1 = /* @__PURE__ */ BigInt(0);
 const _1n$2 = /* @__PURE__ */ BigInt(1);
 const _4n$1 = /* @__PURE__ */ BigInt(4);
@@ -12910,7 +13077,7 @@ function createKeygen(randomSecretKey, getPublicKey) {
 	};
 }
 
-// ../../main/node_modules/@noble/curves/abstract/edwards.js
+// node_modules/@noble/curves/abstract/edwards.js
 const _0n = /* @__PURE__ */ BigInt(0);
 const _1n$1 = /* @__PURE__ */ BigInt(1);
 const _2n$1 = /* @__PURE__ */ BigInt(2);
@@ -13318,7 +13485,7 @@ function eddsa(Point, cHash, eddsaOpts = {}) {
 	});
 }
 
-// ../../main/node_modules/@noble/curves/ed25519.js
+// node_modules/@noble/curves/ed25519.js
 const _1n = /* @__PURE__ */ BigInt(1);
 const _2n = /* @__PURE__ */ BigInt(2);
 const _5n = /* @__PURE__ */ BigInt(5);
@@ -13892,90 +14059,6 @@ async function treeFromManifest(manifest, tree, options) {
 	};
 }
 
-// src/sparkle/delta/zip-directory.ts
-init_errors$4();
-const WINDOW = 8 << 20;
-var RangedReader = class extends import_yauzl.RandomAccessReader {
-	readRange;
-	size;
-	cache;
-	constructor(readRange, size) {
-		super();
-		this.readRange = readRange;
-		this.size = size;
-	}
-	async window(start, end) {
-		const c = this.cache;
-		if (c && start >= c.start && end <= c.start + c.bytes.length) return c.bytes.subarray(start - c.start, end - c.start);
-		const last = Math.min(this.size, Math.max(end, start + WINDOW));
-		const bytes = await this.readRange(start, last - 1);
-		if (bytes.length !== last - start) throw new Error(`a ranged read of bytes ${start}-${last - 1} returned ${bytes.length} bytes`);
-		this.cache = {
-			start,
-			bytes
-		};
-		return bytes.subarray(0, end - start);
-	}
-	_readStreamForRange(start, end) {
-		const out = new PassThrough();
-		this.window(start, end).then((bytes) => out.end(bytes), (err) => out.destroy(err));
-		return out;
-	}
-};
-async function readZipDirectory(readRange, size, name) {
-	const reader = new RangedReader(readRange, size);
-	const listing = [];
-	const raw = /* @__PURE__ */ new Map();
-	let nameBytes = 0;
-	let linkBytes = 0;
-	try {
-		const zip = await import_yauzl.fromRandomAccessReaderPromise(reader, size, {
-			lazyEntries: true,
-			decodeStrings: true,
-			validateEntrySizes: true,
-			strictFileNames: true,
-			autoClose: false
-		});
-		try {
-			await new Promise((resolve, reject) => {
-				zip.on("entry", (e) => {
-					const unixMode = unixModeOf(e.versionMadeBy, e.externalFileAttributes);
-					listing.push({
-						name: e.fileName,
-						unixMode,
-						size: e.uncompressedSize
-					});
-					nameBytes += Buffer.byteLength(e.fileName);
-					if ((unixMode & 61440) === 40960) linkBytes += e.uncompressedSize;
-					const rel = relOfZipName(e.fileName);
-					if (rel) raw.set(rel, {
-						name: e.fileName,
-						method: e.compressionMethod,
-						crc32: e.crc32,
-						compressedSize: e.compressedSize,
-						size: e.uncompressedSize,
-						localHeaderOffset: e.relativeOffsetOfLocalHeader
-					});
-					zip.readEntry();
-				});
-				zip.once("end", () => resolve());
-				zip.once("error", reject);
-				zip.readEntry();
-			});
-		} finally {
-			zip.close();
-		}
-	} catch (err) {
-		throw new RelcastError("E_VERIFY", `the central directory of ${name} cannot be read: ${err.message}`, "run `relcast verify`");
-	}
-	return {
-		listing,
-		raw,
-		nameBytes,
-		linkBytes
-	};
-}
-
 // src/store/read-range.ts
 async function readRange$1(store, key, start, end) {
 	const got = await store.getStream(key, {
@@ -14131,7 +14214,8 @@ const deltasStep = {
 	},
 	async run(ctx) {
 		const { config, inputs } = ctx;
-		const zip = need(ctx.zip, "zip");
+		const { contentHashes, ...zip } = need(ctx.zip, "zip");
+		ctx.zip = zip;
 		const build = need(ctx.buildNumber, "build number");
 		const maximum = config.deltas?.maximum ?? 5;
 		const existingDeltas = ctx.existingRecord?.autoupdate?.deltas ?? [];
@@ -14154,25 +14238,25 @@ const deltasStep = {
 			version: e.version,
 			build: e.build
 		}));
-		if (candidates.length === 0) {
+		if (candidates.length === 0 && (ctx.existingRecord || !contentHashes)) {
 			ctx.logger.info("no older release to make a delta from");
 			return;
 		}
 		const root = path.join(ctx.workDir, "deltas");
 		await mkdir(root, { recursive: true });
-		const newTree = await openZipBundleTree(zip.file);
+		const newTree = await openZipBundleTree(zip.file, { contentHashes });
 		try {
-			const manifest = await treeManifestOf(newTree, inputs.version, zip);
-			if (manifest) {
-				const bytes = serializeTreeManifest(manifest);
-				const file = path.join(root, "tree.json");
-				await writeFile(file, bytes, { flag: "wx" });
-				ctx.treeManifest = {
-					file,
-					sizeBytes: bytes.length,
-					sha256: createHash("sha256").update(bytes).digest("hex")
-				};
-			} else ctx.logger.warn("no tree manifest for this release (a link target is not UTF-8, or the bundle has a resource-fork icon): later deltas from it read its zip");
+			const manifestFile = path.join(root, "tree.json");
+			const manifest = await writeTreeManifest(newTree, inputs.version, zip, manifestFile);
+			if (manifest) ctx.treeManifest = {
+				file: manifestFile,
+				...manifest
+			};
+			else ctx.logger.warn("no tree manifest for this release (a link target is not UTF-8, or the bundle has a resource-fork icon): later deltas from it read its zip");
+			if (candidates.length === 0) {
+				ctx.logger.info("no older release to make a delta from");
+				return;
+			}
 			const newHash = newTree.hash.toString("hex");
 			const makeOne = async (candidate) => {
 				const record = await readRecord(ctx.store, candidate.version);
@@ -14359,7 +14443,7 @@ async function applyCopy(t, from, to, options) {
 	const dir = await mkdtemp(path.join(os.tmpdir(), "relcast-transfer-"));
 	try {
 		const file = path.join(dir, "object");
-		await pipeline(got.stream, createWriteStream(file));
+		await pipeline$1(got.stream, createWriteStream(file));
 		await t.target.put(to, {
 			file,
 			handOver: true
@@ -14389,8 +14473,20 @@ async function applyWrite(t, w) {
 	await t.target.delete(w.key);
 	t.log(`removed ${w.key} (${w.why})`);
 }
+function independent(w) {
+	return w.needed && (w.op === "copy" || w.op === "put" && w.precondition.kind === "create-only");
+}
 async function applyWrites(t, writes) {
-	for (const w of writes) await applyWrite(t, w);
+	for (let i = 0; i < writes.length;) {
+		let end = i;
+		const keys = /* @__PURE__ */ new Set();
+		while (end < writes.length && independent(writes[end]) && !keys.has(writes[end].key)) keys.add(writes[end++].key);
+		if (end - i > 1) {
+			const failed = (await Promise.allSettled(writes.slice(i, end).map((w) => applyWrite(t, w)))).find((r) => r.status === "rejected");
+			if (failed) throw failed.reason;
+			i = end;
+		} else await applyWrite(t, writes[i++]);
+	}
 }
 
 // src/steps/apply-planned.ts
@@ -14850,7 +14946,7 @@ async function readCatalogView(store, maxPerChannel) {
 	return view;
 }
 
-// ../../main/node_modules/xml-naming/src/index.js
+// node_modules/xml-naming/src/index.js
 const nameStartChar10 = ":A-Za-z_À-ÖØ-öø-˿Ͱ-ͽͿ-҆҈-῿‌-‍⁰-↏Ⰰ-⿯、-퟿豈-﷏ﷰ-�";
 const nameChar10 = nameStartChar10 + "\\-\\.\\d" + "·" + "̀-ͯ" + "‿-⁀";
 const nameStartChar11 = ":A-Za-z_À-˿Ͱ-ͽͿ-҆҈-῿‌-‍⁰-↏Ⰰ-⿯、-퟿豈-﷏ﷰ-�𐀀-󯿿";
@@ -14896,7 +14992,7 @@ const createValidator = (production, { xmlVersion = "1.0", asciiOnly = false, ma
 	return validator;
 };
 
-// ../../main/node_modules/path-expression-matcher/src/Expression.js
+// node_modules/path-expression-matcher/src/Expression.js
 var Expression = class {
 	constructor(pattern, options = {}, data) {
 		this.pattern = pattern;
@@ -15003,7 +15099,7 @@ var Expression = class {
 	}
 };
 
-// ../../main/node_modules/path-expression-matcher/src/Matcher.js
+// node_modules/path-expression-matcher/src/Matcher.js
 var MatcherView = class {
 	constructor(matcher) {
 		this._matcher = matcher;
@@ -15267,7 +15363,7 @@ var Matcher = class {
 	}
 };
 
-// ../../main/node_modules/fast-xml-builder/src/util.js
+// node_modules/fast-xml-builder/src/util.js
 function valToStr(val) {
 	return typeof val === "number" && Object.is(val, -0) ? "-0" : String(val);
 }
@@ -15293,7 +15389,7 @@ function resolveName(name, isAttribute, options, matcher, validator) {
 	return isPI ? "?" + result : result;
 }
 
-// ../../main/node_modules/fast-xml-builder/src/orderedJs2Xml.js
+// node_modules/fast-xml-builder/src/orderedJs2Xml.js
 const EOL = "\n";
 function detectXmlVersionFromArray(jArray, options) {
 	if (!Array.isArray(jArray) || jArray.length === 0) return "1.0";
@@ -15480,7 +15576,7 @@ function replaceEntitiesValue(textValue, options) {
 	return textValue;
 }
 
-// ../../main/node_modules/fast-xml-builder/src/ignoreAttributes.js
+// node_modules/fast-xml-builder/src/ignoreAttributes.js
 function getIgnoreAttributesFn(ignoreAttributes) {
 	if (typeof ignoreAttributes === "function") return ignoreAttributes;
 	if (Array.isArray(ignoreAttributes)) return (attrName) => {
@@ -15492,7 +15588,7 @@ function getIgnoreAttributesFn(ignoreAttributes) {
 	return () => false;
 }
 
-// ../../main/node_modules/fast-xml-builder/src/fxb.js
+// node_modules/fast-xml-builder/src/fxb.js
 const defaultOptions$1 = {
 	attributeNamePrefix: "@_",
 	attributesGroupName: false,
@@ -15841,10 +15937,10 @@ function isAttribute(name) {
 	else return false;
 }
 
-// ../../main/node_modules/fast-xml-parser/src/xmlbuilder/json2xml.js
+// node_modules/fast-xml-parser/src/xmlbuilder/json2xml.js
 var json2xml_default = Builder;
 
-// ../../main/node_modules/mdurl/lib/decode.mjs
+// node_modules/mdurl/lib/decode.mjs
 const decodeCache = {};
 function getDecodeCache(exclude) {
 	let cache = decodeCache[exclude];
@@ -15915,7 +16011,7 @@ function decode(string, exclude) {
 decode.defaultChars = ";/?:@&=+$,#";
 decode.componentChars = "";
 
-// ../../main/node_modules/mdurl/lib/encode.mjs
+// node_modules/mdurl/lib/encode.mjs
 const encodeCache = {};
 function getEncodeCache(exclude) {
 	let cache = encodeCache[exclude];
@@ -15969,7 +16065,7 @@ function encode(string, exclude, keepEscaped) {
 encode.defaultChars = ";/?:@&=+$,-_.!~*'()#";
 encode.componentChars = "-_.!~*'()";
 
-// ../../main/node_modules/mdurl/lib/format.mjs
+// node_modules/mdurl/lib/format.mjs
 function format$1(url) {
 	let result = "";
 	result += url.protocol || "";
@@ -15984,7 +16080,7 @@ function format$1(url) {
 	return result;
 }
 
-// ../../main/node_modules/mdurl/lib/parse.mjs
+// node_modules/mdurl/lib/parse.mjs
 function Url() {
 	this.protocol = null;
 	this.slashes = null;
@@ -16156,7 +16252,7 @@ Url.prototype.parseHost = function(host) {
 	if (host) this.hostname = host;
 };
 
-// ../../main/node_modules/mdurl/index.mjs
+// node_modules/mdurl/index.mjs
 var mdurl_exports = /* @__PURE__ */ __exportAll$1({
 	decode: () => decode,
 	encode: () => encode,
@@ -16164,7 +16260,7 @@ var mdurl_exports = /* @__PURE__ */ __exportAll$1({
 	parse: () => urlParse
 });
 
-// ../../main/node_modules/uc.micro/build/index.mjs
+// node_modules/uc.micro/build/index.mjs
 var build_exports = /* @__PURE__ */ __exportAll$1({
 	Any: () => Any,
 	Cc: () => Cc,
@@ -16180,7 +16276,7 @@ const P = /[!-#%-\*,-\/:;\?@\[-\]_\{\}\xA1\xA7\xAB\xB6\xB7\xBB\xBF\u037E\u0387\u
 const S$1 = /[\$\+<->\^`\|~\xA2-\xA6\xA8\xA9\xAC\xAE-\xB1\xB4\xB8\xD7\xF7\u02C2-\u02C5\u02D2-\u02DF\u02E5-\u02EB\u02ED\u02EF-\u02FF\u0375\u0384\u0385\u03F6\u0482\u058D-\u058F\u0606-\u0608\u060B\u060E\u060F\u06DE\u06E9\u06FD\u06FE\u07F6\u07FE\u07FF\u0888\u09F2\u09F3\u09FA\u09FB\u0AF1\u0B70\u0BF3-\u0BFA\u0C7F\u0D4F\u0D79\u0E3F\u0F01-\u0F03\u0F13\u0F15-\u0F17\u0F1A-\u0F1F\u0F34\u0F36\u0F38\u0FBE-\u0FC5\u0FC7-\u0FCC\u0FCE\u0FCF\u0FD5-\u0FD8\u109E\u109F\u1390-\u1399\u166D\u17DB\u1940\u19DE-\u19FF\u1B61-\u1B6A\u1B74-\u1B7C\u1FBD\u1FBF-\u1FC1\u1FCD-\u1FCF\u1FDD-\u1FDF\u1FED-\u1FEF\u1FFD\u1FFE\u2044\u2052\u207A-\u207C\u208A-\u208C\u20A0-\u20C1\u2100\u2101\u2103-\u2106\u2108\u2109\u2114\u2116-\u2118\u211E-\u2123\u2125\u2127\u2129\u212E\u213A\u213B\u2140-\u2144\u214A-\u214D\u214F\u218A\u218B\u2190-\u2307\u230C-\u2328\u232B-\u2429\u2440-\u244A\u249C-\u24E9\u2500-\u2767\u2794-\u27C4\u27C7-\u27E5\u27F0-\u2982\u2999-\u29D7\u29DC-\u29FB\u29FE-\u2B73\u2B76-\u2BFF\u2CE5-\u2CEA\u2E50\u2E51\u2E80-\u2E99\u2E9B-\u2EF3\u2F00-\u2FD5\u2FF0-\u2FFF\u3004\u3012\u3013\u3020\u3036\u3037\u303E\u303F\u309B\u309C\u3190\u3191\u3196-\u319F\u31C0-\u31E5\u31EF\u3200-\u321E\u322A-\u3247\u3250\u3260-\u327F\u328A-\u32B0\u32C0-\u33FF\u4DC0-\u4DFF\uA490-\uA4C6\uA700-\uA716\uA720\uA721\uA789\uA78A\uA828-\uA82B\uA836-\uA839\uAA77-\uAA79\uAB5B\uAB6A\uAB6B\uFB29\uFBB2-\uFBD2\uFD40-\uFD4F\uFD90\uFD91\uFDC8-\uFDCF\uFDFC-\uFDFF\uFE62\uFE64-\uFE66\uFE69\uFF04\uFF0B\uFF1C-\uFF1E\uFF3E\uFF40\uFF5C\uFF5E\uFFE0-\uFFE6\uFFE8-\uFFEE\uFFFC\uFFFD]|\uD800[\uDD37-\uDD3F\uDD79-\uDD89\uDD8C-\uDD8E\uDD90-\uDD9C\uDDA0\uDDD0-\uDDFC]|\uD802[\uDC77\uDC78\uDEC8]|\uD803[\uDD8E\uDD8F\uDED1-\uDED8]|\uD805\uDF3F|\uD807[\uDFD5-\uDFF1]|\uD81A[\uDF3C-\uDF3F\uDF45]|\uD82F\uDC9C|\uD833[\uDC00-\uDCEF\uDCFA-\uDCFC\uDD00-\uDEB3\uDEBA-\uDED0\uDEE0-\uDEF0\uDF50-\uDFC3]|\uD834[\uDC00-\uDCF5\uDD00-\uDD26\uDD29-\uDD64\uDD6A-\uDD6C\uDD83\uDD84\uDD8C-\uDDA9\uDDAE-\uDDEA\uDE00-\uDE41\uDE45\uDF00-\uDF56]|\uD835[\uDEC1\uDEDB\uDEFB\uDF15\uDF35\uDF4F\uDF6F\uDF89\uDFA9\uDFC3]|\uD836[\uDC00-\uDDFF\uDE37-\uDE3A\uDE6D-\uDE74\uDE76-\uDE83\uDE85\uDE86]|\uD838[\uDD4F\uDEFF]|\uD83B[\uDCAC\uDCB0\uDD2E\uDEF0\uDEF1]|\uD83C[\uDC00-\uDC2B\uDC30-\uDC93\uDCA0-\uDCAE\uDCB1-\uDCBF\uDCC1-\uDCCF\uDCD1-\uDCF5\uDD0D-\uDDAD\uDDE6-\uDE02\uDE10-\uDE3B\uDE40-\uDE48\uDE50\uDE51\uDE60-\uDE65\uDF00-\uDFFF]|\uD83D[\uDC00-\uDED8\uDEDC-\uDEEC\uDEF0-\uDEFC\uDF00-\uDFD9\uDFE0-\uDFEB\uDFF0]|\uD83E[\uDC00-\uDC0B\uDC10-\uDC47\uDC50-\uDC59\uDC60-\uDC87\uDC90-\uDCAD\uDCB0-\uDCBB\uDCC0\uDCC1\uDCD0-\uDCD8\uDD00-\uDE57\uDE60-\uDE6D\uDE70-\uDE7C\uDE80-\uDE8A\uDE8E-\uDEC6\uDEC8\uDECD-\uDEDC\uDEDF-\uDEEA\uDEEF-\uDEF8\uDF00-\uDF92\uDF94-\uDFEF\uDFFA]/;
 const Z = /[ \xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]/;
 
-// ../../main/node_modules/entities/dist/decode-codepoint.js
+// node_modules/entities/dist/decode-codepoint.js
 const c1 = [
 	8364,
 	0,
@@ -16227,7 +16323,7 @@ function codePointToString(codePoint) {
 	return codePoint - 1 >>> 0 < 127 || codePoint - 160 >>> 0 < 55136 ? String.fromCharCode(codePoint) : String.fromCodePoint(replaceCodePoint(codePoint));
 }
 
-// ../../main/node_modules/entities/dist/internal/decode-shared.js
+// node_modules/entities/dist/internal/decode-shared.js
 const BASE91_INVERSE = /* #__PURE__ */ (() => {
 	const table = /* @__PURE__ */ new Uint8Array(127);
 	let code = 0;
@@ -16316,10 +16412,10 @@ function decodeTrieDict(input, resultLength, atomCount, dict1AtomCount, ngramCou
 	return out;
 }
 
-// ../../main/node_modules/entities/dist/generated/decode-data-html.js
+// node_modules/entities/dist/generated/decode-data-html.js
 const htmlDecodeTree = /* #__PURE__ */ decodeTrieDict("!}.&u%}'&}*'~!6*)%&,~!J~!J~%L~y<~!R,~~%Lu~~#GD~~#|)1#%}^%}2%+#.##%##%}&%##%'#%##&%#%#'%#&#%#&#'#%%#&#%##%#)%''%&%#%#'%#%%#%%}%%%#%#&(23#%%#&-%0%('1#(##%#'##+%'*.:1}#%#6-+(%'%%#%%%}#L'2351&('%}&/N'(0(/*-%(%%}#'+&T%7.2}#&%&#%#36/5##%&%%#&#%%#))2%%##%&&'0~!#*+&'%1~!%).'3q?&%'1~!.##%6(~!+%%%(Gw'rT~!E#<nA%#jZ~!H%(~!42##~!*31&~!G%U~#)5~#`3~!J~!Z~%]~%Y~%C~!q~!u~#kz~%#~!6'~!D~!U~!?~#T~!c%~!G#'~%7|~!G~!J~!G&~#pb~(Df}#%}*&}#%##%##%##&#-}&'#'&%#.++}%mI,#,@&(}*%}*'%&##&#%##%}&0}#.},U},%}+%}&%}#%##&}B%(}(%}+%)})%##%#&}&%##%&}<%}>%#%&}*%}(%}9%}/%})%}*%}*%}?&}&%}3%}&*#%})%#%#)}#&#-#+*%E%%'%'#%}#*V##&##I}#&&##%&%#&&Qf%%))w/0+&%#(#.%-''''++++7}>%4'',##1,#%#&%##&#'##&#*#9)%&%}#*}%,#+P(%A&%#'&##wSD',9E00#y#@}(+}&%&>~!#~!X}#*}(&&}(&}(,%}%&#+&}#&}I%#%}%)#(},'%#*}4%%#%}(''}#/##(##),%-##%%)#&}(.}&%#&}%%}*&#%},&&}&%}#%*'#%})%}D&}&%}-&}6&#&}-,%}#%})-(~+`~,=?~I9'9%~!,#%})%})%}@%}?%}(~!?~#<~#pP~#BG~#=1#%K+~#?#~%;)~#A~#mF1~#A'~'X%'~#lR~#N~'N~#r~#m#-~#i'?%#'%~#B%##%,%#~#_%#0%~#]732~,w~2+#:&#%&'0%&>%}#>##F+)#%&&#(+_}4&}-%}(&}@&}O7Fdf0@+/v4}&WU##&/0#&'('B#%}.%}'+#%}#%%&#&%#%##+#&#)#6#'#.},%}c%},%#%##%&#&%#&~#>'*-.%##%##%}#%%}%'~#)D1}#%*&~#_%%'(~#S2%'.}#~#=##*'*-%}&'%'##&&~'E%.#&~#M4}%%##&'%#~#O1##%&#'+~#<B%##%%'%+~#;#@%}#&%#&&%#(~#H1}'%'##&&~#?A}&'~#D#%32}'&&&&~#[}'(#%}'~#;C})&}%%#%~#=&%,3}%'(#%%~#^'#&&)#%'~#Y%-~#d-%'~#^%%&#&&&}#~#b~2t*&'~&(~&@~0%~e~3}%*''0})&}+~!9##-}#%-hD*)1fC#%/&/fB#40~!+#)*4~!+~!K'&:~!/*7~!.#~!H~!L':~%x&~!H#~!*~%1~!I#~!+A~#p'~!F~~#-#~,,(~.Z~!V~%;'B'mq-W~!N~%I%#&&#&}#%},%%}'%}+X#%}#&}(%}'%}<%}#%}%%'}'%}:~![)9@~%>~#UA%-%##&~!C%~!-.9:~!1~!-^2/:a~!y,D*J#-5)/4~%23,~#G~!L1~!0X3`~!2+~!!0-~&E~!W~!o,>Y&]~%cZx_&~#O*9#A#'#+I'%#)~!0B*-5A+-((F&*M#)(-7-5+'-3a5Vi~!Y~!?+[)%3),ERHm~!+:D,VG.+)?fB%%*(%)'(#&80%1'8`K8?`+'Z#&O&'H5#*9)A%%5&3))0%39+.*7#()&&*=4@**L)<'_&*+..;(#*+)./&0#3)%')-8(4ixD(&.}%,('aI:,)%,k2231T)I'#/-W7,/'Q#.'Y24+h')37</31&83##&0#),H(?'&?/1##%#&&#%''-%&&&#(&''&#.-'%#%%(,')*'&#&#'##%(%(#%('#&##%%%%('%#%#%%#%#&%##h>w+v<ayvyvcg.uuhKr}g/v|g>u9i[~>g5uI~=RvdwEg;v/g;uk!!TTSx]@RT!U!#!@VBRUU!'UTe-d0c`e&gSdicedFcrdTaqb.kYcAohdYd@a3e+d}dMdtd.aJ#bqcK`dle/e.e'dwdPdodddjbEb}ogd^ofdpduc6j?l%d{drdqc)d7bacOdQ%T#Y)X.sR[yH>6Vyv3[xwLu>vo'!*.[yBacahoj>6Rew3[xqdZa#!a&#^(X-[yG>6Vyu3[xvg3sEr|g.u/Ri9db0T#^(Xa)!-[y;>6Vylg4wKs{JwNZt3@3r=c4Z([xlg;wKt!cpq's@v7A'*a(a+!-a#[y<3Dt?3Dt'>6Vym3[xmg9rxsNJwLZt4~?r?db1T#`-!(Xa,!0[yS>6Vz%NuQs.g4wKtnJwNZtS@3r>c4Z([y%g;wKtrdga8!a(!#&T*Y-Xa#!a0<or[yc3Dtq>6Vz43[y3JwNZtf@3s!Ju}!%Dti:pm3c_%X#tjB5pkd6q!r]u?voC'*-a.a2!0a&a+[yI3DtI3Ds~3DtH>6Vyw3[xx;:s#~<5pKJwNZtE@3r~d`a)!a2T#a.(!+U.X1[yT3Dt`3Dtv>6Vz&3[y&g9rxwzcxstPu.<rAJwLZtT~?r@dZa%!a.&^*Za(/Reu[ya>6Vz23[y1g3sEr}wkg{NuQRg{ci(U#5@b`~,cg#U(2WnH5wugcRh7dX#T(Y,a'Ta!!a,[yZ<]mj>6Vz,3[y+Pv#5ReZKu+=,%!H}7ABwkaS?Rh:BcW(X#<]mrj:ubv/ARekdg%!(!a.*Ta(Y.X1!#sP>Rl*Dt6[y>>6Vyo3Wf*jOvuumvuRgRJuq*!:9<B@bX~3jVv&v@s@5Re[d/rQt{uAvo&a&a*)a2!,0Wf!3Dt0=Bs'>6Re}3[xy~<5s%JwJZt1~Gs)c;&!#2sJkNuXvzq7rxu,Re8dka4!a8(aEZ+a@Y.X1Xa)[yd=Bs(3DtP>6Vz53[y4cX#X&Re:avRe9~<5s&JwJZtQ~Gs*i^rzvdRg+Jv{%!2sbB@bX}kdga,!Za?&^*T1/!a'Dt+[y6>6Vyf3Wf%g/u;s4hGu6?Rh-JvZ,!c%#&RoX54Rivj7uyvf8RgTKvZB%*!2sGh<vu5Rgq<=C::9bb~#dZ#T&Ta6Y.X*Dt>[y93Wf)coZ(T,6VyifluvRgC@95@B@bX~/hFu34cC#T,k/unq8w8Q5RkUklwQuzunq8w8Q5Rk8d/rJu?v8w9)-&!a0a;a&aIWejg3sEr/h1s<DtDJvyZqY5aws3Jvy!&Wei~Hr1:au5@Bag>23E~5c:Z&bX};kKv?w&unuVu5Rjc;>bs)#~@:Rh.=ay<a]C;b`}Vd6s/t{uAvoaxa()!a,a7%-a#a2Dt,[yF2Wo[>6Vyt3[xuNuPRi&NuPwpi#RoWh?vf8Ri%Jv]!%Ri:KvxD!.'2WeAjZu`q9rxu,Re7woeAg-unLq(qA_/*2Wg_g3u5q^9:4E}/jTrxrzv=Wkkd~0UX#^^Xa-a1a5T&a=U1a'*aEa]!a*aPaA-adok[y54Rn>;:p3~Dp5g9rpsFNvZqjg3uJp4~<5p0Pw;5qlJwNZt*@3p1Pw:5p/Ou!5p2JvG'!6Vye=<qnJvh_[xhg3v,Rh3kOwOw-sDuev/Re^dha[a%!%!a+#Ta7)-5TaCaO!aka!a)sf[yb2>Rl!9ARiq5E}Qg=ucRkBE|oJrJ_@Wk~@Wk{JrJ_@Wk|@WkyJrJ_@Wk}@WkzJvO_[y2g-vMRmiKuYC!)&>Ri;>Ri<@3RkNc](X#@9Rk=g5vuRmhKvDB!+'=]meg3u4Rmgd)#Y'Vz3CARmfd`a+!%T'!+#Ta1Ta6TaM-sTDt9[yA9sYd'%Y#s[[xpj:ueunaXRgEjRq,v-vuqdd2'`#6Rev<32@5>:2<E}5xIo9a*X#Y(;5RePJvD_g>vyRgNj8w)v8<wggs:RgXiZt|vjx,hSq3ah!-(~@:Ro/Ou!5RhWj^v(pyw8unRhUdx-UY#^Ua.a3a70!)%UX1TaDa)'omRiRRhE[y:3Dsz=Br,>6Vyj3[xkg6ruwjcqsrPw;5r*Ku]D'Zt-@3r(~?r.i[vwv]dU1a--U#`a4(g/vsRhPOu!5RhLj:rmu9Wo!~@:wdh@g/vsRiTjXuvvNr}:RhBj^v(pyw8unRn]dz1UYa'a+^Y(!aETZalaRY.Ta?a4[yDJw1!#qLsW>6Vyrfzq-pLflpwRe|Js>%!Dt@3Dt&Jvy_[xs~HrnjMuwpsw'RecKu+D#'!t<~Grl~?rjg5u-x,gwp{ah!-(~@:Rg~Ou!5Rh'jXuvvNr}:Rh#cW#X/c;&!#2sLi[v7u7RgpJv)(!iLrxu,Re6j7v@s@5Se[e7d`aW!Za(a`T.a#!a3!&aDa-!9)Dt_=6s+3[x~~DR|h~DS6avhGun5RkZj3w)v-]mkKunB!&*]kb97R|i<ARk<c:Z(6Vy}Juh'!wziMRoS:F|vkLuauJv5vtvQRh1d='T+Y#VyO~DR|jcF#T'7R|g97R|kJv3'!ay<Rj,Jvh&!:ReXcsa6*a+#a#_aIRf9aLRf?c,Z&Rf5Rf7c.Z&Rf;Rf>cQ#%T'p-Rf8Rf=ct#%'(*!,p,Rf4p+Rf6Rf:Rf<d~'Ua%U*^UYa(!a,-!#a4YaTalaEX0a8a<Weo3Dt/3Dsx=Br93Wen~Dr;~<5p<JwNZt2@3p=Pw:5p;Ou!5r3c7&!#:p>3Ds}KvGB)_6Vyk2sM=<r7x'eovA(!hFu1ARf}cV#X&@r5j6rvwQa^Rf3c=Za'wkghJv__g;unRggA53B9=b^}%j6uduo5Jq;!(hIv%2Re`Ou4ARe_e%a#^^^Xa&!a*a2!&a6YaP!*ad!#a:aE/5Rn?[y@>6Vyp;:pE~DrY~<5pBJwNZt8@3pCh=rt3rWPw:5pAJup_[xoNuPpF9c!#'45pD5ARn)d8#X'X*3@rU72s]h>v<<sSjJpqvewOJq/(!hNw'5ReBk0s2u3w/w'5ReE5@Jq.!a+JQ!&WeU23d(#Y&RjG5]jBk!u7w&u0udARjEe#+^^^Ub#!a2/a`Z(agT1!a-a;|@TaG!aS[yV=Re~fow'RguNuPRe?bz#'>RoUWeL>:Cbb|?JwPZtVg6ruRmzJvD'!6Vz(g/vmRh~Jvy_[y(g9voRgyx*cy(#2>Ri2B9b]~9kIw9u7rluJu3Rg]dI#a%UY'@=p%CAx.gQZ&RhwwygtRm{x5g_Z'+ABqR9Woa=Bp&dV#^*Xa'!&@o{g4v]Rk;Jv{!%Rk[wkkiA5RkiwwfUB=x,fUuqC&*!>RfTg8v0RfV~ARfSd;rJsAuAv9wR'ae+/aO!a@aza/a#[yQ@Wg!2Wemg3sEr0JvB_g>uvReWg2v+Re=KupB_+[y!2AbY~-~Hr2AJwD!(h<~El>h<~El?Kun@+_:9b`}Kg-v/Ri3g;vtwyk_9]k_d=&T#*U.6qh@Ab`|K9:H|CJv[!&3Dtex'fDwC%!Rf[9WlMd[(^X,!a%Z06Vz!@WgBg=v~Rgvg,QRe@awd,#Y+jTv|Q~EfWj]uNr|~FRfXdy#Y&^Ua%!aO.!(a)Ua;=!a@aKap!a-,a!Ta]a[rSa]p?[y82sK=Bq~;:p:~<5p8Pw:5p7d'#Y'Wf(;RnRi[u4w&RgJJvG'!6Vyh=<r#ijuuv/sIKuYD'ZtG@3p9~Gr&d2#`(g<vtRgFj`u5w&rqpxRf2CJuY!+:wfnTOu!5Rg}jNs1ucv&RfwJvA!&3@q|BDcC#T,k/unq8w8Q5RkTklwQuzunq8w8Q5Rk9dga#!a'!a=#a0!:+Tb*b@aO.a4!aba8aFJv^}?!VyR~Dr<g;u%Rn.~<5p[x'e`wNZtR@3p]Pw:5pZhNvjBp.woe_g5u-r4JwF!%DtO3:ooc7&!#:p^3DtpLuGw(!+%)Dtk6Vz#2sd=<r8d'#Y([y#<x3gJt`w@!)%}MRiowzikRij=]ilxAf3,U(#B2Rf#g0v-Rm[ck{`U#]giKv3>)!&6Ri154s,KuGB_%@r68r:dJ|t`#X(9<E|u2@H|rx3gJu?w'!+'1Nu7Reg4=H~+9<wxgY95Rm]xLggZ-`(X}U2:Ri4h<uOawRmsJv__5@bb{jbV~3dka#a'a]!,#a+U=a>b6a3b%!/aKa/)!arwve^VyJ;:pR~DpTg3uJpS~<5pOPw;5qmPw:5pNOu!5pQJvG'!6Vyx=<qoJvA!{~Jup!%@qk7Rn/KvyD!}''[xz;>wkh'?Rh,x8gyt`w5D!&),(SgyccRgztJ@3pPB5p#d'(Y#<]mmifubw&RgoJvE&!82s^JvF&!8Rf,ADb]~;x=h'rNu]vK!,%'*0RnORh)4Rh*AqQg-vaRnNg;wHwkh'ba~4cE#Ta*x3gctyw@'!+%RnFRnD<4Rn@hFvK5RnCxWg[#`&a0Ua()`1Rm75Rg[c]%X#qi8Rg^NvdRj>BwzgZauwji7Rm6A4wgg]d1#&(*,.0a#Rm;Rm<Rm=Rm>Rm?Rm@RmARmBe%#^^^Xaea?aC/b+(,!a+a#!a/!>a&Ta<aKbD!2wphBRnk[yPw}hE|.=Br-3Dtm>6Vy~g6urRf.x,hPrNav!%'RnqRo%Ro#Nu;q[Pw;5r+JwNZtM@3r)d'#Y'Weh;xChL#`&RnmRnoKu}>%(!Rne~Bs-;2wjcussJv+'!aYSO}6@B<5?ba~8LrNvj!.%*ROwungw~ng~:9;Ri^>wtnig;wHRnixDh@|(UZ.x1h@|)!#:2<H|*xHn]#-UX'3Ro)z=iT}6ARns=Bwsn_wpnaRncw]aR(#UXa&Ua*a/=]iPd'#Y&Ro'WnXf{QRm2hNvj]nZd`'T~&1`{|`#9b]{}c:'!#Wl{>@=be}]?cl{{U#:5Abb}Jds#^YaF!a*b4a#a3aPa>&Tb!bH!*a_!Eau?/a&RjY<]gj>6Vz*;:pe~DrZg,QRj1JwNZtX@wihspcJvZ&!VyX9WmOJu|!|N2WmHJvh&!]ht~Bpbcn&T(!#RmQ<s7Nu;padH#X'`+WmJ@>RmKCARhnKup=!)&Wf+:RhqNuPpf9c!#'45pd5AwghpARn(Ls@w!%,)!RmP@Wfe<E|IJva!&WmNg8vsRmLd`*.`#Y'Xa!axRn*]hrA8Rhug5s@rXg8u!RmMd8#X'X*3@rV72smdI*#UY&RmICARho~GsgxVgd)Ta'U-Y&Xa!T#RnEWnA@Wffg1uDRi0hFvK5RnBxGnG&#`%owp)@wsf+bX}Ze-*1!a*^^^Ua|!#a.aq&Ya2!a>.a6!a:aO`aJDtL[y`@Wg#>6Vz12@wzoYRoZNuPRi!NuPRhzg=ucRi,@=b`{Yg=ucRi-ACJvB!&Sh[ebSh]ebi`wUuFRm4Jw2_[y0JvB!.<Ju(!&SoG}6Shd}6<Ju(!&SoH}6She}6Kur@._g5vHRieJvx!{L2G{Kx6gd'T#?Rh82Wi5cZ#X(g1w)Rm5dW-Y(Ta#!a)!#aYa=wnfE=su2>>bU{0j9udv:<svj8uQv-7RgHdE%#^'sq9sp=>Bb_{TJv`!&g/r|snj6v(us5d,#Y(56H}[978H}]Jw5!&g1rushJvB!+j;v{u5?zDhd}6}bj;v{u5?zDhe}6}ce*#`(^^^a[aea!=!a6a*aoXb1a.!aAbL!b>,b'aL!aV@Wf|2Wlg3[y/JwNZt^@3piPw:5pgJunZou3@rsJva&!Vy_g<v~Rm#JvG'!6Vz0=<r{Ju{%!:pj@WfsiXuJu3Rm:JvZ&!WfA~Bph@c4Z&Dtwax5rubx(#:awRk1@d,#Y&RfjRfid1#,Y(@Wfp2Wlrg5s@ryKu[@!,'=]ig9wlk?Rk>g5u-rqJvy'!@9RkQcH(T#=>Ri~@<wkj(Wj(KuZB*!&<7rw@9RkRcH(T#=>Ri}@<wkj)Wj)dg(Ta2Xa9X#`-!a*CARhg@@=I}d9x;c~#X%so=<sj>2@@=aybb}XjWv0Q~EfEj3vLv;<d,#Y(56H}`978H}_dgaPaFa'a/!#a3Y0a_a;a|!1(a7-[yE3[xt;:pJNvZrrg3uJrvJwNZt=@3pIh=rt3rxPw:5pGOu!5rpJvG'!6Vys=<rz@c4Z&Dt(ax5rtJvZ!&~BpH@wsfNg-vaRlNci*U#=<wei<F}a5@Jq.!a*JQ!%@qZ23d(#Y&RjH5]jCk!u7w&u0udARjFd/prq=tyvpaEa(a:.!a1aZ(@@=I}:9wpd%=<sX55w_h}@@=I{t=ay<aU@@=I}T=ay<2@@=I})?C9:9au@9Cb]}DP~=x-fAZ(2Wl1=ay<aU@@=I}>5@d##Y+jTv|vV~EfFj]uNpn~FRfGdgaK!Z2&!a8a-Tb({E!acTbM*!a(DtY[yYd'%Y#sl[y*hHvh>Re5x2c{Z}.j4uCvcawRiMd+#X+_x&d!},<5RkX;2Hzw@x,gavfB-!{CcF&T#Roe;RodwWbBg5urRgaKvHC*_6Vz+<4opieuew&Rmq@d]&Y)X,T#X0Rh}<BqP=4qS9:ReMg/ujReNJw0!/<Jui%!bd{kawwnemRelAxUa?a3#*.&UX(Ya+a/RhvRnQ<o}9Wmtd-#Y&RgSRmw9;Rmxay=Rmyg-vaRmuxEhSrNu,v-voC!%(aR.a(a7+1Ro1>Ro5CE{A9b]{@;5x#eO{:g;urRi+KrNA!%(Ro3>Ro79;Ri_Ku@>{;&!x%gX|{KunA_+g5QRj/g3u5Rj#g>uERj%wio/xRhS&!,!#^1U}wba{8>>@=be}qC@:D5ba{7Ku+A&!}x?ba}t>>@=be}se(aA^^^Uat!b0#{pa+awUazbGa#aLb9bgaWac'a5TbS=Br!d1#`%scp_Jvl!#rT>Re0JvX&!VyN=H{Fcm#U&:pY=ReaJv2&!]h0=]nUJvG'!6Vy|=<r%JrM_=]h2@Wlud'#)U'Wf'b]{i=]h/Jvh!&~BpWg=v]RnMx+ny#'Nu;pVwjnu=]nwxJnx,T#`&Reqwjnt=]nvieu9vrRjLLuYwP(#+!th@wih5pX~Gr'g5v/Rh4KunA'!-CARnP@wwiN:Rm_9x'cvw>!|l=<saKvAA!0&3@q}>w^e1bp#&Re2Re3BDx7gH#T|f5H|eKuZ>!%(:qNAH{]Jv6!+3B2B9=b^{X<5<B92:E{ZLvhwA(a;a%!igQuyRmad+#Y}m@3Rh5d8#X'X*:AqUAHzmaxwbh<aXRnVcF}RT#Nw&cj#U(BWnug/vsRntdka)(a3+.Zb7aYYan1!bVa@Xa}[y^@b[{G=H{+hFu73Rj&Pv#5ReQcK%T#sig1v{Rj'Ku+D#'!t]~Grm~?rkKuMB!01d5#`'Vy.ta3Dtu~Hroc8#'{^45s85AwZbP&!#Rn!wghxWn#KvEA!)&2RlA2RlBx:h|#(T,=]j09Wobz>x]z/@awRoTd+#Y(az]hFhCrm4d,#Y+jTv|Q~EfMj]uNr|~FRfOdCa!Xa9_X#@<plJvf!%b`{(9;Rgwc;.!#2x7cw#T|UDb]|T5Ju={(!=@E{&Jv)&!Ab`{'awJvf!~*>>@=be{#KuY>!+&4Ezyi[ugv&RjIdea+T)#UXa&T-T&a!Rh9auRmW=]kLg5vuRn+g3u4Rn-Ow6ARn,hHus5xNk?#UX(U~)/g8v0RkD~AwkkF?Ri.OuNBwkkA?Ri/d|a2`a*^UYa.!aBTZaTa'Xa;!(!2!-a#b2[yC>6Vyq3[xr2Wi?g1rusVh%s?DtF~<5rbJs;%!DtBfswKtCj[uvuSsEu3RgVx3o:u+wN'*Zt;@3rd~Grh~?rfg8w)Lq)qE&-a%!>bI|`jWv0vV~EfCjTv|vV~Ef@j]uNpn~FRfBcK#T']gWNu7x,k7q4ai(0!hHv8<RhmkMu9vrsBuev/RhlCJvB!,g<v{wchh~@:Rhji[vrv{wchi~@:RhkdS&a5UY#Ta!RgPwwiI5BwciI~@:Rh`x'iJvj'!5]iJPu8Bwch]~@:Rhach)U#h3rp]gLh@t|Ax,hTq3ah!-(~@:Ro0Ou!5RhXj^v(pyw8unRhVd|)`,^UYas!a?/a2Z'a^Ta{Tb7Ta(a#!a,Wf&9sZ3DtAadamov=Bqt3[xig8vsRm~>waiL2b`{QJv*_Ouv2qgj<v]v2BqfdR'X*X#Y-@3qr~Gqv~?p6hHv-]glPup5Lq+q?_%*b_{qF{n9b^{rOu4ARhpKvCD!+&~Bqp:5Dbb}nwoiKl&unuTuBv]v+ueunaXRf0=Jvh!0nKufu8v1w&w7q%w&uHrz:Rgnj5w,uxDJq/(!hNw'5ReCk0s2u3w/w'5ReFd>Za&!*UaA=<wkgsRnSJv^!%Refifw3vyRgOKu_B'!,<]gkiiu:w&Rh<=C@a^<B57@2F{[<B5@aW:=3away9A5aW=<B=C@a^<B57@2F{Ie-#`(^^^bCara.b8aza6!/bZ,!adTbnTbOb+aFaS!aAT9@Wf~2Wli3Dtl2@d,#Y&RfnRfmJwJZtN~GqyJva&!VyMg<v~Rm%iXuJu3Rm9Jv[_=]ih9wlkDRkCd1#`(@Wg>2Wls3cH#T(@<Rj*=>Ri|b~'#23s9h<~El.d'#Y&Dtxi^rzvdRl#d*#U%(o|B2s`hJwSaxRmDKv4B&!1:Rmdd5#`'Vx}to~Hq{x'f1v3(!BA5ba|bJv_&!Wfug1v]ReIdO+U/Y#&G}-8wze=Rh{g1v]ReHg/uQRf/by#)ibQwERl/cH#T(@<Rj+=>Ri{cNu+vlax-!(#a0qa9<Rii2;;bU{H;x<i=&X#Rk`<4wwi=C9H~8xAI(Y#<azRi@45wXI<B9;5bb~7dL(X#Xa(+!aL6Vy{g5QqOau:5au2@ay547EzbxOcU(UX-T#Ta#:Cbb|A?wjh/b_|SOw6ARgtihr}u7Rhy<d1#T)X1@@=I|~=ay<2@@=aybb}Sj3vLv;<d,#Y(56H}A978H}@dGpvs@uAu`vcw9*!aFa+ai%(b!aXa8.a?a[ozWey=sU2@G}Nch&U#Rf_WexKu+D#'!t:~Gr`~?r^j]uNr|~FRg*j^psurwJt|RmcKv)@&!)7Rkv~Br[@wxfO:Rl3co#U'6Rezj_q#vIuavjRltwzeyh@vr5JqD0!>aY?C9:9au@9Cb]}9cl#U*5;5<H||jbuus1ucv&Rfvg1v~d/pppzqFr^a--a~!aMat1(hFv;Wiz@@=Izoj5uuv-7Rix~Cw`fk2WlVcZ#X,k)u3vWs@u2]ktg;wEx'fBq(_2Wg/jTv|vV~EfoJv]!15x'hzqG!(P~EfU~CRl_j6v(us5x4i-#T(2WmZ?C2F|d>Kq<aj1!*jTqIsBv=Wl`~Cw`fi2WlWj`v0u*~>RlR=c>Z,k#u3vWs@u2]kr<c1Z+jTqIsBv=Wla~Cw`fm2WlXdmb3!a{(arZa`bkTa%TbQTa-a9+c'!aM!/[yL=Bqug.w'RifhFvyDRj.g>vgwyk^9]k^Jv3_@WfbAARkhJw2_[x|JvB_wkoIRoKwkoJRoLd'(Y#<]gm=<9<H|yd'%_X#skDtb3awwqkgNulRkgdB#^',9:p'hJwSaxRmEBwVb8@4=H|qLu+w50&!)@3qs~?pU>Awwn;;Rn=c:Z'ARn<=<qwKvC@!/&~BqqJv6!&]eVb^z^xRge'/a%+^`#Sge}6<4Rn3=]n0Pw2>Rn8Jw0!&>Rn:>Rn6cY#a7+!a&=<wkaNw~h3z_c5Z{=wjh#=]nLKv^D!&)Vyz=bW|swYb<WetcG#T(2wxa@qVx@gD#Y&b^|V5JwG&!5bb|pg/w&RgD@x=kHs=uAvn!a%%/'+RmSRh694Ro`g-vaRmRhHv-]mlxCcS#`&ba~.5cD#Ta)P~=d,#Y(56H{>978H{Dd_#{2^Y%_+qbbb{6g3sERhsbU{?dfa.,`a(Xa<!aiX#(55RiG54RiHcI#T'WiU3RiVNvdwtfcRlKNvdd,#Y&RlHRlExQgf.1*^T'X#Sgf}6Wn4=]hfPrk>Rn7Jw0!&>Rn5>Rn9Lunw?&a2!,5<oq@@wqfdRlJj5Q~=d,#Y(~ARfcOuN]fdDKw;ay(}i!547E}j?cI#T(@5bV}iCbV}hdv(^^Tb?a40,b##Tbo!a*bR!a<b|a/!aKai!aU[yK=]o^g:v>ReGJwPZtK<7Rh+h<~El,Pv#5ReR@awwxjCg,ulRjDJv6&!]j!z?aQeeg>w=Sh<eeJw;!&axEzOg,Qosc!#*:wkeJ]eJ>x'h-u(!%Ro.w~h.zPdNZ(X,Ya![x{;9ReY;wkgxRiF:x?ap#Y&RmUg<s2Rkod]+UY0TZ'!a&A9sw<=bczLNvuw{gqzNhJwSaxRmCKuLay!#&s_Rf-55b^{uJvZa!!c%#(55Ri654wmiu5RiuawLu,vp!+}^%b_}Y9;wkgxba}o>A9:=b^}zKuh=a''!3awRk3c*'!#aHRk6c+Z&Rk5Rk4Jv)&!awRjSawd9*`#0?C2@EzMj8u<uJ5RmbjQrquJu3x,k>uq@_+=ayb^|W~ARkEOuN]k@7dhzV^X/X&a-#zRzSb`zXcJzTT#2WkVKvDBzW!%FzY9;5bbzWjQrquJu3Jw3%!b`zU=ayb^zQd:#X(T-a!6Vyywxh}=b]{Jg=u1RiAdGp~qHtzv!w(wA+a+a;<!aJaYai'anasb(=azRmV:Cbb{MLq2vb!%')RjuRjrRjtRjqx3jnqCw3!%')Rk(Rk+Rk&Rk)Lq2vb!%')Rj{RjxRjzRjwLq2vb!%')RjsRjpRjfRjex3jcqCw3!%')Rk'Rk*RjkRjl9<CbbzfOu4ARhxLq2vb!%')RjyRjvRjhRjgx=joq*uKvb!%')+-Rk.Rk%Rj~Rk-Rk#Rj}x=jdq*uKvb!%')+-Rk,Rk!Rj|RjmRjjRjidAq&qKs@uAv8Aa.'*-a@a&0!aM@a5[y73Dsy3Ds|3Dt):wxgI2sHJwJZt.~Gqxwsf0ikrzt}Rl0Jvy_[xj~HqzKv_A|D!&WfP8axRoVcf,U#k(v]v+ueunaXRf1Ju}'!g8u#Ri=jQw!sCunLprq>!,')~<5qeGzq9F{W=c##%s5au:5aU3CBE|;d4#X(D!a&6Vygx(b;#(=]ed?C2F{N<capoq2r[a&!aPa9,'Pw;5s:@@=I|,55w_h|@@=IzcP~=x'fCqB_2Wl2>aU@@=I|1OuNBc1Z+jTqIsBv=Wlc~Cw`fl2WlZ~AcTa%!Z+jTqIsBv=Wlb~Cw`fh2WlYk+uNqJsBv=WlSg,u3dca3#UXaMYa)TaB-=cM|7T#<bI}l5@B932:aV2G{BOuNBJq:|M!5Ezt=<B=C@a^<B57@2F{v>cB{/T#=ay<bI{3Jv6!a.6BKq0ah&+!5E}HP~Ef{978BaU@@=Iza<7d#.Y#978BaU@@=IzH~AJq0!(@@=IzG978BaU@@=IzFe,aU*Y&^^^bvJb,b:bFad!a,c2Ta>aL.bo6!a#CbTa'T#Re{2Wlh2@G{yg6t~Ro_NvdRfticuRQRllJv3&!x&c|zs@Jw3!%RflwpfkRlpKuL;%(!Re<@G|C2GzdhIvuBwgjAg-u0RjAKQB%!(GzZ@G|5NuuRl7d='T+Y#Vy[g<v~Rm!==G|>JvA!)@wma=]m1ifuaw&RmnLs@vT'!|/+[y,g:v>ReTJw1!#qX=x!eC{bLu+wT&)ZtZauq_~Graci&U#F|89:r_Lupvq!.)&2RlG8RfaC=x!eF{_h?rpWlmd&'!#X|&]k::xJey#`'T|+<E|&2@H|%dE#(^,g;u.RiEg6vjRiC9xCkA{O|zY#g=ucRmXKs0@!&*@G|m@awRknJuh!,3d(}gY}eJvj!%Rm):Jw3!%Rm+Rm-Ls0w(&!a(a#@b[|6cZ#X'7RkxWgAOu4ARn'dH'U#Y*Vz-Wm'CARm}d]*#a%^a*T'aK!a<9bV{PC=p*Jw4!&SgxcbB5r]idw(wBRmF7xFkt#&`(Rm/Rm8E|!JuY_9:Rl5=wrgr2:bbxd@xXfB(a*#T+!.X0X1Ta/a'T&RlDRfL>RlyARl9b[z[>RfZ:RlL:RfRwlg/ARl;9;RlxKv,A/!%7s69<74=BA5ba{-8Bde#`a<XaKYa1,a'P~=wxfB2bZ}}?C972@@=I}r8@55B9;5bb}G978B2@@=aybb}3j3vLv;<Jw3&!>Rfk=ayb^}4~Ad1#`*@@=aybb{w2@>==<bbz]dx+UY#^UaF!a9!bB'Ya1.!ajXa#%olRhD[y=3Dt#Ov5BrHKuMB%!(Rf^Wep~HrJwkiQjKr|~FRg)Ku+D#'!t5~GrF~?rDdV)UY,Z/_7RkuG{<~BrBg,rlsO:235B@bX}|d?a1!#`(6Vyn5@d##Y+jTv|vV~EfIj]uNpn~FRfH7Lq2vb1!a9-978BaU@@=Iz9978BbU}#~AJq0!(@@=Iz8978BaU@@=Iz7~AJQ|}!978BbU}!JvkaK!AdUa21-U#`a+(g/vsRn~Ou!5RPj:rmu9WhOjXuvvNr}:RhAj^v(pyw8unRn[kPr}p|u7vwv]RiSBd;pppzq@qHQa?(b.!a.a`@.|xa(hFv;Wiyj5uuv-7Riw~Cw`fg2WlU978BbU|wOuNBJqG!(P~EfD~CRlQcZ#X,k)u3vWs@u2]ksg;wEx'f@q1_2Wg.j]uNpn~FRfqJv]!15x'h{qG!(@@=IzK~CRl^j6v(us5x4i,#T(2WmY?C2F{1>Kq<aj1!*jTqIsBv=Wld~Cw`fj2Wl[j`v0u*~>RlT=c>Z,k#u3vWs@u2]kq<c1Z+jTqIsBv=Wle~Cw`fn2Wl]dn1#c(a(b^a2!b/bAT(bj!aDa7bu,a_a{c0!2T0g:v>ReD2@G{42@G{5~DpM~<5rc=Bx6i>{RT#RnI@zCx]y]z:2Jv[!zr5Awyk]9]k]dD(Y+X#6Vz.g=wKtgwhaCwgmTWj2Lu,w%_+/[y-B;b^xeg3u3Rj-2@bX{*KrJ<!+'@Wg(g?QRlC@Jv`!%b[zIwsfII}8JQ_@w|kW|=Jv(%!AqcOuNBJvEzh!bYzjLs@wP#(0!oy@>RkdJwMZtc3Dtd@BcG#T'9bWxg2@2Fznd*#Y+;2x'c}w<zizixNgwa#Z'U+!/!a'!a+w~g~z6wcn{Rn}wcnzRn|5Rh%=]nJg5vuRmvNvdRlvcprJu}w*az*a#!%.a.'Bot9qT]kj@Wg'ay2Gzv@Jv`!%b[zEwsfHI}1;ck#Ux`<Cbbx_Lu+w!a&0*!wko*wwo,So,}6Juqxf!E}PigQuyRm`d3(`#8>Rn%:A5B;bZ~%KvhCa!a2!x>k7#Uxb@b{#xaRk7Jw0!)>wwhlShl}6>wwhmShm}6CJvB!.x'hhvj{!!5Bwkhhbaz}x'hivjz~!5Bwkhibaz|xEhTrNu,v-vpD!a%&/)a3a.,%Ro2t[CE{)@3re9b]{%wjo09:rgc:Z&Ro6=<riifuaw&RmoKrNA!%(Ro4>Ro89;Ri`dSaL'UYzxZb)7Rka3xRhT&!,!#^1U}vbaz{>>@=be}yC@:D5bazzKu+A&!}{?ba}y>>@=be}wxBh[t`u~vJvr!%a!a()a,a0a4RoC=]o;Ju(!%RoGRhdwjh`=]oAg>w#Ro?g5vuRo=NvdRl|Ku]C.!&;RoEJvB!%RoORoMBx'h[v+_?w~h`}~5?w~hd~!xKh]oiptu-utv.vp!#%&a30a@a'a+(a/aOp(o~p!RoDJu(!%RoHRhewjha=]oBNvdRl}g>w#Ro@g5vuRo>c[#X']o<CauRoRAd-#Y':RkpauRoQKu]C.!&;RoFJvB!%RoNRoPBx'h]v+_?w~ha}t5?w~he}ue!/UbhYacXaW^Tc&a;b:a-c/#b&aja1(!cL+!bKbt!bmcRc9aIc?8[yW3Dtt94Rg`Jv}!&SiRMzBhEebShEMNuPRe>x7gL#TzuwjirRipc<Z&>on;>z=h-MSh.Mwqczx'a7vj&!>Re4@=ResJt__NuPRi*NuPRi)j]uNr|~FRfzKrJ>_+@Wfy@Wf]2WocKrJ<!+'@Wg%g/QRl@@Jv`!&awRl<wsfFIzgLu(w*!.*&ShBMwvhIRhI9;RhNx1hK'!#Sn]Mx1hK~0!#:2<H~7cNu+w7D*'1ZtW>Rn1~?rOc:Z&Rn2=<rQ<7wjh&=BSnLMc]#X(6Vz)w[b=a!U#9wzgMc3#&(RgMRitRis<x,gKt`ax!&+SioM=BSilMc3#&(RgKRinRimKurB,!&SiQMzBhDebShDM6BJQ!(P~Efx978B2@@=I}WLrJw!!,a*&@G}O@9wkibRid@@x'fKwC!&SlDMSfLMjUv~Q~EfKKv3@a+!(hFv-]mpx/hYZ(C5RiWz<o/MwkhY?So/M@x,gbvfB*&!SgEM:SoeeehFu3:Rgbda(,^TZa)X/7Sg[eb:2RgI~BrMC@wgkc:wwkcRerx3h(uUvK!&*,SnOM4Sh*MArRg;wHRh(x=h;rJvPwI!a4',a'0@Wg&=BSh/Mg>w=Rh=g3w*wwgGRgGcW(X#;Sg}M2Gzk@Jv`!&awRl=wsfGIz`dKZ*T'Y-:RhR7RhQg5u-p`j6v(us5d,#Y+~Awkia?RicOuNBwkibba}Ld6p~tyu_vbAa'a+!a/'a3aEa8a!>Sh,ebJv{!&Sh@ebSaReb9;SgwebNuPRi(NvdRl)NuPRi'hHu^<Rm^Jvv_@Wl(g;u1Si/ebKu'B&!*Sh?eb@Wl'z@aPeb95Si.ebcpputyvjB)!,&a+0a%ShAMWeK@G}C@WfJ9;RhMwvhH9w{ia}ix,hJvRA1(!zAn[MRhHx1hJ~*!#hFv(BSn[MBJQ!(@@=I~'978B2@@=I}2db.Ua<'X}+T#a0XaG2G}E;wkg|wuh!Rh!x,hZu,@)!&So0MVy)C5RiXACJvB!&5RiY5RiZg8w)cG}*T#2@bU}=KsA>(!a.3wkhZba~(x,h^u(A!&(SoCMRhb5Bz=h[eb?w~hb~6x,h_u(A!&(SoDMRhc5Bz=h]eb?w~hc~6e)aA1T#T,^^^c-bMb&blcPaP(a/!0!bA=b5c@a(!bfbrc#2afwmhARnjwchORnp2Wlf3DtsNvdRl-2@wpa<]m0bx(#:awRk2@Jw3!%RfhwpfgRlnKQB%!(G{V@G|'NuuRl6d='T+Y#VyUg<v~Rl~==G|<Jv+'!aYShC}6@B<5?ba~8@Jw3'!g2QRljhLrpWlOd+#Y'g.w'rIg>w*wgj@g-u0Rj@Lu+wT&)ZtUauq]~GrGci&U#F|39:rELrNvj!.%*RhCwunfw~nf~:9;Ri]>wtnhg;wHRnhx3hDs@v~!/+'@Wfr@9RkSNu&Rlo=@<5GzoKs0@_+@Wl+@awRkmJuh!-3d(}pY#qWJvj!%Rm(:Jw3!%Rm,Rm*de&!1U-U#`)Re;@G|.@9Ri82@wjfvRlq=@<5GzpLvOvr!).&2RlF8Rf`C=x!eE{.Jw3_g2QRlkhLrpWlPde(!#U{s,UXa*Ta'[y'g:v>ReS;x0PZ&RnlRnn~HrKJw1}f!=x!eB|2w]aP(#Xa&a*Ta.Ua2a7=]iOd'#Y&Ro&WnWg;u.RiDg6vjRiBNvdRlzhNvj]nYJuW_2Wm3x)kFze{9d])!a.!,Y01!#&aC!a3RndC=ox~BrC@2b^{pg,rlse7x'ksuq!%Rm.E{xidw(wBRmGx9o+)X#wwo-So-}69:Rl4@xSf@a#XZ'X)X,Ta(/ARl8b[xc>RfY:RlI:RfQwlg.ARl:9;Rlwdn'#^XafaQa1X1TaHTa)@b[{zcZ#X'7RkwWg@Ou4ARn&x)kG#{,g7u/RkGdH'U#Y*Vz'Wm&CARm|bx#(A]gUbUzJj9Q~=d,#Y(56H}l978H{U7d,0#U*2>ABb_xZ978BbU{e~AJQ{g!978BbU{hxMh?ad{oUYZ.x1h?{l!#:2<H{mx3n[t{vl!,&a%3Ro(z=iS}6ARnr=Bwsn^wvn`Rnbd`*T}B0!#^X'BG{c9b]{a>>@=be}F?JvS!&BG{d7BG}(Bde#`a1X,Ya@!a'P~=wxf@2bZ}I56B2@@=aybb}08@55B9;5bb}<j3vLv;<Jw3&!>Rfg=ayb^}&OuNBKuLA!)a!P~=x#fD{f2@>==<bbzl?C972@@=Ix^d6rSu,v7w*C(0a)a6#B+a%!sQ[y?3Dt%3[xn~<5rLOu!5p@Ku+D#'!t7~GrP~?rNKvlaya7'!h+v-5qMg=t|cd,U#5AAaa5Abb{S@52B5@a[@52B5Gx[iXueu;d<#`a(!/549C;ag>23ExY5@Dah89b^~689Jv)!~2b[~1Lv'w(%*!a#bX|aPrmawRe]keu7uhv-q6rxu,q`xTo]/a5aU!bNaDXbi!b-!ao!b<bwA!#5@B932:aV2G|:d-)Y#hJrL>RhG<7@C5<H|_=Cau:5aj5@B932:bJ|ng>vIbs)#?C2F|9jPv0w.vISh-MKvUaz(.!9ABbb|[5;5<H|Eg>unwfh;9:4E|YjQsBt|vjx'hYq3!(?C2F|J:2<BaY?C2F|GOu!5x,g|p{ah!-(?C2F|c9:4E|OjXuvvNr}:Rh&i[w*t|cd+U#jJvsu)vsSn~Mkfrmu9p}u7vwv]So!McW#Xa!ax5@A5aY:5;5<H|>kJv~vYrquJu3x4ib#T)2@SmZM?C2F|Bj:rmu9@xPhI(a*a#U#`a3-5Abb|L~@:RhK9:4E|0@52B5G|#C::aY?C2F|-:2<BaY?C2F|.5Jvk!a)javYrquJu3x4ia#T)2@SmYM?C2F|HAxPhH(!a#U#`a*-5Abb|4~@:RhJ9:4E|R@52B5G|F:2<BaY?C2F|Sc^#Xa2j=Qq5CJvB!-g<v{z;hhM?C2F|Zi[vrv{z;hiM?C2F|XKsA>!a)-g<v{z;h[eb?C2F|]i[vrv{z;h]eb?C2F|^iZu.vix,hZq3ah!.(?C2F|QOu!5ShXM:2<BaY?C2F|P", 13494, 2713, 49, 25, 61);
 
-// ../../main/node_modules/entities/dist/internal/bin-trie-flags.js
+// node_modules/entities/dist/internal/bin-trie-flags.js
 var BinTrieFlags;
 (function(BinTrieFlags) {
 	BinTrieFlags[BinTrieFlags["VALUE_LENGTH"] = 49152] = "VALUE_LENGTH";
@@ -16329,7 +16425,7 @@ var BinTrieFlags;
 	BinTrieFlags[BinTrieFlags["VALUE_MASK"] = 8191] = "VALUE_MASK";
 })(BinTrieFlags || (BinTrieFlags = {}));
 
-// ../../main/node_modules/entities/dist/decode.js
+// node_modules/entities/dist/decode.js
 var CharCodes;
 (function(CharCodes) {
 	CharCodes[CharCodes["AMP"] = 38] = "AMP";
@@ -16553,7 +16649,7 @@ function decodeHTMLStrict(htmlString) {
 	return decodeWithTrie(htmlString, true, false);
 }
 
-// ../../main/node_modules/linkify-it/build/index.mjs
+// node_modules/linkify-it/build/index.mjs
 var REBuilder = class {
 	src_Any = Any.source;
 	src_Cc = Cc.source;
@@ -16976,7 +17072,7 @@ var LinkifyIt = class {
 	}
 };
 
-// ../../main/node_modules/punycode.js/punycode.js
+// node_modules/punycode.js/punycode.js
 var require_punycode = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	const maxInt = 2147483647;
 	const base = 36;
@@ -17152,7 +17248,7 @@ var require_punycode = /* @__PURE__ */ __commonJSMin(((exports, module) => {
 	module.exports = punycode;
 }));
 
-// ../../main/node_modules/markdown-it/dist/markdown-it.mjs
+// node_modules/markdown-it/dist/markdown-it.mjs
 var import_punycode = /* @__PURE__ */ __toESM(require_punycode(), 1);
 var __defProp = Object.defineProperty;
 var __exportAll = (all, no_symbols) => {
@@ -22165,7 +22261,7 @@ function caseTwinOf(channel, existing) {
 	return twin;
 }
 
-// ../../main/node_modules/@xmldom/xmldom/lib/conventions.js
+// node_modules/@xmldom/xmldom/lib/conventions.js
 var require_conventions = /* @__PURE__ */ __commonJSMin(((exports) => {
 	function find(list, predicate, ac) {
 		if (ac === void 0) ac = Array.prototype;
@@ -22293,7 +22389,7 @@ var require_conventions = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.NAMESPACE = NAMESPACE;
 }));
 
-// ../../main/node_modules/@xmldom/xmldom/lib/errors.js
+// node_modules/@xmldom/xmldom/lib/errors.js
 var require_errors = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var conventions = require_conventions();
 	function extendError(constructor, writableName) {
@@ -22416,7 +22512,7 @@ var require_errors = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.ParseError = ParseError;
 }));
 
-// ../../main/node_modules/@xmldom/xmldom/lib/grammar.js
+// node_modules/@xmldom/xmldom/lib/grammar.js
 var require_grammar = /* @__PURE__ */ __commonJSMin(((exports) => {
 	function detectUnicodeSupport(RegExpImpl) {
 		try {
@@ -22551,7 +22647,7 @@ var require_grammar = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.XMLDecl = XMLDecl;
 }));
 
-// ../../main/node_modules/@xmldom/xmldom/lib/dom.js
+// node_modules/@xmldom/xmldom/lib/dom.js
 var require_dom = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var conventions = require_conventions();
 	var find = conventions.find;
@@ -24051,7 +24147,7 @@ var require_dom = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.XMLSerializer = XMLSerializer;
 }));
 
-// ../../main/node_modules/@xmldom/xmldom/lib/entities.js
+// node_modules/@xmldom/xmldom/lib/entities.js
 var require_entities = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var freeze = require_conventions().freeze;
 	exports.XML_ENTITIES = freeze({
@@ -26191,7 +26287,7 @@ var require_entities = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.entityMap = exports.HTML_ENTITIES;
 }));
 
-// ../../main/node_modules/@xmldom/xmldom/lib/sax.js
+// node_modules/@xmldom/xmldom/lib/sax.js
 var require_sax = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var conventions = require_conventions();
 	var g = require_grammar();
@@ -26781,7 +26877,7 @@ var require_sax = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.parseDoctypeCommentOrCData = parseDoctypeCommentOrCData;
 }));
 
-// ../../main/node_modules/@xmldom/xmldom/lib/dom-parser.js
+// node_modules/@xmldom/xmldom/lib/dom-parser.js
 var require_dom_parser = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var conventions = require_conventions();
 	var dom = require_dom();
@@ -26974,7 +27070,7 @@ var require_dom_parser = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.onWarningStopParsing = onWarningStopParsing;
 }));
 
-// ../../main/node_modules/@xmldom/xmldom/lib/index.js
+// node_modules/@xmldom/xmldom/lib/index.js
 var require_lib$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var conventions = require_conventions();
 	exports.assign = conventions.assign;
@@ -27015,7 +27111,7 @@ var require_lib$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.onWarningStopParsing = domParser.onWarningStopParsing;
 }));
 
-// ../../main/node_modules/plist/dist/parse-binary.js
+// node_modules/plist/dist/parse-binary.js
 var import_lib$1 = require_lib$1();
 const EPOCH_2001 = 9783072e5;
 function readSizedInt(view, offset, size) {
@@ -27118,7 +27214,7 @@ function parseBinary(data) {
 	return parseObject(topObject);
 }
 
-// ../../main/node_modules/plist/dist/parse-openstep.js
+// node_modules/plist/dist/parse-openstep.js
 var OpenStepParser = class {
 	input;
 	pos;
@@ -27278,7 +27374,7 @@ function parseOpenStep(input) {
 	return new OpenStepParser(input).parseValue();
 }
 
-// ../../main/node_modules/plist/dist/parse.js
+// node_modules/plist/dist/parse.js
 function base64ToUint8Array(base64) {
 	const binary = atob(base64);
 	const bytes = new Uint8Array(binary.length);
@@ -27383,7 +27479,7 @@ function parsePlistXML(node) {
 	return null;
 }
 
-// ../../main/node_modules/xmlbuilder/lib/Utility.js
+// node_modules/xmlbuilder/lib/Utility.js
 var require_Utility = /* @__PURE__ */ __commonJSMin(((exports, module, this$33) => {
 	(function() {
 		var assign, getValue, isArray, isEmpty, isFunction, isObject, isPlainObject, hasProp = {}.hasOwnProperty;
@@ -27439,7 +27535,7 @@ var require_Utility = /* @__PURE__ */ __commonJSMin(((exports, module, this$33) 
 	}).call(this$33);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLDOMImplementation.js
+// node_modules/xmlbuilder/lib/XMLDOMImplementation.js
 var require_XMLDOMImplementation = /* @__PURE__ */ __commonJSMin(((exports, module, this$32) => {
 	(function() {
 		module.exports = class XMLDOMImplementation {
@@ -27462,7 +27558,7 @@ var require_XMLDOMImplementation = /* @__PURE__ */ __commonJSMin(((exports, modu
 	}).call(this$32);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLDOMErrorHandler.js
+// node_modules/xmlbuilder/lib/XMLDOMErrorHandler.js
 var require_XMLDOMErrorHandler = /* @__PURE__ */ __commonJSMin(((exports, module, this$31) => {
 	(function() {
 		module.exports = class XMLDOMErrorHandler {
@@ -27474,7 +27570,7 @@ var require_XMLDOMErrorHandler = /* @__PURE__ */ __commonJSMin(((exports, module
 	}).call(this$31);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLDOMStringList.js
+// node_modules/xmlbuilder/lib/XMLDOMStringList.js
 var require_XMLDOMStringList = /* @__PURE__ */ __commonJSMin(((exports, module, this$30) => {
 	(function() {
 		module.exports = (function() {
@@ -27497,7 +27593,7 @@ var require_XMLDOMStringList = /* @__PURE__ */ __commonJSMin(((exports, module, 
 	}).call(this$30);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLDOMConfiguration.js
+// node_modules/xmlbuilder/lib/XMLDOMConfiguration.js
 var require_XMLDOMConfiguration = /* @__PURE__ */ __commonJSMin(((exports, module, this$29) => {
 	(function() {
 		var XMLDOMErrorHandler = require_XMLDOMErrorHandler(), XMLDOMStringList = require_XMLDOMStringList();
@@ -27545,7 +27641,7 @@ var require_XMLDOMConfiguration = /* @__PURE__ */ __commonJSMin(((exports, modul
 	}).call(this$29);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/NodeType.js
+// node_modules/xmlbuilder/lib/NodeType.js
 var require_NodeType = /* @__PURE__ */ __commonJSMin(((exports, module, this$28) => {
 	(function() {
 		module.exports = {
@@ -27570,7 +27666,7 @@ var require_NodeType = /* @__PURE__ */ __commonJSMin(((exports, module, this$28)
 	}).call(this$28);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLAttribute.js
+// node_modules/xmlbuilder/lib/XMLAttribute.js
 var require_XMLAttribute = /* @__PURE__ */ __commonJSMin(((exports, module, this$27) => {
 	(function() {
 		var NodeType = require_NodeType();
@@ -27640,7 +27736,7 @@ var require_XMLAttribute = /* @__PURE__ */ __commonJSMin(((exports, module, this
 	}).call(this$27);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLNamedNodeMap.js
+// node_modules/xmlbuilder/lib/XMLNamedNodeMap.js
 var require_XMLNamedNodeMap = /* @__PURE__ */ __commonJSMin(((exports, module, this$26) => {
 	(function() {
 		module.exports = (function() {
@@ -27685,7 +27781,7 @@ var require_XMLNamedNodeMap = /* @__PURE__ */ __commonJSMin(((exports, module, t
 	}).call(this$26);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLElement.js
+// node_modules/xmlbuilder/lib/XMLElement.js
 var require_XMLElement = /* @__PURE__ */ __commonJSMin(((exports, module, this$25) => {
 	(function() {
 		var NodeType, XMLAttribute, XMLNamedNodeMap, XMLNode, getValue, isFunction, isObject, hasProp = {}.hasOwnProperty;
@@ -27878,7 +27974,7 @@ var require_XMLElement = /* @__PURE__ */ __commonJSMin(((exports, module, this$2
 	}).call(this$25);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLCharacterData.js
+// node_modules/xmlbuilder/lib/XMLCharacterData.js
 var require_XMLCharacterData = /* @__PURE__ */ __commonJSMin(((exports, module, this$24) => {
 	(function() {
 		var XMLNode = require_XMLNode();
@@ -27936,7 +28032,7 @@ var require_XMLCharacterData = /* @__PURE__ */ __commonJSMin(((exports, module, 
 	}).call(this$24);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLCData.js
+// node_modules/xmlbuilder/lib/XMLCData.js
 var require_XMLCData = /* @__PURE__ */ __commonJSMin(((exports, module, this$23) => {
 	(function() {
 		var NodeType = require_NodeType(), XMLCharacterData = require_XMLCharacterData();
@@ -27958,7 +28054,7 @@ var require_XMLCData = /* @__PURE__ */ __commonJSMin(((exports, module, this$23)
 	}).call(this$23);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLComment.js
+// node_modules/xmlbuilder/lib/XMLComment.js
 var require_XMLComment = /* @__PURE__ */ __commonJSMin(((exports, module, this$22) => {
 	(function() {
 		var NodeType = require_NodeType(), XMLCharacterData = require_XMLCharacterData();
@@ -27980,7 +28076,7 @@ var require_XMLComment = /* @__PURE__ */ __commonJSMin(((exports, module, this$2
 	}).call(this$22);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLDeclaration.js
+// node_modules/xmlbuilder/lib/XMLDeclaration.js
 var require_XMLDeclaration = /* @__PURE__ */ __commonJSMin(((exports, module, this$21) => {
 	(function() {
 		var NodeType, XMLNode, isObject;
@@ -28004,7 +28100,7 @@ var require_XMLDeclaration = /* @__PURE__ */ __commonJSMin(((exports, module, th
 	}).call(this$21);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLDTDAttList.js
+// node_modules/xmlbuilder/lib/XMLDTDAttList.js
 var require_XMLDTDAttList = /* @__PURE__ */ __commonJSMin(((exports, module, this$20) => {
 	(function() {
 		var NodeType, XMLNode = require_XMLNode();
@@ -28033,7 +28129,7 @@ var require_XMLDTDAttList = /* @__PURE__ */ __commonJSMin(((exports, module, thi
 	}).call(this$20);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLDTDEntity.js
+// node_modules/xmlbuilder/lib/XMLDTDEntity.js
 var require_XMLDTDEntity = /* @__PURE__ */ __commonJSMin(((exports, module, this$19) => {
 	(function() {
 		var NodeType, XMLNode, isObject;
@@ -28089,7 +28185,7 @@ var require_XMLDTDEntity = /* @__PURE__ */ __commonJSMin(((exports, module, this
 	}).call(this$19);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLDTDElement.js
+// node_modules/xmlbuilder/lib/XMLDTDElement.js
 var require_XMLDTDElement = /* @__PURE__ */ __commonJSMin(((exports, module, this$18) => {
 	(function() {
 		var NodeType, XMLNode = require_XMLNode();
@@ -28111,7 +28207,7 @@ var require_XMLDTDElement = /* @__PURE__ */ __commonJSMin(((exports, module, thi
 	}).call(this$18);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLDTDNotation.js
+// node_modules/xmlbuilder/lib/XMLDTDNotation.js
 var require_XMLDTDNotation = /* @__PURE__ */ __commonJSMin(((exports, module, this$17) => {
 	(function() {
 		var NodeType, XMLNode = require_XMLNode();
@@ -28142,7 +28238,7 @@ var require_XMLDTDNotation = /* @__PURE__ */ __commonJSMin(((exports, module, th
 	}).call(this$17);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLDocType.js
+// node_modules/xmlbuilder/lib/XMLDocType.js
 var require_XMLDocType = /* @__PURE__ */ __commonJSMin(((exports, module, this$16) => {
 	(function() {
 		var NodeType, XMLDTDAttList, XMLDTDElement, XMLDTDEntity, XMLDTDNotation, XMLNamedNodeMap, XMLNode, isObject;
@@ -28260,7 +28356,7 @@ var require_XMLDocType = /* @__PURE__ */ __commonJSMin(((exports, module, this$1
 	}).call(this$16);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLRaw.js
+// node_modules/xmlbuilder/lib/XMLRaw.js
 var require_XMLRaw = /* @__PURE__ */ __commonJSMin(((exports, module, this$15) => {
 	(function() {
 		var NodeType = require_NodeType(), XMLNode = require_XMLNode();
@@ -28281,7 +28377,7 @@ var require_XMLRaw = /* @__PURE__ */ __commonJSMin(((exports, module, this$15) =
 	}).call(this$15);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLText.js
+// node_modules/xmlbuilder/lib/XMLText.js
 var require_XMLText = /* @__PURE__ */ __commonJSMin(((exports, module, this$14) => {
 	(function() {
 		var NodeType = require_NodeType(), XMLCharacterData = require_XMLCharacterData();
@@ -28330,7 +28426,7 @@ var require_XMLText = /* @__PURE__ */ __commonJSMin(((exports, module, this$14) 
 	}).call(this$14);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLProcessingInstruction.js
+// node_modules/xmlbuilder/lib/XMLProcessingInstruction.js
 var require_XMLProcessingInstruction = /* @__PURE__ */ __commonJSMin(((exports, module, this$13) => {
 	(function() {
 		var NodeType = require_NodeType(), XMLCharacterData = require_XMLCharacterData();
@@ -28358,7 +28454,7 @@ var require_XMLProcessingInstruction = /* @__PURE__ */ __commonJSMin(((exports, 
 	}).call(this$13);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLDummy.js
+// node_modules/xmlbuilder/lib/XMLDummy.js
 var require_XMLDummy = /* @__PURE__ */ __commonJSMin(((exports, module, this$12) => {
 	(function() {
 		var NodeType, XMLNode = require_XMLNode();
@@ -28378,7 +28474,7 @@ var require_XMLDummy = /* @__PURE__ */ __commonJSMin(((exports, module, this$12)
 	}).call(this$12);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLNodeList.js
+// node_modules/xmlbuilder/lib/XMLNodeList.js
 var require_XMLNodeList = /* @__PURE__ */ __commonJSMin(((exports, module, this$11) => {
 	(function() {
 		module.exports = (function() {
@@ -28401,7 +28497,7 @@ var require_XMLNodeList = /* @__PURE__ */ __commonJSMin(((exports, module, this$
 	}).call(this$11);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/DocumentPosition.js
+// node_modules/xmlbuilder/lib/DocumentPosition.js
 var require_DocumentPosition = /* @__PURE__ */ __commonJSMin(((exports, module, this$10) => {
 	(function() {
 		module.exports = {
@@ -28415,7 +28511,7 @@ var require_DocumentPosition = /* @__PURE__ */ __commonJSMin(((exports, module, 
 	}).call(this$10);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLNode.js
+// node_modules/xmlbuilder/lib/XMLNode.js
 var require_XMLNode = /* @__PURE__ */ __commonJSMin(((exports, module, this$9) => {
 	(function() {
 		var DocumentPosition, NodeType, XMLCData, XMLComment, XMLDeclaration, XMLDocType, XMLDummy, XMLElement, XMLNodeList, XMLProcessingInstruction, XMLRaw, XMLText, getValue, isEmpty, isFunction, isObject, hasProp = {}.hasOwnProperty, splice = [].splice;
@@ -28955,7 +29051,7 @@ var require_XMLNode = /* @__PURE__ */ __commonJSMin(((exports, module, this$9) =
 	}).call(this$9);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLStringifier.js
+// node_modules/xmlbuilder/lib/XMLStringifier.js
 var require_XMLStringifier = /* @__PURE__ */ __commonJSMin(((exports, module, this$8) => {
 	(function() {
 		var hasProp = {}.hasOwnProperty;
@@ -29104,7 +29200,7 @@ var require_XMLStringifier = /* @__PURE__ */ __commonJSMin(((exports, module, th
 	}).call(this$8);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/WriterState.js
+// node_modules/xmlbuilder/lib/WriterState.js
 var require_WriterState = /* @__PURE__ */ __commonJSMin(((exports, module, this$7) => {
 	(function() {
 		module.exports = {
@@ -29116,7 +29212,7 @@ var require_WriterState = /* @__PURE__ */ __commonJSMin(((exports, module, this$
 	}).call(this$7);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLWriterBase.js
+// node_modules/xmlbuilder/lib/XMLWriterBase.js
 var require_XMLWriterBase = /* @__PURE__ */ __commonJSMin(((exports, module, this$6) => {
 	(function() {
 		var NodeType, WriterState, assign, hasProp = {}.hasOwnProperty;
@@ -29474,7 +29570,7 @@ var require_XMLWriterBase = /* @__PURE__ */ __commonJSMin(((exports, module, thi
 	}).call(this$6);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLStringWriter.js
+// node_modules/xmlbuilder/lib/XMLStringWriter.js
 var require_XMLStringWriter = /* @__PURE__ */ __commonJSMin(((exports, module, this$5) => {
 	(function() {
 		var XMLWriterBase = require_XMLWriterBase();
@@ -29498,7 +29594,7 @@ var require_XMLStringWriter = /* @__PURE__ */ __commonJSMin(((exports, module, t
 	}).call(this$5);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLDocument.js
+// node_modules/xmlbuilder/lib/XMLDocument.js
 var require_XMLDocument = /* @__PURE__ */ __commonJSMin(((exports, module, this$4) => {
 	(function() {
 		var NodeType, XMLDOMConfiguration, XMLDOMImplementation, XMLNode, XMLStringWriter, XMLStringifier, isPlainObject;
@@ -29651,7 +29747,7 @@ var require_XMLDocument = /* @__PURE__ */ __commonJSMin(((exports, module, this$
 	}).call(this$4);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLDocumentCB.js
+// node_modules/xmlbuilder/lib/XMLDocumentCB.js
 var require_XMLDocumentCB = /* @__PURE__ */ __commonJSMin(((exports, module, this$3) => {
 	(function() {
 		var NodeType, WriterState, XMLAttribute, XMLCData, XMLComment, XMLDTDAttList, XMLDTDElement, XMLDTDEntity, XMLDTDNotation, XMLDeclaration, XMLDocType, XMLDocument, XMLElement, XMLProcessingInstruction, XMLRaw, XMLStringWriter, XMLStringifier, XMLText, getValue, isFunction, isObject, isPlainObject, hasProp = {}.hasOwnProperty;
@@ -30040,7 +30136,7 @@ var require_XMLDocumentCB = /* @__PURE__ */ __commonJSMin(((exports, module, thi
 	}).call(this$3);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/XMLStreamWriter.js
+// node_modules/xmlbuilder/lib/XMLStreamWriter.js
 var require_XMLStreamWriter = /* @__PURE__ */ __commonJSMin(((exports, module, this$2) => {
 	(function() {
 		var NodeType, WriterState, XMLWriterBase, hasProp = {}.hasOwnProperty;
@@ -30201,7 +30297,7 @@ var require_XMLStreamWriter = /* @__PURE__ */ __commonJSMin(((exports, module, t
 	}).call(this$2);
 }));
 
-// ../../main/node_modules/xmlbuilder/lib/index.js
+// node_modules/xmlbuilder/lib/index.js
 var require_lib = /* @__PURE__ */ __commonJSMin(((exports, module, this$1) => {
 	(function() {
 		var NodeType, WriterState, XMLDOMImplementation, XMLDocument, XMLDocumentCB, XMLStreamWriter, XMLStringWriter, assign, isFunction;
@@ -30245,10 +30341,10 @@ var require_lib = /* @__PURE__ */ __commonJSMin(((exports, module, this$1) => {
 	}).call(this$1);
 }));
 
-// ../../main/node_modules/plist/dist/build.js
+// node_modules/plist/dist/build.js
 var import_lib = /* @__PURE__ */ __toESM(require_lib(), 1);
 
-// ../../main/node_modules/bplist-parser/dist/index.mjs
+// node_modules/bplist-parser/dist/index.mjs
 var debug = false;
 var maxObjectSize = 1e8;
 var maxObjectCount = 32768;
@@ -31300,6 +31396,23 @@ async function recordsWithoutCatalog(store, pluginId, version, location, maxPerC
 	return viewOfCatalog(buildCatalog(pluginId, others), "", maxPerChannel);
 }
 
+// src/steps/upload/early-upload.ts
+init_content_types();
+function startEarlyUpload(ctx, key, file) {
+	if (ctx.inputs.dryRun || ctx.existingRecord || !ctx.store.stage) return;
+	ctx.store.stage(key, file, {
+		contentType: contentTypeFor(key),
+		cacheControl: ctx.config.cacheControl?.immutable ?? "public, max-age=31536000, immutable"
+	});
+}
+function startDiskImageUpload(ctx) {
+	const key = versionedKey(ctx.inputs.version, dmgFileName(ctx.config.pluginId, ctx.inputs.version));
+	ctx.dmgSnapshot?.then((dmg) => startEarlyUpload(ctx, key, dmg.file), () => void 0);
+}
+function startZipUpload(ctx, file) {
+	startEarlyUpload(ctx, versionedKey(ctx.inputs.version, zipFileName(ctx.config.pluginId, ctx.inputs.version)), file);
+}
+
 // src/steps/preflight/index.ts
 init_errors$4();
 async function requireDirectory(dir) {
@@ -31412,6 +31525,7 @@ const preflightStep = {
 			const dmg = await ctx.dmgSnapshot;
 			if (record.sha256 !== void 0 && record.sha256 !== dmg.sha256) throw new RelcastError("E_CONFLICT", `version ${inputs.version} is already published with a different disk image (sha256 ${record.sha256.slice(0, 12)}…, yours ${dmg.sha256.slice(0, 12)}…)`, "published versions are immutable: bump the version (e.g. the next patch) and publish that");
 		}
+		startDiskImageUpload(ctx);
 	}
 };
 
@@ -31425,6 +31539,7 @@ const signStep = {
 		ctx.zipSignature = void 0;
 		if (!verified) throw new RelcastError("E_SIGNATURE", "the signature of the zip does not verify with the key's own public key", "the key file is damaged; re-export it with `generate_keys -x`");
 		ctx.edSignature = signature.toString("base64");
+		startZipUpload(ctx, zip.file);
 		ctx.logger.info(`signed ${zip.sizeBytes} bytes (edSignature ${ctx.edSignature.slice(0, 12)}…)`);
 	}
 };
@@ -31485,6 +31600,9 @@ const recordStep = {
 function isJunkName(base) {
 	return base === ".DS_Store" || base.startsWith("._") || base === "__MACOSX";
 }
+function entryPath(bundleDir, name) {
+	return path.join(path.dirname(path.resolve(bundleDir)), name);
+}
 async function listBundleEntries(bundleDir) {
 	const top = path.basename(path.resolve(bundleDir));
 	const entries = [{
@@ -31519,7 +31637,6 @@ async function listBundleEntries(bundleDir) {
 			} else if (st.isFile()) entries.push({
 				kind: "file",
 				name: childRel,
-				abs: childAbs,
 				size: st.size,
 				executable: (st.mode & 73) !== 0,
 				identity: {
@@ -31566,7 +31683,12 @@ function runChunkJob(job, deps) {
 		const from = deflating ? Math.max(0, job.offset - WINDOW) : job.offset;
 		const bytes = readAt(Buffer.allocUnsafeSlow(job.offset + job.length - from), from);
 		const raw = bytes.subarray(job.offset - from);
-		if (!deflating) return { raw };
+		const last = job.offset + job.length >= size;
+		const whole = job.offset === 0 && last ? { sha1: deps.crypto.createHash("sha1").update(raw).digest("hex") } : {};
+		if (!deflating) return {
+			raw,
+			...whole
+		};
 		const deflateRaw = (input, level, last, dictionary) => deps.zlib.deflateRawSync(input, {
 			level,
 			finishFlush: last ? deps.zlib.constants.Z_FINISH : deps.zlib.constants.Z_SYNC_FLUSH,
@@ -31575,14 +31697,20 @@ function runChunkJob(job, deps) {
 		if (job.mode === "auto" && size >= PROBE_FROM) {
 			const probes = [Math.floor(size / 2 - PROBE / 2), size - PROBE].map((at) => at + PROBE <= raw.length ? raw.subarray(at, at + PROBE) : readAt(new Uint8Array(PROBE), at));
 			probes.unshift(raw.subarray(0, PROBE));
-			if (probes.every((probe) => deflateRaw(probe, 1, true).length >= probe.length * .99)) return { raw };
+			if (probes.every((probe) => deflateRaw(probe, 1, true).length >= probe.length * .99)) return {
+				raw,
+				...whole
+			};
 		}
-		const last = job.offset + job.length >= size;
 		const deflated = deflateRaw(raw, job.level, last, job.offset > 0 ? bytes.subarray(0, job.offset - from) : void 0);
-		if (job.mode === "auto" && job.offset === 0 && last && deflated.length >= raw.length) return { raw };
+		if (job.mode === "auto" && job.offset === 0 && last && deflated.length >= raw.length) return {
+			raw,
+			...whole
+		};
 		return {
 			raw,
-			deflated
+			deflated,
+			...whole
 		};
 	} finally {
 		closeSync(fd);
@@ -31596,7 +31724,7 @@ const MAX_WORKERS = 8;
 const YOUNG_GENERATION_MB = 2;
 const WORKER_SOURCE = `
 const { parentPort } = require("node:worker_threads");
-const deps = { fs: require("node:fs"), zlib: require("node:zlib") };
+const deps = { fs: require("node:fs"), zlib: require("node:zlib"), crypto: require("node:crypto") };
 const runChunkJob = (${runChunkJob.toString()});
 // A view of a buffer of its own moves as it is; a view into a shared one (zlib's small outputs) is copied first.
 const own = (view) => (view.byteOffset === 0 && view.byteLength === view.buffer.byteLength ? view : new Uint8Array(view));
@@ -31609,7 +31737,7 @@ parentPort.on("message", ({ id, job }) => {
     return;
   }
   const deflated = result.deflated && own(result.deflated);
-  parentPort.postMessage({ id, raw: result.raw, deflated }, deflated ? [result.raw.buffer, deflated.buffer] : [result.raw.buffer]);
+  parentPort.postMessage({ id, raw: result.raw, deflated, sha1: result.sha1 }, deflated ? [result.raw.buffer, deflated.buffer] : [result.raw.buffer]);
 });
 `;
 var ChunkPool = class ChunkPool {
@@ -31640,7 +31768,8 @@ var ChunkPool = class ChunkPool {
 			if (m.error !== void 0) job.reject(Object.assign(new Error(m.error), m.code === void 0 ? {} : { code: m.code }));
 			else job.resolve({
 				raw: m.raw,
-				...m.deflated ? { deflated: m.deflated } : {}
+				...m.deflated ? { deflated: m.deflated } : {},
+				...m.sha1 ? { sha1: m.sha1 } : {}
 			});
 			this.dispatch();
 		});
@@ -31656,7 +31785,8 @@ var ChunkPool = class ChunkPool {
 		if (this.failure) return Promise.reject(this.failure);
 		if (this.slots.length === 0) return new Promise((resolve) => resolve(runChunkJob(job, {
 			fs,
-			zlib
+			zlib,
+			crypto: crypto$1
 		})));
 		return new Promise((resolve, reject) => {
 			let at = this.waiting.length;
@@ -31803,6 +31933,13 @@ function endRecords(entryCount, centralSize, centralOffset) {
 init_errors$4();
 const FLUSH_BYTES = 4 << 20;
 const REREAD_BYTES = 1 << 20;
+const written = (entry, nameText) => {
+	const { name: _bytes, ...fields } = entry;
+	return {
+		...fields,
+		nameText
+	};
+};
 var ZipWriter = class ZipWriter {
 	handle;
 	observers;
@@ -31876,9 +32013,9 @@ var ZipWriter = class ZipWriter {
 		}
 		this.offset = to;
 	}
-	async addWhole(name, mode, data) {
+	async addWhole(nameText, mode, data) {
 		const entry = {
-			name,
+			name: Buffer.from(nameText, "utf8"),
 			method: 0,
 			crc32: crc32(data),
 			compressedSize: data.length,
@@ -31887,15 +32024,15 @@ var ZipWriter = class ZipWriter {
 			localHeaderOffset: this.offset,
 			zip64Local: false
 		};
-		this.entries.push(entry);
+		this.entries.push(written(entry, nameText));
 		await this.append(localHeader(entry));
 		await this.append(data);
 	}
 	addDirectory(name, mode) {
-		return this.addWhole(Buffer.from(name, "utf8"), 16384 | mode, Buffer.alloc(0));
+		return this.addWhole(name, 16384 | mode, Buffer.alloc(0));
 	}
 	addSymlink(name, target, mode) {
-		return this.addWhole(Buffer.from(name, "utf8"), 40960 | mode, Buffer.from(target, "utf8"));
+		return this.addWhole(name, 40960 | mode, typeof target === "string" ? Buffer.from(target, "utf8") : target);
 	}
 	async beginFile(name, mode, deflate, size) {
 		const entry = {
@@ -31911,7 +32048,8 @@ var ZipWriter = class ZipWriter {
 		const header = localHeader(entry);
 		this.open_ = {
 			entry,
-			header
+			header,
+			nameText: name
 		};
 		await this.append(header);
 	}
@@ -31923,7 +32061,7 @@ var ZipWriter = class ZipWriter {
 		await this.append(deflated);
 	}
 	async endFile(rawAgain) {
-		const { entry, header } = this.open_;
+		const { entry, header, nameText } = this.open_;
 		if (entry.method === 8 && entry.compressedSize >= entry.size) {
 			this.rewind(entry.localHeaderOffset + header.length);
 			entry.method = 0;
@@ -31939,14 +32077,17 @@ var ZipWriter = class ZipWriter {
 		if (entry.localHeaderOffset >= this.pendingStart) patched.copy(header);
 		else await this.handle.write(patched, 0, patched.length, entry.localHeaderOffset);
 		this.open_ = void 0;
-		this.entries.push(entry);
+		this.entries.push(written(entry, nameText));
 		await this.observeUpTo(this.offset);
 	}
 	async finish() {
 		const centralOffset = this.offset;
 		let centralSize = 0;
 		for (const entry of this.entries) {
-			const bytes = centralHeader(entry);
+			const bytes = centralHeader({
+				...entry,
+				name: Buffer.from(entry.nameText, "utf8")
+			});
 			centralSize += bytes.length;
 			await this.append(bytes);
 		}
@@ -31973,9 +32114,9 @@ const EXEC_MODE = 493;
 const LINK_MODE = 493;
 const AHEAD_BYTES = 24 << 20;
 const AHEAD_JOBS = 1024;
-function chunkJob(entry, offset, level, mode) {
+function chunkJob(bundleDir, entry, offset, level, mode) {
 	return {
-		file: entry.abs,
+		file: entryPath(bundleDir, entry.name),
 		identity: entry.identity,
 		offset,
 		length: Math.min(CHUNK_BYTES, entry.size - offset),
@@ -31983,7 +32124,7 @@ function chunkJob(entry, offset, level, mode) {
 		mode
 	};
 }
-function* workItems(entries, level, pool) {
+function* workItems(bundleDir, entries, level, pool) {
 	let priority = 0;
 	for (const entry of entries) {
 		if (entry.kind !== "file") {
@@ -31993,7 +32134,7 @@ function* workItems(entries, level, pool) {
 		let first;
 		for (let offset = 0; offset === 0 || offset < entry.size; offset += CHUNK_BYTES) {
 			const order = priority++;
-			const result = first === void 0 ? pool.run(chunkJob(entry, offset, level, "auto"), order) : first.then((r) => pool.run(chunkJob(entry, offset, level, r.deflated ? "deflate" : "store"), order));
+			const result = first === void 0 ? pool.run(chunkJob(bundleDir, entry, offset, level, "auto"), order) : first.then((r) => pool.run(chunkJob(bundleDir, entry, offset, level, r.deflated ? "deflate" : "store"), order));
 			first ??= result;
 			result.catch(() => void 0);
 			const length = Math.min(CHUNK_BYTES, entry.size - offset);
@@ -32008,11 +32149,14 @@ function* workItems(entries, level, pool) {
 	}
 }
 const asBuffer = (view) => Buffer.from(view.buffer, view.byteOffset, view.byteLength);
-async function* rereadFile(pool, entry) {
+async function* rereadFile(pool, bundleDir, entry, firstSha1) {
+	const again = createHash("sha1");
 	for (let offset = 0; offset < entry.size; offset += CHUNK_BYTES) {
-		const { raw } = await pool.run(chunkJob(entry, offset, 0, "store"), -1);
+		const { raw } = await pool.run(chunkJob(bundleDir, entry, offset, 0, "store"), -1);
+		again.update(raw);
 		yield asBuffer(raw);
 	}
+	if (!again.digest().equals(firstSha1)) throw Object.assign(/* @__PURE__ */ new Error(`${entryPath(bundleDir, entry.name)} changed while the bundle was being zipped`), { code: BUNDLE_CHANGED });
 }
 function bundleChanged(err, bundleDir) {
 	const code = err.code;
@@ -32028,9 +32172,11 @@ async function zipBundle(bundleDir, outFile, options = {}) {
 	let writer;
 	try {
 		writer = await ZipWriter.create(outFile, [sha256, ...options.observers ?? []]);
-		const source = workItems(entries, options.level ?? 6, pool);
+		const source = workItems(bundleDir, entries, options.level ?? 6, pool);
 		const ahead = [];
 		let aheadBytes = 0;
+		const contentHashes = /* @__PURE__ */ new Map();
+		let fileHash;
 		for (;;) {
 			while (aheadBytes < AHEAD_BYTES && ahead.length < AHEAD_JOBS) {
 				const next = source.next();
@@ -32042,7 +32188,11 @@ async function zipBundle(bundleDir, outFile, options = {}) {
 			if (item === void 0) break;
 			if (!("result" in item)) {
 				if (item.entry.kind === "dir") await writer.addDirectory(item.entry.name, DIR_MODE);
-				else await writer.addSymlink(item.entry.name, item.entry.target, LINK_MODE);
+				else {
+					const target = Buffer.from(item.entry.target, "utf8");
+					contentHashes.set(item.entry.name, createHash("sha1").update(target).digest());
+					await writer.addSymlink(item.entry.name, target, LINK_MODE);
+				}
 				continue;
 			}
 			const { entry, first, last } = item;
@@ -32050,8 +32200,15 @@ async function zipBundle(bundleDir, outFile, options = {}) {
 			aheadBytes -= item.length;
 			const raw = asBuffer(result.raw);
 			if (first) await writer.beginFile(entry.name, entry.executable ? EXEC_MODE : FILE_MODE, result.deflated !== void 0, entry.size);
+			if (first && !last) fileHash = createHash("sha1");
+			fileHash?.update(raw);
 			await writer.appendChunk(raw, result.deflated ? asBuffer(result.deflated) : raw);
-			if (last) await writer.endFile(() => rereadFile(pool, entry));
+			if (last) {
+				const sha1 = fileHash ? fileHash.digest() : Buffer.from(result.sha1, "hex");
+				fileHash = void 0;
+				contentHashes.set(entry.name, sha1);
+				await writer.endFile(() => rereadFile(pool, bundleDir, entry, sha1));
+			}
 		}
 		const { entryCount, sizeBytes } = await writer.finish();
 		const symlinks = entries.flatMap((e) => e.kind === "symlink" ? [{
@@ -32064,7 +32221,8 @@ async function zipBundle(bundleDir, outFile, options = {}) {
 			sha256: sha256.digest("hex"),
 			entryCount,
 			skipped,
-			symlinks
+			symlinks,
+			contentHashes
 		};
 	} catch (err) {
 		await writer?.abort();
@@ -32123,7 +32281,14 @@ function frameworkProblems(entries, byName) {
 // src/steps/zip/zip-check.ts
 init_errors$4();
 async function assertZipFollowsRules(zipFile, bundleDir, symlinks) {
-	const { entries } = await readZipListing(zipFile);
+	const size = (await stat(zipFile)).size;
+	const { entries } = await readZipListing({
+		size,
+		openRange: async (start, end) => createReadStream(zipFile, {
+			start,
+			end: end - 1
+		})
+	});
 	const problems = zipRuleProblems(entries);
 	const byName = new Map(entries.map((e) => [e.name, e]));
 	for (const link of symlinks) {
@@ -32146,7 +32311,8 @@ const zipStep = {
 		ctx.zip = {
 			file: result.file,
 			sizeBytes: result.sizeBytes,
-			sha256: result.sha256
+			sha256: result.sha256,
+			contentHashes: result.contentHashes
 		};
 		ctx.zipSignature = signature;
 		ctx.logger.info(`zipped ${result.entryCount} entries, ${result.sizeBytes} bytes, sha256 ${result.sha256}`);
@@ -32268,7 +32434,7 @@ async function runRelease(ctx, inspect) {
 	}
 }
 
-// ../../main/node_modules/diff/libesm/diff/base.js
+// node_modules/diff/libesm/diff/base.js
 var Diff = class {
 	diff(oldStr, newStr, options = {}) {
 		let callback;
@@ -32446,11 +32612,11 @@ var Diff = class {
 	}
 };
 
-// ../../main/node_modules/diff/libesm/diff/character.js
+// node_modules/diff/libesm/diff/character.js
 var CharacterDiff = class extends Diff {};
 const characterDiff = new CharacterDiff();
 
-// ../../main/node_modules/diff/libesm/util/string.js
+// node_modules/diff/libesm/util/string.js
 function longestCommonPrefix(str1, str2) {
 	let i = 0;
 	for (; i < str1.length && i < str2.length; i++) if (str1[i] != str2[i]) return str1.slice(0, i);
@@ -32530,7 +32696,7 @@ function leadingAndTrailingWs(string, segmenter) {
 	return [/\s/.test(firstSeg) ? firstSeg : "", /\s/.test(lastSeg) ? lastSeg : ""];
 }
 
-// ../../main/node_modules/diff/libesm/diff/word.js
+// node_modules/diff/libesm/diff/word.js
 const extendedWordChars = "a-zA-Z0-9_\\u{AD}\\u{C0}-\\u{D6}\\u{D8}-\\u{F6}\\u{F8}-\\u{2C6}\\u{2C8}-\\u{2D7}\\u{2DE}-\\u{2FF}\\u{1E00}-\\u{1EFF}";
 const tokenizeIncludingWhitespace = new RegExp(`[${extendedWordChars}]+|\\s+|[^${extendedWordChars}]`, "ug");
 var WordDiff = class extends Diff {
@@ -32641,7 +32807,7 @@ var WordsWithSpaceDiff = class extends Diff {
 };
 const wordsWithSpaceDiff = new WordsWithSpaceDiff();
 
-// ../../main/node_modules/diff/libesm/diff/line.js
+// node_modules/diff/libesm/diff/line.js
 var LineDiff = class extends Diff {
 	constructor() {
 		super(...arguments);
@@ -32674,7 +32840,7 @@ function tokenize(value, options) {
 	return retLines;
 }
 
-// ../../main/node_modules/diff/libesm/diff/sentence.js
+// node_modules/diff/libesm/diff/sentence.js
 function isSentenceEndPunct(char) {
 	return char == "." || char == "!" || char == "?";
 }
@@ -32701,7 +32867,7 @@ var SentenceDiff = class extends Diff {
 };
 const sentenceDiff = new SentenceDiff();
 
-// ../../main/node_modules/diff/libesm/diff/css.js
+// node_modules/diff/libesm/diff/css.js
 var CssDiff = class extends Diff {
 	tokenize(value) {
 		return value.split(/([{}:;,]|\s+)/);
@@ -32709,7 +32875,7 @@ var CssDiff = class extends Diff {
 };
 const cssDiff = new CssDiff();
 
-// ../../main/node_modules/diff/libesm/diff/json.js
+// node_modules/diff/libesm/diff/json.js
 var JsonDiff = class extends Diff {
 	constructor() {
 		super(...arguments);
@@ -32764,7 +32930,7 @@ function canonicalize(obj, stack, replacementStack, replacer, key) {
 	return canonicalizedObj;
 }
 
-// ../../main/node_modules/diff/libesm/diff/array.js
+// node_modules/diff/libesm/diff/array.js
 var ArrayDiff = class extends Diff {
 	tokenize(value) {
 		return value.slice();
@@ -32778,7 +32944,7 @@ var ArrayDiff = class extends Diff {
 };
 const arrayDiff = new ArrayDiff();
 
-// ../../main/node_modules/diff/libesm/patch/create.js
+// node_modules/diff/libesm/patch/create.js
 function needsQuoting(s) {
 	for (let i = 0; i < s.length; i++) if (s[i] < " " || s[i] > "~" || s[i] === "\"" || s[i] === "\\") return true;
 	return false;
@@ -33231,7 +33397,7 @@ function createFolderStore(root) {
 			}
 			const target = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 420);
 			try {
-				await pipeline(source.createReadStream({ highWaterMark: 1 << 20 }), target.createWriteStream());
+				await pipeline$1(source.createReadStream({ highWaterMark: 1 << 20 }), target.createWriteStream());
 			} catch (err) {
 				await unlink(temp).catch(() => void 0);
 				throw err;
@@ -33449,8 +33615,8 @@ var init_folder_store = __esmMin((() => {
 	init_no_follow();
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/constants.js
-var RequestChecksumCalculation, DEFAULT_REQUEST_CHECKSUM_CALCULATION, ResponseChecksumValidation, DEFAULT_RESPONSE_CHECKSUM_VALIDATION, ChecksumAlgorithm, ChecksumLocation, DEFAULT_CHECKSUM_ALGORITHM;
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/constants.js
+var RequestChecksumCalculation, DEFAULT_REQUEST_CHECKSUM_CALCULATION, ResponseChecksumValidation, DEFAULT_RESPONSE_CHECKSUM_VALIDATION, ChecksumAlgorithm$1, ChecksumLocation, DEFAULT_CHECKSUM_ALGORITHM;
 var init_constants$7 = __esmMin((() => {
 	RequestChecksumCalculation = {
 		WHEN_SUPPORTED: "WHEN_SUPPORTED",
@@ -33470,16 +33636,16 @@ var init_constants$7 = __esmMin((() => {
 		ChecksumAlgorithm["CRC64NVME"] = "CRC64NVME";
 		ChecksumAlgorithm["SHA1"] = "SHA1";
 		ChecksumAlgorithm["SHA256"] = "SHA256";
-	})(ChecksumAlgorithm || (ChecksumAlgorithm = {}));
+	})(ChecksumAlgorithm$1 || (ChecksumAlgorithm$1 = {}));
 	;
 	(function(ChecksumLocation) {
 		ChecksumLocation["HEADER"] = "header";
 		ChecksumLocation["TRAILER"] = "trailer";
 	})(ChecksumLocation || (ChecksumLocation = {}));
-	DEFAULT_CHECKSUM_ALGORITHM = ChecksumAlgorithm.CRC32;
+	DEFAULT_CHECKSUM_ALGORITHM = ChecksumAlgorithm$1.CRC32;
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/stringUnionSelector.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/stringUnionSelector.js
 var SelectorType$1, stringUnionSelector;
 var init_stringUnionSelector = __esmMin((() => {
 	;
@@ -33495,7 +33661,7 @@ var init_stringUnionSelector = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/NODE_REQUEST_CHECKSUM_CALCULATION_CONFIG_OPTIONS.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/NODE_REQUEST_CHECKSUM_CALCULATION_CONFIG_OPTIONS.js
 var ENV_REQUEST_CHECKSUM_CALCULATION, CONFIG_REQUEST_CHECKSUM_CALCULATION, NODE_REQUEST_CHECKSUM_CALCULATION_CONFIG_OPTIONS;
 var init_NODE_REQUEST_CHECKSUM_CALCULATION_CONFIG_OPTIONS = __esmMin((() => {
 	init_constants$7();
@@ -33509,7 +33675,7 @@ var init_NODE_REQUEST_CHECKSUM_CALCULATION_CONFIG_OPTIONS = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/NODE_RESPONSE_CHECKSUM_VALIDATION_CONFIG_OPTIONS.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/NODE_RESPONSE_CHECKSUM_VALIDATION_CONFIG_OPTIONS.js
 var ENV_RESPONSE_CHECKSUM_VALIDATION, CONFIG_RESPONSE_CHECKSUM_VALIDATION, NODE_RESPONSE_CHECKSUM_VALIDATION_CONFIG_OPTIONS;
 var init_NODE_RESPONSE_CHECKSUM_VALIDATION_CONFIG_OPTIONS = __esmMin((() => {
 	init_constants$7();
@@ -33523,7 +33689,7 @@ var init_NODE_RESPONSE_CHECKSUM_VALIDATION_CONFIG_OPTIONS = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/emitWarningIfUnsupportedVersion.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/emitWarningIfUnsupportedVersion.js
 var state, emitWarningIfUnsupportedVersion$1;
 var init_emitWarningIfUnsupportedVersion$1 = __esmMin((() => {
 	state = { warningEmitted: false };
@@ -33550,7 +33716,7 @@ More information can be found at: https://a.co/c895JFp`);
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/longPollMiddleware.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/longPollMiddleware.js
 var longPollMiddleware, longPollMiddlewareOptions, getLongPollPlugin;
 var init_longPollMiddleware = __esmMin((() => {
 	longPollMiddleware = () => (next, context) => async (args) => {
@@ -33568,7 +33734,7 @@ var init_longPollMiddleware = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/setCredentialFeature.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/setCredentialFeature.js
 function setCredentialFeature(credentials, feature, value) {
 	if (!credentials.$source) credentials.$source = {};
 	credentials.$source[feature] = value;
@@ -33576,7 +33742,7 @@ function setCredentialFeature(credentials, feature, value) {
 }
 var init_setCredentialFeature = __esmMin((() => {}));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/setFeature.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/setFeature.js
 function setFeature$2(context, feature, value) {
 	if (!context.__aws_sdk_context) context.__aws_sdk_context = { features: {} };
 	else if (!context.__aws_sdk_context.features) context.__aws_sdk_context.features = {};
@@ -33584,7 +33750,7 @@ function setFeature$2(context, feature, value) {
 }
 var init_setFeature$1 = __esmMin((() => {}));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/setTokenFeature.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/setTokenFeature.js
 function setTokenFeature(token, feature, value) {
 	if (!token.$source) token.$source = {};
 	token.$source[feature] = value;
@@ -33592,7 +33758,7 @@ function setTokenFeature(token, feature, value) {
 }
 var init_setTokenFeature = __esmMin((() => {}));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/getDefaultSocketTimeout.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/getDefaultSocketTimeout.js
 var isDefaultSocketTimeoutEnabled, getDefaultSocketTimeout;
 var init_getDefaultSocketTimeout = __esmMin((() => {
 	isDefaultSocketTimeoutEnabled = () => typeof process === "object" && process?.env?.AWS_ENABLE_DEFAULT_SOCKET_TIMEOUT_2026 === "true";
@@ -33603,13 +33769,13 @@ var init_getDefaultSocketTimeout = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/is-array-buffer/is-array-buffer.js
+// node_modules/@smithy/core/dist-es/submodules/serde/is-array-buffer/is-array-buffer.js
 var isArrayBuffer;
 var init_is_array_buffer = __esmMin((() => {
 	isArrayBuffer = (arg) => typeof ArrayBuffer === "function" && arg instanceof ArrayBuffer || Object.prototype.toString.call(arg) === "[object ArrayBuffer]";
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-buffer-from/buffer-from.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-buffer-from/buffer-from.js
 var fromArrayBuffer, fromString;
 var init_buffer_from = __esmMin((() => {
 	init_is_array_buffer();
@@ -33623,7 +33789,7 @@ var init_buffer_from = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-base64/fromBase64.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-base64/fromBase64.js
 var BASE64_REGEX, fromBase64;
 var init_fromBase64 = __esmMin((() => {
 	init_buffer_from();
@@ -33636,7 +33802,7 @@ var init_fromBase64 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-utf8/fromUtf8.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-utf8/fromUtf8.js
 var fromUtf8$1;
 var init_fromUtf8 = __esmMin((() => {
 	init_buffer_from();
@@ -33646,7 +33812,7 @@ var init_fromUtf8 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-base64/toBase64.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-base64/toBase64.js
 var toBase64$1;
 var init_toBase64 = __esmMin((() => {
 	init_buffer_from();
@@ -33660,7 +33826,7 @@ var init_toBase64 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/blob/Uint8ArrayBlobAdapter.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/blob/Uint8ArrayBlobAdapter.js
 function bindUint8ArrayBlobAdapter(toUtf8, fromUtf8, toBase64, fromBase64) {
 	return class Uint8ArrayBlobAdapter extends Uint8Array {
 		static fromString(source, encoding = "utf-8") {
@@ -33682,7 +33848,7 @@ function bindUint8ArrayBlobAdapter(toUtf8, fromUtf8, toBase64, fromBase64) {
 }
 var init_Uint8ArrayBlobAdapter = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-utf8/toUtf8.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-utf8/toUtf8.js
 var toUtf8$1;
 var init_toUtf8 = __esmMin((() => {
 	init_buffer_from();
@@ -33693,7 +33859,7 @@ var init_toUtf8 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/uuid/v4.js
+// node_modules/@smithy/core/dist-es/submodules/serde/uuid/v4.js
 function bindV4(getRandomValues) {
 	if (typeof crypto !== "undefined" && typeof crypto.randomUUID === "function") return () => crypto.randomUUID();
 	return () => {
@@ -33709,13 +33875,13 @@ var init_v4 = __esmMin((() => {
 	decimalToHex = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/copyDocumentWithTransform.js
+// node_modules/@smithy/core/dist-es/submodules/serde/copyDocumentWithTransform.js
 var copyDocumentWithTransform;
 var init_copyDocumentWithTransform = __esmMin((() => {
 	copyDocumentWithTransform = (source, _schemaRef, _transform = (_) => _) => source;
 }));
 
-// ../../main/node_modules/@smithy/types/dist-cjs/index.js
+// node_modules/@smithy/types/dist-cjs/index.js
 var require_dist_cjs$16 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var HttpAuthLocation;
 	(function(HttpAuthLocation) {
@@ -33766,20 +33932,20 @@ var require_dist_cjs$16 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.SMITHY_CONTEXT_KEY = SMITHY_CONTEXT_KEY;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/getSmithyContext.js
-var import_dist_cjs$27, getSmithyContext;
+// node_modules/@smithy/core/dist-es/submodules/transport/getSmithyContext.js
+var import_dist_cjs$28, getSmithyContext;
 var init_getSmithyContext = __esmMin((() => {
-	import_dist_cjs$27 = require_dist_cjs$16();
-	getSmithyContext = (context) => context[import_dist_cjs$27.SMITHY_CONTEXT_KEY] || (context[import_dist_cjs$27.SMITHY_CONTEXT_KEY] = {});
+	import_dist_cjs$28 = require_dist_cjs$16();
+	getSmithyContext = (context) => context[import_dist_cjs$28.SMITHY_CONTEXT_KEY] || (context[import_dist_cjs$28.SMITHY_CONTEXT_KEY] = {});
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/hasOwn.js
+// node_modules/@smithy/core/dist-es/submodules/transport/hasOwn.js
 function hasOwn(o, k) {
 	return Object.prototype.hasOwnProperty.call(o, k);
 }
 var init_hasOwn = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/httpRequest.js
+// node_modules/@smithy/core/dist-es/submodules/transport/httpRequest.js
 function cloneQuery(query) {
 	return Object.keys(query).reduce((carry, paramName) => {
 		const param = query[paramName];
@@ -33835,7 +34001,7 @@ var init_httpRequest = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/httpResponse.js
+// node_modules/@smithy/core/dist-es/submodules/transport/httpResponse.js
 var HttpResponse;
 var init_httpResponse = __esmMin((() => {
 	HttpResponse = class {
@@ -33857,7 +34023,7 @@ var init_httpResponse = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/isValidHostLabel.js
+// node_modules/@smithy/core/dist-es/submodules/transport/isValidHostLabel.js
 var VALID_HOST_LABEL_REGEX, isValidHostLabel;
 var init_isValidHostLabel = __esmMin((() => {
 	VALID_HOST_LABEL_REGEX = new RegExp(`^(?!.*-$)(?!-)[a-zA-Z0-9-]{1,63}$`);
@@ -33869,13 +34035,13 @@ var init_isValidHostLabel = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/isValidHostname.js
+// node_modules/@smithy/core/dist-es/submodules/transport/isValidHostname.js
 function isValidHostname(hostname) {
 	return /^[a-z0-9][a-z0-9.-]*[a-z0-9]$/.test(hostname);
 }
 var init_isValidHostname = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/normalizeProvider.js
+// node_modules/@smithy/core/dist-es/submodules/transport/normalizeProvider.js
 var normalizeProvider$1;
 var init_normalizeProvider$1 = __esmMin((() => {
 	normalizeProvider$1 = (input) => {
@@ -33885,7 +34051,7 @@ var init_normalizeProvider$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/parseQueryString.js
+// node_modules/@smithy/core/dist-es/submodules/transport/parseQueryString.js
 function parseQueryString(querystring) {
 	const query = {};
 	querystring = querystring.replace(/^\?/, "");
@@ -33901,7 +34067,7 @@ function parseQueryString(querystring) {
 }
 var init_parseQueryString = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/parseUrl.js
+// node_modules/@smithy/core/dist-es/submodules/transport/parseUrl.js
 var parseUrl;
 var init_parseUrl = __esmMin((() => {
 	init_parseQueryString();
@@ -33920,7 +34086,7 @@ var init_parseUrl = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/toEndpointV1.js
+// node_modules/@smithy/core/dist-es/submodules/transport/toEndpointV1.js
 var toEndpointV1$1;
 var init_toEndpointV1$1 = __esmMin((() => {
 	init_hasOwn();
@@ -33944,7 +34110,7 @@ var init_toEndpointV1$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/transport/index.js
+// node_modules/@smithy/core/dist-es/submodules/transport/index.js
 var init_transport = __esmMin((() => {
 	init_getSmithyContext();
 	init_hasOwn();
@@ -33958,7 +34124,7 @@ var init_transport = __esmMin((() => {
 	init_toEndpointV1$1();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/parse-utils.js
+// node_modules/@smithy/core/dist-es/submodules/serde/parse-utils.js
 var parseBoolean, expectBoolean, expectNumber, MAX_FLOAT, expectFloat32, expectLong, expectInt, expectInt32, expectShort, expectByte, expectSizedInt, castInt, expectNonNull, expectObject, expectString, expectUnion, strictParseDouble, strictParseFloat, strictParseFloat32, NUMBER_REGEX, parseNumber, limitedParseDouble, handleFloat, limitedParseFloat, limitedParseFloat32, parseFloatString, strictParseLong, strictParseInt, strictParseInt32, strictParseShort, strictParseByte, stackTraceWarning, logger;
 var init_parse_utils = __esmMin((() => {
 	init_transport();
@@ -34119,7 +34285,7 @@ var init_parse_utils = __esmMin((() => {
 	logger = { warn: console.warn };
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/date-utils.js
+// node_modules/@smithy/core/dist-es/submodules/serde/date-utils.js
 function dateToUtcString(date) {
 	const year = date.getUTCFullYear();
 	const month = date.getUTCMonth();
@@ -34314,7 +34480,7 @@ var init_date_utils = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/lazy-json.js
+// node_modules/@smithy/core/dist-es/submodules/serde/lazy-json.js
 var LazyJsonString;
 var init_lazy_json = __esmMin((() => {
 	LazyJsonString = function LazyJsonString(val) {
@@ -34338,14 +34504,14 @@ var init_lazy_json = __esmMin((() => {
 	LazyJsonString.fromObject = LazyJsonString.from;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/quote-header.js
+// node_modules/@smithy/core/dist-es/submodules/serde/quote-header.js
 function quoteHeader(part) {
 	if (part.includes(",") || part.includes("\"")) part = `"${part.replace(/\\/g, "\\\\").replace(/"/g, "\\\"")}"`;
 	return part;
 }
 var init_quote_header = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/schema-serde-lib/schema-date-utils.js
+// node_modules/@smithy/core/dist-es/submodules/serde/schema-serde-lib/schema-date-utils.js
 function range(v, min, max) {
 	const _v = Number(v);
 	if (_v < min || _v > max) throw new Error(`Value ${_v} out of range [${min}, ${max}]`);
@@ -34443,7 +34609,7 @@ var init_schema_date_utils = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/split-every.js
+// node_modules/@smithy/core/dist-es/submodules/serde/split-every.js
 function splitEvery(value, delimiter, numDelimiters) {
 	if (numDelimiters <= 0 || !Number.isInteger(numDelimiters)) throw new Error("Invalid number of delimiters (" + numDelimiters + ") for splitEvery.");
 	const segments = value.split(delimiter);
@@ -34463,7 +34629,7 @@ function splitEvery(value, delimiter, numDelimiters) {
 }
 var init_split_every = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/split-header.js
+// node_modules/@smithy/core/dist-es/submodules/serde/split-header.js
 var splitHeader;
 var init_split_header = __esmMin((() => {
 	splitHeader = (value) => {
@@ -34499,7 +34665,7 @@ var init_split_header = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/value/NumericValue.js
+// node_modules/@smithy/core/dist-es/submodules/serde/value/NumericValue.js
 function nv(input) {
 	return new NumericValue(String(input), "bigDecimal");
 }
@@ -34525,7 +34691,7 @@ var init_NumericValue = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-hex-encoding/hex-encoding.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-hex-encoding/hex-encoding.js
 function fromHex(encoded) {
 	if (encoded.length % 2 !== 0) throw new Error("Hex encoded strings must have an even number length");
 	const out = new Uint8Array(encoded.length / 2);
@@ -34553,7 +34719,7 @@ var init_hex_encoding = __esmMin((() => {
 	}
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-body-length/calculateBodyLength.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-body-length/calculateBodyLength.js
 var calculateBodyLength;
 var init_calculateBodyLength = __esmMin((() => {
 	calculateBodyLength = (body) => {
@@ -34570,7 +34736,7 @@ var init_calculateBodyLength = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-utf8/toUint8Array.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-utf8/toUint8Array.js
 var toUint8Array;
 var init_toUint8Array = __esmMin((() => {
 	init_fromUtf8();
@@ -34582,7 +34748,7 @@ var init_toUint8Array = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/concatBytes.js
+// node_modules/@smithy/core/dist-es/submodules/serde/concatBytes.js
 function concatBytes(arrays, length) {
 	if (length === void 0) {
 		length = 0;
@@ -34598,7 +34764,7 @@ function concatBytes(arrays, length) {
 }
 var init_concatBytes = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/middleware-serde/deserializerMiddleware.js
+// node_modules/@smithy/core/dist-es/submodules/serde/middleware-serde/deserializerMiddleware.js
 var deserializerMiddleware, findHeader$1;
 var init_deserializerMiddleware = __esmMin((() => {
 	init_transport();
@@ -34650,7 +34816,7 @@ var init_deserializerMiddleware = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/property-provider/ProviderError.js
+// node_modules/@smithy/core/dist-es/submodules/config/property-provider/ProviderError.js
 var ProviderError;
 var init_ProviderError = __esmMin((() => {
 	ProviderError = class ProviderError extends Error {
@@ -34677,7 +34843,7 @@ var init_ProviderError = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/property-provider/CredentialsProviderError.js
+// node_modules/@smithy/core/dist-es/submodules/config/property-provider/CredentialsProviderError.js
 var CredentialsProviderError;
 var init_CredentialsProviderError = __esmMin((() => {
 	init_ProviderError();
@@ -34690,7 +34856,7 @@ var init_CredentialsProviderError = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/property-provider/TokenProviderError.js
+// node_modules/@smithy/core/dist-es/submodules/config/property-provider/TokenProviderError.js
 var TokenProviderError;
 var init_TokenProviderError = __esmMin((() => {
 	init_ProviderError();
@@ -34703,7 +34869,7 @@ var init_TokenProviderError = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/property-provider/chain.js
+// node_modules/@smithy/core/dist-es/submodules/config/property-provider/chain.js
 var chain;
 var init_chain = __esmMin((() => {
 	init_ProviderError();
@@ -34721,13 +34887,13 @@ var init_chain = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/property-provider/fromValue.js
+// node_modules/@smithy/core/dist-es/submodules/config/property-provider/fromValue.js
 var fromValue;
 var init_fromValue = __esmMin((() => {
 	fromValue = (staticValue) => () => Promise.resolve(staticValue);
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/property-provider/memoize.js
+// node_modules/@smithy/core/dist-es/submodules/config/property-provider/memoize.js
 var memoize;
 var init_memoize = __esmMin((() => {
 	memoize = (provider, isExpired, requiresRefresh) => {
@@ -34766,7 +34932,7 @@ var init_memoize = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/util-config-provider/booleanSelector.js
+// node_modules/@smithy/core/dist-es/submodules/config/util-config-provider/booleanSelector.js
 var booleanSelector;
 var init_booleanSelector = __esmMin((() => {
 	booleanSelector = (obj, key, type) => {
@@ -34777,7 +34943,7 @@ var init_booleanSelector = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/util-config-provider/numberSelector.js
+// node_modules/@smithy/core/dist-es/submodules/config/util-config-provider/numberSelector.js
 var numberSelector;
 var init_numberSelector = __esmMin((() => {
 	numberSelector = (obj, key, type) => {
@@ -34788,7 +34954,7 @@ var init_numberSelector = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/util-config-provider/types.js
+// node_modules/@smithy/core/dist-es/submodules/config/util-config-provider/types.js
 var SelectorType;
 var init_types$2 = __esmMin((() => {
 	;
@@ -34798,7 +34964,7 @@ var init_types$2 = __esmMin((() => {
 	})(SelectorType || (SelectorType = {}));
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getHomeDir.js
+// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getHomeDir.js
 var homeDirCache, getHomeDirCacheKey, getHomeDir;
 var init_getHomeDir = __esmMin((() => {
 	homeDirCache = {};
@@ -34817,7 +34983,7 @@ var init_getHomeDir = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getProfileName.js
+// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getProfileName.js
 var ENV_PROFILE, DEFAULT_PROFILE, getProfileName;
 var init_getProfileName = __esmMin((() => {
 	ENV_PROFILE = "AWS_PROFILE";
@@ -34825,7 +34991,7 @@ var init_getProfileName = __esmMin((() => {
 	getProfileName = (init) => init.profile || process.env["AWS_PROFILE"] || "default";
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getSSOTokenFilepath.js
+// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getSSOTokenFilepath.js
 var getSSOTokenFilepath;
 var init_getSSOTokenFilepath = __esmMin((() => {
 	init_getHomeDir();
@@ -34835,7 +35001,7 @@ var init_getSSOTokenFilepath = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getSSOTokenFromFile.js
+// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getSSOTokenFromFile.js
 var tokenIntercept, getSSOTokenFromFile;
 var init_getSSOTokenFromFile = __esmMin((() => {
 	init_getSSOTokenFilepath();
@@ -34848,27 +35014,27 @@ var init_getSSOTokenFromFile = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/constants.js
+// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/constants.js
 var init_constants$6 = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getConfigData.js
-var import_dist_cjs$26, getConfigData;
+// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getConfigData.js
+var import_dist_cjs$27, getConfigData;
 var init_getConfigData = __esmMin((() => {
-	import_dist_cjs$26 = require_dist_cjs$16();
+	import_dist_cjs$27 = require_dist_cjs$16();
 	init_constants$6();
 	getConfigData = (data) => Object.entries(data).filter(([key]) => {
 		const indexOfSeparator = key.indexOf(".");
 		if (indexOfSeparator === -1) return false;
-		return Object.values(import_dist_cjs$26.IniSectionType).includes(key.substring(0, indexOfSeparator));
+		return Object.values(import_dist_cjs$27.IniSectionType).includes(key.substring(0, indexOfSeparator));
 	}).reduce((acc, [key, value]) => {
 		const indexOfSeparator = key.indexOf(".");
-		const updatedKey = key.substring(0, indexOfSeparator) === import_dist_cjs$26.IniSectionType.PROFILE ? key.substring(indexOfSeparator + 1) : key;
+		const updatedKey = key.substring(0, indexOfSeparator) === import_dist_cjs$27.IniSectionType.PROFILE ? key.substring(indexOfSeparator + 1) : key;
 		acc[updatedKey] = value;
 		return acc;
 	}, { ...data.default && { default: data.default } });
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getConfigFilepath.js
+// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getConfigFilepath.js
 var ENV_CONFIG_PATH, getConfigFilepath;
 var init_getConfigFilepath = __esmMin((() => {
 	init_getHomeDir();
@@ -34876,7 +35042,7 @@ var init_getConfigFilepath = __esmMin((() => {
 	getConfigFilepath = () => process.env["AWS_CONFIG_FILE"] || join(getHomeDir(), ".aws", "config");
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getCredentialsFilepath.js
+// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getCredentialsFilepath.js
 var ENV_CREDENTIALS_PATH, getCredentialsFilepath;
 var init_getCredentialsFilepath = __esmMin((() => {
 	init_getHomeDir();
@@ -34884,10 +35050,10 @@ var init_getCredentialsFilepath = __esmMin((() => {
 	getCredentialsFilepath = () => process.env["AWS_SHARED_CREDENTIALS_FILE"] || join(getHomeDir(), ".aws", "credentials");
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/parseIni.js
-var import_dist_cjs$25, prefixKeyRegex, profileNameBlockList, parseIni;
+// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/parseIni.js
+var import_dist_cjs$26, prefixKeyRegex, profileNameBlockList, parseIni;
 var init_parseIni = __esmMin((() => {
-	import_dist_cjs$25 = require_dist_cjs$16();
+	import_dist_cjs$26 = require_dist_cjs$16();
 	init_constants$6();
 	prefixKeyRegex = /^([\w-]+)\s(["'])?([\w-@+.%:/]+)\2$/;
 	profileNameBlockList = ["__proto__", "profile __proto__"];
@@ -34904,7 +35070,7 @@ var init_parseIni = __esmMin((() => {
 				const matches = prefixKeyRegex.exec(sectionName);
 				if (matches) {
 					const [, prefix, , name] = matches;
-					if (Object.values(import_dist_cjs$25.IniSectionType).includes(prefix)) currentSection = [prefix, name].join(".");
+					if (Object.values(import_dist_cjs$26.IniSectionType).includes(prefix)) currentSection = [prefix, name].join(".");
 				} else currentSection = sectionName;
 				if (profileNameBlockList.includes(sectionName)) throw new Error(`Found invalid profile name "${sectionName}"`);
 			} else if (currentSection) {
@@ -34925,7 +35091,7 @@ var init_parseIni = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/readFile.js
+// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/readFile.js
 var filePromises, fileIntercept, readFile$1;
 var init_readFile = __esmMin((() => {
 	filePromises = {};
@@ -34937,7 +35103,7 @@ var init_readFile = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/loadSharedConfigFiles.js
+// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/loadSharedConfigFiles.js
 var swallowError$1, loadSharedConfigFiles;
 var init_loadSharedConfigFiles = __esmMin((() => {
 	init_getConfigData();
@@ -34964,18 +35130,18 @@ var init_loadSharedConfigFiles = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getSsoSessionData.js
-var import_dist_cjs$24, getSsoSessionData;
+// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getSsoSessionData.js
+var import_dist_cjs$25, getSsoSessionData;
 var init_getSsoSessionData = __esmMin((() => {
-	import_dist_cjs$24 = require_dist_cjs$16();
+	import_dist_cjs$25 = require_dist_cjs$16();
 	init_loadSharedConfigFiles();
-	getSsoSessionData = (data) => Object.entries(data).filter(([key]) => key.startsWith(import_dist_cjs$24.IniSectionType.SSO_SESSION + ".")).reduce((acc, [key, value]) => ({
+	getSsoSessionData = (data) => Object.entries(data).filter(([key]) => key.startsWith(import_dist_cjs$25.IniSectionType.SSO_SESSION + ".")).reduce((acc, [key, value]) => ({
 		...acc,
 		[key.substring(key.indexOf(".") + 1)]: value
 	}), {});
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/loadSsoSessionData.js
+// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/loadSsoSessionData.js
 var swallowError, loadSsoSessionData;
 var init_loadSsoSessionData = __esmMin((() => {
 	init_getConfigFilepath();
@@ -34986,7 +35152,7 @@ var init_loadSsoSessionData = __esmMin((() => {
 	loadSsoSessionData = async (init = {}) => readFile$1(init.configFilepath ?? getConfigFilepath()).then(parseIni).then(getSsoSessionData).catch(swallowError);
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/mergeConfigFiles.js
+// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/mergeConfigFiles.js
 var mergeConfigFiles;
 var init_mergeConfigFiles = __esmMin((() => {
 	mergeConfigFiles = (...files) => {
@@ -34997,7 +35163,7 @@ var init_mergeConfigFiles = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/parseKnownFiles.js
+// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/parseKnownFiles.js
 var parseKnownFiles;
 var init_parseKnownFiles = __esmMin((() => {
 	init_loadSharedConfigFiles();
@@ -35008,7 +35174,7 @@ var init_parseKnownFiles = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/externalDataInterceptor.js
+// node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/externalDataInterceptor.js
 var externalDataInterceptor;
 var init_externalDataInterceptor = __esmMin((() => {
 	init_getSSOTokenFromFile();
@@ -35029,7 +35195,7 @@ var init_externalDataInterceptor = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/node-config-provider/getSelectorName.js
+// node_modules/@smithy/core/dist-es/submodules/config/node-config-provider/getSelectorName.js
 function getSelectorName(functionString) {
 	try {
 		const constants = new Set(Array.from(functionString.match(/([A-Z_]){3,}/g) ?? []));
@@ -35043,7 +35209,7 @@ function getSelectorName(functionString) {
 }
 var init_getSelectorName = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/node-config-provider/fromEnv.js
+// node_modules/@smithy/core/dist-es/submodules/config/node-config-provider/fromEnv.js
 var fromEnv;
 var init_fromEnv = __esmMin((() => {
 	init_CredentialsProviderError();
@@ -35059,7 +35225,7 @@ var init_fromEnv = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/node-config-provider/fromSharedConfigFiles.js
+// node_modules/@smithy/core/dist-es/submodules/config/node-config-provider/fromSharedConfigFiles.js
 var fromSharedConfigFiles;
 var init_fromSharedConfigFiles = __esmMin((() => {
 	init_CredentialsProviderError();
@@ -35088,7 +35254,7 @@ var init_fromSharedConfigFiles = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/node-config-provider/fromStatic.js
+// node_modules/@smithy/core/dist-es/submodules/config/node-config-provider/fromStatic.js
 var isFunction, fromStatic;
 var init_fromStatic = __esmMin((() => {
 	init_fromValue();
@@ -35096,7 +35262,7 @@ var init_fromStatic = __esmMin((() => {
 	fromStatic = (defaultValue) => isFunction(defaultValue) ? async () => await defaultValue() : fromValue(defaultValue);
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/node-config-provider/configLoader.js
+// node_modules/@smithy/core/dist-es/submodules/config/node-config-provider/configLoader.js
 var loadConfig;
 var init_configLoader = __esmMin((() => {
 	init_chain();
@@ -35113,7 +35279,7 @@ var init_configLoader = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/endpointsConfig/NodeUseDualstackEndpointConfigOptions.js
+// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/endpointsConfig/NodeUseDualstackEndpointConfigOptions.js
 var ENV_USE_DUALSTACK_ENDPOINT, CONFIG_USE_DUALSTACK_ENDPOINT, NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, nodeDualstackConfigSelectors;
 var init_NodeUseDualstackEndpointConfigOptions = __esmMin((() => {
 	init_booleanSelector();
@@ -35132,7 +35298,7 @@ var init_NodeUseDualstackEndpointConfigOptions = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/endpointsConfig/NodeUseFipsEndpointConfigOptions.js
+// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/endpointsConfig/NodeUseFipsEndpointConfigOptions.js
 var ENV_USE_FIPS_ENDPOINT, CONFIG_USE_FIPS_ENDPOINT, NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, nodeFipsConfigSelectors;
 var init_NodeUseFipsEndpointConfigOptions = __esmMin((() => {
 	init_booleanSelector();
@@ -35151,7 +35317,7 @@ var init_NodeUseFipsEndpointConfigOptions = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/middleware-stack/MiddlewareStack.js
+// node_modules/@smithy/core/dist-es/submodules/client/middleware-stack/MiddlewareStack.js
 var getAllAliases, getMiddlewareNameWithAliases, constructStack, stepWeights, priorityWeights;
 var init_MiddlewareStack = __esmMin((() => {
 	getAllAliases = (name, aliases) => {
@@ -35369,7 +35535,7 @@ var init_MiddlewareStack = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/invalid-dependency/invalidFunction.js
+// node_modules/@smithy/core/dist-es/submodules/client/invalid-dependency/invalidFunction.js
 var invalidFunction;
 var init_invalidFunction = __esmMin((() => {
 	invalidFunction = (message) => () => {
@@ -35377,13 +35543,13 @@ var init_invalidFunction = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/invalid-dependency/invalidProvider.js
+// node_modules/@smithy/core/dist-es/submodules/client/invalid-dependency/invalidProvider.js
 var invalidProvider;
 var init_invalidProvider = __esmMin((() => {
 	invalidProvider = (message) => () => Promise.reject(message);
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/util-waiter/circularReplacer.js
+// node_modules/@smithy/core/dist-es/submodules/client/util-waiter/circularReplacer.js
 var getCircularReplacer;
 var init_circularReplacer = __esmMin((() => {
 	getCircularReplacer = () => {
@@ -35398,7 +35564,7 @@ var init_circularReplacer = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/util-waiter/utils/sleep.js
+// node_modules/@smithy/core/dist-es/submodules/client/util-waiter/utils/sleep.js
 var sleep;
 var init_sleep = __esmMin((() => {
 	sleep = (seconds) => {
@@ -35406,7 +35572,7 @@ var init_sleep = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/util-waiter/waiter.js
+// node_modules/@smithy/core/dist-es/submodules/client/util-waiter/waiter.js
 var waiterServiceDefaults, WaiterState, checkExceptions;
 var init_waiter = __esmMin((() => {
 	init_circularReplacer();
@@ -35442,7 +35608,7 @@ var init_waiter = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/util-waiter/poller.js
+// node_modules/@smithy/core/dist-es/submodules/client/util-waiter/poller.js
 var runPolling, checkWarn403, createMessageFromResponse, exponentialBackoffWithJitter, randomInRange;
 var init_poller = __esmMin((() => {
 	init_circularReplacer();
@@ -35527,7 +35693,7 @@ var init_poller = __esmMin((() => {
 	randomInRange = (min, max) => min + Math.random() * (max - min);
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/util-waiter/utils/validate.js
+// node_modules/@smithy/core/dist-es/submodules/client/util-waiter/utils/validate.js
 var validateWaiterOptions;
 var init_validate = __esmMin((() => {
 	validateWaiterOptions = (options) => {
@@ -35539,7 +35705,7 @@ var init_validate = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/util-waiter/createWaiter.js
+// node_modules/@smithy/core/dist-es/submodules/client/util-waiter/createWaiter.js
 var abortTimeout, createWaiter;
 var init_createWaiter = __esmMin((() => {
 	init_poller();
@@ -35583,7 +35749,7 @@ var init_createWaiter = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/client.js
+// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/client.js
 var Client;
 var init_client$2 = __esmMin((() => {
 	init_MiddlewareStack();
@@ -35626,7 +35792,7 @@ var init_client$2 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/deref.js
+// node_modules/@smithy/core/dist-es/submodules/schema/deref.js
 var deref;
 var init_deref = __esmMin((() => {
 	deref = (schemaRef) => {
@@ -35635,7 +35801,7 @@ var init_deref = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/operation.js
+// node_modules/@smithy/core/dist-es/submodules/schema/schemas/operation.js
 var operation;
 var init_operation = __esmMin((() => {
 	operation = (namespace, name, traits, input, output) => ({
@@ -35647,7 +35813,7 @@ var init_operation = __esmMin((() => {
 	});
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/middleware/schemaDeserializationMiddleware.js
+// node_modules/@smithy/core/dist-es/submodules/schema/middleware/schemaDeserializationMiddleware.js
 var schemaDeserializationMiddleware, findHeader;
 var init_schemaDeserializationMiddleware = __esmMin((() => {
 	init_transport();
@@ -35705,7 +35871,7 @@ var init_schemaDeserializationMiddleware = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/middleware/schemaSerializationMiddleware.js
+// node_modules/@smithy/core/dist-es/submodules/schema/middleware/schemaSerializationMiddleware.js
 var schemaSerializationMiddleware;
 var init_schemaSerializationMiddleware = __esmMin((() => {
 	init_transport();
@@ -35726,7 +35892,7 @@ var init_schemaSerializationMiddleware = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/middleware/getSchemaSerdePlugin.js
+// node_modules/@smithy/core/dist-es/submodules/schema/middleware/getSchemaSerdePlugin.js
 function getSchemaSerdePlugin(config) {
 	return { applyToStack: (commandStack) => {
 		commandStack.add(schemaSerializationMiddleware(config), serializerMiddlewareOption$2);
@@ -35752,7 +35918,7 @@ var init_getSchemaSerdePlugin = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/Schema.js
+// node_modules/@smithy/core/dist-es/submodules/schema/schemas/Schema.js
 var Schema;
 var init_Schema = __esmMin((() => {
 	Schema = class {
@@ -35773,7 +35939,7 @@ var init_Schema = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/ListSchema.js
+// node_modules/@smithy/core/dist-es/submodules/schema/schemas/ListSchema.js
 var ListSchema, list;
 var init_ListSchema = __esmMin((() => {
 	init_Schema();
@@ -35790,7 +35956,7 @@ var init_ListSchema = __esmMin((() => {
 	});
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/MapSchema.js
+// node_modules/@smithy/core/dist-es/submodules/schema/schemas/MapSchema.js
 var MapSchema, map$1;
 var init_MapSchema = __esmMin((() => {
 	init_Schema();
@@ -35809,7 +35975,7 @@ var init_MapSchema = __esmMin((() => {
 	});
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/OperationSchema.js
+// node_modules/@smithy/core/dist-es/submodules/schema/schemas/OperationSchema.js
 var OperationSchema, op;
 var init_OperationSchema = __esmMin((() => {
 	init_Schema();
@@ -35828,7 +35994,7 @@ var init_OperationSchema = __esmMin((() => {
 	});
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/StructureSchema.js
+// node_modules/@smithy/core/dist-es/submodules/schema/schemas/StructureSchema.js
 var StructureSchema, struct;
 var init_StructureSchema = __esmMin((() => {
 	init_Schema();
@@ -35847,7 +36013,7 @@ var init_StructureSchema = __esmMin((() => {
 	});
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/ErrorSchema.js
+// node_modules/@smithy/core/dist-es/submodules/schema/schemas/ErrorSchema.js
 var ErrorSchema, error;
 var init_ErrorSchema = __esmMin((() => {
 	init_Schema();
@@ -35867,7 +36033,7 @@ var init_ErrorSchema = __esmMin((() => {
 	});
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/translateTraits.js
+// node_modules/@smithy/core/dist-es/submodules/schema/schemas/translateTraits.js
 function translateTraits(indicator) {
 	if (typeof indicator === "object") return indicator;
 	indicator = indicator | 0;
@@ -35890,7 +36056,7 @@ var init_translateTraits = __esmMin((() => {
 	traitsCache = [];
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/NormalizedSchema.js
+// node_modules/@smithy/core/dist-es/submodules/schema/schemas/NormalizedSchema.js
 function member(memberSchema, memberName) {
 	if (memberSchema instanceof NormalizedSchema) return Object.assign(memberSchema, {
 		memberName,
@@ -36132,7 +36298,7 @@ var init_NormalizedSchema = __esmMin((() => {
 	isStaticSchema = (sc) => Array.isArray(sc) && sc.length >= 5;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/SimpleSchema.js
+// node_modules/@smithy/core/dist-es/submodules/schema/schemas/SimpleSchema.js
 var SimpleSchema, sim, simAdapter;
 var init_SimpleSchema = __esmMin((() => {
 	init_Schema();
@@ -36155,7 +36321,7 @@ var init_SimpleSchema = __esmMin((() => {
 	});
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/schemas/sentinels.js
+// node_modules/@smithy/core/dist-es/submodules/schema/schemas/sentinels.js
 var SCHEMA;
 var init_sentinels = __esmMin((() => {
 	SCHEMA = {
@@ -36176,7 +36342,7 @@ var init_sentinels = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/TypeRegistry.js
+// node_modules/@smithy/core/dist-es/submodules/schema/TypeRegistry.js
 var TypeRegistry;
 var init_TypeRegistry = __esmMin((() => {
 	TypeRegistry = class TypeRegistry {
@@ -36251,7 +36417,7 @@ var init_TypeRegistry = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/schema/index.js
+// node_modules/@smithy/core/dist-es/submodules/schema/index.js
 var schema_exports = /* @__PURE__ */ __exportAll$1({
 	ErrorSchema: () => ErrorSchema,
 	ListSchema: () => ListSchema,
@@ -36298,7 +36464,7 @@ var init_schema = __esmMin((() => {
 	init_TypeRegistry();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/schemaLogFilter.js
+// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/schemaLogFilter.js
 function schemaLogFilter(schema, data) {
 	if (data == null) return data;
 	const ns = NormalizedSchema.of(schema);
@@ -36325,10 +36491,10 @@ var init_schemaLogFilter = __esmMin((() => {
 	SENSITIVE_STRING$1 = "***SensitiveInformation***";
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/command.js
-var import_dist_cjs$23, operationEventStreamMarker, Command$1, ClassBuilder;
+// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/command.js
+var import_dist_cjs$24, operationEventStreamMarker, Command$1, ClassBuilder;
 var init_command = __esmMin((() => {
-	import_dist_cjs$23 = require_dist_cjs$16();
+	import_dist_cjs$24 = require_dist_cjs$16();
 	init_MiddlewareStack();
 	init_schemaLogFilter();
 	init_schema();
@@ -36343,7 +36509,7 @@ var init_command = __esmMin((() => {
 			for (const mw of middlewareFn.bind(this)(CommandCtor, clientStack, configuration, options)) this.middlewareStack.use(mw);
 			const stack = clientStack.concat(this.middlewareStack);
 			const { logger } = configuration;
-			const additionalSmithyContext = additionalContext[import_dist_cjs$23.SMITHY_CONTEXT_KEY];
+			const additionalSmithyContext = additionalContext[import_dist_cjs$24.SMITHY_CONTEXT_KEY];
 			const handlerExecutionContext = {
 				logger,
 				clientName,
@@ -36351,7 +36517,7 @@ var init_command = __esmMin((() => {
 				inputFilterSensitiveLog,
 				outputFilterSensitiveLog,
 				...additionalContext,
-				[import_dist_cjs$23.SMITHY_CONTEXT_KEY]: {
+				[import_dist_cjs$24.SMITHY_CONTEXT_KEY]: {
 					...additionalSmithyContext,
 					commandInstance: this,
 					...smithyContext,
@@ -36477,13 +36643,13 @@ var init_command = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/constants.js
+// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/constants.js
 var SENSITIVE_STRING;
 var init_constants$5 = __esmMin((() => {
 	SENSITIVE_STRING = "***SensitiveInformation***";
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/create-aggregated-client.js
+// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/create-aggregated-client.js
 var createAggregatedClient;
 var init_create_aggregated_client = __esmMin((() => {
 	createAggregatedClient = (commands, Client, options) => {
@@ -36517,7 +36683,7 @@ var init_create_aggregated_client = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/exceptions.js
+// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/exceptions.js
 var ServiceException, decorateServiceException;
 var init_exceptions = __esmMin((() => {
 	ServiceException = class ServiceException extends Error {
@@ -36583,7 +36749,7 @@ var init_exceptions = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/default-error-handler.js
+// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/default-error-handler.js
 var throwDefaultError, withBaseException, deserializeMetadata;
 var init_default_error_handler = __esmMin((() => {
 	init_exceptions();
@@ -36615,7 +36781,7 @@ var init_default_error_handler = __esmMin((() => {
 	});
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/defaults-mode.js
+// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/defaults-mode.js
 var loadConfigsForDefaultMode;
 var init_defaults_mode = __esmMin((() => {
 	loadConfigsForDefaultMode = (mode) => {
@@ -36641,7 +36807,7 @@ var init_defaults_mode = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/emitWarningIfUnsupportedVersion.js
+// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/emitWarningIfUnsupportedVersion.js
 var warningEmitted, emitWarningIfUnsupportedVersion;
 var init_emitWarningIfUnsupportedVersion = __esmMin((() => {
 	warningEmitted = false;
@@ -36650,17 +36816,17 @@ var init_emitWarningIfUnsupportedVersion = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/extensions/checksum.js
-var import_dist_cjs$22, knownAlgorithms, getChecksumConfiguration, resolveChecksumRuntimeConfig;
+// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/extensions/checksum.js
+var import_dist_cjs$23, knownAlgorithms, getChecksumConfiguration, resolveChecksumRuntimeConfig;
 var init_checksum$1 = __esmMin((() => {
 	init_transport();
-	import_dist_cjs$22 = require_dist_cjs$16();
-	knownAlgorithms = Object.values(import_dist_cjs$22.AlgorithmId);
+	import_dist_cjs$23 = require_dist_cjs$16();
+	knownAlgorithms = Object.values(import_dist_cjs$23.AlgorithmId);
 	getChecksumConfiguration = (runtimeConfig) => {
 		const checksumAlgorithms = [];
-		for (const id in import_dist_cjs$22.AlgorithmId) {
-			if (!hasOwn(import_dist_cjs$22.AlgorithmId, id)) continue;
-			const algorithmId = import_dist_cjs$22.AlgorithmId[id];
+		for (const id in import_dist_cjs$23.AlgorithmId) {
+			if (!hasOwn(import_dist_cjs$23.AlgorithmId, id)) continue;
+			const algorithmId = import_dist_cjs$23.AlgorithmId[id];
 			if (runtimeConfig[algorithmId] === void 0) continue;
 			checksumAlgorithms.push({
 				algorithmId: () => algorithmId,
@@ -36695,7 +36861,7 @@ var init_checksum$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/extensions/retry.js
+// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/extensions/retry.js
 var getRetryConfiguration, resolveRetryRuntimeConfig;
 var init_retry$1 = __esmMin((() => {
 	getRetryConfiguration = (runtimeConfig) => {
@@ -36715,7 +36881,7 @@ var init_retry$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/extensions/defaultExtensionConfiguration.js
+// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/extensions/defaultExtensionConfiguration.js
 var getDefaultExtensionConfiguration, getDefaultClientConfiguration, resolveDefaultRuntimeConfig;
 var init_defaultExtensionConfiguration = __esmMin((() => {
 	init_checksum$1();
@@ -36729,13 +36895,13 @@ var init_defaultExtensionConfiguration = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/get-array-if-single-item.js
+// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/get-array-if-single-item.js
 var getArrayIfSingleItem;
 var init_get_array_if_single_item = __esmMin((() => {
 	getArrayIfSingleItem = (mayBeArray) => Array.isArray(mayBeArray) ? mayBeArray : [mayBeArray];
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/get-value-from-text-node.js
+// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/get-value-from-text-node.js
 var getValueFromTextNode;
 var init_get_value_from_text_node = __esmMin((() => {
 	init_transport();
@@ -36750,7 +36916,7 @@ var init_get_value_from_text_node = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/is-serializable-header-value.js
+// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/is-serializable-header-value.js
 var isSerializableHeaderValue;
 var init_is_serializable_header_value = __esmMin((() => {
 	isSerializableHeaderValue = (value) => {
@@ -36758,7 +36924,7 @@ var init_is_serializable_header_value = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/NoOpLogger.js
+// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/NoOpLogger.js
 var NoOpLogger;
 var init_NoOpLogger = __esmMin((() => {
 	NoOpLogger = class {
@@ -36770,7 +36936,7 @@ var init_NoOpLogger = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/object-mapping.js
+// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/object-mapping.js
 function map(arg0, arg1, arg2) {
 	let target;
 	let filter;
@@ -36845,7 +37011,7 @@ var init_object_mapping = __esmMin((() => {
 	pass = (_) => _;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/ser-utils.js
+// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/ser-utils.js
 var serializeFloat, serializeDateTime;
 var init_ser_utils = __esmMin((() => {
 	serializeFloat = (value) => {
@@ -36859,7 +37025,7 @@ var init_ser_utils = __esmMin((() => {
 	serializeDateTime = (date) => date.toISOString().replace(".000Z", "Z");
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/serde-json.js
+// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/serde-json.js
 var _json;
 var init_serde_json = __esmMin((() => {
 	init_transport();
@@ -36879,7 +37045,7 @@ var init_serde_json = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/smithy-client/client-command-builder.js
+// node_modules/@smithy/core/dist-es/submodules/client/smithy-client/client-command-builder.js
 function makeBuilder(common, service, name, ep) {
 	return function makeCommand(added, plugins, op, $, smithyContext = {}) {
 		const epMerged = Object.assign({}, common, added);
@@ -36894,9 +37060,9 @@ var init_client_command_builder = __esmMin((() => {
 	init_command();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/client/index.js
+// node_modules/@smithy/core/dist-es/submodules/client/index.js
 var client_exports$1 = /* @__PURE__ */ __exportAll$1({
-	AlgorithmId: () => import_dist_cjs$22.AlgorithmId,
+	AlgorithmId: () => import_dist_cjs$23.AlgorithmId,
 	Client: () => Client,
 	Command: () => Command$1,
 	NoOpLogger: () => NoOpLogger,
@@ -36965,7 +37131,7 @@ var init_client$1 = __esmMin((() => {
 	init_client_command_builder();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/endpointsConfig/resolveCustomEndpointsConfig.js
+// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/endpointsConfig/resolveCustomEndpointsConfig.js
 var resolveCustomEndpointsConfig;
 var init_resolveCustomEndpointsConfig = __esmMin((() => {
 	init_client$1();
@@ -36980,7 +37146,7 @@ var init_resolveCustomEndpointsConfig = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/endpointsConfig/utils/getEndpointFromRegion.js
+// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/endpointsConfig/utils/getEndpointFromRegion.js
 var getEndpointFromRegion;
 var init_getEndpointFromRegion = __esmMin((() => {
 	getEndpointFromRegion = async (input) => {
@@ -36998,7 +37164,7 @@ var init_getEndpointFromRegion = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/endpointsConfig/resolveEndpointsConfig.js
+// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/endpointsConfig/resolveEndpointsConfig.js
 var resolveEndpointsConfig;
 var init_resolveEndpointsConfig = __esmMin((() => {
 	init_client$1();
@@ -37019,7 +37185,7 @@ var init_resolveEndpointsConfig = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/defaults-mode/constants.js
+// node_modules/@smithy/core/dist-es/submodules/config/defaults-mode/constants.js
 var AWS_EXECUTION_ENV, AWS_REGION_ENV, AWS_DEFAULT_REGION_ENV, ENV_IMDS_DISABLED, DEFAULTS_MODE_OPTIONS, IMDS_REGION_PATH, IMDS_TOKEN_PATH, X_AWS_EC2_METADATA_TOKEN, X_AWS_EC2_METADATA_TOKEN_TTL;
 var init_constants$4 = __esmMin((() => {
 	AWS_EXECUTION_ENV = "AWS_EXECUTION_ENV";
@@ -37039,7 +37205,7 @@ var init_constants$4 = __esmMin((() => {
 	X_AWS_EC2_METADATA_TOKEN_TTL = "x-aws-ec2-metadata-token-ttl-seconds";
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/getInstanceMetadataRegion.js
+// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/getInstanceMetadataRegion.js
 var TIMEOUT_MS, NEG_CACHE_TTL_MS, negativeCacheUntil, getInstanceMetadataRegion, cacheNegativeAndReturnUndefined, resolveImdsEndpoint, imdsRequest;
 var init_getInstanceMetadataRegion = __esmMin((() => {
 	init_constants$4();
@@ -37121,7 +37287,7 @@ var init_getInstanceMetadataRegion = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/config.js
+// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/config.js
 var REGION_ENV_NAME, REGION_INI_NAME, NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS;
 var init_config$2 = __esmMin((() => {
 	init_getInstanceMetadataRegion();
@@ -37139,7 +37305,7 @@ var init_config$2 = __esmMin((() => {
 	NODE_REGION_CONFIG_FILE_OPTIONS = { preferredFile: "credentials" };
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/checkRegion.js
+// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/checkRegion.js
 var validRegions, checkRegion;
 var init_checkRegion = __esmMin((() => {
 	init_transport();
@@ -37152,20 +37318,20 @@ var init_checkRegion = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/isFipsRegion.js
+// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/isFipsRegion.js
 var isFipsRegion;
 var init_isFipsRegion = __esmMin((() => {
 	isFipsRegion = (region) => typeof region === "string" && (region.startsWith("fips-") || region.endsWith("-fips"));
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/getRealRegion.js
+// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/getRealRegion.js
 var getRealRegion;
 var init_getRealRegion = __esmMin((() => {
 	init_isFipsRegion();
 	getRealRegion = (region) => isFipsRegion(region) ? ["fips-aws-global", "aws-fips"].includes(region) ? "us-east-1" : region.replace(/fips-(dkr-|prod-)?|-fips/, "") : region;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/resolveRegionConfig.js
+// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/resolveRegionConfig.js
 var resolveRegionConfig;
 var init_resolveRegionConfig = __esmMin((() => {
 	init_checkRegion();
@@ -37190,25 +37356,25 @@ var init_resolveRegionConfig = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionInfo/getHostnameFromVariants.js
+// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionInfo/getHostnameFromVariants.js
 var getHostnameFromVariants;
 var init_getHostnameFromVariants = __esmMin((() => {
 	getHostnameFromVariants = (variants = [], { useFipsEndpoint, useDualstackEndpoint }) => variants.find(({ tags }) => useFipsEndpoint === tags.includes("fips") && useDualstackEndpoint === tags.includes("dualstack"))?.hostname;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionInfo/getResolvedHostname.js
+// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionInfo/getResolvedHostname.js
 var getResolvedHostname;
 var init_getResolvedHostname = __esmMin((() => {
 	getResolvedHostname = (resolvedRegion, { regionHostname, partitionHostname }) => regionHostname ? regionHostname : partitionHostname ? partitionHostname.replace("{region}", resolvedRegion) : void 0;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionInfo/getResolvedPartition.js
+// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionInfo/getResolvedPartition.js
 var getResolvedPartition;
 var init_getResolvedPartition = __esmMin((() => {
 	getResolvedPartition = (region, { partitionHash }) => Object.keys(partitionHash || {}).find((key) => partitionHash[key].regions.includes(region)) ?? "aws";
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionInfo/getResolvedSigningRegion.js
+// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionInfo/getResolvedSigningRegion.js
 var getResolvedSigningRegion;
 var init_getResolvedSigningRegion = __esmMin((() => {
 	getResolvedSigningRegion = (hostname, { signingRegion, regionRegex, useFipsEndpoint }) => {
@@ -37221,7 +37387,7 @@ var init_getResolvedSigningRegion = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionInfo/getRegionInfo.js
+// node_modules/@smithy/core/dist-es/submodules/config/config-resolver/regionInfo/getRegionInfo.js
 var getRegionInfo;
 var init_getRegionInfo = __esmMin((() => {
 	init_getHostnameFromVariants();
@@ -37257,7 +37423,7 @@ var init_getRegionInfo = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/defaults-mode/defaultsModeConfig.js
+// node_modules/@smithy/core/dist-es/submodules/config/defaults-mode/defaultsModeConfig.js
 var AWS_DEFAULTS_MODE_ENV, AWS_DEFAULTS_MODE_CONFIG, NODE_DEFAULTS_MODE_CONFIG_OPTIONS;
 var init_defaultsModeConfig = __esmMin((() => {
 	AWS_DEFAULTS_MODE_ENV = "AWS_DEFAULTS_MODE";
@@ -37273,7 +37439,7 @@ var init_defaultsModeConfig = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/defaults-mode/resolveDefaultsModeConfig.js
+// node_modules/@smithy/core/dist-es/submodules/config/defaults-mode/resolveDefaultsModeConfig.js
 var resolveDefaultsModeConfig, resolveNodeDefaultsModeAuto, inferPhysicalRegion;
 var init_resolveDefaultsModeConfig = __esmMin((() => {
 	init_config$2();
@@ -37311,7 +37477,7 @@ var init_resolveDefaultsModeConfig = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/config/index.js
+// node_modules/@smithy/core/dist-es/submodules/config/index.js
 var config_exports = /* @__PURE__ */ __exportAll$1({
 	CONFIG_PREFIX_SEPARATOR: () => ".",
 	CONFIG_USE_DUALSTACK_ENDPOINT: () => CONFIG_USE_DUALSTACK_ENDPOINT,
@@ -37388,7 +37554,7 @@ var init_config$1 = __esmMin((() => {
 	init_resolveDefaultsModeConfig();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/getEndpointUrlConfig.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/getEndpointUrlConfig.js
 var ENV_ENDPOINT_URL, CONFIG_ENDPOINT_URL, getEndpointUrlConfig;
 var init_getEndpointUrlConfig = __esmMin((() => {
 	init_config$1();
@@ -37416,7 +37582,7 @@ var init_getEndpointUrlConfig = __esmMin((() => {
 	});
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/getIgnoreConfiguredEndpointUrls.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/getIgnoreConfiguredEndpointUrls.js
 var ENV_IGNORE_CONFIGURED_ENDPOINT_URLS, CONFIG_IGNORE_CONFIGURED_ENDPOINT_URLS, ignoreConfiguredEndpointUrlsConfigSelectors;
 var init_getIgnoreConfiguredEndpointUrls = __esmMin((() => {
 	init_config$1();
@@ -37429,7 +37595,7 @@ var init_getIgnoreConfiguredEndpointUrls = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/getEndpointFromConfig.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/getEndpointFromConfig.js
 var getEndpointFromConfig;
 var init_getEndpointFromConfig = __esmMin((() => {
 	init_config$1();
@@ -37441,7 +37607,7 @@ var init_getEndpointFromConfig = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/service-customizations/s3.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/service-customizations/s3.js
 var resolveParamsForS3, DOMAIN_PATTERN$1, IP_ADDRESS_PATTERN$1, DOTS_PATTERN$1, isDnsCompatibleBucketName$1, isArnBucketName;
 var init_s3$1 = __esmMin((() => {
 	resolveParamsForS3 = async (endpointParams) => {
@@ -37469,12 +37635,12 @@ var init_s3$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/service-customizations/index.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/service-customizations/index.js
 var init_service_customizations = __esmMin((() => {
 	init_s3$1();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/createConfigValueProvider.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/createConfigValueProvider.js
 var createConfigValueProvider;
 var init_createConfigValueProvider = __esmMin((() => {
 	createConfigValueProvider = (configKey, canonicalEndpointParamKey, config, isClientContextParam = false) => {
@@ -37509,12 +37675,12 @@ var init_createConfigValueProvider = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/toEndpointV1.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/toEndpointV1.js
 var init_toEndpointV1 = __esmMin((() => {
 	init_transport();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/getEndpointFromInstructions.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/adaptors/getEndpointFromInstructions.js
 function bindGetEndpointFromInstructions(getEndpointFromConfig) {
 	return async (commandInput, instructionsSupplier, clientConfig, context) => {
 		if (!clientConfig.isCustomEndpoint && !clientConfig.ignoreConfiguredEndpointUrls) {
@@ -37570,7 +37736,7 @@ var init_getEndpointFromInstructions = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/endpointMiddleware.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/endpointMiddleware.js
 function setFeature$1(context, feature, value) {
 	if (!context.__smithy_context) context.__smithy_context = { features: {} };
 	else if (!context.__smithy_context.features) context.__smithy_context.features = {};
@@ -37608,7 +37774,7 @@ var init_endpointMiddleware = __esmMin((() => {
 	init_getEndpointFromInstructions();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/getEndpointPlugin.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/getEndpointPlugin.js
 function bindGetEndpointPlugin(getEndpointFromConfig) {
 	const endpointMiddleware = bindEndpointMiddleware(getEndpointFromConfig);
 	return (config, instructions) => ({ applyToStack: (clientStack) => {
@@ -37641,7 +37807,7 @@ var init_getEndpointPlugin = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/resolveEndpointConfig.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/resolveEndpointConfig.js
 function bindResolveEndpointConfig(getEndpointFromConfig) {
 	return (input) => {
 		const tls = input.tls ?? true;
@@ -37667,7 +37833,7 @@ var init_resolveEndpointConfig = __esmMin((() => {
 	init_toEndpointV1();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/bdd/BinaryDecisionDiagram.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/bdd/BinaryDecisionDiagram.js
 var BinaryDecisionDiagram;
 var init_BinaryDecisionDiagram = __esmMin((() => {
 	BinaryDecisionDiagram = class BinaryDecisionDiagram {
@@ -37687,7 +37853,7 @@ var init_BinaryDecisionDiagram = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/cache/EndpointCache.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/cache/EndpointCache.js
 var EndpointCache;
 var init_EndpointCache = __esmMin((() => {
 	EndpointCache = class {
@@ -37733,7 +37899,7 @@ var init_EndpointCache = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/types/EndpointError.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/types/EndpointError.js
 var EndpointError;
 var init_EndpointError$1 = __esmMin((() => {
 	EndpointError = class extends Error {
@@ -37744,18 +37910,18 @@ var init_EndpointError$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/types/index.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/types/index.js
 var init_types$1 = __esmMin((() => {
 	init_EndpointError$1();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/debug/debugId.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/debug/debugId.js
 var debugId;
 var init_debugId = __esmMin((() => {
 	debugId = "endpoints";
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/debug/toDebugString.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/debug/toDebugString.js
 function toDebugString(input) {
 	if (typeof input !== "object" || input == null) return input;
 	if ("ref" in input) return `$${toDebugString(input.ref)}`;
@@ -37764,31 +37930,31 @@ function toDebugString(input) {
 }
 var init_toDebugString = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/debug/index.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/debug/index.js
 var init_debug = __esmMin((() => {
 	init_debugId();
 	init_toDebugString();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/customEndpointFunctions.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/customEndpointFunctions.js
 var customEndpointFunctions;
 var init_customEndpointFunctions = __esmMin((() => {
 	customEndpointFunctions = {};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/booleanEquals.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/booleanEquals.js
 var booleanEquals;
 var init_booleanEquals = __esmMin((() => {
 	booleanEquals = (value1, value2) => value1 === value2;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/coalesce.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/coalesce.js
 function coalesce(...args) {
 	for (const arg of args) if (arg != null) return arg;
 }
 var init_coalesce = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/getAttrPathList.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/getAttrPathList.js
 var getAttrPathList;
 var init_getAttrPathList = __esmMin((() => {
 	init_types$1();
@@ -37809,7 +37975,7 @@ var init_getAttrPathList = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/getAttr.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/getAttr.js
 var getAttr;
 var init_getAttr = __esmMin((() => {
 	init_types$1();
@@ -37824,39 +37990,39 @@ var init_getAttr = __esmMin((() => {
 	}, value);
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/isSet.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/isSet.js
 var isSet;
 var init_isSet = __esmMin((() => {
 	isSet = (value) => value != null;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/ite.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/ite.js
 function ite(condition, trueValue, falseValue) {
 	return condition ? trueValue : falseValue;
 }
 var init_ite = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/not.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/not.js
 var not;
 var init_not = __esmMin((() => {
 	not = (value) => !value;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/isIpAddress.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/isIpAddress.js
 var IP_V4_REGEX, isIpAddress;
 var init_isIpAddress$1 = __esmMin((() => {
 	IP_V4_REGEX = new RegExp(`^(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]\\d|\\d)(?:\\.(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]\\d|\\d)){3}$`);
 	isIpAddress = (value) => IP_V4_REGEX.test(value) || value.startsWith("[") && value.endsWith("]");
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/parseURL.js
-var import_dist_cjs$21, DEFAULT_PORTS, parseURL;
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/parseURL.js
+var import_dist_cjs$22, DEFAULT_PORTS, parseURL;
 var init_parseURL = __esmMin((() => {
-	import_dist_cjs$21 = require_dist_cjs$16();
+	import_dist_cjs$22 = require_dist_cjs$16();
 	init_isIpAddress$1();
 	DEFAULT_PORTS = {
-		[import_dist_cjs$21.EndpointURLScheme.HTTP]: 80,
-		[import_dist_cjs$21.EndpointURLScheme.HTTPS]: 443
+		[import_dist_cjs$22.EndpointURLScheme.HTTP]: 80,
+		[import_dist_cjs$22.EndpointURLScheme.HTTPS]: 443
 	};
 	parseURL = (value) => {
 		const whatwgURL = (() => {
@@ -37881,7 +38047,7 @@ var init_parseURL = __esmMin((() => {
 		const { host, hostname, pathname, protocol, search } = whatwgURL;
 		if (search) return null;
 		const scheme = protocol.slice(0, -1);
-		if (!Object.values(import_dist_cjs$21.EndpointURLScheme).includes(scheme)) return null;
+		if (!Object.values(import_dist_cjs$22.EndpointURLScheme).includes(scheme)) return null;
 		const isIp = isIpAddress(hostname);
 		return {
 			scheme,
@@ -37893,7 +38059,7 @@ var init_parseURL = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/split.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/split.js
 function split(value, delimiter, limit) {
 	if (limit === 1) return [value];
 	if (value === "") return [""];
@@ -37903,13 +38069,13 @@ function split(value, delimiter, limit) {
 }
 var init_split = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/stringEquals.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/stringEquals.js
 var stringEquals;
 var init_stringEquals = __esmMin((() => {
 	stringEquals = (value1, value2) => value1 === value2;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/substring.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/substring.js
 var substring;
 var init_substring = __esmMin((() => {
 	substring = (input, start, stop, reverse) => {
@@ -37919,13 +38085,13 @@ var init_substring = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/uriEncode.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/uriEncode.js
 var uriEncode;
 var init_uriEncode = __esmMin((() => {
 	uriEncode = (value) => encodeURIComponent(value).replace(/[!*'()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/index.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/index.js
 var init_lib = __esmMin((() => {
 	init_booleanEquals();
 	init_coalesce();
@@ -37941,7 +38107,7 @@ var init_lib = __esmMin((() => {
 	init_uriEncode();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/endpointFunctions.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/endpointFunctions.js
 var endpointFunctions;
 var init_endpointFunctions = __esmMin((() => {
 	init_lib();
@@ -37961,7 +38127,7 @@ var init_endpointFunctions = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateTemplate.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateTemplate.js
 var evaluateTemplate;
 var init_evaluateTemplate = __esmMin((() => {
 	init_lib();
@@ -37996,7 +38162,7 @@ var init_evaluateTemplate = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/getReferenceValue.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/getReferenceValue.js
 var getReferenceValue;
 var init_getReferenceValue = __esmMin((() => {
 	getReferenceValue = ({ ref }, options) => {
@@ -38004,7 +38170,7 @@ var init_getReferenceValue = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateExpression.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateExpression.js
 var evaluateExpression, callFunction, group$2;
 var init_evaluateExpression = __esmMin((() => {
 	init_types$1();
@@ -38040,12 +38206,12 @@ var init_evaluateExpression = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/callFunction.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/callFunction.js
 var init_callFunction = __esmMin((() => {
 	init_evaluateExpression();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateCondition.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateCondition.js
 var evaluateCondition;
 var init_evaluateCondition = __esmMin((() => {
 	init_debug();
@@ -38068,7 +38234,7 @@ var init_evaluateCondition = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/getEndpointHeaders.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/getEndpointHeaders.js
 var getEndpointHeaders;
 var init_getEndpointHeaders = __esmMin((() => {
 	init_types$1();
@@ -38083,7 +38249,7 @@ var init_getEndpointHeaders = __esmMin((() => {
 	}, {});
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/getEndpointProperties.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/getEndpointProperties.js
 var getEndpointProperties, getEndpointProperty, group$1;
 var init_getEndpointProperties = __esmMin((() => {
 	init_types$1();
@@ -38109,7 +38275,7 @@ var init_getEndpointProperties = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/getEndpointUrl.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/getEndpointUrl.js
 var getEndpointUrl;
 var init_getEndpointUrl = __esmMin((() => {
 	init_types$1();
@@ -38126,7 +38292,7 @@ var init_getEndpointUrl = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/decideEndpoint.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/decideEndpoint.js
 var RESULT, decideEndpoint;
 var init_decideEndpoint = __esmMin((() => {
 	init_types$1();
@@ -38181,7 +38347,7 @@ var init_decideEndpoint = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateConditions.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateConditions.js
 var evaluateConditions;
 var init_evaluateConditions = __esmMin((() => {
 	init_debug();
@@ -38211,7 +38377,7 @@ var init_evaluateConditions = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateEndpointRule.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateEndpointRule.js
 var evaluateEndpointRule;
 var init_evaluateEndpointRule = __esmMin((() => {
 	init_debug();
@@ -38239,7 +38405,7 @@ var init_evaluateEndpointRule = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateErrorRule.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateErrorRule.js
 var evaluateErrorRule;
 var init_evaluateErrorRule = __esmMin((() => {
 	init_types$1();
@@ -38260,7 +38426,7 @@ var init_evaluateErrorRule = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateRules.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/evaluateRules.js
 var evaluateRules, evaluateTreeRule, group;
 var init_evaluateRules = __esmMin((() => {
 	init_types$1();
@@ -38297,13 +38463,13 @@ var init_evaluateRules = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/index.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/utils/index.js
 var init_utils$2 = __esmMin((() => {
 	init_customEndpointFunctions();
 	init_evaluateRules();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/resolveEndpoint.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/resolveEndpoint.js
 var resolveEndpoint;
 var init_resolveEndpoint$1 = __esmMin((() => {
 	init_transport();
@@ -38334,7 +38500,7 @@ var init_resolveEndpoint$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/resolveEndpointRequiredConfig.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/resolveEndpointRequiredConfig.js
 var resolveEndpointRequiredConfig;
 var init_resolveEndpointRequiredConfig = __esmMin((() => {
 	resolveEndpointRequiredConfig = (input) => {
@@ -38346,7 +38512,7 @@ var init_resolveEndpointRequiredConfig = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/endpoints/index.js
+// node_modules/@smithy/core/dist-es/submodules/endpoints/index.js
 var endpoints_exports = /* @__PURE__ */ __exportAll$1({
 	BinaryDecisionDiagram: () => BinaryDecisionDiagram,
 	EndpointCache: () => EndpointCache,
@@ -38389,7 +38555,7 @@ var init_endpoints = __esmMin((() => {
 	getEndpointPlugin = bindGetEndpointPlugin(getEndpointFromConfig);
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/middleware-serde/serializerMiddleware.js
+// node_modules/@smithy/core/dist-es/submodules/serde/middleware-serde/serializerMiddleware.js
 var serializerMiddleware;
 var init_serializerMiddleware = __esmMin((() => {
 	init_endpoints();
@@ -38408,7 +38574,7 @@ var init_serializerMiddleware = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/middleware-serde/serdePlugin.js
+// node_modules/@smithy/core/dist-es/submodules/serde/middleware-serde/serdePlugin.js
 function getSerdePlugin(config, serializer, deserializer) {
 	return { applyToStack: (commandStack) => {
 		commandStack.add(deserializerMiddleware(config, deserializer), deserializerMiddlewareOption);
@@ -38433,7 +38599,7 @@ var init_serdePlugin = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/hash-node/hash-node.js
+// node_modules/@smithy/core/dist-es/submodules/serde/hash-node/hash-node.js
 function castSourceData(toCast, encoding) {
 	if (Buffer.isBuffer(toCast)) return toCast;
 	if (typeof toCast === "string") return fromString(toCast, encoding);
@@ -38465,7 +38631,7 @@ var init_hash_node = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/checksum/ChecksumStream.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/checksum/ChecksumStream.js
 var ChecksumStream$1;
 var init_ChecksumStream = __esmMin((() => {
 	init_toBase64();
@@ -38534,7 +38700,7 @@ var init_ChecksumStream = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/stream-type-check.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/stream-type-check.js
 var isReadableStream, isBlob;
 var init_stream_type_check = __esmMin((() => {
 	isReadableStream = (stream) => typeof ReadableStream === "function" && (stream?.constructor?.name === ReadableStream.name || stream instanceof ReadableStream);
@@ -38543,13 +38709,13 @@ var init_stream_type_check = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-utf8/fromUtf8.browser.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-utf8/fromUtf8.browser.js
 var fromUtf8;
 var init_fromUtf8_browser = __esmMin((() => {
 	fromUtf8 = (input) => new TextEncoder().encode(input);
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-base64/constants-for-browser.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-base64/constants-for-browser.js
 var chars, alphabetByEncoding, alphabetByValue;
 var init_constants_for_browser = __esmMin((() => {
 	chars = `ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/`;
@@ -38560,7 +38726,7 @@ var init_constants_for_browser = __esmMin((() => {
 	alphabetByValue = chars.split("");
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-base64/toBase64.browser.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-base64/toBase64.browser.js
 function toBase64(_input) {
 	let input;
 	if (typeof _input === "string") input = fromUtf8(_input);
@@ -38591,14 +38757,14 @@ var init_toBase64_browser = __esmMin((() => {
 	init_constants_for_browser();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/checksum/ChecksumStream.browser.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/checksum/ChecksumStream.browser.js
 var ReadableStreamRef, ChecksumStream;
 var init_ChecksumStream_browser = __esmMin((() => {
 	ReadableStreamRef = typeof ReadableStream === "function" ? ReadableStream : function() {};
 	ChecksumStream = class extends ReadableStreamRef {};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/checksum/createChecksumStream.browser.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/checksum/createChecksumStream.browser.js
 var createChecksumStream$1;
 var init_createChecksumStream_browser = __esmMin((() => {
 	init_toBase64_browser();
@@ -38630,7 +38796,7 @@ var init_createChecksumStream_browser = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/checksum/createChecksumStream.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/checksum/createChecksumStream.js
 function createChecksumStream(init) {
 	if (typeof ReadableStream === "function" && isReadableStream(init.source)) return createChecksumStream$1(init);
 	return new ChecksumStream$1(init);
@@ -38641,7 +38807,7 @@ var init_createChecksumStream = __esmMin((() => {
 	init_createChecksumStream_browser();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/ByteArrayCollector.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/ByteArrayCollector.js
 var ByteArrayCollector;
 var init_ByteArrayCollector = __esmMin((() => {
 	ByteArrayCollector = class {
@@ -38678,7 +38844,7 @@ var init_ByteArrayCollector = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/createBufferedReadable.browser.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/createBufferedReadable.browser.js
 function createBufferedReadableStream(upstream, size, logger) {
 	const reader = upstream.getReader();
 	let streamBufferingLoggedWarning = false;
@@ -38756,7 +38922,7 @@ var init_createBufferedReadable_browser = __esmMin((() => {
 	init_ByteArrayCollector();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/createBufferedReadable.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/createBufferedReadable.js
 function createBufferedReadable(upstream, size, logger) {
 	if (isReadableStream(upstream)) return createBufferedReadableStream(upstream, size, logger);
 	const downstream = new Readable({ read() {} });
@@ -38806,7 +38972,7 @@ var init_createBufferedReadable = __esmMin((() => {
 	init_stream_type_check();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/getAwsChunkedEncodingStream.browser.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/getAwsChunkedEncodingStream.browser.js
 var getAwsChunkedEncodingStream$1;
 var init_getAwsChunkedEncodingStream_browser = __esmMin((() => {
 	getAwsChunkedEncodingStream$1 = (readableStream, options) => {
@@ -38830,7 +38996,7 @@ var init_getAwsChunkedEncodingStream_browser = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/getAwsChunkedEncodingStream.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/getAwsChunkedEncodingStream.js
 function getAwsChunkedEncodingStream(stream, options) {
 	const readable = stream;
 	const readableStream = stream;
@@ -38873,7 +39039,7 @@ var init_getAwsChunkedEncodingStream = __esmMin((() => {
 	init_stream_type_check();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/headStream.browser.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/headStream.browser.js
 async function headStream$1(stream, bytes) {
 	let byteLengthCounter = 0;
 	const chunks = [];
@@ -38902,7 +39068,7 @@ async function headStream$1(stream, bytes) {
 }
 var init_headStream_browser = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/headStream.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/headStream.js
 var headStream, Collector$1;
 var init_headStream = __esmMin((() => {
 	init_concatBytes();
@@ -38942,7 +39108,7 @@ var init_headStream = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-utf8/toUtf8.browser.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-utf8/toUtf8.browser.js
 var toUtf8;
 var init_toUtf8_browser = __esmMin((() => {
 	toUtf8 = (input) => {
@@ -38952,7 +39118,7 @@ var init_toUtf8_browser = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/stream-collector.browser.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/stream-collector.browser.js
 async function collectBlob(blob) {
 	return blob.arrayBuffer().then((ab) => new Uint8Array(ab));
 }
@@ -38980,7 +39146,7 @@ var init_stream_collector_browser = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/sdk-stream-mixin.browser.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/sdk-stream-mixin.browser.js
 var ERR_MSG_STREAM_HAS_BEEN_TRANSFORMED$1, sdkStreamMixin$1, isBlobInstance;
 var init_sdk_stream_mixin_browser = __esmMin((() => {
 	init_toBase64_browser();
@@ -39026,7 +39192,7 @@ var init_sdk_stream_mixin_browser = __esmMin((() => {
 	isBlobInstance = (stream) => typeof Blob === "function" && stream instanceof Blob;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/stream-collector.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/stream-collector.js
 var streamCollector$4, Collector;
 var init_stream_collector = __esmMin((() => {
 	init_concatBytes();
@@ -39058,7 +39224,7 @@ var init_stream_collector = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/sdk-stream-mixin.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/sdk-stream-mixin.js
 var ERR_MSG_STREAM_HAS_BEEN_TRANSFORMED, sdkStreamMixin;
 var init_sdk_stream_mixin = __esmMin((() => {
 	init_buffer_from();
@@ -39096,14 +39262,14 @@ var init_sdk_stream_mixin = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/splitStream.browser.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/splitStream.browser.js
 async function splitStream$1(stream) {
 	if (typeof stream.stream === "function") stream = stream.stream();
 	return stream.tee();
 }
 var init_splitStream_browser = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/util-stream/splitStream.js
+// node_modules/@smithy/core/dist-es/submodules/serde/util-stream/splitStream.js
 async function splitStream(stream) {
 	if (isReadableStream(stream) || isBlob(stream)) return splitStream$1(stream);
 	const stream1 = new PassThrough();
@@ -39117,7 +39283,7 @@ var init_splitStream = __esmMin((() => {
 	init_stream_type_check();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/writeKey.js
+// node_modules/@smithy/core/dist-es/submodules/serde/writeKey.js
 function writeKey$1(obj) {
 	Object.defineProperty(obj, "__proto__", {
 		value: void 0,
@@ -39128,7 +39294,7 @@ function writeKey$1(obj) {
 }
 var init_writeKey$1 = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/serde/index.js
+// node_modules/@smithy/core/dist-es/submodules/serde/index.js
 var serde_exports = /* @__PURE__ */ __exportAll$1({
 	ChecksumStream: () => ChecksumStream$1,
 	Hash: () => Hash,
@@ -39249,7 +39415,7 @@ var init_serde = __esmMin((() => {
 	generateIdempotencyToken = v4;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/collect-stream-body.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/collect-stream-body.js
 var collectBody$1;
 var init_collect_stream_body = __esmMin((() => {
 	init_serde();
@@ -39261,7 +39427,7 @@ var init_collect_stream_body = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/extended-encode-uri-component.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/extended-encode-uri-component.js
 function extendedEncodeURIComponent(str) {
 	if (/^[\w.~-]+$/.test(str)) return str;
 	return encodeURIComponent(str).replace(/[!'()*]/g, function(c) {
@@ -39270,7 +39436,7 @@ function extendedEncodeURIComponent(str) {
 }
 var init_extended_encode_uri_component = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/HttpBindingNormalizedSchema.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/HttpBindingNormalizedSchema.js
 var HTTP_BINDINGS, HttpBindingNormalizedSchema, buildHttpBindings, buildPathSegments, buildHttpOperationBindings, EMPTY_BINDINGS, getHttpOperationBindings, createBodySchema;
 var init_HttpBindingNormalizedSchema = __esmMin((() => {
 	init_schema();
@@ -39452,7 +39618,7 @@ var init_HttpBindingNormalizedSchema = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/SerdeContext.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/SerdeContext.js
 var SerdeContext;
 var init_SerdeContext = __esmMin((() => {
 	SerdeContext = class {
@@ -39463,7 +39629,7 @@ var init_SerdeContext = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/chunked-blob-reader/chunked-blob-reader.js
+// node_modules/@smithy/core/dist-es/submodules/checksum/chunked-blob-reader/chunked-blob-reader.js
 async function blobReader(blob, onChunk, chunkSize = 1048576) {
 	const size = blob.size;
 	let totalBytesRead = 0;
@@ -39475,7 +39641,7 @@ async function blobReader(blob, onChunk, chunkSize = 1048576) {
 }
 var init_chunked_blob_reader = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/hash-blob-browser/blobHasher.js
+// node_modules/@smithy/core/dist-es/submodules/checksum/hash-blob-browser/blobHasher.js
 var blobHasher;
 var init_blobHasher = __esmMin((() => {
 	init_chunked_blob_reader();
@@ -39488,7 +39654,7 @@ var init_blobHasher = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/hash-stream-node/HashCalculator.js
+// node_modules/@smithy/core/dist-es/submodules/checksum/hash-stream-node/HashCalculator.js
 var HashCalculator;
 var init_HashCalculator = __esmMin((() => {
 	init_serde();
@@ -39509,7 +39675,7 @@ var init_HashCalculator = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/hash-stream-node/fileStreamHasher.js
+// node_modules/@smithy/core/dist-es/submodules/checksum/hash-stream-node/fileStreamHasher.js
 var fileStreamHasher, isReadStream;
 var init_fileStreamHasher = __esmMin((() => {
 	init_HashCalculator();
@@ -39537,7 +39703,7 @@ var init_fileStreamHasher = __esmMin((() => {
 	isReadStream = (stream) => typeof stream.path === "string";
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/hash-stream-node/readableStreamHasher.js
+// node_modules/@smithy/core/dist-es/submodules/checksum/hash-stream-node/readableStreamHasher.js
 var readableStreamHasher;
 var init_readableStreamHasher = __esmMin((() => {
 	init_HashCalculator();
@@ -39559,7 +39725,7 @@ var init_readableStreamHasher = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/md5/Md5Js.js
+// node_modules/@smithy/core/dist-es/submodules/checksum/md5/Md5Js.js
 function compress(state, block) {
 	let a = state[0], b = state[1], c = state[2], d = state[3];
 	for (let i = 0; i < 64; ++i) {
@@ -39652,7 +39818,7 @@ var init_Md5Js = __esmMin((() => {
 	T$1 = Array.from({ length: 64 }, (_, i) => Math.abs(Math.sin(i + 1)) * 2 ** 32 >>> 0);
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/md5/Md5Node.js
+// node_modules/@smithy/core/dist-es/submodules/checksum/md5/Md5Node.js
 function buildNativeClass$3() {
 	return class Md5Node {
 		digestLength = 16;
@@ -39684,7 +39850,7 @@ var init_Md5Node = __esmMin((() => {
 	Md5Node = hasNativeCrypto$2 ? buildNativeClass$3() : Md5Js;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/crc32/Crc32Js.js
+// node_modules/@smithy/core/dist-es/submodules/checksum/crc32/Crc32Js.js
 var CRC32_TABLE, ONES, Crc32Js;
 var init_Crc32Js = __esmMin((() => {
 	CRC32_TABLE = /* @__PURE__ */ new Uint32Array(256);
@@ -39715,7 +39881,7 @@ var init_Crc32Js = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/crc32/Crc32Node.js
+// node_modules/@smithy/core/dist-es/submodules/checksum/crc32/Crc32Node.js
 function buildNativeClass$2(nativeCrc32) {
 	return class Crc32Node {
 		digestLength = 4;
@@ -39743,7 +39909,7 @@ var init_Crc32Node = __esmMin((() => {
 	Crc32Node = zlibCrc32 ? buildNativeClass$2(zlibCrc32) : Crc32Js;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/sha256/Sha256Js.js
+// node_modules/@smithy/core/dist-es/submodules/checksum/sha256/Sha256Js.js
 var BLOCK$2, DIGEST_LENGTH$2, MAX_HASHABLE_LENGTH$1, Sha256Js, INIT$2, K$2;
 var init_Sha256Js = __esmMin((() => {
 	init_serde();
@@ -39968,7 +40134,7 @@ var init_Sha256Js = __esmMin((() => {
 	]);
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/sha256/Sha256Node.js
+// node_modules/@smithy/core/dist-es/submodules/checksum/sha256/Sha256Node.js
 function buildNativeClass$1() {
 	return class Sha256Node {
 		digestLength = 32;
@@ -40021,7 +40187,7 @@ var init_Sha256Node = __esmMin((() => {
 	Sha256Node = hasNativeCrypto$1 ? buildNativeClass$1() : Sha256Js;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/sha256/Sha256WebCrypto.js
+// node_modules/@smithy/core/dist-es/submodules/checksum/sha256/Sha256WebCrypto.js
 var digest$2, sign$2, importKey$2, subtle$2, MAX_PENDING_BYTES$2, Sha256WebCrypto;
 var init_Sha256WebCrypto = __esmMin((() => {
 	init_serde();
@@ -40086,7 +40252,7 @@ var init_Sha256WebCrypto = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/checksum/index.js
+// node_modules/@smithy/core/dist-es/submodules/checksum/index.js
 var checksum_exports = /* @__PURE__ */ __exportAll$1({
 	Crc32: () => Crc32Node,
 	Crc32Js: () => Crc32Js,
@@ -40117,7 +40283,7 @@ var init_checksum = __esmMin((() => {
 	init_chunked_blob_reader();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/Int64.js
+// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/Int64.js
 function negate(bytes) {
 	for (let i = 0; i < 8; i++) bytes[i] ^= 255;
 	for (let i = 7; i > -1; i--) {
@@ -40153,7 +40319,7 @@ var init_Int64 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/HeaderMarshaller.js
+// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/HeaderMarshaller.js
 var HeaderMarshaller, HEADER_VALUE_TYPE, BOOLEAN_TAG, BYTE_TAG, SHORT_TAG, INT_TAG, LONG_TAG, BINARY_TAG, STRING_TAG, TIMESTAMP_TAG, UUID_TAG, UUID_PATTERN, MAX_HEADER_VALUE_BYTES;
 var init_HeaderMarshaller = __esmMin((() => {
 	init_transport();
@@ -40343,7 +40509,7 @@ var init_HeaderMarshaller = __esmMin((() => {
 	MAX_HEADER_VALUE_BYTES = 32767;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/splitMessage.js
+// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/splitMessage.js
 function splitMessage({ byteLength, byteOffset, buffer }) {
 	if (byteLength < MINIMUM_MESSAGE_LENGTH) throw new Error("Provided message too short to accommodate event stream message overhead");
 	const view = new DataView(buffer, byteOffset, byteLength);
@@ -40371,7 +40537,7 @@ var init_splitMessage = __esmMin((() => {
 	MINIMUM_MESSAGE_LENGTH = 16;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/EventStreamCodec.js
+// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/EventStreamCodec.js
 var EventStreamCodec;
 var init_EventStreamCodec = __esmMin((() => {
 	init_checksum();
@@ -40446,7 +40612,7 @@ var init_EventStreamCodec = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/MessageDecoderStream.js
+// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/MessageDecoderStream.js
 var MessageDecoderStream;
 var init_MessageDecoderStream = __esmMin((() => {
 	MessageDecoderStream = class {
@@ -40463,7 +40629,7 @@ var init_MessageDecoderStream = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/MessageEncoderStream.js
+// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/MessageEncoderStream.js
 var MessageEncoderStream;
 var init_MessageEncoderStream = __esmMin((() => {
 	MessageEncoderStream = class {
@@ -40481,7 +40647,7 @@ var init_MessageEncoderStream = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/SmithyMessageDecoderStream.js
+// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/SmithyMessageDecoderStream.js
 var SmithyMessageDecoderStream;
 var init_SmithyMessageDecoderStream = __esmMin((() => {
 	SmithyMessageDecoderStream = class {
@@ -40502,7 +40668,7 @@ var init_SmithyMessageDecoderStream = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/SmithyMessageEncoderStream.js
+// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-codec/SmithyMessageEncoderStream.js
 var SmithyMessageEncoderStream;
 var init_SmithyMessageEncoderStream = __esmMin((() => {
 	SmithyMessageEncoderStream = class {
@@ -40519,7 +40685,7 @@ var init_SmithyMessageEncoderStream = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde-universal/getChunkedStream.js
+// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde-universal/getChunkedStream.js
 function getChunkedStream(source) {
 	let currentMessageTotalLength = 0;
 	let currentMessagePendingLength = 0;
@@ -40573,7 +40739,7 @@ function getChunkedStream(source) {
 }
 var init_getChunkedStream = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde-universal/getUnmarshalledStream.js
+// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde-universal/getUnmarshalledStream.js
 function getUnmarshalledStream(source, options) {
 	const messageUnmarshaller = getMessageUnmarshaller(options.deserializer, options.toUtf8);
 	return { [Symbol.asyncIterator]: async function* () {
@@ -40610,7 +40776,7 @@ function getMessageUnmarshaller(deserializer, toUtf8) {
 }
 var init_getUnmarshalledStream = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde-universal/EventStreamMarshaller.js
+// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde-universal/EventStreamMarshaller.js
 var EventStreamMarshaller$1, eventStreamSerdeProvider$1;
 var init_EventStreamMarshaller$1 = __esmMin((() => {
 	init_EventStreamCodec();
@@ -40651,7 +40817,7 @@ var init_EventStreamMarshaller$1 = __esmMin((() => {
 	eventStreamSerdeProvider$1 = (options) => new EventStreamMarshaller$1(options);
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde/EventStreamMarshaller.js
+// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde/EventStreamMarshaller.js
 async function* readableToIterable(readStream) {
 	let streamEnded = false;
 	let generationEnded = false;
@@ -40694,7 +40860,7 @@ var init_EventStreamMarshaller = __esmMin((() => {
 	eventStreamSerdeProvider = (options) => new EventStreamMarshaller(options);
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde/utils.js
+// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde/utils.js
 var readableStreamToIterable, iterableToReadableStream;
 var init_utils$1 = __esmMin((() => {
 	readableStreamToIterable = (readableStream) => ({ [Symbol.asyncIterator]: async function* () {
@@ -40719,13 +40885,13 @@ var init_utils$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde-config-resolver/EventStreamSerdeConfig.js
+// node_modules/@smithy/core/dist-es/submodules/event-streams/eventstream-serde-config-resolver/EventStreamSerdeConfig.js
 var resolveEventStreamSerdeConfig;
 var init_EventStreamSerdeConfig = __esmMin((() => {
 	resolveEventStreamSerdeConfig = (input) => Object.assign(input, { eventStreamMarshaller: input.eventStreamSerdeProvider(input) });
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/EventStreamSerde.js
+// node_modules/@smithy/core/dist-es/submodules/event-streams/EventStreamSerde.js
 var EventStreamSerde;
 var init_EventStreamSerde = __esmMin((() => {
 	init_transport();
@@ -40957,7 +41123,7 @@ var init_EventStreamSerde = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/event-streams/index.js
+// node_modules/@smithy/core/dist-es/submodules/event-streams/index.js
 var event_streams_exports = /* @__PURE__ */ __exportAll$1({
 	EventStreamCodec: () => EventStreamCodec,
 	EventStreamMarshaller: () => EventStreamMarshaller,
@@ -40995,7 +41161,7 @@ var init_event_streams = __esmMin((() => {
 	init_EventStreamSerde();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/HttpProtocol.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/HttpProtocol.js
 var HttpProtocol;
 var init_HttpProtocol = __esmMin((() => {
 	init_transport();
@@ -41167,7 +41333,7 @@ var init_HttpProtocol = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/HttpBindingProtocol.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/HttpBindingProtocol.js
 var HttpBindingProtocol;
 var init_HttpBindingProtocol = __esmMin((() => {
 	init_transport();
@@ -41391,7 +41557,7 @@ var init_HttpBindingProtocol = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/RpcProtocol.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/RpcProtocol.js
 var RpcProtocol;
 var init_RpcProtocol = __esmMin((() => {
 	init_transport();
@@ -41480,7 +41646,7 @@ var init_RpcProtocol = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/AbstractRpcV2Protocol.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/AbstractRpcV2Protocol.js
 var AbstractRpcV2Protocol;
 var init_AbstractRpcV2Protocol = __esmMin((() => {
 	init_schema();
@@ -41516,7 +41682,7 @@ var init_AbstractRpcV2Protocol = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/resolve-path.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/resolve-path.js
 var resolvedPath;
 var init_resolve_path = __esmMin((() => {
 	init_extended_encode_uri_component();
@@ -41530,7 +41696,7 @@ var init_resolve_path = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/requestBuilder.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/requestBuilder.js
 function requestBuilder(input, context) {
 	return new RequestBuilder(input, context);
 }
@@ -41602,7 +41768,7 @@ var init_requestBuilder = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/serde/FromStringShapeDeserializer.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/serde/FromStringShapeDeserializer.js
 var FromStringShapeDeserializer;
 var init_FromStringShapeDeserializer = __esmMin((() => {
 	init_serde();
@@ -41660,7 +41826,7 @@ var init_FromStringShapeDeserializer = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/serde/HttpInterceptingShapeDeserializer.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/serde/HttpInterceptingShapeDeserializer.js
 var HttpInterceptingShapeDeserializer;
 var init_HttpInterceptingShapeDeserializer = __esmMin((() => {
 	init_serde();
@@ -41706,7 +41872,7 @@ var init_HttpInterceptingShapeDeserializer = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/serde/ToStringShapeSerializer.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/serde/ToStringShapeSerializer.js
 var ToStringShapeSerializer;
 var init_ToStringShapeSerializer = __esmMin((() => {
 	init_serde();
@@ -41793,7 +41959,7 @@ var init_ToStringShapeSerializer = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/serde/HttpInterceptingShapeSerializer.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/serde/HttpInterceptingShapeSerializer.js
 var HttpInterceptingShapeSerializer;
 var init_HttpInterceptingShapeSerializer = __esmMin((() => {
 	init_HttpBindingNormalizedSchema();
@@ -41838,7 +42004,7 @@ var init_HttpInterceptingShapeSerializer = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/serde/determineTimestampFormat.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/serde/determineTimestampFormat.js
 function determineTimestampFormat(ns, settings) {
 	if (settings.timestampFormat.useTrait) {
 		const schema = ns.getSchema();
@@ -41849,15 +42015,15 @@ function determineTimestampFormat(ns, settings) {
 }
 var init_determineTimestampFormat = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/protocol-http/Field.js
-var import_dist_cjs$20, Field;
+// node_modules/@smithy/core/dist-es/submodules/protocols/protocol-http/Field.js
+var import_dist_cjs$21, Field;
 var init_Field = __esmMin((() => {
-	import_dist_cjs$20 = require_dist_cjs$16();
+	import_dist_cjs$21 = require_dist_cjs$16();
 	Field = class {
 		name;
 		kind;
 		values;
-		constructor({ name, kind = import_dist_cjs$20.FieldPosition.HEADER, values = [] }) {
+		constructor({ name, kind = import_dist_cjs$21.FieldPosition.HEADER, values = [] }) {
 			this.name = name;
 			this.kind = kind;
 			this.values = values;
@@ -41880,7 +42046,7 @@ var init_Field = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/protocol-http/Fields.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/protocol-http/Fields.js
 var Fields;
 var init_Fields = __esmMin((() => {
 	Fields = class {
@@ -41905,7 +42071,7 @@ var init_Fields = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/protocol-http/extensions/httpExtensionConfiguration.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/protocol-http/extensions/httpExtensionConfiguration.js
 var getHttpHandlerExtensionConfiguration, resolveHttpHandlerRuntimeConfig;
 var init_httpExtensionConfiguration = __esmMin((() => {
 	getHttpHandlerExtensionConfiguration = (runtimeConfig) => {
@@ -41931,7 +42097,7 @@ var init_httpExtensionConfiguration = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/middleware-content-length/contentLengthMiddleware.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/middleware-content-length/contentLengthMiddleware.js
 function contentLengthMiddleware(bodyLengthChecker) {
 	return (next) => async (args) => {
 		const request = args.request;
@@ -41966,21 +42132,21 @@ var init_contentLengthMiddleware = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/util-uri-escape/escape-uri.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/util-uri-escape/escape-uri.js
 var escapeUri, hexEncode;
 var init_escape_uri = __esmMin((() => {
 	escapeUri = (uri) => encodeURIComponent(uri).replace(/[!'()*]/g, hexEncode);
 	hexEncode = (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/util-uri-escape/escape-uri-path.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/util-uri-escape/escape-uri-path.js
 var escapeUriPath;
 var init_escape_uri_path = __esmMin((() => {
 	init_escape_uri();
 	escapeUriPath = (uri) => uri.split("/").map(escapeUri).join("/");
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/querystring-builder/buildQueryString.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/querystring-builder/buildQueryString.js
 function buildQueryString(query) {
 	const parts = [];
 	for (let key of Object.keys(query).sort()) {
@@ -41999,7 +42165,7 @@ var init_buildQueryString = __esmMin((() => {
 	init_escape_uri();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/ConfigurableSerdeContext.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/ConfigurableSerdeContext.js
 var SerdeContextConfig$1;
 var init_ConfigurableSerdeContext$1 = __esmMin((() => {
 	SerdeContextConfig$1 = class {
@@ -42010,7 +42176,7 @@ var init_ConfigurableSerdeContext$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/UnionSerde.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/UnionSerde.js
 var UnionSerde$1;
 var init_UnionSerde$1 = __esmMin((() => {
 	UnionSerde$1 = class {
@@ -42041,7 +42207,7 @@ var init_UnionSerde$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/detectBufferParsing.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/json/detectBufferParsing.js
 function detectBufferParsing() {
 	if (canParseBuffer === void 0) try {
 		if (typeof Buffer !== "function") canParseBuffer = false;
@@ -42059,7 +42225,7 @@ var init_detectBufferParsing = __esmMin((() => {
 	;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/jsonReviver.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/json/jsonReviver.js
 function jsonReviver(key, value, context) {
 	if (context?.source) {
 		const numericString = context.source;
@@ -42146,7 +42312,7 @@ var init_jsonReviver = __esmMin((() => {
 	init_serde();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/needsReviver.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/json/needsReviver.js
 function needsReviver(schema) {
 	const ns = NormalizedSchema.of(schema);
 	const raw = ns.getSchema();
@@ -42176,7 +42342,7 @@ var init_needsReviver = __esmMin((() => {
 	REVIVER_SYMBOL = Symbol.for("@aws-sdk/reviver");
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/common.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/common.js
 var collectBodyString;
 var init_common = __esmMin((() => {
 	init_collect_stream_body();
@@ -42184,7 +42350,7 @@ var init_common = __esmMin((() => {
 	collectBodyString = (streamBody, context) => collectBody$1(streamBody, context).then((body) => (context?.utf8Encoder ?? toUtf8$1)(body));
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/parseJsonBody.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/json/parseJsonBody.js
 async function parseJsonBody(streamBody, context, schema) {
 	let parsingInput;
 	if (detectBufferParsing() && typeof streamBody?.[Symbol.asyncIterator] === "function") {
@@ -42267,7 +42433,7 @@ var init_parseJsonBody = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v2/JsonShapeDeserializer2.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v2/JsonShapeDeserializer2.js
 var JsonShapeDeserializer2;
 var init_JsonShapeDeserializer2 = __esmMin((() => {
 	init_determineTimestampFormat();
@@ -42407,7 +42573,7 @@ var init_JsonShapeDeserializer2 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v2/JsonBytesStringAdapter.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v2/JsonBytesStringAdapter.js
 var JsonBytesStringAdapter, warned;
 var init_JsonBytesStringAdapter = __esmMin((() => {
 	init_serde();
@@ -42506,7 +42672,7 @@ var init_JsonBytesStringAdapter = __esmMin((() => {
 	warned = 0;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v2/JsonShapeSerializer2.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v2/JsonShapeSerializer2.js
 function alloc(size) {
 	return JsonBytesStringAdapter.allocUnsafe(size);
 }
@@ -42990,7 +43156,7 @@ var init_JsonShapeSerializer2 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v2/JsonCodec2.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v2/JsonCodec2.js
 var JsonCodec2;
 var init_JsonCodec2 = __esmMin((() => {
 	init_ConfigurableSerdeContext$1();
@@ -43015,7 +43181,7 @@ var init_JsonCodec2 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/SmithyRpcV2JsonProtocol.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/json/SmithyRpcV2JsonProtocol.js
 var SmithyRpcV2JsonProtocol;
 var init_SmithyRpcV2JsonProtocol = __esmMin((() => {
 	init_AbstractRpcV2Protocol();
@@ -43088,7 +43254,7 @@ var init_SmithyRpcV2JsonProtocol = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v1/JsonShapeDeserializer.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v1/JsonShapeDeserializer.js
 var JsonShapeDeserializer;
 var init_JsonShapeDeserializer = __esmMin((() => {
 	init_determineTimestampFormat();
@@ -43208,7 +43374,7 @@ var init_JsonShapeDeserializer = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/jsonReplacer.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/json/jsonReplacer.js
 var JsonReplacer;
 var init_jsonReplacer = __esmMin((() => {
 	init_serde();
@@ -43246,7 +43412,7 @@ var init_jsonReplacer = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v1/JsonShapeSerializer.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v1/JsonShapeSerializer.js
 var JsonShapeSerializer;
 var init_JsonShapeSerializer = __esmMin((() => {
 	init_determineTimestampFormat();
@@ -43395,7 +43561,7 @@ var init_JsonShapeSerializer = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v1/JsonCodec.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/json/codec-v1/JsonCodec.js
 var JsonCodec;
 var init_JsonCodec = __esmMin((() => {
 	init_ConfigurableSerdeContext$1();
@@ -43420,7 +43586,7 @@ var init_JsonCodec = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/protocols/index.js
+// node_modules/@smithy/core/dist-es/submodules/protocols/index.js
 var protocols_exports = /* @__PURE__ */ __exportAll$1({
 	AbstractRpcV2Protocol: () => AbstractRpcV2Protocol,
 	Field: () => Field,
@@ -43498,7 +43664,7 @@ var init_protocols$1 = __esmMin((() => {
 	init_JsonShapeDeserializer2();
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-host-header/hostHeaderMiddleware.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-host-header/hostHeaderMiddleware.js
 function resolveHostHeaderConfig(input) {
 	return input;
 }
@@ -43531,7 +43697,7 @@ var init_hostHeaderMiddleware = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-logger/loggerMiddleware.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-logger/loggerMiddleware.js
 var loggerMiddleware, loggerMiddlewareOptions, getLoggerPlugin;
 var init_loggerMiddleware = __esmMin((() => {
 	loggerMiddleware = () => (next, context) => async (args) => {
@@ -43575,7 +43741,7 @@ var init_loggerMiddleware = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-recursion-detection/configuration.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-recursion-detection/configuration.js
 var recursionDetectionMiddlewareOptions;
 var init_configuration$1 = __esmMin((() => {
 	recursionDetectionMiddlewareOptions = {
@@ -43587,7 +43753,7 @@ var init_configuration$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws/lambda-invoke-store/dist-es/invoke-store.js
+// node_modules/@aws/lambda-invoke-store/dist-es/invoke-store.js
 var PROTECTED_KEYS, NO_GLOBAL_AWS_LAMBDA, InvokeStoreBase, InvokeStoreSingle, InvokeStoreMulti, InvokeStore;
 var init_invoke_store = __esmMin((() => {
 	PROTECTED_KEYS = {
@@ -43694,7 +43860,7 @@ var init_invoke_store = __esmMin((() => {
 	})(InvokeStore || (InvokeStore = {}));
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-recursion-detection/recursionDetectionMiddleware.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-recursion-detection/recursionDetectionMiddleware.js
 function sanitizeTraceHeaders(headers) {
 	for (const header of Object.keys(headers)) {
 		const lower = header.toLowerCase();
@@ -43744,7 +43910,7 @@ var init_recursionDetectionMiddleware = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-recursion-detection/getRecursionDetectionPlugin.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-recursion-detection/getRecursionDetectionPlugin.js
 var getRecursionDetectionPlugin;
 var init_getRecursionDetectionPlugin = __esmMin((() => {
 	init_configuration$1();
@@ -43754,7 +43920,7 @@ var init_getRecursionDetectionPlugin = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-auth-scheme/resolveAuthOptions.js
+// node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-auth-scheme/resolveAuthOptions.js
 var resolveAuthOptions;
 var init_resolveAuthOptions = __esmMin((() => {
 	resolveAuthOptions = (candidateAuthOptions, authSchemePreference) => {
@@ -43766,7 +43932,7 @@ var init_resolveAuthOptions = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-auth-scheme/httpAuthSchemeMiddleware.js
+// node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-auth-scheme/httpAuthSchemeMiddleware.js
 function convertHttpAuthSchemesToMap(httpAuthSchemes) {
 	const map = /* @__PURE__ */ new Map();
 	for (const scheme of httpAuthSchemes) map.set(scheme.schemeId, scheme);
@@ -43809,7 +43975,7 @@ var init_httpAuthSchemeMiddleware = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-auth-scheme/getHttpAuthSchemeEndpointRuleSetPlugin.js
+// node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-auth-scheme/getHttpAuthSchemeEndpointRuleSetPlugin.js
 var httpAuthSchemeEndpointRuleSetMiddlewareOptions, getHttpAuthSchemeEndpointRuleSetPlugin;
 var init_getHttpAuthSchemeEndpointRuleSetPlugin = __esmMin((() => {
 	init_httpAuthSchemeMiddleware();
@@ -43829,7 +43995,7 @@ var init_getHttpAuthSchemeEndpointRuleSetPlugin = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-auth-scheme/getHttpAuthSchemePlugin.js
+// node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-auth-scheme/getHttpAuthSchemePlugin.js
 var httpAuthSchemeMiddlewareOptions, getHttpAuthSchemePlugin;
 var init_getHttpAuthSchemePlugin = __esmMin((() => {
 	init_httpAuthSchemeMiddleware();
@@ -43849,14 +44015,14 @@ var init_getHttpAuthSchemePlugin = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-auth-scheme/index.js
+// node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-auth-scheme/index.js
 var init_middleware_http_auth_scheme = __esmMin((() => {
 	init_httpAuthSchemeMiddleware();
 	init_getHttpAuthSchemeEndpointRuleSetPlugin();
 	init_getHttpAuthSchemePlugin();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-signing/httpSigningMiddleware.js
+// node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-signing/httpSigningMiddleware.js
 var defaultErrorHandler$1, defaultSuccessHandler$1, httpSigningMiddleware;
 var init_httpSigningMiddleware = __esmMin((() => {
 	init_protocols$1();
@@ -43879,7 +44045,7 @@ var init_httpSigningMiddleware = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-signing/getHttpSigningMiddleware.js
+// node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-signing/getHttpSigningMiddleware.js
 var httpSigningMiddlewareOptions, getHttpSigningPlugin;
 var init_getHttpSigningMiddleware = __esmMin((() => {
 	init_httpSigningMiddleware();
@@ -43901,13 +44067,13 @@ var init_getHttpSigningMiddleware = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-signing/index.js
+// node_modules/@smithy/core/dist-es/legacy-root-exports/middleware-http-signing/index.js
 var init_middleware_http_signing = __esmMin((() => {
 	init_httpSigningMiddleware();
 	init_getHttpSigningMiddleware();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/normalizeProvider.js
+// node_modules/@smithy/core/dist-es/normalizeProvider.js
 var normalizeProvider;
 var init_normalizeProvider = __esmMin((() => {
 	normalizeProvider = (input) => {
@@ -43917,7 +44083,7 @@ var init_normalizeProvider = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/pagination/createPaginator.js
+// node_modules/@smithy/core/dist-es/legacy-root-exports/pagination/createPaginator.js
 function createPaginator(ClientCtor, CommandCtor, inputTokenName, outputTokenName, pageSizeTokenName) {
 	return async function* paginateOperation(config, input, ...additionalArguments) {
 		const _input = input;
@@ -43955,7 +44121,7 @@ var init_createPaginator = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/setFeature.js
+// node_modules/@smithy/core/dist-es/setFeature.js
 function setFeature(context, feature, value) {
 	if (!context.__smithy_context) context.__smithy_context = { features: {} };
 	else if (!context.__smithy_context.features) context.__smithy_context.features = {};
@@ -43963,7 +44129,7 @@ function setFeature(context, feature, value) {
 }
 var init_setFeature = __esmMin((() => {}));
 
-// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/DefaultIdentityProviderConfig.js
+// node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/DefaultIdentityProviderConfig.js
 var DefaultIdentityProviderConfig;
 var init_DefaultIdentityProviderConfig = __esmMin((() => {
 	init_transport();
@@ -43982,11 +44148,11 @@ var init_DefaultIdentityProviderConfig = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/httpApiKeyAuth.js
-var import_dist_cjs$19, HttpApiKeyAuthSigner;
+// node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/httpApiKeyAuth.js
+var import_dist_cjs$20, HttpApiKeyAuthSigner;
 var init_httpApiKeyAuth = __esmMin((() => {
 	init_protocols$1();
-	import_dist_cjs$19 = require_dist_cjs$16();
+	import_dist_cjs$20 = require_dist_cjs$16();
 	HttpApiKeyAuthSigner = class {
 		async sign(httpRequest, identity, signingProperties) {
 			if (!signingProperties) throw new Error("request could not be signed with `apiKey` since the `name` and `in` signer properties are missing");
@@ -43994,15 +44160,15 @@ var init_httpApiKeyAuth = __esmMin((() => {
 			if (!signingProperties.in) throw new Error("request could not be signed with `apiKey` since the `in` signer property is missing");
 			if (!identity.apiKey) throw new Error("request could not be signed with `apiKey` since the `apiKey` is not defined");
 			const clonedRequest = HttpRequest.clone(httpRequest);
-			if (signingProperties.in === import_dist_cjs$19.HttpApiKeyAuthLocation.QUERY) clonedRequest.query[signingProperties.name] = identity.apiKey;
-			else if (signingProperties.in === import_dist_cjs$19.HttpApiKeyAuthLocation.HEADER) clonedRequest.headers[signingProperties.name] = signingProperties.scheme ? `${signingProperties.scheme} ${identity.apiKey}` : identity.apiKey;
+			if (signingProperties.in === import_dist_cjs$20.HttpApiKeyAuthLocation.QUERY) clonedRequest.query[signingProperties.name] = identity.apiKey;
+			else if (signingProperties.in === import_dist_cjs$20.HttpApiKeyAuthLocation.HEADER) clonedRequest.headers[signingProperties.name] = signingProperties.scheme ? `${signingProperties.scheme} ${identity.apiKey}` : identity.apiKey;
 			else throw new Error("request can only be signed with `apiKey` locations `query` or `header`, but found: `" + signingProperties.in + "`");
 			return clonedRequest;
 		}
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/httpBearerAuth.js
+// node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/httpBearerAuth.js
 var HttpBearerAuthSigner;
 var init_httpBearerAuth = __esmMin((() => {
 	init_protocols$1();
@@ -44016,7 +44182,7 @@ var init_httpBearerAuth = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/noAuth.js
+// node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/noAuth.js
 var NoAuthSigner;
 var init_noAuth = __esmMin((() => {
 	NoAuthSigner = class {
@@ -44026,14 +44192,14 @@ var init_noAuth = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/index.js
+// node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/index.js
 var init_httpAuthSchemes$1 = __esmMin((() => {
 	init_httpApiKeyAuth();
 	init_httpBearerAuth();
 	init_noAuth();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/memoizeIdentityProvider.js
+// node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/memoizeIdentityProvider.js
 var createIsIdentityExpiredFunction, EXPIRATION_MS, isIdentityExpired, doesIdentityRequireRefresh, memoizeIdentityProvider;
 var init_memoizeIdentityProvider = __esmMin((() => {
 	createIsIdentityExpiredFunction = (expirationMs) => function isIdentityExpired(identity) {
@@ -44080,14 +44246,14 @@ var init_memoizeIdentityProvider = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/index.js
+// node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/index.js
 var init_util_identity_and_auth = __esmMin((() => {
 	init_DefaultIdentityProviderConfig();
 	init_httpAuthSchemes$1();
 	init_memoizeIdentityProvider();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/index.js
+// node_modules/@smithy/core/dist-es/index.js
 var dist_es_exports = /* @__PURE__ */ __exportAll$1({
 	DefaultIdentityProviderConfig: () => DefaultIdentityProviderConfig,
 	EXPIRATION_MS: () => EXPIRATION_MS,
@@ -44123,7 +44289,7 @@ var init_dist_es = __esmMin((() => {
 	init_util_identity_and_auth();
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-user-agent/configurations.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-user-agent/configurations.js
 function isValidUserAgentAppId(appId) {
 	if (appId === void 0) return true;
 	return typeof appId === "string" && appId.length <= 50;
@@ -44150,7 +44316,7 @@ var init_configurations$2 = __esmMin((() => {
 	DEFAULT_UA_APP_ID = void 0;
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/lib/aws/partitions.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/lib/aws/partitions.js
 var partitionsInfo;
 var init_partitions = __esmMin((() => {
 	partitionsInfo = {
@@ -44325,7 +44491,7 @@ var init_partitions = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/lib/aws/partition.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/lib/aws/partition.js
 var selectedPartitionsInfo, selectedUserAgentPrefix, partition, setPartitionInfo, useDefaultPartitionInfo, getUserAgentPrefix;
 var init_partition = __esmMin((() => {
 	init_partitions();
@@ -44358,13 +44524,13 @@ var init_partition = __esmMin((() => {
 	getUserAgentPrefix = () => selectedUserAgentPrefix;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/isStreamingPayload/isStreamingPayload.js
+// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/isStreamingPayload/isStreamingPayload.js
 var isStreamingPayload;
 var init_isStreamingPayload = __esmMin((() => {
 	isStreamingPayload = (request) => request?.body instanceof Readable || typeof ReadableStream !== "undefined" && request?.body instanceof ReadableStream;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/service-error-classification/constants.js
+// node_modules/@smithy/core/dist-es/submodules/retry/service-error-classification/constants.js
 var CLOCK_SKEW_ERROR_CODES, THROTTLING_ERROR_CODES, TRANSIENT_ERROR_CODES, TRANSIENT_ERROR_STATUS_CODES, NODEJS_TIMEOUT_ERROR_CODES, NODEJS_NETWORK_ERROR_CODES;
 var init_constants$3 = __esmMin((() => {
 	CLOCK_SKEW_ERROR_CODES = [
@@ -44417,7 +44583,7 @@ var init_constants$3 = __esmMin((() => {
 	];
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/service-error-classification/service-error-classification.js
+// node_modules/@smithy/core/dist-es/submodules/retry/service-error-classification/service-error-classification.js
 function isNodeJsHttp2TransientError(error) {
 	return error.code === "ERR_HTTP2_STREAM_ERROR" && error.message.includes("NGHTTP2_REFUSED_STREAM");
 }
@@ -44450,7 +44616,7 @@ var init_service_error_classification = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/util-retry/race.js
+// node_modules/@smithy/core/dist-es/submodules/retry/util-retry/race.js
 var race, createAbortError, isAbortError;
 var init_race = __esmMin((() => {
 	race = (promise, signal) => {
@@ -44470,7 +44636,7 @@ var init_race = __esmMin((() => {
 	isAbortError = (error) => typeof error === "object" && error !== null && "name" in error && error.name === "AbortError";
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/util-retry/constants.js
+// node_modules/@smithy/core/dist-es/submodules/retry/util-retry/constants.js
 var MAXIMUM_RETRY_DELAY, INVOCATION_ID_HEADER, REQUEST_HEADER;
 var init_constants$2 = __esmMin((() => {
 	MAXIMUM_RETRY_DELAY = 2e4;
@@ -44478,7 +44644,7 @@ var init_constants$2 = __esmMin((() => {
 	REQUEST_HEADER = "amz-sdk-request";
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/parseRetryAfterHeader.js
+// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/parseRetryAfterHeader.js
 function parseRetryAfterHeader(response, logger) {
 	if (!HttpResponse.isInstance(response)) return;
 	for (const header in response.headers) {
@@ -44518,7 +44684,7 @@ var init_parseRetryAfterHeader = __esmMin((() => {
 	init_serde();
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/util.js
+// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/util.js
 var asSdkError;
 var init_util$1 = __esmMin((() => {
 	asSdkError = (error) => {
@@ -44529,12 +44695,12 @@ var init_util$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retryMiddleware.js
+// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retryMiddleware.js
 function bindRetryMiddleware(isStreamingPayload) {
 	return (options) => (next, context) => async (args) => {
 		let retryStrategy = await options.retryStrategy();
 		const maxAttempts = await options.maxAttempts();
-		const abortSignal = context[import_dist_cjs$18.SMITHY_CONTEXT_KEY]?.abortSignal;
+		const abortSignal = context[import_dist_cjs$19.SMITHY_CONTEXT_KEY]?.abortSignal;
 		if (isRetryStrategyV2(retryStrategy)) {
 			retryStrategy = retryStrategy;
 			const retryTokenScope = (context["partition_id"] ?? "") + (context.__retryLongPoll ? ":longpoll" : "");
@@ -44589,12 +44755,12 @@ function bindGetRetryPlugin(isStreamingPayload) {
 		clientStack.add(retryMiddleware(options), retryMiddlewareOptions);
 	} });
 }
-var import_dist_cjs$18, isRetryStrategyV2, getRetryErrorInfo, getRetryErrorType, retryMiddlewareOptions;
+var import_dist_cjs$19, isRetryStrategyV2, getRetryErrorInfo, getRetryErrorType, retryMiddlewareOptions;
 var init_retryMiddleware = __esmMin((() => {
 	init_client$1();
 	init_protocols$1();
 	init_serde();
-	import_dist_cjs$18 = require_dist_cjs$16();
+	import_dist_cjs$19 = require_dist_cjs$16();
 	init_service_error_classification();
 	init_race();
 	init_constants$2();
@@ -44625,7 +44791,7 @@ var init_retryMiddleware = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/util-retry/DefaultRateLimiter.js
+// node_modules/@smithy/core/dist-es/submodules/retry/util-retry/DefaultRateLimiter.js
 var DefaultRateLimiter;
 var init_DefaultRateLimiter = __esmMin((() => {
 	init_service_error_classification();
@@ -44737,7 +44903,7 @@ var init_DefaultRateLimiter = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/util-retry/retries-2026-config.js
+// node_modules/@smithy/core/dist-es/submodules/retry/util-retry/retries-2026-config.js
 var Retry;
 var init_retries_2026_config = __esmMin((() => {
 	Retry = class {
@@ -44760,7 +44926,7 @@ var init_retries_2026_config = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/util-retry/DefaultRetryBackoffStrategy.js
+// node_modules/@smithy/core/dist-es/submodules/retry/util-retry/DefaultRetryBackoffStrategy.js
 var DefaultRetryBackoffStrategy;
 var init_DefaultRetryBackoffStrategy = __esmMin((() => {
 	init_constants$2();
@@ -44777,7 +44943,7 @@ var init_DefaultRetryBackoffStrategy = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/util-retry/DefaultRetryToken.js
+// node_modules/@smithy/core/dist-es/submodules/retry/util-retry/DefaultRetryToken.js
 var DefaultRetryToken;
 var init_DefaultRetryToken = __esmMin((() => {
 	init_constants$2();
@@ -44808,7 +44974,7 @@ var init_DefaultRetryToken = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/util-retry/config.js
+// node_modules/@smithy/core/dist-es/submodules/retry/util-retry/config.js
 var RETRY_MODES, DEFAULT_RETRY_MODE;
 var init_config = __esmMin((() => {
 	;
@@ -44819,7 +44985,7 @@ var init_config = __esmMin((() => {
 	DEFAULT_RETRY_MODE = RETRY_MODES.STANDARD;
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/util-retry/StandardRetryStrategy.js
+// node_modules/@smithy/core/dist-es/submodules/retry/util-retry/StandardRetryStrategy.js
 var refusal, StandardRetryStrategy$1;
 var init_StandardRetryStrategy$1 = __esmMin((() => {
 	init_DefaultRetryBackoffStrategy();
@@ -44911,7 +45077,7 @@ var init_StandardRetryStrategy$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/util-retry/AdaptiveRetryStrategy.js
+// node_modules/@smithy/core/dist-es/submodules/retry/util-retry/AdaptiveRetryStrategy.js
 var AdaptiveRetryStrategy$1;
 var init_AdaptiveRetryStrategy$1 = __esmMin((() => {
 	init_DefaultRateLimiter();
@@ -44950,7 +45116,7 @@ var init_AdaptiveRetryStrategy$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/util-retry/ConfiguredRetryStrategy.js
+// node_modules/@smithy/core/dist-es/submodules/retry/util-retry/ConfiguredRetryStrategy.js
 var ConfiguredRetryStrategy;
 var init_ConfiguredRetryStrategy = __esmMin((() => {
 	init_StandardRetryStrategy$1();
@@ -44969,7 +45135,7 @@ var init_ConfiguredRetryStrategy = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retry-pre-sra-deprecated/defaultRetryQuota.js
+// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retry-pre-sra-deprecated/defaultRetryQuota.js
 var getDefaultRetryQuota;
 var init_defaultRetryQuota = __esmMin((() => {
 	init_constants$2();
@@ -44999,14 +45165,14 @@ var init_defaultRetryQuota = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retry-pre-sra-deprecated/delayDecider.js
+// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retry-pre-sra-deprecated/delayDecider.js
 var defaultDelayDecider;
 var init_delayDecider = __esmMin((() => {
 	init_constants$2();
 	defaultDelayDecider = (delayBase, attempts) => Math.floor(Math.min(MAXIMUM_RETRY_DELAY, Math.random() * 2 ** attempts * delayBase));
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retry-pre-sra-deprecated/retryDecider.js
+// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retry-pre-sra-deprecated/retryDecider.js
 var defaultRetryDecider;
 var init_retryDecider = __esmMin((() => {
 	init_service_error_classification();
@@ -45016,7 +45182,7 @@ var init_retryDecider = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retry-pre-sra-deprecated/StandardRetryStrategy.js
+// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retry-pre-sra-deprecated/StandardRetryStrategy.js
 var StandardRetryStrategy, getDelayFromRetryAfterHeader;
 var init_StandardRetryStrategy = __esmMin((() => {
 	init_protocols$1();
@@ -45102,7 +45268,7 @@ var init_StandardRetryStrategy = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retry-pre-sra-deprecated/AdaptiveRetryStrategy.js
+// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/retry-pre-sra-deprecated/AdaptiveRetryStrategy.js
 var AdaptiveRetryStrategy;
 var init_AdaptiveRetryStrategy = __esmMin((() => {
 	init_DefaultRateLimiter();
@@ -45129,7 +45295,7 @@ var init_AdaptiveRetryStrategy = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/configurations.js
+// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/configurations.js
 var ENV_MAX_ATTEMPTS, CONFIG_MAX_ATTEMPTS, NODE_MAX_ATTEMPT_CONFIG_OPTIONS, resolveRetryConfig, ENV_RETRY_MODE, CONFIG_RETRY_MODE, NODE_RETRY_MODE_CONFIG_OPTIONS;
 var init_configurations$1 = __esmMin((() => {
 	init_client$1();
@@ -45186,7 +45352,7 @@ var init_configurations$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/omitRetryHeadersMiddleware.js
+// node_modules/@smithy/core/dist-es/submodules/retry/middleware-retry/omitRetryHeadersMiddleware.js
 var omitRetryHeadersMiddleware, omitRetryHeadersMiddlewareOptions, getOmitRetryHeadersPlugin;
 var init_omitRetryHeadersMiddleware = __esmMin((() => {
 	init_protocols$1();
@@ -45215,7 +45381,7 @@ var init_omitRetryHeadersMiddleware = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@smithy/core/dist-es/submodules/retry/index.js
+// node_modules/@smithy/core/dist-es/submodules/retry/index.js
 var retry_exports = /* @__PURE__ */ __exportAll$1({
 	AdaptiveRetryStrategy: () => AdaptiveRetryStrategy$1,
 	CONFIG_MAX_ATTEMPTS: () => CONFIG_MAX_ATTEMPTS,
@@ -45284,7 +45450,7 @@ var init_retry = __esmMin((() => {
 	getRetryPlugin = bindGetRetryPlugin(isStreamingPayload);
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-user-agent/check-features.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-user-agent/check-features.js
 async function checkFeatures(context, config, args) {
 	if (args.request?.headers?.["smithy-protocol"] === "rpc-v2-cbor") setFeature$2(context, "PROTOCOL_RPC_V2_CBOR", "M");
 	if (typeof config.retryStrategy === "function") {
@@ -45323,7 +45489,7 @@ var init_check_features = __esmMin((() => {
 	ACCOUNT_ID_ENDPOINT_REGEX = /\d{12}\.ddb/;
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-user-agent/constants.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-user-agent/constants.js
 var USER_AGENT, X_AMZ_USER_AGENT, UA_NAME_ESCAPE_REGEX, UA_VALUE_ESCAPE_REGEX;
 var init_constants$1 = __esmMin((() => {
 	USER_AGENT = "user-agent";
@@ -45332,7 +45498,7 @@ var init_constants$1 = __esmMin((() => {
 	UA_VALUE_ESCAPE_REGEX = /[^!$%&'*+\-.^_`|~\w#]/g;
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-user-agent/encode-features.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-user-agent/encode-features.js
 function encodeFeatures(features) {
 	let buffer = "";
 	for (const key in features) {
@@ -45351,7 +45517,7 @@ var init_encode_features = __esmMin((() => {
 	BYTE_LIMIT = 1024;
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-user-agent/user-agent-middleware.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/middleware-user-agent/user-agent-middleware.js
 var userAgentMiddleware, escapeUserAgent, getUserAgentMiddlewareOptions, getUserAgentPlugin;
 var init_user_agent_middleware = __esmMin((() => {
 	init_protocols$1();
@@ -45418,7 +45584,7 @@ var init_user_agent_middleware = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-node/getRuntimeUserAgentPair.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-node/getRuntimeUserAgentPair.js
 var getRuntimeUserAgentPair;
 var init_getRuntimeUserAgentPair = __esmMin((() => {
 	getRuntimeUserAgentPair = () => {
@@ -45431,13 +45597,13 @@ var init_getRuntimeUserAgentPair = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-node/crt-availability.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-node/crt-availability.js
 var crtAvailability;
 var init_crt_availability = __esmMin((() => {
 	crtAvailability = { isCrtAvailable: false };
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-node/is-crt-available.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-node/is-crt-available.js
 var isCrtAvailable;
 var init_is_crt_available = __esmMin((() => {
 	init_crt_availability();
@@ -45447,7 +45613,7 @@ var init_is_crt_available = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-node/defaultUserAgent.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-node/defaultUserAgent.js
 var createDefaultUserAgentProvider, defaultUserAgent;
 var init_defaultUserAgent$1 = __esmMin((() => {
 	init_getRuntimeUserAgentPair();
@@ -45474,7 +45640,7 @@ var init_defaultUserAgent$1 = __esmMin((() => {
 	defaultUserAgent = createDefaultUserAgentProvider;
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-node/nodeAppIdConfigOptions.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-node/nodeAppIdConfigOptions.js
 var UA_APP_ID_ENV_NAME, UA_APP_ID_INI_NAME, UA_APP_ID_INI_NAME_DEPRECATED, NODE_APP_ID_CONFIG_OPTIONS;
 var init_nodeAppIdConfigOptions = __esmMin((() => {
 	init_configurations$2();
@@ -45488,7 +45654,7 @@ var init_nodeAppIdConfigOptions = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/bowser/bowser.mjs
+// node_modules/bowser/bowser.mjs
 var bowser_exports = /* @__PURE__ */ __exportAll$1({
 	BROWSER_MAP: () => BROWSER_MAP,
 	ENGINE_MAP: () => ENGINE_MAP,
@@ -47517,7 +47683,7 @@ var init_bowser = __esmMin((() => {
 	getParser = Bowser.getParser;
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-browser/createUserAgentStringParsingProvider.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-browser/createUserAgentStringParsingProvider.js
 var createUserAgentStringParsingProvider;
 var init_createUserAgentStringParsingProvider = __esmMin((() => {
 	createUserAgentStringParsingProvider = ({ serviceId, clientVersion }) => async (config) => {
@@ -47538,7 +47704,7 @@ var init_createUserAgentStringParsingProvider = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-browser/defaultUserAgent.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/util-user-agent-browser/defaultUserAgent.js
 var fallback;
 var init_defaultUserAgent = __esmMin((() => {
 	init_createUserAgentStringParsingProvider();
@@ -47559,12 +47725,12 @@ var init_defaultUserAgent = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/lib/isIpAddress.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/lib/isIpAddress.js
 var init_isIpAddress = __esmMin((() => {
 	init_endpoints();
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/lib/aws/isVirtualHostableS3Bucket.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/lib/aws/isVirtualHostableS3Bucket.js
 var isVirtualHostableS3Bucket;
 var init_isVirtualHostableS3Bucket = __esmMin((() => {
 	init_endpoints();
@@ -47582,7 +47748,7 @@ var init_isVirtualHostableS3Bucket = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/lib/aws/parseArn.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/lib/aws/parseArn.js
 var ARN_DELIMITER, RESOURCE_DELIMITER, parseArn;
 var init_parseArn = __esmMin((() => {
 	ARN_DELIMITER = ":";
@@ -47602,7 +47768,7 @@ var init_parseArn = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/aws.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/aws.js
 var awsEndpointFunctions;
 var init_aws = __esmMin((() => {
 	init_endpoints();
@@ -47617,12 +47783,12 @@ var init_aws = __esmMin((() => {
 	customEndpointFunctions.aws = awsEndpointFunctions;
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/resolveEndpoint.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/resolveEndpoint.js
 var init_resolveEndpoint = __esmMin((() => {
 	init_endpoints();
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/resolveDefaultAwsRegionalEndpointsConfig.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/resolveDefaultAwsRegionalEndpointsConfig.js
 var resolveDefaultAwsRegionalEndpointsConfig, toEndpointV1;
 var init_resolveDefaultAwsRegionalEndpointsConfig = __esmMin((() => {
 	init_protocols$1();
@@ -47642,17 +47808,17 @@ var init_resolveDefaultAwsRegionalEndpointsConfig = __esmMin((() => {
 	toEndpointV1 = (endpoint) => parseUrl(endpoint.url);
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/types/EndpointError.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/util-endpoints/types/EndpointError.js
 var init_EndpointError = __esmMin((() => {
 	init_endpoints();
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/region-config-resolver/awsRegionConfig.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/region-config-resolver/awsRegionConfig.js
 var init_awsRegionConfig = __esmMin((() => {
 	init_config$1();
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/region-config-resolver/stsRegionDefaultResolver.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/region-config-resolver/stsRegionDefaultResolver.js
 function stsRegionDefaultResolver(loaderConfig = {}) {
 	return loadConfig({
 		...NODE_REGION_CONFIG_OPTIONS,
@@ -47671,7 +47837,7 @@ var init_stsRegionDefaultResolver = __esmMin((() => {
 	warning = { silence: false };
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/region-config-resolver/extensions.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/region-config-resolver/extensions.js
 var getAwsRegionExtensionConfiguration, resolveAwsRegionExtensionConfiguration;
 var init_extensions = __esmMin((() => {
 	getAwsRegionExtensionConfiguration = (runtimeConfig) => {
@@ -47689,7 +47855,7 @@ var init_extensions = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/client/index.js
+// node_modules/@aws-sdk/core/dist-es/submodules/client/index.js
 var client_exports = /* @__PURE__ */ __exportAll$1({
 	DEFAULT_UA_APP_ID: () => void 0,
 	EndpointError: () => EndpointError,
@@ -47774,7 +47940,7 @@ var init_client = __esmMin((() => {
 	init_extensions();
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/getChecksumAlgorithmForRequest.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/getChecksumAlgorithmForRequest.js
 var getChecksumAlgorithmForRequest;
 var init_getChecksumAlgorithmForRequest = __esmMin((() => {
 	init_constants$7();
@@ -47785,14 +47951,14 @@ var init_getChecksumAlgorithmForRequest = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/getChecksumLocationName.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/getChecksumLocationName.js
 var getChecksumLocationName;
 var init_getChecksumLocationName = __esmMin((() => {
 	init_constants$7();
-	getChecksumLocationName = (algorithm) => algorithm === ChecksumAlgorithm.MD5 ? "content-md5" : `x-amz-checksum-${algorithm.toLowerCase()}`;
+	getChecksumLocationName = (algorithm) => algorithm === ChecksumAlgorithm$1.MD5 ? "content-md5" : `x-amz-checksum-${algorithm.toLowerCase()}`;
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/hasHeader.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/hasHeader.js
 var hasHeader;
 var init_hasHeader = __esmMin((() => {
 	hasHeader = (header, headers) => {
@@ -47802,7 +47968,7 @@ var init_hasHeader = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/hasHeaderWithPrefix.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/hasHeaderWithPrefix.js
 var hasHeaderWithPrefix;
 var init_hasHeaderWithPrefix = __esmMin((() => {
 	hasHeaderWithPrefix = (headerPrefix, headers) => {
@@ -47812,14 +47978,14 @@ var init_hasHeaderWithPrefix = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/isStreaming.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/isStreaming.js
 var isStreaming;
 var init_isStreaming = __esmMin((() => {
 	init_serde();
 	isStreaming = (body) => body !== void 0 && typeof body !== "string" && !ArrayBuffer.isView(body) && !isArrayBuffer(body);
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/crc/crc32c/Crc32cJs.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/crc/crc32c/Crc32cJs.js
 var T, Crc32cJs;
 var init_Crc32cJs = __esmMin((() => {
 	T = /* @__PURE__ */ new Uint32Array(256);
@@ -47851,20 +48017,20 @@ var init_Crc32cJs = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/crc/crc32c/Crc32cNode.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/crc/crc32c/Crc32cNode.js
 var Crc32cNode;
 var init_Crc32cNode = __esmMin((() => {
 	init_Crc32cJs();
 	Crc32cNode = Crc32cJs;
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/crc/crc64-nvme/crc64-nvme-crt-container.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/crc/crc64-nvme/crc64-nvme-crt-container.js
 var crc64NvmeCrtContainer;
 var init_crc64_nvme_crt_container = __esmMin((() => {
 	crc64NvmeCrtContainer = { CrtCrc64Nvme: null };
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/crc/crc64-nvme/Crc64NvmeJs.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/crc/crc64-nvme/Crc64NvmeJs.js
 var generateCRC64NVMETable, CRC64_NVME_REVERSED_TABLE, t0, t1, t2, t3, t4, t5, t6, t7, ensureTablesInitialized, Crc64NvmeJs;
 var init_Crc64NvmeJs = __esmMin((() => {
 	generateCRC64NVMETable = () => {
@@ -47953,7 +48119,7 @@ var init_Crc64NvmeJs = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/crc/crc64-nvme/Crc64Nvme.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/crc/crc64-nvme/Crc64Nvme.js
 var Crc64Nvme;
 var init_Crc64Nvme = __esmMin((() => {
 	init_crc64_nvme_crt_container();
@@ -47976,7 +48142,7 @@ var init_Crc64Nvme = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/crc/index.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/crc/index.js
 var init_crc = __esmMin((() => {
 	init_Crc32cJs();
 	init_Crc32cNode();
@@ -47986,27 +48152,27 @@ var init_crc = __esmMin((() => {
 	init_checksum();
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/types.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/types.js
 var CLIENT_SUPPORTED_ALGORITHMS, PRIORITY_ORDER_ALGORITHMS;
 var init_types = __esmMin((() => {
 	init_constants$7();
 	CLIENT_SUPPORTED_ALGORITHMS = [
-		ChecksumAlgorithm.CRC32,
-		ChecksumAlgorithm.CRC32C,
-		ChecksumAlgorithm.CRC64NVME,
-		ChecksumAlgorithm.SHA1,
-		ChecksumAlgorithm.SHA256
+		ChecksumAlgorithm$1.CRC32,
+		ChecksumAlgorithm$1.CRC32C,
+		ChecksumAlgorithm$1.CRC64NVME,
+		ChecksumAlgorithm$1.SHA1,
+		ChecksumAlgorithm$1.SHA256
 	];
 	PRIORITY_ORDER_ALGORITHMS = [
-		ChecksumAlgorithm.SHA256,
-		ChecksumAlgorithm.SHA1,
-		ChecksumAlgorithm.CRC32,
-		ChecksumAlgorithm.CRC32C,
-		ChecksumAlgorithm.CRC64NVME
+		ChecksumAlgorithm$1.SHA256,
+		ChecksumAlgorithm$1.SHA1,
+		ChecksumAlgorithm$1.CRC32,
+		ChecksumAlgorithm$1.CRC32C,
+		ChecksumAlgorithm$1.CRC64NVME
 	];
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/selectChecksumAlgorithmFunction.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/selectChecksumAlgorithmFunction.js
 var selectChecksumAlgorithmFunction;
 var init_selectChecksumAlgorithmFunction = __esmMin((() => {
 	init_crc();
@@ -48015,12 +48181,12 @@ var init_selectChecksumAlgorithmFunction = __esmMin((() => {
 	selectChecksumAlgorithmFunction = (checksumAlgorithm, config) => {
 		const { checksumAlgorithms = {} } = config;
 		switch (checksumAlgorithm) {
-			case ChecksumAlgorithm.MD5: return checksumAlgorithms?.MD5 ?? config.md5;
-			case ChecksumAlgorithm.CRC32: return checksumAlgorithms?.CRC32 ?? Crc32Node;
-			case ChecksumAlgorithm.CRC32C: return checksumAlgorithms?.CRC32C ?? Crc32cNode;
-			case ChecksumAlgorithm.CRC64NVME: return checksumAlgorithms?.CRC64NVME ?? Crc64Nvme;
-			case ChecksumAlgorithm.SHA1: return checksumAlgorithms?.SHA1 ?? config.sha1;
-			case ChecksumAlgorithm.SHA256: return checksumAlgorithms?.SHA256 ?? config.sha256;
+			case ChecksumAlgorithm$1.MD5: return checksumAlgorithms?.MD5 ?? config.md5;
+			case ChecksumAlgorithm$1.CRC32: return checksumAlgorithms?.CRC32 ?? Crc32Node;
+			case ChecksumAlgorithm$1.CRC32C: return checksumAlgorithms?.CRC32C ?? Crc32cNode;
+			case ChecksumAlgorithm$1.CRC64NVME: return checksumAlgorithms?.CRC64NVME ?? Crc64Nvme;
+			case ChecksumAlgorithm$1.SHA1: return checksumAlgorithms?.SHA1 ?? config.sha1;
+			case ChecksumAlgorithm$1.SHA256: return checksumAlgorithms?.SHA256 ?? config.sha256;
 			default:
 				if (checksumAlgorithms?.[checksumAlgorithm]) return checksumAlgorithms[checksumAlgorithm];
 				throw new Error(`The checksum algorithm "${checksumAlgorithm}" is not supported by the client. Select one of ${CLIENT_SUPPORTED_ALGORITHMS}, or provide an implementation to  the client constructor checksums field.`);
@@ -48028,7 +48194,7 @@ var init_selectChecksumAlgorithmFunction = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/stringHasher.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/stringHasher.js
 var stringHasher;
 var init_stringHasher = __esmMin((() => {
 	init_serde();
@@ -48039,7 +48205,7 @@ var init_stringHasher = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/flexibleChecksumsMiddleware.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/flexibleChecksumsMiddleware.js
 var flexibleChecksumsMiddlewareOptions, flexibleChecksumsMiddleware;
 var init_flexibleChecksumsMiddleware = __esmMin((() => {
 	init_client();
@@ -48084,19 +48250,19 @@ var init_flexibleChecksumsMiddleware = __esmMin((() => {
 		let updatedHeaders = headers;
 		if (checksumAlgorithm) {
 			switch (checksumAlgorithm) {
-				case ChecksumAlgorithm.CRC32:
+				case ChecksumAlgorithm$1.CRC32:
 					setFeature$2(context, "FLEXIBLE_CHECKSUMS_REQ_CRC32", "U");
 					break;
-				case ChecksumAlgorithm.CRC32C:
+				case ChecksumAlgorithm$1.CRC32C:
 					setFeature$2(context, "FLEXIBLE_CHECKSUMS_REQ_CRC32C", "V");
 					break;
-				case ChecksumAlgorithm.CRC64NVME:
+				case ChecksumAlgorithm$1.CRC64NVME:
 					setFeature$2(context, "FLEXIBLE_CHECKSUMS_REQ_CRC64", "W");
 					break;
-				case ChecksumAlgorithm.SHA1:
+				case ChecksumAlgorithm$1.SHA1:
 					setFeature$2(context, "FLEXIBLE_CHECKSUMS_REQ_SHA1", "X");
 					break;
-				case ChecksumAlgorithm.SHA256: setFeature$2(context, "FLEXIBLE_CHECKSUMS_REQ_SHA256", "Y");
+				case ChecksumAlgorithm$1.SHA256: setFeature$2(context, "FLEXIBLE_CHECKSUMS_REQ_SHA256", "Y");
 			}
 			const checksumLocationName = getChecksumLocationName(checksumAlgorithm);
 			const checksumAlgorithmFn = selectChecksumAlgorithmFunction(checksumAlgorithm, config);
@@ -48145,7 +48311,7 @@ var init_flexibleChecksumsMiddleware = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/flexibleChecksumsInputMiddleware.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/flexibleChecksumsInputMiddleware.js
 var flexibleChecksumsInputMiddlewareOptions, flexibleChecksumsInputMiddleware;
 var init_flexibleChecksumsInputMiddleware = __esmMin((() => {
 	init_client();
@@ -48181,7 +48347,7 @@ var init_flexibleChecksumsInputMiddleware = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/getChecksumAlgorithmListForResponse.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/getChecksumAlgorithmListForResponse.js
 var getChecksumAlgorithmListForResponse;
 var init_getChecksumAlgorithmListForResponse = __esmMin((() => {
 	init_types();
@@ -48197,7 +48363,7 @@ var init_getChecksumAlgorithmListForResponse = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/isChecksumWithPartNumber.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/isChecksumWithPartNumber.js
 var isChecksumWithPartNumber;
 var init_isChecksumWithPartNumber = __esmMin((() => {
 	isChecksumWithPartNumber = (checksum) => {
@@ -48213,14 +48379,14 @@ var init_isChecksumWithPartNumber = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/getChecksum.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/getChecksum.js
 var getChecksum;
 var init_getChecksum = __esmMin((() => {
 	init_stringHasher();
 	getChecksum = async (body, { checksumAlgorithmFn, base64Encoder }) => base64Encoder(await stringHasher(checksumAlgorithmFn, body));
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/validateChecksumFromResponse.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/validateChecksumFromResponse.js
 var validateChecksumFromResponse;
 var init_validateChecksumFromResponse = __esmMin((() => {
 	init_serde();
@@ -48241,8 +48407,8 @@ var init_validateChecksumFromResponse = __esmMin((() => {
 				try {
 					checksumAlgorithmFn = selectChecksumAlgorithmFunction(algorithm, config);
 				} catch (error) {
-					if (algorithm === ChecksumAlgorithm.CRC64NVME) {
-						logger?.warn(`Skipping ${ChecksumAlgorithm.CRC64NVME} checksum validation: ${error.message}`);
+					if (algorithm === ChecksumAlgorithm$1.CRC64NVME) {
+						logger?.warn(`Skipping ${ChecksumAlgorithm$1.CRC64NVME} checksum validation: ${error.message}`);
 						continue;
 					}
 					throw error;
@@ -48269,7 +48435,7 @@ var init_validateChecksumFromResponse = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/flexibleChecksumsResponseMiddleware.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/flexibleChecksumsResponseMiddleware.js
 var flexibleChecksumsResponseMiddlewareOptions, flexibleChecksumsResponseMiddleware;
 var init_flexibleChecksumsResponseMiddleware = __esmMin((() => {
 	init_protocols$1();
@@ -48312,7 +48478,7 @@ var init_flexibleChecksumsResponseMiddleware = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/getFlexibleChecksumsPlugin.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/getFlexibleChecksumsPlugin.js
 var getFlexibleChecksumsPlugin;
 var init_getFlexibleChecksumsPlugin = __esmMin((() => {
 	init_flexibleChecksumsInputMiddleware();
@@ -48325,7 +48491,7 @@ var init_getFlexibleChecksumsPlugin = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/resolveFlexibleChecksumsConfig.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/resolveFlexibleChecksumsConfig.js
 var resolveFlexibleChecksumsConfig;
 var init_resolveFlexibleChecksumsConfig = __esmMin((() => {
 	init_client$1();
@@ -48341,11 +48507,11 @@ var init_resolveFlexibleChecksumsConfig = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/index.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/flexible-checksums/index.js
 var flexible_checksums_exports = /* @__PURE__ */ __exportAll$1({
 	CONFIG_REQUEST_CHECKSUM_CALCULATION: () => CONFIG_REQUEST_CHECKSUM_CALCULATION,
 	CONFIG_RESPONSE_CHECKSUM_VALIDATION: () => CONFIG_RESPONSE_CHECKSUM_VALIDATION,
-	ChecksumAlgorithm: () => ChecksumAlgorithm,
+	ChecksumAlgorithm: () => ChecksumAlgorithm$1,
 	ChecksumLocation: () => ChecksumLocation,
 	DEFAULT_CHECKSUM_ALGORITHM: () => DEFAULT_CHECKSUM_ALGORITHM,
 	DEFAULT_REQUEST_CHECKSUM_CALCULATION: () => DEFAULT_REQUEST_CHECKSUM_CALCULATION,
@@ -48370,7 +48536,7 @@ var init_flexible_checksums = __esmMin((() => {
 	init_resolveFlexibleChecksumsConfig();
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-check-content-length-header/check-content-length-header.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-check-content-length-header/check-content-length-header.js
 function checkContentLengthHeader() {
 	return (next, context) => async (args) => {
 		const { request } = args;
@@ -48401,7 +48567,7 @@ var init_check_content_length_header = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-region-redirect/region-redirect-endpoint-middleware.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-region-redirect/region-redirect-endpoint-middleware.js
 var regionRedirectEndpointMiddleware, regionRedirectEndpointMiddlewareOptions;
 var init_region_redirect_endpoint_middleware = __esmMin((() => {
 	regionRedirectEndpointMiddleware = (config) => {
@@ -48443,7 +48609,7 @@ var init_region_redirect_endpoint_middleware = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-region-redirect/region-redirect-middleware.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-region-redirect/region-redirect-middleware.js
 function regionRedirectMiddleware(clientConfig) {
 	return (next, context) => async (args) => {
 		try {
@@ -48487,7 +48653,7 @@ var init_region_redirect_middleware = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/S3ExpressIdentityCache.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/S3ExpressIdentityCache.js
 var S3ExpressIdentityCache;
 var init_S3ExpressIdentityCache = __esmMin((() => {
 	S3ExpressIdentityCache = class S3ExpressIdentityCache {
@@ -48529,7 +48695,7 @@ var init_S3ExpressIdentityCache = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/S3ExpressIdentityCacheEntry.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/S3ExpressIdentityCacheEntry.js
 var S3ExpressIdentityCacheEntry;
 var init_S3ExpressIdentityCacheEntry = __esmMin((() => {
 	S3ExpressIdentityCacheEntry = class {
@@ -48548,7 +48714,7 @@ var init_S3ExpressIdentityCacheEntry = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/S3ExpressIdentityProviderImpl.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/S3ExpressIdentityProviderImpl.js
 var S3ExpressIdentityProviderImpl;
 var init_S3ExpressIdentityProviderImpl = __esmMin((() => {
 	init_S3ExpressIdentityCache();
@@ -48601,7 +48767,7 @@ var init_S3ExpressIdentityProviderImpl = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-configuration/s3Configuration.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-configuration/s3Configuration.js
 var resolveS3Config;
 var init_s3Configuration = __esmMin((() => {
 	init_S3ExpressIdentityProviderImpl();
@@ -48620,7 +48786,7 @@ var init_s3Configuration = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-expires/s3-expires-middleware.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-expires/s3-expires-middleware.js
 var s3ExpiresMiddleware, s3ExpiresMiddlewareOptions, getS3ExpiresMiddlewarePlugin;
 var init_s3_expires_middleware = __esmMin((() => {
 	init_protocols$1();
@@ -48655,7 +48821,7 @@ var init_s3_expires_middleware = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@smithy/signature-v4/dist-cjs/index.js
+// node_modules/@smithy/signature-v4/dist-cjs/index.js
 var require_dist_cjs$15 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { hasOwn, fromUtf8, fromHex, toHex, toUint8Array, writeKey, isArrayBuffer } = (init_serde(), __toCommonJS(serde_exports));
 	const { normalizeProvider } = (init_client$1(), __toCommonJS(client_exports$1));
@@ -49147,7 +49313,7 @@ ${toHex(hashedRequest)}`;
 	exports.signatureV4aContainer = signatureV4aContainer;
 }));
 
-// ../../main/node_modules/@aws-sdk/signature-v4-multi-region/dist-cjs/index.js
+// node_modules/@aws-sdk/signature-v4-multi-region/dist-cjs/index.js
 var require_dist_cjs$14 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { SignatureV4, signatureV4aContainer } = require_dist_cjs$15();
 	const signatureV4CrtContainer = { CrtSignerV4: null };
@@ -49249,14 +49415,14 @@ var require_dist_cjs$14 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.signatureV4CrtContainer = signatureV4CrtContainer;
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/SignatureV4S3Express.js
-var import_dist_cjs$17, SignatureV4S3Express;
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/SignatureV4S3Express.js
+var import_dist_cjs$18, SignatureV4S3Express;
 var init_SignatureV4S3Express = __esmMin((() => {
-	import_dist_cjs$17 = require_dist_cjs$14();
-	SignatureV4S3Express = class extends import_dist_cjs$17.SignatureV4SignWithCredentials {};
+	import_dist_cjs$18 = require_dist_cjs$14();
+	SignatureV4S3Express = class extends import_dist_cjs$18.SignatureV4SignWithCredentials {};
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/constants.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/constants.js
 var S3_EXPRESS_BUCKET_TYPE, S3_EXPRESS_BACKEND, S3_EXPRESS_AUTH_SCHEME, SESSION_TOKEN_QUERY_PARAM, SESSION_TOKEN_HEADER, NODE_DISABLE_S3_EXPRESS_SESSION_AUTH_ENV_NAME, NODE_DISABLE_S3_EXPRESS_SESSION_AUTH_INI_NAME, NODE_DISABLE_S3_EXPRESS_SESSION_AUTH_OPTIONS;
 var init_constants = __esmMin((() => {
 	init_config$1();
@@ -49274,7 +49440,7 @@ var init_constants = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/functions/s3ExpressMiddleware.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/functions/s3ExpressMiddleware.js
 var s3ExpressMiddleware, s3ExpressMiddlewareOptions, getS3ExpressPlugin;
 var init_s3ExpressMiddleware = __esmMin((() => {
 	init_client();
@@ -49312,7 +49478,7 @@ var init_s3ExpressMiddleware = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/functions/signS3Express.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/functions/signS3Express.js
 var signS3Express;
 var init_signS3Express = __esmMin((() => {
 	signS3Express = async (s3ExpressIdentity, signingOptions, request, sigV4MultiRegionSigner) => {
@@ -49322,7 +49488,7 @@ var init_signS3Express = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/functions/s3ExpressHttpSigningMiddleware.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/functions/s3ExpressHttpSigningMiddleware.js
 var defaultErrorHandler, defaultSuccessHandler, s3ExpressHttpSigningMiddlewareOptions, s3ExpressHttpSigningMiddleware, getS3ExpressHttpSigningPlugin;
 var init_s3ExpressHttpSigningMiddleware = __esmMin((() => {
 	init_dist_es();
@@ -49354,13 +49520,13 @@ var init_s3ExpressHttpSigningMiddleware = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/to-stream/toStream.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/to-stream/toStream.js
 function toStream(bytes) {
 	return Readable.from(Buffer.from(bytes));
 }
 var init_toStream = __esmMin((() => {}));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-throw-200-exceptions/throw-200-exceptions.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-throw-200-exceptions/throw-200-exceptions.js
 var THROW_IF_EMPTY_BODY, throw200ExceptionsMiddleware, collectBody, throw200ExceptionsMiddlewareOptions, getThrow200ExceptionsPlugin;
 var init_throw_200_exceptions = __esmMin((() => {
 	init_protocols$1();
@@ -49404,7 +49570,7 @@ var init_throw_200_exceptions = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/util/util-arn-parser/arn.js
+// node_modules/@aws-sdk/core/dist-es/submodules/util/util-arn-parser/arn.js
 var validate, parse;
 var init_arn = __esmMin((() => {
 	validate = (str) => typeof str === "string" && str.indexOf("arn:") === 0 && str.split(":").length >= 6;
@@ -49422,13 +49588,13 @@ var init_arn = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/util/index.js
+// node_modules/@aws-sdk/core/dist-es/submodules/util/index.js
 var init_util = __esmMin((() => {
 	init_arn();
 	init_protocols$1();
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-region-redirect/bucket-endpoint-middleware.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-region-redirect/bucket-endpoint-middleware.js
 function bucketEndpointMiddleware$1(options) {
 	return (next, context) => async (args) => {
 		if (options.bucketEndpoint) {
@@ -49462,7 +49628,7 @@ var init_bucket_endpoint_middleware = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-validate-bucket-name/validate-bucket-name.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-validate-bucket-name/validate-bucket-name.js
 function validateBucketNameMiddleware({ bucketEndpoint }) {
 	return (next) => async (args) => {
 		const { input: { Bucket } } = args;
@@ -49490,7 +49656,7 @@ var init_validate_bucket_name = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/ProtocolLib.js
+// node_modules/@aws-sdk/core/dist-es/submodules/protocols/ProtocolLib.js
 var ProtocolLib;
 var init_ProtocolLib = __esmMin((() => {
 	init_client$1();
@@ -49604,7 +49770,7 @@ var init_ProtocolLib = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/json/AwsRestJsonProtocol.js
+// node_modules/@aws-sdk/core/dist-es/submodules/protocols/json/AwsRestJsonProtocol.js
 var AwsRestJsonProtocol;
 var init_AwsRestJsonProtocol = __esmMin((() => {
 	init_protocols$1();
@@ -49683,7 +49849,7 @@ var init_AwsRestJsonProtocol = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/xml-builder/dist-cjs/index.js
+// node_modules/@aws-sdk/xml-builder/dist-cjs/index.js
 var require_dist_cjs$13 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const ATTR_ESCAPE_RE = /[&<>"]/g;
 	const ATTR_ESCAPE_MAP = {
@@ -49991,7 +50157,7 @@ var require_dist_cjs$13 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.parseXML = parseXML;
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/ConfigurableSerdeContext.js
+// node_modules/@aws-sdk/core/dist-es/submodules/protocols/ConfigurableSerdeContext.js
 var SerdeContextConfig;
 var init_ConfigurableSerdeContext = __esmMin((() => {
 	SerdeContextConfig = class {
@@ -50002,7 +50168,7 @@ var init_ConfigurableSerdeContext = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/UnionSerde.js
+// node_modules/@aws-sdk/core/dist-es/submodules/protocols/UnionSerde.js
 var UnionSerde;
 var init_UnionSerde = __esmMin((() => {
 	UnionSerde = class {
@@ -50033,7 +50199,7 @@ var init_UnionSerde = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/writeKey.js
+// node_modules/@aws-sdk/core/dist-es/submodules/protocols/writeKey.js
 function writeKey(obj) {
 	Object.defineProperty(obj, "__proto__", {
 		value: void 0,
@@ -50044,10 +50210,10 @@ function writeKey(obj) {
 }
 var init_writeKey = __esmMin((() => {}));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlShapeDeserializer.js
-var import_dist_cjs$16, XmlShapeDeserializer;
+// node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlShapeDeserializer.js
+var import_dist_cjs$17, XmlShapeDeserializer;
 var init_XmlShapeDeserializer = __esmMin((() => {
-	import_dist_cjs$16 = require_dist_cjs$13();
+	import_dist_cjs$17 = require_dist_cjs$13();
 	init_client$1();
 	init_protocols$1();
 	init_schema();
@@ -50142,7 +50308,7 @@ var init_XmlShapeDeserializer = __esmMin((() => {
 			if (xml.length) {
 				let parsedObj;
 				try {
-					parsedObj = (0, import_dist_cjs$16.parseXML)(xml);
+					parsedObj = (0, import_dist_cjs$17.parseXML)(xml);
 				} catch (e) {
 					if (e && typeof e === "object") Object.defineProperty(e, "$responseBodyText", { value: xml });
 					throw e;
@@ -50161,7 +50327,7 @@ var init_XmlShapeDeserializer = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/query/QueryShapeSerializer.js
+// node_modules/@aws-sdk/core/dist-es/submodules/protocols/query/QueryShapeSerializer.js
 var QueryShapeSerializer;
 var init_QueryShapeSerializer = __esmMin((() => {
 	init_protocols$1();
@@ -50310,7 +50476,7 @@ var init_QueryShapeSerializer = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/query/AwsQueryProtocol.js
+// node_modules/@aws-sdk/core/dist-es/submodules/protocols/query/AwsQueryProtocol.js
 var AwsQueryProtocol;
 var init_AwsQueryProtocol = __esmMin((() => {
 	init_protocols$1();
@@ -50432,7 +50598,7 @@ var init_AwsQueryProtocol = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/parseXmlBody.js
+// node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/parseXmlBody.js
 var loadRestXmlErrorCode;
 var init_parseXmlBody = __esmMin((() => {
 	loadRestXmlErrorCode = (output, data) => {
@@ -50442,10 +50608,10 @@ var init_parseXmlBody = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlShapeSerializer.js
-var import_dist_cjs$15, XmlShapeSerializer;
+// node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlShapeSerializer.js
+var import_dist_cjs$16, XmlShapeSerializer;
 var init_XmlShapeSerializer = __esmMin((() => {
-	import_dist_cjs$15 = require_dist_cjs$13();
+	import_dist_cjs$16 = require_dist_cjs$13();
 	init_protocols$1();
 	init_schema();
 	init_serde();
@@ -50491,7 +50657,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			const traits = ns.getMergedTraits();
 			const name = ns.isMemberSchema() && !traits.httpPayload ? ns.getMemberTraits().xmlName ?? ns.getMemberName() : traits.xmlName ?? ns.getName();
 			if (!name || !ns.isStructSchema()) throw new Error(`@aws-sdk/core/protocols - xml serializer, cannot write struct with empty name or non-struct, schema=${ns.getName(true)}.`);
-			const structXmlNode = import_dist_cjs$15.XmlNode.of(name);
+			const structXmlNode = import_dist_cjs$16.XmlNode.of(name);
 			const [xmlnsAttr, xmlns] = this.getXmlnsAttribute(ns, parentXmlns);
 			for (const [memberName, memberSchema] of ns.structIterator()) {
 				const val = value[memberName];
@@ -50504,7 +50670,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 					else if (memberSchema.isMapSchema()) this.writeMap(memberSchema, val, structXmlNode, xmlns);
 					else if (memberSchema.isStructSchema()) structXmlNode.addChildNode(this.writeStruct(memberSchema, val, xmlns));
 					else {
-						const memberNode = import_dist_cjs$15.XmlNode.of(memberSchema.getMergedTraits().xmlName ?? memberSchema.getMemberName());
+						const memberNode = import_dist_cjs$16.XmlNode.of(memberSchema.getMergedTraits().xmlName ?? memberSchema.getMemberName());
 						this.writeSimpleInto(memberSchema, val, memberNode, xmlns);
 						structXmlNode.addChildNode(memberNode);
 					}
@@ -50513,9 +50679,9 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			const { $unknown } = value;
 			if ($unknown && ns.isUnionSchema() && Array.isArray($unknown) && Object.keys(value).length === 1) {
 				const [k, v] = $unknown;
-				const node = import_dist_cjs$15.XmlNode.of(k);
+				const node = import_dist_cjs$16.XmlNode.of(k);
 				if (typeof v !== "string") {
-					if (value instanceof import_dist_cjs$15.XmlNode || value instanceof import_dist_cjs$15.XmlText) structXmlNode.addChildNode(value);
+					if (value instanceof import_dist_cjs$16.XmlNode || value instanceof import_dist_cjs$16.XmlText) structXmlNode.addChildNode(value);
 					else throw new Error("@aws-sdk - $unknown union member in XML requires value of type string, @aws-sdk/xml-builder::XmlNode or XmlText.");
 				}
 				this.writeSimpleInto(0, v, node, xmlns);
@@ -50539,7 +50705,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 					const struct = this.writeStruct(listValueSchema, value, xmlns);
 					container.addChildNode(struct.withName(flat ? listTraits.xmlName ?? listMember.getMemberName() : listValueTraits.xmlName ?? "member"));
 				} else {
-					const listItemNode = import_dist_cjs$15.XmlNode.of(flat ? listTraits.xmlName ?? listMember.getMemberName() : listValueTraits.xmlName ?? "member");
+					const listItemNode = import_dist_cjs$16.XmlNode.of(flat ? listTraits.xmlName ?? listMember.getMemberName() : listValueTraits.xmlName ?? "member");
 					this.writeSimpleInto(listValueSchema, value, listItemNode, xmlns);
 					container.addChildNode(listItemNode);
 				}
@@ -50547,7 +50713,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			if (flat) {
 				for (const value of array) if (sparse || value != null) writeItem(container, value);
 			} else {
-				const listNode = import_dist_cjs$15.XmlNode.of(listTraits.xmlName ?? listMember.getMemberName());
+				const listNode = import_dist_cjs$16.XmlNode.of(listTraits.xmlName ?? listMember.getMemberName());
 				if (xmlns) listNode.addAttribute(xmlnsAttr, xmlns);
 				for (const value of array) if (sparse || value != null) writeItem(listNode, value);
 				container.addChildNode(listNode);
@@ -50565,11 +50731,11 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			const flat = !!mapTraits.xmlFlattened;
 			const [xmlnsAttr, xmlns] = this.getXmlnsAttribute(mapMember, parentXmlns);
 			const addKeyValue = (entry, key, val) => {
-				const keyNode = import_dist_cjs$15.XmlNode.of(keyTag, key);
+				const keyNode = import_dist_cjs$16.XmlNode.of(keyTag, key);
 				const [keyXmlnsAttr, keyXmlns] = this.getXmlnsAttribute(mapKeySchema, xmlns);
 				if (keyXmlns) keyNode.addAttribute(keyXmlnsAttr, keyXmlns);
 				entry.addChildNode(keyNode);
-				let valueNode = import_dist_cjs$15.XmlNode.of(valueTag);
+				let valueNode = import_dist_cjs$16.XmlNode.of(valueTag);
 				if (mapValueSchema.isListSchema()) this.writeList(mapValueSchema, val, valueNode, xmlns);
 				else if (mapValueSchema.isMapSchema()) this.writeMap(mapValueSchema, val, valueNode, xmlns, true);
 				else if (mapValueSchema.isStructSchema()) valueNode = this.writeStruct(mapValueSchema, val, xmlns);
@@ -50579,7 +50745,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			if (flat) for (const key in map) {
 				const val = map[key];
 				if (sparse || val != null) {
-					const entry = import_dist_cjs$15.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
+					const entry = import_dist_cjs$16.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
 					addKeyValue(entry, key, val);
 					container.addChildNode(entry);
 				}
@@ -50587,14 +50753,14 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			else {
 				let mapNode;
 				if (!containerIsMap) {
-					mapNode = import_dist_cjs$15.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
+					mapNode = import_dist_cjs$16.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
 					if (xmlns) mapNode.addAttribute(xmlnsAttr, xmlns);
 					container.addChildNode(mapNode);
 				}
 				for (const key in map) {
 					const val = map[key];
 					if (sparse || val != null) {
-						const entry = import_dist_cjs$15.XmlNode.of("entry");
+						const entry = import_dist_cjs$16.XmlNode.of("entry");
 						addKeyValue(entry, key, val);
 						(containerIsMap ? container : mapNode).addChildNode(entry);
 					}
@@ -50638,7 +50804,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 		writeSimpleInto(_schema, value, into, parentXmlns) {
 			const nodeContents = this.writeSimple(_schema, value);
 			const ns = NormalizedSchema.of(_schema);
-			const content = new import_dist_cjs$15.XmlText(nodeContents);
+			const content = new import_dist_cjs$16.XmlText(nodeContents);
 			const [xmlnsAttr, xmlns] = this.getXmlnsAttribute(ns, parentXmlns);
 			if (xmlns) into.addAttribute(xmlnsAttr, xmlns);
 			into.addChildNode(content);
@@ -50651,7 +50817,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlCodec.js
+// node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlCodec.js
 var XmlCodec;
 var init_XmlCodec = __esmMin((() => {
 	init_ConfigurableSerdeContext();
@@ -50676,7 +50842,7 @@ var init_XmlCodec = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/AwsRestXmlProtocol.js
+// node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/AwsRestXmlProtocol.js
 var AwsRestXmlProtocol;
 var init_AwsRestXmlProtocol = __esmMin((() => {
 	init_protocols$1();
@@ -50758,7 +50924,7 @@ var init_AwsRestXmlProtocol = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/protocols/index.js
+// node_modules/@aws-sdk/core/dist-es/submodules/protocols/index.js
 var init_protocols = __esmMin((() => {
 	init_serde();
 	init_transport();
@@ -50775,7 +50941,7 @@ var init_protocols = __esmMin((() => {
 	init_parseXmlBody();
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/protocol/S3RestXmlProtocol.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/protocol/S3RestXmlProtocol.js
 var S3RestXmlProtocol;
 var init_S3RestXmlProtocol = __esmMin((() => {
 	init_protocols();
@@ -50799,7 +50965,7 @@ var init_S3RestXmlProtocol = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/NodeDisableMultiregionAccessPointConfigOptions.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/NodeDisableMultiregionAccessPointConfigOptions.js
 var NODE_DISABLE_MULTIREGION_ACCESS_POINT_ENV_NAME, NODE_DISABLE_MULTIREGION_ACCESS_POINT_INI_NAME, NODE_DISABLE_MULTIREGION_ACCESS_POINT_CONFIG_OPTIONS;
 var init_NodeDisableMultiregionAccessPointConfigOptions = __esmMin((() => {
 	init_config$1();
@@ -50812,7 +50978,7 @@ var init_NodeDisableMultiregionAccessPointConfigOptions = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/NodeUseArnRegionConfigOptions.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/NodeUseArnRegionConfigOptions.js
 var NODE_USE_ARN_REGION_ENV_NAME, NODE_USE_ARN_REGION_INI_NAME, NODE_USE_ARN_REGION_CONFIG_OPTIONS;
 var init_NodeUseArnRegionConfigOptions = __esmMin((() => {
 	init_config$1();
@@ -50825,7 +50991,7 @@ var init_NodeUseArnRegionConfigOptions = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-bucket-endpoint/bucketHostnameUtils.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-bucket-endpoint/bucketHostnameUtils.js
 var DOMAIN_PATTERN, IP_ADDRESS_PATTERN, DOTS_PATTERN, DOT_PATTERN, S3_HOSTNAME_PATTERN, S3_US_EAST_1_ALTNAME_PATTERN, AWS_PARTITION_SUFFIX, isBucketNameOptions, isDnsCompatibleBucketName, getRegionalSuffix, getSuffix, getSuffixForArnEndpoint, validateArnEndpointOptions, validateService, validateS3Service, validateOutpostService, validatePartition, validateRegion, validateRegionalClient, validateAccountId, validateDNSHostLabel, validateCustomEndpoint, getArnResources, validateNoDualstack, validateNoFIPS, validateMrapAlias;
 var init_bucketHostnameUtils = __esmMin((() => {
 	DOMAIN_PATTERN = /^[a-z0-9][a-z0-9\.\-]{1,61}[a-z0-9]$/;
@@ -50906,7 +51072,7 @@ var init_bucketHostnameUtils = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-bucket-endpoint/bucketHostname.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-bucket-endpoint/bucketHostname.js
 var bucketHostname, getEndpointFromBucketName, getEndpointFromArn, getEndpointFromObjectLambdaArn, getEndpointFromMRAPArn, getEndpointFromOutpostArn, getEndpointFromAccessPointArn;
 var init_bucketHostname = __esmMin((() => {
 	init_bucketHostnameUtils();
@@ -51022,7 +51188,7 @@ var init_bucketHostname = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-bucket-endpoint/bucketEndpointMiddleware.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-bucket-endpoint/bucketEndpointMiddleware.js
 var bucketEndpointMiddleware, bucketEndpointMiddlewareOptions, getBucketEndpointPlugin;
 var init_bucketEndpointMiddleware = __esmMin((() => {
 	init_util();
@@ -51103,7 +51269,7 @@ var init_bucketEndpointMiddleware = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-bucket-endpoint/configurations.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-bucket-endpoint/configurations.js
 function resolveBucketEndpointConfig(input) {
 	const { bucketEndpoint = false, forcePathStyle = false, useAccelerateEndpoint = false, useArnRegion, disableMultiregionAccessPoints = false } = input;
 	return Object.assign(input, {
@@ -51116,7 +51282,7 @@ function resolveBucketEndpointConfig(input) {
 }
 var init_configurations = __esmMin((() => {}));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-expect-continue/middleware-expect-continue.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-expect-continue/middleware-expect-continue.js
 function addExpectContinueMiddleware(options) {
 	return (next) => async (args) => {
 		const { request } = args;
@@ -51148,7 +51314,7 @@ var init_middleware_expect_continue = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-location-constraint/middleware-location-constraint.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-location-constraint/middleware-location-constraint.js
 function locationConstraintMiddleware(options) {
 	return (next) => async (args) => {
 		const { CreateBucketConfiguration } = args.input;
@@ -51175,13 +51341,13 @@ var init_middleware_location_constraint = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-location-constraint/configuration.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-location-constraint/configuration.js
 function resolveLocationConstraintConfig(input) {
 	return input;
 }
 var init_configuration = __esmMin((() => {}));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-ssec/middleware-ssec.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-ssec/middleware-ssec.js
 function ssecMiddleware(options) {
 	return (next) => async (args) => {
 		const input = { ...args.input };
@@ -51237,7 +51403,7 @@ var init_middleware_ssec = __esmMin((() => {
 	} });
 }));
 
-// ../../main/node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/index.js
+// node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/index.js
 var s3_exports = /* @__PURE__ */ __exportAll$1({
 	NODE_DISABLE_MULTIREGION_ACCESS_POINT_CONFIG_OPTIONS: () => NODE_DISABLE_MULTIREGION_ACCESS_POINT_CONFIG_OPTIONS,
 	NODE_DISABLE_MULTIREGION_ACCESS_POINT_ENV_NAME: () => NODE_DISABLE_MULTIREGION_ACCESS_POINT_ENV_NAME,
@@ -51329,7 +51495,7 @@ var init_s3 = __esmMin((() => {
 	init_middleware_ssec();
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/getDateHeader.js
+// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/getDateHeader.js
 var getDateHeader, getAgeHeader;
 var init_getDateHeader = __esmMin((() => {
 	init_protocols$1();
@@ -51337,13 +51503,13 @@ var init_getDateHeader = __esmMin((() => {
 	getAgeHeader = (response) => HttpResponse.isInstance(response) ? response.headers?.age ?? response.headers?.Age : void 0;
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/getSkewCorrectedDate.js
+// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/getSkewCorrectedDate.js
 var getSkewCorrectedDate;
 var init_getSkewCorrectedDate = __esmMin((() => {
 	getSkewCorrectedDate = (systemClockOffset) => new Date(Date.now() + systemClockOffset);
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/getUpdatedSystemClockOffset.js
+// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/getUpdatedSystemClockOffset.js
 var getUpdatedSystemClockOffset;
 var init_getUpdatedSystemClockOffset = __esmMin((() => {
 	getUpdatedSystemClockOffset = (clockTime, currentSystemClockOffset, timeRequestSent, ageHeader) => {
@@ -51356,25 +51522,25 @@ var init_getUpdatedSystemClockOffset = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/index.js
+// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/index.js
 var init_utils = __esmMin((() => {
 	init_getDateHeader();
 	init_getSkewCorrectedDate();
 	init_getUpdatedSystemClockOffset();
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/AwsSdkSigV4Signer.js
-var import_dist_cjs$14, throwSigningPropertyError, hasEventStreamOutput, validateSigningProperties, AwsSdkSigV4Signer, AWSSDKSigV4Signer;
+// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/AwsSdkSigV4Signer.js
+var import_dist_cjs$15, throwSigningPropertyError, hasEventStreamOutput, validateSigningProperties, AwsSdkSigV4Signer, AWSSDKSigV4Signer;
 var init_AwsSdkSigV4Signer = __esmMin((() => {
 	init_protocols$1();
-	import_dist_cjs$14 = require_dist_cjs$16();
+	import_dist_cjs$15 = require_dist_cjs$16();
 	init_utils();
 	throwSigningPropertyError = (name, property) => {
 		if (!property) throw new Error(`Property \`${name}\` is not resolved for AWS SDK SigV4Auth`);
 		return property;
 	};
 	hasEventStreamOutput = (signingProperties) => {
-		return (signingProperties.context?.[import_dist_cjs$14.SMITHY_CONTEXT_KEY]?.eventStream)?.output === true;
+		return (signingProperties.context?.[import_dist_cjs$15.SMITHY_CONTEXT_KEY]?.eventStream)?.output === true;
 	};
 	validateSigningProperties = async (signingProperties) => {
 		const context = throwSigningPropertyError("context", signingProperties.context);
@@ -51448,7 +51614,7 @@ var init_AwsSdkSigV4Signer = __esmMin((() => {
 	AWSSDKSigV4Signer = AwsSdkSigV4Signer;
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/AwsSdkSigV4ASigner.js
+// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/AwsSdkSigV4ASigner.js
 var AwsSdkSigV4ASigner;
 var init_AwsSdkSigV4ASigner = __esmMin((() => {
 	init_protocols$1();
@@ -51474,19 +51640,19 @@ var init_AwsSdkSigV4ASigner = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/getArrayForCommaSeparatedString.js
+// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/getArrayForCommaSeparatedString.js
 var getArrayForCommaSeparatedString;
 var init_getArrayForCommaSeparatedString = __esmMin((() => {
 	getArrayForCommaSeparatedString = (str) => typeof str === "string" && str.length > 0 ? str.split(",").map((item) => item.trim()) : [];
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/getBearerTokenEnvKey.js
+// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/utils/getBearerTokenEnvKey.js
 var getBearerTokenEnvKey;
 var init_getBearerTokenEnvKey = __esmMin((() => {
 	getBearerTokenEnvKey = (signingName) => `AWS_BEARER_TOKEN_${signingName.replace(/[\s-]/g, "_").toUpperCase()}`;
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/NODE_AUTH_SCHEME_PREFERENCE_OPTIONS.js
+// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/NODE_AUTH_SCHEME_PREFERENCE_OPTIONS.js
 var NODE_AUTH_SCHEME_PREFERENCE_ENV_KEY, NODE_AUTH_SCHEME_PREFERENCE_CONFIG_KEY, NODE_AUTH_SCHEME_PREFERENCE_OPTIONS;
 var init_NODE_AUTH_SCHEME_PREFERENCE_OPTIONS = __esmMin((() => {
 	init_getArrayForCommaSeparatedString();
@@ -51509,7 +51675,7 @@ var init_NODE_AUTH_SCHEME_PREFERENCE_OPTIONS = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/resolveAwsSdkSigV4AConfig.js
+// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/resolveAwsSdkSigV4AConfig.js
 var resolveAwsSdkSigV4AConfig, NODE_SIGV4A_CONFIG_OPTIONS;
 var init_resolveAwsSdkSigV4AConfig = __esmMin((() => {
 	init_dist_es();
@@ -51531,7 +51697,7 @@ var init_resolveAwsSdkSigV4AConfig = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/resolveAwsSdkSigV4Config.js
+// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/resolveAwsSdkSigV4Config.js
 function normalizeCredentialProvider(config, { credentials, credentialDefaultProvider }) {
 	let credentialsProvider;
 	if (credentials) {
@@ -51554,11 +51720,11 @@ function bindCallerConfig(config, credentialsProvider) {
 	fn.configBound = true;
 	return fn;
 }
-var import_dist_cjs$13, bindResolveAwsSdkSigV4Config;
+var import_dist_cjs$14, bindResolveAwsSdkSigV4Config;
 var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 	init_client();
 	init_dist_es();
-	import_dist_cjs$13 = require_dist_cjs$15();
+	import_dist_cjs$14 = require_dist_cjs$15();
 	bindResolveAwsSdkSigV4Config = (defaultDisableClockSkewCorrection) => (config) => {
 		let inputCredentials = config.credentials;
 		let isUserSupplied = !!config.credentials;
@@ -51608,7 +51774,7 @@ var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 				sha256,
 				uriEscapePath: signingEscapePath
 			};
-			return new (config.signerConstructor || import_dist_cjs$13.SignatureV4)(params);
+			return new (config.signerConstructor || import_dist_cjs$14.SignatureV4)(params);
 		});
 		else signer = async (authScheme) => {
 			authScheme = Object.assign({}, {
@@ -51629,7 +51795,7 @@ var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 				sha256,
 				uriEscapePath: signingEscapePath
 			};
-			return new (config.signerConstructor || import_dist_cjs$13.SignatureV4)(params);
+			return new (config.signerConstructor || import_dist_cjs$14.SignatureV4)(params);
 		};
 		return Object.assign(config, {
 			systemClockOffset,
@@ -51640,7 +51806,7 @@ var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/index.js
+// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/index.js
 var init_aws_sdk = __esmMin((() => {
 	init_AwsSdkSigV4Signer();
 	init_AwsSdkSigV4ASigner();
@@ -51649,7 +51815,7 @@ var init_aws_sdk = __esmMin((() => {
 	init_resolveAwsSdkSigV4Config();
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/clock-skew-node-config.js
+// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/clock-skew-node-config.js
 var ENV_DISABLE_CLOCK_SKEW_CORRECTION, CONFIG_DISABLE_CLOCK_SKEW_CORRECTION, NODE_DISABLE_CLOCK_SKEW_CORRECTION_CONFIG_OPTIONS;
 var init_clock_skew_node_config = __esmMin((() => {
 	init_config$1();
@@ -51662,7 +51828,7 @@ var init_clock_skew_node_config = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/clock-skew-defaults.js
+// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/clock-skew-defaults.js
 var DEFAULT_DISABLE_CLOCK_SKEW_CORRECTION;
 var init_clock_skew_defaults = __esmMin((() => {
 	init_config$1();
@@ -51670,7 +51836,7 @@ var init_clock_skew_defaults = __esmMin((() => {
 	DEFAULT_DISABLE_CLOCK_SKEW_CORRECTION = loadConfig(NODE_DISABLE_CLOCK_SKEW_CORRECTION_CONFIG_OPTIONS);
 }));
 
-// ../../main/node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/index.js
+// node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/index.js
 var httpAuthSchemes_exports = /* @__PURE__ */ __exportAll$1({
 	AWSSDKSigV4Signer: () => AWSSDKSigV4Signer,
 	AwsSdkSigV4ASigner: () => AwsSdkSigV4ASigner,
@@ -51692,7 +51858,7 @@ var init_httpAuthSchemes = __esmMin((() => {
 	resolveAWSSDKSigV4Config = resolveAwsSdkSigV4Config;
 }));
 
-// ../../main/node_modules/@aws-sdk/credential-provider-env/dist-cjs/index.js
+// node_modules/@aws-sdk/credential-provider-env/dist-cjs/index.js
 var require_dist_cjs$12 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { setCredentialFeature } = (init_client(), __toCommonJS(client_exports));
 	const { CredentialsProviderError } = (init_config$1(), __toCommonJS(config_exports));
@@ -51733,7 +51899,7 @@ var require_dist_cjs$12 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.fromEnv = fromEnv;
 }));
 
-// ../../main/node_modules/@smithy/credential-provider-imds/dist-cjs/index.js
+// node_modules/@smithy/credential-provider-imds/dist-cjs/index.js
 var require_dist_cjs$11 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { ProviderError, CredentialsProviderError, loadConfig } = (init_config$1(), __toCommonJS(config_exports));
 	const node_http = __require("node:http");
@@ -52048,7 +52214,7 @@ var require_dist_cjs$11 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.providerConfigFromInit = providerConfigFromInit;
 }));
 
-// ../../main/node_modules/@smithy/node-http-handler/dist-cjs/index.js
+// node_modules/@smithy/node-http-handler/dist-cjs/index.js
 var require_dist_cjs$10 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { hasOwn } = (init_serde(), __toCommonJS(serde_exports));
 	const { streamCollector } = (init_serde(), __toCommonJS(serde_exports));
@@ -52788,7 +52954,7 @@ or increase socketAcquisitionWarningTimeout=(millis) in the NodeHttpHandler conf
 	exports.NodeHttpHandler = NodeHttpHandler;
 }));
 
-// ../../main/node_modules/@aws-sdk/credential-provider-http/dist-cjs/index.js
+// node_modules/@aws-sdk/credential-provider-http/dist-cjs/index.js
 var require_dist_cjs$9 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { setCredentialFeature } = (init_client(), __toCommonJS(client_exports));
 	const { CredentialsProviderError } = (init_config$1(), __toCommonJS(config_exports));
@@ -52919,7 +53085,7 @@ Set AWS_CONTAINER_CREDENTIALS_FULL_URI or AWS_CONTAINER_CREDENTIALS_RELATIVE_URI
 	exports.fromHttp = fromHttp;
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/auth/httpAuthSchemeProvider.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/auth/httpAuthSchemeProvider.js
 function createAwsAuthSigv4HttpAuthOption$3(authParameters) {
 	return {
 		schemeId: "aws.auth#sigv4",
@@ -52964,7 +53130,7 @@ var init_httpAuthSchemeProvider$3 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/endpoint/EndpointParameters.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/endpoint/EndpointParameters.js
 var resolveClientEndpointParameters$3, commonParams$3;
 var init_EndpointParameters$3 = __esmMin((() => {
 	resolveClientEndpointParameters$3 = (options) => {
@@ -52994,10 +53160,10 @@ var init_EndpointParameters$3 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/package.json
+// node_modules/@aws-sdk/nested-clients/package.json
 var version = "3.998.3";
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/endpoint/bdd.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/endpoint/bdd.js
 var k$3, a$3, b$3, c$3, d$3, e$3, f$3, g$3, h$3, i$3, j$3, _data$3, root$3, nodes$3, bdd$3;
 var init_bdd$3 = __esmMin((() => {
 	init_endpoints();
@@ -53100,7 +53266,7 @@ var init_bdd$3 = __esmMin((() => {
 	bdd$3 = BinaryDecisionDiagram.from(nodes$3, root$3, _data$3.conditions, _data$3.results);
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/endpoint/endpointResolver.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/endpoint/endpointResolver.js
 var cache$3, defaultEndpointResolver$3;
 var init_endpointResolver$3 = __esmMin((() => {
 	init_client();
@@ -53124,7 +53290,7 @@ var init_endpointResolver$3 = __esmMin((() => {
 	customEndpointFunctions.aws = awsEndpointFunctions;
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/models/SSOOIDCServiceException.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/models/SSOOIDCServiceException.js
 var SSOOIDCServiceException;
 var init_SSOOIDCServiceException = __esmMin((() => {
 	init_client$1();
@@ -53137,7 +53303,7 @@ var init_SSOOIDCServiceException = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/models/errors.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/models/errors.js
 var AccessDeniedException$1, AuthorizationPendingException, ExpiredTokenException$1, InternalServerException$1, InvalidClientException, InvalidGrantException, InvalidRequestException$1, InvalidScopeException, SlowDownException, UnauthorizedClientException, UnsupportedGrantTypeException;
 var init_errors$3 = __esmMin((() => {
 	init_SSOOIDCServiceException();
@@ -53334,7 +53500,7 @@ var init_errors$3 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/schemas/schemas_0.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/schemas/schemas_0.js
 var _ADE$1, _APE, _AT$1, _CS, _CT, _CTR, _CTRr, _CV, _ETE$1, _ICE, _IGE, _IRE$1, _ISE$1, _ISEn, _IT, _RT$1, _SDE, _UCE, _UGTE, _aT$2, _c$3, _cI$1, _cS, _cV$1, _co$1, _dC, _e$3, _eI$1, _ed, _gT$1, _h$2, _hE$3, _iT$1, _r$1, _rT$1, _rU$1, _s$3, _sc, _se$1, _tT$1, n0$3, _s_registry$3, SSOOIDCServiceException$, n0_registry$3, AccessDeniedException$$1, AuthorizationPendingException$, ExpiredTokenException$$1, InternalServerException$$1, InvalidClientException$, InvalidGrantException$, InvalidRequestException$$1, InvalidScopeException$, SlowDownException$, UnauthorizedClientException$, UnsupportedGrantTypeException$, errorTypeRegistries$3, AccessToken, ClientSecret, CodeVerifier, IdToken, RefreshToken$1, CreateTokenRequest$, CreateTokenResponse$, CreateToken$;
 var init_schemas_0$3 = __esmMin((() => {
 	init_schema();
@@ -53639,7 +53805,7 @@ var init_schemas_0$3 = __esmMin((() => {
 	];
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/runtimeConfig.shared.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/runtimeConfig.shared.js
 var getRuntimeConfig$7;
 var init_runtimeConfig_shared$3 = __esmMin((() => {
 	init_httpAuthSchemes();
@@ -53687,8 +53853,8 @@ var init_runtimeConfig_shared$3 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/runtimeConfig.js
-var import_dist_cjs$12, getRuntimeConfig$6;
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/runtimeConfig.js
+var import_dist_cjs$13, getRuntimeConfig$6;
 var init_runtimeConfig$3 = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -53696,7 +53862,7 @@ var init_runtimeConfig$3 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$12 = require_dist_cjs$10();
+	import_dist_cjs$13 = require_dist_cjs$10();
 	init_runtimeConfig_shared$3();
 	getRuntimeConfig$6 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -53725,12 +53891,12 @@ var init_runtimeConfig$3 = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$12.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$13.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$12.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$13.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -53738,7 +53904,7 @@ var init_runtimeConfig$3 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/auth/httpAuthExtensionConfiguration.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/auth/httpAuthExtensionConfiguration.js
 var getHttpAuthExtensionConfiguration$3, resolveHttpAuthRuntimeConfig$3;
 var init_httpAuthExtensionConfiguration$3 = __esmMin((() => {
 	getHttpAuthExtensionConfiguration$3 = (runtimeConfig) => {
@@ -53777,7 +53943,7 @@ var init_httpAuthExtensionConfiguration$3 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/runtimeExtensions.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/runtimeExtensions.js
 var resolveRuntimeExtensions$3;
 var init_runtimeExtensions$3 = __esmMin((() => {
 	init_client();
@@ -53791,7 +53957,7 @@ var init_runtimeExtensions$3 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/SSOOIDCClient.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/SSOOIDCClient.js
 var SSOOIDCClient;
 var init_SSOOIDCClient = __esmMin((() => {
 	init_client();
@@ -53840,7 +54006,7 @@ var init_SSOOIDCClient = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/commandBuilder.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/commandBuilder.js
 var command$3, _ep0$3, _mw0$3;
 var init_commandBuilder$3 = __esmMin((() => {
 	init_client$1();
@@ -53851,7 +54017,7 @@ var init_commandBuilder$3 = __esmMin((() => {
 	_mw0$3 = (Command, cs, config, o) => [];
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/commands/CreateTokenCommand.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/commands/CreateTokenCommand.js
 var CreateTokenCommand;
 var init_CreateTokenCommand = __esmMin((() => {
 	init_commandBuilder$3();
@@ -53859,7 +54025,7 @@ var init_CreateTokenCommand = __esmMin((() => {
 	CreateTokenCommand = class extends command$3(_ep0$3, _mw0$3, "CreateToken", CreateToken$) {};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/SSOOIDC.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/SSOOIDC.js
 var commands$3, SSOOIDC;
 var init_SSOOIDC = __esmMin((() => {
 	init_client$1();
@@ -53870,12 +54036,12 @@ var init_SSOOIDC = __esmMin((() => {
 	createAggregatedClient(commands$3, SSOOIDC);
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/commands/index.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/commands/index.js
 var init_commands$3 = __esmMin((() => {
 	init_CreateTokenCommand();
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/models/enums.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/models/enums.js
 var AccessDeniedExceptionReason, InvalidRequestExceptionReason;
 var init_enums$1 = __esmMin((() => {
 	AccessDeniedExceptionReason = { KMS_ACCESS_DENIED: "KMS_AccessDeniedException" };
@@ -53887,10 +54053,10 @@ var init_enums$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/models/models_0.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/models/models_0.js
 var init_models_0$3 = __esmMin((() => {}));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/index.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/index.js
 var sso_oidc_exports = /* @__PURE__ */ __exportAll$1({
 	$Command: () => Command$1,
 	AccessDeniedException: () => AccessDeniedException$1,
@@ -53940,7 +54106,7 @@ var init_sso_oidc = __esmMin((() => {
 	init_SSOOIDCServiceException();
 }));
 
-// ../../main/node_modules/@aws-sdk/token-providers/dist-cjs/index.js
+// node_modules/@aws-sdk/token-providers/dist-cjs/index.js
 var require_dist_cjs$8 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { setTokenFeature } = (init_client(), __toCommonJS(client_exports));
 	const { getBearerTokenEnvKey } = (init_httpAuthSchemes(), __toCommonJS(httpAuthSchemes_exports));
@@ -54073,7 +54239,7 @@ var require_dist_cjs$8 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.nodeProvider = nodeProvider;
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/auth/httpAuthSchemeProvider.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/auth/httpAuthSchemeProvider.js
 function createAwsAuthSigv4HttpAuthOption$2(authParameters) {
 	return {
 		schemeId: "aws.auth#sigv4",
@@ -54118,7 +54284,7 @@ var init_httpAuthSchemeProvider$2 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/endpoint/EndpointParameters.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/endpoint/EndpointParameters.js
 var resolveClientEndpointParameters$2, commonParams$2;
 var init_EndpointParameters$2 = __esmMin((() => {
 	resolveClientEndpointParameters$2 = (options) => {
@@ -54148,7 +54314,7 @@ var init_EndpointParameters$2 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/endpoint/bdd.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/endpoint/bdd.js
 var k$2, a$2, b$2, c$2, d$2, e$2, f$2, g$2, h$2, i$2, j$2, _data$2, root$2, nodes$2, bdd$2;
 var init_bdd$2 = __esmMin((() => {
 	init_endpoints();
@@ -54251,7 +54417,7 @@ var init_bdd$2 = __esmMin((() => {
 	bdd$2 = BinaryDecisionDiagram.from(nodes$2, root$2, _data$2.conditions, _data$2.results);
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/endpoint/endpointResolver.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/endpoint/endpointResolver.js
 var cache$2, defaultEndpointResolver$2;
 var init_endpointResolver$2 = __esmMin((() => {
 	init_client();
@@ -54275,7 +54441,7 @@ var init_endpointResolver$2 = __esmMin((() => {
 	customEndpointFunctions.aws = awsEndpointFunctions;
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/models/SSOServiceException.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/models/SSOServiceException.js
 var SSOServiceException;
 var init_SSOServiceException = __esmMin((() => {
 	init_client$1();
@@ -54288,7 +54454,7 @@ var init_SSOServiceException = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/models/errors.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/models/errors.js
 var InvalidRequestException, ResourceNotFoundException, TooManyRequestsException, UnauthorizedException;
 var init_errors$2 = __esmMin((() => {
 	init_SSOServiceException();
@@ -54346,7 +54512,7 @@ var init_errors$2 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/schemas/schemas_0.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/schemas/schemas_0.js
 var _ATT, _GRC, _GRCR, _GRCRe, _IRE, _RC, _RNFE, _SAKT, _STT, _TMRE$1, _UE, _aI, _aKI$1, _aT$1, _ai, _c$2, _e$2, _ex, _h$1, _hE$2, _hH, _hQ, _m$2, _rC, _rN, _rn, _s$2, _sAK$1, _sT$1, _xasbt, n0$2, _s_registry$2, SSOServiceException$, n0_registry$2, InvalidRequestException$, ResourceNotFoundException$, TooManyRequestsException$, UnauthorizedException$, errorTypeRegistries$2, AccessTokenType, SecretAccessKeyType, SessionTokenType, GetRoleCredentialsRequest$, GetRoleCredentialsResponse$, RoleCredentials$, GetRoleCredentials$;
 var init_schemas_0$2 = __esmMin((() => {
 	init_schema();
@@ -54521,7 +54687,7 @@ var init_schemas_0$2 = __esmMin((() => {
 	];
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/runtimeConfig.shared.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/runtimeConfig.shared.js
 var getRuntimeConfig$5;
 var init_runtimeConfig_shared$2 = __esmMin((() => {
 	init_httpAuthSchemes();
@@ -54569,8 +54735,8 @@ var init_runtimeConfig_shared$2 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/runtimeConfig.js
-var import_dist_cjs$11, getRuntimeConfig$4;
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/runtimeConfig.js
+var import_dist_cjs$12, getRuntimeConfig$4;
 var init_runtimeConfig$2 = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -54578,7 +54744,7 @@ var init_runtimeConfig$2 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$11 = require_dist_cjs$10();
+	import_dist_cjs$12 = require_dist_cjs$10();
 	init_runtimeConfig_shared$2();
 	getRuntimeConfig$4 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -54607,12 +54773,12 @@ var init_runtimeConfig$2 = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$11.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$12.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$11.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$12.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -54620,7 +54786,7 @@ var init_runtimeConfig$2 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/auth/httpAuthExtensionConfiguration.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/auth/httpAuthExtensionConfiguration.js
 var getHttpAuthExtensionConfiguration$2, resolveHttpAuthRuntimeConfig$2;
 var init_httpAuthExtensionConfiguration$2 = __esmMin((() => {
 	getHttpAuthExtensionConfiguration$2 = (runtimeConfig) => {
@@ -54659,7 +54825,7 @@ var init_httpAuthExtensionConfiguration$2 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/runtimeExtensions.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/runtimeExtensions.js
 var resolveRuntimeExtensions$2;
 var init_runtimeExtensions$2 = __esmMin((() => {
 	init_client();
@@ -54673,7 +54839,7 @@ var init_runtimeExtensions$2 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/SSOClient.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/SSOClient.js
 var SSOClient;
 var init_SSOClient = __esmMin((() => {
 	init_client();
@@ -54722,7 +54888,7 @@ var init_SSOClient = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/commandBuilder.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/commandBuilder.js
 var command$2, _ep0$2, _mw0$2;
 var init_commandBuilder$2 = __esmMin((() => {
 	init_client$1();
@@ -54733,7 +54899,7 @@ var init_commandBuilder$2 = __esmMin((() => {
 	_mw0$2 = (Command, cs, config, o) => [];
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/commands/GetRoleCredentialsCommand.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/commands/GetRoleCredentialsCommand.js
 var GetRoleCredentialsCommand;
 var init_GetRoleCredentialsCommand = __esmMin((() => {
 	init_commandBuilder$2();
@@ -54741,7 +54907,7 @@ var init_GetRoleCredentialsCommand = __esmMin((() => {
 	GetRoleCredentialsCommand = class extends command$2(_ep0$2, _mw0$2, "GetRoleCredentials", GetRoleCredentials$) {};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/SSO.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/SSO.js
 var commands$2, SSO;
 var init_SSO = __esmMin((() => {
 	init_client$1();
@@ -54752,15 +54918,15 @@ var init_SSO = __esmMin((() => {
 	createAggregatedClient(commands$2, SSO);
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/commands/index.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/commands/index.js
 var init_commands$2 = __esmMin((() => {
 	init_GetRoleCredentialsCommand();
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/models/models_0.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/models/models_0.js
 var init_models_0$2 = __esmMin((() => {}));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/index.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/index.js
 var sso_exports = /* @__PURE__ */ __exportAll$1({
 	$Command: () => Command$1,
 	GetRoleCredentials$: () => GetRoleCredentials$,
@@ -54794,14 +54960,14 @@ var init_sso = __esmMin((() => {
 	init_SSOServiceException();
 }));
 
-// ../../main/node_modules/@aws-sdk/credential-provider-sso/dist-cjs/loadSso-BGYXHf8s.js
+// node_modules/@aws-sdk/credential-provider-sso/dist-cjs/loadSso-BGYXHf8s.js
 var require_loadSso_BGYXHf8s = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { GetRoleCredentialsCommand, SSOClient } = (init_sso(), __toCommonJS(sso_exports));
 	exports.GetRoleCredentialsCommand = GetRoleCredentialsCommand;
 	exports.SSOClient = SSOClient;
 }));
 
-// ../../main/node_modules/@aws-sdk/credential-provider-sso/dist-cjs/index.js
+// node_modules/@aws-sdk/credential-provider-sso/dist-cjs/index.js
 var require_dist_cjs$7 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { CredentialsProviderError, getSSOTokenFromFile, getProfileName, parseKnownFiles, loadSsoSessionData } = (init_config$1(), __toCommonJS(config_exports));
 	const { setCredentialFeature } = (init_client(), __toCommonJS(client_exports));
@@ -54954,7 +55120,7 @@ var require_dist_cjs$7 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.validateSsoProfile = validateSsoProfile;
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/endpoint/bdd.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/endpoint/bdd.js
 var q$1, a$1, b$1, c$1, d$1, e$1, f$1, g$1, h$1, i$1, j$1, k$1, l$1, m$1, n$1, o$1, p$1, _data$1, root$1, nodes$1, bdd$1;
 var init_bdd$1 = __esmMin((() => {
 	init_endpoints();
@@ -55141,7 +55307,7 @@ var init_bdd$1 = __esmMin((() => {
 	bdd$1 = BinaryDecisionDiagram.from(nodes$1, root$1, _data$1.conditions, _data$1.results);
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/endpoint/endpointResolver.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/endpoint/endpointResolver.js
 var cache$1, defaultEndpointResolver$1;
 var init_endpointResolver$1 = __esmMin((() => {
 	init_client();
@@ -55166,7 +55332,7 @@ var init_endpointResolver$1 = __esmMin((() => {
 	customEndpointFunctions.aws = awsEndpointFunctions;
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/auth/httpAuthSchemeProvider.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/auth/httpAuthSchemeProvider.js
 function createAwsAuthSigv4HttpAuthOption$1(authParameters) {
 	return {
 		schemeId: "aws.auth#sigv4",
@@ -55196,10 +55362,10 @@ function createAwsAuthSigv4aHttpAuthOption(authParameters) {
 function createSmithyApiNoAuthHttpAuthOption$1(authParameters) {
 	return { schemeId: "smithy.api#noAuth" };
 }
-var import_dist_cjs$10, createEndpointRuleSetHttpAuthSchemeParametersProvider, _defaultSTSHttpAuthSchemeParametersProvider, defaultSTSHttpAuthSchemeParametersProvider, createEndpointRuleSetHttpAuthSchemeProvider, _defaultSTSHttpAuthSchemeProvider, defaultSTSHttpAuthSchemeProvider, resolveHttpAuthSchemeConfig$1;
+var import_dist_cjs$11, createEndpointRuleSetHttpAuthSchemeParametersProvider, _defaultSTSHttpAuthSchemeParametersProvider, defaultSTSHttpAuthSchemeParametersProvider, createEndpointRuleSetHttpAuthSchemeProvider, _defaultSTSHttpAuthSchemeProvider, defaultSTSHttpAuthSchemeProvider, resolveHttpAuthSchemeConfig$1;
 var init_httpAuthSchemeProvider$1 = __esmMin((() => {
 	init_httpAuthSchemes();
-	import_dist_cjs$10 = require_dist_cjs$14();
+	import_dist_cjs$11 = require_dist_cjs$14();
 	init_client$1();
 	init_endpoints();
 	init_endpointResolver$1();
@@ -55236,7 +55402,7 @@ var init_httpAuthSchemeProvider$1 = __esmMin((() => {
 						const name = s.name.toLowerCase();
 						return name !== "sigv4a" && name.startsWith("sigv4");
 					});
-					if (import_dist_cjs$10.SignatureV4MultiRegion.sigv4aDependency() === "none" && sigv4Present) continue;
+					if (import_dist_cjs$11.SignatureV4MultiRegion.sigv4aDependency() === "none" && sigv4Present) continue;
 				} else if (name.startsWith("sigv4")) schemeId = "aws.auth#sigv4";
 				else throw new Error(`Unknown HttpAuthScheme found in '@smithy.rules#endpointRuleSet': '${name}'`);
 				const createOption = createHttpAuthOptionFunctions[schemeId];
@@ -55279,7 +55445,7 @@ var init_httpAuthSchemeProvider$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/endpoint/EndpointParameters.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/endpoint/EndpointParameters.js
 var resolveClientEndpointParameters$1, commonParams$1;
 var init_EndpointParameters$1 = __esmMin((() => {
 	resolveClientEndpointParameters$1 = (options) => {
@@ -55314,7 +55480,7 @@ var init_EndpointParameters$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/models/STSServiceException.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/models/STSServiceException.js
 var STSServiceException;
 var init_STSServiceException = __esmMin((() => {
 	init_client$1();
@@ -55327,7 +55493,7 @@ var init_STSServiceException = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/models/errors.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/models/errors.js
 var ExpiredTokenException, MalformedPolicyDocumentException, PackedPolicyTooLargeException, RegionDisabledException, IDPRejectedClaimException, InvalidIdentityTokenException, IDPCommunicationErrorException;
 var init_errors$1 = __esmMin((() => {
 	init_STSServiceException();
@@ -55425,7 +55591,7 @@ var init_errors$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/schemas/schemas_0.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/schemas/schemas_0.js
 var _A, _AKI, _AR, _ARI, _ARR, _ARRs, _ARU, _ARWWI, _ARWWIR, _ARWWIRs, _Au, _C, _CA, _DS, _E, _EI, _ETE, _IDPCEE, _IDPRCE, _IITE, _K, _MPDE, _MSTS, _P, _PA, _PAr, _PC, _PCLT, _PCr, _PDT, _PI, _PPS, _PPTLE, _Pr, _RA, _RDE, _RSN, _SAK, _SFWIT, _SI, _SN, _ST, _STS, _STU, _T, _TC, _TTK, _Ta, _V, _WIT, _a, _aKST, _aQE, _c$1, _cTT, _e$1, _hE$1, _m$1, _pDLT, _s$1, _tLT, n0$1, _s_registry$1, STSServiceException$, n0_registry$1, ExpiredTokenException$, IDPCommunicationErrorException$, IDPRejectedClaimException$, InvalidIdentityTokenException$, MalformedPolicyDocumentException$, PackedPolicyTooLargeException$, RegionDisabledException$, errorTypeRegistries$1, accessKeySecretType, clientTokenType, AssumedRoleUser$, AssumeRoleRequest$, AssumeRoleResponse$, AssumeRoleWithWebIdentityRequest$, AssumeRoleWithWebIdentityResponse$, Credentials$, PolicyDescriptorType$, ProvidedContext$, Tag$, policyDescriptorListType, ProvidedContextsListType, tagListType, AssumeRole$, AssumeRoleWithWebIdentity$;
 var init_schemas_0$1 = __esmMin((() => {
 	init_schema();
@@ -55816,12 +55982,12 @@ var init_schemas_0$1 = __esmMin((() => {
 	];
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeConfig.shared.js
-var import_dist_cjs$9, getRuntimeConfig$3;
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeConfig.shared.js
+var import_dist_cjs$10, getRuntimeConfig$3;
 var init_runtimeConfig_shared$1 = __esmMin((() => {
 	init_httpAuthSchemes();
 	init_protocols();
-	import_dist_cjs$9 = require_dist_cjs$14();
+	import_dist_cjs$10 = require_dist_cjs$14();
 	init_dist_es();
 	init_checksum();
 	init_client$1();
@@ -55867,7 +56033,7 @@ var init_runtimeConfig_shared$1 = __esmMin((() => {
 			},
 			serviceId: config?.serviceId ?? "STS",
 			sha256: config?.sha256 ?? Sha256Node,
-			signerConstructor: config?.signerConstructor ?? import_dist_cjs$9.SignatureV4MultiRegion,
+			signerConstructor: config?.signerConstructor ?? import_dist_cjs$10.SignatureV4MultiRegion,
 			urlParser: config?.urlParser ?? parseUrl,
 			utf8Decoder: config?.utf8Decoder ?? fromUtf8$1,
 			utf8Encoder: config?.utf8Encoder ?? toUtf8$1
@@ -55875,8 +56041,8 @@ var init_runtimeConfig_shared$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeConfig.js
-var import_dist_cjs$8, getRuntimeConfig$2;
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeConfig.js
+var import_dist_cjs$9, getRuntimeConfig$2;
 var init_runtimeConfig$1 = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -55885,7 +56051,7 @@ var init_runtimeConfig$1 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$8 = require_dist_cjs$10();
+	import_dist_cjs$9 = require_dist_cjs$10();
 	init_runtimeConfig_shared$1();
 	getRuntimeConfig$2 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -55931,13 +56097,13 @@ var init_runtimeConfig$1 = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$8.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$9.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
 			sigv4aSigningRegionSet: config?.sigv4aSigningRegionSet ?? loadConfig(NODE_SIGV4A_CONFIG_OPTIONS, loaderConfig),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$8.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$9.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -55945,7 +56111,7 @@ var init_runtimeConfig$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/auth/httpAuthExtensionConfiguration.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/auth/httpAuthExtensionConfiguration.js
 var getHttpAuthExtensionConfiguration$1, resolveHttpAuthRuntimeConfig$1;
 var init_httpAuthExtensionConfiguration$1 = __esmMin((() => {
 	getHttpAuthExtensionConfiguration$1 = (runtimeConfig) => {
@@ -55984,7 +56150,7 @@ var init_httpAuthExtensionConfiguration$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeExtensions.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeExtensions.js
 var resolveRuntimeExtensions$1;
 var init_runtimeExtensions$1 = __esmMin((() => {
 	init_client();
@@ -55998,7 +56164,7 @@ var init_runtimeExtensions$1 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/STSClient.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/STSClient.js
 var STSClient;
 var init_STSClient = __esmMin((() => {
 	init_client();
@@ -56050,7 +56216,7 @@ var init_STSClient = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/commandBuilder.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/commandBuilder.js
 var command$1, _ep0$1, _mw0$1;
 var init_commandBuilder$1 = __esmMin((() => {
 	init_client$1();
@@ -56061,7 +56227,7 @@ var init_commandBuilder$1 = __esmMin((() => {
 	_mw0$1 = (Command, cs, config, o) => [];
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/commands/AssumeRoleCommand.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/commands/AssumeRoleCommand.js
 var AssumeRoleCommand;
 var init_AssumeRoleCommand = __esmMin((() => {
 	init_commandBuilder$1();
@@ -56069,7 +56235,7 @@ var init_AssumeRoleCommand = __esmMin((() => {
 	AssumeRoleCommand = class extends command$1(_ep0$1, _mw0$1, "AssumeRole", AssumeRole$) {};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/commands/AssumeRoleWithWebIdentityCommand.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/commands/AssumeRoleWithWebIdentityCommand.js
 var AssumeRoleWithWebIdentityCommand;
 var init_AssumeRoleWithWebIdentityCommand = __esmMin((() => {
 	init_commandBuilder$1();
@@ -56077,7 +56243,7 @@ var init_AssumeRoleWithWebIdentityCommand = __esmMin((() => {
 	AssumeRoleWithWebIdentityCommand = class extends command$1(_ep0$1, _mw0$1, "AssumeRoleWithWebIdentity", AssumeRoleWithWebIdentity$) {};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/STS.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/STS.js
 var commands$1, STS;
 var init_STS = __esmMin((() => {
 	init_client$1();
@@ -56092,16 +56258,16 @@ var init_STS = __esmMin((() => {
 	createAggregatedClient(commands$1, STS);
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/commands/index.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/commands/index.js
 var init_commands$1 = __esmMin((() => {
 	init_AssumeRoleCommand();
 	init_AssumeRoleWithWebIdentityCommand();
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/models/models_0.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/models/models_0.js
 var init_models_0$1 = __esmMin((() => {}));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/defaultStsRoleAssumers.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/defaultStsRoleAssumers.js
 var getAccountIdFromAssumedRoleUser, resolveRegion, getDefaultRoleAssumer$1, getDefaultRoleAssumerWithWebIdentity$1, isH2;
 var init_defaultStsRoleAssumers = __esmMin((() => {
 	init_client();
@@ -56198,7 +56364,7 @@ var init_defaultStsRoleAssumers = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/defaultRoleAssumers.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/defaultRoleAssumers.js
 var getCustomizableStsClientCtor, getDefaultRoleAssumer, getDefaultRoleAssumerWithWebIdentity, decorateDefaultCredentialProvider;
 var init_defaultRoleAssumers = __esmMin((() => {
 	init_defaultStsRoleAssumers();
@@ -56221,7 +56387,7 @@ var init_defaultRoleAssumers = __esmMin((() => {
 	});
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/index.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/index.js
 var sts_exports = /* @__PURE__ */ __exportAll$1({
 	$Command: () => Command$1,
 	AssumeRole$: () => AssumeRole$,
@@ -56273,7 +56439,7 @@ var init_sts = __esmMin((() => {
 	init_STSServiceException();
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/auth/httpAuthSchemeProvider.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/auth/httpAuthSchemeProvider.js
 function createAwsAuthSigv4HttpAuthOption(authParameters) {
 	return {
 		schemeId: "aws.auth#sigv4",
@@ -56318,7 +56484,7 @@ var init_httpAuthSchemeProvider = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/endpoint/EndpointParameters.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/endpoint/EndpointParameters.js
 var resolveClientEndpointParameters, commonParams;
 var init_EndpointParameters = __esmMin((() => {
 	resolveClientEndpointParameters = (options) => {
@@ -56348,7 +56514,7 @@ var init_EndpointParameters = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/endpoint/bdd.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/endpoint/bdd.js
 var s, a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q, _data, root, nodes, bdd;
 var init_bdd = __esmMin((() => {
 	init_endpoints();
@@ -56571,7 +56737,7 @@ var init_bdd = __esmMin((() => {
 	bdd = BinaryDecisionDiagram.from(nodes, root, _data.conditions, _data.results);
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/endpoint/endpointResolver.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/endpoint/endpointResolver.js
 var cache, defaultEndpointResolver;
 var init_endpointResolver = __esmMin((() => {
 	init_client();
@@ -56597,7 +56763,7 @@ var init_endpointResolver = __esmMin((() => {
 	customEndpointFunctions.aws = awsEndpointFunctions;
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/models/SigninServiceException.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/models/SigninServiceException.js
 var SigninServiceException;
 var init_SigninServiceException = __esmMin((() => {
 	init_client$1();
@@ -56610,7 +56776,7 @@ var init_SigninServiceException = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/models/errors.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/models/errors.js
 var AccessDeniedException, InternalServerException, TooManyRequestsError, ValidationException;
 var init_errors = __esmMin((() => {
 	init_SigninServiceException();
@@ -56676,7 +56842,7 @@ var init_errors = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/schemas/schemas_0.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/schemas/schemas_0.js
 var _ADE, _AT, _COAT, _COATR, _COATRB, _COATRBr, _COATRr, _COATWIAM, _COATWIAMR, _COATWIAMRr, _ISE, _OAAT, _RT, _TMRE, _VE, _aKI, _aT, _at, _c, _cI, _cV, _co, _e, _eI, _ei, _gT, _gt, _h, _hE, _iT, _jN, _m, _r, _rT, _rU, _s, _sAK, _sT, _se, _tI, _tO, _tT, _tt, n0, _s_registry, SigninServiceException$, n0_registry, AccessDeniedException$, InternalServerException$, TooManyRequestsError$, ValidationException$, errorTypeRegistries, OAuthAccessToken, RefreshToken, AccessToken$, CreateOAuth2TokenRequest$, CreateOAuth2TokenRequestBody$, CreateOAuth2TokenResponse$, CreateOAuth2TokenResponseBody$, CreateOAuth2TokenWithIAMRequest$, CreateOAuth2TokenWithIAMResponse$, CreateOAuth2Token$, CreateOAuth2TokenWithIAM$;
 var init_schemas_0 = __esmMin((() => {
 	init_schema();
@@ -56932,7 +57098,7 @@ var init_schemas_0 = __esmMin((() => {
 	];
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/runtimeConfig.shared.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/runtimeConfig.shared.js
 var getRuntimeConfig$1;
 var init_runtimeConfig_shared = __esmMin((() => {
 	init_httpAuthSchemes();
@@ -56980,8 +57146,8 @@ var init_runtimeConfig_shared = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/runtimeConfig.js
-var import_dist_cjs$7, getRuntimeConfig;
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/runtimeConfig.js
+var import_dist_cjs$8, getRuntimeConfig;
 var init_runtimeConfig = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -56989,7 +57155,7 @@ var init_runtimeConfig = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$7 = require_dist_cjs$10();
+	import_dist_cjs$8 = require_dist_cjs$10();
 	init_runtimeConfig_shared();
 	getRuntimeConfig = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -57018,12 +57184,12 @@ var init_runtimeConfig = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$7.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$8.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$7.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$8.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -57031,7 +57197,7 @@ var init_runtimeConfig = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/auth/httpAuthExtensionConfiguration.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/auth/httpAuthExtensionConfiguration.js
 var getHttpAuthExtensionConfiguration, resolveHttpAuthRuntimeConfig;
 var init_httpAuthExtensionConfiguration = __esmMin((() => {
 	getHttpAuthExtensionConfiguration = (runtimeConfig) => {
@@ -57070,7 +57236,7 @@ var init_httpAuthExtensionConfiguration = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/runtimeExtensions.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/runtimeExtensions.js
 var resolveRuntimeExtensions;
 var init_runtimeExtensions = __esmMin((() => {
 	init_client();
@@ -57084,7 +57250,7 @@ var init_runtimeExtensions = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/SigninClient.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/SigninClient.js
 var SigninClient;
 var init_SigninClient = __esmMin((() => {
 	init_client();
@@ -57133,7 +57299,7 @@ var init_SigninClient = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/commandBuilder.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/commandBuilder.js
 var command, _ep0, _ep1, _mw0;
 var init_commandBuilder = __esmMin((() => {
 	init_client$1();
@@ -57151,7 +57317,7 @@ var init_commandBuilder = __esmMin((() => {
 	_mw0 = (Command, cs, config, o) => [];
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/commands/CreateOAuth2TokenCommand.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/commands/CreateOAuth2TokenCommand.js
 var CreateOAuth2TokenCommand;
 var init_CreateOAuth2TokenCommand = __esmMin((() => {
 	init_commandBuilder();
@@ -57159,7 +57325,7 @@ var init_CreateOAuth2TokenCommand = __esmMin((() => {
 	CreateOAuth2TokenCommand = class extends command(_ep0, _mw0, "CreateOAuth2Token", CreateOAuth2Token$) {};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/commands/CreateOAuth2TokenWithIAMCommand.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/commands/CreateOAuth2TokenWithIAMCommand.js
 var CreateOAuth2TokenWithIAMCommand;
 var init_CreateOAuth2TokenWithIAMCommand = __esmMin((() => {
 	init_commandBuilder();
@@ -57167,7 +57333,7 @@ var init_CreateOAuth2TokenWithIAMCommand = __esmMin((() => {
 	CreateOAuth2TokenWithIAMCommand = class extends command(_ep1, _mw0, "CreateOAuth2TokenWithIAM", CreateOAuth2TokenWithIAM$) {};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/Signin.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/Signin.js
 var commands, Signin;
 var init_Signin = __esmMin((() => {
 	init_client$1();
@@ -57182,13 +57348,13 @@ var init_Signin = __esmMin((() => {
 	createAggregatedClient(commands, Signin);
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/commands/index.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/commands/index.js
 var init_commands = __esmMin((() => {
 	init_CreateOAuth2TokenCommand();
 	init_CreateOAuth2TokenWithIAMCommand();
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/models/enums.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/models/enums.js
 var OAuth2ErrorCode;
 var init_enums = __esmMin((() => {
 	OAuth2ErrorCode = {
@@ -57211,10 +57377,10 @@ var init_enums = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/models/models_0.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/models/models_0.js
 var init_models_0 = __esmMin((() => {}));
 
-// ../../main/node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/index.js
+// node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/index.js
 var signin_exports = /* @__PURE__ */ __exportAll$1({
 	$Command: () => Command$1,
 	AccessDeniedException: () => AccessDeniedException,
@@ -57256,7 +57422,7 @@ var init_signin = __esmMin((() => {
 	init_SigninServiceException();
 }));
 
-// ../../main/node_modules/@aws-sdk/credential-provider-login/dist-cjs/index.js
+// node_modules/@aws-sdk/credential-provider-login/dist-cjs/index.js
 var require_dist_cjs$6 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { setCredentialFeature } = (init_client(), __toCommonJS(client_exports));
 	const { CredentialsProviderError, parseKnownFiles, getProfileName } = (init_config$1(), __toCommonJS(config_exports));
@@ -57518,7 +57684,7 @@ var require_dist_cjs$6 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.fromLoginCredentials = fromLoginCredentials;
 }));
 
-// ../../main/node_modules/@aws-sdk/credential-provider-process/dist-cjs/index.js
+// node_modules/@aws-sdk/credential-provider-process/dist-cjs/index.js
 var require_dist_cjs$5 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { externalDataInterceptor, CredentialsProviderError, parseKnownFiles, getProfileName } = (init_config$1(), __toCommonJS(config_exports));
 	const { exec } = __require("node:child_process");
@@ -57573,7 +57739,7 @@ var require_dist_cjs$5 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.fromProcess = fromProcess;
 }));
 
-// ../../main/node_modules/@aws-sdk/credential-provider-web-identity/dist-cjs/index.js
+// node_modules/@aws-sdk/credential-provider-web-identity/dist-cjs/index.js
 var require_dist_cjs$4 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { setCredentialFeature } = (init_client(), __toCommonJS(client_exports));
 	const { CredentialsProviderError, externalDataInterceptor } = (init_config$1(), __toCommonJS(config_exports));
@@ -57625,7 +57791,7 @@ var require_dist_cjs$4 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.fromWebToken = fromWebToken;
 }));
 
-// ../../main/node_modules/@aws-sdk/credential-provider-ini/dist-cjs/index.js
+// node_modules/@aws-sdk/credential-provider-ini/dist-cjs/index.js
 var require_dist_cjs$3 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { CredentialsProviderError, chain, getProfileName, parseKnownFiles } = (init_config$1(), __toCommonJS(config_exports));
 	const { setCredentialFeature } = (init_client(), __toCommonJS(client_exports));
@@ -57797,7 +57963,7 @@ var require_dist_cjs$3 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.fromIni = fromIni;
 }));
 
-// ../../main/node_modules/@aws-sdk/credential-provider-node/dist-cjs/index.js
+// node_modules/@aws-sdk/credential-provider-node/dist-cjs/index.js
 var require_dist_cjs$2 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { ENV_KEY, ENV_SECRET, fromEnv } = require_dist_cjs$12();
 	const { chain, CredentialsProviderError, ENV_PROFILE } = (init_config$1(), __toCommonJS(config_exports));
@@ -57932,7 +58098,7 @@ var require_dist_cjs$2 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.defaultProvider = defaultProvider;
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha1/Sha1Js.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha1/Sha1Js.js
 var BLOCK$1, DIGEST_LENGTH$1, INIT$1, K$1, Sha1Js;
 var init_Sha1Js = __esmMin((() => {
 	init_serde();
@@ -58103,7 +58269,7 @@ var init_Sha1Js = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha1/Sha1Node.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha1/Sha1Node.js
 function buildNativeClass() {
 	return class Sha1Node {
 		digestLength = 20;
@@ -58156,7 +58322,7 @@ var init_Sha1Node = __esmMin((() => {
 	Sha1Node = hasNativeCrypto ? buildNativeClass() : Sha1Js;
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha1/Sha1WebCrypto.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha1/Sha1WebCrypto.js
 var digest$1, sign$1, importKey$1, subtle$1, MAX_PENDING_BYTES$1, Sha1WebCrypto;
 var init_Sha1WebCrypto = __esmMin((() => {
 	init_serde();
@@ -58221,7 +58387,7 @@ var init_Sha1WebCrypto = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha512/Sha512Js.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha512/Sha512Js.js
 function addInto(state, slot, vh, vl) {
 	const i = slot * 2;
 	const lo = (state[i + 1] >>> 0) + (vl >>> 0);
@@ -58622,7 +58788,7 @@ var init_Sha512Js = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha512/Sha512.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha512/Sha512.js
 function detectNative() {
 	if (nativeSupported === void 0) try {
 		createHash("sha512");
@@ -58681,7 +58847,7 @@ var init_Sha512 = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha512/Sha512WebCrypto.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/sha/sha512/Sha512WebCrypto.js
 var digest, sign, importKey, subtle, MAX_PENDING_BYTES, BLOCK_SIZE, Sha512WebCrypto;
 var init_Sha512WebCrypto = __esmMin((() => {
 	init_serde();
@@ -58747,7 +58913,7 @@ var init_Sha512WebCrypto = __esmMin((() => {
 	};
 }));
 
-// ../../main/node_modules/@aws-sdk/checksums/dist-es/submodules/sha/index.js
+// node_modules/@aws-sdk/checksums/dist-es/submodules/sha/index.js
 var sha_exports = /* @__PURE__ */ __exportAll$1({
 	Sha1: () => Sha1Node,
 	Sha1Js: () => Sha1Js,
@@ -58770,7 +58936,7 @@ var init_sha = __esmMin((() => {
 	init_checksum();
 }));
 
-// ../../main/node_modules/@aws-sdk/client-s3/dist-cjs/index.js
+// node_modules/@aws-sdk/client-s3/dist-cjs/index.js
 var require_dist_cjs$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { getFlexibleChecksumsPlugin, NODE_RESPONSE_CHECKSUM_VALIDATION_CONFIG_OPTIONS, NODE_REQUEST_CHECKSUM_CALCULATION_CONFIG_OPTIONS, resolveFlexibleChecksumsConfig } = (init_flexible_checksums(), __toCommonJS(flexible_checksums_exports));
 	const { awsEndpointFunctions, emitWarningIfUnsupportedVersion: emitWarningIfUnsupportedVersion$1, createDefaultUserAgentProvider, NODE_APP_ID_CONFIG_OPTIONS, getAwsRegionExtensionConfiguration, resolveAwsRegionExtensionConfiguration, resolveUserAgentConfig, resolveHostHeaderConfig, getUserAgentPlugin, getHostHeaderPlugin, getLoggerPlugin, getRecursionDetectionPlugin } = (init_client(), __toCommonJS(client_exports));
@@ -72962,7 +73128,7 @@ var init_s3_options = __esmMin((() => {
 function createS3Client(options) {
 	process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 	const checksum = options.requestChecksumCalculation ?? "WHEN_SUPPORTED";
-	return new import_dist_cjs$6.S3Client({
+	return new import_dist_cjs$7.S3Client({
 		...options.region !== void 0 && { region: options.region },
 		...options.endpoint !== void 0 && { endpoint: options.endpoint },
 		forcePathStyle: options.forcePathStyle ?? false,
@@ -72985,9 +73151,9 @@ function createS3Client(options) {
 		}
 	});
 }
-var import_dist_cjs$6;
+var import_dist_cjs$7;
 var init_s3_client = __esmMin((() => {
-	import_dist_cjs$6 = require_dist_cjs$1();
+	import_dist_cjs$7 = require_dist_cjs$1();
 	init_s3_options();
 }));
 
@@ -73058,7 +73224,7 @@ var init_s3_errors = __esmMin((() => {
 	]);
 }));
 
-// ../../main/node_modules/@aws-sdk/lib-storage/dist-cjs/index.js
+// node_modules/@aws-sdk/lib-storage/dist-cjs/index.js
 var require_dist_cjs = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { PutObjectCommand, ChecksumAlgorithm, CreateMultipartUploadCommand, AbortMultipartUploadCommand, UploadPartCommand, CompleteMultipartUploadCommand, PutObjectTaggingCommand } = require_dist_cjs$1();
 	const { toEndpointV1, getEndpointFromInstructions } = (init_endpoints(), __toCommonJS(endpoints_exports));
@@ -73471,9 +73637,9 @@ function stopActiveUploads() {
 }
 async function uploadFile(req) {
 	const { size } = await stat(req.file);
-	const upload = new import_dist_cjs$5.Upload({
+	const upload = new import_dist_cjs$6.Upload({
 		client: req.client,
-		partSize: Math.max(req.partSizeBytes, Math.ceil(size / MAX_PARTS)),
+		partSize: Math.max(req.partSizeBytes, Math.ceil(size / MAX_PARTS$1)),
 		queueSize: req.queueSize,
 		leavePartsOnError: false,
 		params: {
@@ -73506,11 +73672,121 @@ async function uploadFile(req) {
 	if (!result.ETag) throw new Error(`upload of ${req.key} returned no ETag`);
 	return { etag: result.ETag };
 }
-var import_dist_cjs$5, MAX_PARTS, active;
+var import_dist_cjs$6, MAX_PARTS$1, active;
 var init_s3_file_upload = __esmMin((() => {
-	import_dist_cjs$5 = require_dist_cjs();
-	MAX_PARTS = 1e4;
+	import_dist_cjs$6 = require_dist_cjs();
+	MAX_PARTS$1 = 1e4;
 	active = /* @__PURE__ */ new Map();
+}));
+
+// src/store/s3-staged-upload.ts
+function checksumsOf(res) {
+	return {
+		...res.ChecksumCRC32 && { ChecksumCRC32: res.ChecksumCRC32 },
+		...res.ChecksumCRC32C && { ChecksumCRC32C: res.ChecksumCRC32C },
+		...res.ChecksumCRC64NVME && { ChecksumCRC64NVME: res.ChecksumCRC64NVME },
+		...res.ChecksumSHA1 && { ChecksumSHA1: res.ChecksumSHA1 },
+		...res.ChecksumSHA256 && { ChecksumSHA256: res.ChecksumSHA256 }
+	};
+}
+function stageUpload(req) {
+	const controller = new AbortController();
+	const signal = controller.signal;
+	const partSize = Math.max(req.partSizeBytes, Math.ceil(req.size / MAX_PARTS));
+	const count = Math.max(1, Math.ceil(req.size / partSize));
+	let uploadId;
+	let loaded = 0;
+	const sent = (async () => {
+		const checksums = await req.client.config.requestChecksumCalculation() === "WHEN_SUPPORTED";
+		const created = await req.client.send(new import_dist_cjs$5.CreateMultipartUploadCommand({
+			Bucket: req.bucket,
+			Key: req.key,
+			ContentType: req.contentType,
+			...req.cacheControl !== void 0 && { CacheControl: req.cacheControl },
+			...checksums && { ChecksumAlgorithm: import_dist_cjs$5.ChecksumAlgorithm.CRC32 }
+		}));
+		if (!created.UploadId) throw new Error(`CreateMultipartUpload of ${req.key} returned no UploadId`);
+		uploadId = created.UploadId;
+		const parts = new Array(count);
+		const fh = await open(req.file, "r");
+		try {
+			let next = 0;
+			const sender = async () => {
+				const buffer = Buffer.allocUnsafe(Math.min(partSize, req.size));
+				while (next < count) {
+					if (signal.aborted) throw new Error(`the upload of ${req.key} was stopped`);
+					const n = next++;
+					const start = n * partSize;
+					const length = Math.min(partSize, req.size - start);
+					for (let got = 0; got < length;) {
+						const { bytesRead } = await fh.read(buffer, got, length - got, start + got);
+						if (bytesRead === 0) throw new Error(`${req.file} became shorter while it was uploaded`);
+						got += bytesRead;
+					}
+					const res = await req.client.send(new import_dist_cjs$5.UploadPartCommand({
+						Bucket: req.bucket,
+						Key: req.key,
+						UploadId: uploadId,
+						PartNumber: n + 1,
+						Body: buffer.subarray(0, length),
+						ContentLength: length
+					}), { abortSignal: signal });
+					if (!res.ETag) throw new Error(`UploadPart ${n + 1} of ${req.key} returned no ETag`);
+					parts[n] = {
+						PartNumber: n + 1,
+						ETag: res.ETag,
+						...checksumsOf(res)
+					};
+					loaded += length;
+					req.onProgress?.({
+						key: req.progressKey,
+						loaded,
+						total: req.size
+					});
+				}
+			};
+			await Promise.all(Array.from({ length: Math.min(req.queueSize, count) }, sender));
+		} finally {
+			await fh.close();
+		}
+		return parts;
+	})();
+	sent.catch(() => void 0);
+	async function abort() {
+		controller.abort();
+		await sent.catch(() => void 0);
+		if (uploadId === void 0) return true;
+		return req.client.send(new import_dist_cjs$5.AbortMultipartUploadCommand({
+			Bucket: req.bucket,
+			Key: req.key,
+			UploadId: uploadId
+		})).then(() => true, () => false);
+	}
+	return {
+		file: req.file,
+		size: req.size,
+		contentType: req.contentType,
+		cacheControl: req.cacheControl,
+		abort,
+		async complete(condition) {
+			const parts = await sent;
+			const res = await req.client.send(new import_dist_cjs$5.CompleteMultipartUploadCommand({
+				Bucket: req.bucket,
+				Key: req.key,
+				UploadId: uploadId,
+				MultipartUpload: { Parts: parts },
+				...condition.ifNoneMatch !== void 0 && { IfNoneMatch: condition.ifNoneMatch },
+				...condition.ifMatch !== void 0 && { IfMatch: condition.ifMatch }
+			}));
+			if (!res.ETag) throw new Error(`CompleteMultipartUpload of ${req.key} returned no ETag`);
+			return { etag: res.ETag };
+		}
+	};
+}
+var import_dist_cjs$5, MAX_PARTS;
+var init_s3_staged_upload = __esmMin((() => {
+	import_dist_cjs$5 = require_dist_cjs$1();
+	MAX_PARTS = 1e4;
 }));
 
 // src/store/s3-object-meta.ts
@@ -73882,7 +74158,8 @@ function createS3Store(options) {
 	const openUploads = trackOpenUploads(client);
 	const probeKeys = /* @__PURE__ */ new Set();
 	let stopping = false;
-	const writable = writeGuard(options.conditionalWrites ?? "prove", () => cleanUpOnSignal(() => proveConditionalWrites({
+	let proof;
+	const writable = writeGuard(options.conditionalWrites ?? "prove", () => proof = cleanUpOnSignal(() => proveConditionalWrites({
 		client,
 		bucket,
 		prefix,
@@ -73934,25 +74211,78 @@ function createS3Store(options) {
 			throw mapS3Error(err, ctx("GetObject", key));
 		}
 	}
-	async function put(key, body, opts) {
-		const condition = conditionOf(opts);
+	const staged = /* @__PURE__ */ new Map();
+	let stopStaging;
+	const stagingStopped = new Promise((resolve) => stopStaging = resolve);
+	function stage(key, file, opts) {
+		if (stopping || staged.has(key)) return;
 		const Key = abs(key);
-		await writable();
-		try {
-			if (typeof body === "object" && !Buffer.isBuffer(body)) return await uploadFile({
+		const started = (async () => {
+			await Promise.race([writable(), stagingStopped]);
+			if (stopping) return void 0;
+			const { size } = await stat(file);
+			if (size <= partSizeBytes || stopping) return void 0;
+			return stageUpload({
 				client,
 				bucket,
 				key: Key,
-				file: body.file,
+				file,
+				size,
 				contentType: opts.contentType,
 				partSizeBytes,
 				queueSize,
 				progressKey: key,
 				...opts.cacheControl !== void 0 && { cacheControl: opts.cacheControl },
-				...opts.ifNoneMatch !== void 0 && { ifNoneMatch: opts.ifNoneMatch },
-				...opts.ifMatch !== void 0 && { ifMatch: opts.ifMatch },
 				...options.onProgress !== void 0 && { onProgress: options.onProgress }
 			});
+		})().catch(() => void 0);
+		staged.set(key, started);
+	}
+	async function completeStaged(key, file, opts) {
+		const pending = staged.get(key);
+		if (!pending) return void 0;
+		staged.delete(key);
+		const upload = await pending;
+		if (!upload) return void 0;
+		if (upload.file !== file || upload.contentType !== opts.contentType || upload.cacheControl !== opts.cacheControl) {
+			await upload.abort();
+			return;
+		}
+		try {
+			return await upload.complete({
+				...opts.ifNoneMatch !== void 0 && { ifNoneMatch: opts.ifNoneMatch },
+				...opts.ifMatch !== void 0 && { ifMatch: opts.ifMatch }
+			});
+		} catch (err) {
+			await upload.abort();
+			const mapped = rekey(mapS3Error(err, ctx("CompleteMultipartUpload", key, conditionOf(opts))), key);
+			if (mapped instanceof PreconditionFailedError) throw mapped;
+			return;
+		}
+	}
+	async function put(key, body, opts) {
+		const condition = conditionOf(opts);
+		const Key = abs(key);
+		await writable();
+		try {
+			if (typeof body === "object" && !Buffer.isBuffer(body)) {
+				const completed = await completeStaged(key, body.file, opts);
+				if (completed) return completed;
+				return await uploadFile({
+					client,
+					bucket,
+					key: Key,
+					file: body.file,
+					contentType: opts.contentType,
+					partSizeBytes,
+					queueSize,
+					progressKey: key,
+					...opts.cacheControl !== void 0 && { cacheControl: opts.cacheControl },
+					...opts.ifNoneMatch !== void 0 && { ifNoneMatch: opts.ifNoneMatch },
+					...opts.ifMatch !== void 0 && { ifMatch: opts.ifMatch },
+					...options.onProgress !== void 0 && { onProgress: options.onProgress }
+				});
+			}
 			return { etag: (await client.send(new import_dist_cjs.PutObjectCommand({
 				Bucket: bucket,
 				Key,
@@ -74037,8 +74367,16 @@ function createS3Store(options) {
 	}
 	async function abortInFlight() {
 		stopping = true;
+		stopStaging();
 		const stopped = stopActiveUploads();
-		const lines = await openUploads.abortAll();
+		const unused = [...staged.entries()];
+		staged.clear();
+		const early = [];
+		await Promise.all(unused.map(async ([key, pending]) => {
+			const upload = await pending;
+			if (upload && await upload.abort()) early.push(`aborted the multipart upload of ${fullKey(prefix, key)} (started before the upload step)`);
+		}));
+		const lines = [...early, ...await openUploads.abortAll()];
 		for (const key of [...probeKeys]) {
 			await client.send(new import_dist_cjs.DeleteObjectCommand({
 				Bucket: bucket,
@@ -74056,6 +74394,7 @@ function createS3Store(options) {
 		get,
 		getStream,
 		put,
+		stage,
 		copy,
 		list,
 		delete: remove,
@@ -74069,7 +74408,8 @@ function createS3Store(options) {
 			return [...sweep.aborted.map((a) => `incomplete multipart upload of ${a.key} (started ${a.initiated?.toISOString() ?? "unknown"})`), ...probes.map((key) => `conditional-write probe ${key}`)];
 		},
 		async close() {
-			if (openUploads.size > 0) await abortInFlight();
+			if (!stopping) await proof?.catch(() => void 0);
+			if (openUploads.size > 0 || staged.size > 0) await abortInFlight();
 			client.destroy();
 		}
 	};
@@ -74082,6 +74422,7 @@ var init_s3_store = __esmMin((() => {
 	init_s3_client();
 	init_s3_errors();
 	init_s3_file_upload();
+	init_s3_staged_upload();
 	init_s3_object_meta();
 	init_s3_options();
 	init_s3_stale_uploads();
@@ -74491,7 +74832,7 @@ function registerPublish(program) {
 	});
 }
 
-// ../../main/node_modules/commander/lib/error.js
+// node_modules/commander/lib/error.js
 var require_error = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var CommanderError = class extends Error {
 		constructor(exitCode, code, message) {
@@ -74514,7 +74855,7 @@ var require_error = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.InvalidArgumentError = InvalidArgumentError;
 }));
 
-// ../../main/node_modules/commander/lib/argument.js
+// node_modules/commander/lib/argument.js
 var require_argument = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { InvalidArgumentError } = require_error();
 	var Argument = class {
@@ -74586,7 +74927,7 @@ var require_argument = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.humanReadableArgName = humanReadableArgName;
 }));
 
-// ../../main/node_modules/commander/lib/help.js
+// node_modules/commander/lib/help.js
 var require_help = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { humanReadableArgName } = require_argument();
 	var Help = class {
@@ -74877,7 +75218,7 @@ var require_help = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.stripColor = stripColor;
 }));
 
-// ../../main/node_modules/commander/lib/option.js
+// node_modules/commander/lib/option.js
 var require_option = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { InvalidArgumentError } = require_error();
 	var Option = class {
@@ -75035,7 +75376,7 @@ var require_option = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.DualOptions = DualOptions;
 }));
 
-// ../../main/node_modules/commander/lib/suggestSimilar.js
+// node_modules/commander/lib/suggestSimilar.js
 var require_suggestSimilar = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const maxDistance = 3;
 	function editDistance(a, b) {
@@ -75083,7 +75424,7 @@ var require_suggestSimilar = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.suggestSimilar = suggestSimilar;
 }));
 
-// ../../main/node_modules/commander/lib/command.js
+// node_modules/commander/lib/command.js
 var require_command = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const EventEmitter = __require("node:events").EventEmitter;
 	const childProcess = __require("node:child_process");
@@ -76236,7 +76577,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
 	exports.useColor = useColor;
 }));
 
-// ../../main/node_modules/commander/index.js
+// node_modules/commander/index.js
 var require_commander = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { Argument } = require_argument();
 	const { Command } = require_command();
@@ -76256,7 +76597,7 @@ var require_commander = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.InvalidOptionArgumentError = InvalidArgumentError;
 }));
 
-// ../../main/node_modules/commander/esm.mjs
+// node_modules/commander/esm.mjs
 var import_commander = /* @__PURE__ */ __toESM(require_commander(), 1);
 const { program, createCommand, createArgument, createOption, CommanderError, InvalidArgumentError, InvalidOptionArgumentError, Command, Argument, Option, Help } = import_commander.default;
 

@@ -122,7 +122,10 @@ export const deltasStep: Step = {
     const candidates: Array<{ version: string; build: string }> = existing
       ? (existing.deltas ?? []).map((d) => ({ version: d.fromVersion, build: String(d.fromBuild) }))
       : deltaCandidates(ctx.catalog?.entries ?? [], { version: inputs.version, build, channel: config.channel }, maximum).map((e) => ({ version: e.version, build: e.build! }));
-    if (candidates.length === 0) {
+    // A first release makes no delta but stores its tree manifest all the same (from the zip step's hashes, no
+    // second read), so the next publish's delta from it reads only the changed files. Not for a re-run of a
+    // published version: its objects are what its first publish wrote.
+    if (candidates.length === 0 && (ctx.existingRecord || !contentHashes)) {
       ctx.logger.info("no older release to make a delta from");
       return;
     }
@@ -139,6 +142,10 @@ export const deltasStep: Step = {
         ctx.treeManifest = { file: manifestFile, ...manifest };
       } else {
         ctx.logger.warn("no tree manifest for this release (a link target is not UTF-8, or the bundle has a resource-fork icon): later deltas from it read its zip");
+      }
+      if (candidates.length === 0) {
+        ctx.logger.info("no older release to make a delta from");
+        return;
       }
       const newHash = newTree.hash.toString("hex");
       const makeOne = async (candidate: { version: string; build: string }): Promise<{ delta: DeltaArtifact; log: string } | { log: string }> => {
