@@ -14428,7 +14428,8 @@ async function applyPut(t, w) {
 		ifMatch: p.etag
 	})).etag;
 	else etag = (await t.target.put(w.key, body, options)).etag;
-	if (etag !== void 0) t.etags.set(w.key, etag);
+	if (etag === void 0) return;
+	t.etags.set(w.key, etag);
 	t.written.push(w.key);
 	t.log(`wrote ${w.key}${w.sizeBytes !== void 0 ? ` (${w.sizeBytes} bytes)` : ""}`);
 }
@@ -14482,6 +14483,7 @@ async function applyWrites(t, writes) {
 		const keys = /* @__PURE__ */ new Set();
 		while (end < writes.length && independent(writes[end]) && !keys.has(writes[end].key)) keys.add(writes[end++].key);
 		if (end - i > 1) {
+			if (writes[i].op === "put") await applyWrite(t, writes[i++]);
 			const failed = (await Promise.allSettled(writes.slice(i, end).map((w) => applyWrite(t, w)))).find((r) => r.status === "rejected");
 			if (failed) throw failed.reason;
 			i = end;
@@ -31391,6 +31393,9 @@ async function recordsWithoutCatalog(store, pluginId, version, location, maxPerC
 	if (others.length === 0) return void 0;
 	const violations = buildOrderViolations(buildOrderEntries(others));
 	if (violations.length > 0) throw new RelcastError("E_VERSION", `${location} has no catalog, and the build numbers of its release records rank against their versions: ${describeViolation(violations[0])}${violations.length > 1 ? ` (and ${violations.length - 1} more pair(s))` : ""}`, "remove the record of the release published out of order (releases/<version>/release.json; relcast verify lists every pair), then run `relcast rebuild` with this store and publish again");
+	const missing = [];
+	for (const r of others) for (const key of [versionedKey(r.version, dmgFileName(pluginId, r.version)), versionedKey(r.version, zipFileName(pluginId, r.version))]) if (!await store.head(key)) missing.push(key);
+	if (missing.length > 0) throw new RelcastError("E_STORE", `${location} has no catalog, and release records name objects it does not hold: ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ` and ${missing.length - 3} more` : ""}; a catalog created now would offer downloads that do not exist`, "copy the missing objects back into the store (or remove the records of those releases), then run `relcast rebuild` with this store and publish again");
 	const named = others.slice(0, 3).map((r) => quotedFolder(r.version)).join(", ") + (others.length > 3 ? ` and ${others.length - 3} more` : "");
 	warn(`${location} has no catalog (releases/catalog.json) but holds the records of ${others.length} release(s) (${named}): publishes running now, or a lost catalog. This publish checks against them and lists them in the catalog it creates, as \`relcast rebuild\` would`);
 	return viewOfCatalog(buildCatalog(pluginId, others), "", maxPerChannel);
@@ -32335,7 +32340,7 @@ function publicState(ctx) {
 	]);
 	const version = ctx.inputs.version;
 	if (ctx.written.some((k) => feeds.has(k))) return `${version} may already be public: the feeds were being updated (${ctx.written.filter((k) => feeds.has(k)).join(", ")} written); re-run the same command to finish the site`;
-	if (ctx.written.length > 0) return `nothing became public: ${ctx.written.length} object(s) of ${version} were uploaded, but catalog and appcast still describe the previous releases; re-run the same command to finish, or leave them (relcast verify reports them)`;
+	if (ctx.written.length > 0) return `nothing became public: ${ctx.written.length} object(s) of ${version} were uploaded, but catalog and appcast still describe the previous releases; re-run the same command to finish (no feed names them until then)`;
 	return "nothing became public and nothing was written to the store";
 }
 async function withInterruptCleanup(ctx, currentStep, fn) {
@@ -32344,8 +32349,9 @@ async function withInterruptCleanup(ctx, currentStep, fn) {
 		if (stopping) process.exit(EXIT_FOR[signal] ?? 1);
 		stopping = true;
 		const write = (line) => process.stderr.write(`relcast: ${line}\n`);
-		write(`interrupted by ${signal} in step ${currentStep()}; ${publicState(ctx)}`);
+		const step = currentStep();
 		(ctx.store.abortInFlight?.() ?? Promise.resolve([])).catch(() => []).then((done) => {
+			write(`interrupted by ${signal} in step ${step}; ${publicState(ctx)}`);
 			try {
 				rmSync(ctx.workDir, {
 					recursive: true,
@@ -73689,6 +73695,11 @@ function checksumsOf(res) {
 		...res.ChecksumSHA256 && { ChecksumSHA256: res.ChecksumSHA256 }
 	};
 }
+function multipartEtag(parts) {
+	const digests = parts.map((p) => /^"?([0-9a-f]{32})"?$/i.exec(p.ETag ?? "")?.[1]);
+	if (digests.some((d) => d === void 0)) return void 0;
+	return `"${createHash("md5").update(Buffer.concat(digests.map((d) => Buffer.from(d, "hex")))).digest("hex")}-${parts.length}"`;
+}
 function stageUpload(req) {
 	const controller = new AbortController();
 	const signal = controller.signal;
@@ -73770,23 +73781,35 @@ function stageUpload(req) {
 		abort,
 		async complete(condition) {
 			const parts = await sent;
-			const res = await req.client.send(new import_dist_cjs$5.CompleteMultipartUploadCommand({
-				Bucket: req.bucket,
-				Key: req.key,
-				UploadId: uploadId,
-				MultipartUpload: { Parts: parts },
-				...condition.ifNoneMatch !== void 0 && { IfNoneMatch: condition.ifNoneMatch },
-				...condition.ifMatch !== void 0 && { IfMatch: condition.ifMatch }
-			}));
-			if (!res.ETag) throw new Error(`CompleteMultipartUpload of ${req.key} returned no ETag`);
-			return { etag: res.ETag };
+			try {
+				const res = await req.client.send(new import_dist_cjs$5.CompleteMultipartUploadCommand({
+					Bucket: req.bucket,
+					Key: req.key,
+					UploadId: uploadId,
+					MultipartUpload: { Parts: parts },
+					...condition.ifNoneMatch !== void 0 && { IfNoneMatch: condition.ifNoneMatch },
+					...condition.ifMatch !== void 0 && { IfMatch: condition.ifMatch }
+				}));
+				if (!res.ETag) throw new Error(`CompleteMultipartUpload of ${req.key} returned no ETag`);
+				return { etag: res.ETag };
+			} catch (err) {
+				const expected = status(err) === 412 ? multipartEtag(parts) : void 0;
+				if (expected === void 0) throw err;
+				const there = await req.client.send(new import_dist_cjs$5.HeadObjectCommand({
+					Bucket: req.bucket,
+					Key: req.key
+				})).catch(() => void 0);
+				if (there?.ETag === expected && there.ContentLength === req.size) return { etag: expected };
+				throw err;
+			}
 		}
 	};
 }
-var import_dist_cjs$5, MAX_PARTS;
+var import_dist_cjs$5, MAX_PARTS, status;
 var init_s3_staged_upload = __esmMin((() => {
 	import_dist_cjs$5 = require_dist_cjs$1();
 	MAX_PARTS = 1e4;
+	status = (err) => err.$metadata?.httpStatusCode;
 }));
 
 // src/store/s3-object-meta.ts
@@ -74212,6 +74235,10 @@ function createS3Store(options) {
 		}
 	}
 	const staged = /* @__PURE__ */ new Map();
+	const completing = /* @__PURE__ */ new Map();
+	const unlessStopping = async () => {
+		if (stopping) await new Promise(() => void 0);
+	};
 	let stopStaging;
 	const stagingStopped = new Promise((resolve) => stopStaging = resolve);
 	function stage(key, file, opts) {
@@ -74248,22 +74275,28 @@ function createS3Store(options) {
 			await upload.abort();
 			return;
 		}
+		await unlessStopping();
+		const completed = upload.complete({
+			...opts.ifNoneMatch !== void 0 && { ifNoneMatch: opts.ifNoneMatch },
+			...opts.ifMatch !== void 0 && { ifMatch: opts.ifMatch }
+		});
+		completing.set(key, completed);
 		try {
-			return await upload.complete({
-				...opts.ifNoneMatch !== void 0 && { ifNoneMatch: opts.ifNoneMatch },
-				...opts.ifMatch !== void 0 && { ifMatch: opts.ifMatch }
-			});
+			return await completed;
 		} catch (err) {
 			await upload.abort();
 			const mapped = rekey(mapS3Error(err, ctx("CompleteMultipartUpload", key, conditionOf(opts))), key);
 			if (mapped instanceof PreconditionFailedError) throw mapped;
 			return;
+		} finally {
+			completing.delete(key);
 		}
 	}
 	async function put(key, body, opts) {
 		const condition = conditionOf(opts);
 		const Key = abs(key);
 		await writable();
+		await unlessStopping();
 		try {
 			if (typeof body === "object" && !Buffer.isBuffer(body)) {
 				const completed = await completeStaged(key, body.file, opts);
@@ -74299,6 +74332,7 @@ function createS3Store(options) {
 	async function copy(fromKey, toKey, opts) {
 		const condition = conditionOf(opts);
 		await writable();
+		await unlessStopping();
 		if (condition) {
 			const current = await head(toKey);
 			if (opts.ifNoneMatch && current) throw new PreconditionFailedError(toKey, "if-none-match");
@@ -74348,6 +74382,7 @@ function createS3Store(options) {
 	async function remove(key) {
 		const Key = abs(key);
 		await writable();
+		await unlessStopping();
 		try {
 			await client.send(new import_dist_cjs.DeleteObjectCommand({
 				Bucket: bucket,
@@ -74372,6 +74407,9 @@ function createS3Store(options) {
 		const unused = [...staged.entries()];
 		staged.clear();
 		const early = [];
+		await Promise.all([...completing.entries()].map(async ([key, done]) => {
+			if (await done.then(() => true, () => false)) early.push(`${fullKey(prefix, key)} was being completed when the run stopped: that object is in the store`);
+		}));
 		await Promise.all(unused.map(async ([key, pending]) => {
 			const upload = await pending;
 			if (upload && await upload.abort()) early.push(`aborted the multipart upload of ${fullKey(prefix, key)} (started before the upload step)`);

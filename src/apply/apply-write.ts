@@ -70,7 +70,9 @@ async function applyPut(t: ApplyTarget, w: PutWrite): Promise<void> {
   if (p.kind === "create-only") etag = await putCreateOnly(t, w, body, options);
   else if (p.kind === "if-match") etag = (await t.target.put(w.key, body, p.etag === null ? { ...options, ifNoneMatch: "*" } : { ...options, ifMatch: p.etag })).etag;
   else etag = (await t.target.put(w.key, body, options)).etag;
-  if (etag !== undefined) t.etags.set(w.key, etag);
+  // A create-only put another run had already made with the same bytes wrote nothing (putCreateOnly said so).
+  if (etag === undefined) return;
+  t.etags.set(w.key, etag);
   t.written.push(w.key);
   t.log(`wrote ${w.key}${w.sizeBytes !== undefined ? ` (${w.sizeBytes} bytes)` : ""}`);
 }
@@ -133,6 +135,9 @@ export async function applyWrites(t: ApplyTarget, writes: readonly PlannedWrite[
     const keys = new Set<string>();
     while (end < writes.length && independent(writes[end]!) && !keys.has(writes[end]!.key)) keys.add(writes[end++]!.key);
     if (end - i > 1) {
+      // Two runs of one version racing with different bytes: the first create-only put (the disk image) decides
+      // alone which run wins, so the loser stops before it has made any other object of the release.
+      if (writes[i]!.op === "put") await applyWrite(t, writes[i++]!);
       const settled = await Promise.allSettled(writes.slice(i, end).map((w) => applyWrite(t, w)));
       const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
       if (failed) throw failed.reason;

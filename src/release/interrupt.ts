@@ -12,7 +12,7 @@ function publicState(ctx: ReleaseContext): string {
     return `${version} may already be public: the feeds were being updated (${ctx.written.filter((k) => feeds.has(k)).join(", ")} written); re-run the same command to finish the site`;
   }
   if (ctx.written.length > 0) {
-    return `nothing became public: ${ctx.written.length} object(s) of ${version} were uploaded, but catalog and appcast still describe the previous releases; re-run the same command to finish, or leave them (relcast verify reports them)`;
+    return `nothing became public: ${ctx.written.length} object(s) of ${version} were uploaded, but catalog and appcast still describe the previous releases; re-run the same command to finish (no feed names them until then)`;
   }
   return "nothing became public and nothing was written to the store";
 }
@@ -29,9 +29,11 @@ export async function withInterruptCleanup<T>(ctx: ReleaseContext, currentStep: 
     if (stopping) process.exit(EXIT_FOR[signal] ?? 1);
     stopping = true;
     const write = (line: string) => process.stderr.write(`relcast: ${line}\n`);
-    write(`interrupted by ${signal} in step ${currentStep()}; ${publicState(ctx)}`);
-    // The folder store's abort is synchronous, so the run writes nothing more before the exit; S3 aborts need the network.
+    const step = currentStep();
+    // The folder store's abort is synchronous, so the run writes nothing more before the exit; S3 aborts need the
+    // network, and a write already sent (a Complete) may still land: what became public is said once they settled.
     void (ctx.store.abortInFlight?.() ?? Promise.resolve([])).catch(() => [] as string[]).then((done) => {
+      write(`interrupted by ${signal} in step ${step}; ${publicState(ctx)}`);
       try {
         rmSync(ctx.workDir, { recursive: true, force: true });
       } catch {

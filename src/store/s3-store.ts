@@ -104,6 +104,12 @@ export function createS3Store(options: S3StoreOptions): S3Store {
 
   // Uploads started before their put (stage), by store-relative key; each is completed by that put or aborted.
   const staged = new Map<string, Promise<StagedUpload | undefined>>();
+  // Completes of staged uploads in flight: a stop waits for them and says what they made.
+  const completing = new Map<string, Promise<unknown>>();
+  // Once the run is stopping (Ctrl-C, SIGTERM), no new write starts: the interrupt handler ends the process.
+  const unlessStopping = async () => {
+    if (stopping) await new Promise<never>(() => undefined);
+  };
   // Resolved when the run stops: a stage still waiting for the proof (which never answers once stopping) gives up.
   let stopStaging!: () => void;
   const stagingStopped = new Promise<void>((resolve) => (stopStaging = resolve));
@@ -142,13 +148,18 @@ export function createS3Store(options: S3StoreOptions): S3Store {
       await upload.abort();
       return undefined;
     }
+    await unlessStopping();
+    const completed = upload.complete({ ...(opts.ifNoneMatch !== undefined && { ifNoneMatch: opts.ifNoneMatch }), ...(opts.ifMatch !== undefined && { ifMatch: opts.ifMatch }) });
+    completing.set(key, completed);
     try {
-      return await upload.complete({ ...(opts.ifNoneMatch !== undefined && { ifNoneMatch: opts.ifNoneMatch }), ...(opts.ifMatch !== undefined && { ifMatch: opts.ifMatch }) });
+      return await completed;
     } catch (err) {
       await upload.abort();
       const mapped = rekey(mapS3Error(err, ctx("CompleteMultipartUpload", key, conditionOf(opts))), key);
       if (mapped instanceof PreconditionFailedError) throw mapped;
       return undefined;
+    } finally {
+      completing.delete(key);
     }
   }
 
@@ -156,6 +167,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
     const condition = conditionOf(opts);
     const Key = abs(key);
     await writable();
+    await unlessStopping();
     try {
       if (typeof body === "object" && !Buffer.isBuffer(body)) {
         const completed = await completeStaged(key, body.file, opts);
@@ -185,6 +197,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
   async function copy(fromKey: string, toKey: string, opts: PutOptions): Promise<{ etag: string }> {
     const condition = conditionOf(opts);
     await writable();
+    await unlessStopping();
     // Some S3-compatible servers (moto, older MinIO) ignore conditions on
     // CopyObject; a HEAD first gives them at least the sequential guarantee.
     if (condition) {
@@ -231,6 +244,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
   async function remove(key: string): Promise<void> {
     const Key = abs(key);
     await writable();
+    await unlessStopping();
     try {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key }));
     } catch (err) {
@@ -256,6 +270,10 @@ export function createS3Store(options: S3StoreOptions): S3Store {
     const unused = [...staged.entries()];
     staged.clear();
     const early: string[] = [];
+    // A Complete already sent cannot be taken back: wait for it and say whether it made the object.
+    await Promise.all([...completing.entries()].map(async ([key, done]) => {
+      if (await done.then(() => true, () => false)) early.push(`${fullKey(prefix, key)} was being completed when the run stopped: that object is in the store`);
+    }));
     await Promise.all(unused.map(async ([key, pending]) => {
       const upload = await pending;
       if (upload && (await upload.abort())) early.push(`aborted the multipart upload of ${fullKey(prefix, key)} (started before the upload step)`);

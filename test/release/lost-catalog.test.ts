@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
@@ -82,9 +82,22 @@ describe("a store that lost its catalog", () => {
     expect(catalog.versions.map((r: { version: string }) => r.version).sort()).toEqual(["1.0.0", "1.1.0", "1.2.0"]);
   });
 
-  it("a publish into it lists every stored record in the catalog it creates, and says so; verify accepts the store", async () => {
+  it("a stored record whose zip is gone (a half-copied store) is refused (E_STORE) before anything is written: the feeds would offer a missing download", async () => {
     await rm(path.join(ws.storeDir, "releases/catalog.json"));
     await rm(path.join(ws.storeDir, "releases/catalog-index.json"), { force: true });
+    const zip = path.join(ws.storeDir, "releases/1.0.0/bridge-plugin-1.0.0.zip");
+    await rename(zip, `${zip}.away`);
+    const before = await snapshotTree(ws.storeDir);
+    const p = await ws.plugin("1.3.0", 130);
+    const res = await runCli(ws.publishArgs(p, "1.3.0"), { cwd: ws.dir });
+    expect(res.code, res.stderr).toBe(9);
+    expect(res.stderr).toContain("[E_STORE]");
+    expect(res.stderr).toContain("releases/1.0.0/bridge-plugin-1.0.0.zip");
+    expect(await snapshotTree(ws.storeDir)).toEqual(before);
+    await rename(`${zip}.away`, zip);
+  });
+
+  it("a publish into it lists every stored record in the catalog it creates, and says so; verify accepts the store", async () => {
     const p = await ws.plugin("1.3.0", 130);
     const res = await runCli(ws.publishArgs(p, "1.3.0"), { cwd: ws.dir });
     expect(res.code, res.stderr).toBe(0);

@@ -80,4 +80,28 @@ describe.skipIf(Boolean(reason))(`S3: uploads start before the upload step and c
     const verify = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
     expect(verify.code, verify.stderr + verify.stdout).toBe(0);
   }, 300_000); // a hang guard, not a speed check
+
+  it("Ctrl-C as the upload step begins: no write starts after the signal, every staged upload not yet completing is aborted, and the message names exactly what is in the store; a re-run finishes", async () => {
+    const p = await ws.plugin("2.0.0", 200, { dmgBytes: 12 * MiB });
+    await writeFile(path.join(p.app, "Contents", "Resources", "weights.bin"), randomBytes(7 * MiB));
+    const before = ((await json("s3api", "list-objects-v2", "--bucket", bucket, "--prefix", "site/releases/2.0.0/")).Contents ?? []) as unknown[];
+    expect(before).toEqual([]);
+    const stopped = await runCli(ws.publishArgs(p, "2.0.0"), { env: { RELCAST_FAILPOINT: "after:plan", RELCAST_FAILPOINT_SIGNAL: "SIGINT" } });
+    expect(stopped.code, stopped.stderr).toBe(130);
+    // A Complete already sent when the signal came cannot be taken back: the message then names that object. Whatever
+    // the timing, the store holds exactly what the message says, no record, and no open upload.
+    const objects = (((await json("s3api", "list-objects-v2", "--bucket", bucket, "--prefix", "site/releases/2.0.0/")).Contents ?? []) as Array<{ Key: string }>).map((o) => o.Key).sort();
+    const named = [...stopped.stderr.matchAll(/relcast: (\S+) was being completed when the run stopped: that object is in the store/g)].map((m) => m[1]).sort();
+    expect(objects).toEqual(named);
+    expect(objects.every((k) => !k.endsWith("release.json"))).toBe(true);
+    expect(stopped.stderr).toMatch(
+      objects.length === 0
+        ? /interrupted by SIGINT in step (plan|upload); nothing became public and nothing was written to the store/
+        : new RegExp(`interrupted by SIGINT in step upload; nothing became public: ${objects.length} object\\(s\\) of 2\\.0\\.0 were uploaded`),
+    );
+    expect((await json("s3api", "list-multipart-uploads", "--bucket", bucket)).Uploads ?? []).toEqual([]);
+    // A re-run finishes the release.
+    const again = await runCli(ws.publishArgs(p, "2.0.0", ["--quiet"]));
+    expect(again.code, again.stderr).toBe(0);
+  }, 300_000); // a hang guard, not a speed check
 });

@@ -12,6 +12,7 @@ import { CACHE_IMMUTABLE } from "../../src/store/content-types.js";
 import { openStore } from "../../src/store/open-store.js";
 import { createS3Store } from "../../src/store/s3-store.js";
 import type { S3StoreOptions, UploadProgress } from "../../src/store/s3-options.js";
+import { startFaultProxy } from "../helpers/fault-proxy.js";
 import { MOTO_ENV, motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
 import { runStoreContract } from "./store-contract.js";
 
@@ -231,6 +232,25 @@ describe.skipIf(Boolean(reason))(`S3 store against moto_server${reason ? ` (skip
         expect(await openUploads(o.prefix!)).toEqual([]);
         const listed = (await aws("s3api", "list-objects-v2", "--bucket", BUCKET, "--prefix", `${o.prefix}/`)) as { Contents?: unknown[] } | undefined;
         expect(listed?.Contents ?? []).toEqual([]);
+      });
+
+      it("the answer to its CompleteMultipartUpload is lost and the SDK's retry loses the create-only condition to that very Complete: the put succeeds (the object's ETag is the one these parts make)", async () => {
+        const proxy = await startFaultProxy(moto!.endpoint, { rate: 0, seed: 3 });
+        const o = storeOptions({ endpoint: proxy.endpoint });
+        const store = createS3Store(o);
+        const { file, data, dir } = await bigFile(11 * MiB);
+        proxy.target({ name: "complete answer lost", match: (r) => r.method === "POST" && /[?&]uploadId=/.test(r.url), fault: "lost-response", times: 1 });
+        try {
+          store.stage!("releases/1.0.0/e.zip", file, options);
+          await store.put("releases/1.0.0/e.zip", { file }, { ...options, ifNoneMatch: "*" });
+          expect(proxy.stats.targeted["complete answer lost"]).toBe(1);
+          expect((await store.get("releases/1.0.0/e.zip"))!.body.equals(data)).toBe(true);
+          expect(await openUploads(o.prefix!)).toEqual([]);
+        } finally {
+          await store.close?.();
+          await proxy.stop();
+          await rm(dir, { recursive: true, force: true });
+        }
       });
 
       it("a put with other headers than the staged ones is a plain upload with its own headers (the staged one is aborted)", async () => {

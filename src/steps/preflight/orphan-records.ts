@@ -2,7 +2,7 @@ import { RelcastError } from "../../core/errors.js";
 import { buildCatalog } from "../../domain/catalog.js";
 import { buildOrderEntries, buildOrderViolations, describeViolation } from "../../domain/build-order.js";
 import { quotedFolder } from "../../domain/record-keys.js";
-import { recordKey } from "../../domain/release-layout.js";
+import { dmgFileName, recordKey, versionedKey, zipFileName } from "../../domain/release-layout.js";
 import { readAllRecords } from "../../catalog/stored-records.js";
 import { viewOfCatalog } from "../../catalog/catalog-view.js";
 import type { CatalogView } from "../../catalog/catalog-entry.js";
@@ -43,6 +43,20 @@ export async function recordsWithoutCatalog(
       "E_VERSION",
       `${location} has no catalog, and the build numbers of its release records rank against their versions: ${describeViolation(violations[0]!)}${violations.length > 1 ? ` (and ${violations.length - 1} more pair(s))` : ""}`,
       "remove the record of the release published out of order (releases/<version>/release.json; relcast verify lists every pair), then run `relcast rebuild` with this store and publish again",
+    );
+  }
+  // A record whose disk image or zip is gone (a half-copied store) would put a broken download into the feeds.
+  const missing: string[] = [];
+  for (const r of others) {
+    for (const key of [versionedKey(r.version, dmgFileName(pluginId, r.version)), versionedKey(r.version, zipFileName(pluginId, r.version))]) {
+      if (!(await store.head(key))) missing.push(key);
+    }
+  }
+  if (missing.length > 0) {
+    throw new RelcastError(
+      "E_STORE",
+      `${location} has no catalog, and release records name objects it does not hold: ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ` and ${missing.length - 3} more` : ""}; a catalog created now would offer downloads that do not exist`,
+      "copy the missing objects back into the store (or remove the records of those releases), then run `relcast rebuild` with this store and publish again",
     );
   }
   const named = others.slice(0, 3).map((r) => quotedFolder(r.version)).join(", ") + (others.length > 3 ? ` and ${others.length - 3} more` : "");
