@@ -74248,7 +74248,7 @@ function createS3Store(options) {
 			await Promise.race([writable(), stagingStopped]);
 			if (stopping) return void 0;
 			const { size } = await stat(file);
-			if (size <= partSizeBytes || stopping) return void 0;
+			if (size <= partSizeBytes || stopping || await head(key)) return void 0;
 			return stageUpload({
 				client,
 				bucket,

@@ -121,8 +121,9 @@ export function createS3Store(options: S3StoreOptions): S3Store {
       await Promise.race([writable(), stagingStopped]);
       if (stopping) return undefined;
       const { size } = await stat(file);
-      // A file of one part gains nothing: its put is one request anyway.
-      if (size <= partSizeBytes || stopping) return undefined;
+      // A file of one part gains nothing: its put is one request anyway. An object already there (a re-run after an
+      // interrupted upload step) is one the plan will not put again: sending its bytes would be for nothing.
+      if (size <= partSizeBytes || stopping || (await head(key))) return undefined;
       return stageUpload({
         client, bucket, key: Key, file, size, contentType: opts.contentType, partSizeBytes, queueSize, progressKey: key,
         ...(opts.cacheControl !== undefined && { cacheControl: opts.cacheControl }),
