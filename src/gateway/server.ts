@@ -10,6 +10,7 @@ import type { HmacVerifier } from "./hmac-verifier.js";
 import { HttpError, httpErrorResponse, writeHttpError } from "./http/http-error.js";
 import type { GatewayEnv, Middleware } from "./http/middleware.js";
 import { oneRequestAtATime } from "./http/one-at-a-time.js";
+import { closeAfterUpgradeAsk } from "./http/upgrade-asked.js";
 import { jsonResponse } from "./http/respond.js";
 import { authenticate } from "./middleware/authenticate.js";
 import { bearerAuth } from "./middleware/bearer-auth.js";
@@ -75,14 +76,16 @@ export async function createGatewayApp(options: GatewayOptions): Promise<Hono<Ga
 /**
  * node's request listener for the whole gateway: the HMAC fast path
  * (hmac-fast-path.ts) in front of hono's, when product routes are served,
- * taking the requests of one connection one at a time (one-at-a-time.ts).
+ * taking the requests of one connection one at a time (one-at-a-time.ts),
+ * closing a connection after a request that asks to upgrade it
+ * (upgrade-asked.ts).
  * `adapter` makes hono's listener (start-gateway.ts: @hono/node-server's,
  * with its answer to a malformed request target).
  */
 export async function createGatewayListener(options: GatewayOptions, adapter: (app: Hono<GatewayEnv>) => RequestListener): Promise<RequestListener> {
   const { app, fastPath } = await buildGateway(options);
   const general = adapter(app);
-  return oneRequestAtATime(requireHost(fastPath ? hmacFastPath(fastPath, general) : general));
+  return oneRequestAtATime(closeAfterUpgradeAsk(requireHost(fastPath ? hmacFastPath(fastPath, general) : general)));
 }
 
 const NO_HOST = new HttpError(400, "invalid_request", "an HTTP/1.1 request needs a Host header (RFC 9112 §3.2); send it", { connection: "close" });

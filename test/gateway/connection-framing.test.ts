@@ -128,6 +128,30 @@ describe("framing and Connection lists", () => {
     expect(await upstreamUrls()).toEqual(["/v1/a", "/v1/b", "/v1/c"]);
   });
 
+  it.each([
+    ["Connection: upgrade\r\nUpgrade: h2c\r\n", "bearer"],
+    ["Connection: keep-alive\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: websocket\r\n", "bearer"],
+    ["Connection: UPGRADE\r\nUpgrade: h2c\r\n", "hmac"],
+  ])("answers a request asking to upgrade (%j, %s) as a plain one, says Connection: close, and handles nothing behind it", async (asks, auth) => {
+    const url = `${h.gateway.url}/v2/crm/v1/upgrade-asked`;
+    const credentials =
+      auth === "bearer"
+        ? `Authorization: Bearer ${token}\r\n`
+        : Object.entries(signRequest({ method: "GET", url, clientId: HMAC_CRED.id, secret: HMAC_CRED.secret, date: h.clock() }).headers)
+            .map(([k, v]) => `${k}: ${v}\r\n`)
+            .join("");
+    const behind = `POST /v2/crm/v1/behind-upgrade HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${token}\r\nContent-Length: 2\r\n\r\n{}`;
+    const answer = await exchange(`GET /v2/crm/v1/upgrade-asked HTTP/1.1\r\nHost: ${host()}\r\n${credentials}${asks}\r\n${behind}`);
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer.match(/HTTP\/1\.1 \d{3} /g)).toHaveLength(1);
+    const head = answer.slice(0, answer.indexOf("\r\n\r\n"));
+    expect(head).toMatch(/^connection: close$/im);
+    expect(head).not.toMatch(/^upgrade:/im);
+    const forwarded = await upstreamUrls();
+    expect(forwarded).toEqual(["/v1/upgrade-asked"]);
+    expect(h.upstream.received[0]!.headers["upgrade"]).toBeUndefined();
+  });
+
   it("refuses an HTTP/1.1 request without Host in order, and handles nothing behind it", async () => {
     const behind = `PUT /v2/crm/v1/behind-nohost HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${token}\r\nContent-Length: 2\r\n\r\n{}`;
     const answer = await exchange(`GET /healthz HTTP/1.1\r\n\r\n${behind}`);

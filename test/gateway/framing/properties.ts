@@ -172,13 +172,16 @@ export function checkProperties(obs: Observation): Violation[] {
       }
     });
     // (e)
+    run.answers.forEach((answer, index) => {
+      const request = run.requests[index];
+      if (request && asksUpgrade(request.spec) && !announcesClose(answer)) {
+        violations.push({ run, index, property: "e", kind: "upgrade-kept-open", detail: `the request asks to upgrade the connection, which ends it, yet the ${answer.status} answer did not say Connection: close` });
+      }
+    });
     if (run.stalled) violations.push({ run, index: run.answers.length, property: "e", kind: "stalled", detail: `no answer to request #${run.answers.length + 1} and the connection stayed open` });
     const last = run.answers[run.answers.length - 1];
-    // node ends a connection after answering a request that asks to upgrade it (the gateway upgrades nothing), unannounced;
-    // the requests behind it are never handled, which (a) checks. Reported, not held against the gateway here.
-    const lastRequest = run.requests[run.answers.length - 1];
-    const upgradeAsked = last !== undefined && lastRequest !== undefined && asksUpgrade(lastRequest.spec);
-    if (run.closedByGateway && run.answers.length < run.written && !(last && announcesClose(last)) && !upgradeAsked) {
+    // A request that asks to upgrade the connection (the gateway upgrades nothing) ends it: its answer must say so.
+    if (run.closedByGateway && run.answers.length < run.written && !(last && announcesClose(last))) {
       const after = last ? `after answering #${run.answers.length} with ${last.status} without Connection: close` : "before any answer";
       const how = run.reset ? "reset" : "closed";
       violations.push({ run, index: run.answers.length, property: "e", kind: "closed-unannounced", detail: `the gateway ${how} the connection ${after}, with request #${run.answers.length + 1} unanswered` });
