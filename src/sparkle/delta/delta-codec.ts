@@ -107,6 +107,8 @@ async function deflateWithStoredRanges(input: string, output: string, stored: re
   const deflate = createDeflateRaw({ level: 9 });
   const sink = createWriteStream(output, { flags: "a" });
   const done = pipeline(deflate, sink);
+  // Awaited below, after the input is in; a write error meanwhile must not go unhandled.
+  done.catch(() => undefined);
   const src = await open(input, "r");
   try {
     const { size } = await src.stat();

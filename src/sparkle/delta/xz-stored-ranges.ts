@@ -131,6 +131,7 @@ async function compressRange(src: FileHandle, range: PayloadRange, emit: (bytes:
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr = (stderr + s).slice(0, 2000)));
   const closed = once(child, "close") as Promise<[number | null]>;
+  closed.catch(() => undefined);
   child.stdin.on("error", () => undefined);
   const feeding = (async () => {
     const buf = Buffer.allocUnsafe(READ);
