@@ -4,6 +4,8 @@ import { openBundleTree } from "../../sparkle/delta/bundle-input.js";
 import { applyDelta, readDeltaInfo } from "../../sparkle/delta/delta-apply.js";
 import { createDelta, DEFAULT_DIFF_LIMIT_BYTES } from "../../sparkle/delta/delta-create.js";
 import { compressionUnavailable, defaultCompression, missingProgramError } from "../../sparkle/delta/delta-codec.js";
+import { MAX_DIFF_FILE_BYTES } from "../../sparkle/delta/delta-limits.js";
+import { wholeFilesNotes } from "../../sparkle/delta/whole-files-note.js";
 import { COMPRESSION_NAMES, Command as ItemCommand, type CompressionName } from "../../sparkle/delta/delta-format.js";
 
 function compressionFlag(value: string | undefined): CompressionName {
@@ -32,11 +34,17 @@ export function registerDelta(program: Command): void {
     .argument("<new>", "the new bundle (folder or zip)")
     .argument("<out>", "the .delta file to write")
     .option("--compression <mode>", "lzma (Sparkle's default; needs xz), zlib (no program needed), bzip2 (needs bzip2) or none; default: lzma where xz is on the PATH, else zlib")
-    .option("--diff-limit-mib <n>", `files larger than this are shipped whole instead of diffed (default ${DEFAULT_DIFF_LIMIT_BYTES / 1048576})`)
+    .option("--diff-limit-mib <n>", `changed files larger than this are shipped whole instead of diffed (default ${DEFAULT_DIFF_LIMIT_BYTES / 1048576}, at most ${MAX_DIFF_FILE_BYTES / 1048576}); whole files of any size are streamed`)
     .action(async (oldInput: string, newInput: string, out: string, flags: { compression?: string; diffLimitMib?: string }) => {
       const compression = compressionFlag(flags.compression);
       const limitMib = flags.diffLimitMib === undefined ? undefined : Number(flags.diffLimitMib);
-      if (limitMib !== undefined && !(Number.isFinite(limitMib) && limitMib >= 0)) throw new RelcastError("E_USAGE", `--diff-limit-mib must be a number ≥ 0, got "${flags.diffLimitMib}"`, "e.g. --diff-limit-mib 24");
+      if (limitMib !== undefined && !(Number.isFinite(limitMib) && limitMib >= 0 && limitMib * 1048576 <= MAX_DIFF_FILE_BYTES)) {
+        throw new RelcastError(
+          "E_USAGE",
+          `--diff-limit-mib must be a number from 0 to ${MAX_DIFF_FILE_BYTES / 1048576}, got "${flags.diffLimitMib}"`,
+          "a diff holds both files and a suffix array in memory (about 6 times the file); larger changed files are shipped whole anyway, e.g. --diff-limit-mib 24",
+        );
+      }
       const oldTree = await openBundleTree(oldInput, "old");
       try {
         const newTree = await openBundleTree(newInput, "new");
@@ -48,7 +56,10 @@ export function registerDelta(program: Command): void {
               `  before ${s.beforeHash}\n  after  ${s.afterHash}\n` +
               `  ${c.diffed} diffed, ${c.extracted} extracted, ${c.cloned} cloned, ${c.deleted} deleted, ${c.permissions} permission changes` +
               (c.wholeOverLimit ? `, ${c.wholeOverLimit} shipped whole (over the diff limit)` : "") +
-              "\n",
+              "\n" +
+              wholeFilesNotes(s)
+                .map((line) => `  ${line}\n`)
+                .join(""),
           );
         } finally {
           await newTree.dispose();

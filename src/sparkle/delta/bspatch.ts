@@ -6,7 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { RelcastError } from "../../core/errors.js";
-import { DEFAULT_DELTA_LIMITS } from "./delta-limits.js";
+import { MAX_DIFF_FILE_BYTES } from "./delta-limits.js";
 
 function readOfft(buf: Buffer, at: number): number {
   let value = 0;
@@ -38,7 +38,7 @@ function tooLarge(why: string): RelcastError {
  * may make (the new tree's largest file when known); a header claiming more
  * is refused before anything that size is allocated or decompressed.
  */
-export function applyBsdiffPatch(old: Buffer, patch: Buffer, maxNewBytes = DEFAULT_DELTA_LIMITS.maxFileBytes): Buffer {
+export function applyBsdiffPatch(old: Buffer, patch: Buffer, maxNewBytes = MAX_DIFF_FILE_BYTES): Buffer {
   if (patch.length < 32) throw corrupt("shorter than its 32-byte header");
   const magic = patch.toString("latin1", 0, 8);
   if (magic !== "BSDIFN40" && magic !== "BSDIFF40") throw corrupt(`unknown magic "${magic}"`);

@@ -12,7 +12,7 @@ import path from "node:path";
 import { RelcastError } from "../../core/errors.js";
 import { applyBsdiffPatch } from "./bspatch.js";
 import { checkLinkTarget, corrupt, type DeltaHeader, openDelta, type OpenedDelta } from "./delta-apply.js";
-import { DEFAULT_DELTA_LIMITS, type DeltaLimits } from "./delta-limits.js";
+import { DEFAULT_DELTA_LIMITS, type DeltaLimits, maxPatchedFileBytes } from "./delta-limits.js";
 import { Command, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from "./delta-format.js";
 import { type EntryKind, ftsOrder, type HashedTree, PERMISSION_FLAGS, treeHashOf } from "./tree-hash.js";
 
@@ -82,7 +82,7 @@ export async function applyDeltaToTree(oldTree: HashedTree, deltaFile: string, o
       } else if (c & Command.binaryDiff) {
         const patch = await reader.bytes(item.dataLength);
         const from = oldFile(c & Command.clone ? item.clonedFrom! : item.rel, "patch source");
-        const result = applyBsdiffPatch(await oldTree.source.readFile(from), patch, limits.maxFileBytes);
+        const result = applyBsdiffPatch(await oldTree.source.readFile(from), patch, maxPatchedFileBytes(limits));
         const existing = state.get(item.rel);
         // bspatch rewrites the file in place, keeping its mode; clones take the source's mode.
         const perms = c & Command.clone || existing?.kind !== "file" ? from.perms : existing.perms;

@@ -18,7 +18,7 @@ import path from "node:path";
 import { RelcastError } from "../../core/errors.js";
 import { applyBsdiffPatch } from "./bspatch.js";
 import { type DeltaBody, openDeltaBody } from "./delta-body.js";
-import { claimTooLarge, DEFAULT_DELTA_LIMITS, type DeltaLimits, MAX_LINK_TARGET_BYTES, MAX_PATH_TABLE_BYTES, maxPatchBytes } from "./delta-limits.js";
+import { claimTooLarge, DEFAULT_DELTA_LIMITS, type DeltaLimits, MAX_LINK_TARGET_BYTES, MAX_PATH_TABLE_BYTES, maxPatchBytes, maxPatchedFileBytes } from "./delta-limits.js";
 import { Command, compressionName, type CompressionName, DELTA_MAGIC, MAJOR_VERSION, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from "./delta-format.js";
 import { type HashedTree, hashTree, inodeHashes, lstatOrUndefined, PERMISSION_FLAGS } from "./tree-hash.js";
 
@@ -64,7 +64,7 @@ function checkClaims(file: string, items: readonly DeltaItem[], limits: DeltaLim
   for (const item of items) {
     const c = item.commands;
     if (c & Command.binaryDiff) {
-      if (item.dataLength > maxPatchBytes(limits)) throw claimTooLarge(file, `the patch for ${item.rel}`, item.dataLength, maxPatchBytes(limits), `a patch to a file of at most ${limits.maxFileBytes} bytes (${basis}) can need`);
+      if (item.dataLength > maxPatchBytes(limits)) throw claimTooLarge(file, `the patch for ${item.rel}`, item.dataLength, maxPatchBytes(limits), `a patch to a file of at most ${maxPatchedFileBytes(limits)} bytes (${basis}; relcast patches files up to 1 GiB, larger ones are shipped whole) can need`);
     } else if (c & Command.extract && (item.mode & S_IFMT) === S_IFREG) {
       if (item.dataLength > limits.maxFileBytes) throw claimTooLarge(file, `the file ${item.rel}`, item.dataLength, limits.maxFileBytes, `bytes ${basis} for one file`);
     } else if (item.dataLength > MAX_LINK_TARGET_BYTES) {
@@ -281,7 +281,7 @@ export async function applyDelta(oldRoot: string, outRoot: string, deltaFile: st
         const from = path.join(oldRoot, fromRel);
         const fromStat = await lstatOrUndefined(from);
         if (!fromStat?.isFile()) throw corrupt(deltaFile, `patch source ${fromRel} is not a file in the old bundle`);
-        const result = applyBsdiffPatch(await readFile(from), patch, limits.maxFileBytes);
+        const result = applyBsdiffPatch(await readFile(from), patch, maxPatchedFileBytes(limits));
         const existing = await lstatOrUndefined(dest);
         // bspatch rewrites the file in place, keeping its mode; clones take the source's mode.
         const keepMode = c & Command.clone || !existing?.isFile() ? fromStat.mode & PERMISSION_FLAGS : existing.mode & PERMISSION_FLAGS;

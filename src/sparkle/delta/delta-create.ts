@@ -21,6 +21,8 @@ import path from "node:path";
 import { RelcastError } from "../../core/errors.js";
 import { createBsdiffPatchParts } from "./bsdiff-create.js";
 import { compressFile } from "./delta-codec.js";
+import { BlockJudge, type PayloadRange, storeMinFileBytes } from "./incompressible.js";
+import { MAX_DIFF_FILE_BYTES } from "./delta-limits.js";
 import { COMPRESSION_LEVEL, Command, Compression, type CompressionName, DELTA_MAGIC, MAJOR_VERSION, MINOR_VERSION, S_IFMT } from "./delta-format.js";
 import { CUSTOM_ICON_PATH, type HashedTree, hashTree, PERMISSION_FLAGS, SYMLINK_PERMISSIONS, type TreeEntry, type TreeSource } from "./tree-hash.js";
 
@@ -45,6 +47,12 @@ export interface DeltaSummary {
   afterHash: string;
   size: number;
   counts: { deleted: number; extracted: number; diffed: number; cloned: number; permissions: number; wholeOverLimit: number };
+  /** The diff limit used (bytes). */
+  diffLimitBytes: number;
+  /** Changed files shipped whole because the old or new one is over the diff limit. */
+  overLimit: Array<{ rel: string; oldSize: number; size: number }>;
+  /** Whole files some of whose bytes were stored uncompressed (judged incompressible), with how many. */
+  stored: Array<{ rel: string; size: number; storedBytes: number }>;
 }
 
 interface Item {
@@ -105,6 +113,9 @@ export async function createDelta(oldRoot: string, newRoot: string, outFile: str
 /** The same from two hashed trees, wherever they live (folders, zips): their sources give the bytes. */
 export async function createDeltaFromTrees(before: HashedTree, after: HashedTree, outFile: string, options: Omit<CreateDeltaOptions, "oldTree" | "newTree">): Promise<DeltaSummary> {
   const limit = options.diffLimitBytes ?? DEFAULT_DIFF_LIMIT_BYTES;
+  if (!(Number.isSafeInteger(limit) && limit >= 0 && limit <= MAX_DIFF_FILE_BYTES)) {
+    throw new RelcastError("E_USAGE", `the diff limit must be a whole number of bytes from 0 to ${MAX_DIFF_FILE_BYTES} (1 GiB), got ${limit}.`, "Larger changed files are shipped whole anyway: lower deltas.diffLimitMiB / --diff-limit-mib to 1024 or less.");
+  }
   checkTree(before.entries, "old");
   checkTree(after.entries, "new");
 
@@ -170,6 +181,7 @@ export async function createDeltaFromTrees(before: HashedTree, after: HashedTree
 
   const scratch = await mkdtemp(path.join(options.tmpDir ?? os.tmpdir(), "relcast-delta-"));
   const counts = { deleted: 0, extracted: 0, diffed: 0, cloned: 0, permissions: 0, wholeOverLimit: 0 };
+  const overLimit: DeltaSummary["overLimit"] = [];
   try {
     const items: Item[] = [];
     const diffs: Array<{ key: string; from: string; entry: TreeEntry; clone: boolean }> = [];
@@ -188,7 +200,10 @@ export async function createDeltaFromTrees(before: HashedTree, after: HashedTree
         diffs.push({ key, from: key, entry, clone: false });
         continue;
       }
-      if (diffable) counts.wholeOverLimit++;
+      if (diffable) {
+        counts.wholeOverLimit++;
+        overLimit.push({ rel: key, oldSize: old.size, size: entry.size });
+      }
       if (contentEqual) {
         if (permsChanged) {
           items.push({ rel: key, commands: Command.modifyPermissions, mode: entry.perms });
@@ -255,7 +270,9 @@ export async function createDeltaFromTrees(before: HashedTree, after: HashedTree
     }
 
     const payload = path.join(scratch, "payload");
-    await writePayload(payload, before.hash, after.hash, items);
+    // Big whole files are judged for storing only where the codec has a stored form.
+    const judgeFrom = options.compression === "lzma" || options.compression === "zlib" ? storeMinFileBytes() : undefined;
+    const { ranges, stored } = await writePayload(payload, before.hash, after.hash, items, judgeFrom);
     const header = Buffer.alloc(6);
     header.write(DELTA_MAGIC, 0, "latin1");
     header[4] = Compression[options.compression];
@@ -263,20 +280,28 @@ export async function createDeltaFromTrees(before: HashedTree, after: HashedTree
     const partial = path.join(path.dirname(path.resolve(outFile)), `.${path.basename(outFile)}.${randomUUID()}.tmp`);
     try {
       await writeFile(partial, header, { flag: "wx" });
-      await compressFile(options.compression, payload, partial);
+      await compressFile(options.compression, payload, partial, ranges);
       await rename(partial, outFile);
     } catch (err) {
       await rm(partial, { force: true });
       throw err;
     }
     const size = (await lstat(outFile)).size;
-    return { beforeHash: before.hash.toString("hex"), afterHash: after.hash.toString("hex"), size, counts };
+    return { beforeHash: before.hash.toString("hex"), afterHash: after.hash.toString("hex"), size, counts, diffLimitBytes: limit, overLimit, stored };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
 }
 
-async function writePayload(file: string, beforeHash: Buffer, afterHash: Buffer, items: Item[]): Promise<void> {
+/**
+ * Writes the uncompressed payload; whole files of at least `judgeFrom` bytes
+ * are judged block by block as they go by (incompressible.ts), and the
+ * payload ranges to store come back with the bytes stored per file.
+ */
+async function writePayload(file: string, beforeHash: Buffer, afterHash: Buffer, items: Item[], judgeFrom: number | undefined): Promise<{ ranges: PayloadRange[]; stored: DeltaSummary["stored"] }> {
+  const ranges: PayloadRange[] = [];
+  const stored: DeltaSummary["stored"] = [];
+  let offset = 0;
   const index = new Map<string, number>();
   const paths: string[] = [];
   for (const item of items) {
@@ -297,7 +322,9 @@ async function writePayload(file: string, beforeHash: Buffer, afterHash: Buffer,
     const table = Buffer.concat(paths.map((p) => Buffer.from(`${p}\0`, "utf8")));
     const tableLength = Buffer.alloc(8);
     tableLength.writeBigUInt64LE(BigInt(table.length));
-    await fh.write(Buffer.concat([head, beforeHash, afterHash, tableLength, table]));
+    const start = Buffer.concat([head, beforeHash, afterHash, tableLength, table]);
+    await fh.write(start);
+    offset += start.length;
 
     const records: Buffer[] = [];
     for (const item of items) {
@@ -332,7 +359,9 @@ async function writePayload(file: string, beforeHash: Buffer, afterHash: Buffer,
       records.push(...parts);
     }
     records.push(Buffer.from([Command.end]));
-    await fh.write(Buffer.concat(records));
+    const commands = Buffer.concat(records);
+    await fh.write(commands);
+    offset += commands.length;
 
     const chunk = Buffer.allocUnsafe(1 << 20);
     for (const item of items) {
@@ -340,18 +369,25 @@ async function writePayload(file: string, beforeHash: Buffer, afterHash: Buffer,
       if (!data) continue;
       if (data.kind === "link") {
         await fh.write(data.target);
+        offset += data.target.length;
         continue;
       }
       if (data.kind === "file") {
+        const judge = judgeFrom !== undefined && data.entry.size >= judgeFrom ? new BlockJudge(offset, ranges) : undefined;
         let written = 0;
         for await (const bytes of data.source.streamFile(data.entry)) {
           written += bytes.length;
           if (written > data.entry.size) break;
+          judge?.update(bytes);
           await fh.write(bytes);
         }
         if (written !== data.entry.size) throw new RelcastError("E_INPUT", `${data.entry.rel} changed size while the delta was written.`, "Do not change the bundle while relcast reads it.");
+        offset += written;
+        judge?.finish();
+        if (judge?.stored) stored.push({ rel: data.entry.rel, size: data.entry.size, storedBytes: judge.stored });
         continue;
       }
+      offset += data.size;
       const source = await open(data.file, "r");
       try {
         let left = data.size;
@@ -368,4 +404,5 @@ async function writePayload(file: string, beforeHash: Buffer, afterHash: Buffer,
   } finally {
     await fh.close();
   }
+  return { ranges, stored };
 }

@@ -6,6 +6,12 @@
  * the body is decompressed only up to what its items claim. Callers that
  * know the new tree (verify, publish's check) pass its sizes; the CLI's
  * `delta info` and `delta apply` use the defaults.
+ *
+ * Two kinds of file data, two kinds of limit: an extracted (whole) file is
+ * streamed from the body to disk or to a hash, so its size is bounded only by
+ * the limits below (files of any size a zip can hold, ZIP64 included); a
+ * bsdiff patch and the file it makes are held in memory, so no patch may make
+ * a file over MAX_DIFF_FILE_BYTES, the largest file relcast diffs.
  */
 import { RelcastError } from "../../core/errors.js";
 import type { HashedTree } from "./tree-hash.js";
@@ -20,8 +26,20 @@ export interface DeltaLimits {
 }
 
 const GIB = 1024 ** 3;
-/** No plugin bundle relcast ships comes near these; a delta claiming more is hostile or broken. */
-export const DEFAULT_DELTA_LIMITS: DeltaLimits = { maxFileBytes: 2 * GIB, maxDataBytes: 4 * GIB };
+/**
+ * For `delta info` and `delta apply`, which do not know the new tree: a plugin
+ * that ships model files (several GiB each, ZIP64 entries) fits with room to
+ * spare, a delta claiming more is hostile or broken. Whole files are streamed,
+ * so these bound disk use, not memory.
+ */
+export const DEFAULT_DELTA_LIMITS: DeltaLimits = { maxFileBytes: 64 * GIB, maxDataBytes: 256 * GIB };
+/**
+ * The largest file relcast diffs (creator) or patches (applier). A diff holds
+ * old + new + its suffix array (about 6.2 × the file) in memory, and a Node
+ * Buffer tops out near 2 GiB on some platforms; larger changed files are
+ * shipped whole instead (`deltas.diffLimitMiB` may go up to this, not past it).
+ */
+export const MAX_DIFF_FILE_BYTES = 1 * GIB;
 /** Path table: PATH_MAX (1024) bytes for each of a million paths at most. */
 export const MAX_PATH_TABLE_BYTES = 64 * 1024 * 1024;
 export const MAX_LINK_TARGET_BYTES = 4096;
@@ -46,9 +64,14 @@ export function limitsForNewTree(tree: Pick<HashedTree, "entries">): DeltaLimits
   return { maxFileBytes: largest, maxDataBytes: 4 * total + PATCH_SLACK_BYTES, basis: "the new release's zip allows" };
 }
 
-/** The largest patch a file of `limits.maxFileBytes` can need. */
+/** The largest file a bsdiff patch may make under `limits`. */
+export function maxPatchedFileBytes(limits: DeltaLimits): number {
+  return Math.min(limits.maxFileBytes, MAX_DIFF_FILE_BYTES);
+}
+
+/** The largest patch a file of `maxPatchedFileBytes(limits)` can need. */
 export function maxPatchBytes(limits: DeltaLimits): number {
-  return 32 + 4 * limits.maxFileBytes + PATCH_SLACK_BYTES;
+  return 32 + 4 * maxPatchedFileBytes(limits) + PATCH_SLACK_BYTES;
 }
 
 export function claimTooLarge(file: string, what: string, claimed: number | bigint, limit: number, why: string): RelcastError {

@@ -10,6 +10,7 @@ import { compressionUnavailable, defaultCompression, missingProgramError } from 
 import { compressionName, type CompressionName } from "../../sparkle/delta/delta-format.js";
 import { createDeltaFromTrees, DEFAULT_DIFF_LIMIT_BYTES } from "../../sparkle/delta/delta-create.js";
 import { writeTreeManifest } from "../../sparkle/delta/tree-manifest-writer.js";
+import { wholeFilesNotes } from "../../sparkle/delta/whole-files-note.js";
 import { openZipBundleTree, type ZipBundleTree } from "../../sparkle/delta/zip-bundle-tree.js";
 import { signEd25519, verifyEd25519 } from "../../sparkle/ed25519-stream.js";
 import { digestFile } from "../../core/file-digest.js";
@@ -148,7 +149,7 @@ export const deltasStep: Step = {
         return;
       }
       const newHash = newTree.hash.toString("hex");
-      const makeOne = async (candidate: { version: string; build: string }): Promise<{ delta: DeltaArtifact; log: string } | { log: string }> => {
+      const makeOne = async (candidate: { version: string; build: string }): Promise<{ delta: DeltaArtifact; log: string; notes?: string[] } | { log: string; notes?: string[] }> => {
         const record = await readRecord(ctx.store, candidate.version);
         if (String(record.autoupdate?.buildNumber) !== candidate.build) {
           throw new RelcastError("E_VERIFY", `the catalog says ${candidate.version} is build ${candidate.build}, its record says ${record.autoupdate?.buildNumber}`, "run `relcast verify` and `relcast rebuild`");
@@ -162,9 +163,10 @@ export const deltasStep: Step = {
             const file = path.join(root, fileName);
             const made = await createDeltaFromTrees(oldTree, newTree, file, { compression, diffLimitBytes, tmpDir: work });
             if (made.afterHash !== newHash) throw new Error(`pipeline bug: delta from ${candidate.version} targets ${made.afterHash}, not ${newHash}`);
+            const notes = wholeFilesNotes(made).map((line) => `delta from ${candidate.version}: ${line}`);
             if (Math.floor(made.size / 7) > Math.floor(zip.sizeBytes / 8) && !existing) {
               await rm(file, { force: true });
-              return { log: `delta from ${candidate.version}: ${made.size} bytes is more than 7/8 of the ${zip.sizeBytes}-byte zip; not kept` };
+              return { log: `delta from ${candidate.version}: ${made.size} bytes is more than 7/8 of the ${zip.sizeBytes}-byte zip; not kept`, notes };
             }
             // Applied back by relcast's applier (a module apart from the creator) to the old tree read from its zip.
             const applied = await applyDeltaToTree(oldTree, file, { limits: limitsForNewTree(newTree) });
@@ -180,6 +182,7 @@ export const deltasStep: Step = {
             const c = made.counts;
             return {
               delta,
+              notes,
               log:
                 `delta from ${candidate.version} (build ${candidate.build}): ${sizeBytes} bytes (${compression}${config.deltas?.compression ? "" : compression === "lzma" ? ", xz found" : ", no xz on the PATH"}), ${Math.round((sizeBytes / zip.sizeBytes) * 1000) / 10}% of the zip; ` +
                 `${c.diffed} diffed, ${c.extracted} extracted, ${c.cloned} cloned, ${c.deleted} deleted; ${oldTree.describe()}; applied back: tree hash matches`,
@@ -196,6 +199,7 @@ export const deltasStep: Step = {
       const results = await inOrderPool(candidates, DELTA_CONCURRENCY, makeOne);
       for (const result of results) {
         ctx.logger.info(result.log);
+        for (const note of result.notes ?? []) ctx.logger.info(note);
         if ("delta" in result) ctx.deltas.push(result.delta);
       }
     } finally {
