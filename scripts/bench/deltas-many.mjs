@@ -8,6 +8,8 @@ import { addManyFiles } from "./make-bundle.mjs";
 import { makeSamplePlugin } from "../sample-plugin.mjs";
 
 const LIMIT_MB = 300;
+/** RELCAST_BENCH_BYTES_SCALE shrinks the bundle's bytes, not its 70,000 files (see big-bundle.mjs). */
+const BYTES_SCALE = Number(process.env.RELCAST_BENCH_BYTES_SCALE ?? 1);
 
 export async function benchDeltasMany(kit) {
   const { tmp, cli, SCALE, measure, round, keyPair, writeConfig } = kit;
@@ -18,7 +20,8 @@ export async function benchDeltasMany(kit) {
   await writeFile(keyFile, key.seedB64 + "\n", { mode: 0o600 });
   const config = await writeConfig(root, "many-plugin", `file://${path.join(root, "store")}`, { deltas: { compression: "zlib" } });
   const files = Math.max(1000, Math.round(70_000 * SCALE));
-  const totalBytes = Math.round(200 * 1024 * 1024 * SCALE);
+  if (!(BYTES_SCALE > 0 && BYTES_SCALE <= 1)) throw new Error(`RELCAST_BENCH_BYTES_SCALE must be in (0, 1], got "${process.env.RELCAST_BENCH_BYTES_SCALE}"`);
+  const totalBytes = Math.round(200 * 1024 * 1024 * SCALE * BYTES_SCALE);
   const plugins = {};
   for (const [version, build] of [["1.0.0", 100], ["1.1.0", 110]]) {
     const plugin = await makeSamplePlugin({ dir: root, version, build, publicKey: key.publicB64 });

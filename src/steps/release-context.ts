@@ -12,6 +12,7 @@ import type { FeedSigning } from "../catalog/feed-signing.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import type { LocalArtifact } from "../domain/build-record.js";
 import type { ReleasePlan } from "../domain/release-plan.js";
+import type { ContentHashLookup } from "../sparkle/delta/zip-bundle-tree.js";
 
 export interface ReleaseInputs {
   version: string;
@@ -80,7 +81,7 @@ export interface ReleaseContext {
    * zipped, by entry name: the deltas step builds this release's tree from
    * them instead of inflating and hashing the zip again.
    */
-  zip?: LocalArtifact & { contentHashes?: ReadonlyMap<string, Buffer> };
+  zip?: LocalArtifact & { contentHashes?: ContentHashLookup };
   /** The zip's signature with its first pass already fed by the zip writer; the sign step finishes it. */
   zipSignature?: StreamingSignature;
   edSignature?: string;

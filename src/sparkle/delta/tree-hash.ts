@@ -16,6 +16,7 @@ import type { Stats } from "node:fs";
 import { lstat, open, readdir, readFile, readlink } from "node:fs/promises";
 import path from "node:path";
 import { RelcastError } from "../../core/errors.js";
+import { compareUtf8 } from "../../core/utf8-order.js";
 
 export type EntryKind = "dir" | "file" | "symlink";
 
@@ -76,7 +77,7 @@ export function ftsType(kind: EntryKind): number {
   return kind === "dir" ? FTS_D : kind === "file" ? FTS_F : FTS_SL;
 }
 
-const byteOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+const byteOrder = (a: string, b: string): number => compareUtf8(a, b);
 
 /** Entries below `root` in Sparkle's (fts) order. */
 export async function walkTree(root: string): Promise<TreeEntry[]> {
@@ -149,7 +150,7 @@ export function treeHashOf(entries: Iterable<Pick<TreeEntry, "rel" | "kind" | "p
 
 /** fts order of relative paths: a folder before its children, siblings by strcmp (a "/" sorts before any name byte). */
 export function ftsOrder(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a.replaceAll("/", "\0"), "utf8"), Buffer.from(b.replaceAll("/", "\0"), "utf8"));
+  return compareUtf8(a, b, true);
 }
 
 /**

@@ -29,6 +29,8 @@ const path = z.string().min(2).max(4096).startsWith("/");
 /** Where an entry's bytes sit in the zip: its local header, method, CRC-32 and sizes. */
 const zipPlace = z.strictObject({ name: z.string().min(1).max(4096), offset: byteCount, method: z.union([z.literal(0), z.literal(8)]), crc32: u32, compressedSize: byteCount });
 
+const MAX_ENTRIES = 10_000_000;
+
 const entrySchema = z.discriminatedUnion("kind", [
   z.strictObject({ path, kind: z.literal("dir"), mode }),
   z.strictObject({ path, kind: z.literal("file"), mode, size: byteCount, sha1: hex(40), zip: zipPlace }),
@@ -42,7 +44,7 @@ export const treeManifestSchema = z.strictObject({
   zip: z.strictObject({ sha256: hex(64), sizeBytes: byteCount }),
   /** Sparkle's tree hash of the bundle the zip unpacks to. */
   treeHash: hex(40),
-  entries: z.array(entrySchema).max(10_000_000),
+  entries: z.array(entrySchema).max(MAX_ENTRIES),
 });
 
 export type TreeManifest = z.infer<typeof treeManifestSchema>;
@@ -116,6 +118,66 @@ function entryOf(e: ManifestEntry): TreeEntry {
   return { rel: e.path, abs: "", kind: e.kind, perms: e.mode, mode: type | e.mode, size: e.kind === "file" ? e.size : e.kind === "symlink" ? Buffer.byteLength(e.target) : 0, inode: "" };
 }
 
+const ENTRIES_OPEN = '  "entries": [\n';
+const issues = (error: z.ZodError, prefix: string): string => error.issues.slice(0, 3).map((i) => `${[prefix, ...i.path].filter((p) => p !== "").join(".") || "(root)"}: ${i.message}`).join("; ");
+
+/**
+ * The stored text as a manifest: checked against the schema one line (one
+ * entry) at a time when it has the layout relcast writes (manifestText), so a
+ * manifest of 70,000 entries is never held twice over as parsed JSON and its
+ * checked copy; any other layout is parsed whole, with the same result.
+ */
+function parseManifestText(text: string): { success: true; data: TreeManifest } | { success: false; why: string } {
+  const lines = linewise(text);
+  if (lines) return lines;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { success: false, why: "it is not JSON" };
+  }
+  const parsed = treeManifestSchema.safeParse(raw);
+  return parsed.success ? parsed : { success: false, why: issues(parsed.error, "") };
+}
+
+/**
+ * The line-wise reading, or undefined when the text is not in relcast's
+ * layout (or is not JSON there): the head, with "entries" as its last key,
+ * must parse as an object once closed, each entry line as a value of its own,
+ * and the text must end as the writer ends it. Every text it accepts parses
+ * as JSON to the same manifest.
+ */
+function linewise(text: string): { success: true; data: TreeManifest } | { success: false; why: string } | undefined {
+  const open = text.indexOf(ENTRIES_OPEN);
+  if (open < 0 || !text.endsWith(manifestText.end)) return undefined;
+  let head: unknown;
+  try {
+    head = JSON.parse(`${text.slice(0, open)}"entries": []}`);
+  } catch {
+    return undefined;
+  }
+  const parsedHead = treeManifestSchema.safeParse(head);
+  if (!parsedHead.success) return { success: false, why: issues(parsedHead.error, "") };
+  const entries: ManifestEntry[] = [];
+  const end = text.length - manifestText.end.length;
+  for (let at = open + ENTRIES_OPEN.length; at < end; ) {
+    const next = text.indexOf(",\n", at);
+    const stop = next < 0 || next > end ? end : next;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text.slice(at, stop));
+    } catch {
+      return undefined;
+    }
+    const entry = entrySchema.safeParse(raw);
+    if (!entry.success) return { success: false, why: issues(entry.error, `entries.${entries.length}`) };
+    entries.push(entry.data);
+    if (entries.length > MAX_ENTRIES) return { success: false, why: `entries: more than ${MAX_ENTRIES} entries` };
+    at = stop === end ? end : stop + 2;
+  }
+  return { success: true, data: { ...parsedHead.data, entries } };
+}
+
 /** A manifest's tree without its bytes: entries, content hashes and tree hash, as `HashedTree` has them. */
 export type ManifestTree = Omit<HashedTree, "source">;
 
@@ -128,14 +190,8 @@ export type ManifestTree = Omit<HashedTree, "source">;
 export function parseTreeManifest(bytes: Buffer, name: string, maxBytes = MANIFEST_HARD_CAP): { manifest: TreeManifest; tree: ManifestTree } {
   const bad = (why: string) => new RelcastError("E_VERIFY", `${name} is not a valid tree manifest: ${why}`, "run `relcast verify`; publish reads that release's zip instead meanwhile");
   if (bytes.length > maxBytes) throw bad(`it is ${bytes.length} bytes, more than a manifest of its zip can be (${maxBytes})`);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(bytes.toString("utf8"));
-  } catch {
-    throw bad("it is not JSON");
-  }
-  const parsed = treeManifestSchema.safeParse(raw);
-  if (!parsed.success) throw bad(parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "));
+  const parsed = parseManifestText(bytes.toString("utf8"));
+  if (!parsed.success) throw bad(parsed.why);
   const manifest = parsed.data;
   const kinds = new Map<string, ManifestEntry["kind"]>();
   const fileHashes = new Map<string, Buffer>();

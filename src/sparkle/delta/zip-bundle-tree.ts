@@ -21,6 +21,12 @@ export type { RawZipEntry, ZipBundleTree };
 const COMPARE_BUFFER = 1 << 20;
 const READ_CHUNK = 1 << 20;
 
+/** Content hashes by zip entry name: a Map, or the zip step's compact table (steps/zip/content-hashes.ts). */
+export interface ContentHashLookup {
+  readonly size: number;
+  get(name: string): Buffer | undefined;
+}
+
 export interface OpenZipBundleTreeOptions {
   /**
    * SHA-1 of every file's and symlink's bytes, by zip entry name, as the
@@ -28,11 +34,11 @@ export interface OpenZipBundleTreeOptions {
    * from them and the central directory, and no entry is inflated. Without
    * them (a zip from elsewhere) the whole zip is read and hashed.
    */
-  contentHashes?: ReadonlyMap<string, Buffer> | undefined;
+  contentHashes?: ContentHashLookup | undefined;
 }
 
 /** The content hashes the zip's writer gave, checked to cover exactly the zip's files and links. */
-function givenHashes(file: string, layout: ReturnType<typeof layOutZip>, given: ReadonlyMap<string, Buffer>): { fileHashes: Map<string, Buffer>; linkHashes: Map<string, Buffer> } {
+function givenHashes(file: string, layout: ReturnType<typeof layOutZip>, given: ContentHashLookup): { fileHashes: Map<string, Buffer>; linkHashes: Map<string, Buffer> } {
   const fileHashes = new Map<string, Buffer>();
   const linkHashes = new Map<string, Buffer>();
   let used = 0;
@@ -47,7 +53,7 @@ function givenHashes(file: string, layout: ReturnType<typeof layOutZip>, given: 
   return { fileHashes, linkHashes };
 }
 
-function fromGivenHashes(file: string, layout: ReturnType<typeof layOutZip>, given: ReadonlyMap<string, Buffer>): Pick<ZipBundleTree, "hash" | "entries" | "fileHashes" | "linkHashes"> {
+function fromGivenHashes(file: string, layout: ReturnType<typeof layOutZip>, given: ContentHashLookup): Pick<ZipBundleTree, "hash" | "entries" | "fileHashes" | "linkHashes"> {
   const { fileHashes, linkHashes } = givenHashes(file, layout, given);
   const hash = treeHashOf(layout.entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel)!);
   return { hash, entries: layout.entries, fileHashes, linkHashes };

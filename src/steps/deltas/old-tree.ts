@@ -7,7 +7,7 @@ import { manifestByteCap, manifestDisagreement, notBound } from "../../sparkle/d
 import { type ManifestBackedTree, treeFromManifest } from "../../sparkle/delta/manifest-tree.js";
 import { readZipDirectory } from "../../sparkle/delta/zip-directory.js";
 import { readStoredZipTree } from "../../sparkle/delta/stored-zip-tree.js";
-import { parseTreeManifest, type TreeManifest } from "../../sparkle/delta/tree-manifest.js";
+import { type ManifestTree, parseTreeManifest, type TreeManifest } from "../../sparkle/delta/tree-manifest.js";
 import type { ZipBundleTree } from "../../sparkle/delta/zip-bundle-tree.js";
 import type { HashedTree } from "../../sparkle/delta/tree-hash.js";
 import { readRange as readStoreRange } from "../../store/read-range.js";
@@ -45,6 +45,31 @@ async function bindContentHashes(manifest: TreeManifest, newTree: ZipBundleTree,
 }
 
 /**
+ * The release's manifest, parsed and bound to its zip's central directory. A
+ * function of its own so that the directory and the manifest's bytes (tens of
+ * megabytes for 70,000 entries) are garbage once it returns, before the delta
+ * is made.
+ */
+async function readBoundManifest(store: ObjectStore, record: ReleaseRecord, storedSize: number, readZip: (start: number, end: number) => Promise<Buffer>): Promise<{ manifest: TreeManifest; tree: ManifestTree }> {
+  const key = versionedKey(record.version, zipFileName(record.pluginId, record.version));
+  const expected = record.autoupdate!;
+  const manifestKey = treeManifestKey(record.version);
+  const manifestName = store.uriFor(manifestKey);
+  const dir = await readZipDirectory(readZip, expected.sizeBytes, store.uriFor(key));
+  const cap = manifestByteCap(dir);
+  if (storedSize > cap) throw notBound(manifestName, `it is ${storedSize} bytes, more than a manifest of a zip of ${dir.listing.length} entries can be (${cap}); it was not read`);
+  const got = await store.get(manifestKey);
+  if (!got) throw notBound(manifestName, "it disappeared while read");
+  const { manifest, tree } = parseTreeManifest(got.body, manifestName, cap);
+  if (manifest.version !== record.version || manifest.zip.sha256 !== expected.sha256 || manifest.zip.sizeBytes !== expected.sizeBytes) {
+    throw new RelcastError("E_VERIFY", `${manifestName} describes another zip than the record of ${record.version} pins`, "run `relcast verify`");
+  }
+  const why = manifestDisagreement(manifest, tree, dir, store.uriFor(key));
+  if (why) throw notBound(manifestName, why);
+  return { manifest, tree };
+}
+
+/**
  * From the release's tree manifest when it has a valid one that pins the
  * record's zip: nothing of the zip is read but the entries a delta diffs.
  * Otherwise (a release published before manifests, or one whose manifest
@@ -63,17 +88,7 @@ export async function openOldTree(store: ObjectStore, record: ReleaseRecord, new
     let opened: ManifestBackedTree | undefined;
     try {
       const readZip = (start: number, end: number) => readRange(store, key, start, end);
-      const dir = await readZipDirectory(readZip, expected.sizeBytes, store.uriFor(key));
-      const cap = manifestByteCap(dir);
-      if (stored.size > cap) throw notBound(manifestName, `it is ${stored.size} bytes, more than a manifest of a zip of ${dir.listing.length} entries can be (${cap}); it was not read`);
-      const got = await store.get(manifestKey);
-      if (!got) throw notBound(manifestName, "it disappeared while read");
-      const { manifest, tree } = parseTreeManifest(got.body, manifestName, cap);
-      if (manifest.version !== record.version || manifest.zip.sha256 !== expected.sha256 || manifest.zip.sizeBytes !== expected.sizeBytes) {
-        throw new RelcastError("E_VERIFY", `${manifestName} describes another zip than the record of ${record.version} pins`, "run `relcast verify`");
-      }
-      const why = manifestDisagreement(manifest, tree, dir, store.uriFor(key));
-      if (why) throw notBound(manifestName, why);
+      const { manifest, tree } = await readBoundManifest(store, record, stored.size, readZip);
       opened = await treeFromManifest(manifest, tree, { name: store.uriFor(key), readRange: readZip, scratchFile: path.join(work, "manifest-changed-files") });
       await bindContentHashes(manifest, newTree, opened, manifestName);
       const tree2 = opened;

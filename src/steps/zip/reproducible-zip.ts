@@ -1,6 +1,7 @@
 import { createHash, type Hash } from "node:crypto";
 import { RelcastError } from "../../core/errors.js";
-import { entryPath, listBundleEntries, type BundleEntry } from "./bundle-entries.js";
+import { entryPath, listBundleEntries, type BundleEntry, type BundleListing } from "./bundle-entries.js";
+import { ContentHashes } from "./content-hashes.js";
 import { BUNDLE_CHANGED, CHUNK_BYTES, type ChunkJob, type ChunkResult } from "./chunk-job.js";
 import { ChunkPool, WORKERS_FROM_BYTES } from "./chunk-pool.js";
 import { ZipWriter, type ZipObserver } from "./zip-writer.js";
@@ -22,9 +23,10 @@ export interface ZipResult {
   /**
    * SHA-1 of every file's and symlink's bytes exactly as they went into the
    * zip, by zip entry name: what Sparkle's tree hash and a tree manifest need,
-   * taken on the bytes read for the zip (no second read of the bundle or the zip).
+   * taken on the bytes read for the zip (no second read of the bundle or the zip);
+   * a compact table, in zip order.
    */
-  contentHashes: Map<string, Buffer>;
+  contentHashes: ContentHashes;
 }
 
 export interface ZipOptions {
@@ -53,7 +55,7 @@ function chunkJob(bundleDir: string, entry: FileEntry, offset: number, level: nu
  * pulled. A file's first chunk decides whether it is deflated or stored; its
  * later chunks start once that is known.
  */
-function* workItems(bundleDir: string, entries: readonly BundleEntry[], level: number, pool: ChunkPool): Generator<WorkItem> {
+function* workItems(bundleDir: string, entries: BundleListing, level: number, pool: ChunkPool): Generator<WorkItem> {
   let priority = 0;
   for (const entry of entries) {
     if (entry.kind !== "file") {
@@ -110,8 +112,7 @@ function bundleChanged(err: unknown, bundleDir: string): unknown {
  */
 export async function zipBundle(bundleDir: string, outFile: string, options: ZipOptions = {}): Promise<ZipResult> {
   const { entries, skipped } = await listBundleEntries(bundleDir);
-  const totalBytes = entries.reduce((sum, e) => sum + (e.kind === "file" ? e.size : 0), 0);
-  const pool = ChunkPool.start(options.workers ?? totalBytes >= WORKERS_FROM_BYTES);
+  const pool = ChunkPool.start(options.workers ?? entries.totalBytes >= WORKERS_FROM_BYTES);
   const sha256 = createHash("sha256");
   let writer: ZipWriter | undefined;
   try {
@@ -119,7 +120,7 @@ export async function zipBundle(bundleDir: string, outFile: string, options: Zip
     const source = workItems(bundleDir, entries, options.level ?? 6, pool);
     const ahead: WorkItem[] = [];
     let aheadBytes = 0;
-    const contentHashes = new Map<string, Buffer>();
+    const contentHashes = new ContentHashes();
     /** The SHA-1 of the open file when it spans several chunks (they arrive here in order); one chunk's file comes hashed by its job. */
     let fileHash: Hash | undefined;
     for (;;) {
@@ -135,7 +136,7 @@ export async function zipBundle(bundleDir: string, outFile: string, options: Zip
         if (item.entry.kind === "dir") await writer.addDirectory(item.entry.name, DIR_MODE);
         else {
           const target = Buffer.from(item.entry.target, "utf8");
-          contentHashes.set(item.entry.name, createHash("sha1").update(target).digest());
+          contentHashes.add(item.entry.name, createHash("sha1").update(target).digest());
           await writer.addSymlink(item.entry.name, target, LINK_MODE);
         }
         continue;
@@ -151,12 +152,12 @@ export async function zipBundle(bundleDir: string, outFile: string, options: Zip
       if (last) {
         const sha1 = fileHash ? fileHash.digest() : Buffer.from(result.sha1!, "hex");
         fileHash = undefined;
-        contentHashes.set(entry.name, sha1);
+        contentHashes.add(entry.name, sha1);
         await writer.endFile(() => rereadFile(pool, bundleDir, entry, sha1));
       }
     }
     const { entryCount, sizeBytes } = await writer.finish();
-    const symlinks = entries.flatMap((e) => (e.kind === "symlink" ? [{ name: e.name, target: e.target }] : []));
+    const symlinks = entries.symlinks();
     return { file: outFile, sizeBytes, sha256: sha256.digest("hex"), entryCount, skipped, symlinks, contentHashes };
   } catch (err) {
     await writer?.abort();

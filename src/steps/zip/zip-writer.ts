@@ -2,6 +2,7 @@ import { open, type FileHandle } from "node:fs/promises";
 import { crc32 } from "node:zlib";
 import { RelcastError } from "../../core/errors.js";
 import { writeAll } from "../../core/write-all.js";
+import { BytePool, float64Column, uint32Column, uint8Column } from "../../core/compact-columns.js";
 import { centralHeader, endRecords, localHeader, METHOD_DEFLATE, METHOD_STORE, ZIP32_LIMIT, type EntryFields } from "./zip-format.js";
 
 /** Sees the zip's final bytes once each, in file order (a SHA-256, the first pass of a signature). */
@@ -14,16 +15,40 @@ const FLUSH_BYTES = 4 << 20;
 const REREAD_BYTES = 1 << 20;
 
 /**
- * A written entry as kept for the central directory: its name as the string
- * the listing already holds (the bytes are made again when the directory is
- * written), so a bundle of 70,000 files keeps no name buffer per entry.
+ * The written entries as kept for the central directory: one column per
+ * field and the names in one byte pool (a bundle of 100,000 files keeps no
+ * object, string or buffer per entry; see core/compact-columns.ts).
  */
-type WrittenEntry = Omit<EntryFields, "name"> & { nameText: string };
+class WrittenEntries {
+  private readonly names = new BytePool();
+  private readonly methods = uint8Column();
+  private readonly crcs = uint32Column();
+  private readonly compressedSizes = float64Column();
+  private readonly sizes = float64Column();
+  private readonly modes = uint32Column();
+  private readonly offsets = float64Column();
+  private readonly zip64Locals = uint8Column();
 
-const written = (entry: EntryFields, nameText: string): WrittenEntry => {
-  const { name: _bytes, ...fields } = entry;
-  return { ...fields, nameText };
-};
+  get length(): number {
+    return this.names.length;
+  }
+
+  push(entry: EntryFields): void {
+    this.names.push(entry.name);
+    this.methods.push(entry.method);
+    this.crcs.push(entry.crc32 >>> 0);
+    this.compressedSizes.push(entry.compressedSize);
+    this.sizes.push(entry.size);
+    this.modes.push(entry.mode);
+    this.offsets.push(entry.localHeaderOffset);
+    this.zip64Locals.push(entry.zip64Local ? 1 : 0);
+  }
+
+  /** Entry `i` as fields again; its name is a view into the pool, valid until the next push. */
+  fields(i: number): EntryFields {
+    return { name: this.names.view(i), method: this.methods.get(i), crc32: this.crcs.get(i), compressedSize: this.compressedSizes.get(i), size: this.sizes.get(i), mode: this.modes.get(i), localHeaderOffset: this.offsets.get(i), zip64Local: this.zip64Locals.get(i) === 1 };
+  }
+}
 
 /**
  * Writes a zip at explicit positions: a file's local header is written with
@@ -42,8 +67,8 @@ const written = (entry: EntryFields, nameText: string): WrittenEntry => {
  */
 export class ZipWriter {
   private offset = 0;
-  private readonly entries: WrittenEntry[] = [];
-  private open_: { entry: EntryFields; header: Buffer; nameText: string } | undefined;
+  private readonly entries = new WrittenEntries();
+  private open_: { entry: EntryFields; header: Buffer } | undefined;
   /** Bytes [pendingStart, offset) not yet written to the file. */
   private pending: Buffer[] = [];
   private pendingStart = 0;
@@ -123,7 +148,7 @@ export class ZipWriter {
 
   private async addWhole(nameText: string, mode: number, data: Buffer): Promise<void> {
     const entry: EntryFields = { name: Buffer.from(nameText, "utf8"), method: METHOD_STORE, crc32: crc32(data), compressedSize: data.length, size: data.length, mode, localHeaderOffset: this.offset, zip64Local: false };
-    this.entries.push(written(entry, nameText));
+    this.entries.push(entry);
     await this.append(localHeader(entry));
     await this.append(data);
   }
@@ -141,7 +166,7 @@ export class ZipWriter {
   async beginFile(name: string, mode: number, deflate: boolean, size: number): Promise<void> {
     const entry: EntryFields = { name: Buffer.from(name, "utf8"), method: deflate ? METHOD_DEFLATE : METHOD_STORE, crc32: 0, compressedSize: 0, size: 0, mode: 0o100000 | mode, localHeaderOffset: this.offset, zip64Local: size >= ZIP32_LIMIT };
     const header = localHeader(entry);
-    this.open_ = { entry, header, nameText: name };
+    this.open_ = { entry, header };
     await this.append(header);
   }
 
@@ -156,7 +181,7 @@ export class ZipWriter {
 
   /** `rawAgain` yields the file's bytes again; called only when deflate did not shrink them. */
   async endFile(rawAgain: () => AsyncIterable<Buffer>): Promise<void> {
-    const { entry, header, nameText } = this.open_!;
+    const { entry, header } = this.open_!;
     if (entry.method === METHOD_DEFLATE && entry.compressedSize >= entry.size) {
       this.rewind(entry.localHeaderOffset + header.length);
       entry.method = METHOD_STORE;
@@ -175,15 +200,15 @@ export class ZipWriter {
     if (entry.localHeaderOffset >= this.pendingStart) patched.copy(header);
     else await this.handle.write(patched, 0, patched.length, entry.localHeaderOffset);
     this.open_ = undefined;
-    this.entries.push(written(entry, nameText));
+    this.entries.push(entry);
     await this.observeUpTo(this.offset);
   }
 
   async finish(): Promise<{ entryCount: number; sizeBytes: number }> {
     const centralOffset = this.offset;
     let centralSize = 0;
-    for (const entry of this.entries) {
-      const bytes = centralHeader({ ...entry, name: Buffer.from(entry.nameText, "utf8") });
+    for (let i = 0; i < this.entries.length; i++) {
+      const bytes = centralHeader(this.entries.fields(i));
       centralSize += bytes.length;
       await this.append(bytes);
     }

@@ -48,7 +48,7 @@ beforeAll(async () => {
   oldZip = path.join(dir, "old.zip");
   newZip = path.join(dir, "new.zip");
   await zipBundle(oldRoot, oldZip);
-  zippedHashes = (await zipBundle(newRoot, newZip)).contentHashes;
+  zippedHashes = new Map((await zipBundle(newRoot, newZip)).contentHashes);
   oldUnpacked = await extractBundleZip(oldZip, path.join(dir, "old-unpacked"));
   newUnpacked = await extractBundleZip(newZip, path.join(dir, "new-unpacked"));
   newTree = await openZipBundleTree(newZip);
