@@ -20,6 +20,7 @@ import { checkFeedAgreement, type FeedExpectations } from "./feed-agreement.js";
 import { expectedLatest } from "../domain/latest-choice.js";
 import { checkLatest } from "./latest-check.js";
 import { recordProblems } from "./record-check.js";
+import { recordBidiProblems } from "./record-bidi.js";
 import { recordInventory } from "./record-inventory.js";
 import { NOT_RUN, outcome, rowProblems, type ReleaseRow } from "./release-row.js";
 import { bundleIdProblems, keyChangeProblems } from "./bundle-id-check.js";
@@ -147,7 +148,7 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
       const row: ReleaseRow = {
         version: record.version, channel: record.channel, build: record.autoupdate ? String(record.autoupdate.buildNumber) : "-", yanked: isYanked(record), paused: isPaused(record),
         checks: {
-          record: outcome(await guarded("the record", () => recordProblems(store, record))),
+          record: outcome(await guarded("the record", async () => [...(await recordProblems(store, record)), ...recordBidiProblems(record)])),
           dmg: outcome(await guarded("the disk image", () => checkDmg(store, record, tally))),
           zip: NOT_RUN, signature: NOT_RUN, plist: NOT_RUN, zipRules: NOT_RUN, deltas: NOT_RUN,
           appcast: agreement.byVersion.get(record.version) ?? NOT_RUN, order: outcome(),
