@@ -11,6 +11,7 @@ import { execFileSync } from "node:child_process";
 import { cp, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { publishVersions } from "../helpers/published-store.js";
 import { runCli } from "../helpers/run-cli.js";
 import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
 
@@ -28,11 +29,7 @@ const channelOf = (file: string) => JSON.parse(execFileSync("python3", ["-c", PY
 
 beforeAll(async () => {
   ws = await makeWorkspace();
-  for (const [v, b] of [["1.0.0", 100], ["1.1.0", 110]] as const) {
-    const p = await ws.plugin(v, b);
-    const res = await runCli(ws.publishArgs(p, v));
-    expect(res.code, res.stderr).toBe(0);
-  }
+  await publishVersions(ws, [["1.0.0", 100], ["1.1.0", 110]]);
   published = path.join(ws.dir, "published");
   await cp(ws.storeDir, published, { recursive: true, verbatimSymlinks: true });
   baseConfig = JSON.parse(await readFile(ws.configFile, "utf8"));

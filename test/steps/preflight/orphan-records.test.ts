@@ -14,7 +14,7 @@ import { rebuildFeeds } from "../../../src/release/rebuild.js";
 import { recordsWithoutCatalog } from "../../../src/steps/preflight/orphan-records.js";
 import { openStore } from "../../../src/store/open-store.js";
 import type { ObjectStore } from "../../../src/store/object-store.js";
-import { runCli } from "../../helpers/run-cli.js";
+import { publishVersions } from "../../helpers/published-store.js";
 import { makeWorkspace, type Workspace } from "../../helpers/workspace.js";
 
 let ws: Workspace;
@@ -35,11 +35,7 @@ async function refusal(run: () => Promise<unknown>): Promise<RelcastError> {
 
 beforeAll(async () => {
   ws = await makeWorkspace();
-  for (const [v, b] of [["1.0.0", 100], ["1.1.0", 110]] as const) {
-    const p = await ws.plugin(v, b);
-    const res = await runCli(ws.publishArgs(p, v));
-    expect(res.code, res.stderr).toBe(0);
-  }
+  await publishVersions(ws, [["1.0.0", 100], ["1.1.0", 110]]);
   await rm(path.join(ws.storeDir, "releases", "catalog.json"));
   await rm(path.join(ws.storeDir, "releases", "catalog-index.json"), { force: true });
   store = await countingStore();
