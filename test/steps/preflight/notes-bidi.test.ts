@@ -32,13 +32,13 @@ const CONTROLS: Array<[number, string]> = [
 ];
 
 describe("bidi controls in notes files", () => {
-  it.each(CONTROLS)("U+%s in a notes file is refused with file, line, column and the fix", async (cp, name) => {
+  const rows = CONTROLS.map(([cp, name]) => ({ cp, name, hex: cp.toString(16).toUpperCase().padStart(4, "0") }));
+  it.each(rows)("U+$hex ($name) in a notes file is refused with file, line, column and the fix", async ({ cp, name, hex }) => {
     const file = path.join(dir, `notes-${cp.toString(16)}.md`);
     // Line 3, after "- Fixes é" (9 characters, one of them two bytes): column 10.
     await writeFile(file, `## Changes\n\n- Fixes é${String.fromCodePoint(cp)}1.2.3 crash\n`);
     const err = await refused(() => readReleaseNotes(file));
     expect(err.code).toBe("E_INPUT");
-    const hex = cp.toString(16).toUpperCase().padStart(4, "0");
     expect(err.message).toContain(`notes file ${file}: line 3, column 10: character U+${hex} (${name}) is a bidirectional control`);
     expect(err.hint).toContain("remove the character");
     expect(err.hint).toContain(file);
