@@ -27,7 +27,11 @@ export async function recordInventory(store: ObjectStore, catalog: Catalog | und
     const stored = storedKeyOf(meta.key);
     if (!stored) {
       const object = versionObjectOf(meta.key);
-      if (object) objects.set(object.folder, [...(objects.get(object.folder) ?? []), object.name]);
+      if (object) {
+        const names = objects.get(object.folder);
+        if (names) names.push(object.name);
+        else objects.set(object.folder, [object.name]);
+      }
       continue;
     }
     if (stored.kind === "yank") {
