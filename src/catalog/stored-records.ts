@@ -1,5 +1,5 @@
 import type { ObjectStore } from "../store/object-store.js";
-import { RELEASES_PREFIX } from "../domain/release-layout.js";
+import { LATEST_PREFIX, RELEASES_PREFIX } from "../domain/release-layout.js";
 import { quotedFolder, storedKeyOf } from "../domain/record-keys.js";
 import { releaseRecordSchema, type ReleaseRecord } from "../domain/record-schema.js";
 import { withYankState } from "../domain/yank-state.js";
@@ -11,6 +11,8 @@ export interface StoredRecords {
   records: ReleaseRecord[];
   /** `misplaced`: a valid record under another version's folder. */
   skipped: Array<{ key: string; reason: string; misplaced?: true }>;
+  /** Every key the listing found under `releases/<folder>/` (not `releases/latest/`): what a caller checks objects against without a request each. */
+  objectKeys: Set<string>;
 }
 
 /** Reads every stored record (`releases/<v>/release.json`). Invalid ones are reported, never dropped silently. */
@@ -19,7 +21,9 @@ export async function readAllRecords(store: ObjectStore, pluginId: string): Prom
   const skipped: StoredRecords["skipped"] = [];
   const yanked = new Set<string>();
   const rollouts = new Set<string>();
+  const objectKeys = new Set<string>();
   for await (const meta of store.list(RELEASES_PREFIX)) {
+    if (!meta.key.startsWith(LATEST_PREFIX) && meta.key.indexOf("/", RELEASES_PREFIX.length) > 0) objectKeys.add(meta.key);
     const stored = storedKeyOf(meta.key);
     if (stored?.kind === "yank") yanked.add(stored.folder);
     if (stored?.kind === "rollout") rollouts.add(stored.folder);
@@ -54,5 +58,5 @@ export async function readAllRecords(store: ObjectStore, pluginId: string): Prom
     // The rollout state is the marker's alone (a release.json never carries one).
     records[i] = withRolloutState(records[i]!, rollouts.has(record.version) ? (await readRolloutMarker(store, record.version)).marker : undefined);
   }
-  return { records, skipped };
+  return { records, skipped, objectKeys };
 }

@@ -1,22 +1,47 @@
 /**
- * Unicode bidirectional embedding, override and isolate controls (U+202A-U+202E,
- * U+2066-U+2069). XML allows them, but in a name, summary or yank reason they
- * reorder what users see (the "Trojan Source" trick: U+202E shows
- * "exe.txt" for "txt.exe"), in Sparkle's update window, the pages and the
- * logs alike. The marks U+200E/U+200F that right-to-left text needs stay allowed.
+ * Unicode bidirectional controls: the embeddings, overrides and isolates
+ * (U+202A-U+202E, U+2066-U+2069) and the invisible marks (U+200E LEFT-TO-RIGHT
+ * MARK, U+200F RIGHT-TO-LEFT MARK, U+061C ARABIC LETTER MARK). XML allows
+ * them, but they reorder what users see: an override shows "exe.txt" for
+ * "txt.exe" (the "Trojan Source" trick), and a mark alone moves the digits,
+ * dots and spaces next to it into another order, so a name, a
+ * summary, a yank reason or the notes could show another version than they
+ * say, in Sparkle's update window, the pages and the logs alike.
+ * Right-to-left text needs none of them to show in its own direction: the
+ * Unicode algorithm orders Hebrew and Arabic letters without marks.
  */
-const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
+const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 const NAMES: Record<number, string> = {
+  0x061c: "ARABIC LETTER MARK", 0x200e: "LEFT-TO-RIGHT MARK", 0x200f: "RIGHT-TO-LEFT MARK",
   0x202a: "LEFT-TO-RIGHT EMBEDDING", 0x202b: "RIGHT-TO-LEFT EMBEDDING", 0x202c: "POP DIRECTIONAL FORMATTING",
   0x202d: "LEFT-TO-RIGHT OVERRIDE", 0x202e: "RIGHT-TO-LEFT OVERRIDE", 0x2066: "LEFT-TO-RIGHT ISOLATE",
   0x2067: "RIGHT-TO-LEFT ISOLATE", 0x2068: "FIRST STRONG ISOLATE", 0x2069: "POP DIRECTIONAL ISOLATE",
 };
 
+const WHY = "is a bidirectional control that makes the text display in another order than it is written";
+
+/** `U+202E (RIGHT-TO-LEFT OVERRIDE)`. */
+function named(cp: number): string {
+  return `U+${cp.toString(16).toUpperCase().padStart(4, "0")} (${NAMES[cp]})`;
+}
+
 /** One sentence naming the first bidi control and where it is, or undefined when there is none. */
 export function bidiControlProblem(text: string): string | undefined {
   const found = BIDI_CONTROL.exec(text);
   if (!found) return undefined;
-  const cp = found[0].codePointAt(0)!;
-  return `character U+${cp.toString(16).toUpperCase()} (${NAMES[cp]}) at position ${found.index + 1} is a bidirectional control that makes the text display in another order than it is written`;
+  return `character ${named(found[0].codePointAt(0)!)} at position ${found.index + 1} ${WHY}`;
+}
+
+/**
+ * The first bidi control of a text file's contents by line and column (columns
+ * count characters, from 1), as a sentence, or undefined when there is none.
+ */
+export function bidiControlInFile(text: string): { line: number; column: number; problem: string } | undefined {
+  const found = BIDI_CONTROL.exec(text);
+  if (!found) return undefined;
+  const before = text.slice(0, found.index);
+  const line = before.split("\n").length;
+  const column = [...before.slice(before.lastIndexOf("\n") + 1)].length + 1;
+  return { line, column, problem: `line ${line}, column ${column}: character ${named(found[0].codePointAt(0)!)} ${WHY}` };
 }

@@ -1,6 +1,7 @@
 import semver from "semver";
 import type { ReleaseRecord } from "./record-schema.js";
 import { compareSparkleVersions } from "../sparkle/version-comparator.js";
+import { RelcastError } from "../core/errors.js";
 
 /** The channel whose items carry no `<sparkle:channel>` and that every installed copy sees. */
 export const DEFAULT_CHANNEL = "stable";
@@ -127,4 +128,21 @@ export function buildWindow(candidate: BuildOrderEntry, existing: Iterable<Build
     }
   }
   return { ...(above ? { above } : {}), ...(below ? { below } : {}) };
+}
+
+/**
+ * Stored records about to become one catalog and appcast (a rebuild, or the
+ * catalog a first publish creates over records it found) must not rank
+ * against their versions: the appcast would offer installed copies a
+ * "downgrade". One refusal for both, naming the first pair and how many more.
+ * `where`: what holds the records, as the sentence's subject.
+ */
+export function refuseStoredBuildOrder(records: readonly ReleaseRecord[], where: string): void {
+  const violations = buildOrderViolations(buildOrderEntries(records));
+  if (violations.length === 0) return;
+  throw new RelcastError(
+    "E_VERSION",
+    `${where}: the build numbers of its release records rank against their versions: ${describeViolation(violations[0]!)}${violations.length > 1 ? ` (and ${violations.length - 1} more pair(s))` : ""}; a catalog and appcast made from them would offer installed copies a "downgrade"`,
+    "remove the record of the release published out of order (releases/<version>/release.json; relcast verify lists every pair), run `relcast rebuild`, then publish that release again with a build number in order",
+  );
 }

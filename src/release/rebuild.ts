@@ -8,10 +8,10 @@ import { isYanked } from "../domain/yank-state.js";
 import { applyChange } from "./apply-change.js";
 import { readAllRecords, type StoredRecords } from "../catalog/stored-records.js";
 import { recordEntryDifferences } from "../domain/record-vs-entry.js";
-import { buildOrderEntries, buildOrderViolations, describeViolation } from "../domain/build-order.js";
+import { refuseStoredBuildOrder } from "../domain/build-order.js";
 import type { FeedSigning } from "../catalog/feed-signing.js";
 
-export type RebuildResult = StoredRecords;
+export type RebuildResult = Omit<StoredRecords, "objectKeys">;
 
 
 export interface RebuildChange {
@@ -68,7 +68,7 @@ async function changesAgainstCurrent(store: ObjectStore, records: readonly Relea
  * returns the changes, writes nothing.
  */
 export async function rebuildFeeds(store: ObjectStore, config: RelcastConfig, options: { allowSkipped: boolean; dryRun?: boolean; signing?: FeedSigning }): Promise<RebuildOutcome> {
-  const result = await readAllRecords(store, config.pluginId);
+  const { objectKeys: _listed, ...result } = await readAllRecords(store, config.pluginId);
   const misplaced = result.skipped.filter((s) => s.misplaced);
   if (misplaced.length > 0 && !options.allowSkipped) {
     throw new RelcastError(
@@ -84,16 +84,8 @@ export async function rebuildFeeds(store: ObjectStore, config: RelcastConfig, op
       "fix or remove those records, or pass --skip-invalid to rebuild without them",
     );
   }
-  // A catalog lost and republished into can hold records whose builds rank against their versions: writing
-  // them into one appcast would offer installed copies a "downgrade", so the rebuild stops and names the pair.
-  const violations = buildOrderViolations(buildOrderEntries(result.records));
-  if (violations.length > 0) {
-    throw new RelcastError(
-      "E_VERSION",
-      `build order: ${describeViolation(violations[0]!)}${violations.length > 1 ? ` (and ${violations.length - 1} more pair(s))` : ""}; a rebuilt appcast would rank these releases against their versions`,
-      "remove the record of the release published out of order (releases/<version>/release.json; relcast verify lists every pair), then rebuild and publish it again with a build number in order",
-    );
-  }
+  // A catalog lost and republished into can hold records whose builds rank against their versions.
+  refuseStoredBuildOrder(result.records, `${store.uriFor(CATALOG_KEY)} cannot be rebuilt`);
   const compared = await changesAgainstCurrent(store, result.records);
   if (options.dryRun) return { ...result, ...compared, written: false };
   await applyChange(store, config, "rebuild", { kind: "replace", records: result.records }, [], { site: true, signing: options.signing });

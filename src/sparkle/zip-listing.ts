@@ -1,5 +1,6 @@
-import { PassThrough, Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import yauzl from "yauzl";
+import { WindowReader } from "./window-reader.js";
 
 /** One entry of a zip as an unzipper on macOS (ditto) would create it. */
 export interface ZipEntryInfo {
@@ -56,70 +57,18 @@ export interface RangeSource {
   openRange(start: number, end: number): Promise<Readable>;
 }
 
-/** Blocks the range reader fetches and keeps: yauzl reads the central directory in many small pieces. */
-const BLOCK_BYTES = 256 * 1024;
-const KEPT_BLOCKS = 8;
+/** A window of the range reader: yauzl reads the central directory in many small pieces. */
+const WINDOW = { windowBytes: 256 * 1024, keptWindows: 8 };
 
-class RangeReader extends yauzl.RandomAccessReader {
-  private readonly blocks = new Map<number, Promise<Buffer>>();
+async function collected(stream: Readable): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of stream) parts.push(part as Buffer);
+  return Buffer.concat(parts);
+}
 
-  constructor(private readonly source: RangeSource) {
-    super();
-  }
-
-  private block(index: number): Promise<Buffer> {
-    let got = this.blocks.get(index);
-    if (!got) {
-      const start = index * BLOCK_BYTES;
-      got = this.source.openRange(start, Math.min(this.source.size, start + BLOCK_BYTES)).then(async (stream) => {
-        const parts: Buffer[] = [];
-        for await (const part of stream) parts.push(part as Buffer);
-        return Buffer.concat(parts);
-      });
-      got.catch(() => this.blocks.delete(index));
-      this.blocks.set(index, got);
-      if (this.blocks.size > KEPT_BLOCKS) this.blocks.delete(this.blocks.keys().next().value!);
-    }
-    return got;
-  }
-
-  private async readRange(start: number, end: number): Promise<Buffer> {
-    const parts: Buffer[] = [];
-    for (let at = start; at < end; ) {
-      const index = Math.floor(at / BLOCK_BYTES);
-      const block = await this.block(index);
-      const from = at - index * BLOCK_BYTES;
-      const take = Math.min(block.length - from, end - at);
-      if (take <= 0) throw new Error("the zip is shorter than its size");
-      parts.push(block.subarray(from, from + take));
-      at += take;
-    }
-    return Buffer.concat(parts);
-  }
-
-  override read(buffer: Buffer, offset: number, length: number, position: number, callback: (err: Error | null) => void): void {
-    this.readRange(position, position + length).then(
-      (bytes) => {
-        bytes.copy(buffer, offset);
-        callback(null);
-      },
-      (err: Error) => callback(err),
-    );
-  }
-
-  override _readStreamForRange(start: number, end: number): Readable {
-    const out = new PassThrough();
-    // Small ranges (headers, Info.plist) come from the kept blocks; large ones stream from the source.
-    const opened = end - start <= BLOCK_BYTES ? this.readRange(start, end).then((bytes) => Readable.from([bytes])) : this.source.openRange(start, end);
-    opened.then(
-      (stream) => {
-        stream.on("error", (err) => out.destroy(err));
-        stream.pipe(out);
-      },
-      (err: Error) => out.destroy(err),
-    );
-    return out;
-  }
+/** A zip read by ranges, through the shared window reader; large entries stream from the source. */
+function rangeReader(source: RangeSource): WindowReader {
+  return new WindowReader({ size: source.size, fetch: async (start, end) => collected(await source.openRange(start, end)), stream: (start, end) => source.openRange(start, end) }, WINDOW);
 }
 
 /**
@@ -132,7 +81,7 @@ export async function readZipListing(file: string | RangeSource, wanted: (name: 
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => {
     const done = (err: Error | null, z: yauzl.ZipFile) => (err ? reject(err) : resolve(z));
     if (typeof file === "string") yauzl.open(file, options, done);
-    else yauzl.fromRandomAccessReader(new RangeReader(file), file.size, options, done);
+    else yauzl.fromRandomAccessReader(rangeReader(file), file.size, options, done);
   });
   const entries: ZipEntryInfo[] = [];
   const files = new Map<string, Buffer>();

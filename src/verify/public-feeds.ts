@@ -40,7 +40,7 @@ export const REPAIR = "re-run the interrupted publish or `relcast site sync`";
  * publisher only `rebuild` renders the canonical appcast's channel again,
  * so both are named.
  */
-const REWRITE = "`relcast site sync` rewrites it from the canonical feeds (after changing the config's displayName or publisher, `relcast rebuild` renders the feeds and pages again)";
+const REWRITE = "`relcast site sync` rewrites it from the canonical feeds, and renders the feeds again first when the config's displayName, publisher or appcast settings changed (or `relcast rebuild`, with --key-file for a signed appcast)";
 
 /**
  * The config values an appcast's channel was rendered from (`renderAppcast`

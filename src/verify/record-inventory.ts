@@ -3,7 +3,8 @@ import { releaseRecordSchema, rolloutMarkerSchema, yankMarkerSchema } from "../d
 import { isDeepStrictEqual } from "node:util";
 import { parseStoredJson } from "../core/stored-json.js";
 import { quotedFolder, storedKeyOf } from "../domain/record-keys.js";
-import { RELEASES_PREFIX } from "../domain/release-layout.js";
+import { deltaFileName, LATEST_PREFIX, RELEASES_PREFIX, zipFileName } from "../domain/release-layout.js";
+import type { ReleaseRecord } from "../domain/record-schema.js";
 import type { ObjectStore } from "../store/object-store.js";
 
 /**
@@ -14,15 +15,25 @@ import type { ObjectStore } from "../store/object-store.js";
  * another version's folder would be listed twice. Each is named with its
  * repair. `catalog` undefined: the store has none.
  */
-export async function recordInventoryProblems(store: ObjectStore, catalog: Catalog | undefined): Promise<string[]> {
+export async function recordInventory(store: ObjectStore, catalog: Catalog | undefined): Promise<{ problems: string[]; warnings: string[] }> {
   const listed = new Map((catalog?.versions ?? []).map((r) => [r.version, r]));
   const problems: string[] = [];
   const recordFolders = new Set<string>();
+  const objects = new Map<string, string[]>();
+  const records = new Map<string, ReleaseRecord>();
   const yankFolders = new Set<string>();
   const rolloutFolders = new Set<string>();
   for await (const meta of store.list(RELEASES_PREFIX)) {
     const stored = storedKeyOf(meta.key);
-    if (!stored) continue;
+    if (!stored) {
+      const object = versionObjectOf(meta.key);
+      if (object) {
+        const names = objects.get(object.folder);
+        if (names) names.push(object.name);
+        else objects.set(object.folder, [object.name]);
+      }
+      continue;
+    }
     if (stored.kind === "yank") {
       yankFolders.add(stored.folder);
       // The marker is what rebuild and the yank state read: one they would refuse, or one that says another
@@ -51,6 +62,7 @@ export async function recordInventoryProblems(store: ObjectStore, catalog: Catal
       if (!listed.has(stored.folder)) problems.push(`record ${meta.key} is not a valid release record and the catalog does not list ${folder}: inspect it; remove it if no release ${folder} was meant to be published`);
       continue;
     }
+    records.set(stored.folder, record);
     if (record.version !== stored.folder) {
       problems.push(
         `record ${meta.key} is stored under ${folder}'s folder but holds release ${record.version}: a rebuild would list ${record.version} from the wrong folder; ` +
@@ -79,7 +91,56 @@ export async function recordInventoryProblems(store: ObjectStore, catalog: Catal
     }
     if (entry.yanked && !yankFolders.has(version)) problems.push(`the catalog shows ${version} as yanked but releases/${version}/yank.json is missing (an interrupted unyank): run \`relcast rebuild\`, or \`relcast yank ${version}\` to yank it again`);
   }
-  return problems;
+  const unrecorded = unrecordedObjects(objects, recordFolders, listed, records);
+  return { problems: [...problems, ...unrecorded.problems], warnings: unrecorded.warnings };
+}
+
+/**
+ * `releases/<folder>/<name>`: an object of a version folder (not
+ * `releases/latest/`, not the feeds at the top). The folder and the name
+ * are only compared and quoted, never made into keys.
+ */
+function versionObjectOf(key: string): { folder: string; name: string } | undefined {
+  const found = /^releases\/([^/]+)\/(.+)$/.exec(key);
+  if (!found || `${RELEASES_PREFIX}${found[1]}/` === LATEST_PREFIX) return undefined;
+  return { folder: found[1]!, name: found[2]! };
+}
+
+const shown = (names: readonly string[]) => names.slice(0, 4).map((n) => quotedFolder(n)).join(", ") + (names.length > 4 ? ` and ${names.length - 4} more` : "");
+
+/**
+ * Objects no record explains. A version folder with objects but no record
+ * and no catalog entry is an upload stopped before its record (or a record
+ * deleted): with its disk image it is a release built and uploaded that no
+ * feed, page or `latest` will ever show, and whose download URL works for
+ * anyone who has it; a problem (exit 11), because only a person can say
+ * whether to finish it or throw it away. Without a disk image (relcast
+ * uploads the disk image first) nothing of a release was put out: a
+ * warning. Objects beside a record that the record does not name (an
+ * unknown file, a delta it does not list) are warnings too.
+ */
+function unrecordedObjects(
+  objects: ReadonlyMap<string, string[]>, recordFolders: ReadonlySet<string>, listed: ReadonlyMap<string, Catalog["versions"][number]>, records: ReadonlyMap<string, ReleaseRecord>,
+): { warnings: string[]; problems: string[] } {
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  for (const [folder, names] of objects) {
+    const v = quotedFolder(folder);
+    const record = records.get(folder) ?? listed.get(folder);
+    if (!recordFolders.has(folder) && !listed.has(folder)) {
+      const repair = `re-run \`relcast publish\` of ${v} with the same build to finish it (its record and feeds are written then), or delete releases/${v}/ if that release was abandoned (\`relcast gc\` removes only temp files and incomplete uploads, not objects)`;
+      if (names.some((n) => n.endsWith(".dmg"))) problems.push(`releases/${v}/ holds ${names.length} object(s) (${shown(names)}) but no record, and the catalog does not list ${v}: a release uploaded but never published (an upload stopped before its record, or a record deleted); ${repair}`);
+      else warnings.push(`releases/${v}/ holds ${names.length} object(s) (${shown(names)}) but no record or disk image, and the catalog does not list ${v}: what an upload stopped early leaves; ${repair}`);
+      continue;
+    }
+    if (!record) continue;
+    const named = new Set(["tree.json", record.objectStore.artifactFileName, ...(record.icon ? [record.icon.fileName] : [])]);
+    if (record.autoupdate) named.add(zipFileName(record.pluginId, record.version));
+    for (const d of record.autoupdate?.deltas ?? []) named.add(deltaFileName(record.pluginId, record.version, d.fromVersion));
+    const extra = names.filter((n) => !named.has(n));
+    if (extra.length > 0) warnings.push(`releases/${v}/ holds ${extra.length} object(s) its record does not name (${shown(extra)}): nothing offers them; delete them if nothing else uses them`);
+  }
+  return { problems, warnings };
 }
 
 /**

@@ -20,7 +20,8 @@ import { checkFeedAgreement, type FeedExpectations } from "./feed-agreement.js";
 import { expectedLatest } from "../domain/latest-choice.js";
 import { checkLatest } from "./latest-check.js";
 import { recordProblems } from "./record-check.js";
-import { recordInventoryProblems } from "./record-inventory.js";
+import { recordBidiProblems } from "./record-bidi.js";
+import { recordInventory } from "./record-inventory.js";
 import { NOT_RUN, outcome, rowProblems, type ReleaseRow } from "./release-row.js";
 import { bundleIdProblems, keyChangeProblems } from "./bundle-id-check.js";
 import { runPool } from "./run-pool.js";
@@ -47,6 +48,8 @@ export interface VerifyReport {
   site: SiteFindings;
   /** Problems of the store itself: no catalog, links and special files inside it. */
   store: string[];
+  /** What the store holds that nothing offers but that harms no release (objects no record names, an upload stopped before its disk image). */
+  storeWarnings: string[];
   /** Objects hashed (SHA-256 and size compared with a record) and their bytes. */
   checked: HashTally;
   ok: boolean;
@@ -112,14 +115,15 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
         ? `${APPCAST_KEY} exists but ${CATALOG_KEY} does not; run relcast rebuild`
         : `${store.uriFor(CATALOG_KEY)} does not exist: nothing is published in this store (check --store or the config's store)`,
     ];
-    feed.push(...(await recordInventoryProblems(store, undefined)));
-    return { pluginId: options.pluginId, ...empty, feed, store: storeProblems, ok: false };
+    const inventory = await recordInventory(store, undefined);
+    feed.push(...inventory.problems);
+    return { pluginId: options.pluginId, ...empty, feed, store: storeProblems, storeWarnings: inventory.warnings, ok: false };
   }
   let catalog: Catalog;
   try {
     catalog = parseCatalog(catalogObj.body.toString("utf8"), store.uriFor(CATALOG_KEY));
   } catch (err) {
-    return { pluginId: options.pluginId, ...empty, feed: [(err as Error).message], store: storeProblems, ok: false };
+    return { pluginId: options.pluginId, ...empty, feed: [(err as Error).message], store: storeProblems, storeWarnings: [], ok: false };
   }
   const pluginId = options.pluginId ?? catalog.pluginId;
   const records = catalog.versions;
@@ -129,7 +133,8 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
   const agreement = checkFeedAgreement(records, appcast, { pluginId, appUrl: options.appUrl, maxItemsPerChannel: options.maxItemsPerChannel, notesPages: options.notesPages });
   const feed = [...(strict ? [strict] : []), ...catalogProblems(catalog, options.pluginId), ...agreement.feed];
   if (!appcast && records.some((r) => r.autoupdate && !isYanked(r) && !isPaused(r))) feed.push(`${APPCAST_KEY} is missing`);
-  feed.push(...(await recordInventoryProblems(store, catalog)));
+  const inventory = await recordInventory(store, catalog);
+  feed.push(...inventory.problems);
 
   const workDir = await mkdtemp(path.join(os.tmpdir(), "relcast-verify-"));
   const byVersion = new Map(records.map((r) => [r.version, r]));
@@ -143,7 +148,7 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
       const row: ReleaseRow = {
         version: record.version, channel: record.channel, build: record.autoupdate ? String(record.autoupdate.buildNumber) : "-", yanked: isYanked(record), paused: isPaused(record),
         checks: {
-          record: outcome(await guarded("the record", () => recordProblems(store, record))),
+          record: outcome(await guarded("the record", async () => [...(await recordProblems(store, record)), ...recordBidiProblems(record)])),
           dmg: outcome(await guarded("the disk image", () => checkDmg(store, record, tally))),
           zip: NOT_RUN, signature: NOT_RUN, plist: NOT_RUN, zipRules: NOT_RUN, deltas: NOT_RUN,
           appcast: agreement.byVersion.get(record.version) ?? NOT_RUN, order: outcome(),
@@ -189,5 +194,5 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
     settings: options.site, appUrl: options.appUrl, maxItemsPerChannel: options.maxItemsPerChannel, keyOf: (version) => options.publicKey ?? keys.get(version),
   }, tally);
   const ok = feed.length === 0 && storeProblems.length === 0 && latest.problems.length === 0 && site.problems.length === 0 && releases.every((r) => rowProblems(r).length === 0);
-  return { pluginId, releases, feed, latest, site, store: storeProblems, checked: tally, ok };
+  return { pluginId, releases, feed, latest, site, store: storeProblems, storeWarnings: inventory.warnings, checked: tally, ok };
 }

@@ -36,7 +36,7 @@ export function formatVerifyReport(report: VerifyReport): string {
     ...report.site.problems.map((p) => `site: ${p}`),
     ...report.releases.flatMap((row) => rowProblems(row).map((p) => `${row.version}: ${p}`)),
   ];
-  const warnings = [...report.latest.warnings.map((w) => `latest: ${w}`), ...report.site.warnings.map((w) => `site: ${w}`)];
+  const warnings = [...report.storeWarnings.map((w) => `store: ${w}`), ...report.latest.warnings.map((w) => `latest: ${w}`), ...report.site.warnings.map((w) => `site: ${w}`)];
   if (warnings.length > 0) lines.push("", "warnings:", ...warnings.map((w) => `  ${w}`));
   if (problems.length > 0) lines.push("", `${problems.length} problem(s):`, ...problems.map((p) => `  ${p}`));
   else lines.push("", `${report.releases.length} release(s) verified, no problems`);

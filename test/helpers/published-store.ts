@@ -31,3 +31,12 @@ export async function publishDemoReleases(ws: Workspace): Promise<Array<Record<s
   }
   return records;
 }
+
+/** Publishes each [version, build] in turn through the real CLI (no other flags). */
+export async function publishVersions(ws: Workspace, releases: ReadonlyArray<readonly [string, number]>): Promise<void> {
+  for (const [version, build] of releases) {
+    const p = await ws.plugin(version, build);
+    const res = await runCli(ws.publishArgs(p, version));
+    expect(res.code, res.stderr).toBe(0);
+  }
+}

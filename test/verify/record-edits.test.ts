@@ -97,4 +97,20 @@ describe("edited release records", () => {
       expect((await rebuild()).code).toBe(0);
     }
   });
+
+  it("names a bidirectional control in a stored record (here its summary, copied into catalog and pages by a rebuild) as a problem of that release", async () => {
+    const record = rel("1.0.0", "release.json");
+    const original = await readFile(record, "utf8");
+    try {
+      await editJson(record, (r) => { r.summary = "Release \u202E0.0.2"; });
+      expect((await rebuild()).code).toBe(0);
+      const res = await verify();
+      expect(res.code, res.stdout + res.stderr).toBe(11);
+      expect(res.stdout).toMatch(/1\.0\.0: field summary: character U\+202E \(RIGHT-TO-LEFT OVERRIDE\) at position 9 is a bidirectional control/);
+      expect(res.stdout).toContain("relcast rebuild");
+    } finally {
+      await writeFile(record, original);
+      expect((await rebuild()).code).toBe(0);
+    }
+  });
 });

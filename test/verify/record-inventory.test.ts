@@ -41,6 +41,13 @@ async function interruptedPublish(): Promise<void> {
   for (const key of ["catalog.json", "appcast.xml"]) await cp(path.join(afterFirst, "releases", key), path.join(ws.storeDir, "releases", key));
 }
 
+/** The store after 1.0.0, plus these objects of 1.1.0 as an upload that stopped before the record leaves them. */
+async function uploadedWithoutRecord(names: readonly string[]): Promise<void> {
+  await restore(afterFirst);
+  await mkdir(path.join(ws.storeDir, "releases", "1.1.0"));
+  for (const name of names) await cp(path.join(afterBoth, "releases", "1.1.0", name), path.join(ws.storeDir, "releases", "1.1.0", name));
+}
+
 describe("verify accounts for every record", () => {
   it("the published store verifies", async () => {
     await restore(afterBoth);
@@ -81,6 +88,31 @@ describe("verify accounts for every record", () => {
     const r = await runCli(["verify", "--config", ws.configFile]);
     expect(r.code, r.stdout + r.stderr).toBe(11);
     expect(r.stdout + r.stderr).toContain("record releases/2.0.0/release.json is stored under 2.0.0's folder but holds release 1.0.0");
+  });
+
+  it("a version folder with a disk image but no record, that the catalog does not list, is a problem naming the objects and both repairs", async () => {
+    // An upload stopped after its objects, before its record (or the record deleted): a release no feed will ever show.
+    await uploadedWithoutRecord(["bridge-plugin-1.1.0.dmg", "bridge-plugin-1.1.0.zip"]);
+    const r = await runCli(["verify", "--config", ws.configFile]);
+    expect(r.code, r.stdout + r.stderr).toBe(11);
+    expect(r.stdout).toMatch(/feed: releases\/1\.1\.0\/ holds \d+ object\(s\) \(.*bridge-plugin-1\.1\.0\.dmg.*\) but no record, and the catalog does not list 1\.1\.0/);
+    expect(r.stdout).toContain("re-run `relcast publish` of 1.1.0");
+    expect(r.stdout).toContain("delete releases/1.1.0/");
+    const json = JSON.parse((await runCli(["verify", "--config", ws.configFile, "--json"])).stdout);
+    expect(json.ok).toBe(false);
+    expect(json.feed.join("\n")).toContain("releases/1.1.0/ holds");
+  });
+
+  it("a record-less folder without a disk image (an upload stopped before it) and an object no record names are warnings, not failures", async () => {
+    await uploadedWithoutRecord(["bridge-plugin-1.1.0.zip"]);
+    await writeFile(path.join(ws.storeDir, "releases", "1.0.0", "notes-draft.txt"), "left here by hand\n");
+    const r = await runCli(["verify", "--config", ws.configFile, "--json"]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.storeWarnings.join("\n")).toMatch(/releases\/1\.1\.0\/ holds \d+ object\(s\) .* but no record or disk image/);
+    expect(report.storeWarnings.join("\n")).toContain("releases/1.0.0/ holds 1 object(s) its record does not name (notes-draft.txt)");
+    const text = await runCli(["verify", "--config", ws.configFile]);
+    expect(text.stdout).toMatch(/warnings:\n(.*\n)*  store: releases\/1\.1\.0\//);
   });
 
   it("records left in a store whose catalog is gone are named", async () => {

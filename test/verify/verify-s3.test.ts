@@ -40,6 +40,18 @@ describe.skipIf(Boolean(reason))(`relcast verify on S3 (moto_server)${reason ? `
     expect(res.stdout).toContain("latest: 1.1.0 ok");
   });
 
+  it("fails a version folder holding a disk image but no record (an upload stopped before its record), naming it, from the bucket's listing", async () => {
+    const dmg = await store.get("releases/1.0.0/bridge-plugin-1.0.0.dmg");
+    await store.put("releases/2.0.0/bridge-plugin-2.0.0.dmg", dmg!.body, { contentType: "application/x-apple-diskimage" });
+    try {
+      const res = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
+      expect(res.code, res.stdout + res.stderr).toBe(11);
+      expect(res.stdout).toContain("feed: releases/2.0.0/ holds 1 object(s) (bridge-plugin-2.0.0.dmg) but no record, and the catalog does not list 2.0.0");
+    } finally {
+      await store.delete("releases/2.0.0/bridge-plugin-2.0.0.dmg");
+    }
+  });
+
   it("fails a public appcast with one sparkle:version changed and a deleted index.html (what installed copies and people read)", async () => {
     const appcastKey = "api/v1/plugins/bridge-plugin/appcast.xml";
     const [appcast, index] = await Promise.all([store.get(appcastKey), store.get("index.html")]);

@@ -5,6 +5,7 @@ import { RelcastError } from "../../core/errors.js";
 import { applyTarget } from "../../apply/apply-write.js";
 import type { RelcastConfig } from "../../config/schema.js";
 import { syncSite } from "../../site/site-sync.js";
+import { refreshFeedsForConfig } from "../../release/config-refresh.js";
 import type { ObjectStore } from "../../store/object-store.js";
 import { openStore } from "../../store/open-store.js";
 import { withConfiguredStore } from "../configured-store.js";
@@ -60,7 +61,9 @@ export function registerSite(program: Command): void {
     .action(async (flags: SiteFlags) => {
       await withConfiguredStore(flags, {}, {}, async (config, store) => {
         await store.checkReachable();
-        report(await syncPublicSite(store, store, config), store.uriFor("index.html").replace(/\/index\.html$/, ""));
+        // A config change that shows in the appcast: the feeds first, so pages and appcast never disagree.
+        const refreshed = await refreshFeedsForConfig(store, config);
+        report([...refreshed, ...(await syncPublicSite(store, store, config))], store.uriFor("index.html").replace(/\/index\.html$/, ""));
       });
     });
   site

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { RelcastError } from "../../core/errors.js";
+import { bidiControlInFile } from "../../core/bidi-controls.js";
 import { codePointName, firstIllegalXmlChar, firstInvalidUtf8 } from "../../core/xml-text.js";
 import { changelogSection, versionHeadings } from "../../domain/notes/keep-a-changelog.js";
 import { MAX_NOTES_BYTES, parseReleaseNotes, type ReleaseNotes } from "../../domain/release-notes.js";
@@ -29,6 +30,14 @@ async function readText(file: string, what: string, hint: string): Promise<strin
       "E_INPUT",
       `${what} ${file}: line ${bad.line}, column ${bad.column}: character ${codePointName(bad.codePoint)} is not allowed in XML 1.0 (the appcast would stop parsing for every installed copy)`,
       `remove the control character (terminal colour codes, NUL, vertical tab, form feed) from the ${what} and publish again`,
+    );
+  }
+  const bidi = bidiControlInFile(text);
+  if (bidi) {
+    throw new RelcastError(
+      "E_INPUT",
+      `${what} ${file}: ${bidi.problem} (the update window or a page could show another version or text than the file says)`,
+      `remove the character from the ${what} (grep -nP '[\\x{200E}\\x{200F}\\x{061C}\\x{202A}-\\x{202E}\\x{2066}-\\x{2069}]' ${file} finds every one) and publish again; right-to-left text shows in its own direction without it`,
     );
   }
   return text;

@@ -1,6 +1,6 @@
 import { RelcastError } from "../../core/errors.js";
 import { buildCatalog } from "../../domain/catalog.js";
-import { buildOrderEntries, buildOrderViolations, describeViolation } from "../../domain/build-order.js";
+import { refuseStoredBuildOrder } from "../../domain/build-order.js";
 import { quotedFolder } from "../../domain/record-keys.js";
 import { dmgFileName, recordKey, versionedKey, zipFileName } from "../../domain/release-layout.js";
 import { readAllRecords } from "../../catalog/stored-records.js";
@@ -26,7 +26,7 @@ import type { ObjectStore } from "../../store/object-store.js";
 export async function recordsWithoutCatalog(
   store: ObjectStore, pluginId: string, version: string, location: string, maxPerChannel: number | undefined, warn: (message: string) => void,
 ): Promise<CatalogView | undefined> {
-  const { records, skipped } = await readAllRecords(store, pluginId);
+  const { records, skipped, objectKeys } = await readAllRecords(store, pluginId);
   const unreadable = skipped.filter((s) => s.key !== recordKey(version));
   if (unreadable.length > 0) {
     throw new RelcastError(
@@ -37,21 +37,10 @@ export async function recordsWithoutCatalog(
   }
   const others = records.filter((r) => r.version !== version);
   if (others.length === 0) return undefined;
-  const violations = buildOrderViolations(buildOrderEntries(others));
-  if (violations.length > 0) {
-    throw new RelcastError(
-      "E_VERSION",
-      `${location} has no catalog, and the build numbers of its release records rank against their versions: ${describeViolation(violations[0]!)}${violations.length > 1 ? ` (and ${violations.length - 1} more pair(s))` : ""}`,
-      "remove the record of the release published out of order (releases/<version>/release.json; relcast verify lists every pair), then run `relcast rebuild` with this store and publish again",
-    );
-  }
+  refuseStoredBuildOrder(others, `${location} has no catalog`);
   // A record whose disk image or zip is gone (a half-copied store) would put a broken download into the feeds.
-  const missing: string[] = [];
-  for (const r of others) {
-    for (const key of [versionedKey(r.version, dmgFileName(pluginId, r.version)), versionedKey(r.version, zipFileName(pluginId, r.version))]) {
-      if (!(await store.head(key))) missing.push(key);
-    }
-  }
+  // One listing (readAllRecords's) answers for every record, where a HEAD each would cost two requests a release.
+  const missing = others.flatMap((r) => [dmgFileName(pluginId, r.version), zipFileName(pluginId, r.version)].map((name) => versionedKey(r.version, name))).filter((key) => !objectKeys.has(key));
   if (missing.length > 0) {
     throw new RelcastError(
       "E_STORE",

@@ -1,0 +1,57 @@
+import type { RelcastConfig } from "../config/schema.js";
+import { RelcastError } from "../core/errors.js";
+import { readCatalogView } from "../catalog/catalog-view.js";
+import { signingReason } from "../catalog/feed-signing.js";
+import { appcastLimit, appcastOptionsFor, renderAppcast } from "../domain/appcast.js";
+import { parseCatalog } from "../domain/catalog.js";
+import { APPCAST_KEY, CATALOG_KEY } from "../domain/release-layout.js";
+import { splitSignedFeed } from "../sparkle/feed-signature.js";
+import type { ObjectStore } from "../store/object-store.js";
+import { applyChange } from "./apply-change.js";
+
+/** The appcast up to its first item: the channel's title, link and description (displayName, publisher, appUrl). */
+function channelHead(text: string): string {
+  const at = text.indexOf("<item>");
+  return at === -1 ? text : text.slice(0, at);
+}
+
+/**
+ * Whether the config renders another appcast than the store holds: a
+ * `displayName`, `publisher`, `appUrl` or `appcast.*` change since the last
+ * publish, yank or rebuild. Exact for an unsigned appcast; a signed one is
+ * compared by its channel (its notes-page signatures need the key).
+ */
+async function appcastDrift(store: ObjectStore, config: RelcastConfig): Promise<{ stale: boolean; signed: string | undefined }> {
+  const view = await readCatalogView(store, appcastLimit(config));
+  const stored = await store.get(APPCAST_KEY);
+  if (!view || !stored) return { stale: false, signed: undefined };
+  const rendered = Buffer.from(renderAppcast(view.records, appcastOptionsFor(config)));
+  const signed = signingReason(config, {}, stored.body);
+  if (!signed) return { stale: !stored.body.equals(rendered), signed };
+  return { stale: channelHead(splitSignedFeed(stored.body).content.toString("utf8")) !== channelHead(rendered.toString("utf8")), signed };
+}
+
+/**
+ * Before `site sync` writes the pages from the config: when the config
+ * changed what the appcast says, the feeds are rendered again from the
+ * catalog first (as `rebuild` renders them from the records), so the
+ * appcast, its public copy and the pages all show the new values. A signed
+ * appcast needs the key for that: refused before anything is written.
+ * Returns the actions taken (none when the appcast is current).
+ */
+export async function refreshFeedsForConfig(store: ObjectStore, config: RelcastConfig): Promise<string[]> {
+  const drift = await appcastDrift(store, config);
+  if (!drift.stale) return [];
+  if (drift.signed) {
+    throw new RelcastError(
+      "E_KEY",
+      `the config renders another appcast than ${store.uriFor(APPCAST_KEY)} holds (displayName, publisher, appUrl or appcast settings changed), and the appcast must be signed (${drift.signed}); nothing was written`,
+      "run `relcast rebuild --key-file <your EdDSA key>`: it renders catalog, appcast and pages with this config and signs the appcast",
+    );
+  }
+  const got = await store.get(CATALOG_KEY);
+  if (!got) return [];
+  const records = parseCatalog(got.body.toString("utf8"), store.uriFor(CATALOG_KEY)).versions;
+  const { actions } = await applyChange(store, config, "site sync", { kind: "replace", records }, [], { site: true });
+  return actions;
+}

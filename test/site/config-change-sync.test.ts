@@ -1,0 +1,89 @@
+/**
+ * `relcast site sync` after a config change that shows in generated files:
+ * every field (displayName, publisher, appcast.maxAppcastItems) is
+ * re-rendered into every file it shows in (the canonical appcast, its public
+ * copy, index.html, changelog.html), so appcast and pages never disagree and
+ * verify passes. Read back with Python's XML parser, not relcast's.
+ * (appUrl is also in every record's download URLs, which are written once:
+ * docs/site.md says what a move needs.)
+ */
+import { execFileSync } from "node:child_process";
+import { cp, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { publishVersions } from "../helpers/published-store.js";
+import { runCli } from "../helpers/run-cli.js";
+import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
+
+let ws: Workspace;
+let published: string;
+let baseConfig: Record<string, unknown>;
+
+const PY_CHANNEL = `
+import sys, json, xml.etree.ElementTree as E
+c = E.parse(sys.argv[1]).getroot().find("channel")
+print(json.dumps({"title": c.findtext("title"), "link": c.findtext("link"), "description": c.findtext("description"),
+  "items": [i.findtext("title") for i in c.findall("item")]}))
+`;
+const channelOf = (file: string) => JSON.parse(execFileSync("python3", ["-c", PY_CHANNEL, file], { encoding: "utf8" }));
+
+beforeAll(async () => {
+  ws = await makeWorkspace();
+  await publishVersions(ws, [["1.0.0", 100], ["1.1.0", 110]]);
+  published = path.join(ws.dir, "published");
+  await cp(ws.storeDir, published, { recursive: true, verbatimSymlinks: true });
+  baseConfig = JSON.parse(await readFile(ws.configFile, "utf8"));
+});
+afterAll(async () => {
+  await rm(ws.dir, { recursive: true, force: true });
+});
+
+const CHANGES: Array<{ field: string; change: Record<string, unknown>; appcast: (c: any) => void; pages: string[] }> = [
+  { field: "displayName", change: { displayName: "Bridge Studio" }, appcast: (c) => expect(c.title).toBe("Bridge Studio updates"), pages: ["Bridge Studio"] },
+  { field: "publisher", change: { publisher: "Other Tools GmbH" }, appcast: (c) => expect(c.description).toContain("Other Tools GmbH"), pages: ["Other Tools GmbH"] },
+  { field: "appcast.maxAppcastItems", change: { appcast: { maxAppcastItems: 1 } }, appcast: (c) => expect(c.items).toHaveLength(1), pages: [] },
+];
+
+describe("site sync after a config change", () => {
+  it.each(CHANGES)("$field: appcast, public appcast and pages show the new value, and verify passes", async ({ change, appcast, pages }) => {
+    await rm(ws.storeDir, { recursive: true, force: true });
+    await cp(published, ws.storeDir, { recursive: true, verbatimSymlinks: true });
+    await writeFile(ws.configFile, JSON.stringify({ ...baseConfig, ...change }, null, 2));
+    try {
+      const sync = await runCli(["site", "sync", "--config", ws.configFile]);
+      expect(sync.code, sync.stderr).toBe(0);
+      for (const file of ["releases/appcast.xml", "api/v1/plugins/bridge-plugin/appcast.xml"]) appcast(channelOf(path.join(ws.storeDir, file)));
+      for (const page of ["index.html", "changelog.html"]) {
+        const html = await readFile(path.join(ws.storeDir, page), "utf8");
+        for (const text of pages) expect(html, page).toContain(text);
+      }
+      const verify = await runCli(["verify", "--config", ws.configFile]);
+      expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+    } finally {
+      await writeFile(ws.configFile, JSON.stringify(baseConfig, null, 2));
+    }
+  });
+});
+
+describe("site sync after a config change on a signed appcast", () => {
+  it("is refused (E_KEY) before anything is written, naming rebuild with the key; rebuild then renders and signs it", async () => {
+    const signed = await makeWorkspace({ appcast: { signedFeed: true } });
+    try {
+      const p = await signed.plugin("1.0.0", 100);
+      expect((await runCli(signed.publishArgs(p, "1.0.0"))).code).toBe(0);
+      const config = JSON.parse(await readFile(signed.configFile, "utf8"));
+      await writeFile(signed.configFile, JSON.stringify({ ...config, displayName: "Bridge Studio" }));
+      const before = await snapshotTree(signed.storeDir);
+      const sync = await runCli(["site", "sync", "--config", signed.configFile]);
+      expect(sync.code, sync.stderr).not.toBe(0);
+      expect(sync.stderr).toContain("[E_KEY]");
+      expect(sync.stderr).toContain("relcast rebuild --key-file");
+      expect(await snapshotTree(signed.storeDir)).toEqual(before);
+      const rebuilt = await runCli(["rebuild", "--config", signed.configFile, "--key-file", signed.keyFile]);
+      expect(rebuilt.code, rebuilt.stderr).toBe(0);
+      expect(channelOf(path.join(signed.storeDir, "api/v1/plugins/bridge-plugin/appcast.xml")).title).toBe("Bridge Studio updates");
+    } finally {
+      await rm(signed.dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * Bidirectional controls in notes and changelog files are refused where the
+ * file is read (E_INPUT), naming the file, line, column and character, and
+ * how to find and remove them: a page or the update window would show the
+ * notes in another order than they are written (another version, even).
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isRelcastError } from "../../../src/core/errors.js";
+import { readChangelogNotes, readReleaseNotes } from "../../../src/steps/preflight/notes-file.js";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "notes-bidi-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function refused(run: () => Promise<unknown>): Promise<{ code: string; message: string; hint: string | undefined }> {
+  const err = await run().then(() => undefined, (e: unknown) => e);
+  if (!isRelcastError(err)) throw new Error(`expected a refusal, got ${String(err)}`);
+  return err;
+}
+
+const CONTROLS: Array<[number, string]> = [
+  [0x202a, "LEFT-TO-RIGHT EMBEDDING"], [0x202b, "RIGHT-TO-LEFT EMBEDDING"], [0x202c, "POP DIRECTIONAL FORMATTING"], [0x202d, "LEFT-TO-RIGHT OVERRIDE"],
+  [0x202e, "RIGHT-TO-LEFT OVERRIDE"], [0x2066, "LEFT-TO-RIGHT ISOLATE"], [0x2067, "RIGHT-TO-LEFT ISOLATE"], [0x2068, "FIRST STRONG ISOLATE"],
+  [0x2069, "POP DIRECTIONAL ISOLATE"], [0x200e, "LEFT-TO-RIGHT MARK"], [0x200f, "RIGHT-TO-LEFT MARK"], [0x061c, "ARABIC LETTER MARK"],
+];
+
+describe("bidi controls in notes files", () => {
+  const rows = CONTROLS.map(([cp, name]) => ({ cp, name, hex: cp.toString(16).toUpperCase().padStart(4, "0") }));
+  it.each(rows)("U+$hex ($name) in a notes file is refused with file, line, column and the fix", async ({ cp, name, hex }) => {
+    const file = path.join(dir, `notes-${cp.toString(16)}.md`);
+    // Line 3, after "- Fixes é" (9 characters, one of them two bytes): column 10.
+    await writeFile(file, `## Changes\n\n- Fixes é${String.fromCodePoint(cp)}1.2.3 crash\n`);
+    const err = await refused(() => readReleaseNotes(file));
+    expect(err.code).toBe("E_INPUT");
+    expect(err.message).toContain(`notes file ${file}: line 3, column 10: character U+${hex} (${name}) is a bidirectional control`);
+    expect(err.hint).toContain("remove the character");
+    expect(err.hint).toContain(file);
+  });
+
+  it("in this version's section of a changelog too, and in a localized notes file", async () => {
+    const changelog = path.join(dir, "CHANGELOG.md");
+    await writeFile(changelog, "# Changelog\n\n## [1.2.0] - 2026-11-01\n\n- Safe \u2067text\u2069\n");
+    const err = await refused(() => readChangelogNotes(changelog, "1.2.0"));
+    expect(err.message).toMatch(/changelog .*CHANGELOG\.md: line 5, column 8: character U\+2067 \(RIGHT-TO-LEFT ISOLATE\)/);
+    const localized = path.join(dir, "notes.ar.md");
+    await writeFile(localized, "- \u0625\u0635\u0644\u0627\u062d \u200f2.0\n");
+    expect((await refused(() => readReleaseNotes(localized, "--localized-notes ar="))).message).toMatch(/line 1, column 9: character U\+200F/);
+  });
+
+  it("right-to-left notes without controls are read as they are", async () => {
+    const file = path.join(dir, "notes.he.md");
+    await writeFile(file, "- \u05ea\u05d9\u05e7\u05d5\u05df \u05e7\u05e8\u05d9\u05e1\u05d4 \u05d1-1.2.3\n");
+    expect((await readReleaseNotes(file)).markdown).toContain("1.2.3");
+  });
+});
