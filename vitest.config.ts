@@ -2,9 +2,9 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
 
 /**
- * The longest files, longest first (measured: summed test time per file on a 2-core
- * machine, 2026-11-27; s3-early-upload is newer than that run and placed by its
- * kind; s3-publish and delta-roundtrip moved down by their measured speed-ups).
+ * The longest files, longest first (measured: each file's wall time in one full run with
+ * --reporter=json on the 2-core machine, 2026-11-27 20:26, load average 14; the files after
+ * interrupt.test.ts are the previous list's that fell below it, in that list's order).
  * A fresh clone has no duration cache, so without this list vitest could start
  * a five-minute file last and leave two workers idle at the end.
  * Files not listed follow in vitest's own order.
@@ -12,25 +12,32 @@ import { defineConfig } from "vitest/config";
 const LONGEST_FIRST = [
   "test/release/delta-publish.test.ts",
   "test/verify/verify-public.test.ts",
-  "test/release/publish-errors.test.ts",
-  "test/release/kill-points-s3.test.ts",
-  "test/release/s3-faults-random.test.ts",
-  "test/release/signed-feed.test.ts",
-  "test/release/random-kills-s3.test.ts",
-  "test/release/rollout.test.ts",
-  "test/release/s3-publish.test.ts",
   "test/release/s3-conditional-writes.test.ts",
-  "test/site/yank.test.ts",
+  "test/release/signed-feed.test.ts",
+  "test/release/s3-publish.test.ts",
+  "test/release/publish-errors.test.ts",
   "test/release/item-elements.test.ts",
-  "test/cli/bin.test.ts",
+  "test/release/rollout.test.ts",
+  "test/release/kill-points-s3.test.ts",
   "test/release/s3-early-upload.test.ts",
-  "test/release/s3-faults-targeted.test.ts",
-  "test/site/site-build.test.ts",
-  "test/verify/verify-folder.test.ts",
+  "test/cli/bin.test.ts",
+  "test/release/s3-faults-random.test.ts",
+  "test/store/s3-store.test.ts",
+  "test/release/random-kills-s3.test.ts",
+  "test/site/yank.test.ts",
+  "test/cli/init.test.ts",
   "test/release/kill-points-folder.test.ts",
+  "test/site/site-build.test.ts",
+  "test/release/s3-interrupt-uploads.test.ts",
+  "test/release/input-strictness.test.ts",
+  "test/verify/verify-folder.test.ts",
+  "test/gateway/abuse.test.ts",
+  "test/gateway/postgres-state.test.ts",
+  "test/steps/zip/zip64.test.ts",
+  "test/release/s3-faults-targeted.test.ts",
+  "test/release/interrupt.test.ts",
   "test/sparkle/delta/hostile-delta.test.ts",
   "test/package/pack-install.test.ts",
-  "test/store/s3-store.test.ts",
   "test/release/bundle-checks.test.ts",
   "test/site/serve.test.ts",
   "test/verify/hostile-store.test.ts",

@@ -20,6 +20,9 @@ async function bundle({ input, entryFileName, external = [], split }) {
     platform: "node",
     external: [/^node:/, ...external],
     logLevel: "warn",
+    // plist's index re-exports its writer, whose CommonJS xmlbuilder (33 modules) would otherwise run at every
+    // start of a command that reads an Info.plist; relcast only parses plists, so the writer is dropped.
+    treeshake: { moduleSideEffects: [{ test: /node_modules[\\/](plist[\\/]dist[\\/]build|xmlbuilder[\\/])/, sideEffects: false }] },
     write: false,
     output: {
       format: "esm",

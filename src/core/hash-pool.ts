@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import { readSync } from "node:fs";
 import os from "node:os";
 import { Worker } from "node:worker_threads";
 
@@ -236,8 +238,36 @@ function postChunk(worker: Worker, id: number, chunk: Uint8Array, transfer: bool
 
 let shared: HashPool | undefined;
 
-/** SHA-256 of a whole file by its descriptor, read and hashed on a pool worker (see HashPool.hashFile). */
-export function hashFileOffThread(fd: number, size: number, keep: boolean): Promise<FileDigests> {
+/**
+ * Files below this are hashed on the calling thread: starting a worker costs about 90 ms of CPU (Node loads its
+ * internals again in each thread), as much as hashing tens of MiB here, while a store's records, feeds, pages and small
+ * zips each take a few milliseconds. Larger files (disk images, big zips) still spread over the workers.
+ */
+export const INLINE_HASH_BELOW_BYTES = 1 << 20;
+
+/** As the worker's hashFile, here: positioned reads of `fd` from 0 to its end, whatever `size` said. */
+function hashFileHere(fd: number, size: number, keep: boolean): FileDigests {
+  const sha256 = createHash("sha256");
+  let read = 0;
+  let body: Buffer | undefined;
+  if (keep) {
+    body = Buffer.allocUnsafeSlow(size);
+    for (let n = 1; read < size && n > 0; read += n) n = readSync(fd, body, read, size - read, read);
+    if (read < size) body = body.subarray(0, read);
+    sha256.update(body);
+  }
+  const scratch = Buffer.allocUnsafe(64 << 10);
+  for (let n = readSync(fd, scratch, 0, scratch.length, read); n > 0; n = readSync(fd, scratch, 0, scratch.length, read)) {
+    sha256.update(scratch.subarray(0, n));
+    read += n;
+    body = undefined; // the file grew after it was opened: its bytes are not the ones the caller sized
+  }
+  return { sizeBytes: read, sha256: sha256.digest("hex"), ...(body ? { body } : {}) };
+}
+
+/** SHA-256 of a whole file by its descriptor: read and hashed on a pool worker (see HashPool.hashFile), or here when small. */
+export async function hashFileOffThread(fd: number, size: number, keep: boolean): Promise<FileDigests> {
+  if (size < INLINE_HASH_BELOW_BYTES) return hashFileHere(fd, size, keep);
   shared ??= new HashPool(Math.max(1, os.availableParallelism()));
   return shared.hashFile(fd, size, keep);
 }

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { hashOffThread } from "../../src/core/hash-pool.js";
+import { INLINE_HASH_BELOW_BYTES, hashOffThread } from "../../src/core/hash-pool.js";
 
 function chunks(total: number, size: number): Buffer[] {
   const out: Buffer[] = [];
@@ -63,16 +63,23 @@ describe("a process that used the hash pool", () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "relcast-hash-pool-"));
     try {
       const file = path.join(dir, "data.bin");
-      await writeFile(file, randomBytes(4096));
+      // Above the size hashed on the calling thread, so each file goes to the pool's workers.
+      const size = INLINE_HASH_BELOW_BYTES + 4096;
+      await writeFile(file, randomBytes(size));
       const script = `
+        import { createRequire, syncBuiltinESMExports } from "node:module";
         import { openSync, closeSync } from "node:fs";
-        import { hashFileOffThread } from ${JSON.stringify(path.join(REPO_ROOT, "dist/src/core/hash-pool.js"))};
+        const threads = createRequire(import.meta.url)("node:worker_threads");
+        let started = 0;
+        threads.Worker = class extends threads.Worker { constructor(...args) { super(...args); started++; } };
+        syncBuiltinESMExports();
+        const { hashFileOffThread } = await import(${JSON.stringify(path.join(REPO_ROOT, "dist/src/core/hash-pool.js"))});
         for (let i = 0; i < 3; i++) {
           const fd = openSync(${JSON.stringify(file)}, "r");
-          await hashFileOffThread(fd, 4096, false);
+          await hashFileOffThread(fd, ${size}, false);
           closeSync(fd);
         }
-        console.log("hashed");`;
+        console.log("hashed on " + started + " worker(s)");`;
       const scriptFile = path.join(dir, "hash-twice.mjs");
       await writeFile(scriptFile, script);
       const child = spawn(process.execPath, [scriptFile], { stdio: ["ignore", "pipe", "pipe"]});
@@ -90,8 +97,66 @@ describe("a process that used the hash pool", () => {
           resolve(code ?? -1);
         });
       });
-      expect(out).toContain("hashed");
+      expect(out).toMatch(/hashed on [1-9]\d* worker\(s\)/);
       expect(exited, out).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a small file", () => {
+  it("is hashed on the calling thread, as a worker would: size, SHA-256, the kept bytes, and a file that grew after it was sized; no worker starts", async () => {
+    const { spawn } = await import("node:child_process");
+    const { mkdtemp, rm, writeFile } = await import("node:fs/promises");
+    const os = await import("node:os");
+    const path = await import("node:path");
+    const { REPO_ROOT } = await import("../helpers/run-cli.js");
+    const dir = await mkdtemp(path.join(os.tmpdir(), "relcast-hash-small-"));
+    try {
+      const small = randomBytes(INLINE_HASH_BELOW_BYTES - 1);
+      const empty = Buffer.alloc(0);
+      await writeFile(path.join(dir, "small.bin"), small);
+      await writeFile(path.join(dir, "empty.bin"), empty);
+      // Each case: [file, size passed, keep]; "grew" is sized at 1,000 bytes but holds all of `small`.
+      const cases = [["small.bin", small.length, true], ["small.bin", small.length, false], ["empty.bin", 0, true], ["small.bin", 1000, true]];
+      const script = `
+        import { createRequire, syncBuiltinESMExports } from "node:module";
+        import { openSync, closeSync } from "node:fs";
+        import { createHash } from "node:crypto";
+        const threads = createRequire(import.meta.url)("node:worker_threads");
+        let started = 0;
+        threads.Worker = class extends threads.Worker { constructor(...args) { super(...args); started++; } };
+        syncBuiltinESMExports();
+        const { hashFileOffThread } = await import(${JSON.stringify(path.join(REPO_ROOT, "dist/src/core/hash-pool.js"))});
+        const out = [];
+        for (const [name, size, keep] of ${JSON.stringify(cases)}) {
+          const fd = openSync(${JSON.stringify(dir)} + "/" + name, "r");
+          const got = await hashFileOffThread(fd, size, keep);
+          closeSync(fd);
+          out.push({ sizeBytes: got.sizeBytes, sha256: got.sha256, body: got.body === undefined ? null : createHash("sha256").update(got.body).digest("hex"), bodyLength: got.body?.length ?? null });
+        }
+        console.log(JSON.stringify({ started, out }));`;
+      const scriptFile = path.join(dir, "hash-small.mjs");
+      await writeFile(scriptFile, script);
+      const child = spawn(process.execPath, [scriptFile], { stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise<number>((resolve) => child.on("exit", (c) => resolve(c ?? -1)));
+      expect(code, stderr).toBe(0);
+      const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
+      expect(JSON.parse(stdout)).toEqual({
+        started: 0,
+        out: [
+          { sizeBytes: small.length, sha256: sha(small), body: sha(small), bodyLength: small.length },
+          { sizeBytes: small.length, sha256: sha(small), body: null, bodyLength: null },
+          { sizeBytes: 0, sha256: sha(empty), body: sha(empty), bodyLength: 0 },
+          // Sized at 1,000 bytes, read to its end: the whole file is hashed and no partial body is handed back.
+          { sizeBytes: small.length, sha256: sha(small), body: null, bodyLength: null },
+        ],
+      });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

