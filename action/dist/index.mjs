@@ -3,12 +3,12 @@ import { access, copyFile, link, lstat, mkdir, mkdtemp, open, readFile, readdir,
 import path, { join, sep } from "node:path";
 import os, { homedir, platform, release } from "node:os";
 import * as zlib from "node:zlib";
-import { crc32, createDeflateRaw, createInflate, createInflateRaw, inflateRaw } from "node:zlib";
+import { constants, crc32, createDeflateRaw, createInflate, createInflateRaw, deflateRawSync, inflateRaw } from "node:zlib";
 import * as crypto$1 from "node:crypto";
 import { createHash, createHmac, createPrivateKey, createPublicKey, getRandomValues, randomBytes, randomUUID } from "node:crypto";
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import { ReadStream, accessSync, appendFileSync, constants, createReadStream, createWriteStream, existsSync, fstatSync, lstatSync, read, readFileSync, readdirSync, readlinkSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { ReadStream, accessSync, appendFileSync, constants as constants$1, createReadStream, createWriteStream, existsSync, fstatSync, lstatSync, read, readFileSync, readdirSync, readlinkSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { PassThrough, Readable, Writable, pipeline } from "node:stream";
 import { once } from "node:events";
 import { pipeline as pipeline$1 } from "node:stream/promises";
@@ -5507,8 +5507,11 @@ function superRefine(fn, params) {
 }
 
 // src/core/bidi-controls.ts
-const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/;
+const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 const NAMES = {
+	1564: "ARABIC LETTER MARK",
+	8206: "LEFT-TO-RIGHT MARK",
+	8207: "RIGHT-TO-LEFT MARK",
 	8234: "LEFT-TO-RIGHT EMBEDDING",
 	8235: "RIGHT-TO-LEFT EMBEDDING",
 	8236: "POP DIRECTIONAL FORMATTING",
@@ -5519,11 +5522,26 @@ const NAMES = {
 	8296: "FIRST STRONG ISOLATE",
 	8297: "POP DIRECTIONAL ISOLATE"
 };
+const WHY = "is a bidirectional control that makes the text display in another order than it is written";
+function named(cp) {
+	return `U+${cp.toString(16).toUpperCase().padStart(4, "0")} (${NAMES[cp]})`;
+}
 function bidiControlProblem(text) {
 	const found = BIDI_CONTROL.exec(text);
 	if (!found) return void 0;
-	const cp = found[0].codePointAt(0);
-	return `character U+${cp.toString(16).toUpperCase()} (${NAMES[cp]}) at position ${found.index + 1} is a bidirectional control that makes the text display in another order than it is written`;
+	return `character ${named(found[0].codePointAt(0))} at position ${found.index + 1} ${WHY}`;
+}
+function bidiControlInFile(text) {
+	const found = BIDI_CONTROL.exec(text);
+	if (!found) return void 0;
+	const before = text.slice(0, found.index);
+	const line = before.split("\n").length;
+	const column = [...before.slice(before.lastIndexOf("\n") + 1)].length + 1;
+	return {
+		line,
+		column,
+		problem: `line ${line}, column ${column}: character ${named(found[0].codePointAt(0))} ${WHY}`
+	};
 }
 
 // src/core/xml-text.ts
@@ -8175,9 +8193,10 @@ const catalogSchema = looseObject({
 init_errors$4();
 const GIB = 1024 ** 3;
 const DEFAULT_DELTA_LIMITS = {
-	maxFileBytes: 2 * GIB,
-	maxDataBytes: 4 * GIB
+	maxFileBytes: 64 * GIB,
+	maxDataBytes: 256 * GIB
 };
+const MAX_DIFF_FILE_BYTES = 1 * GIB;
 const MAX_PATH_TABLE_BYTES = 67108864;
 const MAX_LINK_TARGET_BYTES = 4096;
 const PATCH_SLACK_BYTES = 1048576;
@@ -8195,8 +8214,11 @@ function limitsForNewTree(tree) {
 		basis: "the new release's zip allows"
 	};
 }
+function maxPatchedFileBytes(limits) {
+	return Math.min(limits.maxFileBytes, MAX_DIFF_FILE_BYTES);
+}
 function maxPatchBytes(limits) {
-	return 32 + 4 * limits.maxFileBytes + PATCH_SLACK_BYTES;
+	return 32 + 4 * maxPatchedFileBytes(limits) + PATCH_SLACK_BYTES;
 }
 function claimTooLarge(file, what, claimed, limit, why) {
 	return new RelcastError("E_INPUT", `${file} is not a delta relcast will read: ${what} claims ${claimed} bytes, more than the ${limit} ${why}.`, "A delta that claims more than its release can hold is damaged or hostile: do not publish or apply it; recreate it with `relcast delta create`.");
@@ -8227,7 +8249,7 @@ function bunzip(block, limit, what) {
 function tooLarge(why) {
 	return new RelcastError("E_INPUT", `Hostile or damaged binary patch: ${why}.`, "Do not publish or apply this delta; recreate it with `relcast delta create`.");
 }
-function applyBsdiffPatch(old, patch, maxNewBytes = DEFAULT_DELTA_LIMITS.maxFileBytes) {
+function applyBsdiffPatch(old, patch, maxNewBytes = MAX_DIFF_FILE_BYTES) {
 	if (patch.length < 32) throw corrupt$1("shorter than its 32-byte header");
 	const magic = patch.toString("latin1", 0, 8);
 	if (magic !== "BSDIFN40" && magic !== "BSDIFF40") throw corrupt$1(`unknown magic "${magic}"`);
@@ -8331,20 +8353,20 @@ function commandOnPath(name, searchPath = process.env.PATH) {
 		if (!dir) continue;
 		const candidate = path.join(dir, name);
 		try {
-			accessSync(candidate, constants.X_OK);
+			accessSync(candidate, constants$1.X_OK);
 			if (statSync(candidate).isFile()) return candidate;
 		} catch {}
 	}
 }
 
 // node_modules/xz-decompress/dist/package/xz-decompress.js
-var require_xz_decompress = /* @__PURE__ */ __commonJSMin(((exports, module, this$34) => {
+var require_xz_decompress = /* @__PURE__ */ __commonJSMin(((exports, module, this$1) => {
 	(function webpackUniversalModuleDefinition(root, factory) {
 		if (typeof exports === "object" && typeof module === "object") module.exports = factory(__require("stream/web"));
 		else if (typeof define === "function" && define.amd) define(["stream/web"], factory);
 		else if (typeof exports === "object") exports["xz-decompress"] = factory(__require("stream/web"));
 		else root["xz-decompress"] = factory(root["stream/web"]);
-	})(this$34, (__WEBPACK_EXTERNAL_MODULE__2__) => {
+	})(this$1, (__WEBPACK_EXTERNAL_MODULE__2__) => {
 		return (() => {
 			"use strict";
 			var __webpack_modules__ = [
@@ -8799,6 +8821,27 @@ function compressionName(code) {
 	return COMPRESSION_NAMES.find((name) => Compression[name] === code);
 }
 
+// src/core/utf8-order.ts
+function compareUtf8(a, b, slashFirst = false) {
+	const n = Math.min(a.length, b.length);
+	for (let i = 0; i < n; i++) {
+		let x = a.charCodeAt(i);
+		let y = b.charCodeAt(i);
+		if (x === y) continue;
+		if (slashFirst) {
+			if (x === 47) x = 0;
+			if (y === 47) y = 0;
+			if (x === y) continue;
+		}
+		if (x >= 55296 && y >= 55296) {
+			x += x >= 57344 ? -2048 : 8192;
+			y += y >= 57344 ? -2048 : 8192;
+		}
+		return x - y;
+	}
+	return a.length - b.length;
+}
+
 // src/sparkle/delta/tree-hash.ts
 const FTS_D = 1;
 const FTS_F = 8;
@@ -8824,7 +8867,7 @@ function treeHashOf(entries, content) {
 	return tree.digest();
 }
 function ftsOrder(a, b) {
-	return Buffer.compare(Buffer.from(a.replaceAll("/", "\0"), "utf8"), Buffer.from(b.replaceAll("/", "\0"), "utf8"));
+	return compareUtf8(a, b, true);
 }
 
 // src/sparkle/delta/delta-apply.ts
@@ -8843,7 +8886,7 @@ function checkClaims(file, items, limits) {
 	for (const item of items) {
 		const c = item.commands;
 		if (c & Command$2.binaryDiff) {
-			if (item.dataLength > maxPatchBytes(limits)) throw claimTooLarge(file, `the patch for ${item.rel}`, item.dataLength, maxPatchBytes(limits), `a patch to a file of at most ${limits.maxFileBytes} bytes (${basis}) can need`);
+			if (item.dataLength > maxPatchBytes(limits)) throw claimTooLarge(file, `the patch for ${item.rel}`, item.dataLength, maxPatchBytes(limits), `a patch to a file of at most ${maxPatchedFileBytes(limits)} bytes (${basis}; relcast patches files up to 1 GiB, larger ones are shipped whole) can need`);
 		} else if (c & Command$2.extract && (item.mode & 61440) === 32768) {
 			if (item.dataLength > limits.maxFileBytes) throw claimTooLarge(file, `the file ${item.rel}`, item.dataLength, limits.maxFileBytes, `bytes ${basis} for one file`);
 		} else if (item.dataLength > 4096) throw claimTooLarge(file, `the link ${item.rel}`, item.dataLength, MAX_LINK_TARGET_BYTES, "bytes a link target may have");
@@ -8962,8 +9005,11 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 			hash: e.kind === "file" ? oldTree.fileHashes.get(e.rel) : e.kind === "symlink" ? oldTree.linkHashes.get(e.rel) : void 0
 		});
 		const remove = (rel) => {
+			const node = state.get(rel);
 			state.delete(rel);
-			for (const key of [...state.keys()]) if (key.startsWith(`${rel}/`)) state.delete(key);
+			if (node !== void 0 && node.kind !== "dir") return;
+			const prefix = `${rel}/`;
+			for (const key of state.keys()) if (key.startsWith(prefix)) state.delete(key);
 		};
 		const checkParents = (rel, writes) => {
 			const parts = rel.split("/");
@@ -8996,7 +9042,7 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 			} else if (c & Command$2.binaryDiff) {
 				const patch = await reader.bytes(item.dataLength);
 				const from = oldFile(c & Command$2.clone ? item.clonedFrom : item.rel, "patch source");
-				const result = applyBsdiffPatch(await oldTree.source.readFile(from), patch, limits.maxFileBytes);
+				const result = applyBsdiffPatch(await oldTree.source.readFile(from), patch, maxPatchedFileBytes(limits));
 				const existing = state.get(item.rel);
 				const perms = c & Command$2.clone || existing?.kind !== "file" ? from.perms : existing.perms;
 				remove(item.rel);
@@ -9058,6 +9104,180 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 	}
 }
 
+// src/sparkle/delta/xz-stored-ranges.ts
+init_errors$4();
+const STREAM_MAGIC = Buffer.from([
+	253,
+	55,
+	122,
+	88,
+	90,
+	0
+]);
+const CHECK_CRC32 = 1;
+const LZMA2_FILTER_ID = 33;
+const DICT_PROPS_8MIB = 22;
+const CHUNK = 65536;
+const READ = 1 << 20;
+function u32le(v) {
+	const b = Buffer.alloc(4);
+	b.writeUInt32LE(v >>> 0);
+	return b;
+}
+function varint(value) {
+	const out = [];
+	let v = BigInt(value);
+	while (v >= 128n) {
+		out.push(Number(v & 127n) | 128);
+		v >>= 7n;
+	}
+	out.push(Number(v));
+	return Buffer.from(out);
+}
+const pad4 = (n) => Buffer.alloc((4 - n % 4) % 4);
+function streamFlags() {
+	return Buffer.from([0, CHECK_CRC32]);
+}
+function blockHeader() {
+	const body = Buffer.concat([Buffer.from([
+		2,
+		0,
+		LZMA2_FILTER_ID,
+		1,
+		DICT_PROPS_8MIB
+	]), Buffer.alloc(3)]);
+	return Buffer.concat([body, u32le(crc32(body))]);
+}
+async function writeXzWithStoredRanges(input, output, stored, size) {
+	const src = await open(input, "r");
+	const out = await open(output, "a");
+	try {
+		const flags = streamFlags();
+		await out.write(Buffer.concat([
+			STREAM_MAGIC,
+			flags,
+			u32le(crc32(flags))
+		]));
+		const header = blockHeader();
+		await out.write(header);
+		let compressed = 0;
+		let check = 0;
+		const emit = async (bytes) => {
+			await out.write(bytes);
+			compressed += bytes.length;
+		};
+		const segments = [];
+		let at = 0;
+		for (const r of stored) {
+			if (r.start > at) segments.push({
+				start: at,
+				end: r.start,
+				store: false
+			});
+			segments.push({
+				...r,
+				store: true
+			});
+			at = r.end;
+		}
+		if (at < size || segments.length === 0) segments.push({
+			start: at,
+			end: size,
+			store: false
+		});
+		for (const segment of segments) {
+			if (segment.end === segment.start) continue;
+			if (segment.store) {
+				let first = true;
+				const buf = Buffer.allocUnsafe(READ);
+				for (let pos = segment.start; pos < segment.end;) {
+					const { bytesRead } = await src.read(buf, 0, Math.min(READ, segment.end - pos), pos);
+					if (bytesRead === 0) throw new RelcastError("E_INTERNAL", "the delta payload shrank while it was compressed.");
+					const data = buf.subarray(0, bytesRead);
+					check = crc32(data, check);
+					const parts = [];
+					for (let i = 0; i < data.length; i += CHUNK) {
+						const piece = data.subarray(i, Math.min(i + CHUNK, data.length));
+						parts.push(Buffer.from([
+							first ? 1 : 2,
+							piece.length - 1 >> 8,
+							piece.length - 1 & 255
+						]), piece);
+						first = false;
+					}
+					await emit(Buffer.concat(parts));
+					pos += bytesRead;
+				}
+			} else check = await compressRange(src, segment, emit, check);
+		}
+		await emit(Buffer.from([0]));
+		await out.write(pad4(compressed));
+		await out.write(u32le(check));
+		const unpadded = header.length + compressed + 4;
+		const indexBody = Buffer.concat([
+			Buffer.from([0]),
+			varint(1),
+			varint(unpadded),
+			varint(size)
+		]);
+		const index = Buffer.concat([indexBody, pad4(indexBody.length)]);
+		await out.write(Buffer.concat([index, u32le(crc32(index))]));
+		const footerBody = Buffer.concat([u32le((index.length + 4) / 4 - 1), flags]);
+		await out.write(Buffer.concat([
+			u32le(crc32(footerBody)),
+			footerBody,
+			Buffer.from("YZ", "latin1")
+		]));
+	} finally {
+		await src.close();
+		await out.close();
+	}
+}
+async function compressRange(src, range, emit, check) {
+	const child = spawn("xz", [
+		"--format=raw",
+		"--lzma2=preset=6",
+		"--threads=1",
+		"-c"
+	], { stdio: [
+		"pipe",
+		"pipe",
+		"pipe"
+	] });
+	let stderr = "";
+	child.stderr.setEncoding("utf8").on("data", (s) => stderr = (stderr + s).slice(0, 2e3));
+	const closed = once(child, "close");
+	closed.catch(() => void 0);
+	child.stdin.on("error", () => void 0);
+	const feeding = (async () => {
+		const buf = Buffer.allocUnsafe(READ);
+		for (let pos = range.start; pos < range.end;) {
+			const { bytesRead } = await src.read(buf, 0, Math.min(READ, range.end - pos), pos);
+			if (bytesRead === 0) throw new RelcastError("E_INTERNAL", "the delta payload shrank while it was compressed.");
+			const data = Buffer.from(buf.subarray(0, bytesRead));
+			check = crc32(data, check);
+			if (!child.stdin.write(data)) await once(child.stdin, "drain");
+			pos += bytesRead;
+		}
+		child.stdin.end();
+	})();
+	feeding.catch(() => child.kill("SIGKILL"));
+	let held;
+	for await (const chunk of child.stdout) {
+		if (chunk.length === 0) continue;
+		if (held) await emit(held);
+		held = Buffer.from(chunk);
+		if (held.length > 1) {
+			await emit(held.subarray(0, held.length - 1));
+			held = held.subarray(held.length - 1);
+		}
+	}
+	await feeding;
+	const [code] = await closed;
+	if (code !== 0 || !held || held[0] !== 0) throw new RelcastError("E_INTERNAL", `xz could not compress the delta (exit ${code}): ${stderr.trim() || "its raw LZMA2 output did not end with the end marker"}.`);
+	return check;
+}
+
 // src/sparkle/delta/delta-codec.ts
 init_errors$4();
 function defaultCompression() {
@@ -9087,10 +9307,14 @@ function externalCompressor(name) {
 		args: ["-9", "-c"]
 	};
 }
-async function compressFile(name, input, output) {
+async function compressFile(name, input, output, stored = []) {
 	if (name === "none") return pipeline$1(createReadStream(input), createWriteStream(output, { flags: "a" }));
-	if (name === "zlib") return pipeline$1(createReadStream(input), createDeflateRaw({ level: 9 }), createWriteStream(output, { flags: "a" }));
+	if (name === "zlib") {
+		if (stored.length > 0) return deflateWithStoredRanges(input, output, stored);
+		return pipeline$1(createReadStream(input), createDeflateRaw({ level: 9 }), createWriteStream(output, { flags: "a" }));
+	}
 	if (compressionUnavailable(name)) throw missingProgramError(name);
+	if (name === "lzma" && stored.length > 0) return writeXzWithStoredRanges(input, output, stored, (await stat(input)).size);
 	const t = externalCompressor(name);
 	const sink = createWriteStream(output, { flags: "a" });
 	const sinkClosed = once(sink, "close");
@@ -9118,6 +9342,41 @@ async function compressFile(name, input, output) {
 	const [code] = await once(child, "close");
 	await sinkClosed;
 	if (code !== 0) throw new RelcastError("E_INTERNAL", `${t.cmd} could not compress the delta (exit ${code}): ${stderr.trim() || "no message"}.`);
+}
+async function deflateWithStoredRanges(input, output, stored) {
+	const deflate = createDeflateRaw({ level: 9 });
+	const sink = createWriteStream(output, { flags: "a" });
+	const done = pipeline$1(deflate, sink);
+	done.catch(() => void 0);
+	const src = await open(input, "r");
+	try {
+		const { size } = await src.stat();
+		const buf = Buffer.allocUnsafe(1 << 20);
+		const setLevel = (level) => new Promise((resolve) => deflate.params(level, constants.Z_DEFAULT_STRATEGY, () => resolve()));
+		let pos = 0;
+		const copy = async (end) => {
+			while (pos < end) {
+				const { bytesRead } = await src.read(buf, 0, Math.min(buf.length, end - pos), pos);
+				if (bytesRead === 0) throw new RelcastError("E_INTERNAL", "the delta payload shrank while it was compressed.");
+				if (!deflate.write(Buffer.from(buf.subarray(0, bytesRead)))) await once(deflate, "drain");
+				pos += bytesRead;
+			}
+		};
+		for (const r of stored) {
+			await copy(r.start);
+			await setLevel(0);
+			await copy(r.end);
+			await setLevel(9);
+		}
+		await copy(size);
+		deflate.end();
+	} catch (err) {
+		deflate.destroy(err);
+		throw err;
+	} finally {
+		await src.close();
+	}
+	await done;
 }
 
 // src/sparkle/delta/suffix-array.ts
@@ -9335,6 +9594,61 @@ function createBsdiffPatchParts(old, neu) {
 	];
 }
 
+// src/sparkle/delta/incompressible.ts
+const BLOCK_BYTES = 16777216;
+const SAMPLE_EVERY = 1048576;
+const SAMPLE_PIECE = 16384;
+const DEFAULT_STORE_MIN_FILE_BYTES = 67108864;
+function storeMinFileBytes() {
+	const raw = process.env.RELCAST_DELTA_STORE_MIN_BYTES;
+	const n = raw === void 0 || raw === "" ? NaN : Number(raw);
+	return Number.isSafeInteger(n) && n > 0 ? n : DEFAULT_STORE_MIN_FILE_BYTES;
+}
+function isIncompressible(sample) {
+	if (sample.length === 0) return false;
+	return deflateRawSync(sample, { level: 1 }).length > sample.length * .97;
+}
+var BlockJudge = class {
+	ranges;
+	blockStart;
+	seen = 0;
+	sample = [];
+	constructor(offset, ranges) {
+		this.ranges = ranges;
+		this.blockStart = offset;
+	}
+	stored = 0;
+	update(chunk) {
+		for (let at = 0; at < chunk.length;) {
+			const take = Math.min(chunk.length - at, BLOCK_BYTES - this.seen, SAMPLE_EVERY - this.seen % SAMPLE_EVERY);
+			const inPiece = SAMPLE_PIECE - this.seen % SAMPLE_EVERY;
+			if (inPiece > 0) this.sample.push(Buffer.from(chunk.subarray(at, at + Math.min(take, inPiece))));
+			this.seen += take;
+			at += take;
+			if (this.seen === 16777216) this.endBlock();
+		}
+	}
+	finish() {
+		if (this.seen > 0) this.endBlock();
+	}
+	endBlock() {
+		const start = this.blockStart;
+		const end = start + this.seen;
+		if (isIncompressible(Buffer.concat(this.sample))) {
+			const last = this.ranges[this.ranges.length - 1];
+			if (last && last.end === start) last.end = end;
+			else this.ranges.push({
+				start,
+				end
+			});
+			this.stored += end - start;
+		}
+		this.blockStart = end;
+		this.seen = 0;
+		this.sample = [];
+	}
+};
+
 // src/sparkle/delta/delta-create.ts
 init_errors$4();
 const DEFAULT_DIFF_LIMIT_BYTES = 16777216;
@@ -9373,6 +9687,7 @@ function oneDiffAtATime(fn) {
 }
 async function createDeltaFromTrees(before, after, outFile, options) {
 	const limit = options.diffLimitBytes ?? 16777216;
+	if (!(Number.isSafeInteger(limit) && limit >= 0 && limit <= MAX_DIFF_FILE_BYTES)) throw new RelcastError("E_USAGE", `the diff limit must be a whole number of bytes from 0 to ${MAX_DIFF_FILE_BYTES} (1 GiB), got ${limit}.`, "Larger changed files are shipped whole anyway: lower deltas.diffLimitMiB / --diff-limit-mib to 1024 or less.");
 	checkTree(before.entries, "old");
 	checkTree(after.entries, "new");
 	const oldState = new Map(before.entries.map((e) => [e.rel, e]));
@@ -9444,6 +9759,7 @@ async function createDeltaFromTrees(before, after, outFile, options) {
 		permissions: 0,
 		wholeOverLimit: 0
 	};
+	const overLimit = [];
 	try {
 		const items = [];
 		const diffs = [];
@@ -9470,7 +9786,14 @@ async function createDeltaFromTrees(before, after, outFile, options) {
 				});
 				continue;
 			}
-			if (diffable) counts.wholeOverLimit++;
+			if (diffable) {
+				counts.wholeOverLimit++;
+				overLimit.push({
+					rel: key,
+					oldSize: old.size,
+					size: entry.size
+				});
+			}
 			if (contentEqual) {
 				if (permsChanged) {
 					items.push({
@@ -9548,7 +9871,8 @@ async function createDeltaFromTrees(before, after, outFile, options) {
 			counts.diffed++;
 		}
 		const payload = path.join(scratch, "payload");
-		await writePayload(payload, before.hash, after.hash, items);
+		const judgeFrom = options.compression === "lzma" || options.compression === "zlib" ? storeMinFileBytes() : void 0;
+		const { ranges, stored } = await writePayload(payload, before.hash, after.hash, items, judgeFrom);
 		const header = Buffer.alloc(6);
 		header.write(DELTA_MAGIC, 0, "latin1");
 		header[4] = Compression[options.compression];
@@ -9556,7 +9880,7 @@ async function createDeltaFromTrees(before, after, outFile, options) {
 		const partial = path.join(path.dirname(path.resolve(outFile)), `.${path.basename(outFile)}.${randomUUID()}.tmp`);
 		try {
 			await writeFile(partial, header, { flag: "wx" });
-			await compressFile(options.compression, payload, partial);
+			await compressFile(options.compression, payload, partial, ranges);
 			await rename(partial, outFile);
 		} catch (err) {
 			await rm(partial, { force: true });
@@ -9567,7 +9891,10 @@ async function createDeltaFromTrees(before, after, outFile, options) {
 			beforeHash: before.hash.toString("hex"),
 			afterHash: after.hash.toString("hex"),
 			size,
-			counts
+			counts,
+			diffLimitBytes: limit,
+			overLimit,
+			stored
 		};
 	} finally {
 		await rm(scratch, {
@@ -9576,7 +9903,10 @@ async function createDeltaFromTrees(before, after, outFile, options) {
 		});
 	}
 }
-async function writePayload(file, beforeHash, afterHash, items) {
+async function writePayload(file, beforeHash, afterHash, items, judgeFrom) {
+	const ranges = [];
+	const stored = [];
+	let offset = 0;
 	const index = /* @__PURE__ */ new Map();
 	const paths = [];
 	for (const item of items) {
@@ -9595,13 +9925,15 @@ async function writePayload(file, beforeHash, afterHash, items) {
 		const table = Buffer.concat(paths.map((p) => Buffer.from(`${p}\0`, "utf8")));
 		const tableLength = Buffer.alloc(8);
 		tableLength.writeBigUInt64LE(BigInt(table.length));
-		await fh.write(Buffer.concat([
+		const start = Buffer.concat([
 			head,
 			beforeHash,
 			afterHash,
 			tableLength,
 			table
-		]));
+		]);
+		await fh.write(start);
+		offset += start.length;
 		const records = [];
 		for (const item of items) {
 			const parts = [Buffer.from([item.commands])];
@@ -9633,25 +9965,38 @@ async function writePayload(file, beforeHash, afterHash, items) {
 			records.push(...parts);
 		}
 		records.push(Buffer.from([Command$2.end]));
-		await fh.write(Buffer.concat(records));
+		const commands = Buffer.concat(records);
+		await fh.write(commands);
+		offset += commands.length;
 		const chunk = Buffer.allocUnsafe(1 << 20);
 		for (const item of items) {
 			const data = item.data;
 			if (!data) continue;
 			if (data.kind === "link") {
 				await fh.write(data.target);
+				offset += data.target.length;
 				continue;
 			}
 			if (data.kind === "file") {
+				const judge = judgeFrom !== void 0 && data.entry.size >= judgeFrom ? new BlockJudge(offset, ranges) : void 0;
 				let written = 0;
 				for await (const bytes of data.source.streamFile(data.entry)) {
 					written += bytes.length;
 					if (written > data.entry.size) break;
+					judge?.update(bytes);
 					await fh.write(bytes);
 				}
 				if (written !== data.entry.size) throw new RelcastError("E_INPUT", `${data.entry.rel} changed size while the delta was written.`, "Do not change the bundle while relcast reads it.");
+				offset += written;
+				judge?.finish();
+				if (judge?.stored) stored.push({
+					rel: data.entry.rel,
+					size: data.entry.size,
+					storedBytes: judge.stored
+				});
 				continue;
 			}
+			offset += data.size;
 			const source = await open(data.file, "r");
 			try {
 				let left = data.size;
@@ -9668,6 +10013,10 @@ async function writePayload(file, beforeHash, afterHash, items) {
 	} finally {
 		await fh.close();
 	}
+	return {
+		ranges,
+		stored
+	};
 }
 
 // src/sparkle/delta/tree-manifest.ts
@@ -9686,6 +10035,7 @@ const zipPlace = strictObject({
 	crc32: u32,
 	compressedSize: byteCount
 });
+const MAX_ENTRIES = 1e7;
 const entrySchema = discriminatedUnion("kind", [
 	strictObject({
 		path: path$1,
@@ -9717,7 +10067,7 @@ const treeManifestSchema = strictObject({
 		sizeBytes: byteCount
 	}),
 	treeHash: hex(40),
-	entries: array(entrySchema).max(1e7)
+	entries: array(entrySchema).max(MAX_ENTRIES)
 });
 async function* manifestEntriesOf(tree) {
 	for (const e of tree.entries) {
@@ -9790,17 +10140,76 @@ function entryOf$1(e) {
 		inode: ""
 	};
 }
+const ENTRIES_OPEN = "  \"entries\": [\n";
+const issues = (error, prefix) => error.issues.slice(0, 3).map((i) => `${[prefix, ...i.path].filter((p) => p !== "").join(".") || "(root)"}: ${i.message}`).join("; ");
+function parseManifestText(text) {
+	const lines = linewise(text);
+	if (lines) return lines;
+	let raw;
+	try {
+		raw = JSON.parse(text);
+	} catch {
+		return {
+			success: false,
+			why: "it is not JSON"
+		};
+	}
+	const parsed = treeManifestSchema.safeParse(raw);
+	return parsed.success ? parsed : {
+		success: false,
+		why: issues(parsed.error, "")
+	};
+}
+function linewise(text) {
+	const open = text.indexOf(ENTRIES_OPEN);
+	if (open < 0 || !text.endsWith(manifestText.end)) return void 0;
+	let head;
+	try {
+		head = JSON.parse(`${text.slice(0, open)}"entries": []}`);
+	} catch {
+		return;
+	}
+	const parsedHead = treeManifestSchema.safeParse(head);
+	if (!parsedHead.success) return {
+		success: false,
+		why: issues(parsedHead.error, "")
+	};
+	const entries = [];
+	const end = text.length - manifestText.end.length;
+	for (let at = open + 15; at < end;) {
+		const next = text.indexOf(",\n", at);
+		const stop = next < 0 || next > end ? end : next;
+		let raw;
+		try {
+			raw = JSON.parse(text.slice(at, stop));
+		} catch {
+			return;
+		}
+		const entry = entrySchema.safeParse(raw);
+		if (!entry.success) return {
+			success: false,
+			why: issues(entry.error, `entries.${entries.length}`)
+		};
+		entries.push(entry.data);
+		if (entries.length > MAX_ENTRIES) return {
+			success: false,
+			why: `entries: more than ${MAX_ENTRIES} entries`
+		};
+		at = stop === end ? end : stop + 2;
+	}
+	return {
+		success: true,
+		data: {
+			...parsedHead.data,
+			entries
+		}
+	};
+}
 function parseTreeManifest(bytes, name, maxBytes = MANIFEST_HARD_CAP) {
 	const bad = (why) => new RelcastError("E_VERIFY", `${name} is not a valid tree manifest: ${why}`, "run `relcast verify`; publish reads that release's zip instead meanwhile");
 	if (bytes.length > maxBytes) throw bad(`it is ${bytes.length} bytes, more than a manifest of its zip can be (${maxBytes})`);
-	let raw;
-	try {
-		raw = JSON.parse(bytes.toString("utf8"));
-	} catch {
-		throw bad("it is not JSON");
-	}
-	const parsed = treeManifestSchema.safeParse(raw);
-	if (!parsed.success) throw bad(parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; "));
+	const parsed = parseManifestText(bytes.toString("utf8"));
+	if (!parsed.success) throw bad(parsed.why);
 	const manifest = parsed.data;
 	const kinds = /* @__PURE__ */ new Map();
 	const fileHashes = /* @__PURE__ */ new Map();
@@ -9870,6 +10279,20 @@ async function writeTreeManifest(tree, version, zip, file) {
 		await fh.close();
 		if (!kept) await rm(file, { force: true });
 	}
+}
+
+// src/sparkle/delta/whole-files-note.ts
+const MAX_NAMED = 10;
+function list$2(items, show) {
+	const named = items.slice(0, MAX_NAMED).map(show).join(", ");
+	return items.length > MAX_NAMED ? `${named} and ${items.length - MAX_NAMED} more` : named;
+}
+const mib = (bytes) => `${Math.round(bytes / 1048576 * 10) / 10} MiB`;
+function wholeFilesNotes(summary) {
+	const lines = [];
+	if (summary.overLimit.length > 0) lines.push(`${summary.overLimit.length} changed file(s) shipped whole, not diffed, because the old or new file is over the ${mib(summary.diffLimitBytes)} diff limit (deltas.diffLimitMiB, --diff-limit-mib; at most 1024): ` + list$2(summary.overLimit, (f) => `${f.rel.slice(1)} (${f.oldSize} → ${f.size} bytes)`));
+	if (summary.stored.length > 0) lines.push(`${summary.stored.length} whole file(s) stored uncompressed in part or in full, their sampled blocks being incompressible (compressing them would take minutes and save nothing): ` + list$2(summary.stored, (f) => `${f.rel.slice(1)} (${f.storedBytes} of ${f.size} bytes)`));
+	return lines;
 }
 
 // src/sparkle/delta/zip-layout.ts
@@ -11536,45 +11959,68 @@ var require_yauzl = /* @__PURE__ */ __commonJSMin(((exports) => {
 	}
 }));
 
-// src/sparkle/delta/zip-directory.ts
+// src/sparkle/window-reader.ts
 var import_yauzl = /* @__PURE__ */ __toESM(require_yauzl(), 1);
-init_errors$4();
-const WINDOW = 8 << 20;
-var RangedReader = class extends import_yauzl.RandomAccessReader {
-	readRange;
-	size;
-	cache;
-	constructor(readRange, size) {
+var WindowReader = class extends import_yauzl.RandomAccessReader {
+	source;
+	options;
+	windows = [];
+	constructor(source, options) {
 		super();
-		this.readRange = readRange;
-		this.size = size;
+		this.source = source;
+		this.options = options;
 	}
-	async window(start, end) {
-		const c = this.cache;
-		if (c && start >= c.start && end <= c.start + c.bytes.length) return c.bytes.subarray(start - c.start, end - c.start);
-		const last = Math.min(this.size, Math.max(end, start + WINDOW));
-		const bytes = await this.readRange(start, last - 1);
-		if (bytes.length !== last - start) throw new Error(`a ranged read of bytes ${start}-${last - 1} returned ${bytes.length} bytes`);
-		this.cache = {
-			start,
-			bytes
-		};
-		return bytes.subarray(0, end - start);
+	async bytes(start, end) {
+		let w = this.windows.find((c) => start >= c.start && end <= c.end);
+		if (!w) {
+			const last = Math.min(this.source.size, Math.max(end, start + this.options.windowBytes));
+			if (end > last) throw new Error(`bytes ${start}-${end - 1} lie beyond the zip's ${this.source.size} bytes`);
+			const fetched = this.source.fetch(start, last).then((bytes) => {
+				if (bytes.length !== last - start) throw new Error(`a ranged read of bytes ${start}-${last - 1} returned ${bytes.length} bytes`);
+				return bytes;
+			});
+			const added = {
+				start,
+				end: last,
+				bytes: fetched
+			};
+			w = added;
+			fetched.catch(() => {
+				const at = this.windows.indexOf(added);
+				if (at >= 0) this.windows.splice(at, 1);
+			});
+			this.windows.push(added);
+			if (this.windows.length > this.options.keptWindows) this.windows.shift();
+		}
+		return (await w.bytes).subarray(start - w.start, end - w.start);
 	}
 	read(buffer, offset, length, position, callback) {
-		this.window(position, position + length).then((bytes) => {
+		this.bytes(position, position + length).then((bytes) => {
 			bytes.copy(buffer, offset);
 			callback(null);
 		}, (err) => callback(err));
 	}
 	_readStreamForRange(start, end) {
 		const out = new PassThrough();
-		this.window(start, end).then((bytes) => out.end(bytes), (err) => out.destroy(err));
+		(end - start > this.options.windowBytes && this.source.stream ? this.source.stream(start, end) : this.bytes(start, end).then((b) => Readable.from([b]))).then((stream) => {
+			stream.on("error", (err) => out.destroy(err));
+			stream.pipe(out);
+		}, (err) => out.destroy(err));
 		return out;
 	}
 };
+
+// src/sparkle/delta/zip-directory.ts
+init_errors$4();
+const WINDOW$1 = 8 << 20;
 async function readZipDirectory(readRange, size, name) {
-	const reader = new RangedReader(readRange, size);
+	const reader = new WindowReader({
+		size,
+		fetch: (start, end) => readRange(start, end - 1)
+	}, {
+		windowBytes: WINDOW$1,
+		keptWindows: 1
+	});
 	const listing = [];
 	const raw = /* @__PURE__ */ new Map();
 	let nameBytes = 0;
@@ -13846,6 +14292,7 @@ function compareSparkleVersions(a, b) {
 }
 
 // src/domain/build-order.ts
+init_errors$4();
 const DEFAULT_CHANNEL = "stable";
 function seenTogether(a, b) {
 	return a.channel === b.channel || a.channel === "stable" || b.channel === "stable";
@@ -13922,6 +14369,11 @@ function buildWindow(candidate, existing) {
 		...above ? { above } : {},
 		...below ? { below } : {}
 	};
+}
+function refuseStoredBuildOrder(records, where) {
+	const violations = buildOrderViolations(buildOrderEntries(records));
+	if (violations.length === 0) return;
+	throw new RelcastError("E_VERSION", `${where}: the build numbers of its release records rank against their versions: ${describeViolation(violations[0])}${violations.length > 1 ? ` (and ${violations.length - 1} more pair(s))` : ""}; a catalog and appcast made from them would offer installed copies a "downgrade"`, "remove the record of the release published out of order (releases/<version>/release.json; relcast verify lists every pair), run `relcast rebuild`, then publish that release again with a build number in order");
 }
 
 // src/steps/deltas/delta-candidates.ts
@@ -14093,6 +14545,25 @@ async function bindContentHashes(manifest, newTree, old, manifestName) {
 		} else await old.source.readFile(byRel.get(e.path));
 	}
 }
+async function readBoundManifest(store, record, storedSize, readZip) {
+	const key = versionedKey(record.version, zipFileName(record.pluginId, record.version));
+	const expected = record.autoupdate;
+	const manifestKey = treeManifestKey(record.version);
+	const manifestName = store.uriFor(manifestKey);
+	const dir = await readZipDirectory(readZip, expected.sizeBytes, store.uriFor(key));
+	const cap = manifestByteCap(dir);
+	if (storedSize > cap) throw notBound(manifestName, `it is ${storedSize} bytes, more than a manifest of a zip of ${dir.listing.length} entries can be (${cap}); it was not read`);
+	const got = await store.get(manifestKey);
+	if (!got) throw notBound(manifestName, "it disappeared while read");
+	const { manifest, tree } = parseTreeManifest(got.body, manifestName, cap);
+	if (manifest.version !== record.version || manifest.zip.sha256 !== expected.sha256 || manifest.zip.sizeBytes !== expected.sizeBytes) throw new RelcastError("E_VERIFY", `${manifestName} describes another zip than the record of ${record.version} pins`, "run `relcast verify`");
+	const why = manifestDisagreement(manifest, tree, dir, store.uriFor(key));
+	if (why) throw notBound(manifestName, why);
+	return {
+		manifest,
+		tree
+	};
+}
 async function openOldTree(store, record, newTree, work, keepLimit, warn) {
 	const key = versionedKey(record.version, zipFileName(record.pluginId, record.version));
 	const expected = record.autoupdate;
@@ -14105,15 +14576,7 @@ async function openOldTree(store, record, newTree, work, keepLimit, warn) {
 		let opened;
 		try {
 			const readZip = (start, end) => readRange(store, key, start, end);
-			const dir = await readZipDirectory(readZip, expected.sizeBytes, store.uriFor(key));
-			const cap = manifestByteCap(dir);
-			if (stored.size > cap) throw notBound(manifestName, `it is ${stored.size} bytes, more than a manifest of a zip of ${dir.listing.length} entries can be (${cap}); it was not read`);
-			const got = await store.get(manifestKey);
-			if (!got) throw notBound(manifestName, "it disappeared while read");
-			const { manifest, tree } = parseTreeManifest(got.body, manifestName, cap);
-			if (manifest.version !== record.version || manifest.zip.sha256 !== expected.sha256 || manifest.zip.sizeBytes !== expected.sizeBytes) throw new RelcastError("E_VERIFY", `${manifestName} describes another zip than the record of ${record.version} pins`, "run `relcast verify`");
-			const why = manifestDisagreement(manifest, tree, dir, store.uriFor(key));
-			if (why) throw notBound(manifestName, why);
+			const { manifest, tree } = await readBoundManifest(store, record, stored.size, readZip);
 			opened = await treeFromManifest(manifest, tree, {
 				name: store.uriFor(key),
 				readRange: readZip,
@@ -14274,9 +14737,13 @@ const deltasStep = {
 							tmpDir: work
 						});
 						if (made.afterHash !== newHash) throw new Error(`pipeline bug: delta from ${candidate.version} targets ${made.afterHash}, not ${newHash}`);
+						const notes = wholeFilesNotes(made).map((line) => `delta from ${candidate.version}: ${line}`);
 						if (Math.floor(made.size / 7) > Math.floor(zip.sizeBytes / 8) && !existing) {
 							await rm(file, { force: true });
-							return { log: `delta from ${candidate.version}: ${made.size} bytes is more than 7/8 of the ${zip.sizeBytes}-byte zip; not kept` };
+							return {
+								log: `delta from ${candidate.version}: ${made.size} bytes is more than 7/8 of the ${zip.sizeBytes}-byte zip; not kept`,
+								notes
+							};
 						}
 						const applied = await applyDeltaToTree(oldTree, file, { limits: limitsForNewTree(newTree) });
 						if (applied.afterHash !== newHash) throw new RelcastError("E_INTERNAL", `the delta from ${candidate.version} did not rebuild ${inputs.version} (tree hash ${applied.afterHash}, expected ${newHash})`, "publish with --no-deltas and report this");
@@ -14295,6 +14762,7 @@ const deltasStep = {
 						const c = made.counts;
 						return {
 							delta,
+							notes,
 							log: `delta from ${candidate.version} (build ${candidate.build}): ${sizeBytes} bytes (${compression}${config.deltas?.compression ? "" : compression === "lzma" ? ", xz found" : ", no xz on the PATH"}), ${Math.round(sizeBytes / zip.sizeBytes * 1e3) / 10}% of the zip; ${c.diffed} diffed, ${c.extracted} extracted, ${c.cloned} cloned, ${c.deleted} deleted; ${oldTree.describe()}; applied back: tree hash matches`
 						};
 					} finally {
@@ -14310,6 +14778,7 @@ const deltasStep = {
 			const results = await inOrderPool(candidates, DELTA_CONCURRENCY, makeOne);
 			for (const result of results) {
 				ctx.logger.info(result.log);
+				for (const note of result.notes ?? []) ctx.logger.info(note);
 				if ("delta" in result) ctx.deltas.push(result.delta);
 			}
 		} finally {
@@ -21047,7 +21516,9 @@ async function readAllRecords(store, pluginId) {
 	const skipped = [];
 	const yanked = /* @__PURE__ */ new Set();
 	const rollouts = /* @__PURE__ */ new Set();
+	const objectKeys = /* @__PURE__ */ new Set();
 	for await (const meta of store.list(RELEASES_PREFIX)) {
+		if (!meta.key.startsWith("releases/latest/") && meta.key.indexOf("/", "releases/".length) > 0) objectKeys.add(meta.key);
 		const stored = storedKeyOf(meta.key);
 		if (stored?.kind === "yank") yanked.add(stored.folder);
 		if (stored?.kind === "rollout") rollouts.add(stored.folder);
@@ -21095,7 +21566,8 @@ async function readAllRecords(store, pluginId) {
 	}
 	return {
 		records,
-		skipped
+		skipped,
+		objectKeys
 	};
 }
 
@@ -27073,7 +27545,7 @@ var require_dom_parser = /* @__PURE__ */ __commonJSMin(((exports) => {
 }));
 
 // node_modules/@xmldom/xmldom/lib/index.js
-var require_lib$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
+var require_lib = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var conventions = require_conventions();
 	exports.assign = conventions.assign;
 	exports.hasDefaultHTMLNamespace = conventions.hasDefaultHTMLNamespace;
@@ -27114,7 +27586,7 @@ var require_lib$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 }));
 
 // node_modules/plist/dist/parse-binary.js
-var import_lib$1 = require_lib$1();
+var import_lib = require_lib();
 const EPOCH_2001 = 9783072e5;
 function readSizedInt(view, offset, size) {
 	switch (size) {
@@ -27407,7 +27879,7 @@ function parse$2(xml) {
 		const trimmed = xml.trimStart();
 		if ((trimmed[0] === "{" || trimmed[0] === "(") && !trimmed.startsWith("<?xml") && !trimmed.startsWith("<!DOCTYPE") && !trimmed.startsWith("<plist")) return parseOpenStep(xml);
 	}
-	const root = new import_lib$1.DOMParser().parseFromString(xml, "text/xml").documentElement;
+	const root = new import_lib.DOMParser().parseFromString(xml, "text/xml").documentElement;
 	invariant(root !== null && root.nodeName === "plist", "malformed document. First element should be <plist>");
 	let plist = parsePlistXML(root);
 	if (Array.isArray(plist) && plist.length == 1) plist = plist[0];
@@ -27480,2871 +27952,6 @@ function parsePlistXML(node) {
 	else throw new Error("Invalid PLIST tag " + node.nodeName);
 	return null;
 }
-
-// node_modules/xmlbuilder/lib/Utility.js
-var require_Utility = /* @__PURE__ */ __commonJSMin(((exports, module, this$33) => {
-	(function() {
-		var assign, getValue, isArray, isEmpty, isFunction, isObject, isPlainObject, hasProp = {}.hasOwnProperty;
-		assign = function(target, ...sources) {
-			var i, key, len, source;
-			if (isFunction(Object.assign)) Object.assign.apply(null, arguments);
-			else for (i = 0, len = sources.length; i < len; i++) {
-				source = sources[i];
-				if (source != null) for (key in source) {
-					if (!hasProp.call(source, key)) continue;
-					target[key] = source[key];
-				}
-			}
-			return target;
-		};
-		isFunction = function(val) {
-			return !!val && Object.prototype.toString.call(val) === "[object Function]";
-		};
-		isObject = function(val) {
-			var ref;
-			return !!val && ((ref = typeof val) === "function" || ref === "object");
-		};
-		isArray = function(val) {
-			if (isFunction(Array.isArray)) return Array.isArray(val);
-			else return Object.prototype.toString.call(val) === "[object Array]";
-		};
-		isEmpty = function(val) {
-			var key;
-			if (isArray(val)) return !val.length;
-			else {
-				for (key in val) {
-					if (!hasProp.call(val, key)) continue;
-					return false;
-				}
-				return true;
-			}
-		};
-		isPlainObject = function(val) {
-			var ctor, proto;
-			return isObject(val) && (proto = Object.getPrototypeOf(val)) && (ctor = proto.constructor) && typeof ctor === "function" && ctor instanceof ctor && Function.prototype.toString.call(ctor) === Function.prototype.toString.call(Object);
-		};
-		getValue = function(obj) {
-			if (isFunction(obj.valueOf)) return obj.valueOf();
-			else return obj;
-		};
-		module.exports.assign = assign;
-		module.exports.isFunction = isFunction;
-		module.exports.isObject = isObject;
-		module.exports.isArray = isArray;
-		module.exports.isEmpty = isEmpty;
-		module.exports.isPlainObject = isPlainObject;
-		module.exports.getValue = getValue;
-	}).call(this$33);
-}));
-
-// node_modules/xmlbuilder/lib/XMLDOMImplementation.js
-var require_XMLDOMImplementation = /* @__PURE__ */ __commonJSMin(((exports, module, this$32) => {
-	(function() {
-		module.exports = class XMLDOMImplementation {
-			hasFeature(feature, version) {
-				return true;
-			}
-			createDocumentType(qualifiedName, publicId, systemId) {
-				throw new Error("This DOM method is not implemented.");
-			}
-			createDocument(namespaceURI, qualifiedName, doctype) {
-				throw new Error("This DOM method is not implemented.");
-			}
-			createHTMLDocument(title) {
-				throw new Error("This DOM method is not implemented.");
-			}
-			getFeature(feature, version) {
-				throw new Error("This DOM method is not implemented.");
-			}
-		};
-	}).call(this$32);
-}));
-
-// node_modules/xmlbuilder/lib/XMLDOMErrorHandler.js
-var require_XMLDOMErrorHandler = /* @__PURE__ */ __commonJSMin(((exports, module, this$31) => {
-	(function() {
-		module.exports = class XMLDOMErrorHandler {
-			constructor() {}
-			handleError(error) {
-				throw new Error(error);
-			}
-		};
-	}).call(this$31);
-}));
-
-// node_modules/xmlbuilder/lib/XMLDOMStringList.js
-var require_XMLDOMStringList = /* @__PURE__ */ __commonJSMin(((exports, module, this$30) => {
-	(function() {
-		module.exports = (function() {
-			class XMLDOMStringList {
-				constructor(arr) {
-					this.arr = arr || [];
-				}
-				item(index) {
-					return this.arr[index] || null;
-				}
-				contains(str) {
-					return this.arr.indexOf(str) !== -1;
-				}
-			}
-			Object.defineProperty(XMLDOMStringList.prototype, "length", { get: function() {
-				return this.arr.length;
-			} });
-			return XMLDOMStringList;
-		}).call(this);
-	}).call(this$30);
-}));
-
-// node_modules/xmlbuilder/lib/XMLDOMConfiguration.js
-var require_XMLDOMConfiguration = /* @__PURE__ */ __commonJSMin(((exports, module, this$29) => {
-	(function() {
-		var XMLDOMErrorHandler = require_XMLDOMErrorHandler(), XMLDOMStringList = require_XMLDOMStringList();
-		module.exports = (function() {
-			class XMLDOMConfiguration {
-				constructor() {
-					this.defaultParams = {
-						"canonical-form": false,
-						"cdata-sections": false,
-						"comments": false,
-						"datatype-normalization": false,
-						"element-content-whitespace": true,
-						"entities": true,
-						"error-handler": new XMLDOMErrorHandler(),
-						"infoset": true,
-						"validate-if-schema": false,
-						"namespaces": true,
-						"namespace-declarations": true,
-						"normalize-characters": false,
-						"schema-location": "",
-						"schema-type": "",
-						"split-cdata-sections": true,
-						"validate": false,
-						"well-formed": true
-					};
-					this.params = Object.create(this.defaultParams);
-				}
-				getParameter(name) {
-					if (this.params.hasOwnProperty(name)) return this.params[name];
-					else return null;
-				}
-				canSetParameter(name, value) {
-					return true;
-				}
-				setParameter(name, value) {
-					if (value != null) return this.params[name] = value;
-					else return delete this.params[name];
-				}
-			}
-			Object.defineProperty(XMLDOMConfiguration.prototype, "parameterNames", { get: function() {
-				return new XMLDOMStringList(Object.keys(this.defaultParams));
-			} });
-			return XMLDOMConfiguration;
-		}).call(this);
-	}).call(this$29);
-}));
-
-// node_modules/xmlbuilder/lib/NodeType.js
-var require_NodeType = /* @__PURE__ */ __commonJSMin(((exports, module, this$28) => {
-	(function() {
-		module.exports = {
-			Element: 1,
-			Attribute: 2,
-			Text: 3,
-			CData: 4,
-			EntityReference: 5,
-			EntityDeclaration: 6,
-			ProcessingInstruction: 7,
-			Comment: 8,
-			Document: 9,
-			DocType: 10,
-			DocumentFragment: 11,
-			NotationDeclaration: 12,
-			Declaration: 201,
-			Raw: 202,
-			AttributeDeclaration: 203,
-			ElementDeclaration: 204,
-			Dummy: 205
-		};
-	}).call(this$28);
-}));
-
-// node_modules/xmlbuilder/lib/XMLAttribute.js
-var require_XMLAttribute = /* @__PURE__ */ __commonJSMin(((exports, module, this$27) => {
-	(function() {
-		var NodeType = require_NodeType();
-		require_XMLNode();
-		module.exports = (function() {
-			class XMLAttribute {
-				constructor(parent, name, value) {
-					this.parent = parent;
-					if (this.parent) {
-						this.options = this.parent.options;
-						this.stringify = this.parent.stringify;
-					}
-					if (name == null) throw new Error("Missing attribute name. " + this.debugInfo(name));
-					this.name = this.stringify.name(name);
-					this.value = this.stringify.attValue(value);
-					this.type = NodeType.Attribute;
-					this.isId = false;
-					this.schemaTypeInfo = null;
-				}
-				clone() {
-					return Object.create(this);
-				}
-				toString(options) {
-					return this.options.writer.attribute(this, this.options.writer.filterOptions(options));
-				}
-				debugInfo(name) {
-					name = name || this.name;
-					if (name == null) return "parent: <" + this.parent.name + ">";
-					else return "attribute: {" + name + "}, parent: <" + this.parent.name + ">";
-				}
-				isEqualNode(node) {
-					if (node.namespaceURI !== this.namespaceURI) return false;
-					if (node.prefix !== this.prefix) return false;
-					if (node.localName !== this.localName) return false;
-					if (node.value !== this.value) return false;
-					return true;
-				}
-			}
-			Object.defineProperty(XMLAttribute.prototype, "nodeType", { get: function() {
-				return this.type;
-			} });
-			Object.defineProperty(XMLAttribute.prototype, "ownerElement", { get: function() {
-				return this.parent;
-			} });
-			Object.defineProperty(XMLAttribute.prototype, "textContent", {
-				get: function() {
-					return this.value;
-				},
-				set: function(value) {
-					return this.value = value || "";
-				}
-			});
-			Object.defineProperty(XMLAttribute.prototype, "namespaceURI", { get: function() {
-				return "";
-			} });
-			Object.defineProperty(XMLAttribute.prototype, "prefix", { get: function() {
-				return "";
-			} });
-			Object.defineProperty(XMLAttribute.prototype, "localName", { get: function() {
-				return this.name;
-			} });
-			Object.defineProperty(XMLAttribute.prototype, "specified", { get: function() {
-				return true;
-			} });
-			return XMLAttribute;
-		}).call(this);
-	}).call(this$27);
-}));
-
-// node_modules/xmlbuilder/lib/XMLNamedNodeMap.js
-var require_XMLNamedNodeMap = /* @__PURE__ */ __commonJSMin(((exports, module, this$26) => {
-	(function() {
-		module.exports = (function() {
-			class XMLNamedNodeMap {
-				constructor(nodes) {
-					this.nodes = nodes;
-				}
-				clone() {
-					return this.nodes = null;
-				}
-				getNamedItem(name) {
-					return this.nodes[name];
-				}
-				setNamedItem(node) {
-					var oldNode = this.nodes[node.nodeName];
-					this.nodes[node.nodeName] = node;
-					return oldNode || null;
-				}
-				removeNamedItem(name) {
-					var oldNode = this.nodes[name];
-					delete this.nodes[name];
-					return oldNode || null;
-				}
-				item(index) {
-					return this.nodes[Object.keys(this.nodes)[index]] || null;
-				}
-				getNamedItemNS(namespaceURI, localName) {
-					throw new Error("This DOM method is not implemented.");
-				}
-				setNamedItemNS(node) {
-					throw new Error("This DOM method is not implemented.");
-				}
-				removeNamedItemNS(namespaceURI, localName) {
-					throw new Error("This DOM method is not implemented.");
-				}
-			}
-			Object.defineProperty(XMLNamedNodeMap.prototype, "length", { get: function() {
-				return Object.keys(this.nodes).length || 0;
-			} });
-			return XMLNamedNodeMap;
-		}).call(this);
-	}).call(this$26);
-}));
-
-// node_modules/xmlbuilder/lib/XMLElement.js
-var require_XMLElement = /* @__PURE__ */ __commonJSMin(((exports, module, this$25) => {
-	(function() {
-		var NodeType, XMLAttribute, XMLNamedNodeMap, XMLNode, getValue, isFunction, isObject, hasProp = {}.hasOwnProperty;
-		({isObject, isFunction, getValue} = require_Utility());
-		XMLNode = require_XMLNode();
-		NodeType = require_NodeType();
-		XMLAttribute = require_XMLAttribute();
-		XMLNamedNodeMap = require_XMLNamedNodeMap();
-		module.exports = (function() {
-			class XMLElement extends XMLNode {
-				constructor(parent, name, attributes) {
-					var child, j, len, ref;
-					super(parent);
-					if (name == null) throw new Error("Missing element name. " + this.debugInfo());
-					this.name = this.stringify.name(name);
-					this.type = NodeType.Element;
-					this.attribs = {};
-					this.schemaTypeInfo = null;
-					if (attributes != null) this.attribute(attributes);
-					if (parent.type === NodeType.Document) {
-						this.isRoot = true;
-						this.documentObject = parent;
-						parent.rootObject = this;
-						if (parent.children) {
-							ref = parent.children;
-							for (j = 0, len = ref.length; j < len; j++) {
-								child = ref[j];
-								if (child.type === NodeType.DocType) {
-									child.name = this.name;
-									break;
-								}
-							}
-						}
-					}
-				}
-				clone() {
-					var att, attName, clonedSelf = Object.create(this), ref;
-					if (clonedSelf.isRoot) clonedSelf.documentObject = null;
-					clonedSelf.attribs = {};
-					ref = this.attribs;
-					for (attName in ref) {
-						if (!hasProp.call(ref, attName)) continue;
-						att = ref[attName];
-						clonedSelf.attribs[attName] = att.clone();
-					}
-					clonedSelf.children = [];
-					this.children.forEach(function(child) {
-						var clonedChild = child.clone();
-						clonedChild.parent = clonedSelf;
-						return clonedSelf.children.push(clonedChild);
-					});
-					return clonedSelf;
-				}
-				attribute(name, value) {
-					var attName, attValue;
-					if (name != null) name = getValue(name);
-					if (isObject(name)) for (attName in name) {
-						if (!hasProp.call(name, attName)) continue;
-						attValue = name[attName];
-						this.attribute(attName, attValue);
-					}
-					else {
-						if (isFunction(value)) value = value.apply();
-						if (this.options.keepNullAttributes && value == null) this.attribs[name] = new XMLAttribute(this, name, "");
-						else if (value != null) this.attribs[name] = new XMLAttribute(this, name, value);
-					}
-					return this;
-				}
-				removeAttribute(name) {
-					var attName, j, len;
-					if (name == null) throw new Error("Missing attribute name. " + this.debugInfo());
-					name = getValue(name);
-					if (Array.isArray(name)) for (j = 0, len = name.length; j < len; j++) {
-						attName = name[j];
-						delete this.attribs[attName];
-					}
-					else delete this.attribs[name];
-					return this;
-				}
-				toString(options) {
-					return this.options.writer.element(this, this.options.writer.filterOptions(options));
-				}
-				att(name, value) {
-					return this.attribute(name, value);
-				}
-				a(name, value) {
-					return this.attribute(name, value);
-				}
-				getAttribute(name) {
-					if (this.attribs.hasOwnProperty(name)) return this.attribs[name].value;
-					else return null;
-				}
-				setAttribute(name, value) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				getAttributeNode(name) {
-					if (this.attribs.hasOwnProperty(name)) return this.attribs[name];
-					else return null;
-				}
-				setAttributeNode(newAttr) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				removeAttributeNode(oldAttr) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				getElementsByTagName(name) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				getAttributeNS(namespaceURI, localName) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				setAttributeNS(namespaceURI, qualifiedName, value) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				removeAttributeNS(namespaceURI, localName) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				getAttributeNodeNS(namespaceURI, localName) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				setAttributeNodeNS(newAttr) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				getElementsByTagNameNS(namespaceURI, localName) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				hasAttribute(name) {
-					return this.attribs.hasOwnProperty(name);
-				}
-				hasAttributeNS(namespaceURI, localName) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				setIdAttribute(name, isId) {
-					if (this.attribs.hasOwnProperty(name)) return this.attribs[name].isId;
-					else return isId;
-				}
-				setIdAttributeNS(namespaceURI, localName, isId) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				setIdAttributeNode(idAttr, isId) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				getElementsByTagName(tagname) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				getElementsByTagNameNS(namespaceURI, localName) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				getElementsByClassName(classNames) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				isEqualNode(node) {
-					var i, j, ref;
-					if (!super.isEqualNode(node)) return false;
-					if (node.namespaceURI !== this.namespaceURI) return false;
-					if (node.prefix !== this.prefix) return false;
-					if (node.localName !== this.localName) return false;
-					if (node.attribs.length !== this.attribs.length) return false;
-					for (i = j = 0, ref = this.attribs.length - 1; 0 <= ref ? j <= ref : j >= ref; i = 0 <= ref ? ++j : --j) if (!this.attribs[i].isEqualNode(node.attribs[i])) return false;
-					return true;
-				}
-			}
-			Object.defineProperty(XMLElement.prototype, "tagName", { get: function() {
-				return this.name;
-			} });
-			Object.defineProperty(XMLElement.prototype, "namespaceURI", { get: function() {
-				return "";
-			} });
-			Object.defineProperty(XMLElement.prototype, "prefix", { get: function() {
-				return "";
-			} });
-			Object.defineProperty(XMLElement.prototype, "localName", { get: function() {
-				return this.name;
-			} });
-			Object.defineProperty(XMLElement.prototype, "id", { get: function() {
-				throw new Error("This DOM method is not implemented." + this.debugInfo());
-			} });
-			Object.defineProperty(XMLElement.prototype, "className", { get: function() {
-				throw new Error("This DOM method is not implemented." + this.debugInfo());
-			} });
-			Object.defineProperty(XMLElement.prototype, "classList", { get: function() {
-				throw new Error("This DOM method is not implemented." + this.debugInfo());
-			} });
-			Object.defineProperty(XMLElement.prototype, "attributes", { get: function() {
-				if (!this.attributeMap || !this.attributeMap.nodes) this.attributeMap = new XMLNamedNodeMap(this.attribs);
-				return this.attributeMap;
-			} });
-			return XMLElement;
-		}).call(this);
-	}).call(this$25);
-}));
-
-// node_modules/xmlbuilder/lib/XMLCharacterData.js
-var require_XMLCharacterData = /* @__PURE__ */ __commonJSMin(((exports, module, this$24) => {
-	(function() {
-		var XMLNode = require_XMLNode();
-		module.exports = (function() {
-			class XMLCharacterData extends XMLNode {
-				constructor(parent) {
-					super(parent);
-					this.value = "";
-				}
-				clone() {
-					return Object.create(this);
-				}
-				substringData(offset, count) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				appendData(arg) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				insertData(offset, arg) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				deleteData(offset, count) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				replaceData(offset, count, arg) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				isEqualNode(node) {
-					if (!super.isEqualNode(node)) return false;
-					if (node.data !== this.data) return false;
-					return true;
-				}
-			}
-			Object.defineProperty(XMLCharacterData.prototype, "data", {
-				get: function() {
-					return this.value;
-				},
-				set: function(value) {
-					return this.value = value || "";
-				}
-			});
-			Object.defineProperty(XMLCharacterData.prototype, "length", { get: function() {
-				return this.value.length;
-			} });
-			Object.defineProperty(XMLCharacterData.prototype, "textContent", {
-				get: function() {
-					return this.value;
-				},
-				set: function(value) {
-					return this.value = value || "";
-				}
-			});
-			return XMLCharacterData;
-		}).call(this);
-	}).call(this$24);
-}));
-
-// node_modules/xmlbuilder/lib/XMLCData.js
-var require_XMLCData = /* @__PURE__ */ __commonJSMin(((exports, module, this$23) => {
-	(function() {
-		var NodeType = require_NodeType(), XMLCharacterData = require_XMLCharacterData();
-		module.exports = class XMLCData extends XMLCharacterData {
-			constructor(parent, text) {
-				super(parent);
-				if (text == null) throw new Error("Missing CDATA text. " + this.debugInfo());
-				this.name = "#cdata-section";
-				this.type = NodeType.CData;
-				this.value = this.stringify.cdata(text);
-			}
-			clone() {
-				return Object.create(this);
-			}
-			toString(options) {
-				return this.options.writer.cdata(this, this.options.writer.filterOptions(options));
-			}
-		};
-	}).call(this$23);
-}));
-
-// node_modules/xmlbuilder/lib/XMLComment.js
-var require_XMLComment = /* @__PURE__ */ __commonJSMin(((exports, module, this$22) => {
-	(function() {
-		var NodeType = require_NodeType(), XMLCharacterData = require_XMLCharacterData();
-		module.exports = class XMLComment extends XMLCharacterData {
-			constructor(parent, text) {
-				super(parent);
-				if (text == null) throw new Error("Missing comment text. " + this.debugInfo());
-				this.name = "#comment";
-				this.type = NodeType.Comment;
-				this.value = this.stringify.comment(text);
-			}
-			clone() {
-				return Object.create(this);
-			}
-			toString(options) {
-				return this.options.writer.comment(this, this.options.writer.filterOptions(options));
-			}
-		};
-	}).call(this$22);
-}));
-
-// node_modules/xmlbuilder/lib/XMLDeclaration.js
-var require_XMLDeclaration = /* @__PURE__ */ __commonJSMin(((exports, module, this$21) => {
-	(function() {
-		var NodeType, XMLNode, isObject;
-		({isObject} = require_Utility());
-		XMLNode = require_XMLNode();
-		NodeType = require_NodeType();
-		module.exports = class XMLDeclaration extends XMLNode {
-			constructor(parent, version, encoding, standalone) {
-				super(parent);
-				if (isObject(version)) ({version, encoding, standalone} = version);
-				if (!version) version = "1.0";
-				this.type = NodeType.Declaration;
-				this.version = this.stringify.xmlVersion(version);
-				if (encoding != null) this.encoding = this.stringify.xmlEncoding(encoding);
-				if (standalone != null) this.standalone = this.stringify.xmlStandalone(standalone);
-			}
-			toString(options) {
-				return this.options.writer.declaration(this, this.options.writer.filterOptions(options));
-			}
-		};
-	}).call(this$21);
-}));
-
-// node_modules/xmlbuilder/lib/XMLDTDAttList.js
-var require_XMLDTDAttList = /* @__PURE__ */ __commonJSMin(((exports, module, this$20) => {
-	(function() {
-		var NodeType, XMLNode = require_XMLNode();
-		NodeType = require_NodeType();
-		module.exports = class XMLDTDAttList extends XMLNode {
-			constructor(parent, elementName, attributeName, attributeType, defaultValueType, defaultValue) {
-				super(parent);
-				if (elementName == null) throw new Error("Missing DTD element name. " + this.debugInfo());
-				if (attributeName == null) throw new Error("Missing DTD attribute name. " + this.debugInfo(elementName));
-				if (!attributeType) throw new Error("Missing DTD attribute type. " + this.debugInfo(elementName));
-				if (!defaultValueType) throw new Error("Missing DTD attribute default. " + this.debugInfo(elementName));
-				if (defaultValueType.indexOf("#") !== 0) defaultValueType = "#" + defaultValueType;
-				if (!defaultValueType.match(/^(#REQUIRED|#IMPLIED|#FIXED|#DEFAULT)$/)) throw new Error("Invalid default value type; expected: #REQUIRED, #IMPLIED, #FIXED or #DEFAULT. " + this.debugInfo(elementName));
-				if (defaultValue && !defaultValueType.match(/^(#FIXED|#DEFAULT)$/)) throw new Error("Default value only applies to #FIXED or #DEFAULT. " + this.debugInfo(elementName));
-				this.elementName = this.stringify.name(elementName);
-				this.type = NodeType.AttributeDeclaration;
-				this.attributeName = this.stringify.name(attributeName);
-				this.attributeType = this.stringify.dtdAttType(attributeType);
-				if (defaultValue) this.defaultValue = this.stringify.dtdAttDefault(defaultValue);
-				this.defaultValueType = defaultValueType;
-			}
-			toString(options) {
-				return this.options.writer.dtdAttList(this, this.options.writer.filterOptions(options));
-			}
-		};
-	}).call(this$20);
-}));
-
-// node_modules/xmlbuilder/lib/XMLDTDEntity.js
-var require_XMLDTDEntity = /* @__PURE__ */ __commonJSMin(((exports, module, this$19) => {
-	(function() {
-		var NodeType, XMLNode, isObject;
-		({isObject} = require_Utility());
-		XMLNode = require_XMLNode();
-		NodeType = require_NodeType();
-		module.exports = (function() {
-			class XMLDTDEntity extends XMLNode {
-				constructor(parent, pe, name, value) {
-					super(parent);
-					if (name == null) throw new Error("Missing DTD entity name. " + this.debugInfo(name));
-					if (value == null) throw new Error("Missing DTD entity value. " + this.debugInfo(name));
-					this.pe = !!pe;
-					this.name = this.stringify.name(name);
-					this.type = NodeType.EntityDeclaration;
-					if (!isObject(value)) {
-						this.value = this.stringify.dtdEntityValue(value);
-						this.internal = true;
-					} else {
-						if (!value.pubID && !value.sysID) throw new Error("Public and/or system identifiers are required for an external entity. " + this.debugInfo(name));
-						if (value.pubID && !value.sysID) throw new Error("System identifier is required for a public external entity. " + this.debugInfo(name));
-						this.internal = false;
-						if (value.pubID != null) this.pubID = this.stringify.dtdPubID(value.pubID);
-						if (value.sysID != null) this.sysID = this.stringify.dtdSysID(value.sysID);
-						if (value.nData != null) this.nData = this.stringify.dtdNData(value.nData);
-						if (this.pe && this.nData) throw new Error("Notation declaration is not allowed in a parameter entity. " + this.debugInfo(name));
-					}
-				}
-				toString(options) {
-					return this.options.writer.dtdEntity(this, this.options.writer.filterOptions(options));
-				}
-			}
-			Object.defineProperty(XMLDTDEntity.prototype, "publicId", { get: function() {
-				return this.pubID;
-			} });
-			Object.defineProperty(XMLDTDEntity.prototype, "systemId", { get: function() {
-				return this.sysID;
-			} });
-			Object.defineProperty(XMLDTDEntity.prototype, "notationName", { get: function() {
-				return this.nData || null;
-			} });
-			Object.defineProperty(XMLDTDEntity.prototype, "inputEncoding", { get: function() {
-				return null;
-			} });
-			Object.defineProperty(XMLDTDEntity.prototype, "xmlEncoding", { get: function() {
-				return null;
-			} });
-			Object.defineProperty(XMLDTDEntity.prototype, "xmlVersion", { get: function() {
-				return null;
-			} });
-			return XMLDTDEntity;
-		}).call(this);
-	}).call(this$19);
-}));
-
-// node_modules/xmlbuilder/lib/XMLDTDElement.js
-var require_XMLDTDElement = /* @__PURE__ */ __commonJSMin(((exports, module, this$18) => {
-	(function() {
-		var NodeType, XMLNode = require_XMLNode();
-		NodeType = require_NodeType();
-		module.exports = class XMLDTDElement extends XMLNode {
-			constructor(parent, name, value) {
-				super(parent);
-				if (name == null) throw new Error("Missing DTD element name. " + this.debugInfo());
-				if (!value) value = "(#PCDATA)";
-				if (Array.isArray(value)) value = "(" + value.join(",") + ")";
-				this.name = this.stringify.name(name);
-				this.type = NodeType.ElementDeclaration;
-				this.value = this.stringify.dtdElementValue(value);
-			}
-			toString(options) {
-				return this.options.writer.dtdElement(this, this.options.writer.filterOptions(options));
-			}
-		};
-	}).call(this$18);
-}));
-
-// node_modules/xmlbuilder/lib/XMLDTDNotation.js
-var require_XMLDTDNotation = /* @__PURE__ */ __commonJSMin(((exports, module, this$17) => {
-	(function() {
-		var NodeType, XMLNode = require_XMLNode();
-		NodeType = require_NodeType();
-		module.exports = (function() {
-			class XMLDTDNotation extends XMLNode {
-				constructor(parent, name, value) {
-					super(parent);
-					if (name == null) throw new Error("Missing DTD notation name. " + this.debugInfo(name));
-					if (!value.pubID && !value.sysID) throw new Error("Public or system identifiers are required for an external entity. " + this.debugInfo(name));
-					this.name = this.stringify.name(name);
-					this.type = NodeType.NotationDeclaration;
-					if (value.pubID != null) this.pubID = this.stringify.dtdPubID(value.pubID);
-					if (value.sysID != null) this.sysID = this.stringify.dtdSysID(value.sysID);
-				}
-				toString(options) {
-					return this.options.writer.dtdNotation(this, this.options.writer.filterOptions(options));
-				}
-			}
-			Object.defineProperty(XMLDTDNotation.prototype, "publicId", { get: function() {
-				return this.pubID;
-			} });
-			Object.defineProperty(XMLDTDNotation.prototype, "systemId", { get: function() {
-				return this.sysID;
-			} });
-			return XMLDTDNotation;
-		}).call(this);
-	}).call(this$17);
-}));
-
-// node_modules/xmlbuilder/lib/XMLDocType.js
-var require_XMLDocType = /* @__PURE__ */ __commonJSMin(((exports, module, this$16) => {
-	(function() {
-		var NodeType, XMLDTDAttList, XMLDTDElement, XMLDTDEntity, XMLDTDNotation, XMLNamedNodeMap, XMLNode, isObject;
-		({isObject} = require_Utility());
-		XMLNode = require_XMLNode();
-		NodeType = require_NodeType();
-		XMLDTDAttList = require_XMLDTDAttList();
-		XMLDTDEntity = require_XMLDTDEntity();
-		XMLDTDElement = require_XMLDTDElement();
-		XMLDTDNotation = require_XMLDTDNotation();
-		XMLNamedNodeMap = require_XMLNamedNodeMap();
-		module.exports = (function() {
-			class XMLDocType extends XMLNode {
-				constructor(parent, pubID, sysID) {
-					var child, i, len, ref;
-					super(parent);
-					this.type = NodeType.DocType;
-					if (parent.children) {
-						ref = parent.children;
-						for (i = 0, len = ref.length; i < len; i++) {
-							child = ref[i];
-							if (child.type === NodeType.Element) {
-								this.name = child.name;
-								break;
-							}
-						}
-					}
-					this.documentObject = parent;
-					if (isObject(pubID)) ({pubID, sysID} = pubID);
-					if (sysID == null) [sysID, pubID] = [pubID, sysID];
-					if (pubID != null) this.pubID = this.stringify.dtdPubID(pubID);
-					if (sysID != null) this.sysID = this.stringify.dtdSysID(sysID);
-				}
-				element(name, value) {
-					var child = new XMLDTDElement(this, name, value);
-					this.children.push(child);
-					return this;
-				}
-				attList(elementName, attributeName, attributeType, defaultValueType, defaultValue) {
-					var child = new XMLDTDAttList(this, elementName, attributeName, attributeType, defaultValueType, defaultValue);
-					this.children.push(child);
-					return this;
-				}
-				entity(name, value) {
-					var child = new XMLDTDEntity(this, false, name, value);
-					this.children.push(child);
-					return this;
-				}
-				pEntity(name, value) {
-					var child = new XMLDTDEntity(this, true, name, value);
-					this.children.push(child);
-					return this;
-				}
-				notation(name, value) {
-					var child = new XMLDTDNotation(this, name, value);
-					this.children.push(child);
-					return this;
-				}
-				toString(options) {
-					return this.options.writer.docType(this, this.options.writer.filterOptions(options));
-				}
-				ele(name, value) {
-					return this.element(name, value);
-				}
-				att(elementName, attributeName, attributeType, defaultValueType, defaultValue) {
-					return this.attList(elementName, attributeName, attributeType, defaultValueType, defaultValue);
-				}
-				ent(name, value) {
-					return this.entity(name, value);
-				}
-				pent(name, value) {
-					return this.pEntity(name, value);
-				}
-				not(name, value) {
-					return this.notation(name, value);
-				}
-				up() {
-					return this.root() || this.documentObject;
-				}
-				isEqualNode(node) {
-					if (!super.isEqualNode(node)) return false;
-					if (node.name !== this.name) return false;
-					if (node.publicId !== this.publicId) return false;
-					if (node.systemId !== this.systemId) return false;
-					return true;
-				}
-			}
-			Object.defineProperty(XMLDocType.prototype, "entities", { get: function() {
-				var child, i, len, nodes = {}, ref = this.children;
-				for (i = 0, len = ref.length; i < len; i++) {
-					child = ref[i];
-					if (child.type === NodeType.EntityDeclaration && !child.pe) nodes[child.name] = child;
-				}
-				return new XMLNamedNodeMap(nodes);
-			} });
-			Object.defineProperty(XMLDocType.prototype, "notations", { get: function() {
-				var child, i, len, nodes = {}, ref = this.children;
-				for (i = 0, len = ref.length; i < len; i++) {
-					child = ref[i];
-					if (child.type === NodeType.NotationDeclaration) nodes[child.name] = child;
-				}
-				return new XMLNamedNodeMap(nodes);
-			} });
-			Object.defineProperty(XMLDocType.prototype, "publicId", { get: function() {
-				return this.pubID;
-			} });
-			Object.defineProperty(XMLDocType.prototype, "systemId", { get: function() {
-				return this.sysID;
-			} });
-			Object.defineProperty(XMLDocType.prototype, "internalSubset", { get: function() {
-				throw new Error("This DOM method is not implemented." + this.debugInfo());
-			} });
-			return XMLDocType;
-		}).call(this);
-	}).call(this$16);
-}));
-
-// node_modules/xmlbuilder/lib/XMLRaw.js
-var require_XMLRaw = /* @__PURE__ */ __commonJSMin(((exports, module, this$15) => {
-	(function() {
-		var NodeType = require_NodeType(), XMLNode = require_XMLNode();
-		module.exports = class XMLRaw extends XMLNode {
-			constructor(parent, text) {
-				super(parent);
-				if (text == null) throw new Error("Missing raw text. " + this.debugInfo());
-				this.type = NodeType.Raw;
-				this.value = this.stringify.raw(text);
-			}
-			clone() {
-				return Object.create(this);
-			}
-			toString(options) {
-				return this.options.writer.raw(this, this.options.writer.filterOptions(options));
-			}
-		};
-	}).call(this$15);
-}));
-
-// node_modules/xmlbuilder/lib/XMLText.js
-var require_XMLText = /* @__PURE__ */ __commonJSMin(((exports, module, this$14) => {
-	(function() {
-		var NodeType = require_NodeType(), XMLCharacterData = require_XMLCharacterData();
-		module.exports = (function() {
-			class XMLText extends XMLCharacterData {
-				constructor(parent, text) {
-					super(parent);
-					if (text == null) throw new Error("Missing element text. " + this.debugInfo());
-					this.name = "#text";
-					this.type = NodeType.Text;
-					this.value = this.stringify.text(text);
-				}
-				clone() {
-					return Object.create(this);
-				}
-				toString(options) {
-					return this.options.writer.text(this, this.options.writer.filterOptions(options));
-				}
-				splitText(offset) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				replaceWholeText(content) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-			}
-			Object.defineProperty(XMLText.prototype, "isElementContentWhitespace", { get: function() {
-				throw new Error("This DOM method is not implemented." + this.debugInfo());
-			} });
-			Object.defineProperty(XMLText.prototype, "wholeText", { get: function() {
-				var next, prev, str = "";
-				prev = this.previousSibling;
-				while (prev) {
-					str = prev.data + str;
-					prev = prev.previousSibling;
-				}
-				str += this.data;
-				next = this.nextSibling;
-				while (next) {
-					str = str + next.data;
-					next = next.nextSibling;
-				}
-				return str;
-			} });
-			return XMLText;
-		}).call(this);
-	}).call(this$14);
-}));
-
-// node_modules/xmlbuilder/lib/XMLProcessingInstruction.js
-var require_XMLProcessingInstruction = /* @__PURE__ */ __commonJSMin(((exports, module, this$13) => {
-	(function() {
-		var NodeType = require_NodeType(), XMLCharacterData = require_XMLCharacterData();
-		module.exports = class XMLProcessingInstruction extends XMLCharacterData {
-			constructor(parent, target, value) {
-				super(parent);
-				if (target == null) throw new Error("Missing instruction target. " + this.debugInfo());
-				this.type = NodeType.ProcessingInstruction;
-				this.target = this.stringify.insTarget(target);
-				this.name = this.target;
-				if (value) this.value = this.stringify.insValue(value);
-			}
-			clone() {
-				return Object.create(this);
-			}
-			toString(options) {
-				return this.options.writer.processingInstruction(this, this.options.writer.filterOptions(options));
-			}
-			isEqualNode(node) {
-				if (!super.isEqualNode(node)) return false;
-				if (node.target !== this.target) return false;
-				return true;
-			}
-		};
-	}).call(this$13);
-}));
-
-// node_modules/xmlbuilder/lib/XMLDummy.js
-var require_XMLDummy = /* @__PURE__ */ __commonJSMin(((exports, module, this$12) => {
-	(function() {
-		var NodeType, XMLNode = require_XMLNode();
-		NodeType = require_NodeType();
-		module.exports = class XMLDummy extends XMLNode {
-			constructor(parent) {
-				super(parent);
-				this.type = NodeType.Dummy;
-			}
-			clone() {
-				return Object.create(this);
-			}
-			toString(options) {
-				return "";
-			}
-		};
-	}).call(this$12);
-}));
-
-// node_modules/xmlbuilder/lib/XMLNodeList.js
-var require_XMLNodeList = /* @__PURE__ */ __commonJSMin(((exports, module, this$11) => {
-	(function() {
-		module.exports = (function() {
-			class XMLNodeList {
-				constructor(nodes) {
-					this.nodes = nodes;
-				}
-				clone() {
-					return this.nodes = null;
-				}
-				item(index) {
-					return this.nodes[index] || null;
-				}
-			}
-			Object.defineProperty(XMLNodeList.prototype, "length", { get: function() {
-				return this.nodes.length || 0;
-			} });
-			return XMLNodeList;
-		}).call(this);
-	}).call(this$11);
-}));
-
-// node_modules/xmlbuilder/lib/DocumentPosition.js
-var require_DocumentPosition = /* @__PURE__ */ __commonJSMin(((exports, module, this$10) => {
-	(function() {
-		module.exports = {
-			Disconnected: 1,
-			Preceding: 2,
-			Following: 4,
-			Contains: 8,
-			ContainedBy: 16,
-			ImplementationSpecific: 32
-		};
-	}).call(this$10);
-}));
-
-// node_modules/xmlbuilder/lib/XMLNode.js
-var require_XMLNode = /* @__PURE__ */ __commonJSMin(((exports, module, this$9) => {
-	(function() {
-		var DocumentPosition, NodeType, XMLCData, XMLComment, XMLDeclaration, XMLDocType, XMLDummy, XMLElement, XMLNodeList, XMLProcessingInstruction, XMLRaw, XMLText, getValue, isEmpty, isFunction, isObject, hasProp = {}.hasOwnProperty, splice = [].splice;
-		({isObject, isFunction, isEmpty, getValue} = require_Utility());
-		XMLElement = null;
-		XMLCData = null;
-		XMLComment = null;
-		XMLDeclaration = null;
-		XMLDocType = null;
-		XMLRaw = null;
-		XMLText = null;
-		XMLProcessingInstruction = null;
-		XMLDummy = null;
-		NodeType = null;
-		XMLNodeList = null;
-		DocumentPosition = null;
-		module.exports = (function() {
-			class XMLNode {
-				constructor(parent1) {
-					this.parent = parent1;
-					if (this.parent) {
-						this.options = this.parent.options;
-						this.stringify = this.parent.stringify;
-					}
-					this.value = null;
-					this.children = [];
-					this.baseURI = null;
-					if (!XMLElement) {
-						XMLElement = require_XMLElement();
-						XMLCData = require_XMLCData();
-						XMLComment = require_XMLComment();
-						XMLDeclaration = require_XMLDeclaration();
-						XMLDocType = require_XMLDocType();
-						XMLRaw = require_XMLRaw();
-						XMLText = require_XMLText();
-						XMLProcessingInstruction = require_XMLProcessingInstruction();
-						XMLDummy = require_XMLDummy();
-						NodeType = require_NodeType();
-						XMLNodeList = require_XMLNodeList();
-						require_XMLNamedNodeMap();
-						DocumentPosition = require_DocumentPosition();
-					}
-				}
-				setParent(parent) {
-					var child, j, len, ref1, results;
-					this.parent = parent;
-					if (parent) {
-						this.options = parent.options;
-						this.stringify = parent.stringify;
-					}
-					ref1 = this.children;
-					results = [];
-					for (j = 0, len = ref1.length; j < len; j++) {
-						child = ref1[j];
-						results.push(child.setParent(this));
-					}
-					return results;
-				}
-				element(name, attributes, text) {
-					var childNode, item, j, k, key, lastChild = null, len, len1, val;
-					if (attributes === null && text == null) [attributes, text] = [{}, null];
-					if (attributes == null) attributes = {};
-					attributes = getValue(attributes);
-					if (!isObject(attributes)) [text, attributes] = [attributes, text];
-					if (name != null) name = getValue(name);
-					if (Array.isArray(name)) for (j = 0, len = name.length; j < len; j++) {
-						item = name[j];
-						lastChild = this.element(item);
-					}
-					else if (isFunction(name)) lastChild = this.element(name.apply());
-					else if (isObject(name)) for (key in name) {
-						if (!hasProp.call(name, key)) continue;
-						val = name[key];
-						if (isFunction(val)) val = val.apply();
-						if (!this.options.ignoreDecorators && this.stringify.convertAttKey && key.indexOf(this.stringify.convertAttKey) === 0) lastChild = this.attribute(key.substr(this.stringify.convertAttKey.length), val);
-						else if (!this.options.separateArrayItems && Array.isArray(val) && isEmpty(val)) lastChild = this.dummy();
-						else if (isObject(val) && isEmpty(val)) lastChild = this.element(key);
-						else if (!this.options.keepNullNodes && val == null) lastChild = this.dummy();
-						else if (!this.options.separateArrayItems && Array.isArray(val)) for (k = 0, len1 = val.length; k < len1; k++) {
-							item = val[k];
-							childNode = {};
-							childNode[key] = item;
-							lastChild = this.element(childNode);
-						}
-						else if (isObject(val)) {
-							if (!this.options.ignoreDecorators && this.stringify.convertTextKey && key.indexOf(this.stringify.convertTextKey) === 0) lastChild = this.element(val);
-							else {
-								lastChild = this.element(key);
-								lastChild.element(val);
-							}
-						} else lastChild = this.element(key, val);
-					}
-					else if (!this.options.keepNullNodes && text === null) lastChild = this.dummy();
-					else if (!this.options.ignoreDecorators && this.stringify.convertTextKey && name.indexOf(this.stringify.convertTextKey) === 0) lastChild = this.text(text);
-					else if (!this.options.ignoreDecorators && this.stringify.convertCDataKey && name.indexOf(this.stringify.convertCDataKey) === 0) lastChild = this.cdata(text);
-					else if (!this.options.ignoreDecorators && this.stringify.convertCommentKey && name.indexOf(this.stringify.convertCommentKey) === 0) lastChild = this.comment(text);
-					else if (!this.options.ignoreDecorators && this.stringify.convertRawKey && name.indexOf(this.stringify.convertRawKey) === 0) lastChild = this.raw(text);
-					else if (!this.options.ignoreDecorators && this.stringify.convertPIKey && name.indexOf(this.stringify.convertPIKey) === 0) lastChild = this.instruction(name.substr(this.stringify.convertPIKey.length), text);
-					else lastChild = this.node(name, attributes, text);
-					if (lastChild == null) throw new Error("Could not create any elements with: " + name + ". " + this.debugInfo());
-					return lastChild;
-				}
-				insertBefore(name, attributes, text) {
-					var child, i, newChild, refChild, removed;
-					if (name != null ? name.type : void 0) {
-						newChild = name;
-						refChild = attributes;
-						newChild.setParent(this);
-						if (refChild) {
-							i = children.indexOf(refChild);
-							removed = children.splice(i);
-							children.push(newChild);
-							Array.prototype.push.apply(children, removed);
-						} else children.push(newChild);
-						return newChild;
-					} else {
-						if (this.isRoot) throw new Error("Cannot insert elements at root level. " + this.debugInfo(name));
-						i = this.parent.children.indexOf(this);
-						removed = this.parent.children.splice(i);
-						child = this.parent.element(name, attributes, text);
-						Array.prototype.push.apply(this.parent.children, removed);
-						return child;
-					}
-				}
-				insertAfter(name, attributes, text) {
-					var child, i, removed;
-					if (this.isRoot) throw new Error("Cannot insert elements at root level. " + this.debugInfo(name));
-					i = this.parent.children.indexOf(this);
-					removed = this.parent.children.splice(i + 1);
-					child = this.parent.element(name, attributes, text);
-					Array.prototype.push.apply(this.parent.children, removed);
-					return child;
-				}
-				remove() {
-					var i;
-					if (this.isRoot) throw new Error("Cannot remove the root element. " + this.debugInfo());
-					i = this.parent.children.indexOf(this);
-					splice.apply(this.parent.children, [i, i - i + 1].concat([]));
-					return this.parent;
-				}
-				node(name, attributes, text) {
-					var child;
-					if (name != null) name = getValue(name);
-					attributes || (attributes = {});
-					attributes = getValue(attributes);
-					if (!isObject(attributes)) [text, attributes] = [attributes, text];
-					child = new XMLElement(this, name, attributes);
-					if (text != null) child.text(text);
-					this.children.push(child);
-					return child;
-				}
-				text(value) {
-					var child;
-					if (isObject(value)) this.element(value);
-					child = new XMLText(this, value);
-					this.children.push(child);
-					return this;
-				}
-				cdata(value) {
-					var child = new XMLCData(this, value);
-					this.children.push(child);
-					return this;
-				}
-				comment(value) {
-					var child = new XMLComment(this, value);
-					this.children.push(child);
-					return this;
-				}
-				commentBefore(value) {
-					var i = this.parent.children.indexOf(this), removed = this.parent.children.splice(i);
-					this.parent.comment(value);
-					Array.prototype.push.apply(this.parent.children, removed);
-					return this;
-				}
-				commentAfter(value) {
-					var i = this.parent.children.indexOf(this), removed = this.parent.children.splice(i + 1);
-					this.parent.comment(value);
-					Array.prototype.push.apply(this.parent.children, removed);
-					return this;
-				}
-				raw(value) {
-					var child = new XMLRaw(this, value);
-					this.children.push(child);
-					return this;
-				}
-				dummy() {
-					return new XMLDummy(this);
-				}
-				instruction(target, value) {
-					var insTarget, insValue, instruction, j, len;
-					if (target != null) target = getValue(target);
-					if (value != null) value = getValue(value);
-					if (Array.isArray(target)) for (j = 0, len = target.length; j < len; j++) {
-						insTarget = target[j];
-						this.instruction(insTarget);
-					}
-					else if (isObject(target)) for (insTarget in target) {
-						if (!hasProp.call(target, insTarget)) continue;
-						insValue = target[insTarget];
-						this.instruction(insTarget, insValue);
-					}
-					else {
-						if (isFunction(value)) value = value.apply();
-						instruction = new XMLProcessingInstruction(this, target, value);
-						this.children.push(instruction);
-					}
-					return this;
-				}
-				instructionBefore(target, value) {
-					var i = this.parent.children.indexOf(this), removed = this.parent.children.splice(i);
-					this.parent.instruction(target, value);
-					Array.prototype.push.apply(this.parent.children, removed);
-					return this;
-				}
-				instructionAfter(target, value) {
-					var i = this.parent.children.indexOf(this), removed = this.parent.children.splice(i + 1);
-					this.parent.instruction(target, value);
-					Array.prototype.push.apply(this.parent.children, removed);
-					return this;
-				}
-				declaration(version, encoding, standalone) {
-					var doc = this.document(), xmldec = new XMLDeclaration(doc, version, encoding, standalone);
-					if (doc.children.length === 0) doc.children.unshift(xmldec);
-					else if (doc.children[0].type === NodeType.Declaration) doc.children[0] = xmldec;
-					else doc.children.unshift(xmldec);
-					return doc.root() || doc;
-				}
-				dtd(pubID, sysID) {
-					var child, doc = this.document(), doctype = new XMLDocType(doc, pubID, sysID), i, j, k, len, len1, ref1 = doc.children, ref2;
-					for (i = j = 0, len = ref1.length; j < len; i = ++j) {
-						child = ref1[i];
-						if (child.type === NodeType.DocType) {
-							doc.children[i] = doctype;
-							return doctype;
-						}
-					}
-					ref2 = doc.children;
-					for (i = k = 0, len1 = ref2.length; k < len1; i = ++k) {
-						child = ref2[i];
-						if (child.isRoot) {
-							doc.children.splice(i, 0, doctype);
-							return doctype;
-						}
-					}
-					doc.children.push(doctype);
-					return doctype;
-				}
-				up() {
-					if (this.isRoot) throw new Error("The root node has no parent. Use doc() if you need to get the document object.");
-					return this.parent;
-				}
-				root() {
-					var node = this;
-					while (node) if (node.type === NodeType.Document) return node.rootObject;
-					else if (node.isRoot) return node;
-					else node = node.parent;
-				}
-				document() {
-					var node = this;
-					while (node) if (node.type === NodeType.Document) return node;
-					else node = node.parent;
-				}
-				end(options) {
-					return this.document().end(options);
-				}
-				prev() {
-					var i = this.parent.children.indexOf(this);
-					if (i < 1) throw new Error("Already at the first node. " + this.debugInfo());
-					return this.parent.children[i - 1];
-				}
-				next() {
-					var i = this.parent.children.indexOf(this);
-					if (i === -1 || i === this.parent.children.length - 1) throw new Error("Already at the last node. " + this.debugInfo());
-					return this.parent.children[i + 1];
-				}
-				importDocument(doc) {
-					var child, clonedRoot = doc.root().clone(), j, len, ref1;
-					clonedRoot.parent = this;
-					clonedRoot.isRoot = false;
-					this.children.push(clonedRoot);
-					if (this.type === NodeType.Document) {
-						clonedRoot.isRoot = true;
-						clonedRoot.documentObject = this;
-						this.rootObject = clonedRoot;
-						if (this.children) {
-							ref1 = this.children;
-							for (j = 0, len = ref1.length; j < len; j++) {
-								child = ref1[j];
-								if (child.type === NodeType.DocType) {
-									child.name = clonedRoot.name;
-									break;
-								}
-							}
-						}
-					}
-					return this;
-				}
-				debugInfo(name) {
-					var ref1, ref2;
-					name = name || this.name;
-					if (name == null && !((ref1 = this.parent) != null ? ref1.name : void 0)) return "";
-					else if (name == null) return "parent: <" + this.parent.name + ">";
-					else if (!((ref2 = this.parent) != null ? ref2.name : void 0)) return "node: <" + name + ">";
-					else return "node: <" + name + ">, parent: <" + this.parent.name + ">";
-				}
-				ele(name, attributes, text) {
-					return this.element(name, attributes, text);
-				}
-				nod(name, attributes, text) {
-					return this.node(name, attributes, text);
-				}
-				txt(value) {
-					return this.text(value);
-				}
-				dat(value) {
-					return this.cdata(value);
-				}
-				com(value) {
-					return this.comment(value);
-				}
-				ins(target, value) {
-					return this.instruction(target, value);
-				}
-				doc() {
-					return this.document();
-				}
-				dec(version, encoding, standalone) {
-					return this.declaration(version, encoding, standalone);
-				}
-				e(name, attributes, text) {
-					return this.element(name, attributes, text);
-				}
-				n(name, attributes, text) {
-					return this.node(name, attributes, text);
-				}
-				t(value) {
-					return this.text(value);
-				}
-				d(value) {
-					return this.cdata(value);
-				}
-				c(value) {
-					return this.comment(value);
-				}
-				r(value) {
-					return this.raw(value);
-				}
-				i(target, value) {
-					return this.instruction(target, value);
-				}
-				u() {
-					return this.up();
-				}
-				importXMLBuilder(doc) {
-					return this.importDocument(doc);
-				}
-				attribute(name, value) {
-					throw new Error("attribute() applies to element nodes only.");
-				}
-				att(name, value) {
-					return this.attribute(name, value);
-				}
-				a(name, value) {
-					return this.attribute(name, value);
-				}
-				removeAttribute(name) {
-					throw new Error("attribute() applies to element nodes only.");
-				}
-				replaceChild(newChild, oldChild) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				removeChild(oldChild) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				appendChild(newChild) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				hasChildNodes() {
-					return this.children.length !== 0;
-				}
-				cloneNode(deep) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				normalize() {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				isSupported(feature, version) {
-					return true;
-				}
-				hasAttributes() {
-					return this.attribs.length !== 0;
-				}
-				compareDocumentPosition(other) {
-					var ref = this, res;
-					if (ref === other) return 0;
-					else if (this.document() !== other.document()) {
-						res = DocumentPosition.Disconnected | DocumentPosition.ImplementationSpecific;
-						if (Math.random() < .5) res |= DocumentPosition.Preceding;
-						else res |= DocumentPosition.Following;
-						return res;
-					} else if (ref.isAncestor(other)) return DocumentPosition.Contains | DocumentPosition.Preceding;
-					else if (ref.isDescendant(other)) return DocumentPosition.Contains | DocumentPosition.Following;
-					else if (ref.isPreceding(other)) return DocumentPosition.Preceding;
-					else return DocumentPosition.Following;
-				}
-				isSameNode(other) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				lookupPrefix(namespaceURI) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				isDefaultNamespace(namespaceURI) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				lookupNamespaceURI(prefix) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				isEqualNode(node) {
-					var i, j, ref1;
-					if (node.nodeType !== this.nodeType) return false;
-					if (node.children.length !== this.children.length) return false;
-					for (i = j = 0, ref1 = this.children.length - 1; 0 <= ref1 ? j <= ref1 : j >= ref1; i = 0 <= ref1 ? ++j : --j) if (!this.children[i].isEqualNode(node.children[i])) return false;
-					return true;
-				}
-				getFeature(feature, version) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				setUserData(key, data, handler) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				getUserData(key) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				contains(other) {
-					if (!other) return false;
-					return other === this || this.isDescendant(other);
-				}
-				isDescendant(node) {
-					var child, isDescendantChild, j, len, ref1 = this.children;
-					for (j = 0, len = ref1.length; j < len; j++) {
-						child = ref1[j];
-						if (node === child) return true;
-						isDescendantChild = child.isDescendant(node);
-						if (isDescendantChild) return true;
-					}
-					return false;
-				}
-				isAncestor(node) {
-					return node.isDescendant(this);
-				}
-				isPreceding(node) {
-					var nodePos = this.treePosition(node), thisPos = this.treePosition(this);
-					if (nodePos === -1 || thisPos === -1) return false;
-					else return nodePos < thisPos;
-				}
-				isFollowing(node) {
-					var nodePos = this.treePosition(node), thisPos = this.treePosition(this);
-					if (nodePos === -1 || thisPos === -1) return false;
-					else return nodePos > thisPos;
-				}
-				treePosition(node) {
-					var found, pos = 0;
-					found = false;
-					this.foreachTreeNode(this.document(), function(childNode) {
-						pos++;
-						if (!found && childNode === node) return found = true;
-					});
-					if (found) return pos;
-					else return -1;
-				}
-				foreachTreeNode(node, func) {
-					var child, j, len, ref1, res;
-					node || (node = this.document());
-					ref1 = node.children;
-					for (j = 0, len = ref1.length; j < len; j++) {
-						child = ref1[j];
-						if (res = func(child)) return res;
-						else {
-							res = this.foreachTreeNode(child, func);
-							if (res) return res;
-						}
-					}
-				}
-			}
-			Object.defineProperty(XMLNode.prototype, "nodeName", { get: function() {
-				return this.name;
-			} });
-			Object.defineProperty(XMLNode.prototype, "nodeType", { get: function() {
-				return this.type;
-			} });
-			Object.defineProperty(XMLNode.prototype, "nodeValue", { get: function() {
-				return this.value;
-			} });
-			Object.defineProperty(XMLNode.prototype, "parentNode", { get: function() {
-				return this.parent;
-			} });
-			Object.defineProperty(XMLNode.prototype, "childNodes", { get: function() {
-				if (!this.childNodeList || !this.childNodeList.nodes) this.childNodeList = new XMLNodeList(this.children);
-				return this.childNodeList;
-			} });
-			Object.defineProperty(XMLNode.prototype, "firstChild", { get: function() {
-				return this.children[0] || null;
-			} });
-			Object.defineProperty(XMLNode.prototype, "lastChild", { get: function() {
-				return this.children[this.children.length - 1] || null;
-			} });
-			Object.defineProperty(XMLNode.prototype, "previousSibling", { get: function() {
-				var i = this.parent.children.indexOf(this);
-				return this.parent.children[i - 1] || null;
-			} });
-			Object.defineProperty(XMLNode.prototype, "nextSibling", { get: function() {
-				var i = this.parent.children.indexOf(this);
-				return this.parent.children[i + 1] || null;
-			} });
-			Object.defineProperty(XMLNode.prototype, "ownerDocument", { get: function() {
-				return this.document() || null;
-			} });
-			Object.defineProperty(XMLNode.prototype, "textContent", {
-				get: function() {
-					var child, j, len, ref1, str;
-					if (this.nodeType === NodeType.Element || this.nodeType === NodeType.DocumentFragment) {
-						str = "";
-						ref1 = this.children;
-						for (j = 0, len = ref1.length; j < len; j++) {
-							child = ref1[j];
-							if (child.textContent) str += child.textContent;
-						}
-						return str;
-					} else return null;
-				},
-				set: function(value) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-			});
-			return XMLNode;
-		}).call(this);
-	}).call(this$9);
-}));
-
-// node_modules/xmlbuilder/lib/XMLStringifier.js
-var require_XMLStringifier = /* @__PURE__ */ __commonJSMin(((exports, module, this$8) => {
-	(function() {
-		var hasProp = {}.hasOwnProperty;
-		module.exports = (function() {
-			class XMLStringifier {
-				constructor(options) {
-					var key, ref, value;
-					this.assertLegalChar = this.assertLegalChar.bind(this);
-					this.assertLegalName = this.assertLegalName.bind(this);
-					options || (options = {});
-					this.options = options;
-					if (!this.options.version) this.options.version = "1.0";
-					ref = options.stringify || {};
-					for (key in ref) {
-						if (!hasProp.call(ref, key)) continue;
-						value = ref[key];
-						this[key] = value;
-					}
-				}
-				name(val) {
-					if (this.options.noValidation) return val;
-					return this.assertLegalName("" + val || "");
-				}
-				text(val) {
-					if (this.options.noValidation) return val;
-					return this.assertLegalChar(this.textEscape("" + val || ""));
-				}
-				cdata(val) {
-					if (this.options.noValidation) return val;
-					val = "" + val || "";
-					val = val.replace("]]>", "]]]]><![CDATA[>");
-					return this.assertLegalChar(val);
-				}
-				comment(val) {
-					if (this.options.noValidation) return val;
-					val = "" + val || "";
-					if (val.match(/--/)) throw new Error("Comment text cannot contain double-hypen: " + val);
-					return this.assertLegalChar(val);
-				}
-				raw(val) {
-					if (this.options.noValidation) return val;
-					return "" + val || "";
-				}
-				attValue(val) {
-					if (this.options.noValidation) return val;
-					return this.assertLegalChar(this.attEscape(val = "" + val || ""));
-				}
-				insTarget(val) {
-					if (this.options.noValidation) return val;
-					return this.assertLegalChar("" + val || "");
-				}
-				insValue(val) {
-					if (this.options.noValidation) return val;
-					val = "" + val || "";
-					if (val.match(/\?>/)) throw new Error("Invalid processing instruction value: " + val);
-					return this.assertLegalChar(val);
-				}
-				xmlVersion(val) {
-					if (this.options.noValidation) return val;
-					val = "" + val || "";
-					if (!val.match(/1\.[0-9]+/)) throw new Error("Invalid version number: " + val);
-					return val;
-				}
-				xmlEncoding(val) {
-					if (this.options.noValidation) return val;
-					val = "" + val || "";
-					if (!val.match(/^[A-Za-z](?:[A-Za-z0-9._-])*$/)) throw new Error("Invalid encoding: " + val);
-					return this.assertLegalChar(val);
-				}
-				xmlStandalone(val) {
-					if (this.options.noValidation) return val;
-					if (val) return "yes";
-					else return "no";
-				}
-				dtdPubID(val) {
-					if (this.options.noValidation) return val;
-					return this.assertLegalChar("" + val || "");
-				}
-				dtdSysID(val) {
-					if (this.options.noValidation) return val;
-					return this.assertLegalChar("" + val || "");
-				}
-				dtdElementValue(val) {
-					if (this.options.noValidation) return val;
-					return this.assertLegalChar("" + val || "");
-				}
-				dtdAttType(val) {
-					if (this.options.noValidation) return val;
-					return this.assertLegalChar("" + val || "");
-				}
-				dtdAttDefault(val) {
-					if (this.options.noValidation) return val;
-					return this.assertLegalChar("" + val || "");
-				}
-				dtdEntityValue(val) {
-					if (this.options.noValidation) return val;
-					return this.assertLegalChar("" + val || "");
-				}
-				dtdNData(val) {
-					if (this.options.noValidation) return val;
-					return this.assertLegalChar("" + val || "");
-				}
-				assertLegalChar(str) {
-					var regex, res;
-					if (this.options.noValidation) return str;
-					if (this.options.version === "1.0") {
-						regex = /[\0-\x08\x0B\f\x0E-\x1F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/g;
-						if (this.options.invalidCharReplacement !== void 0) str = str.replace(regex, this.options.invalidCharReplacement);
-						else if (res = str.match(regex)) throw new Error(`Invalid character in string: ${str} at index ${res.index}`);
-					} else if (this.options.version === "1.1") {
-						regex = /[\0\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/g;
-						if (this.options.invalidCharReplacement !== void 0) str = str.replace(regex, this.options.invalidCharReplacement);
-						else if (res = str.match(regex)) throw new Error(`Invalid character in string: ${str} at index ${res.index}`);
-					}
-					return str;
-				}
-				assertLegalName(str) {
-					var regex;
-					if (this.options.noValidation) return str;
-					str = this.assertLegalChar(str);
-					regex = /^([:A-Z_a-z\xC0-\xD6\xD8-\xF6\xF8-\u02FF\u0370-\u037D\u037F-\u1FFF\u200C\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]|[\uD800-\uDB7F][\uDC00-\uDFFF])([\x2D\.0-:A-Z_a-z\xB7\xC0-\xD6\xD8-\xF6\xF8-\u037D\u037F-\u1FFF\u200C\u200D\u203F\u2040\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD]|[\uD800-\uDB7F][\uDC00-\uDFFF])*$/;
-					if (!str.match(regex)) throw new Error(`Invalid character in name: ${str}`);
-					return str;
-				}
-				textEscape(str) {
-					var ampregex;
-					if (this.options.noValidation) return str;
-					ampregex = this.options.noDoubleEncoding ? /(?!&(lt|gt|amp|apos|quot);)&/g : /&/g;
-					return str.replace(ampregex, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\r/g, "&#xD;");
-				}
-				attEscape(str) {
-					var ampregex;
-					if (this.options.noValidation) return str;
-					ampregex = this.options.noDoubleEncoding ? /(?!&(lt|gt|amp|apos|quot);)&/g : /&/g;
-					return str.replace(ampregex, "&amp;").replace(/</g, "&lt;").replace(/"/g, "&quot;").replace(/\t/g, "&#x9;").replace(/\n/g, "&#xA;").replace(/\r/g, "&#xD;");
-				}
-			}
-			XMLStringifier.prototype.convertAttKey = "@";
-			XMLStringifier.prototype.convertPIKey = "?";
-			XMLStringifier.prototype.convertTextKey = "#text";
-			XMLStringifier.prototype.convertCDataKey = "#cdata";
-			XMLStringifier.prototype.convertCommentKey = "#comment";
-			XMLStringifier.prototype.convertRawKey = "#raw";
-			return XMLStringifier;
-		}).call(this);
-	}).call(this$8);
-}));
-
-// node_modules/xmlbuilder/lib/WriterState.js
-var require_WriterState = /* @__PURE__ */ __commonJSMin(((exports, module, this$7) => {
-	(function() {
-		module.exports = {
-			None: 0,
-			OpenTag: 1,
-			InsideTag: 2,
-			CloseTag: 3
-		};
-	}).call(this$7);
-}));
-
-// node_modules/xmlbuilder/lib/XMLWriterBase.js
-var require_XMLWriterBase = /* @__PURE__ */ __commonJSMin(((exports, module, this$6) => {
-	(function() {
-		var NodeType, WriterState, assign, hasProp = {}.hasOwnProperty;
-		({assign} = require_Utility());
-		NodeType = require_NodeType();
-		require_XMLDeclaration();
-		require_XMLDocType();
-		require_XMLCData();
-		require_XMLComment();
-		require_XMLElement();
-		require_XMLRaw();
-		require_XMLText();
-		require_XMLProcessingInstruction();
-		require_XMLDummy();
-		require_XMLDTDAttList();
-		require_XMLDTDElement();
-		require_XMLDTDEntity();
-		require_XMLDTDNotation();
-		WriterState = require_WriterState();
-		module.exports = class XMLWriterBase {
-			constructor(options) {
-				var key, ref, value;
-				options || (options = {});
-				this.options = options;
-				ref = options.writer || {};
-				for (key in ref) {
-					if (!hasProp.call(ref, key)) continue;
-					value = ref[key];
-					this["_" + key] = this[key];
-					this[key] = value;
-				}
-			}
-			filterOptions(options) {
-				var filteredOptions, ref, ref1, ref2, ref3, ref4, ref5, ref6, ref7;
-				options || (options = {});
-				options = assign({}, this.options, options);
-				filteredOptions = { writer: this };
-				filteredOptions.pretty = options.pretty || false;
-				filteredOptions.allowEmpty = options.allowEmpty || false;
-				filteredOptions.indent = (ref = options.indent) != null ? ref : "  ";
-				filteredOptions.newline = (ref1 = options.newline) != null ? ref1 : "\n";
-				filteredOptions.offset = (ref2 = options.offset) != null ? ref2 : 0;
-				filteredOptions.width = (ref3 = options.width) != null ? ref3 : 0;
-				filteredOptions.dontPrettyTextNodes = (ref4 = (ref5 = options.dontPrettyTextNodes) != null ? ref5 : options.dontprettytextnodes) != null ? ref4 : 0;
-				filteredOptions.spaceBeforeSlash = (ref6 = (ref7 = options.spaceBeforeSlash) != null ? ref7 : options.spacebeforeslash) != null ? ref6 : "";
-				if (filteredOptions.spaceBeforeSlash === true) filteredOptions.spaceBeforeSlash = " ";
-				filteredOptions.suppressPrettyCount = 0;
-				filteredOptions.user = {};
-				filteredOptions.state = WriterState.None;
-				return filteredOptions;
-			}
-			indent(node, options, level) {
-				var indentLevel;
-				if (!options.pretty || options.suppressPrettyCount) return "";
-				else if (options.pretty) {
-					indentLevel = (level || 0) + options.offset + 1;
-					if (indentLevel > 0) return new Array(indentLevel).join(options.indent);
-				}
-				return "";
-			}
-			endline(node, options, level) {
-				if (!options.pretty || options.suppressPrettyCount) return "";
-				else return options.newline;
-			}
-			attribute(att, options, level) {
-				var r;
-				this.openAttribute(att, options, level);
-				if (options.pretty && options.width > 0) r = att.name + "=\"" + att.value + "\"";
-				else r = " " + att.name + "=\"" + att.value + "\"";
-				this.closeAttribute(att, options, level);
-				return r;
-			}
-			cdata(node, options, level) {
-				var r;
-				this.openNode(node, options, level);
-				options.state = WriterState.OpenTag;
-				r = this.indent(node, options, level) + "<![CDATA[";
-				options.state = WriterState.InsideTag;
-				r += node.value;
-				options.state = WriterState.CloseTag;
-				r += "]]>" + this.endline(node, options, level);
-				options.state = WriterState.None;
-				this.closeNode(node, options, level);
-				return r;
-			}
-			comment(node, options, level) {
-				var r;
-				this.openNode(node, options, level);
-				options.state = WriterState.OpenTag;
-				r = this.indent(node, options, level) + "<!-- ";
-				options.state = WriterState.InsideTag;
-				r += node.value;
-				options.state = WriterState.CloseTag;
-				r += " -->" + this.endline(node, options, level);
-				options.state = WriterState.None;
-				this.closeNode(node, options, level);
-				return r;
-			}
-			declaration(node, options, level) {
-				var r;
-				this.openNode(node, options, level);
-				options.state = WriterState.OpenTag;
-				r = this.indent(node, options, level) + "<?xml";
-				options.state = WriterState.InsideTag;
-				r += " version=\"" + node.version + "\"";
-				if (node.encoding != null) r += " encoding=\"" + node.encoding + "\"";
-				if (node.standalone != null) r += " standalone=\"" + node.standalone + "\"";
-				options.state = WriterState.CloseTag;
-				r += options.spaceBeforeSlash + "?>";
-				r += this.endline(node, options, level);
-				options.state = WriterState.None;
-				this.closeNode(node, options, level);
-				return r;
-			}
-			docType(node, options, level) {
-				var child, i, len1, r, ref;
-				level || (level = 0);
-				this.openNode(node, options, level);
-				options.state = WriterState.OpenTag;
-				r = this.indent(node, options, level);
-				r += "<!DOCTYPE " + node.root().name;
-				if (node.pubID && node.sysID) r += " PUBLIC \"" + node.pubID + "\" \"" + node.sysID + "\"";
-				else if (node.sysID) r += " SYSTEM \"" + node.sysID + "\"";
-				if (node.children.length > 0) {
-					r += " [";
-					r += this.endline(node, options, level);
-					options.state = WriterState.InsideTag;
-					ref = node.children;
-					for (i = 0, len1 = ref.length; i < len1; i++) {
-						child = ref[i];
-						r += this.writeChildNode(child, options, level + 1);
-					}
-					options.state = WriterState.CloseTag;
-					r += "]";
-				}
-				options.state = WriterState.CloseTag;
-				r += options.spaceBeforeSlash + ">";
-				r += this.endline(node, options, level);
-				options.state = WriterState.None;
-				this.closeNode(node, options, level);
-				return r;
-			}
-			element(node, options, level) {
-				var att, attLen, child, childNodeCount, firstChildNode, i, j, len, len1, len2, name, prettySuppressed, r, ratt, ref, ref1, ref2, ref3, rline;
-				level || (level = 0);
-				prettySuppressed = false;
-				this.openNode(node, options, level);
-				options.state = WriterState.OpenTag;
-				r = this.indent(node, options, level) + "<" + node.name;
-				if (options.pretty && options.width > 0) {
-					len = r.length;
-					ref = node.attribs;
-					for (name in ref) {
-						if (!hasProp.call(ref, name)) continue;
-						att = ref[name];
-						ratt = this.attribute(att, options, level);
-						attLen = ratt.length;
-						if (len + attLen > options.width) {
-							rline = this.indent(node, options, level + 1) + ratt;
-							r += this.endline(node, options, level) + rline;
-							len = rline.length;
-						} else {
-							rline = " " + ratt;
-							r += rline;
-							len += rline.length;
-						}
-					}
-				} else {
-					ref1 = node.attribs;
-					for (name in ref1) {
-						if (!hasProp.call(ref1, name)) continue;
-						att = ref1[name];
-						r += this.attribute(att, options, level);
-					}
-				}
-				childNodeCount = node.children.length;
-				firstChildNode = childNodeCount === 0 ? null : node.children[0];
-				if (childNodeCount === 0 || node.children.every(function(e) {
-					return (e.type === NodeType.Text || e.type === NodeType.Raw || e.type === NodeType.CData) && e.value === "";
-				})) {
-					if (options.allowEmpty) {
-						r += ">";
-						options.state = WriterState.CloseTag;
-						r += "</" + node.name + ">" + this.endline(node, options, level);
-					} else {
-						options.state = WriterState.CloseTag;
-						r += options.spaceBeforeSlash + "/>" + this.endline(node, options, level);
-					}
-				} else if (options.pretty && childNodeCount === 1 && (firstChildNode.type === NodeType.Text || firstChildNode.type === NodeType.Raw || firstChildNode.type === NodeType.CData) && firstChildNode.value != null) {
-					r += ">";
-					options.state = WriterState.InsideTag;
-					options.suppressPrettyCount++;
-					prettySuppressed = true;
-					r += this.writeChildNode(firstChildNode, options, level + 1);
-					options.suppressPrettyCount--;
-					prettySuppressed = false;
-					options.state = WriterState.CloseTag;
-					r += "</" + node.name + ">" + this.endline(node, options, level);
-				} else {
-					if (options.dontPrettyTextNodes) {
-						ref2 = node.children;
-						for (i = 0, len1 = ref2.length; i < len1; i++) {
-							child = ref2[i];
-							if ((child.type === NodeType.Text || child.type === NodeType.Raw || child.type === NodeType.CData) && child.value != null) {
-								options.suppressPrettyCount++;
-								prettySuppressed = true;
-								break;
-							}
-						}
-					}
-					r += ">" + this.endline(node, options, level);
-					options.state = WriterState.InsideTag;
-					ref3 = node.children;
-					for (j = 0, len2 = ref3.length; j < len2; j++) {
-						child = ref3[j];
-						r += this.writeChildNode(child, options, level + 1);
-					}
-					options.state = WriterState.CloseTag;
-					r += this.indent(node, options, level) + "</" + node.name + ">";
-					if (prettySuppressed) options.suppressPrettyCount--;
-					r += this.endline(node, options, level);
-					options.state = WriterState.None;
-				}
-				this.closeNode(node, options, level);
-				return r;
-			}
-			writeChildNode(node, options, level) {
-				switch (node.type) {
-					case NodeType.CData: return this.cdata(node, options, level);
-					case NodeType.Comment: return this.comment(node, options, level);
-					case NodeType.Element: return this.element(node, options, level);
-					case NodeType.Raw: return this.raw(node, options, level);
-					case NodeType.Text: return this.text(node, options, level);
-					case NodeType.ProcessingInstruction: return this.processingInstruction(node, options, level);
-					case NodeType.Dummy: return "";
-					case NodeType.Declaration: return this.declaration(node, options, level);
-					case NodeType.DocType: return this.docType(node, options, level);
-					case NodeType.AttributeDeclaration: return this.dtdAttList(node, options, level);
-					case NodeType.ElementDeclaration: return this.dtdElement(node, options, level);
-					case NodeType.EntityDeclaration: return this.dtdEntity(node, options, level);
-					case NodeType.NotationDeclaration: return this.dtdNotation(node, options, level);
-					default: throw new Error("Unknown XML node type: " + node.constructor.name);
-				}
-			}
-			processingInstruction(node, options, level) {
-				var r;
-				this.openNode(node, options, level);
-				options.state = WriterState.OpenTag;
-				r = this.indent(node, options, level) + "<?";
-				options.state = WriterState.InsideTag;
-				r += node.target;
-				if (node.value) r += " " + node.value;
-				options.state = WriterState.CloseTag;
-				r += options.spaceBeforeSlash + "?>";
-				r += this.endline(node, options, level);
-				options.state = WriterState.None;
-				this.closeNode(node, options, level);
-				return r;
-			}
-			raw(node, options, level) {
-				var r;
-				this.openNode(node, options, level);
-				options.state = WriterState.OpenTag;
-				r = this.indent(node, options, level);
-				options.state = WriterState.InsideTag;
-				r += node.value;
-				options.state = WriterState.CloseTag;
-				r += this.endline(node, options, level);
-				options.state = WriterState.None;
-				this.closeNode(node, options, level);
-				return r;
-			}
-			text(node, options, level) {
-				var r;
-				this.openNode(node, options, level);
-				options.state = WriterState.OpenTag;
-				r = this.indent(node, options, level);
-				options.state = WriterState.InsideTag;
-				r += node.value;
-				options.state = WriterState.CloseTag;
-				r += this.endline(node, options, level);
-				options.state = WriterState.None;
-				this.closeNode(node, options, level);
-				return r;
-			}
-			dtdAttList(node, options, level) {
-				var r;
-				this.openNode(node, options, level);
-				options.state = WriterState.OpenTag;
-				r = this.indent(node, options, level) + "<!ATTLIST";
-				options.state = WriterState.InsideTag;
-				r += " " + node.elementName + " " + node.attributeName + " " + node.attributeType;
-				if (node.defaultValueType !== "#DEFAULT") r += " " + node.defaultValueType;
-				if (node.defaultValue) r += " \"" + node.defaultValue + "\"";
-				options.state = WriterState.CloseTag;
-				r += options.spaceBeforeSlash + ">" + this.endline(node, options, level);
-				options.state = WriterState.None;
-				this.closeNode(node, options, level);
-				return r;
-			}
-			dtdElement(node, options, level) {
-				var r;
-				this.openNode(node, options, level);
-				options.state = WriterState.OpenTag;
-				r = this.indent(node, options, level) + "<!ELEMENT";
-				options.state = WriterState.InsideTag;
-				r += " " + node.name + " " + node.value;
-				options.state = WriterState.CloseTag;
-				r += options.spaceBeforeSlash + ">" + this.endline(node, options, level);
-				options.state = WriterState.None;
-				this.closeNode(node, options, level);
-				return r;
-			}
-			dtdEntity(node, options, level) {
-				var r;
-				this.openNode(node, options, level);
-				options.state = WriterState.OpenTag;
-				r = this.indent(node, options, level) + "<!ENTITY";
-				options.state = WriterState.InsideTag;
-				if (node.pe) r += " %";
-				r += " " + node.name;
-				if (node.value) r += " \"" + node.value + "\"";
-				else {
-					if (node.pubID && node.sysID) r += " PUBLIC \"" + node.pubID + "\" \"" + node.sysID + "\"";
-					else if (node.sysID) r += " SYSTEM \"" + node.sysID + "\"";
-					if (node.nData) r += " NDATA " + node.nData;
-				}
-				options.state = WriterState.CloseTag;
-				r += options.spaceBeforeSlash + ">" + this.endline(node, options, level);
-				options.state = WriterState.None;
-				this.closeNode(node, options, level);
-				return r;
-			}
-			dtdNotation(node, options, level) {
-				var r;
-				this.openNode(node, options, level);
-				options.state = WriterState.OpenTag;
-				r = this.indent(node, options, level) + "<!NOTATION";
-				options.state = WriterState.InsideTag;
-				r += " " + node.name;
-				if (node.pubID && node.sysID) r += " PUBLIC \"" + node.pubID + "\" \"" + node.sysID + "\"";
-				else if (node.pubID) r += " PUBLIC \"" + node.pubID + "\"";
-				else if (node.sysID) r += " SYSTEM \"" + node.sysID + "\"";
-				options.state = WriterState.CloseTag;
-				r += options.spaceBeforeSlash + ">" + this.endline(node, options, level);
-				options.state = WriterState.None;
-				this.closeNode(node, options, level);
-				return r;
-			}
-			openNode(node, options, level) {}
-			closeNode(node, options, level) {}
-			openAttribute(att, options, level) {}
-			closeAttribute(att, options, level) {}
-		};
-	}).call(this$6);
-}));
-
-// node_modules/xmlbuilder/lib/XMLStringWriter.js
-var require_XMLStringWriter = /* @__PURE__ */ __commonJSMin(((exports, module, this$5) => {
-	(function() {
-		var XMLWriterBase = require_XMLWriterBase();
-		module.exports = class XMLStringWriter extends XMLWriterBase {
-			constructor(options) {
-				super(options);
-			}
-			document(doc, options) {
-				var child, i, len, r, ref;
-				options = this.filterOptions(options);
-				r = "";
-				ref = doc.children;
-				for (i = 0, len = ref.length; i < len; i++) {
-					child = ref[i];
-					r += this.writeChildNode(child, options, 0);
-				}
-				if (options.pretty && r.slice(-options.newline.length) === options.newline) r = r.slice(0, -options.newline.length);
-				return r;
-			}
-		};
-	}).call(this$5);
-}));
-
-// node_modules/xmlbuilder/lib/XMLDocument.js
-var require_XMLDocument = /* @__PURE__ */ __commonJSMin(((exports, module, this$4) => {
-	(function() {
-		var NodeType, XMLDOMConfiguration, XMLDOMImplementation, XMLNode, XMLStringWriter, XMLStringifier, isPlainObject;
-		({isPlainObject} = require_Utility());
-		XMLDOMImplementation = require_XMLDOMImplementation();
-		XMLDOMConfiguration = require_XMLDOMConfiguration();
-		XMLNode = require_XMLNode();
-		NodeType = require_NodeType();
-		XMLStringifier = require_XMLStringifier();
-		XMLStringWriter = require_XMLStringWriter();
-		module.exports = (function() {
-			class XMLDocument extends XMLNode {
-				constructor(options) {
-					super(null);
-					this.name = "#document";
-					this.type = NodeType.Document;
-					this.documentURI = null;
-					this.domConfig = new XMLDOMConfiguration();
-					options || (options = {});
-					if (!options.writer) options.writer = new XMLStringWriter();
-					this.options = options;
-					this.stringify = new XMLStringifier(options);
-				}
-				end(writer) {
-					var writerOptions = {};
-					if (!writer) writer = this.options.writer;
-					else if (isPlainObject(writer)) {
-						writerOptions = writer;
-						writer = this.options.writer;
-					}
-					return writer.document(this, writer.filterOptions(writerOptions));
-				}
-				toString(options) {
-					return this.options.writer.document(this, this.options.writer.filterOptions(options));
-				}
-				createElement(tagName) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				createDocumentFragment() {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				createTextNode(data) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				createComment(data) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				createCDATASection(data) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				createProcessingInstruction(target, data) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				createAttribute(name) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				createEntityReference(name) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				getElementsByTagName(tagname) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				importNode(importedNode, deep) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				createElementNS(namespaceURI, qualifiedName) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				createAttributeNS(namespaceURI, qualifiedName) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				getElementsByTagNameNS(namespaceURI, localName) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				getElementById(elementId) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				adoptNode(source) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				normalizeDocument() {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				renameNode(node, namespaceURI, qualifiedName) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				getElementsByClassName(classNames) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				createEvent(eventInterface) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				createRange() {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				createNodeIterator(root, whatToShow, filter) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-				createTreeWalker(root, whatToShow, filter) {
-					throw new Error("This DOM method is not implemented." + this.debugInfo());
-				}
-			}
-			Object.defineProperty(XMLDocument.prototype, "implementation", { value: new XMLDOMImplementation() });
-			Object.defineProperty(XMLDocument.prototype, "doctype", { get: function() {
-				var child, i, len, ref = this.children;
-				for (i = 0, len = ref.length; i < len; i++) {
-					child = ref[i];
-					if (child.type === NodeType.DocType) return child;
-				}
-				return null;
-			} });
-			Object.defineProperty(XMLDocument.prototype, "documentElement", { get: function() {
-				return this.rootObject || null;
-			} });
-			Object.defineProperty(XMLDocument.prototype, "inputEncoding", { get: function() {
-				return null;
-			} });
-			Object.defineProperty(XMLDocument.prototype, "strictErrorChecking", { get: function() {
-				return false;
-			} });
-			Object.defineProperty(XMLDocument.prototype, "xmlEncoding", { get: function() {
-				if (this.children.length !== 0 && this.children[0].type === NodeType.Declaration) return this.children[0].encoding;
-				else return null;
-			} });
-			Object.defineProperty(XMLDocument.prototype, "xmlStandalone", { get: function() {
-				if (this.children.length !== 0 && this.children[0].type === NodeType.Declaration) return this.children[0].standalone === "yes";
-				else return false;
-			} });
-			Object.defineProperty(XMLDocument.prototype, "xmlVersion", { get: function() {
-				if (this.children.length !== 0 && this.children[0].type === NodeType.Declaration) return this.children[0].version;
-				else return "1.0";
-			} });
-			Object.defineProperty(XMLDocument.prototype, "URL", { get: function() {
-				return this.documentURI;
-			} });
-			Object.defineProperty(XMLDocument.prototype, "origin", { get: function() {
-				return null;
-			} });
-			Object.defineProperty(XMLDocument.prototype, "compatMode", { get: function() {
-				return null;
-			} });
-			Object.defineProperty(XMLDocument.prototype, "characterSet", { get: function() {
-				return null;
-			} });
-			Object.defineProperty(XMLDocument.prototype, "contentType", { get: function() {
-				return null;
-			} });
-			return XMLDocument;
-		}).call(this);
-	}).call(this$4);
-}));
-
-// node_modules/xmlbuilder/lib/XMLDocumentCB.js
-var require_XMLDocumentCB = /* @__PURE__ */ __commonJSMin(((exports, module, this$3) => {
-	(function() {
-		var NodeType, WriterState, XMLAttribute, XMLCData, XMLComment, XMLDTDAttList, XMLDTDElement, XMLDTDEntity, XMLDTDNotation, XMLDeclaration, XMLDocType, XMLDocument, XMLElement, XMLProcessingInstruction, XMLRaw, XMLStringWriter, XMLStringifier, XMLText, getValue, isFunction, isObject, isPlainObject, hasProp = {}.hasOwnProperty;
-		({isObject, isFunction, isPlainObject, getValue} = require_Utility());
-		NodeType = require_NodeType();
-		XMLDocument = require_XMLDocument();
-		XMLElement = require_XMLElement();
-		XMLCData = require_XMLCData();
-		XMLComment = require_XMLComment();
-		XMLRaw = require_XMLRaw();
-		XMLText = require_XMLText();
-		XMLProcessingInstruction = require_XMLProcessingInstruction();
-		XMLDeclaration = require_XMLDeclaration();
-		XMLDocType = require_XMLDocType();
-		XMLDTDAttList = require_XMLDTDAttList();
-		XMLDTDEntity = require_XMLDTDEntity();
-		XMLDTDElement = require_XMLDTDElement();
-		XMLDTDNotation = require_XMLDTDNotation();
-		XMLAttribute = require_XMLAttribute();
-		XMLStringifier = require_XMLStringifier();
-		XMLStringWriter = require_XMLStringWriter();
-		WriterState = require_WriterState();
-		module.exports = class XMLDocumentCB {
-			constructor(options, onData, onEnd) {
-				var writerOptions;
-				this.name = "?xml";
-				this.type = NodeType.Document;
-				options || (options = {});
-				writerOptions = {};
-				if (!options.writer) options.writer = new XMLStringWriter();
-				else if (isPlainObject(options.writer)) {
-					writerOptions = options.writer;
-					options.writer = new XMLStringWriter();
-				}
-				this.options = options;
-				this.writer = options.writer;
-				this.writerOptions = this.writer.filterOptions(writerOptions);
-				this.stringify = new XMLStringifier(options);
-				this.onDataCallback = onData || function() {};
-				this.onEndCallback = onEnd || function() {};
-				this.currentNode = null;
-				this.currentLevel = -1;
-				this.openTags = {};
-				this.documentStarted = false;
-				this.documentCompleted = false;
-				this.root = null;
-			}
-			createChildNode(node) {
-				var att, attName, attributes, child, i, len, ref, ref1;
-				switch (node.type) {
-					case NodeType.CData:
-						this.cdata(node.value);
-						break;
-					case NodeType.Comment:
-						this.comment(node.value);
-						break;
-					case NodeType.Element:
-						attributes = {};
-						ref = node.attribs;
-						for (attName in ref) {
-							if (!hasProp.call(ref, attName)) continue;
-							att = ref[attName];
-							attributes[attName] = att.value;
-						}
-						this.node(node.name, attributes);
-						break;
-					case NodeType.Dummy:
-						this.dummy();
-						break;
-					case NodeType.Raw:
-						this.raw(node.value);
-						break;
-					case NodeType.Text:
-						this.text(node.value);
-						break;
-					case NodeType.ProcessingInstruction:
-						this.instruction(node.target, node.value);
-						break;
-					default: throw new Error("This XML node type is not supported in a JS object: " + node.constructor.name);
-				}
-				ref1 = node.children;
-				for (i = 0, len = ref1.length; i < len; i++) {
-					child = ref1[i];
-					this.createChildNode(child);
-					if (child.type === NodeType.Element) this.up();
-				}
-				return this;
-			}
-			dummy() {
-				return this;
-			}
-			node(name, attributes, text) {
-				if (name == null) throw new Error("Missing node name.");
-				if (this.root && this.currentLevel === -1) throw new Error("Document can only have one root node. " + this.debugInfo(name));
-				this.openCurrent();
-				name = getValue(name);
-				if (attributes == null) attributes = {};
-				attributes = getValue(attributes);
-				if (!isObject(attributes)) [text, attributes] = [attributes, text];
-				this.currentNode = new XMLElement(this, name, attributes);
-				this.currentNode.children = false;
-				this.currentLevel++;
-				this.openTags[this.currentLevel] = this.currentNode;
-				if (text != null) this.text(text);
-				return this;
-			}
-			element(name, attributes, text) {
-				var child, i, len, oldValidationFlag, ref, root;
-				if (this.currentNode && this.currentNode.type === NodeType.DocType) this.dtdElement(...arguments);
-				else if (Array.isArray(name) || isObject(name) || isFunction(name)) {
-					oldValidationFlag = this.options.noValidation;
-					this.options.noValidation = true;
-					root = new XMLDocument(this.options).element("TEMP_ROOT");
-					root.element(name);
-					this.options.noValidation = oldValidationFlag;
-					ref = root.children;
-					for (i = 0, len = ref.length; i < len; i++) {
-						child = ref[i];
-						this.createChildNode(child);
-						if (child.type === NodeType.Element) this.up();
-					}
-				} else this.node(name, attributes, text);
-				return this;
-			}
-			attribute(name, value) {
-				var attName, attValue;
-				if (!this.currentNode || this.currentNode.children) throw new Error("att() can only be used immediately after an ele() call in callback mode. " + this.debugInfo(name));
-				if (name != null) name = getValue(name);
-				if (isObject(name)) for (attName in name) {
-					if (!hasProp.call(name, attName)) continue;
-					attValue = name[attName];
-					this.attribute(attName, attValue);
-				}
-				else {
-					if (isFunction(value)) value = value.apply();
-					if (this.options.keepNullAttributes && value == null) this.currentNode.attribs[name] = new XMLAttribute(this, name, "");
-					else if (value != null) this.currentNode.attribs[name] = new XMLAttribute(this, name, value);
-				}
-				return this;
-			}
-			text(value) {
-				var node;
-				this.openCurrent();
-				node = new XMLText(this, value);
-				this.onData(this.writer.text(node, this.writerOptions, this.currentLevel + 1), this.currentLevel + 1);
-				return this;
-			}
-			cdata(value) {
-				var node;
-				this.openCurrent();
-				node = new XMLCData(this, value);
-				this.onData(this.writer.cdata(node, this.writerOptions, this.currentLevel + 1), this.currentLevel + 1);
-				return this;
-			}
-			comment(value) {
-				var node;
-				this.openCurrent();
-				node = new XMLComment(this, value);
-				this.onData(this.writer.comment(node, this.writerOptions, this.currentLevel + 1), this.currentLevel + 1);
-				return this;
-			}
-			raw(value) {
-				var node;
-				this.openCurrent();
-				node = new XMLRaw(this, value);
-				this.onData(this.writer.raw(node, this.writerOptions, this.currentLevel + 1), this.currentLevel + 1);
-				return this;
-			}
-			instruction(target, value) {
-				var i, insTarget, insValue, len, node;
-				this.openCurrent();
-				if (target != null) target = getValue(target);
-				if (value != null) value = getValue(value);
-				if (Array.isArray(target)) for (i = 0, len = target.length; i < len; i++) {
-					insTarget = target[i];
-					this.instruction(insTarget);
-				}
-				else if (isObject(target)) for (insTarget in target) {
-					if (!hasProp.call(target, insTarget)) continue;
-					insValue = target[insTarget];
-					this.instruction(insTarget, insValue);
-				}
-				else {
-					if (isFunction(value)) value = value.apply();
-					node = new XMLProcessingInstruction(this, target, value);
-					this.onData(this.writer.processingInstruction(node, this.writerOptions, this.currentLevel + 1), this.currentLevel + 1);
-				}
-				return this;
-			}
-			declaration(version, encoding, standalone) {
-				var node;
-				this.openCurrent();
-				if (this.documentStarted) throw new Error("declaration() must be the first node.");
-				node = new XMLDeclaration(this, version, encoding, standalone);
-				this.onData(this.writer.declaration(node, this.writerOptions, this.currentLevel + 1), this.currentLevel + 1);
-				return this;
-			}
-			doctype(root, pubID, sysID) {
-				this.openCurrent();
-				if (root == null) throw new Error("Missing root node name.");
-				if (this.root) throw new Error("dtd() must come before the root node.");
-				this.currentNode = new XMLDocType(this, pubID, sysID);
-				this.currentNode.rootNodeName = root;
-				this.currentNode.children = false;
-				this.currentLevel++;
-				this.openTags[this.currentLevel] = this.currentNode;
-				return this;
-			}
-			dtdElement(name, value) {
-				var node;
-				this.openCurrent();
-				node = new XMLDTDElement(this, name, value);
-				this.onData(this.writer.dtdElement(node, this.writerOptions, this.currentLevel + 1), this.currentLevel + 1);
-				return this;
-			}
-			attList(elementName, attributeName, attributeType, defaultValueType, defaultValue) {
-				var node;
-				this.openCurrent();
-				node = new XMLDTDAttList(this, elementName, attributeName, attributeType, defaultValueType, defaultValue);
-				this.onData(this.writer.dtdAttList(node, this.writerOptions, this.currentLevel + 1), this.currentLevel + 1);
-				return this;
-			}
-			entity(name, value) {
-				var node;
-				this.openCurrent();
-				node = new XMLDTDEntity(this, false, name, value);
-				this.onData(this.writer.dtdEntity(node, this.writerOptions, this.currentLevel + 1), this.currentLevel + 1);
-				return this;
-			}
-			pEntity(name, value) {
-				var node;
-				this.openCurrent();
-				node = new XMLDTDEntity(this, true, name, value);
-				this.onData(this.writer.dtdEntity(node, this.writerOptions, this.currentLevel + 1), this.currentLevel + 1);
-				return this;
-			}
-			notation(name, value) {
-				var node;
-				this.openCurrent();
-				node = new XMLDTDNotation(this, name, value);
-				this.onData(this.writer.dtdNotation(node, this.writerOptions, this.currentLevel + 1), this.currentLevel + 1);
-				return this;
-			}
-			up() {
-				if (this.currentLevel < 0) throw new Error("The document node has no parent.");
-				if (this.currentNode) {
-					if (this.currentNode.children) this.closeNode(this.currentNode);
-					else this.openNode(this.currentNode);
-					this.currentNode = null;
-				} else this.closeNode(this.openTags[this.currentLevel]);
-				delete this.openTags[this.currentLevel];
-				this.currentLevel--;
-				return this;
-			}
-			end() {
-				while (this.currentLevel >= 0) this.up();
-				return this.onEnd();
-			}
-			openCurrent() {
-				if (this.currentNode) {
-					this.currentNode.children = true;
-					return this.openNode(this.currentNode);
-				}
-			}
-			openNode(node) {
-				var att, chunk, name, ref;
-				if (!node.isOpen) {
-					if (!this.root && this.currentLevel === 0 && node.type === NodeType.Element) this.root = node;
-					chunk = "";
-					if (node.type === NodeType.Element) {
-						this.writerOptions.state = WriterState.OpenTag;
-						chunk = this.writer.indent(node, this.writerOptions, this.currentLevel) + "<" + node.name;
-						ref = node.attribs;
-						for (name in ref) {
-							if (!hasProp.call(ref, name)) continue;
-							att = ref[name];
-							chunk += this.writer.attribute(att, this.writerOptions, this.currentLevel);
-						}
-						chunk += (node.children ? ">" : "/>") + this.writer.endline(node, this.writerOptions, this.currentLevel);
-						this.writerOptions.state = WriterState.InsideTag;
-					} else {
-						this.writerOptions.state = WriterState.OpenTag;
-						chunk = this.writer.indent(node, this.writerOptions, this.currentLevel) + "<!DOCTYPE " + node.rootNodeName;
-						if (node.pubID && node.sysID) chunk += " PUBLIC \"" + node.pubID + "\" \"" + node.sysID + "\"";
-						else if (node.sysID) chunk += " SYSTEM \"" + node.sysID + "\"";
-						if (node.children) {
-							chunk += " [";
-							this.writerOptions.state = WriterState.InsideTag;
-						} else {
-							this.writerOptions.state = WriterState.CloseTag;
-							chunk += ">";
-						}
-						chunk += this.writer.endline(node, this.writerOptions, this.currentLevel);
-					}
-					this.onData(chunk, this.currentLevel);
-					return node.isOpen = true;
-				}
-			}
-			closeNode(node) {
-				var chunk;
-				if (!node.isClosed) {
-					chunk = "";
-					this.writerOptions.state = WriterState.CloseTag;
-					if (node.type === NodeType.Element) chunk = this.writer.indent(node, this.writerOptions, this.currentLevel) + "</" + node.name + ">" + this.writer.endline(node, this.writerOptions, this.currentLevel);
-					else chunk = this.writer.indent(node, this.writerOptions, this.currentLevel) + "]>" + this.writer.endline(node, this.writerOptions, this.currentLevel);
-					this.writerOptions.state = WriterState.None;
-					this.onData(chunk, this.currentLevel);
-					return node.isClosed = true;
-				}
-			}
-			onData(chunk, level) {
-				this.documentStarted = true;
-				return this.onDataCallback(chunk, level + 1);
-			}
-			onEnd() {
-				this.documentCompleted = true;
-				return this.onEndCallback();
-			}
-			debugInfo(name) {
-				if (name == null) return "";
-				else return "node: <" + name + ">";
-			}
-			ele() {
-				return this.element(...arguments);
-			}
-			nod(name, attributes, text) {
-				return this.node(name, attributes, text);
-			}
-			txt(value) {
-				return this.text(value);
-			}
-			dat(value) {
-				return this.cdata(value);
-			}
-			com(value) {
-				return this.comment(value);
-			}
-			ins(target, value) {
-				return this.instruction(target, value);
-			}
-			dec(version, encoding, standalone) {
-				return this.declaration(version, encoding, standalone);
-			}
-			dtd(root, pubID, sysID) {
-				return this.doctype(root, pubID, sysID);
-			}
-			e(name, attributes, text) {
-				return this.element(name, attributes, text);
-			}
-			n(name, attributes, text) {
-				return this.node(name, attributes, text);
-			}
-			t(value) {
-				return this.text(value);
-			}
-			d(value) {
-				return this.cdata(value);
-			}
-			c(value) {
-				return this.comment(value);
-			}
-			r(value) {
-				return this.raw(value);
-			}
-			i(target, value) {
-				return this.instruction(target, value);
-			}
-			att() {
-				if (this.currentNode && this.currentNode.type === NodeType.DocType) return this.attList(...arguments);
-				else return this.attribute(...arguments);
-			}
-			a() {
-				if (this.currentNode && this.currentNode.type === NodeType.DocType) return this.attList(...arguments);
-				else return this.attribute(...arguments);
-			}
-			ent(name, value) {
-				return this.entity(name, value);
-			}
-			pent(name, value) {
-				return this.pEntity(name, value);
-			}
-			not(name, value) {
-				return this.notation(name, value);
-			}
-		};
-	}).call(this$3);
-}));
-
-// node_modules/xmlbuilder/lib/XMLStreamWriter.js
-var require_XMLStreamWriter = /* @__PURE__ */ __commonJSMin(((exports, module, this$2) => {
-	(function() {
-		var NodeType, WriterState, XMLWriterBase, hasProp = {}.hasOwnProperty;
-		NodeType = require_NodeType();
-		XMLWriterBase = require_XMLWriterBase();
-		WriterState = require_WriterState();
-		module.exports = class XMLStreamWriter extends XMLWriterBase {
-			constructor(stream, options) {
-				super(options);
-				this.stream = stream;
-			}
-			endline(node, options, level) {
-				if (node.isLastRootNode && options.state === WriterState.CloseTag) return "";
-				else return super.endline(node, options, level);
-			}
-			document(doc, options) {
-				var child, i, j, k, len1, len2, ref = doc.children, ref1, results;
-				for (i = j = 0, len1 = ref.length; j < len1; i = ++j) {
-					child = ref[i];
-					child.isLastRootNode = i === doc.children.length - 1;
-				}
-				options = this.filterOptions(options);
-				ref1 = doc.children;
-				results = [];
-				for (k = 0, len2 = ref1.length; k < len2; k++) {
-					child = ref1[k];
-					results.push(this.writeChildNode(child, options, 0));
-				}
-				return results;
-			}
-			cdata(node, options, level) {
-				return this.stream.write(super.cdata(node, options, level));
-			}
-			comment(node, options, level) {
-				return this.stream.write(super.comment(node, options, level));
-			}
-			declaration(node, options, level) {
-				return this.stream.write(super.declaration(node, options, level));
-			}
-			docType(node, options, level) {
-				var child, j, len1, ref;
-				level || (level = 0);
-				this.openNode(node, options, level);
-				options.state = WriterState.OpenTag;
-				this.stream.write(this.indent(node, options, level));
-				this.stream.write("<!DOCTYPE " + node.root().name);
-				if (node.pubID && node.sysID) this.stream.write(" PUBLIC \"" + node.pubID + "\" \"" + node.sysID + "\"");
-				else if (node.sysID) this.stream.write(" SYSTEM \"" + node.sysID + "\"");
-				if (node.children.length > 0) {
-					this.stream.write(" [");
-					this.stream.write(this.endline(node, options, level));
-					options.state = WriterState.InsideTag;
-					ref = node.children;
-					for (j = 0, len1 = ref.length; j < len1; j++) {
-						child = ref[j];
-						this.writeChildNode(child, options, level + 1);
-					}
-					options.state = WriterState.CloseTag;
-					this.stream.write("]");
-				}
-				options.state = WriterState.CloseTag;
-				this.stream.write(options.spaceBeforeSlash + ">");
-				this.stream.write(this.endline(node, options, level));
-				options.state = WriterState.None;
-				return this.closeNode(node, options, level);
-			}
-			element(node, options, level) {
-				var att, attLen, child, childNodeCount, firstChildNode, j, len, len1, name, r, ratt, ref, ref1, ref2, rline;
-				level || (level = 0);
-				this.openNode(node, options, level);
-				options.state = WriterState.OpenTag;
-				r = this.indent(node, options, level) + "<" + node.name;
-				if (options.pretty && options.width > 0) {
-					len = r.length;
-					ref = node.attribs;
-					for (name in ref) {
-						if (!hasProp.call(ref, name)) continue;
-						att = ref[name];
-						ratt = this.attribute(att, options, level);
-						attLen = ratt.length;
-						if (len + attLen > options.width) {
-							rline = this.indent(node, options, level + 1) + ratt;
-							r += this.endline(node, options, level) + rline;
-							len = rline.length;
-						} else {
-							rline = " " + ratt;
-							r += rline;
-							len += rline.length;
-						}
-					}
-				} else {
-					ref1 = node.attribs;
-					for (name in ref1) {
-						if (!hasProp.call(ref1, name)) continue;
-						att = ref1[name];
-						r += this.attribute(att, options, level);
-					}
-				}
-				this.stream.write(r);
-				childNodeCount = node.children.length;
-				firstChildNode = childNodeCount === 0 ? null : node.children[0];
-				if (childNodeCount === 0 || node.children.every(function(e) {
-					return (e.type === NodeType.Text || e.type === NodeType.Raw || e.type === NodeType.CData) && e.value === "";
-				})) {
-					if (options.allowEmpty) {
-						this.stream.write(">");
-						options.state = WriterState.CloseTag;
-						this.stream.write("</" + node.name + ">");
-					} else {
-						options.state = WriterState.CloseTag;
-						this.stream.write(options.spaceBeforeSlash + "/>");
-					}
-				} else if (options.pretty && childNodeCount === 1 && (firstChildNode.type === NodeType.Text || firstChildNode.type === NodeType.Raw || firstChildNode.type === NodeType.CData) && firstChildNode.value != null) {
-					this.stream.write(">");
-					options.state = WriterState.InsideTag;
-					options.suppressPrettyCount++;
-					this.writeChildNode(firstChildNode, options, level + 1);
-					options.suppressPrettyCount--;
-					options.state = WriterState.CloseTag;
-					this.stream.write("</" + node.name + ">");
-				} else {
-					this.stream.write(">" + this.endline(node, options, level));
-					options.state = WriterState.InsideTag;
-					ref2 = node.children;
-					for (j = 0, len1 = ref2.length; j < len1; j++) {
-						child = ref2[j];
-						this.writeChildNode(child, options, level + 1);
-					}
-					options.state = WriterState.CloseTag;
-					this.stream.write(this.indent(node, options, level) + "</" + node.name + ">");
-				}
-				this.stream.write(this.endline(node, options, level));
-				options.state = WriterState.None;
-				return this.closeNode(node, options, level);
-			}
-			processingInstruction(node, options, level) {
-				return this.stream.write(super.processingInstruction(node, options, level));
-			}
-			raw(node, options, level) {
-				return this.stream.write(super.raw(node, options, level));
-			}
-			text(node, options, level) {
-				return this.stream.write(super.text(node, options, level));
-			}
-			dtdAttList(node, options, level) {
-				return this.stream.write(super.dtdAttList(node, options, level));
-			}
-			dtdElement(node, options, level) {
-				return this.stream.write(super.dtdElement(node, options, level));
-			}
-			dtdEntity(node, options, level) {
-				return this.stream.write(super.dtdEntity(node, options, level));
-			}
-			dtdNotation(node, options, level) {
-				return this.stream.write(super.dtdNotation(node, options, level));
-			}
-		};
-	}).call(this$2);
-}));
-
-// node_modules/xmlbuilder/lib/index.js
-var require_lib = /* @__PURE__ */ __commonJSMin(((exports, module, this$1) => {
-	(function() {
-		var NodeType, WriterState, XMLDOMImplementation, XMLDocument, XMLDocumentCB, XMLStreamWriter, XMLStringWriter, assign, isFunction;
-		({assign, isFunction} = require_Utility());
-		XMLDOMImplementation = require_XMLDOMImplementation();
-		XMLDocument = require_XMLDocument();
-		XMLDocumentCB = require_XMLDocumentCB();
-		XMLStringWriter = require_XMLStringWriter();
-		XMLStreamWriter = require_XMLStreamWriter();
-		NodeType = require_NodeType();
-		WriterState = require_WriterState();
-		module.exports.create = function(name, xmldec, doctype, options) {
-			var doc, root;
-			if (name == null) throw new Error("Root element needs a name.");
-			options = assign({}, xmldec, doctype, options);
-			doc = new XMLDocument(options);
-			root = doc.element(name);
-			if (!options.headless) {
-				doc.declaration(options);
-				if (options.pubID != null || options.sysID != null) doc.dtd(options);
-			}
-			return root;
-		};
-		module.exports.begin = function(options, onData, onEnd) {
-			if (isFunction(options)) {
-				[onData, onEnd] = [options, onData];
-				options = {};
-			}
-			if (onData) return new XMLDocumentCB(options, onData, onEnd);
-			else return new XMLDocument(options);
-		};
-		module.exports.stringWriter = function(options) {
-			return new XMLStringWriter(options);
-		};
-		module.exports.streamWriter = function(stream, options) {
-			return new XMLStreamWriter(stream, options);
-		};
-		module.exports.implementation = new XMLDOMImplementation();
-		module.exports.nodeType = NodeType;
-		module.exports.writerState = WriterState;
-	}).call(this$1);
-}));
-
-// node_modules/plist/dist/build.js
-var import_lib = /* @__PURE__ */ __toESM(require_lib(), 1);
 
 // node_modules/bplist-parser/dist/index.mjs
 var debug = false;
@@ -30956,6 +28563,8 @@ async function readText(file, what, hint) {
 	const text = bytes.toString("utf8");
 	const bad = firstIllegalXmlChar(text);
 	if (bad) throw new RelcastError("E_INPUT", `${what} ${file}: line ${bad.line}, column ${bad.column}: character ${codePointName(bad.codePoint)} is not allowed in XML 1.0 (the appcast would stop parsing for every installed copy)`, `remove the control character (terminal colour codes, NUL, vertical tab, form feed) from the ${what} and publish again`);
+	const bidi = bidiControlInFile(text);
+	if (bidi) throw new RelcastError("E_INPUT", `${what} ${file}: ${bidi.problem} (the update window or a page could show another version or text than the file says)`, `remove the character from the ${what} (grep -nP '[\\x{200E}\\x{200F}\\x{061C}\\x{202A}-\\x{202E}\\x{2066}-\\x{2069}]' ${file} finds every one) and publish again; right-to-left text shows in its own direction without it`);
 	return text;
 }
 function checked(notes, source) {
@@ -31187,7 +28796,7 @@ init_errors$4();
 async function snapshotDiskImage(dmgFile, workDir, signal) {
 	const file = path.join(workDir, "disk-image.dmg");
 	try {
-		await copyFile(dmgFile, file, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+		await copyFile(dmgFile, file, constants$1.COPYFILE_EXCL | constants$1.COPYFILE_FICLONE);
 	} catch (err) {
 		throw new RelcastError("E_INPUT", `could not copy the disk image ${dmgFile} into the work folder ${workDir}: ${err.message}`, "check that the disk image is readable and that the temp folder (TMPDIR) has room for a copy of it");
 	}
@@ -31222,58 +28831,22 @@ async function readAll(stream, limit) {
 	}
 	return Buffer.concat(chunks);
 }
-const BLOCK_BYTES = 262144;
-const KEPT_BLOCKS = 8;
-var RangeReader = class extends import_yauzl.RandomAccessReader {
-	source;
-	blocks = /* @__PURE__ */ new Map();
-	constructor(source) {
-		super();
-		this.source = source;
-	}
-	block(index) {
-		let got = this.blocks.get(index);
-		if (!got) {
-			const start = index * BLOCK_BYTES;
-			got = this.source.openRange(start, Math.min(this.source.size, start + BLOCK_BYTES)).then(async (stream) => {
-				const parts = [];
-				for await (const part of stream) parts.push(part);
-				return Buffer.concat(parts);
-			});
-			got.catch(() => this.blocks.delete(index));
-			this.blocks.set(index, got);
-			if (this.blocks.size > KEPT_BLOCKS) this.blocks.delete(this.blocks.keys().next().value);
-		}
-		return got;
-	}
-	async readRange(start, end) {
-		const parts = [];
-		for (let at = start; at < end;) {
-			const index = Math.floor(at / BLOCK_BYTES);
-			const block = await this.block(index);
-			const from = at - index * BLOCK_BYTES;
-			const take = Math.min(block.length - from, end - at);
-			if (take <= 0) throw new Error("the zip is shorter than its size");
-			parts.push(block.subarray(from, from + take));
-			at += take;
-		}
-		return Buffer.concat(parts);
-	}
-	read(buffer, offset, length, position, callback) {
-		this.readRange(position, position + length).then((bytes) => {
-			bytes.copy(buffer, offset);
-			callback(null);
-		}, (err) => callback(err));
-	}
-	_readStreamForRange(start, end) {
-		const out = new PassThrough();
-		(end - start <= BLOCK_BYTES ? this.readRange(start, end).then((bytes) => Readable.from([bytes])) : this.source.openRange(start, end)).then((stream) => {
-			stream.on("error", (err) => out.destroy(err));
-			stream.pipe(out);
-		}, (err) => out.destroy(err));
-		return out;
-	}
+const WINDOW = {
+	windowBytes: 262144,
+	keptWindows: 8
 };
+async function collected(stream) {
+	const parts = [];
+	for await (const part of stream) parts.push(part);
+	return Buffer.concat(parts);
+}
+function rangeReader(source) {
+	return new WindowReader({
+		size: source.size,
+		fetch: async (start, end) => collected(await source.openRange(start, end)),
+		stream: (start, end) => source.openRange(start, end)
+	}, WINDOW);
+}
 async function readZipListing(file, wanted = () => false) {
 	const options = {
 		lazyEntries: true,
@@ -31282,7 +28855,7 @@ async function readZipListing(file, wanted = () => false) {
 	const zip = await new Promise((resolve, reject) => {
 		const done = (err, z) => err ? reject(err) : resolve(z);
 		if (typeof file === "string") import_yauzl.open(file, options, done);
-		else import_yauzl.fromRandomAccessReader(new RangeReader(file), file.size, options, done);
+		else import_yauzl.fromRandomAccessReader(rangeReader(file), file.size, options, done);
 	});
 	const entries = [];
 	const files = /* @__PURE__ */ new Map();
@@ -31386,15 +28959,13 @@ async function storedBundleInfo(ctx, version) {
 // src/steps/preflight/orphan-records.ts
 init_errors$4();
 async function recordsWithoutCatalog(store, pluginId, version, location, maxPerChannel, warn) {
-	const { records, skipped } = await readAllRecords(store, pluginId);
+	const { records, skipped, objectKeys } = await readAllRecords(store, pluginId);
 	const unreadable = skipped.filter((s) => s.key !== recordKey(version));
 	if (unreadable.length > 0) throw new RelcastError("E_STORE", `${location} has no catalog (releases/catalog.json), and ${unreadable.length} of its release record(s) cannot be used: ${unreadable.slice(0, 3).map((s) => `${s.key} (${s.reason})`).join(", ")}${unreadable.length > 3 ? " and more" : ""}; a catalog created now would leave those releases out`, "fix or remove those records (relcast verify names them all), then run `relcast rebuild` with this store and publish again");
 	const others = records.filter((r) => r.version !== version);
 	if (others.length === 0) return void 0;
-	const violations = buildOrderViolations(buildOrderEntries(others));
-	if (violations.length > 0) throw new RelcastError("E_VERSION", `${location} has no catalog, and the build numbers of its release records rank against their versions: ${describeViolation(violations[0])}${violations.length > 1 ? ` (and ${violations.length - 1} more pair(s))` : ""}`, "remove the record of the release published out of order (releases/<version>/release.json; relcast verify lists every pair), then run `relcast rebuild` with this store and publish again");
-	const missing = [];
-	for (const r of others) for (const key of [versionedKey(r.version, dmgFileName(pluginId, r.version)), versionedKey(r.version, zipFileName(pluginId, r.version))]) if (!await store.head(key)) missing.push(key);
+	refuseStoredBuildOrder(others, `${location} has no catalog`);
+	const missing = others.flatMap((r) => [dmgFileName(pluginId, r.version), zipFileName(pluginId, r.version)].map((name) => versionedKey(r.version, name))).filter((key) => !objectKeys.has(key));
 	if (missing.length > 0) throw new RelcastError("E_STORE", `${location} has no catalog, and release records name objects it does not hold: ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ` and ${missing.length - 3} more` : ""}; a catalog created now would offer downloads that do not exist`, "copy the missing objects back into the store (or remove the records of those releases), then run `relcast rebuild` with this store and publish again");
 	const named = others.slice(0, 3).map((r) => quotedFolder(r.version)).join(", ") + (others.length > 3 ? ` and ${others.length - 3} more` : "");
 	warn(`${location} has no catalog (releases/catalog.json) but holds the records of ${others.length} release(s) (${named}): publishes running now, or a lost catalog. This publish checks against them and lists them in the catalog it creates, as \`relcast rebuild\` would`);
@@ -31601,6 +29172,70 @@ const recordStep = {
 	run: (ctx) => applyPlanned(ctx, "record")
 };
 
+// src/core/compact-columns.ts
+var NumberColumn = class {
+	make;
+	data;
+	length = 0;
+	constructor(make, capacity = 1024) {
+		this.make = make;
+		this.data = make(capacity);
+	}
+	push(value) {
+		if (this.length === this.data.length) {
+			const bigger = this.make(this.data.length * 2);
+			bigger.set(this.data);
+			this.data = bigger;
+		}
+		this.data[this.length] = value;
+		return this.length++;
+	}
+	get(index) {
+		return this.data[index];
+	}
+	set(index, value) {
+		this.data[index] = value;
+	}
+};
+const float64Column = (capacity) => new NumberColumn((n) => new Float64Array(n), capacity);
+const uint32Column = (capacity) => new NumberColumn((n) => new Uint32Array(n), capacity);
+const uint8Column = (capacity) => new NumberColumn((n) => new Uint8Array(n), capacity);
+var BytePool = class {
+	bytes = Buffer.allocUnsafe(65536);
+	used = 0;
+	ends = float64Column();
+	get length() {
+		return this.ends.length;
+	}
+	push(item) {
+		const size = typeof item === "string" ? Buffer.byteLength(item, "utf8") : item.length;
+		if (this.used + size > this.bytes.length) {
+			const bigger = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + size));
+			this.bytes.copy(bigger, 0, 0, this.used);
+			this.bytes = bigger;
+		}
+		if (typeof item === "string") this.bytes.write(item, this.used, "utf8");
+		else this.bytes.set(item, this.used);
+		this.used += size;
+		return this.ends.push(this.used);
+	}
+	view(index) {
+		return this.bytes.subarray(index === 0 ? 0 : this.ends.get(index - 1), this.ends.get(index));
+	}
+	text(index) {
+		return this.bytes.toString("utf8", index === 0 ? 0 : this.ends.get(index - 1), this.ends.get(index));
+	}
+};
+function compareTreePaths(a, b) {
+	const n = Math.min(a.length, b.length);
+	for (let i = 0; i < n; i++) {
+		const x = a[i] === 47 ? -1 : a[i];
+		const y = b[i] === 47 ? -1 : b[i];
+		if (x !== y) return x - y;
+	}
+	return a.length - b.length;
+}
+
 // src/steps/zip/bundle-entries.ts
 function isJunkName(base) {
 	return base === ".DS_Store" || base.startsWith("._") || base === "__MACOSX";
@@ -31608,12 +29243,80 @@ function isJunkName(base) {
 function entryPath(bundleDir, name) {
 	return path.join(path.dirname(path.resolve(bundleDir)), name);
 }
+const DIR = 0;
+const FILE = 1;
+const EXECUTABLE = 2;
+const SYMLINK = 3;
+var BundleListing = class {
+	names = new BytePool();
+	kinds = uint8Column();
+	sizes = float64Column();
+	devs = float64Column();
+	inodes = float64Column();
+	mtimes = float64Column();
+	targets = /* @__PURE__ */ new Map();
+	totalBytes = 0;
+	get length() {
+		return this.names.length;
+	}
+	addDir(name) {
+		this.push(name, DIR, 0, 0, 0, 0);
+	}
+	addFile(name, executable, identity) {
+		this.push(name, executable ? EXECUTABLE : FILE, identity.size, identity.dev, identity.ino, identity.mtimeMs);
+		this.totalBytes += identity.size;
+	}
+	addSymlink(name, target) {
+		this.targets.set(this.push(name, SYMLINK, 0, 0, 0, 0), target);
+	}
+	push(name, kind, size, dev, ino, mtimeMs) {
+		this.kinds.push(kind);
+		this.sizes.push(size);
+		this.devs.push(dev);
+		this.inodes.push(ino);
+		this.mtimes.push(mtimeMs);
+		return this.names.push(name);
+	}
+	entry(index) {
+		const name = this.names.text(index);
+		const kind = this.kinds.get(index);
+		if (kind === DIR) return {
+			kind: "dir",
+			name
+		};
+		if (kind === SYMLINK) return {
+			kind: "symlink",
+			name,
+			target: this.targets.get(index)
+		};
+		const size = this.sizes.get(index);
+		return {
+			kind: "file",
+			name,
+			size,
+			executable: kind === EXECUTABLE,
+			identity: {
+				dev: this.devs.get(index),
+				ino: this.inodes.get(index),
+				size,
+				mtimeMs: this.mtimes.get(index)
+			}
+		};
+	}
+	*[Symbol.iterator]() {
+		for (let i = 0; i < this.length; i++) yield this.entry(i);
+	}
+	symlinks() {
+		return [...this.targets].map(([index, target]) => ({
+			name: this.names.text(index),
+			target
+		}));
+	}
+};
 async function listBundleEntries(bundleDir) {
 	const top = path.basename(path.resolve(bundleDir));
-	const entries = [{
-		kind: "dir",
-		name: `${top}/`
-	}];
+	const entries = new BundleListing();
+	entries.addDir(`${top}/`);
 	const skipped = [];
 	function walk(abs, rel) {
 		const names = readdirSync(abs).map((name) => ({
@@ -31628,28 +29331,15 @@ async function listBundleEntries(bundleDir) {
 				continue;
 			}
 			const st = lstatSync(childAbs);
-			if (st.isSymbolicLink()) entries.push({
-				kind: "symlink",
-				name: childRel,
-				target: readlinkSync(childAbs)
-			});
+			if (st.isSymbolicLink()) entries.addSymlink(childRel, readlinkSync(childAbs));
 			else if (st.isDirectory()) {
-				entries.push({
-					kind: "dir",
-					name: `${childRel}/`
-				});
+				entries.addDir(`${childRel}/`);
 				walk(childAbs, `${childRel}/`);
-			} else if (st.isFile()) entries.push({
-				kind: "file",
-				name: childRel,
+			} else if (st.isFile()) entries.addFile(childRel, (st.mode & 73) !== 0, {
+				dev: st.dev,
+				ino: st.ino,
 				size: st.size,
-				executable: (st.mode & 73) !== 0,
-				identity: {
-					dev: st.dev,
-					ino: st.ino,
-					size: st.size,
-					mtimeMs: st.mtimeMs
-				}
+				mtimeMs: st.mtimeMs
 			});
 			else skipped.push(childRel);
 		}
@@ -31660,6 +29350,49 @@ async function listBundleEntries(bundleDir) {
 		skipped
 	};
 }
+
+// src/steps/zip/content-hashes.ts
+init_errors$4();
+const SHA1_BYTES = 20;
+var ContentHashes = class {
+	names = new BytePool();
+	hashes = Buffer.alloc(SHA1_BYTES * 1024);
+	get size() {
+		return this.names.length;
+	}
+	add(name, sha1) {
+		if (sha1.length !== SHA1_BYTES) throw new RelcastError("E_INTERNAL", `content hash of ${name} is ${sha1.length} bytes, not ${SHA1_BYTES}`);
+		const index = this.names.push(name);
+		if (index > 0 && compareTreePaths(this.names.view(index - 1), this.names.view(index)) >= 0) throw new RelcastError("E_INTERNAL", `content hashes out of the walk's order at ${name}`);
+		if ((index + 1) * SHA1_BYTES > this.hashes.length) {
+			const bigger = Buffer.alloc(this.hashes.length * 2);
+			this.hashes.copy(bigger);
+			this.hashes = bigger;
+		}
+		this.hashes.set(sha1, index * SHA1_BYTES);
+	}
+	get(name) {
+		const key = Buffer.from(name, "utf8");
+		let low = 0;
+		let high = this.names.length - 1;
+		while (low <= high) {
+			const middle = low + high >>> 1;
+			const order = compareTreePaths(this.names.view(middle), key);
+			if (order === 0) return this.hashAt(middle);
+			if (order < 0) low = middle + 1;
+			else high = middle - 1;
+		}
+	}
+	hashAt(index) {
+		return Buffer.from(this.hashes.subarray(index * SHA1_BYTES, (index + 1) * SHA1_BYTES));
+	}
+	*keys() {
+		for (let i = 0; i < this.names.length; i++) yield this.names.text(i);
+	}
+	*[Symbol.iterator]() {
+		for (let i = 0; i < this.names.length; i++) yield [this.names.text(i), this.hashAt(i)];
+	}
+};
 
 // src/steps/zip/chunk-job.ts
 const CHUNK_BYTES = 1 << 20;
@@ -31938,18 +29671,46 @@ function endRecords(entryCount, centralSize, centralOffset) {
 init_errors$4();
 const FLUSH_BYTES = 4 << 20;
 const REREAD_BYTES = 1 << 20;
-const written = (entry, nameText) => {
-	const { name: _bytes, ...fields } = entry;
-	return {
-		...fields,
-		nameText
-	};
+var WrittenEntries = class {
+	names = new BytePool();
+	methods = uint8Column();
+	crcs = uint32Column();
+	compressedSizes = float64Column();
+	sizes = float64Column();
+	modes = uint32Column();
+	offsets = float64Column();
+	zip64Locals = uint8Column();
+	get length() {
+		return this.names.length;
+	}
+	push(entry) {
+		this.names.push(entry.name);
+		this.methods.push(entry.method);
+		this.crcs.push(entry.crc32 >>> 0);
+		this.compressedSizes.push(entry.compressedSize);
+		this.sizes.push(entry.size);
+		this.modes.push(entry.mode);
+		this.offsets.push(entry.localHeaderOffset);
+		this.zip64Locals.push(entry.zip64Local ? 1 : 0);
+	}
+	fields(i) {
+		return {
+			name: this.names.view(i),
+			method: this.methods.get(i),
+			crc32: this.crcs.get(i),
+			compressedSize: this.compressedSizes.get(i),
+			size: this.sizes.get(i),
+			mode: this.modes.get(i),
+			localHeaderOffset: this.offsets.get(i),
+			zip64Local: this.zip64Locals.get(i) === 1
+		};
+	}
 };
 var ZipWriter = class ZipWriter {
 	handle;
 	observers;
 	offset = 0;
-	entries = [];
+	entries = new WrittenEntries();
 	open_;
 	pending = [];
 	pendingStart = 0;
@@ -32029,7 +29790,7 @@ var ZipWriter = class ZipWriter {
 			localHeaderOffset: this.offset,
 			zip64Local: false
 		};
-		this.entries.push(written(entry, nameText));
+		this.entries.push(entry);
 		await this.append(localHeader(entry));
 		await this.append(data);
 	}
@@ -32053,8 +29814,7 @@ var ZipWriter = class ZipWriter {
 		const header = localHeader(entry);
 		this.open_ = {
 			entry,
-			header,
-			nameText: name
+			header
 		};
 		await this.append(header);
 	}
@@ -32066,7 +29826,7 @@ var ZipWriter = class ZipWriter {
 		await this.append(deflated);
 	}
 	async endFile(rawAgain) {
-		const { entry, header, nameText } = this.open_;
+		const { entry, header } = this.open_;
 		if (entry.method === 8 && entry.compressedSize >= entry.size) {
 			this.rewind(entry.localHeaderOffset + header.length);
 			entry.method = 0;
@@ -32082,17 +29842,14 @@ var ZipWriter = class ZipWriter {
 		if (entry.localHeaderOffset >= this.pendingStart) patched.copy(header);
 		else await this.handle.write(patched, 0, patched.length, entry.localHeaderOffset);
 		this.open_ = void 0;
-		this.entries.push(written(entry, nameText));
+		this.entries.push(entry);
 		await this.observeUpTo(this.offset);
 	}
 	async finish() {
 		const centralOffset = this.offset;
 		let centralSize = 0;
-		for (const entry of this.entries) {
-			const bytes = centralHeader({
-				...entry,
-				name: Buffer.from(entry.nameText, "utf8")
-			});
+		for (let i = 0; i < this.entries.length; i++) {
+			const bytes = centralHeader(this.entries.fields(i));
 			centralSize += bytes.length;
 			await this.append(bytes);
 		}
@@ -32171,8 +29928,7 @@ function bundleChanged(err, bundleDir) {
 }
 async function zipBundle(bundleDir, outFile, options = {}) {
 	const { entries, skipped } = await listBundleEntries(bundleDir);
-	const totalBytes = entries.reduce((sum, e) => sum + (e.kind === "file" ? e.size : 0), 0);
-	const pool = ChunkPool.start(options.workers ?? totalBytes >= 8388608);
+	const pool = ChunkPool.start(options.workers ?? entries.totalBytes >= 8388608);
 	const sha256 = createHash("sha256");
 	let writer;
 	try {
@@ -32180,7 +29936,7 @@ async function zipBundle(bundleDir, outFile, options = {}) {
 		const source = workItems(bundleDir, entries, options.level ?? 6, pool);
 		const ahead = [];
 		let aheadBytes = 0;
-		const contentHashes = /* @__PURE__ */ new Map();
+		const contentHashes = new ContentHashes();
 		let fileHash;
 		for (;;) {
 			while (aheadBytes < AHEAD_BYTES && ahead.length < AHEAD_JOBS) {
@@ -32195,7 +29951,7 @@ async function zipBundle(bundleDir, outFile, options = {}) {
 				if (item.entry.kind === "dir") await writer.addDirectory(item.entry.name, DIR_MODE);
 				else {
 					const target = Buffer.from(item.entry.target, "utf8");
-					contentHashes.set(item.entry.name, createHash("sha1").update(target).digest());
+					contentHashes.add(item.entry.name, createHash("sha1").update(target).digest());
 					await writer.addSymlink(item.entry.name, target, LINK_MODE);
 				}
 				continue;
@@ -32211,15 +29967,12 @@ async function zipBundle(bundleDir, outFile, options = {}) {
 			if (last) {
 				const sha1 = fileHash ? fileHash.digest() : Buffer.from(result.sha1, "hex");
 				fileHash = void 0;
-				contentHashes.set(entry.name, sha1);
+				contentHashes.add(entry.name, sha1);
 				await writer.endFile(() => rereadFile(pool, bundleDir, entry, sha1));
 			}
 		}
 		const { entryCount, sizeBytes } = await writer.finish();
-		const symlinks = entries.flatMap((e) => e.kind === "symlink" ? [{
-			name: e.name,
-			target: e.target
-		}] : []);
+		const symlinks = entries.symlinks();
 		return {
 			file: outFile,
 			sizeBytes,
@@ -33271,7 +31024,7 @@ async function linkOrCopy(source, temp) {
 	} catch (err) {
 		if (!NO_LINK.has(err.code ?? "")) throw err;
 	}
-	await copyFile(source, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+	await copyFile(source, temp, constants$1.COPYFILE_EXCL | constants$1.COPYFILE_FICLONE);
 	return "copy";
 }
 var NO_LINK;
@@ -33325,7 +31078,7 @@ async function openNoFollow(root, parts) {
 	if (!await foldersAreReal(root, parts)) return void 0;
 	let fh;
 	try {
-		fh = await open(path.join(root, ...parts), constants.O_RDONLY | constants.O_NOFOLLOW);
+		fh = await open(path.join(root, ...parts), constants$1.O_RDONLY | constants$1.O_NOFOLLOW);
 	} catch (err) {
 		if (isMissing(err)) return void 0;
 		throw err;
@@ -33401,7 +31154,7 @@ function createFolderStore(root) {
 				await source.close();
 				return temp;
 			}
-			const target = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 420);
+			const target = await open(temp, constants$1.O_WRONLY | constants$1.O_CREAT | constants$1.O_EXCL, 420);
 			try {
 				await pipeline$1(source.createReadStream({ highWaterMark: 1 << 20 }), target.createWriteStream());
 			} catch (err) {
@@ -33413,7 +31166,7 @@ function createFolderStore(root) {
 			}
 		} else if (typeof body === "object" && !Buffer.isBuffer(body)) {
 			if (body.handOver) await linkOrCopy(body.file, temp);
-			else await copyFile(body.file, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+			else await copyFile(body.file, temp, constants$1.COPYFILE_EXCL | constants$1.COPYFILE_FICLONE);
 		} else await writeFile(temp, body, { flag: "wx" });
 		return temp;
 	}
@@ -33551,7 +31304,7 @@ async function writableFolderOrAncestor(folder) {
 		});
 		if (info) {
 			if (!info.isDirectory()) throw Object.assign(/* @__PURE__ */ new Error(`${dir} is not a folder`), { code: "ENOTDIR" });
-			await access(dir, constants.W_OK | constants.X_OK);
+			await access(dir, constants$1.W_OK | constants$1.X_OK);
 			return;
 		}
 		const up = path.dirname(dir);
