@@ -54,6 +54,8 @@ export function httpUrlProblem(value: string): string | undefined {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return "is not an absolute http(s) URL";
   if (url.hostname === "") return "has no host";
+  // Every URL checked here is published (appcast, catalog, pages) for anyone to read.
+  if (url.username !== "" || url.password !== "") return "has a user name or password before its host (…@): it would be published for anyone to read; remove it and protect the site another way";
   if (url.href !== value && url.href !== `${value}/`) return `is not in its plain form: write it as ${url.href}`;
   return undefined;
 }

@@ -1,8 +1,9 @@
+import { printable } from "./printable.js";
 import { maskSecrets } from "./secrets.js";
 
 /**
  * Human progress goes to stderr so stdout stays machine-readable (--json).
- * All text is masked. A GitHub Actions flavour (groups, annotations) can be
+ * All text is masked and made printable (printable.ts). A GitHub Actions flavour (groups, annotations) can be
  * swapped in by the CLI.
  */
 export interface Logger {
@@ -21,7 +22,8 @@ export interface LoggerOptions {
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const write = options.write ?? ((line: string) => process.stderr.write(line + "\n"));
-  const out = (line: string) => write(maskSecrets(line));
+  // Messages carry names read from stores and files: no control or format character reaches the terminal raw.
+  const out = (line: string) => write(printable(maskSecrets(line), { keepNewlines: true }));
   return {
     info: (m) => { if (!options.quiet) out(m); },
     warn: (m) => out(`warning: ${m}`),

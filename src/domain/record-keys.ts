@@ -1,3 +1,4 @@
+import { printable } from "../core/printable.js";
 /**
  * The keys of stored records and yank markers, read back from a listing.
  * The folder name is only ever compared and quoted, never turned into a
@@ -22,5 +23,5 @@ export function storedKeyOf(key: string): StoredKey | undefined {
 
 /** A folder name fit for a message: quoted and cut when it holds anything a version would not. */
 export function quotedFolder(folder: string): string {
-  return /^[0-9A-Za-z.+-]{1,128}$/.test(folder) ? folder : JSON.stringify(folder.slice(0, 128));
+  return /^[0-9A-Za-z.+-]{1,128}$/.test(folder) ? folder : printable(JSON.stringify(folder.slice(0, 128)));
 }

@@ -70,7 +70,8 @@ export async function openNoFollow(root: string, parts: readonly string[]): Prom
   if (!(await foldersAreReal(root, parts))) return undefined;
   let fh: FileHandle;
   try {
-    fh = await open(path.join(root, ...parts), constants.O_RDONLY | constants.O_NOFOLLOW);
+    // O_NONBLOCK: a FIFO planted in the store would block the open until a writer came; it is then refused as not a file.
+    fh = await open(path.join(root, ...parts), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     if (isMissing(err)) return undefined;
     throw err;

@@ -1,4 +1,5 @@
 import { bidiControlProblem } from "../core/bidi-controls.js";
+import { renderNotesHtml } from "../domain/notes/markdown.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 
 /** Every string of `value` with its dotted path (`releaseNotes.2`, `autoupdate.title`). */
@@ -18,7 +19,8 @@ function* strings(value: unknown, at: string): Generator<[string, string]> {
 export function recordBidiProblems(entry: ReleaseRecord): string[] {
   const found: string[] = [];
   for (const [field, text] of strings(entry, "")) {
-    const problem = bidiControlProblem(text);
+    // Markdown fields are published rendered, with their character references decoded (`&#x202E;`).
+    const problem = bidiControlProblem(text) ?? (/markdown/i.test(field) ? bidiControlProblem(renderNotesHtml(text)) : undefined);
     if (problem) found.push(`field ${field}: ${problem}; remove it from the record and the catalog (republish under a new version if the record cannot be edited), then run \`relcast rebuild\``);
   }
   return found;

@@ -4,6 +4,7 @@ import { isDeepStrictEqual } from "node:util";
 import { parseStoredJson } from "../core/stored-json.js";
 import { quotedFolder, storedKeyOf } from "../domain/record-keys.js";
 import { deltaFileName, LATEST_PREFIX, RELEASES_PREFIX, zipFileName } from "../domain/release-layout.js";
+import { isReleaseVersion } from "../domain/record-fields.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import type { ObjectStore } from "../store/object-store.js";
 
@@ -128,9 +129,12 @@ function unrecordedObjects(
     const v = quotedFolder(folder);
     const record = records.get(folder) ?? listed.get(folder);
     if (!recordFolders.has(folder) && !listed.has(folder)) {
-      const repair = `re-run \`relcast publish\` of ${v} with the same build to finish it (its record and feeds are written then), or delete releases/${v}/ if that release was abandoned (\`relcast gc\` removes only temp files and incomplete uploads, not objects)`;
-      if (names.some((n) => n.endsWith(".dmg"))) problems.push(`releases/${v}/ holds ${names.length} object(s) (${shown(names)}) but no record, and the catalog does not list ${v}: a release uploaded but never published (an upload stopped before its record, or a record deleted); ${repair}`);
-      else warnings.push(`releases/${v}/ holds ${names.length} object(s) (${shown(names)}) but no record or disk image, and the catalog does not list ${v}: what an upload stopped early leaves; ${repair}`);
+      // A publish of this version may be running now: its objects go up before its record, and verify cannot tell.
+      const repair = isReleaseVersion(folder)
+        ? `if no publish of ${v} is running now, re-run \`relcast publish\` of ${v} with the same build to finish it (its record and feeds are written then), or delete releases/${v}/ if that release was abandoned (\`relcast gc\` removes only temp files and incomplete uploads, not objects)`
+        : `${v} is not a version relcast publishes, so no publish wrote it: delete releases/${v}/ or move it out of releases/`;
+      if (names.some((n) => /\.dmg$/i.test(n))) problems.push(`releases/${v}/ holds ${names.length} object(s) (${shown(names)}) but no record, and the catalog does not list ${v}: a release uploaded but not published (a publish still running, an upload stopped before its record, or a record deleted); ${repair}`);
+      else warnings.push(`releases/${v}/ holds ${names.length} object(s) (${shown(names)}) but no record or disk image, and the catalog does not list ${v}: what an upload stopped early (or still running) leaves; ${repair}`);
       continue;
     }
     if (!record) continue;

@@ -1,3 +1,4 @@
+import { printable } from "../core/printable.js";
 import { CHECK_COLUMNS, rowProblems, type CheckResult, type ReleaseRow } from "./release-row.js";
 import type { VerifyReport } from "./verify-store.js";
 
@@ -40,7 +41,8 @@ export function formatVerifyReport(report: VerifyReport): string {
   if (warnings.length > 0) lines.push("", "warnings:", ...warnings.map((w) => `  ${w}`));
   if (problems.length > 0) lines.push("", `${problems.length} problem(s):`, ...problems.map((p) => `  ${p}`));
   else lines.push("", `${report.releases.length} release(s) verified, no problems`);
-  return lines.join("\n") + "\n";
+  // Problems quote keys, folder names and link targets read from the store: each stays one printable line.
+  return lines.map((line) => printable(line)).join("\n") + "\n";
 }
 
 /** Which releases (or "feed", "latest") have problems, for the one-line error. */

@@ -26,6 +26,8 @@ describe("isHttpUrl: only URLs Sparkle's NSURL reads as they are", () => {
     ["https://x.example/a/../b", "https://x.example/b"],
     ["ftp://x.example/", "http"],
     ["https:///path", "write it as https://path/"],
+    ["https://user:s3cretpw@u.example.com", "user name or password"],
+    ["https://token@u.example.com/feed", "user name or password"],
   ])("refuses %s, naming the problem and the fix", (url, named) => {
     expect(isHttpUrl(url)).toBe(false);
     expect(httpUrlProblem(url)).toContain(named);

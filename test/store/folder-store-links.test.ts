@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -63,5 +64,24 @@ describe("folder store copies as hard links", () => {
     await symlink(path.join(dir, "outside.txt"), path.join(dir, "store", "releases", "planted.zip"));
     await expect(store.copy("releases/planted.zip", "downloads/planted.zip", opts)).rejects.toThrow();
     expect(await store.head("downloads/planted.zip")).toBeUndefined();
+  });
+});
+
+/** A FIFO planted in a folder store is not an object: reading it answers "not found" at once instead of waiting for a writer. */
+describe("folder store: a FIFO in an object's place", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), "relcast-fifo-"));
+  });
+  afterAll(async () => { await rm(dir, { recursive: true, force: true }); });
+
+  it("get, getStream and head answer undefined (no hang), and the FIFO is left as it was", async () => {
+    const store = createFolderStore(path.join(dir, "store"));
+    await mkdir(path.join(dir, "store", "releases", "1.0.0"), { recursive: true });
+    const fifo = path.join(dir, "store", "releases", "1.0.0", "release.json");
+    execFileSync("mkfifo", [fifo]);
+    expect(await store.get("releases/1.0.0/release.json")).toBeUndefined();
+    expect(await store.head("releases/1.0.0/release.json")).toBeUndefined();
+    expect((await stat(fifo)).isFIFO()).toBe(true);
   });
 });

@@ -113,4 +113,19 @@ describe("edited release records", () => {
       expect((await rebuild()).code).toBe(0);
     }
   });
+
+  it("names a character reference in stored Markdown notes that renders as a bidirectional control (the appcast and pages show it decoded)", async () => {
+    const record = rel("1.0.0", "release.json");
+    const original = await readFile(record, "utf8");
+    try {
+      await editJson(record, (r) => { r.releaseNotesMarkdown = "- Fixed &#x202E;gpj.exe crash\n"; });
+      expect((await rebuild()).code).toBe(0);
+      const res = await verify();
+      expect(res.code, res.stdout + res.stderr).toBe(11);
+      expect(res.stdout).toMatch(/1\.0\.0: field releaseNotesMarkdown: character U\+202E \(RIGHT-TO-LEFT OVERRIDE\)/);
+    } finally {
+      await writeFile(record, original);
+      expect((await rebuild()).code).toBe(0);
+    }
+  });
 });

@@ -115,6 +115,26 @@ describe("verify accounts for every record", () => {
     expect(text.stdout).toMatch(/warnings:\n(.*\n)*  store: releases\/1\.1\.0\//);
   });
 
+  it("folder names read from the store are printed escaped: no newline-started workflow command, no ESC, no bidi control reaches the log", async () => {
+    await restore(afterBoth);
+    const evil = "x\n::error title=pwned::injected\n\x1b[31mRED\u202E";
+    await mkdir(path.join(ws.storeDir, "releases", evil));
+    await cp(path.join(afterBoth, "releases", "1.1.0", "bridge-plugin-1.1.0.dmg"), path.join(ws.storeDir, "releases", evil, "x.DMG"));
+    try {
+      const r = await runCli(["verify", "--config", ws.configFile], { env: { GITHUB_ACTIONS: "true" } });
+      expect(r.code, r.stdout + r.stderr).toBe(11);
+      const out = r.stdout + r.stderr;
+      expect(out.split("\n").filter((line) => line.trimStart().startsWith("::error title=pwned"))).toEqual([]);
+      expect(out).not.toContain("\x1b");
+      expect(out).not.toContain("\u202E");
+      // A name that is not a version: no "re-run publish" advice, and the .DMG counts as a disk image (a problem, not a warning).
+      expect(r.stdout).toMatch(/is not a version relcast publishes, so no publish wrote it/);
+      expect(r.stdout).toContain("\\u001b[31mRED\\u{202E}");
+    } finally {
+      await rm(path.join(ws.storeDir, "releases", evil), { recursive: true, force: true });
+    }
+  });
+
   it("records left in a store whose catalog is gone are named", async () => {
     await restore(afterBoth);
     await rm(path.join(ws.storeDir, "releases", "catalog.json"));

@@ -40,7 +40,10 @@ export async function recordsWithoutCatalog(
   refuseStoredBuildOrder(others, `${location} has no catalog`);
   // A record whose disk image or zip is gone (a half-copied store) would put a broken download into the feeds.
   // One listing (readAllRecords's) answers for every record, where a HEAD each would cost two requests a release.
-  const missing = others.flatMap((r) => [dmgFileName(pluginId, r.version), zipFileName(pluginId, r.version)].map((name) => versionedKey(r.version, name))).filter((key) => !objectKeys.has(key));
+  // A record without `autoupdate` names no zip (a release published without one): only its disk image is expected.
+  const missing = others
+    .flatMap((r) => [dmgFileName(pluginId, r.version), ...(r.autoupdate ? [zipFileName(pluginId, r.version)] : [])].map((name) => versionedKey(r.version, name)))
+    .filter((key) => !objectKeys.has(key));
   if (missing.length > 0) {
     throw new RelcastError(
       "E_STORE",

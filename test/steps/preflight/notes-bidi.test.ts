@@ -54,6 +54,27 @@ describe("bidi controls in notes files", () => {
     expect((await refused(() => readReleaseNotes(localized, "--localized-notes ar="))).message).toMatch(/line 1, column 9: character U\+200F/);
   });
 
+  it.each([
+    ["&#x202E;", "U+202E"], ["&#8238;", "U+202E"], ["&rlm;", "U+200F"], ["&lrm;", "U+200E"], ["&#X2067;", "U+2067"], ["&#x61c;", "U+061C"],
+  ])("the character reference %s, which Markdown renders as %s, is refused in notes, changelog and localized files", async (ref, hex) => {
+    const file = path.join(dir, "notes-ref.md");
+    await writeFile(file, `- Fixed ${ref}gpj.exe crash\n`);
+    const err = await refused(() => readReleaseNotes(file));
+    expect(err.code).toBe("E_INPUT");
+    expect(err.message).toContain(`notes file ${file}: a character reference renders as a bidirectional control: character ${hex}`);
+    expect(err.hint).toContain("remove the character reference");
+    const changelog = path.join(dir, "CHANGELOG-ref.md");
+    await writeFile(changelog, `# Changelog\n\n## [1.2.0] - 2026-11-01\n\n- Safe ${ref}text\n`);
+    expect((await refused(() => readChangelogNotes(changelog, "1.2.0"))).message).toContain(`character ${hex}`);
+    expect((await refused(() => readReleaseNotes(file, "--localized-notes de="))).code).toBe("E_INPUT");
+  });
+
+  it("character references of harmless characters stay allowed", async () => {
+    const file = path.join(dir, "notes-harmless.md");
+    await writeFile(file, "- Fixed &amp; &#x263A; &copy; crash\n");
+    expect((await readReleaseNotes(file)).list).toEqual(["Fixed & \u263A \u00A9 crash"]);
+  });
+
   it("right-to-left notes without controls are read as they are", async () => {
     const file = path.join(dir, "notes.he.md");
     await writeFile(file, "- \u05ea\u05d9\u05e7\u05d5\u05df \u05e7\u05e8\u05d9\u05e1\u05d4 \u05d1-1.2.3\n");

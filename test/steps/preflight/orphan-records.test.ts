@@ -69,6 +69,31 @@ describe("records without a catalog", () => {
     }
   });
 
+  it("a record without an update archive (no autoupdate) names no zip: its missing zip is not asked for", async () => {
+    const file = path.join(ws.storeDir, "releases", "1.0.0", "release.json");
+    const zip = path.join(ws.storeDir, "releases", "1.0.0", "bridge-plugin-1.0.0.zip");
+    const good = await readFile(file, "utf8");
+    const record = JSON.parse(good) as Record<string, unknown>;
+    delete record.autoupdate;
+    await writeFile(file, JSON.stringify(record, null, 2));
+    await rename(zip, `${zip}.away`);
+    try {
+      const view = await recordsWithoutCatalog(store, "bridge-plugin", "1.2.0", "the store", undefined, () => {});
+      expect(view?.records.map((r) => [r.version, r.autoupdate === undefined])).toContainEqual(["1.0.0", true]);
+      await rename(path.join(ws.storeDir, "releases", "1.0.0", "bridge-plugin-1.0.0.dmg"), path.join(ws.storeDir, "dmg.away"));
+      try {
+        const err = await refusal(() => recordsWithoutCatalog(store, "bridge-plugin", "1.2.0", "the store", undefined, () => {}));
+        expect(err.message).toContain("releases/1.0.0/bridge-plugin-1.0.0.dmg");
+        expect(err.message).not.toContain("bridge-plugin-1.0.0.zip");
+      } finally {
+        await rename(path.join(ws.storeDir, "dmg.away"), path.join(ws.storeDir, "releases", "1.0.0", "bridge-plugin-1.0.0.dmg"));
+      }
+    } finally {
+      await rename(`${zip}.away`, zip);
+      await writeFile(file, good);
+    }
+  });
+
   it("records whose builds rank against their versions: publish and rebuild refuse with one sentence and one fix", async () => {
     const file = path.join(ws.storeDir, "releases", "1.1.0", "release.json");
     const good = await readFile(file, "utf8");

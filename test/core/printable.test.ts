@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { printable } from "../../src/core/printable.js";
+import { quotedFolder } from "../../src/domain/record-keys.js";
+
+/** Names read from a store or a listing are printed as escapes, never as raw control or format characters. */
+describe("printable", () => {
+  it("escapes newlines, ESC sequences, C1 controls, bidi and zero-width characters", () => {
+    expect(printable("x\n::error title=pwned::injected\r\x1b[31mRED\x85\u202Egpj.exe\u200B\uFEFF\u2028")).toBe(
+      "x\\n::error title=pwned::injected\\r\\x1b[31mRED\\x85\\u{202E}gpj.exe\\u{200B}\\u{FEFF}\\u{2028}",
+    );
+  });
+
+  it("leaves ordinary text alone (non-Latin letters, emoji, punctuation), and newlines when asked", () => {
+    expect(printable("1.2.0: Größe 日本語 עברית 🙂 \"quoted\" 100%")).toBe("1.2.0: Größe 日本語 עברית 🙂 \"quoted\" 100%");
+    expect(printable("line one\nline\ttwo\x1b", { keepNewlines: true })).toBe("line one\nline\\ttwo\\x1b");
+  });
+
+  it("quotedFolder quotes a folder name that is not a plain version and escapes what JSON leaves raw", () => {
+    expect(quotedFolder("1.2.0")).toBe("1.2.0");
+    expect(quotedFolder("4.0.0\u202E")).toBe('"4.0.0\\u{202E}"');
+    expect(quotedFolder("x\n::error::y")).toBe('"x\\n::error::y"');
+  });
+});
