@@ -7,7 +7,7 @@ import { systemClock, type Clock } from "./clock.js";
 import type { GatewayConfig } from "./config-schema.js";
 import type { HmacVerifier } from "./hmac-verifier.js";
 import { ConnectionDrain, type DrainReport } from "./http/connection-drain.js";
-import { answerClientError } from "./http/one-at-a-time.js";
+import { answerClientError, answerConnect } from "./http/one-at-a-time.js";
 import { closeConnectionsInStages } from "./http/lingering-close.js";
 import { createGatewayListener, type RouteSet } from "./server.js";
 import { openTokenStore } from "./state/open-store.js";
@@ -97,6 +97,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const drain = new ConnectionDrain(server, listener);
   // Bytes that do not parse are answered after the requests before them, never in their place (one-at-a-time.ts).
   server.on("clientError", answerClientError);
+  // CONNECT (no tunnels here) likewise: 501 after the answers before it, not a connection destroyed over them.
+  server.on("connect", answerConnect);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);

@@ -152,6 +152,18 @@ describe("framing and Connection lists", () => {
     expect(h.upstream.received[0]!.headers["upgrade"]).toBeUndefined();
   });
 
+  it("answers CONNECT with 501 and Connection: close after the requests pipelined before it, and runs nothing behind it", async () => {
+    const one = (p: string) => `GET /v2/crm/v1/${p} HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${token}\r\n\r\n`;
+    const connect = `CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n`;
+    const answer = await exchange(one("before-connect-1") + one("before-connect-2") + connect + one("behind-connect"));
+    const statuses = [...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]);
+    expect(statuses).toEqual(["200", "200", "501"]);
+    expect(answer.slice(answer.lastIndexOf("HTTP/1.1 501"))).toMatch(/^connection: close$/im);
+    expect(await upstreamUrls()).toEqual(["/v1/before-connect-1", "/v1/before-connect-2"]);
+    // Alone on its connection, too.
+    expect(await exchange(connect)).toMatch(/^HTTP\/1\.1 501 [\s\S]*connection: close/i);
+  });
+
   it("refuses an HTTP/1.1 request without Host in order, and handles nothing behind it", async () => {
     const behind = `PUT /v2/crm/v1/behind-nohost HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${token}\r\nContent-Length: 2\r\n\r\n{}`;
     const answer = await exchange(`GET /healthz HTTP/1.1\r\n\r\n${behind}`);

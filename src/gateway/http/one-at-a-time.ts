@@ -134,6 +134,27 @@ export function answerClientError(err: Error & { code?: string }, rawSocket: Soc
     else answerUnparsed(socket, status);
     return;
   }
+  answerAfterPending(socket, status);
+}
+
+/**
+ * A CONNECT request (node's server event `connect`): the gateway tunnels
+ * nothing. node has stopped reading the connection and, without a listener,
+ * destroyed it at once, over the answers to requests before it that the
+ * upstream may already have carried out. Here those are answered first,
+ * then 501 with `Connection: close`, as for bytes that do not parse.
+ */
+export function answerConnect(_req: IncomingMessage, rawSocket: Socket): void {
+  const socket = rawSocket as TrackedSocket;
+  // node took its own error listener off the socket when it handed it over: a reset now must not crash the gateway.
+  socket.on("error", () => socket.destroy());
+  if (closing(socket)) return;
+  answerAfterPending(socket, 501);
+}
+
+/** Answers `status` and closes, once the connection's active and waiting requests are answered. */
+function answerAfterPending(socket: TrackedSocket, status: number): void {
+  const waiting = socket[WAITING] ?? [];
   if (busy(socket) || waiting.length > 0) {
     socket[UNPARSED] = status;
     socket[WAITING] ??= [];
@@ -150,7 +171,7 @@ function advanceAfterError(socket: TrackedSocket): void {
   if (!closing(socket) && (socket[WAITING]?.length ?? 0) === 0 && socket[UNPARSED] !== undefined) answerUnparsed(socket, socket[UNPARSED]);
 }
 
-const REASONS: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large" };
+const REASONS: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large", 501: "Not Implemented" };
 
 /** A bare answer, as node's own: no body, so it is a valid answer whatever the request was (a HEAD's too). */
 function answerUnparsed(socket: Socket, status: number): void {
