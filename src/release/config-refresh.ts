@@ -9,17 +9,21 @@ import { splitSignedFeed } from "../sparkle/feed-signature.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { applyChange } from "./apply-change.js";
 
-/** The appcast up to its first item: the channel's title, link and description (displayName, publisher, appUrl). */
-function channelHead(text: string): string {
-  const at = text.indexOf("<item>");
-  return at === -1 ? text : text.slice(0, at);
+/**
+ * A signed appcast's content without the signatures only the key can make
+ * (each hosted notes page's `sparkle:edSignature` and `sparkle:length`,
+ * absent when rendered without the key); everything else (channel, items, their count) must
+ * match what the config renders.
+ */
+function withoutSignatures(text: string): string {
+  return text.replace(/\s+sparkle:(?:edSignature|length)="[^"]*"/g, "");
 }
 
 /**
  * Whether the config renders another appcast than the store holds: a
  * `displayName`, `publisher`, `appUrl` or `appcast.*` change since the last
  * publish, yank or rebuild. Exact for an unsigned appcast; a signed one is
- * compared by its channel (its notes-page signatures need the key).
+ * compared without the signatures only the key can make.
  */
 async function appcastDrift(store: ObjectStore, config: RelcastConfig): Promise<{ stale: boolean; signed: string | undefined }> {
   const view = await readCatalogView(store, appcastLimit(config));
@@ -28,7 +32,7 @@ async function appcastDrift(store: ObjectStore, config: RelcastConfig): Promise<
   const rendered = Buffer.from(renderAppcast(view.records, appcastOptionsFor(config)));
   const signed = signingReason(config, {}, stored.body);
   if (!signed) return { stale: !stored.body.equals(rendered), signed };
-  return { stale: channelHead(splitSignedFeed(stored.body).content.toString("utf8")) !== channelHead(rendered.toString("utf8")), signed };
+  return { stale: withoutSignatures(splitSignedFeed(stored.body).content.toString("utf8")) !== withoutSignatures(rendered.toString("utf8")), signed };
 }
 
 /**

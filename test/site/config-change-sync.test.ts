@@ -86,4 +86,24 @@ describe("site sync after a config change on a signed appcast", () => {
       await rm(signed.dir, { recursive: true, force: true });
     }
   });
+
+  it("with hosted notes pages: an unchanged config syncs without the key, and a maxAppcastItems change (items, not the channel) is refused", async () => {
+    const signed = await makeWorkspace({ appcast: { signedFeed: true, releaseNotes: "page" } });
+    try {
+      for (const [v, b] of [["1.0.0", 100], ["1.1.0", 110]] as const) {
+        expect((await runCli(signed.publishArgs(await signed.plugin(v, b), v))).code).toBe(0);
+      }
+      const unchanged = await runCli(["site", "sync", "--config", signed.configFile]);
+      expect(unchanged.code, unchanged.stderr).toBe(0);
+      const config = JSON.parse(await readFile(signed.configFile, "utf8"));
+      await writeFile(signed.configFile, JSON.stringify({ ...config, appcast: { ...config.appcast, maxAppcastItems: 1 } }));
+      const before = await snapshotTree(signed.storeDir);
+      const sync = await runCli(["site", "sync", "--config", signed.configFile]);
+      expect(sync.code, sync.stderr).not.toBe(0);
+      expect(sync.stderr).toContain("[E_KEY]");
+      expect(await snapshotTree(signed.storeDir)).toEqual(before);
+    } finally {
+      await rm(signed.dir, { recursive: true, force: true });
+    }
+  });
 });
