@@ -18,10 +18,25 @@ export function reportError(err: unknown, options: { debug: boolean }): number {
     if (options.debug && err.stack) write(err.stack);
     return err.exitCode;
   }
+  const full = diskFull(err);
+  if (full) {
+    write(`relcast: error [E_INPUT]: ${full}`);
+    write("  fix: free space there (or point TMPDIR at a disk with room for the zip and its deltas) and run the command again; a publish re-run completes what this one began");
+    annotateError(full, { title: "relcast E_INPUT" });
+    return EXIT_CODES.E_INPUT;
+  }
   const message = err instanceof Error ? err.message : String(err);
   write(`relcast: internal error: ${message}`);
   write(`  fix: re-run with --debug and report the output at ${issueTrackerUrl()}`);
   annotateError(message, { title: "relcast internal error" });
   if (options.debug && err instanceof Error && err.stack) write(err.stack);
   return EXIT_CODES.E_INTERNAL;
+}
+
+/** A full disk or quota (not relcast's bug): the sentence naming the file being written, or undefined. */
+function diskFull(err: unknown): string | undefined {
+  const e = err as NodeJS.ErrnoException | undefined;
+  if (!e || (e.code !== "ENOSPC" && e.code !== "EDQUOT")) return undefined;
+  const where = e.path ? ` while writing ${e.path}` : "";
+  return e.code === "ENOSPC" ? `no space left on the device${where}` : `the disk quota is used up${where}`;
 }

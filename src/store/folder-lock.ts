@@ -23,7 +23,13 @@ function processAlive(pid: number): boolean {
  */
 async function tryCreateLock(lockPath: string, token: string): Promise<boolean> {
   const temp = `${lockPath}-${randomBytes(6).toString("hex")}`;
-  await writeFile(temp, token, { flag: "wx" });
+  try {
+    await writeFile(temp, token, { flag: "wx" });
+  } catch (err) {
+    // A full disk fails the write after the file was created: it must not stay in the store.
+    await unlink(temp).catch(() => undefined);
+    throw err;
+  }
   try {
     await link(temp, lockPath);
     return true;
