@@ -5665,6 +5665,7 @@ function httpUrlProblem(value) {
 	}
 	if (url.protocol !== "http:" && url.protocol !== "https:") return "is not an absolute http(s) URL";
 	if (url.hostname === "") return "has no host";
+	if (url.username !== "" || url.password !== "") return "has a user name or password before its host (…@): it would be published for anyone to read; remove it and protect the site another way";
 	if (url.href !== value && url.href !== `${value}/`) return `is not in its plain form: write it as ${url.href}`;
 }
 function isHttpUrl(value) {
@@ -5917,6 +5918,24 @@ function machineTimeZone() {
 	return zone && isValidTimeZone(zone) ? zone : "UTC";
 }
 
+// src/core/printable.ts
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+const UNPRINTABLE_BUT_NEWLINE = /[\0-\x09\x0b-\x1f\x7f-\x9f\p{Cf}\u2028\u2029]/gu;
+const NAMED = {
+	"\n": "\\n",
+	"\r": "\\r",
+	"	": "\\t"
+};
+function escapeOne(char) {
+	const named = NAMED[char];
+	if (named) return named;
+	const cp = char.codePointAt(0);
+	return cp <= 255 ? `\\x${cp.toString(16).padStart(2, "0")}` : `\\u{${cp.toString(16).toUpperCase()}}`;
+}
+function printable$1(text, options = {}) {
+	return text.replace(options.keepNewlines ? UNPRINTABLE_BUT_NEWLINE : UNPRINTABLE, escapeOne);
+}
+
 // src/core/secrets.ts
 const secrets = /* @__PURE__ */ new Set();
 const listeners = [];
@@ -5968,7 +5987,7 @@ function registerKeyShapedArguments(argv) {
 // src/core/logger.ts
 function createLogger(options = {}) {
 	const write = options.write ?? ((line) => process.stderr.write(line + "\n"));
-	const out = (line) => write(maskSecrets(line));
+	const out = (line) => write(printable$1(maskSecrets(line), { keepNewlines: true }));
 	return {
 		info: (m) => {
 			if (!options.quiet) out(m);
@@ -21477,7 +21496,7 @@ function storedKeyOf(key) {
 	};
 }
 function quotedFolder(folder) {
-	return /^[0-9A-Za-z.+-]{1,128}$/.test(folder) ? folder : JSON.stringify(folder.slice(0, 128));
+	return /^[0-9A-Za-z.+-]{1,128}$/.test(folder) ? folder : printable$1(JSON.stringify(folder.slice(0, 128)));
 }
 
 // src/catalog/yank-marker.ts
@@ -28568,6 +28587,8 @@ async function readText(file, what, hint) {
 	return text;
 }
 function checked(notes, source) {
+	const rendered = bidiControlProblem(renderNotesHtml(notes.markdown));
+	if (rendered) throw new RelcastError("E_INPUT", `${source}: a character reference renders as a bidirectional control: ${rendered.replace(/ at position \d+/, "")} (the update window or a page could show another version or text than the file says)`, "remove the character reference (&#x200E; &#x200F; &#x61C; &#x202A;-&#x202E; &#x2066;-&#x2069;, &lrm; &rlm;, in decimal or hex) from the notes and publish again");
 	if (notes.firstText === "") throw new RelcastError("E_INPUT", `${source} holds no text`, "write at least one line describing the release (Markdown: a list of changes)");
 	if (Buffer.byteLength(notes.markdown) > 262144) throw new RelcastError("E_INPUT", `${source} is ${Buffer.byteLength(notes.markdown)} bytes; the limit is ${MAX_NOTES_BYTES}`, "keep release notes short and link the full notes with a URL");
 	return notes;
@@ -28965,7 +28986,7 @@ async function recordsWithoutCatalog(store, pluginId, version, location, maxPerC
 	const others = records.filter((r) => r.version !== version);
 	if (others.length === 0) return void 0;
 	refuseStoredBuildOrder(others, `${location} has no catalog`);
-	const missing = others.flatMap((r) => [dmgFileName(pluginId, r.version), zipFileName(pluginId, r.version)].map((name) => versionedKey(r.version, name))).filter((key) => !objectKeys.has(key));
+	const missing = others.flatMap((r) => [dmgFileName(pluginId, r.version), ...r.autoupdate ? [zipFileName(pluginId, r.version)] : []].map((name) => versionedKey(r.version, name))).filter((key) => !objectKeys.has(key));
 	if (missing.length > 0) throw new RelcastError("E_STORE", `${location} has no catalog, and release records name objects it does not hold: ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ` and ${missing.length - 3} more` : ""}; a catalog created now would offer downloads that do not exist`, "copy the missing objects back into the store (or remove the records of those releases), then run `relcast rebuild` with this store and publish again");
 	const named = others.slice(0, 3).map((r) => quotedFolder(r.version)).join(", ") + (others.length > 3 ? ` and ${others.length - 3} more` : "");
 	warn(`${location} has no catalog (releases/catalog.json) but holds the records of ${others.length} release(s) (${named}): publishes running now, or a lost catalog. This publish checks against them and lists them in the catalog it creates, as \`relcast rebuild\` would`);
@@ -30946,7 +30967,12 @@ function processAlive(pid) {
 }
 async function tryCreateLock(lockPath, token) {
 	const temp = `${lockPath}-${randomBytes(6).toString("hex")}`;
-	await writeFile(temp, token, { flag: "wx" });
+	try {
+		await writeFile(temp, token, { flag: "wx" });
+	} catch (err) {
+		await unlink(temp).catch(() => void 0);
+		throw err;
+	}
 	try {
 		await link(temp, lockPath);
 		return true;
@@ -31078,7 +31104,7 @@ async function openNoFollow(root, parts) {
 	if (!await foldersAreReal(root, parts)) return void 0;
 	let fh;
 	try {
-		fh = await open(path.join(root, ...parts), constants$1.O_RDONLY | constants$1.O_NOFOLLOW);
+		fh = await open(path.join(root, ...parts), constants$1.O_RDONLY | constants$1.O_NOFOLLOW | constants$1.O_NONBLOCK);
 	} catch (err) {
 		if (isMissing(err)) return void 0;
 		throw err;
@@ -74438,12 +74464,25 @@ function reportError(err, options) {
 		if (options.debug && err.stack) write(err.stack);
 		return err.exitCode;
 	}
+	const full = diskFull(err);
+	if (full) {
+		write(`relcast: error [E_INPUT]: ${full}`);
+		write("  fix: free space there (or point TMPDIR at a disk with room for the zip and its deltas) and run the command again; a publish re-run completes what this one began");
+		annotateError(full, { title: "relcast E_INPUT" });
+		return EXIT_CODES.E_INPUT;
+	}
 	const message = err instanceof Error ? err.message : String(err);
 	write(`relcast: internal error: ${message}`);
 	write(`  fix: re-run with --debug and report the output at ${issueTrackerUrl()}`);
 	annotateError(message, { title: "relcast internal error" });
 	if (options.debug && err instanceof Error && err.stack) write(err.stack);
 	return EXIT_CODES.E_INTERNAL;
+}
+function diskFull(err) {
+	const e = err;
+	if (!e || e.code !== "ENOSPC" && e.code !== "EDQUOT") return void 0;
+	const where = e.path ? ` while writing ${e.path}` : "";
+	return e.code === "ENOSPC" ? `no space left on the device${where}` : `the disk quota is used up${where}`;
 }
 
 // src/cli/program.ts
