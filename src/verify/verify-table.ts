@@ -18,6 +18,9 @@ function pad(rows: string[][]): string[] {
   return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd());
 }
 
+/** Warning lines the human report prints before it counts the rest. */
+export const MAX_WARNING_LINES = 20;
+
 /** The human report: one line per release, then every problem prefixed with the release it belongs to. */
 export function formatVerifyReport(report: VerifyReport): string {
   const lines: string[] = [];
@@ -38,7 +41,11 @@ export function formatVerifyReport(report: VerifyReport): string {
     ...report.releases.flatMap((row) => rowProblems(row).map((p) => `${row.version}: ${p}`)),
   ];
   const warnings = [...report.storeWarnings.map((w) => `store: ${w}`), ...report.latest.warnings.map((w) => `latest: ${w}`), ...report.site.warnings.map((w) => `site: ${w}`)];
-  if (warnings.length > 0) lines.push("", "warnings:", ...warnings.map((w) => `  ${w}`));
+  // A store of thousands of stray folders would print thousands of lines: the first ones, then how many more (--json has all).
+  if (warnings.length > 0) {
+    lines.push("", "warnings:", ...warnings.slice(0, MAX_WARNING_LINES).map((w) => `  ${w}`));
+    if (warnings.length > MAX_WARNING_LINES) lines.push(`  … and ${warnings.length - MAX_WARNING_LINES} more warning(s): \`relcast verify --json\` lists them all`);
+  }
   if (problems.length > 0) lines.push("", `${problems.length} problem(s):`, ...problems.map((p) => `  ${p}`));
   else lines.push("", `${report.releases.length} release(s) verified, no problems`);
   // Problems quote keys, folder names and link targets read from the store: each stays one printable line.

@@ -135,6 +135,25 @@ describe("verify accounts for every record", () => {
     }
   });
 
+  it("many warnings: the text report prints the first 20 and counts the rest, --json lists them all", async () => {
+    await restore(afterBoth);
+    const strays = Array.from({ length: 25 }, (_, i) => `9.${i}.0`);
+    for (const v of strays) {
+      await mkdir(path.join(ws.storeDir, "releases", v));
+      await writeFile(path.join(ws.storeDir, "releases", v, "left.txt"), "x\n");
+    }
+    try {
+      const text = await runCli(["verify", "--config", ws.configFile]);
+      expect(text.code, text.stdout + text.stderr).toBe(0);
+      expect(text.stdout.split("\n").filter((l) => /^ {2}store: releases\/9\.\d+\.0\//.test(l))).toHaveLength(20);
+      expect(text.stdout).toContain("… and 5 more warning(s): `relcast verify --json` lists them all");
+      const json = JSON.parse((await runCli(["verify", "--config", ws.configFile, "--json"])).stdout);
+      expect(json.storeWarnings.filter((w: string) => w.startsWith("releases/9."))).toHaveLength(25);
+    } finally {
+      for (const v of strays) await rm(path.join(ws.storeDir, "releases", v), { recursive: true, force: true });
+    }
+  });
+
   it("records left in a store whose catalog is gone are named", async () => {
     await restore(afterBoth);
     await rm(path.join(ws.storeDir, "releases", "catalog.json"));
