@@ -5933,7 +5933,8 @@ function escapeOne(char) {
 	return cp <= 255 ? `\\x${cp.toString(16).padStart(2, "0")}` : `\\u{${cp.toString(16).toUpperCase()}}`;
 }
 function printable$1(text, options = {}) {
-	return text.replace(options.keepNewlines ? UNPRINTABLE_BUT_NEWLINE : UNPRINTABLE, escapeOne);
+	if (!options.keepNewlines) return text.replace(UNPRINTABLE, escapeOne);
+	return text.replace(UNPRINTABLE_BUT_NEWLINE, escapeOne).replace(/(^|\n)([ ]*)::/g, "$1$2\\x3a:");
 }
 
 // src/core/secrets.ts
@@ -31190,10 +31191,17 @@ function createFolderStore(root) {
 				await source.close().catch(() => void 0);
 				await target.close().catch(() => void 0);
 			}
-		} else if (typeof body === "object" && !Buffer.isBuffer(body)) {
-			if (body.handOver) await linkOrCopy(body.file, temp);
-			else await copyFile(body.file, temp, constants$1.COPYFILE_EXCL | constants$1.COPYFILE_FICLONE);
-		} else await writeFile(temp, body, { flag: "wx" });
+			return temp;
+		}
+		try {
+			if (typeof body === "object" && !Buffer.isBuffer(body)) {
+				if (body.handOver) await linkOrCopy(body.file, temp);
+				else await copyFile(body.file, temp, constants$1.COPYFILE_EXCL | constants$1.COPYFILE_FICLONE);
+			} else await writeFile(temp, body, { flag: "wx" });
+		} catch (err) {
+			await unlink(temp).catch(() => void 0);
+			throw err;
+		}
 		return temp;
 	}
 	async function put(key, body, options, fromKey) {
@@ -72381,7 +72389,7 @@ function writeWorkflowCommand(line) {
 	process.stderr.write(line + "\n");
 }
 function escapeData(text) {
-	return text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+	return printable$1(text, { keepNewlines: true }).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
 function escapeProperty(text) {
 	return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
@@ -72393,7 +72401,7 @@ function annotateError(message, properties = {}) {
 }
 function maskSecretsInRunnerLog() {
 	if (!inGitHubActions()) return;
-	onSecretRegistered((value) => writeWorkflowCommand(`::add-mask::${escapeData(value)}`));
+	onSecretRegistered((value) => writeWorkflowCommand(`::add-mask::${value.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A")}`));
 }
 function setOutputs(outputs) {
 	const file = process.env.GITHUB_OUTPUT;
@@ -72428,9 +72436,9 @@ function cliLogger(options) {
 	const write = (line) => writeWorkflowCommand(maskSecrets(line));
 	return {
 		...base,
-		warn: (m) => write(`::warning::${m.replace(/\r?\n/g, "%0A")}`),
+		warn: (m) => write(`::warning::${escapeData(m)}`),
 		async group(title, fn) {
-			write(`::group::${title}`);
+			write(`::group::${escapeData(title)}`);
 			try {
 				return await fn();
 			} finally {
@@ -74455,7 +74463,7 @@ function applyConventions(program) {
 // src/cli/report-error.ts
 init_errors$4();
 function reportError(err, options) {
-	const write = (line) => process.stderr.write(maskSecrets(line) + "\n");
+	const write = (line) => process.stderr.write(printable$1(maskSecrets(line), { keepNewlines: true }) + "\n");
 	if (isRelcastError(err)) {
 		write(`relcast: error [${err.code}]: ${err.message}`);
 		const hint = err.hint ?? `this is a relcast bug: re-run with --debug and report the output at ${issueTrackerUrl()}`;
@@ -74481,7 +74489,8 @@ function reportError(err, options) {
 function diskFull(err) {
 	const e = err;
 	if (!e || e.code !== "ENOSPC" && e.code !== "EDQUOT") return void 0;
-	const where = e.path ? ` while writing ${e.path}` : "";
+	const file = e.dest ?? e.path;
+	const where = file ? ` while writing ${file}` : "";
 	return e.code === "ENOSPC" ? `no space left on the device${where}` : `the disk quota is used up${where}`;
 }
 

@@ -1,6 +1,6 @@
 import { createLogger, type Logger } from "../core/logger.js";
 import { maskSecrets } from "../core/secrets.js";
-import { inGitHubActions, writeWorkflowCommand } from "./github-actions.js";
+import { escapeData, inGitHubActions, writeWorkflowCommand } from "./github-actions.js";
 
 /** Plain stderr lines, or GitHub Actions groups and annotations when run there. */
 export function cliLogger(options: { quiet: boolean; debug: boolean }): Logger {
@@ -9,9 +9,9 @@ export function cliLogger(options: { quiet: boolean; debug: boolean }): Logger {
   const write = (line: string) => writeWorkflowCommand(maskSecrets(line));
   return {
     ...base,
-    warn: (m) => write(`::warning::${m.replace(/\r?\n/g, "%0A")}`),
+    warn: (m) => write(`::warning::${escapeData(m)}`),
     async group(title, fn) {
-      write(`::group::${title}`);
+      write(`::group::${escapeData(title)}`);
       try {
         return await fn();
       } finally {

@@ -1,6 +1,7 @@
 import { appendFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
+import { printable } from "../core/printable.js";
 import { maskSecrets, onSecretRegistered } from "../core/secrets.js";
 
 /**
@@ -16,9 +17,9 @@ export function writeWorkflowCommand(line: string): void {
   process.stderr.write(line + "\n");
 }
 
-/** Escaping of a workflow command's message (GitHub's toolkit `escapeData`). */
-function escapeData(text: string): string {
-  return text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+/** Escaping of a workflow command's message (GitHub's toolkit `escapeData`), after control and format characters are made printable. */
+export function escapeData(text: string): string {
+  return printable(text, { keepNewlines: true }).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
 
 /** Escaping of a workflow command's property value (`escapeProperty`): also `:` and `,`. */
@@ -48,7 +49,8 @@ export function annotateError(message: string, properties: AnnotationProperties 
  */
 export function maskSecretsInRunnerLog(): void {
   if (!inGitHubActions()) return;
-  onSecretRegistered((value) => writeWorkflowCommand(`::add-mask::${escapeData(value)}`));
+  // The value as it is (only the runner's own escaping): a mask must match the secret byte for byte.
+  onSecretRegistered((value) => writeWorkflowCommand(`::add-mask::${value.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A")}`));
 }
 
 /**

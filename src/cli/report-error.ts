@@ -1,4 +1,5 @@
 import { EXIT_CODES, isRelcastError } from "../core/errors.js";
+import { printable } from "../core/printable.js";
 import { maskSecrets } from "../core/secrets.js";
 import { issueTrackerUrl } from "../core/package-version.js";
 import { annotateError } from "./github-actions.js";
@@ -8,7 +9,8 @@ import { annotateError } from "./github-actions.js";
  * the problem, one line with the fix, no stack unless --debug.
  */
 export function reportError(err: unknown, options: { debug: boolean }): number {
-  const write = (line: string) => process.stderr.write(maskSecrets(line) + "\n");
+  // Messages quote names read from stores and files: no raw control character, no line that reads as a workflow command.
+  const write = (line: string) => process.stderr.write(printable(maskSecrets(line), { keepNewlines: true }) + "\n");
   if (isRelcastError(err)) {
     write(`relcast: error [${err.code}]: ${err.message}`);
     // Every error says what to do; one without its own fix is relcast's bug, and says where to report it.
@@ -37,6 +39,8 @@ export function reportError(err: unknown, options: { debug: boolean }): number {
 function diskFull(err: unknown): string | undefined {
   const e = err as NodeJS.ErrnoException | undefined;
   if (!e || (e.code !== "ENOSPC" && e.code !== "EDQUOT")) return undefined;
-  const where = e.path ? ` while writing ${e.path}` : "";
+  // copyFile's error names its source in `path` and the file it was writing in `dest`.
+  const file = (e as { dest?: string }).dest ?? e.path;
+  const where = file ? ` while writing ${file}` : "";
   return e.code === "ENOSPC" ? `no space left on the device${where}` : `the disk quota is used up${where}`;
 }

@@ -5,7 +5,8 @@
  * line that GitHub Actions runs as a workflow command such as `::error::` or
  * `::stop-commands::`) and format characters (bidi overrides, zero-width
  * characters) are shown as escapes instead: `\n`, `\x1b`, `\u{202E}`.
- * `keepNewlines` leaves line breaks alone for text whose lines are our own.
+ * `keepNewlines` leaves line breaks alone for text whose lines are our own;
+ * then a line that starts with `::` shows its first colon as `\x3a`.
  */
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
 const UNPRINTABLE_BUT_NEWLINE = /[\0-\x09\x0b-\x1f\x7f-\x9f\p{Cf}\u2028\u2029]/gu;
@@ -20,5 +21,7 @@ function escapeOne(char: string): string {
 }
 
 export function printable(text: string, options: { keepNewlines?: boolean } = {}): string {
-  return text.replace(options.keepNewlines ? UNPRINTABLE_BUT_NEWLINE : UNPRINTABLE, escapeOne);
+  if (!options.keepNewlines) return text.replace(UNPRINTABLE, escapeOne);
+  // Lines are kept, so a line must not start as a workflow command does (GitHub's runner trims spaces first).
+  return text.replace(UNPRINTABLE_BUT_NEWLINE, escapeOne).replace(/(^|\n)([ ]*)::/g, "$1$2\\x3a:");
 }

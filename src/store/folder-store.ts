@@ -66,11 +66,19 @@ export function createFolderStore(root: string): ObjectStore {
         await source.close().catch(() => undefined);
         await target.close().catch(() => undefined);
       }
-    } else if (typeof body === "object" && !Buffer.isBuffer(body)) {
-      if (body.handOver) await linkOrCopy(body.file, temp);
-      // A reflink where the file system has them, else libuv's in-kernel copy (copy_file_range).
-      else await copyFile(body.file, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
-    } else await writeFile(temp, body, { flag: "wx" });
+      return temp;
+    }
+    try {
+      if (typeof body === "object" && !Buffer.isBuffer(body)) {
+        if (body.handOver) await linkOrCopy(body.file, temp);
+        // A reflink where the file system has them, else libuv's in-kernel copy (copy_file_range).
+        else await copyFile(body.file, temp, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+      } else await writeFile(temp, body, { flag: "wx" });
+    } catch (err) {
+      // A full disk fails the write after the temp file was made: it must not stay in the store.
+      await unlink(temp).catch(() => undefined);
+      throw err;
+    }
     return temp;
   }
 

@@ -15,6 +15,11 @@ describe("printable", () => {
     expect(printable("line one\nline\ttwo\x1b", { keepNewlines: true })).toBe("line one\nline\\ttwo\\x1b");
   });
 
+  it("with kept newlines, no line starts as a workflow command does (leading spaces included)", () => {
+    expect(printable("first\n::error title=x::y\n  ::warning::z\nok :: fine", { keepNewlines: true })).toBe("first\n\\x3a:error title=x::y\n  \\x3a:warning::z\nok :: fine");
+    expect(printable("::stop-commands::t", { keepNewlines: true })).toBe("\\x3a:stop-commands::t");
+  });
+
   it("quotedFolder quotes a folder name that is not a plain version and escapes what JSON leaves raw", () => {
     expect(quotedFolder("1.2.0")).toBe("1.2.0");
     expect(quotedFolder("4.0.0\u202E")).toBe('"4.0.0\\u{202E}"');

@@ -1,3 +1,4 @@
+import { printable } from "../../core/printable.js";
 import type { Command } from "commander";
 import { RelcastError } from "../../core/errors.js";
 import { openBundleTree } from "../../sparkle/delta/bundle-input.js";
@@ -100,7 +101,7 @@ export function registerDelta(program: Command): void {
       );
       for (const item of items) {
         const extra = [item.clonedFrom ? `from ${item.clonedFrom}` : "", item.mode ? `mode 0${item.mode.toString(8)}` : "", item.dataLength ? `${item.dataLength} bytes` : ""].filter(Boolean).join(", ");
-        process.stdout.write(`  ${commandNames(item.commands).padEnd(28)} ${item.rel}${extra ? `  (${extra})` : ""}\n`);
+        process.stdout.write(`  ${commandNames(item.commands).padEnd(28)} ${printable(item.rel)}${extra ? `  (${extra})` : ""}\n`);
       }
     });
 }

@@ -1,3 +1,4 @@
+import { printable } from "../../core/printable.js";
 import type { Command } from "commander";
 import { RelcastError } from "../../core/errors.js";
 import { withConfiguredStore } from "../configured-store.js";
@@ -14,7 +15,7 @@ export function registerGc(program: Command): void {
       if (!Number.isFinite(minutes) || minutes < 0) throw new RelcastError("E_USAGE", `--older-than "${flags.olderThan}" is not a number of minutes`, "pass e.g. --older-than 60 (0 removes everything; only when no publish runs)");
       await withConfiguredStore(flags, {}, {}, async (_config, store) => {
         const removed = await store.sweepIncomplete(new Date(Date.now() - minutes * 60_000));
-        for (const line of removed) process.stderr.write(`removed ${line}\n`);
+        for (const line of removed) process.stderr.write(`removed ${printable(line)}\n`);
         process.stderr.write(`gc: removed ${removed.length} leftover(s)\n`);
       });
     });

@@ -1,3 +1,4 @@
+import { printable } from "../../core/printable.js";
 import type { Command } from "commander";
 import { rebuildFeeds, type RebuildChange } from "../../release/rebuild.js";
 import { withConfiguredStore } from "../configured-store.js";
@@ -25,7 +26,7 @@ export function registerRebuild(program: Command): void {
         await store.checkReachable();
         const key = await loadOptionalSigningKey(flags.keyFile);
         const result = await rebuildFeeds(store, config, { allowSkipped: Boolean(flags.skipInvalid), dryRun: Boolean(flags.dryRun), signing: { key } });
-        for (const s of result.skipped) process.stderr.write(`skipped ${s.key}: ${s.reason}\n`);
+        for (const s of result.skipped) process.stderr.write(`skipped ${printable(s.key)}: ${printable(s.reason)}\n`);
         if (result.currentProblem) process.stderr.write(`the current catalog cannot be read (${result.currentProblem}); every release counts as added\n`);
         const verb = result.written ? "" : "would ";
         for (const c of result.changes) process.stderr.write(`${verb}${describeChange(c)}\n`);
