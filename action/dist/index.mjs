@@ -5672,6 +5672,24 @@ function isHttpUrl(value) {
 	return httpUrlProblem(value) === void 0;
 }
 
+// src/core/redact-url.ts
+function redactUrl(value) {
+	let url;
+	try {
+		url = new URL(value);
+	} catch {
+		const cut = value.search(/[@?#]/);
+		if (cut < 0) return value;
+		return `${value[cut] === "@" ? value.slice(0, cut).replace(/:[^/:]*$/, "") : value.slice(0, cut)}…(rest hidden)`;
+	}
+	if (!url.password && !url.search && !url.hash) return value;
+	if (url.password) url.password = "***";
+	if (url.search) url.search = "?***";
+	if (url.hash) url.hash = "#***";
+	return url.toString();
+}
+var init_redact_url = __esmMin((() => {}));
+
 // src/core/store-url.ts
 function parseStoreUrl(url) {
 	if (url.startsWith("file://")) {
@@ -5684,7 +5702,7 @@ function parseStoreUrl(url) {
 			kind: "file",
 			relative: rest
 		};
-		return { problem: `store URL "${url}" has a host part: use file:///absolute/path or file://./relative/path` };
+		return { problem: `store URL "${redactUrl(url)}" has a host part: use file:///absolute/path or file://./relative/path` };
 	}
 	const s3 = S3_URL.exec(url);
 	if (s3) return {
@@ -5692,8 +5710,8 @@ function parseStoreUrl(url) {
 		bucket: s3[1],
 		prefix: (s3[2] ?? "").replace(/^\/+|\/+$/g, "")
 	};
-	if (url.startsWith("s3://")) return { problem: `store URL "${url}" names no valid S3 bucket (3-63 lower-case letters, digits, '.' or '-'): ${STORE_URL_HINT}` };
-	return { problem: `unsupported store URL "${url}": ${STORE_URL_HINT}` };
+	if (url.startsWith("s3://")) return { problem: `store URL "${redactUrl(url)}" names no valid S3 bucket (3-63 lower-case letters, digits, '.' or '-'): ${STORE_URL_HINT}` };
+	return { problem: `unsupported store URL "${redactUrl(url)}": ${STORE_URL_HINT}` };
 }
 function storeUrlProblem(url) {
 	const parsed = parseStoreUrl(url);
@@ -5701,6 +5719,7 @@ function storeUrlProblem(url) {
 }
 var STORE_URL_HINT, S3_URL;
 var init_store_url = __esmMin((() => {
+	init_redact_url();
 	STORE_URL_HINT = "use file://./public-store, file:///absolute/path or s3://bucket[/prefix]";
 	S3_URL = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/;
 }));
@@ -28647,6 +28666,7 @@ async function readLocalizedNotes(args) {
 }
 
 // src/domain/flag-values.ts
+init_redact_url();
 init_errors$4();
 function usageError(message, hint) {
 	return new RelcastError("E_USAGE", message, hint);
@@ -28659,7 +28679,7 @@ function buildBound(flag, value, build) {
 function urlTemplate(flag, template, version, example = "https://example.com/notes/{version}.html") {
 	if (template === void 0) return void 0;
 	const problem = httpUrlTemplateProblem(template);
-	if (problem) throw usageError(`${flag} ${JSON.stringify(template)} ${problem}`, `Sparkle ignores links it cannot parse (and any not http or https); pass e.g. ${example}`);
+	if (problem) throw usageError(`${flag} ${JSON.stringify(redactUrl(template))} ${problem}`, `Sparkle ignores links it cannot parse (and any not http or https); pass e.g. ${example}`);
 	return template.replaceAll("{version}", version);
 }
 
@@ -28786,24 +28806,6 @@ function assertBuildOrder(candidate, entries) {
 	if (violations.length === 0) return;
 	throw new RelcastError("E_VERSION", `build order: ${describeViolation(nearest(candidate, violations))}`, hint(candidate, entries));
 }
-
-// src/core/redact-url.ts
-function redactUrl(value) {
-	let url;
-	try {
-		url = new URL(value);
-	} catch {
-		const cut = value.search(/[@?#]/);
-		if (cut < 0) return value;
-		return `${value[cut] === "@" ? value.slice(0, cut).replace(/:[^/:]*$/, "") : value.slice(0, cut)}…(rest hidden)`;
-	}
-	if (!url.password && !url.search && !url.hash) return value;
-	if (url.password) url.password = "***";
-	if (url.search) url.search = "?***";
-	if (url.hash) url.hash = "#***";
-	return url.toString();
-}
-var init_redact_url = __esmMin((() => {}));
 
 // src/store/store-location.ts
 init_redact_url();

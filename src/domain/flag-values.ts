@@ -1,3 +1,4 @@
+import { redactUrl } from "../core/redact-url.js";
 import { httpUrlTemplateProblem } from "../config/schema.js";
 import { RelcastError } from "../core/errors.js";
 
@@ -27,7 +28,7 @@ export function urlTemplate(flag: string, template: string | undefined, version:
   if (template === undefined) return undefined;
   const problem = httpUrlTemplateProblem(template);
   if (problem) {
-    throw usageError(`${flag} ${JSON.stringify(template)} ${problem}`, `Sparkle ignores links it cannot parse (and any not http or https); pass e.g. ${example}`);
+    throw usageError(`${flag} ${JSON.stringify(redactUrl(template))} ${problem}`, `Sparkle ignores links it cannot parse (and any not http or https); pass e.g. ${example}`);
   }
   return template.replaceAll("{version}", version);
 }

@@ -37,3 +37,27 @@ describe("redacting URLs in messages", () => {
     expect(describePostgresUrl("postgres://u:pw1@127.0.0.1:5/db?password=pw2")).not.toMatch(/pw1|pw2/);
   });
 });
+
+describe("messages that quote a URL given with a password hide it", () => {
+  it("store URLs relcast cannot open (from --store or the config)", async () => {
+    const { storeUrlProblem } = await import("../../src/core/store-url.js");
+    for (const url of ["s3://AKIAX:S3cretPW@bucket/prefix", "file://bob:S3cretPW@host/x", "https://bob:S3cretPW@store.example.com/"]) {
+      const problem = storeUrlProblem(url)!;
+      expect(problem).toBeDefined();
+      expect(problem).not.toContain("S3cretPW");
+      expect(problem).toMatch(/\*\*\*|rest hidden/);
+    }
+  });
+
+  it("URL flags (--link, notes URL templates) refused for their password", async () => {
+    const { urlTemplate } = await import("../../src/domain/flag-values.js");
+    let message = "";
+    try {
+      urlTemplate("--link", "https://bob:S3cretPW@ex.com/x", "1.0.0");
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain("user name or password");
+    expect(message).not.toContain("S3cretPW");
+  });
+});
