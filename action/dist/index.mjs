@@ -30129,14 +30129,20 @@ async function withInterruptCleanup(ctx, currentStep, fn) {
 		const step = currentStep();
 		(ctx.store.abortInFlight?.() ?? Promise.resolve([])).catch(() => []).then((done) => {
 			write(`interrupted by ${signal} in step ${step}; ${publicState(ctx)}`);
+			let left;
 			try {
 				rmSync(ctx.workDir, {
 					recursive: true,
-					force: true
+					force: true,
+					maxRetries: 5,
+					retryDelay: 50
 				});
-			} catch {}
+			} catch (err) {
+				left = err.code ?? String(err);
+			}
 			for (const line of done) write(line);
-			write(`removed the temp folder ${ctx.workDir}${done.length ? `, ${done.length} temp object(s)/upload(s)` : ""}; relcast gc removes anything a killed run leaves`);
+			if (left) write(`could not remove the temp folder ${ctx.workDir} (${left}): delete it by hand; relcast gc removes what a killed run leaves in the store`);
+			else write(`removed the temp folder ${ctx.workDir}${done.length ? `, ${done.length} temp object(s)/upload(s)` : ""}; relcast gc removes anything a killed run leaves`);
 			process.exit(EXIT_FOR[signal] ?? 1);
 		});
 	};

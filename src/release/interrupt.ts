@@ -34,13 +34,17 @@ export async function withInterruptCleanup<T>(ctx: ReleaseContext, currentStep: 
     // network, and a write already sent (a Complete) may still land: what became public is said once they settled.
     void (ctx.store.abortInFlight?.() ?? Promise.resolve([])).catch(() => [] as string[]).then((done) => {
       write(`interrupted by ${signal} in step ${step}; ${publicState(ctx)}`);
+      // A copy or a worker of the stopped step may still create a file in the folder while it is removed (ENOTEMPTY
+      // under load): removal is retried, and a folder that still stays is named, not reported as removed.
+      let left: string | undefined;
       try {
-        rmSync(ctx.workDir, { recursive: true, force: true });
-      } catch {
-        // reported below as what gc removes
+        rmSync(ctx.workDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+      } catch (err) {
+        left = (err as NodeJS.ErrnoException).code ?? String(err);
       }
       for (const line of done) write(line);
-      write(`removed the temp folder ${ctx.workDir}${done.length ? `, ${done.length} temp object(s)/upload(s)` : ""}; relcast gc removes anything a killed run leaves`);
+      if (left) write(`could not remove the temp folder ${ctx.workDir} (${left}): delete it by hand; relcast gc removes what a killed run leaves in the store`);
+      else write(`removed the temp folder ${ctx.workDir}${done.length ? `, ${done.length} temp object(s)/upload(s)` : ""}; relcast gc removes anything a killed run leaves`);
       process.exit(EXIT_FOR[signal] ?? 1);
     });
   };
