@@ -5531,6 +5531,10 @@ function bidiControlProblem(text) {
 	if (!found) return void 0;
 	return `character ${named(found[0].codePointAt(0))} at position ${found.index + 1} ${WHY}`;
 }
+function bidiControlInRendered(text) {
+	const found = BIDI_CONTROL.exec(text);
+	return found ? `character ${named(found[0].codePointAt(0))} ${WHY}` : void 0;
+}
 function bidiControlInFile(text) {
 	const found = BIDI_CONTROL.exec(text);
 	if (!found) return void 0;
@@ -28607,8 +28611,8 @@ async function readText(file, what, hint) {
 	return text;
 }
 function checked(notes, source) {
-	const rendered = bidiControlProblem(renderNotesHtml(notes.markdown));
-	if (rendered) throw new RelcastError("E_INPUT", `${source}: a character reference renders as a bidirectional control: ${rendered.replace(/ at position \d+/, "")} (the update window or a page could show another version or text than the file says)`, "remove the character reference (&#x200E; &#x200F; &#x61C; &#x202A;-&#x202E; &#x2066;-&#x2069;, &lrm; &rlm;, in decimal or hex) from the notes and publish again");
+	const rendered = bidiControlInRendered(renderNotesHtml(notes.markdown));
+	if (rendered) throw new RelcastError("E_INPUT", `${source}: a character reference renders as a bidirectional control: ${rendered} (the update window or a page could show another version or text than the file says)`, "remove the character reference (&#x200E; &#x200F; &#x61C; &#x202A;-&#x202E; &#x2066;-&#x2069;, &lrm; &rlm;, in decimal or hex) from the notes and publish again");
 	if (notes.firstText === "") throw new RelcastError("E_INPUT", `${source} holds no text`, "write at least one line describing the release (Markdown: a list of changes)");
 	if (Buffer.byteLength(notes.markdown) > 262144) throw new RelcastError("E_INPUT", `${source} is ${Buffer.byteLength(notes.markdown)} bytes; the limit is ${MAX_NOTES_BYTES}`, "keep release notes short and link the full notes with a URL");
 	return notes;

@@ -34,6 +34,15 @@ export function bidiControlProblem(text: string): string | undefined {
 }
 
 /**
+ * As bidiControlProblem, without the position: for text rendered from what
+ * the user wrote (Markdown turned into HTML), whose positions are not theirs.
+ */
+export function bidiControlInRendered(text: string): string | undefined {
+  const found = BIDI_CONTROL.exec(text);
+  return found ? `character ${named(found[0].codePointAt(0)!)} ${WHY}` : undefined;
+}
+
+/**
  * The first bidi control of a text file's contents by line and column (columns
  * count characters, from 1), as a sentence, or undefined when there is none.
  */

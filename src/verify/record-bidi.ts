@@ -1,4 +1,4 @@
-import { bidiControlProblem } from "../core/bidi-controls.js";
+import { bidiControlInRendered, bidiControlProblem } from "../core/bidi-controls.js";
 import { renderNotesHtml } from "../domain/notes/markdown.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 
@@ -20,7 +20,7 @@ export function recordBidiProblems(entry: ReleaseRecord): string[] {
   const found: string[] = [];
   for (const [field, text] of strings(entry, "")) {
     // Markdown fields are published rendered, with their character references decoded (`&#x202E;`).
-    const problem = bidiControlProblem(text) ?? (/markdown/i.test(field) ? bidiControlProblem(renderNotesHtml(text)) : undefined);
+    const problem = bidiControlProblem(text) ?? (/markdown/i.test(field) ? bidiControlInRendered(renderNotesHtml(text)) : undefined);
     if (problem) found.push(`field ${field}: ${problem}; remove it from the record and the catalog (republish under a new version if the record cannot be edited), then run \`relcast rebuild\``);
   }
   return found;

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { RelcastError } from "../../core/errors.js";
-import { bidiControlInFile, bidiControlProblem } from "../../core/bidi-controls.js";
+import { bidiControlInFile, bidiControlInRendered } from "../../core/bidi-controls.js";
 import { codePointName, firstIllegalXmlChar, firstInvalidUtf8 } from "../../core/xml-text.js";
 import { changelogSection, versionHeadings } from "../../domain/notes/keep-a-changelog.js";
 import { renderNotesHtml } from "../../domain/notes/markdown.js";
@@ -47,11 +47,11 @@ async function readText(file: string, what: string, hint: string): Promise<strin
 function checked(notes: ReleaseNotes, source: string): ReleaseNotes {
   // Markdown turns character references (`&#x202E;`, `&rlm;`) into the characters themselves: what the file
   // spells harmlessly reaches the record, the appcast and the pages decoded, so the rendered notes are checked too.
-  const rendered = bidiControlProblem(renderNotesHtml(notes.markdown));
+  const rendered = bidiControlInRendered(renderNotesHtml(notes.markdown));
   if (rendered) {
     throw new RelcastError(
       "E_INPUT",
-      `${source}: a character reference renders as a bidirectional control: ${rendered.replace(/ at position \d+/, "")} (the update window or a page could show another version or text than the file says)`,
+      `${source}: a character reference renders as a bidirectional control: ${rendered} (the update window or a page could show another version or text than the file says)`,
       "remove the character reference (&#x200E; &#x200F; &#x61C; &#x202A;-&#x202E; &#x2066;-&#x2069;, &lrm; &rlm;, in decimal or hex) from the notes and publish again",
     );
   }
