@@ -1,7 +1,12 @@
+import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { INLINE_HASH_BELOW_BYTES, hashOffThread } from "../../src/core/hash-pool.js";
+import { REPO_ROOT } from "../helpers/run-cli.js";
 
 function chunks(total: number, size: number): Buffer[] {
   const out: Buffer[] = [];
@@ -55,11 +60,6 @@ describe("a process that used the hash pool", () => {
     // The built module, in a process of its own: one file hashed, then another once the first is done. The pool
     // once made a second worker for the second (the first being idle) and gave the stream to the first; the
     // unused worker was ref'd by its own listener and the process (`relcast verify`) never exited.
-    const { spawn } = await import("node:child_process");
-    const { mkdtemp, rm, writeFile } = await import("node:fs/promises");
-    const os = await import("node:os");
-    const path = await import("node:path");
-    const { REPO_ROOT } = await import("../helpers/run-cli.js");
     const dir = await mkdtemp(path.join(os.tmpdir(), "relcast-hash-pool-"));
     try {
       const file = path.join(dir, "data.bin");
@@ -107,11 +107,6 @@ describe("a process that used the hash pool", () => {
 
 describe("a small file", () => {
   it("is hashed on the calling thread, as a worker would: size, SHA-256, the kept bytes, and a file that grew after it was sized; no worker starts", async () => {
-    const { spawn } = await import("node:child_process");
-    const { mkdtemp, rm, writeFile } = await import("node:fs/promises");
-    const os = await import("node:os");
-    const path = await import("node:path");
-    const { REPO_ROOT } = await import("../helpers/run-cli.js");
     const dir = await mkdtemp(path.join(os.tmpdir(), "relcast-hash-small-"));
     try {
       const small = randomBytes(INLINE_HASH_BELOW_BYTES - 1);
