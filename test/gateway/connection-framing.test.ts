@@ -85,6 +85,28 @@ describe("framing and Connection lists", () => {
     expect(await upstreamUrls()).toEqual([]);
   });
 
+  it.each(["Connection: keep-alive\r\n", "", "Content-Length: 3\r\n"])("refuses an HTTP/1.0 request with Transfer-Encoding (%j) with 400, closes, and forwards neither it nor what is pipelined behind it", async (extra) => {
+    const body = `3\r\nabc\r\n0\r\n\r\n`;
+    const behind = `GET /v2/crm/v1/next HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${token}\r\n\r\n`;
+    const answer = await exchange(`POST /v2/crm/v1/items HTTP/1.0\r\nHost: ${host()}\r\nAuthorization: Bearer ${token}\r\nTransfer-Encoding: chunked\r\n${extra}\r\n${body}${behind}`);
+    // node's parser refuses Transfer-Encoding together with Content-Length itself (400 too).
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer.match(/HTTP\/1\.1 \d{3} /g)).toHaveLength(1);
+    if (extra !== "Content-Length: 3\r\n") {
+      expect(answer).toMatch(/HTTP\/1\.0 request must not carry Transfer-Encoding/);
+      expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+    }
+    expect(await upstreamUrls()).toEqual([]);
+  });
+
+  it("refuses a request target with a fragment with 400 and forwards nothing; %23 in the path still passes", async () => {
+    const answer = await exchange(`GET /v2/crm/v1/x#frag HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 [\s\S]*must not contain `#`/);
+    const encoded = await exchange(`GET /v2/crm/v1/x%23frag HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
+    expect(encoded).toMatch(/^HTTP\/1\.1 200 /);
+    expect(await upstreamUrls()).toEqual(["/v1/x%23frag"]);
+  });
+
   it("refuses gzip before chunked with 501 naming the coding, and still forwards a plain chunked body", async () => {
     const body = `2\r\n{}\r\n0\r\n\r\n`;
     const refused = await exchange(`POST /v2/crm/v1/items HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${token}\r\nTransfer-Encoding: gzip, chunked\r\n\r\n${body}`);

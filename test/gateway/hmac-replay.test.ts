@@ -181,7 +181,7 @@ describe("HMAC replay refusal with the deprecated request-line allowed", () => {
   });
 });
 
-describe("HMAC GET and HEAD with a body", () => {
+describe("HMAC GET, HEAD and OPTIONS (methods that may be repeated) with a body", () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness(kitVerifier);
@@ -199,6 +199,8 @@ describe("HMAC GET and HEAD with a body", () => {
     ["GET", "chunked", true],
     ["HEAD", "Content-Length", false],
     ["HEAD", "chunked", true],
+    ["OPTIONS", "Content-Length", true],
+    ["OPTIONS", "chunked", false],
   ])("refuses a signed %s with a %s body (Digest sent: %s) with 400, forwarding nothing", async (method, framing, withDigest) => {
     const target = `/v2/crm/v1/search-${method.toLowerCase()}`;
     const signed = sign(h, method, target);
@@ -208,12 +210,24 @@ describe("HMAC GET and HEAD with a body", () => {
     lines.push(framing === "chunked" ? "Transfer-Encoding: chunked" : `Content-Length: ${Buffer.byteLength(body)}`);
     const answer = await rawExchange(h, `${lines.join("\r\n")}\r\n\r\n${framing === "chunked" ? chunked : body}`);
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
-    if (method === "GET") {
+    if (method !== "HEAD") {
       const json = JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)) as Record<string, string>;
       expect(json.error).toBe("invalid_request");
       expect(json.error_description).toMatch(new RegExp(`signed ${method} request must not carry a body`));
     }
     expect(seen(h, target.slice("/v2/crm".length))).toBe(0);
+  });
+
+  it("refuses a copy of a signed OPTIONS sent again with another body and a fresh Digest: neither reaches the upstream", async () => {
+    const target = "/v2/crm/v1/options-body";
+    const signed = sign(h, "OPTIONS", target);
+    const url = new URL(h.gateway.url);
+    for (const payload of ['{"op":"sent"}', '{"op":"attacker-chosen"}']) {
+      const digest = `SHA-256=${createHash("sha256").update(payload).digest("base64")}`;
+      const answer = await rawExchange(h, `OPTIONS ${target} HTTP/1.1\r\nHost: ${url.host}\r\nDate: ${signed.Date}\r\nAuthorization: ${signed.Authorization}\r\nDigest: ${digest}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`);
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    }
+    expect(seen(h, "/v1/options-body")).toBe(0);
   });
 
   it("still takes a signed GET with Content-Length: 0", async () => {

@@ -17,7 +17,8 @@ import { headerValue, type Answer } from "./response-reader.js";
  *     `_` read as `-`), override header or credential;
  * (c) every answer belongs to the request it answers on its own connection;
  * (d) a Connection header naming a framing or credential header is refused
- *     with 400;
+ *     with 400, and so is an HTTP/1.0 request with Transfer-Encoding (its
+ *     framing is faulty: HTTP/1.0 has no chunked coding);
  * (e) every connection ends: each request answered, or the connection closed
  *     after an answer that says `Connection: close`.
  */
@@ -27,7 +28,7 @@ export const PROPERTY_TEXT: Record<Property, string> = {
   a: "the upstream sees only requests the gateway accepted and answered, once each, as the caller sent them",
   b: "upstream requests carry exactly the gateway's identity headers and no caller-sent identity, override or credential header",
   c: "every answer reaches the caller and request it belongs to",
-  d: "a Connection header naming content-length, transfer-encoding, host, authorization, date or digest is refused with 400",
+  d: "a Connection header naming content-length, transfer-encoding, host, authorization, date or digest, or Transfer-Encoding in an HTTP/1.0 request, is refused with 400",
   e: "every connection ends: each request answered, or the connection closed after an answer saying Connection: close",
 };
 
@@ -170,6 +171,9 @@ export function checkProperties(obs: Observation): Violation[] {
       if (named.length > 0 && answer.status !== 400) {
         violations.push({ run, index, property: "d", kind: "connection-not-refused", detail: `Connection names ${named.join(", ")}; the gateway answered ${answer.status}` });
       }
+      if (request.spec.version === "1.0" && sendsTransferEncoding(request.spec) && answer.status !== 400) {
+        violations.push({ run, index, property: "d", kind: "http10-transfer-encoding", detail: `an HTTP/1.0 request with Transfer-Encoding; the gateway answered ${answer.status}` });
+      }
     });
     // (e)
     run.answers.forEach((answer, index) => {
@@ -193,6 +197,14 @@ export function checkProperties(obs: Observation): Violation[] {
 /** node's own answer to a request it cannot parse (its default clientError handler), not the gateway's. */
 function isBareParseError(answer: Answer): boolean {
   return answer.status === 400 && answer.headers.length === 1 && answer.body.length === 0;
+}
+
+/** Whether the request has a Transfer-Encoding header line node reads as one (its name in any case; `_` is another name). */
+function sendsTransferEncoding(spec: RequestSpec): boolean {
+  const f = spec.framing;
+  if (f.kind === "both" || f.kind === "te-not-chunked") return true;
+  const line = (n: string) => n.toLowerCase() === "transfer-encoding";
+  return (f.kind === "chunked" && line(f.name)) || spec.extra.some(([n]) => line(n));
 }
 
 function asksUpgrade(spec: RequestSpec): boolean {
