@@ -5779,7 +5779,7 @@ const appcastConfigSchema = strictObject({
 	releaseNotesUrl: httpUrlTemplate.optional().meta(doc("`<sparkle:releaseNotesLink>` for new releases instead of inline notes, e.g. https://example.com/notes/{version}.html ({version} is filled in).")),
 	fullReleaseNotesUrl: httpUrlTemplate.optional().meta(doc("`<sparkle:fullReleaseNotesLink>` for new releases: a page with the full version history ({version} is filled in).")),
 	link: httpUrlTemplate.optional().meta(doc("The item's `<link>` for new releases, e.g. https://example.com/releases/{version} ({version} is filled in; informational updates need one). The publish flag --link overrides it.")),
-	signedFeed: boolean().optional().meta(doc("Sign the appcast as Sparkle 2.9's sign_update does (for apps with SURequireSignedFeed). true: always; false: never; absent: when the bundle's Info.plist has SURequireSignedFeed or the stored appcast is signed already.")),
+	signedFeed: boolean().optional().meta(doc("Sign the appcast as Sparkle 2.9's sign_update does (for apps with SURequireSignedFeed). true: always; false: never (refused while the stored appcast is signed); absent: when the bundle's Info.plist has SURequireSignedFeed or the stored appcast is signed already.")),
 	releaseNotes: _enum(["inline", "page"]).optional().meta(doc("\"inline\": the notes are in the appcast item. \"page\": new releases link to a notes page relcast renders from the Markdown and hosts at {appUrl}/release-notes/<version>.html (signed on a signed feed); not together with releaseNotesUrl.", "inline"))
 }).refine((a) => !(a.releaseNotes === "page" && a.releaseNotesUrl !== void 0), {
 	message: "releaseNotes \"page\" and releaseNotesUrl both say where the notes are: keep one (\"page\" hosts them under appUrl; releaseNotesUrl links elsewhere)",
@@ -21369,7 +21369,10 @@ async function loadSigningKey(keyFile, env = process.env) {
 init_errors$4();
 function signingReason(config, signing, stored) {
 	const setting = config.appcast?.signedFeed;
-	if (setting === false) return void 0;
+	if (setting === false) {
+		if (stored && splitSignedFeed(stored).block) throw signedFeedKept();
+		return;
+	}
 	if (setting === true) return "appcast.signedFeed is true in the config";
 	if (signing.requiredBy) return signing.requiredBy;
 	if (stored && splitSignedFeed(stored).block) return "the appcast in the store is signed";
@@ -21387,6 +21390,9 @@ async function notesPageSignatures(pages, key) {
 		length: page.bytes.length
 	});
 	return found;
+}
+function signedFeedKept() {
+	return new RelcastError("E_CONFIG", "the config says appcast.signedFeed false, but the appcast in the store is signed: installed copies whose Info.plist has SURequireSignedFeed would refuse an unsigned feed and stop updating; nothing was written", "remove appcast.signedFeed from the config (or set it to true) and pass the release key; only if no published bundle has SURequireSignedFeed, delete releases/appcast.xml and run `relcast rebuild` to publish the feed unsigned");
 }
 
 // src/store/content-types.ts

@@ -20,10 +20,20 @@ export interface FeedSigning {
  * (true always, false never), else the bundle's SURequireSignedFeed, else a
  * stored appcast that is signed already (as generate_appcast keeps a signed
  * appcast signed).
+ *
+ * `signedFeed: false` never unsigns a signed appcast: installed copies built
+ * with SURequireSignedFeed would refuse the unsigned feed (for 20 days, then
+ * update in a restricted mode), and no command but publish reads the
+ * bundles to know none is. Every command that renders the appcast (publish,
+ * rebuild, yank, unyank, rollout pause/resume, site sync) passes here, so each refuses it
+ * before anything is written.
  */
 export function signingReason(config: Pick<RelcastConfig, "appcast">, signing: FeedSigning, stored: Buffer | undefined): string | undefined {
   const setting = config.appcast?.signedFeed;
-  if (setting === false) return undefined;
+  if (setting === false) {
+    if (stored && splitSignedFeed(stored).block) throw signedFeedKept();
+    return undefined;
+  }
   if (setting === true) return "appcast.signedFeed is true in the config";
   if (signing.requiredBy) return signing.requiredBy;
   if (stored && splitSignedFeed(stored).block) return "the appcast in the store is signed";
@@ -56,4 +66,12 @@ export async function notesPageSignatures(pages: readonly NotesPage[], key: Sign
   const found = new Map<string, NotesSignature>();
   for (const page of pages) found.set(page.url, { edSignature: (await signEd25519(key, page.bytes)).toString("base64"), length: page.bytes.length });
   return found;
+}
+
+function signedFeedKept(): RelcastError {
+  return new RelcastError(
+    "E_CONFIG",
+    "the config says appcast.signedFeed false, but the appcast in the store is signed: installed copies whose Info.plist has SURequireSignedFeed would refuse an unsigned feed and stop updating; nothing was written",
+    "remove appcast.signedFeed from the config (or set it to true) and pass the release key; only if no published bundle has SURequireSignedFeed, delete releases/appcast.xml and run `relcast rebuild` to publish the feed unsigned",
+  );
 }

@@ -74,7 +74,7 @@ export const appcastConfigSchema = z.strictObject({
     .meta(doc("The item's `<link>` for new releases, e.g. https://example.com/releases/{version} ({version} is filled in; informational updates need one). The publish flag --link overrides it.")),
   signedFeed: z.boolean().optional()
     .meta(doc(
-      "Sign the appcast as Sparkle 2.9's sign_update does (for apps with SURequireSignedFeed). true: always; false: never; " +
+      "Sign the appcast as Sparkle 2.9's sign_update does (for apps with SURequireSignedFeed). true: always; false: never (refused while the stored appcast is signed); " +
         "absent: when the bundle's Info.plist has SURequireSignedFeed or the stored appcast is signed already.",
     )),
   releaseNotes: z.enum(["inline", "page"]).optional()

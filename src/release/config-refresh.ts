@@ -23,7 +23,8 @@ function withoutSignatures(text: string): string {
  * Whether the config renders another appcast than the store holds: a
  * `displayName`, `publisher`, `appUrl` or `appcast.*` change since the last
  * publish, yank or rebuild. Exact for an unsigned appcast; a signed one is
- * compared without the signatures only the key can make.
+ * compared without the signatures only the key can make; an unsigned one the
+ * config wants signed (`appcast.signedFeed` switched on) is stale.
  */
 async function appcastDrift(store: ObjectStore, config: RelcastConfig): Promise<{ stale: boolean; signed: string | undefined }> {
   const view = await readCatalogView(store, appcastLimit(config));
@@ -32,7 +33,10 @@ async function appcastDrift(store: ObjectStore, config: RelcastConfig): Promise<
   const rendered = Buffer.from(renderAppcast(view.records, appcastOptionsFor(config)));
   const signed = signingReason(config, {}, stored.body);
   if (!signed) return { stale: !stored.body.equals(rendered), signed };
-  return { stale: withoutSignatures(splitSignedFeed(stored.body).content.toString("utf8")) !== withoutSignatures(rendered.toString("utf8")), signed };
+  const split = splitSignedFeed(stored.body);
+  // A feed the config wants signed and the store holds unsigned is stale whatever its content.
+  if (!split.block) return { stale: true, signed };
+  return { stale: withoutSignatures(split.content.toString("utf8")) !== withoutSignatures(rendered.toString("utf8")), signed };
 }
 
 /**
@@ -49,7 +53,7 @@ export async function refreshFeedsForConfig(store: ObjectStore, config: RelcastC
   if (drift.signed) {
     throw new RelcastError(
       "E_KEY",
-      `the config renders another appcast than ${store.uriFor(APPCAST_KEY)} holds (displayName, publisher, appUrl or appcast settings changed), and the appcast must be signed (${drift.signed}); nothing was written`,
+      `the config renders another appcast than ${store.uriFor(APPCAST_KEY)} holds (displayName, publisher, appUrl or appcast settings, such as signedFeed, changed), and the appcast must be signed (${drift.signed}); nothing was written`,
       "run `relcast rebuild --key-file <your EdDSA key>`: it renders catalog, appcast and pages with this config and signs the appcast",
     );
   }

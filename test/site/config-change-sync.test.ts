@@ -87,6 +87,47 @@ describe("site sync after a config change on a signed appcast", () => {
     }
   });
 
+  it("appcast.signedFeed switched to false never unsigns a signed appcast: site sync, rebuild and yank are refused (E_CONFIG) with nothing written", async () => {
+    const signed = await makeWorkspace({ appcast: { signedFeed: true } });
+    try {
+      for (const [v, b] of [["1.0.0", 100], ["1.1.0", 110]] as const) {
+        expect((await runCli(signed.publishArgs(await signed.plugin(v, b), v))).code).toBe(0);
+      }
+      const config = JSON.parse(await readFile(signed.configFile, "utf8"));
+      await writeFile(signed.configFile, JSON.stringify({ ...config, appcast: { ...config.appcast, signedFeed: false } }));
+      const before = await snapshotTree(signed.storeDir);
+      for (const args of [["site", "sync"], ["rebuild"], ["rebuild", "--key-file", signed.keyFile], ["yank", "1.1.0", "--key-file", signed.keyFile]]) {
+        const run = await runCli([...args, "--config", signed.configFile]);
+        expect(run.code, `${args.join(" ")}: ${run.stderr}`).toBe(3);
+        expect(run.stderr).toContain("[E_CONFIG]");
+        expect(run.stderr).toMatch(/appcast in the store is signed.*SURequireSignedFeed/s);
+        expect(await snapshotTree(signed.storeDir)).toEqual(before);
+      }
+    } finally {
+      await rm(signed.dir, { recursive: true, force: true });
+    }
+  });
+
+  it("appcast.signedFeed switched on over an unsigned appcast: site sync is refused (E_KEY), not called up to date; rebuild with the key signs it", async () => {
+    await rm(ws.storeDir, { recursive: true, force: true });
+    await cp(published, ws.storeDir, { recursive: true, verbatimSymlinks: true });
+    await writeFile(ws.configFile, JSON.stringify({ ...baseConfig, appcast: { signedFeed: true } }, null, 2));
+    try {
+      const before = await snapshotTree(ws.storeDir);
+      const sync = await runCli(["site", "sync", "--config", ws.configFile]);
+      expect(sync.code, sync.stdout + sync.stderr).toBe(6);
+      expect(sync.stderr).toContain("relcast rebuild --key-file");
+      expect(await snapshotTree(ws.storeDir)).toEqual(before);
+      const rebuilt = await runCli(["rebuild", "--config", ws.configFile, "--key-file", ws.keyFile]);
+      expect(rebuilt.code, rebuilt.stderr).toBe(0);
+      const text = await readFile(path.join(ws.storeDir, "releases/appcast.xml"), "utf8");
+      expect(text).toContain("<!-- sparkle-signatures:\nedSignature: ");
+      expect((await runCli(["verify", "--config", ws.configFile])).code).toBe(0);
+    } finally {
+      await writeFile(ws.configFile, JSON.stringify(baseConfig, null, 2));
+    }
+  });
+
   it("with hosted notes pages: an unchanged config syncs without the key, and a maxAppcastItems change (items, not the channel) is refused", async () => {
     const signed = await makeWorkspace({ appcast: { signedFeed: true, releaseNotes: "page" } });
     try {
