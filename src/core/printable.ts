@@ -5,8 +5,13 @@
  * line that GitHub Actions runs as a workflow command such as `::error::` or
  * `::stop-commands::`) and format characters (bidi overrides, zero-width
  * characters) are shown as escapes instead: `\n`, `\x1b`, `\u{202E}`.
- * `keepNewlines` leaves line breaks alone for text whose lines are our own;
- * then a line that starts with `::` shows its first colon as `\x3a`.
+ * `keepNewlines` leaves line breaks alone for text whose lines are our own.
+ *
+ * GitHub's runner also reads a line as a command when it starts with `::`
+ * after any white space it trims (.NET's TrimStart: no-break and ideographic
+ * spaces too), and anywhere it holds the older `##[command]` form. So a
+ * (line) start of `::` after any white space shows its first colon as
+ * `\x3a`, and every `##[` shows as `#\x23[`.
  */
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
 const UNPRINTABLE_BUT_NEWLINE = /[\0-\x09\x0b-\x1f\x7f-\x9f\p{Cf}\u2028\u2029]/gu;
@@ -20,8 +25,11 @@ function escapeOne(char: string): string {
   return cp <= 0xff ? `\\x${cp.toString(16).padStart(2, "0")}` : `\\u{${cp.toString(16).toUpperCase()}}`;
 }
 
+/** `::` at the text's or a line's start after white space other than a newline (which the runner trims before it looks). */
+const COMMAND_AT_LINE_START = /(^|\n)([^\S\n]*)::/g;
+const LEGACY_COMMAND = /##\[/g;
+
 export function printable(text: string, options: { keepNewlines?: boolean } = {}): string {
-  if (!options.keepNewlines) return text.replace(UNPRINTABLE, escapeOne);
-  // Lines are kept, so a line must not start as a workflow command does (GitHub's runner trims spaces first).
-  return text.replace(UNPRINTABLE_BUT_NEWLINE, escapeOne).replace(/(^|\n)([ ]*)::/g, "$1$2\\x3a:");
+  const escaped = text.replace(options.keepNewlines ? UNPRINTABLE_BUT_NEWLINE : UNPRINTABLE, escapeOne);
+  return escaped.replace(COMMAND_AT_LINE_START, "$1$2\\x3a:").replace(LEGACY_COMMAND, "#\\x23[");
 }

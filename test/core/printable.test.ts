@@ -20,6 +20,18 @@ describe("printable", () => {
     expect(printable("::stop-commands::t", { keepNewlines: true })).toBe("\\x3a:stop-commands::t");
   });
 
+  it("no line starts as a workflow command after any white space the runner trims (no-break, ideographic, en spaces), with or without kept newlines", () => {
+    expect(printable("x\n\u00a0::error::NBSP\n\u3000\u2002::warning::w", { keepNewlines: true })).toBe("x\n\u00a0\\x3a:error::NBSP\n\u3000\u2002\\x3a:warning::w");
+    expect(printable("\u00a0::error::start")).toBe("\u00a0\\x3a:error::start");
+    expect(printable("a::b")).toBe("a::b");
+  });
+
+  it("escapes the runner's older ##[command] form anywhere in a line", () => {
+    expect(printable("x##[error]injected")).toBe("x#\\x23[error]injected");
+    expect(printable("releases/##[stop-commands]abc/f", { keepNewlines: true })).toBe("releases/#\\x23[stop-commands]abc/f");
+    expect(printable("## [1.0.0] heading # [x]")).toBe("## [1.0.0] heading # [x]");
+  });
+
   it("quotedFolder quotes a folder name that is not a plain version and escapes what JSON leaves raw", () => {
     expect(quotedFolder("1.2.0")).toBe("1.2.0");
     expect(quotedFolder("4.0.0\u202E")).toBe('"4.0.0\\u{202E}"');

@@ -24,9 +24,10 @@ describe("relcast verify-install", () => {
   const requests: string[] = [];
   let status = 200;
   let body = JSON.stringify({ ok: true, version: "1.2.0", model: "local" });
+  let contentType = "application/json";
   const bridge = createServer((req, res) => {
     requests.push(`${req.method} ${req.url}`);
-    res.writeHead(status, { "content-type": "application/json" }).end(body);
+    res.writeHead(status, { "content-type": contentType }).end(body);
   });
   let port = 0;
 
@@ -55,6 +56,21 @@ describe("relcast verify-install", () => {
       expect(r.stderr).toContain("is running but answered HTTP 503");
     } finally {
       status = 200;
+    }
+  });
+
+  it("prints the bridge's Content-Type and body escaped: no C1 control, no line that starts a workflow command", async () => {
+    contentType = "text/plain\x9b31mRED\x85::error::x";
+    body = "\n\u00a0::error::from-bridge\n##[warning]legacy";
+    try {
+      const r = await runCli(["verify-install", "--port", String(port), "--config", ws.configFile], { env: { GITHUB_ACTIONS: "true" } });
+      expect(r.stdout).toContain("(text/plain\\x9b31mRED\\x85::error::x)");
+      expect(r.stdout).not.toMatch(/[\x80-\x9f]/);
+      expect(r.stdout).not.toMatch(/^\s*::/m);
+      expect(r.stdout).not.toContain("##[");
+    } finally {
+      contentType = "application/json";
+      body = JSON.stringify({ ok: true, version: "1.2.0", model: "local" });
     }
   });
 

@@ -46,7 +46,7 @@ export function registerVerifyInstall(program: Command): void {
         throw new RelcastError("E_NETWORK", `the local bridge is not running on ${flags.host}:${port}`, "follow the install steps above, then run `relcast verify-install` again");
       }
       const { answer } = result;
-      process.stdout.write(`${answer.url} answered HTTP ${answer.status}${answer.contentType ? ` (${answer.contentType})` : ""}\n${printable(formatBridgeBody(answer), { keepNewlines: true })}\n`);
+      process.stdout.write(`${answer.url} answered HTTP ${answer.status}${answer.contentType ? ` (${printable(answer.contentType)})` : ""}\n${printable(formatBridgeBody(answer), { keepNewlines: true })}\n`);
       if (answer.status < 200 || answer.status > 299) {
         throw new RelcastError("E_VERIFY", `the bridge on ${flags.host}:${port} is running but answered HTTP ${answer.status}`, "see its answer above; restart the plugin or reinstall it from the latest disk image");
       }
