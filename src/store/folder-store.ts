@@ -6,6 +6,7 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { PreconditionFailedError, RelcastError } from "../core/errors.js";
 import { withFileLock } from "./folder-lock.js";
+import { undecodableNamesBelow } from "./undecodable-names.js";
 import { assertSafeKey, FOLDER_STORE_INTERNAL } from "./object-key.js";
 import { contentTypeFor } from "./content-types.js";
 import { linkOpened, linkOrCopy } from "./link-or-copy.js";
@@ -188,6 +189,7 @@ export function createFolderStore(root: string): ObjectStore {
       inFlight.clear();
       return removed;
     },
+    undecodableNames: () => undecodableNamesBelow(absRoot),
     async strayEntries(folders) {
       const found: string[] = [];
       if (!folders) await findStray(absRoot, "", found, true);
