@@ -135,6 +135,19 @@ describe("archive pages: every release's notes and downloads on the site", () =>
     await rm(file(9));
     expect(await archiveProblems()).toEqual([]);
   });
+
+  it("a publish stopped between its feeds and its site (the page it opens not written yet) is the usual warning, not a problem", async () => {
+    await seed(ws, store, config, 100);
+    const next = Buffer.from(serializeCatalog(buildCatalog(ID, Array.from({ length: 101 }, (_, i) => record(i)))));
+    await store.put(CATALOG_KEY, next, { contentType: "application/json" });
+    const found = await checkPublicFeeds(store, {
+      catalog: { bytes: next, parsed: parseCatalog(next.toString("utf8"), "catalog") }, appcast: undefined,
+      settings: { displayName: config.displayName, publisher: config.publisher, appUrl: config.appUrl, appcast: config.appcast },
+      expect: { pluginId: ID, appUrl: config.appUrl, maxItemsPerChannel: appcastLimit(config) },
+    });
+    expect(found.problems.filter((p) => /changelog/.test(p))).toEqual([]);
+    expect(found.warnings.join("\n")).toMatch(/changelog-2\.html.*changelog-3\.html|changelog-3\.html.*still hold/);
+  });
 });
 
 const browserPath = chromiumPath();
