@@ -59,7 +59,7 @@ function report(done: string[], where: string): void {
 }
 
 export function registerSite(program: Command): void {
-  const site = program.command("site").description("the public site at {app_url}: feeds, downloads, index.html, changelog.html");
+  const site = program.command("site").description("the public site at {app_url}: feeds, downloads, index.html, changelog.html and its archive pages");
   site
     .command("sync")
     .description("write the public site into the store itself (older stores, repair); publish does this on its own")
