@@ -111,7 +111,7 @@ function* lines(text: string): Generator<string> {
 /**
  * A catalog as a publish sees it (from the catalog index, or the catalog
  * parsed in full): every entry (catalog order) and the full records of only
- * those a publish writes from: the newest {@link PAGE_RELEASES} (index.html),
+ * those a publish writes from: the newest {@link PAGE_RELEASES} + 1 (index.html and the last archive pages),
  * the appcast's selection (the highest builds of each channel), the expected
  * latest release and every yanked or paused one. Memory and time stay flat in the history.
  */

@@ -24,7 +24,8 @@ export function buildOrderEntriesOf(view: CatalogView | undefined): Iterable<Bui
 
 /** The full records a view keeps (see {@link CatalogView}); `maxPerChannel` undefined = every appcast record. */
 function keptRecords(ordered: readonly ReleaseRecord[], maxPerChannel: number | undefined): ReleaseRecord[] {
-  const keep = new Set<ReleaseRecord>(ordered.slice(0, PAGE_RELEASES));
+  // One more than the pages show: a release that opens a new archive page also changes the page before (site/archive-pages.ts).
+  const keep = new Set<ReleaseRecord>(ordered.slice(0, PAGE_RELEASES + 1));
   for (const r of appcastRecords(ordered, maxPerChannel)) keep.add(r);
   const latest = expectedLatest(ordered);
   if (latest) keep.add(latest);

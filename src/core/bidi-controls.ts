@@ -54,3 +54,38 @@ export function bidiControlInFile(text: string): { line: number; column: number;
   const column = [...before.slice(before.lastIndexOf("\n") + 1)].length + 1;
   return { line, column, problem: `line ${line}, column ${column}: character ${named(found[0].codePointAt(0)!)} ${WHY}` };
 }
+
+/**
+ * How a text file can spell a bidi control in ASCII that Markdown turns into
+ * the character: a character reference, decimal or hex (`&#x202E;`,
+ * `&#8238;`) or named (`&rlm;`, `&lrm;`), or its UTF-8 percent-encoded in a
+ * URL (an autolink's text shows it decoded: `%E2%80%AE`).
+ */
+const ENCODED_BIDI = new RegExp(
+  [
+    "&#[xX]0*(?:200[eEfF]|61[cC]|202[a-eA-E]|206[6-9]);",
+    "&#0*(?:8206|8207|1564|823[4-8]|829[4-7]);",
+    "&(?:lrm|rlm);",
+    "%[eE]2%80%(?:8[eEfF]|[aA][a-eA-E])|%[eE]2%81%[aA][6-9]|%[dD]8%9[cC]",
+  ].join("|"),
+  "g",
+);
+
+/**
+ * Where a file spells a bidi control that only appears once its Markdown is
+ * rendered (see {@link ENCODED_BIDI}): the first spelling whose line renders
+ * as one (`rendersControl`, given that line alone), else the first spelling
+ * at all; line and column count from 1 (columns in characters). Undefined
+ * when the file has no such spelling (the caller then names the file alone).
+ */
+export function encodedBidiInFile(text: string, rendersControl: (line: string) => boolean): { line: number; column: number; spelled: string } | undefined {
+  let first: { line: number; column: number; spelled: string } | undefined;
+  for (const m of text.matchAll(ENCODED_BIDI)) {
+    const start = text.lastIndexOf("\n", m.index - 1) + 1;
+    const end = text.indexOf("\n", m.index);
+    const at = { line: text.slice(0, m.index).split("\n").length, column: [...text.slice(start, m.index)].length + 1, spelled: m[0] };
+    if (rendersControl(text.slice(start, end === -1 ? undefined : end))) return at;
+    first ??= at;
+  }
+  return first;
+}

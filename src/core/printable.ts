@@ -33,3 +33,25 @@ export function printable(text: string, options: { keepNewlines?: boolean } = {}
   const escaped = text.replace(options.keepNewlines ? UNPRINTABLE_BUT_NEWLINE : UNPRINTABLE, escapeOne);
   return escaped.replace(COMMAND_AT_LINE_START, "$1$2\\x3a:").replace(LEGACY_COMMAND, "#\\x23[");
 }
+
+// What JSON.stringify leaves raw but a terminal or CI log would act on or hide: DEL and C1 controls, format
+// characters (bidi overrides, zero-width ones, tags) and the line and paragraph separators.
+const JSON_UNPRINTABLE = /[\x7f-\x9f\p{Cf}\u2028\u2029]/gu;
+
+/** `\uXXXX` (a surrogate pair above U+FFFF): the JSON escape of one character. */
+function jsonEscape(char: string): string {
+  let out = "";
+  for (let i = 0; i < char.length; i++) out += `\\u${char.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0")}`;
+  return out;
+}
+
+/**
+ * JSON for a terminal or CI log (`--json`): as JSON.stringify, which escapes
+ * C0 controls only, with every other character {@link printable} escapes
+ * written as a JSON escape too, so a tampered page or record shows
+ * `\u202E` instead of reordering the line. A JSON parser reads back exactly
+ * the same value. (Outside strings JSON.stringify writes only ASCII.)
+ */
+export function printableJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(JSON_UNPRINTABLE, jsonEscape);
+}

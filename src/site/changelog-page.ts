@@ -6,6 +6,7 @@ import type { ReleaseRecord } from "../domain/record-schema.js";
 import { CHANGELOG_KEY, publicCatalogKey } from "../domain/release-layout.js";
 import { headTags, iconImage, iconOf, type PageIdentity } from "./page-head.js";
 import { fillTemplate, packageFile } from "./page-template.js";
+import { archiveNav, archivePageCount } from "./archive-pages.js";
 import { badges, factsLine, versionId, yankNote } from "./release-facts.js";
 
 function entry(r: ReleaseRecord, latest: ReleaseRecord | undefined): string {
@@ -23,8 +24,8 @@ function entry(r: ReleaseRecord, latest: ReleaseRecord | undefined): string {
 /**
  * changelog.html: the plugin's own history, every release's notes newest
  * first (catalog order), yanked ones marked with when and why. Like
- * index.html it holds the newest {@link PAGE_RELEASES}; the catalog JSON
- * holds every release's notes.
+ * index.html it holds the newest {@link PAGE_RELEASES}; the archive pages
+ * (archive-pages.ts), linked at its end, hold every release's notes.
  */
 export function renderChangelogPage(identity: PageIdentity, catalog: { count: number; versions: readonly ReleaseRecord[] }): string {
   const shown = catalog.versions.slice(0, PAGE_RELEASES);
@@ -34,7 +35,10 @@ export function renderChangelogPage(identity: PageIdentity, catalog: { count: nu
   const body = shown.length === 0
     ? "<p>No releases yet.</p>"
     : shown.map((r) => entry(r, latest)).join("\n")
-      + (older > 0 ? `\n<p class="older">The notes of ${older} older release${older === 1 ? " are" : "s are"} in <a href="${escapeHtml(publicCatalogKey(identity.pluginId))}">releases.json</a>.</p>` : "");
+      + (older > 0
+        ? `\n<p class="older">The notes and downloads of ${older} older release${older === 1 ? " are" : "s are"} on the archive pages, numbered from the first release (and in <a href="${escapeHtml(publicCatalogKey(identity.pluginId))}">releases.json</a>):</p>`
+          + archiveNav(archivePageCount(catalog.count))
+        : "");
   return fillTemplate(
     packageFile("templates/changelog.html"),
     { title, displayName: identity.displayName },

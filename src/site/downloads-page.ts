@@ -7,6 +7,7 @@ import { recordNotesHtml } from "../domain/notes/notes-html.js";
 import { escapeHtml } from "../core/html-escape.js";
 import { fillTemplate, packageFile } from "./page-template.js";
 import { headTags, iconImage, iconOf, shortDescription, type PageIdentity } from "./page-head.js";
+import { archiveNav, archivePageCount } from "./archive-pages.js";
 import { badges, checksums, dmgHref, factsLine, humanSize, rolloutNote, versionId, yankNote, zipHref } from "./release-facts.js";
 
 /** The disk image as the one main button; the update archive as a plain link and the checksums folded away under it. */
@@ -72,8 +73,8 @@ function describe(identity: PageIdentity, latest: ReleaseRecord | undefined): st
  * index.html, a product page: the display name (and icon), the latest
  * stable release once, with the disk image as the main download, then the
  * other versions among the newest {@link PAGE_RELEASES} in catalog order
- * (newest first); older ones are in the catalog JSON, so the page stays
- * small however long the history. `catalog.versions` must start with the
+ * (newest first); older ones are on the archive pages it links
+ * (archive-pages.ts), so the page stays small however long the history. `catalog.versions` must start with the
  * catalog's newest entries.
  */
 export function renderDownloadsPage(identity: PageIdentity, catalog: { count: number; versions: readonly ReleaseRecord[] }): string {
@@ -83,7 +84,8 @@ export function renderDownloadsPage(identity: PageIdentity, catalog: { count: nu
   const older = catalog.count - shown.length;
   const icon = iconOf(latest ?? catalog.versions[0]);
   const more = older > 0
-    ? `<p class="older">${older} older release${older === 1 ? " is" : "s are"} listed in <a href="${escapeHtml(publicCatalogKey(identity.pluginId))}">releases.json</a>; their downloads stay at <code>downloads/${escapeHtml(identity.pluginId)}-&lt;version&gt;.dmg</code>.</p>`
+    ? `<p class="older">The downloads and notes of ${older} older release${older === 1 ? " are" : "s are"} on the archive pages, numbered from the first release (and listed in <a href="${escapeHtml(publicCatalogKey(identity.pluginId))}">releases.json</a>):</p>`
+      + archiveNav(archivePageCount(catalog.count))
     : "";
   const othersHtml = others.length > 0 || more
     ? `<section aria-labelledby="others-heading"><h2 id="others-heading">${latest ? "Other versions" : "Versions"}</h2>${others.length > 0 ? `<ul class="versions">\n${others.map(otherVersion).join("\n")}\n</ul>` : ""}${more}</section>`

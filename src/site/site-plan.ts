@@ -25,6 +25,7 @@ import type { ApplyStepName, ContentSource, CopyWrite, PlannedWrite } from "../d
 import { APPCAST_CONTENT_TYPE, CACHE_IMMUTABLE, CACHE_NO_CACHE, contentTypeFor } from "../store/content-types.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { sitePages } from "./site-pages.js";
+import { plannedArchivePages, type ArchiveScope } from "./archive-plan.js";
 import { sameObjects, targetHolds } from "./same-bytes.js";
 
 /** The feeds the site is written from: as a plan will leave them, or as the source store holds them. */
@@ -36,6 +37,8 @@ export interface SiteFeeds {
   appcast: Buffer | undefined;
   /** The release-notes pages relcast hosts for the appcast's items (their signatures are in the appcast). */
   pages: readonly NotesPage[];
+  /** Which archive pages the change may alter; undefined: every one (compared with what the target holds). */
+  archive?: ArchiveScope | undefined;
 }
 
 export interface SitePlanOptions {
@@ -177,7 +180,7 @@ async function pagePut(target: ObjectStore, key: string, bytes: Buffer, contentT
 /**
  * Plans the public site from the feeds: the downloads, `releases/latest/`
  * (one store only), the stable latest downloads, the feeds at their public
- * paths, index.html and changelog.html, and the public catalog last.
+ * paths, the archive pages, index.html and changelog.html, and the public catalog last.
  * Downloads come before any feed that names them. Writes that would change nothing are planned as skipped.
  */
 export async function planSite(source: ObjectStore, target: ObjectStore, config: RelcastConfig, feeds: SiteFeeds, options: SitePlanOptions = {}): Promise<PlannedWrite[]> {
@@ -191,6 +194,10 @@ export async function planSite(source: ObjectStore, target: ObjectStore, config:
   // Notes pages before the public appcast that links them (and, when signed, carries their signatures).
   for (const page of feeds.pages) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));
   if (feeds.appcast) writes.push(await pagePut(target, publicAppcastKey(config.pluginId), feeds.appcast, APPCAST_CONTENT_TYPE, mutable));
+  // The archive pages before the pages that link them.
+  const archive = await plannedArchivePages(config, { source, target, view: feeds.view, catalog: feeds.catalog, scope: feeds.archive });
+  for (const page of archive.pages) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));
+  for (const key of archive.stale) writes.push({ step: "site", op: "delete", key, needed: true, why: "past the last archive page" });
   for (const page of sitePages(config, feeds.view)) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));
   // The public catalog goes last: while it still holds the previous catalog, `verify` knows which
   // state every other public file may be in (that one, or the new one), and nothing else passes.
@@ -217,6 +224,13 @@ export async function storedFeeds(store: ObjectStore, config: RelcastConfig): Pr
   return { view, appcast: appcast?.body, pages, catalogEtag: view.etag, appcastEtag: appcast?.meta.etag };
 }
 
+/** The archive pages a change may alter (see {@link ArchiveScope}); `view` is the catalog after it. */
+function archiveScopeOf(change: FeedChange, view: CatalogView): ArchiveScope {
+  if (change.kind === "add") return view.entries.first()?.version === change.record.version ? { kind: "newest" } : { kind: "all" };
+  if (change.kind === "replace") return { kind: "all" };
+  return { kind: "versions", versions: [change.version] };
+}
+
 /**
  * The `feeds` and `site` writes of one change, planned together: the site
  * is rendered from the feeds as they will be. A lost compare-and-swap on
@@ -227,6 +241,6 @@ export async function planFeedsAndSite(
 ): Promise<{ feeds: FeedsPlan; site: PlannedWrite[] }> {
   // The feeds may change between the reads of one plan: plan again from what is there then.
   const feeds = await compareAndSwap("the feeds", (retry) => planFeeds(store, config, change, workDir, attempt * 100 + retry, signing), async () => {});
-  const site = await planSite(store, store, config, { view: feeds.view, catalog: feeds.catalog, appcast: feeds.appcast, pages: feeds.pages }, { planned });
+  const site = await planSite(store, store, config, { view: feeds.view, catalog: feeds.catalog, appcast: feeds.appcast, pages: feeds.pages, archive: archiveScopeOf(change, feeds.view) }, { planned });
   return { feeds, site };
 }

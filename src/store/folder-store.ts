@@ -6,6 +6,7 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { PreconditionFailedError, RelcastError } from "../core/errors.js";
 import { withFileLock } from "./folder-lock.js";
+import { undecodableNamesBelow } from "./undecodable-names.js";
 import { assertSafeKey, FOLDER_STORE_INTERNAL } from "./object-key.js";
 import { contentTypeFor } from "./content-types.js";
 import { linkOpened, linkOrCopy } from "./link-or-copy.js";
@@ -188,6 +189,7 @@ export function createFolderStore(root: string): ObjectStore {
       inFlight.clear();
       return removed;
     },
+    undecodableNames: () => undecodableNamesBelow(absRoot),
     async strayEntries(folders) {
       const found: string[] = [];
       if (!folders) await findStray(absRoot, "", found, true);
@@ -276,8 +278,17 @@ async function findStray(root: string, rel: string, found: string[], recursive: 
     else if (entry.isSymbolicLink()) {
       const target = await readlink(path.join(root, key)).catch(() => "?");
       found.push(`${key} is a symbolic link (to ${target}); the folder store never follows links, so readers see no object there: remove it`);
-    } else if (!entry.isFile()) found.push(`${key} is not a regular file; remove it`);
+    } else if (!entry.isFile()) found.push(`${key} is ${specialKind(entry)}, not a regular file: a store holds only files and folders, and the folder store never opens one, so readers see no object there: remove it (rm ${path.join(root, key)})`);
   }
+}
+
+/** What a special file is, in words (a device or pipe someone made with mknod or mkfifo, or copied from /dev). */
+function specialKind(entry: Dirent): string {
+  if (entry.isCharacterDevice()) return "a character device";
+  if (entry.isBlockDevice()) return "a block device";
+  if (entry.isFIFO()) return "a named pipe (FIFO)";
+  if (entry.isSocket()) return "a socket";
+  return "a special file";
 }
 
 async function walk(root: string, rel: string, prefix: string, out: ObjectMeta[]): Promise<void> {

@@ -106,6 +106,13 @@ export interface ObjectStore {
    */
   strayEntries?(folders?: readonly string[]): Promise<string[]>;
   /**
+   * Entries whose names are not UTF-8 (the folder store: a file system keeps
+   * any bytes), as their paths from the root with each byte that is not
+   * printable ASCII shown as `\xNN`. No key can name them, so `list` skips
+   * them; `relcast verify` reports each as a warning. Never made into a key.
+   */
+  undecodableNames?(): Promise<string[]>;
+  /**
    * Called when the process is interrupted (Ctrl-C, SIGTERM): removes this
    * process's temp files and aborts its multipart uploads now, instead of
    * leaving them for `relcast gc`. Returns a description of each.

@@ -311,6 +311,8 @@ export function createS3Store(options: S3StoreOptions): S3Store {
       if (!stopping) await proof?.catch(() => undefined);
       // A run that failed (or forgot) with an upload open: abort it before the client goes.
       if (openUploads.size > 0 || staged.size > 0) await abortInFlight();
+      // A CreateMultipartUpload whose answer was lost and retried may have opened an upload no one knows the id of.
+      else if (openUploads.uncertain > 0) await openUploads.abortAll();
       client.destroy();
     },
   };

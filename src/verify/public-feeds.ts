@@ -6,6 +6,7 @@ import { parseCatalog, serializeCatalog } from "../domain/catalog.js";
 import type { Catalog, ReleaseRecord } from "../domain/record-schema.js";
 import { APPCAST_KEY, CATALOG_KEY, publicAppcastKey, publicCatalogKey } from "../domain/release-layout.js";
 import { sitePages } from "../site/site-pages.js";
+import { allArchivePages, archivePageCount, archivePageKey, archivePages } from "../site/archive-pages.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { readAppcast, type FeedChannel } from "./appcast-reader.js";
 import { checkFeedAgreement, type FeedExpectations } from "./feed-agreement.js";
@@ -62,7 +63,9 @@ function renderedState(catalog: Catalog, settings: SiteSettings | undefined, exp
   if (!settings) return files;
   const view = viewOfCatalog(catalog, "", expect.maxItemsPerChannel);
   files.set(publicAppcastKey(expect.pluginId), Buffer.from(renderAppcast(view.records, appcastOptionsFor(settings))));
-  for (const page of sitePages({ ...settings, pluginId: expect.pluginId }, view)) files.set(page.key, page.bytes);
+  const identity = { ...settings, pluginId: expect.pluginId };
+  for (const page of archivePages(identity, catalog.versions, allArchivePages(catalog.versions.length))) files.set(page.key, page.bytes);
+  for (const page of sitePages(identity, view)) files.set(page.key, page.bytes);
   return files;
 }
 
@@ -131,7 +134,9 @@ export async function checkPublicFeeds(store: ObjectStore, inputs: PublicFeedInp
       if (strict) problems.push(strict);
     }
     if (!body) {
-      if (wanted) problems.push(`${key} is missing; ${REPAIR}`);
+      // A file the state one change back has no place for (the archive page a publish opened) is not there yet either.
+      if (wanted && previous && !before.has(key)) stale.push(key);
+      else if (wanted) problems.push(`${key} is missing; ${REPAIR}`);
       continue;
     }
     if (!wanted) {
@@ -155,7 +160,10 @@ export async function checkPublicFeeds(store: ObjectStore, inputs: PublicFeedInp
     const fewest = named.reduce((a, b) => (b.length < a.length ? b : a));
     problems.push(...fewest.map((p) => `${p}; ${REWRITE}`));
   }
-  if (!settings) warnings.push(`index.html and changelog.html were not compared with what relcast renders: ${APPCAST_KEY} does not name the display name and publisher; pass --config`);
+  // Every page past the last one (a release is never removed, but a rebuild may list fewer): nothing links it, and it must go.
+  const lastPage = Math.max(archivePageCount(current.versions.length), previous ? archivePageCount(previous.catalog.versions.length) : 0);
+  for (let n = lastPage + 1; await store.head(archivePageKey(n)); n++) problems.push(`${archivePageKey(n)} is past the last archive page (${lastPage}) of ${CATALOG_KEY}; ${REWRITE}`);
+  if (!settings) warnings.push(`index.html, changelog.html and the archive pages were not compared with what relcast renders: ${APPCAST_KEY} does not name the display name and publisher; pass --config`);
   if (previous && stale.length > 0) warnings.push(`${stale.join(", ")} still ${stale.length === 1 ? "holds" : "hold"} the state before the last change (${describeStep(previous.step)}): ${REPAIR}`);
   return { problems, warnings, listed };
 }

@@ -3,7 +3,8 @@ import { releaseRecordSchema, rolloutMarkerSchema, yankMarkerSchema } from "../d
 import { isDeepStrictEqual } from "node:util";
 import { parseStoredJson } from "../core/stored-json.js";
 import { quotedFolder, storedKeyOf } from "../domain/record-keys.js";
-import { deltaFileName, LATEST_PREFIX, RELEASES_PREFIX, zipFileName } from "../domain/release-layout.js";
+import { APPCAST_KEY, CATALOG_KEY, deltaFileName, LATEST_PREFIX, RELEASES_PREFIX, zipFileName } from "../domain/release-layout.js";
+import { CATALOG_INDEX_KEY } from "../catalog/catalog-index.js";
 import { isReleaseVersion } from "../domain/record-fields.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import type { ObjectStore } from "../store/object-store.js";
@@ -24,6 +25,7 @@ export async function recordInventory(store: ObjectStore, catalog: Catalog | und
   const records = new Map<string, ReleaseRecord>();
   const yankFolders = new Set<string>();
   const rolloutFolders = new Set<string>();
+  const loose: string[] = [];
   for await (const meta of store.list(RELEASES_PREFIX)) {
     const stored = storedKeyOf(meta.key);
     if (!stored) {
@@ -32,7 +34,7 @@ export async function recordInventory(store: ObjectStore, catalog: Catalog | und
         const names = objects.get(object.folder);
         if (names) names.push(object.name);
         else objects.set(object.folder, [object.name]);
-      }
+      } else if (!meta.key.startsWith(LATEST_PREFIX) && !FEED_KEYS.has(meta.key)) loose.push(meta.key.slice(RELEASES_PREFIX.length));
       continue;
     }
     if (stored.kind === "yank") {
@@ -93,8 +95,18 @@ export async function recordInventory(store: ObjectStore, catalog: Catalog | und
     if (entry.yanked && !yankFolders.has(version)) problems.push(`the catalog shows ${version} as yanked but releases/${version}/yank.json is missing (an interrupted unyank): run \`relcast rebuild\`, or \`relcast yank ${version}\` to yank it again`);
   }
   const unrecorded = unrecordedObjects(objects, recordFolders, listed, records);
-  return { problems: [...problems, ...unrecorded.problems], warnings: unrecorded.warnings };
+  const warnings = [...unrecorded.warnings];
+  if (loose.length > 0) {
+    warnings.push(`releases/ holds ${loose.length} object(s) outside any version folder (${shown(loose)}): relcast keeps only the catalog, its index and the appcast there, so nothing offers them; delete them, or move a release's file into releases/<version>/`);
+  }
+  for (const name of (await store.undecodableNames?.()) ?? []) {
+    warnings.push(`${name} has a name that is not UTF-8 (shown with its bytes as \\xNN): no key can name it, so no reader of the store sees it and nothing offers it; rename it to UTF-8 or delete it`);
+  }
+  return { problems: [...problems, ...unrecorded.problems], warnings };
 }
+
+/** What relcast itself keeps directly under `releases/` (no version folder). */
+const FEED_KEYS = new Set([CATALOG_KEY, APPCAST_KEY, CATALOG_INDEX_KEY]);
 
 /**
  * `releases/<folder>/<name>`: an object of a version folder (not

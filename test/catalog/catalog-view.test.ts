@@ -266,6 +266,7 @@ describe("catalog: view, index and merge", () => {
     expect(html.match(/<li class="version"/g)?.length).toBe(49);
     expect(html.match(/Version 1\.0\.59/g)?.length).toBe(1);
     expect(html).not.toContain('id="v1.0.9"');
-    expect(html).toMatch(/10 older releases are listed in <a href="api\/v1\/plugins\/p\/releases\.json">/);
+    expect(html).toMatch(/The downloads and notes of 10 older releases are on the archive pages[^<]*<a href="api\/v1\/plugins\/p\/releases\.json">/);
+    expect(html).toContain(`<a href="changelog-1.html">1</a><a href="changelog-2.html">2</a></nav>`);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { printable } from "../../src/core/printable.js";
+import { printable, printableJson } from "../../src/core/printable.js";
 import { quotedFolder } from "../../src/domain/record-keys.js";
 
 /** Names read from a store or a listing are printed as escapes, never as raw control or format characters. */
@@ -36,5 +36,16 @@ describe("printable", () => {
     expect(quotedFolder("1.2.0")).toBe("1.2.0");
     expect(quotedFolder("4.0.0\u202E")).toBe('"4.0.0\\u{202E}"');
     expect(quotedFolder("x\n::error::y")).toBe('"x\\n::error::y"');
+  });
+});
+
+describe("printableJson (--json output)", () => {
+  it("escapes what JSON.stringify leaves raw (format characters, C1, separators) and parses back to the same value", () => {
+    const value = { problem: "index.html: \u202Egpj.exe\u200B \x85 \u2028 tag \u{E0041} ok 日本語 🙂", n: 1, list: ["\uFEFF"] };
+    const text = printableJson(value, 2);
+    expect(text).not.toMatch(/[\x7f-\x9f\p{Cf}\u2028\u2029]/u);
+    expect(text).toContain("\\u202Egpj.exe\\u200B \\u0085 \\u2028 tag \\uDB40\\uDC41 ok 日本語 🙂");
+    expect(JSON.parse(text)).toEqual(value);
+    expect(JSON.parse(printableJson(value))).toEqual(value);
   });
 });

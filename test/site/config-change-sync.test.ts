@@ -65,6 +65,33 @@ describe("site sync after a config change", () => {
   });
 });
 
+describe("site build --out after a config change", () => {
+  // One field is enough here: both commands call the same function (the fields are covered above).
+  it.each(CHANGES.slice(0, 1))("$field: the same rule as site sync: the folder's appcast and pages show the new value, and the folder's appcast is the store's", async ({ change, appcast, pages }) => {
+    await rm(ws.storeDir, { recursive: true, force: true });
+    await cp(published, ws.storeDir, { recursive: true, verbatimSymlinks: true });
+    const out = path.join(ws.dir, "site-out");
+    await rm(out, { recursive: true, force: true });
+    await writeFile(ws.configFile, JSON.stringify({ ...baseConfig, ...change }, null, 2));
+    try {
+      const build = await runCli(["site", "build", "--out", out, "--config", ws.configFile]);
+      expect(build.code, build.stderr).toBe(0);
+      const publicAppcast = path.join(out, "api/v1/plugins/bridge-plugin/appcast.xml");
+      appcast(channelOf(publicAppcast));
+      expect(await readFile(publicAppcast)).toEqual(await readFile(path.join(ws.storeDir, "releases/appcast.xml")));
+      for (const page of ["index.html", "changelog.html"]) {
+        const html = await readFile(path.join(out, page), "utf8");
+        for (const text of pages) expect(html, page).toContain(text);
+      }
+      const verify = await runCli(["verify", "--config", ws.configFile]);
+      expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+    } finally {
+      await writeFile(ws.configFile, JSON.stringify(baseConfig, null, 2));
+      await rm(out, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("site sync after a config change on a signed appcast", () => {
   it("is refused (E_KEY) before anything is written, naming rebuild with the key; rebuild then renders and signs it", async () => {
     const signed = await makeWorkspace({ appcast: { signedFeed: true } });

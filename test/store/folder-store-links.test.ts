@@ -85,3 +85,36 @@ describe("folder store: a FIFO in an object's place", () => {
     expect((await stat(fifo)).isFIFO()).toBe(true);
   });
 });
+
+/** Special files in a folder store are named for what they are, with the fix, not as links. */
+describe("folder store: devices, pipes and sockets are named for what they are", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), "relcast-special-"));
+  });
+  afterAll(async () => { await rm(dir, { recursive: true, force: true }); });
+
+  /** mknod needs root (CAP_MKNOD): elsewhere the devices are left out and the FIFO still checks the wording. */
+  function mknod(file: string, type: "c" | "b"): boolean {
+    try {
+      execFileSync("mknod", [file, type, "1", "3"], { stdio: "ignore" });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  it("strayEntries names a character device, a block device and a FIFO, each with the rm that removes it", async () => {
+    const root = path.join(dir, "store");
+    const store = createFolderStore(root);
+    await mkdir(path.join(root, "releases", "1.0.0"), { recursive: true });
+    execFileSync("mkfifo", [path.join(root, "releases", "1.0.0", "pipe.zip")]);
+    const chr = mknod(path.join(root, "releases", "1.0.0", "null.dmg"), "c");
+    const blk = mknod(path.join(root, "releases", "disk.dmg"), "b");
+    const found = await store.strayEntries!();
+    expect(found).toContain(`releases/1.0.0/pipe.zip is a named pipe (FIFO), not a regular file: a store holds only files and folders, and the folder store never opens one, so readers see no object there: remove it (rm ${path.join(root, "releases", "1.0.0", "pipe.zip")})`);
+    if (chr) expect(found.find((f) => f.startsWith("releases/1.0.0/null.dmg "))).toMatch(/^releases\/1\.0\.0\/null\.dmg is a character device, not a regular file: .*remove it \(rm /);
+    if (blk) expect(found.find((f) => f.startsWith("releases/disk.dmg "))).toMatch(/^releases\/disk\.dmg is a block device, not a regular file/);
+    expect(found.join("\n")).not.toMatch(/link/);
+  });
+});

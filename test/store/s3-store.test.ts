@@ -253,6 +253,42 @@ describe.skipIf(Boolean(reason))(`S3 store against moto_server${reason ? ` (skip
         }
       });
 
+      it("the answer to its CreateMultipartUpload is lost and the SDK retries: the upload S3 opened for the lost answer is aborted when the store closes (the put succeeds; nothing left for gc)", async () => {
+        const proxy = await startFaultProxy(moto!.endpoint, { rate: 0, seed: 4 });
+        const o = storeOptions({ endpoint: proxy.endpoint });
+        const store = createS3Store(o);
+        const { file, data, dir } = await bigFile(11 * MiB);
+        // CreateMultipartUpload is POST <key>?uploads; the proxy lets moto open the upload, then drops the answer.
+        proxy.target({ name: "create answer lost", match: (r) => r.method === "POST" && r.url.includes("/releases/1.0.0/f.zip?") && /[?&]uploads(=|&|$)/.test(r.url), fault: "lost-response", times: 1 });
+        try {
+          await store.put("releases/1.0.0/f.zip", { file }, { ...options, ifNoneMatch: "*" });
+          expect(proxy.stats.targeted["create answer lost"]).toBe(1);
+          expect((await store.get("releases/1.0.0/f.zip"))!.body.equals(data)).toBe(true);
+        } finally {
+          await store.close?.();
+          await proxy.stop();
+          await rm(dir, { recursive: true, force: true });
+        }
+        expect(await openUploads(o.prefix!)).toEqual([]);
+      });
+
+      it("a CreateMultipartUpload that fails after S3 opened the upload (every answer lost): the failed put's store aborts it on close", async () => {
+        const proxy = await startFaultProxy(moto!.endpoint, { rate: 0, seed: 5 });
+        const o = storeOptions({ endpoint: proxy.endpoint });
+        const store = createS3Store(o);
+        const { file, dir } = await bigFile(11 * MiB);
+        proxy.target({ name: "every create answer lost", match: (r) => r.method === "POST" && r.url.includes("/releases/1.0.0/g.zip?") && /[?&]uploads(=|&|$)/.test(r.url), fault: "lost-response", times: 100 });
+        try {
+          await expect(store.put("releases/1.0.0/g.zip", { file }, { ...options, ifNoneMatch: "*" })).rejects.toThrow();
+          expect(proxy.stats.targeted["every create answer lost"]).toBeGreaterThan(1);
+        } finally {
+          await store.close?.();
+          await proxy.stop();
+          await rm(dir, { recursive: true, force: true });
+        }
+        expect(await openUploads(o.prefix!)).toEqual([]);
+      });
+
       it("a put with other headers than the staged ones is a plain upload with its own headers (the staged one is aborted)", async () => {
         const o = storeOptions();
         const store = createS3Store(o);

@@ -92,6 +92,18 @@ describe("verify, serve, site and publish against a store someone tampered with"
     expect(res.stdout).toMatch(new RegExp(`site: ${key.replace(/\./g, "\\.")} has SHA-256 [0-9a-f]{12}…; .* says ${pinned.slice(0, 12)}…`));
   });
 
+  it("--json shows a format character from a tampered page as a JSON escape, never raw, and parses back to it", async () => {
+    const store = await copyStore();
+    const page = path.join(store, "changelog.html");
+    await writeFile(page, (await readFile(page, "utf8")).replace("Version 1.1.0", "Version \u202E0.1.1"));
+    const res = await runCli(["verify", "--json", "--config", ws.configFile, "--store", `file://${store}`]);
+    expect(res.code).toBe(11);
+    expect(res.stdout).not.toMatch(/[\p{Cf}\u2028\u2029\x7f-\x9f]/u);
+    expect(res.stdout).toContain("\\u202E0.1.1");
+    const report = JSON.parse(res.stdout);
+    expect(JSON.stringify(report)).toContain("\u202E0.1.1");
+  });
+
   it("fails on an appcast with a control character that a lenient parser accepts; expat agrees it does not parse", async () => {
     const store = await copyStore();
     for (const key of ["releases/appcast.xml", "api/v1/plugins/bridge-plugin/appcast.xml"]) {

@@ -213,3 +213,32 @@ describe("rebuild says what it changes", () => {
     expect(catalog.versions.map((r: { version: string }) => r.version)).toEqual(["1.1.0", "1.0.0"]);
   });
 });
+
+describe("objects no version folder or key explains", () => {
+  it("an object directly under releases/ (not the catalog, its index or the appcast) is a warning naming it; exit 0", async () => {
+    await restore(afterBoth);
+    await writeFile(path.join(ws.storeDir, "releases", "bridge-plugin-1.1.0.dmg"), "stray");
+    await writeFile(path.join(ws.storeDir, "releases", "notes.txt"), "stray");
+    const res = await runCli(["verify", "--json", "--config", ws.configFile]);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    const report = JSON.parse(res.stdout);
+    const loose = report.storeWarnings.filter((w: string) => w.includes("outside any version folder"));
+    expect(loose).toEqual([expect.stringMatching(/^releases\/ holds 2 object\(s\) outside any version folder \(bridge-plugin-1\.1\.0\.dmg, notes\.txt\)/)]);
+    expect(report.storeWarnings.join("\n")).not.toMatch(/catalog\.json|appcast\.xml|catalog-index\.json/);
+  });
+
+  it("a file or folder whose name is not UTF-8 (folder store) is a warning showing its bytes; exit 0", async () => {
+    await restore(afterBoth);
+    const dir = path.join(ws.storeDir, "releases", "1.1.0");
+    // "café.dmg" in Latin-1: the byte 0xE9 alone is not UTF-8.
+    await writeFile(Buffer.concat([Buffer.from(`${dir}/caf`), Buffer.from([0xe9]), Buffer.from(".dmg")]), "stray");
+    await mkdir(Buffer.concat([Buffer.from(`${ws.storeDir}/downloads/old`), Buffer.from([0xff])]));
+    const res = await runCli(["verify", "--json", "--config", ws.configFile]);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    const warnings: string[] = JSON.parse(res.stdout).storeWarnings;
+    expect(warnings).toContainEqual(expect.stringMatching(/^releases\/1\.1\.0\/caf\\xe9\.dmg has a name that is not UTF-8/));
+    expect(warnings).toContainEqual(expect.stringMatching(/^downloads\/old\\xff\/ has a name that is not UTF-8/));
+    const text = await runCli(["verify", "--config", ws.configFile]);
+    expect(text.stdout + text.stderr).toContain("caf\\xe9.dmg");
+  });
+});

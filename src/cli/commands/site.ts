@@ -16,9 +16,16 @@ interface SiteFlags {
   out?: string;
 }
 
-/** Plans the site from the source store's feeds (every release's downloads too) and applies the plan to the target. */
+/**
+ * The one rule of `site sync` and `site build`: when the config changed what
+ * the appcast says, the store's feeds are rendered again first
+ * (config-refresh.ts; refused on a signed appcast before anything is
+ * written), so the site, into the store or a folder, never pairs new pages
+ * with the old appcast. Then the site is planned from the source store's
+ * feeds (every release's downloads too) and applied to the target.
+ */
 async function syncPublicSite(source: ObjectStore, target: ObjectStore, config: RelcastConfig): Promise<string[]> {
-  const done: string[] = [];
+  const done = await refreshFeedsForConfig(source, config);
   await syncSite(applyTarget(source, (line) => done.push(line), target), config, { allDownloads: true });
   return done;
 }
@@ -52,7 +59,7 @@ function report(done: string[], where: string): void {
 }
 
 export function registerSite(program: Command): void {
-  const site = program.command("site").description("the public site at {app_url}: feeds, downloads, index.html, changelog.html");
+  const site = program.command("site").description("the public site at {app_url}: feeds, downloads, index.html, changelog.html and its archive pages");
   site
     .command("sync")
     .description("write the public site into the store itself (older stores, repair); publish does this on its own")
@@ -61,9 +68,7 @@ export function registerSite(program: Command): void {
     .action(async (flags: SiteFlags) => {
       await withConfiguredStore(flags, {}, {}, async (config, store) => {
         await store.checkReachable();
-        // A config change that shows in the appcast: the feeds first, so pages and appcast never disagree.
-        const refreshed = await refreshFeedsForConfig(store, config);
-        report([...refreshed, ...(await syncPublicSite(store, store, config))], store.uriFor("index.html").replace(/\/index\.html$/, ""));
+        report(await syncPublicSite(store, store, config), store.uriFor("index.html").replace(/\/index\.html$/, ""));
       });
     });
   site

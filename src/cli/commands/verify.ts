@@ -7,6 +7,7 @@ import { RelcastError } from "../../core/errors.js";
 import { openStore } from "../../store/open-store.js";
 import { verifyStore } from "../../verify/verify-store.js";
 import { failingNames, formatVerifyReport } from "../../verify/verify-table.js";
+import { printableJson } from "../../core/printable.js";
 
 interface VerifyFlags {
   config?: string;
@@ -49,7 +50,7 @@ export function registerVerify(program: Command): void {
         const report = await verifyStore(store, {
           publicKey, pluginId: config?.pluginId, appUrl: config?.appUrl, notesPages: config?.appcast?.releaseNotes === "page", maxItemsPerChannel: appcastLimit(config ?? {}), signedFeed: config?.appcast?.signedFeed, site: config,
         });
-        process.stdout.write(flags.json ? JSON.stringify(report, null, 2) + "\n" : formatVerifyReport(report));
+        process.stdout.write(flags.json ? printableJson(report, 2) + "\n" : formatVerifyReport(report));
         if (!report.ok) {
           throw new RelcastError("E_VERIFY", `verify found problems in ${failingNames(report).join(", ")}`, "read the problem lines above; `relcast rebuild` repairs feeds, damaged objects need the release re-published under a new version");
         }

@@ -11,6 +11,7 @@ import { open, type FileHandle } from "node:fs/promises";
 import { promisify } from "node:util";
 import { crc32, inflateRaw } from "node:zlib";
 import { RelcastError } from "../../core/errors.js";
+import { writeFullyAt } from "../../core/write-fully.js";
 import type { HashedTree, TreeEntry, TreeSource } from "./tree-hash.js";
 import type { ManifestFile, ManifestTree, TreeManifest } from "./tree-manifest.js";
 
@@ -80,7 +81,7 @@ export async function treeFromManifest(manifest: TreeManifest, tree: ManifestTre
     scratch ??= { fh: await open(options.scratchFile, "wx+", 0o600), end: 0 };
     kept.set(entry.rel, { at: scratch.end, length: bytes.length });
     scratch.end += bytes.length;
-    await scratch.fh.write(bytes, 0, bytes.length, scratch.end - bytes.length);
+    await writeFullyAt(scratch.fh, bytes, scratch.end - bytes.length, options.scratchFile);
     return bytes;
   };
   const source: TreeSource = {

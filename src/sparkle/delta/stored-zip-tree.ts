@@ -22,6 +22,7 @@ import { open, type FileHandle } from "node:fs/promises";
 import { promisify } from "node:util";
 import { createInflateRaw, inflateRaw, type InflateRaw } from "node:zlib";
 import { RelcastError } from "../../core/errors.js";
+import { writeFullyAt } from "../../core/write-fully.js";
 import { badZip, layOutZip, relOfZipName, type RawZipEntry, unixModeOf, type ZipBundleTree, type ZipListing } from "./zip-layout.js";
 import { CUSTOM_ICON_PATH, type HashedTree, treeHashOf, type TreeEntry, type TreeSource } from "./tree-hash.js";
 import { readU64, widenFields, ZIP64_END, ZIP64_LOCATOR, ZIP64_MARK } from "./zip64-fields.js";
@@ -91,7 +92,7 @@ class EntryScan {
   constructor(
     readonly entry: Scanned,
     private readonly newZip: TwinZip | undefined,
-    private readonly spill: { fh: FileHandle; end: number } | undefined,
+    private readonly spill: { fh: FileHandle; end: number; file: string } | undefined,
     private readonly keepLimit: number,
     private readonly zipName: string,
   ) {
@@ -123,7 +124,7 @@ class EntryScan {
       const at = spill.end;
       spill.end += chunk.length;
       const copy = Buffer.from(chunk);
-      this.pendingSpill = this.pendingSpill.then(() => spill.fh.write(copy, 0, copy.length, at));
+      this.pendingSpill = this.pendingSpill.then(() => writeFullyAt(spill.fh, copy, at, spill.file));
     }
     this.inflatedBytes += chunk.length;
   }
@@ -218,7 +219,7 @@ export interface ReadStoredZipOptions {
 export async function readStoredZipTree(stream: AsyncIterable<Buffer>, options: ReadStoredZipOptions): Promise<StoredZipTree & { close(): Promise<void> }> {
   const { name, newZip } = options;
   const sha256 = options.expected ? createHash("sha256") : undefined;
-  const spill = options.spillFile ? { fh: await open(options.spillFile, "wx+", 0o600), end: 0 } : undefined;
+  const spill = options.spillFile ? { fh: await open(options.spillFile, "wx+", 0o600), end: 0, file: options.spillFile } : undefined;
   try {
     const scanned = new Map<number, Scanned>();
     const tail: Buffer[] = [];

@@ -147,7 +147,7 @@ export const preflightStep: Step = {
     // A link planted in a folder the publish writes to would send its bytes out of the store: refuse before the first write.
     const stray = (await ctx.store.strayEntries?.(publishFolders(ctx.config.pluginId, inputs.version, ctx.localizedNotes.map((l) => l.lang)))) ?? [];
     if (stray.length > 0) {
-      throw new RelcastError("E_STORE", `the store holds what relcast never writes: ${stray[0]}${stray.length > 1 ? ` (and ${stray.length - 1} more)` : ""}`, "remove the links from the store (relcast verify lists them all) and publish again");
+      throw new RelcastError("E_STORE", `the store holds what relcast never writes: ${stray[0]}${stray.length > 1 ? ` (and ${stray.length - 1} more)` : ""}`, "remove each from the store (the links, devices, pipes or sockets named; relcast verify lists them all) and publish again");
     }
     // A catalog someone broke by hand stops the run here, before any upload.
     ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config));

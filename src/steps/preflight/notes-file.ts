@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { RelcastError } from "../../core/errors.js";
-import { bidiControlInFile, bidiControlInRendered } from "../../core/bidi-controls.js";
+import { bidiControlInFile, bidiControlInRendered, encodedBidiInFile } from "../../core/bidi-controls.js";
 import { codePointName, firstIllegalXmlChar, firstInvalidUtf8 } from "../../core/xml-text.js";
 import { changelogSection, versionHeadings } from "../../domain/notes/keep-a-changelog.js";
 import { renderNotesHtml } from "../../domain/notes/markdown.js";
@@ -41,20 +41,36 @@ async function readText(file: string, what: string, hint: string): Promise<strin
       `remove the character from the ${what} (grep -nP '[\\x{200E}\\x{200F}\\x{061C}\\x{202A}-\\x{202E}\\x{2066}-\\x{2069}]' ${file} finds every one) and publish again; right-to-left text shows in its own direction without it`,
     );
   }
+  renderedBidiCheck(text, `${what} ${file}`, what);
   return text;
 }
 
+const REMOVE_SPELLED = "remove it (a character reference &#x200E; &#x200F; &#x61C; &#x202A;-&#x202E; &#x2066;-&#x2069; or &lrm; &rlm;, in decimal or hex, or the percent-encoded %E2%80%8E… in a URL)";
+
+/**
+ * Markdown turns character references (`&#x202E;`, `&rlm;`) and the
+ * percent-encoding in an autolink's text into the characters themselves:
+ * what a file spells in ASCII reaches the record, the appcast and the pages
+ * decoded. So the whole file is checked rendered as well as raw, one rule for
+ * every section of a changelog (the raw check covers them all too), and the
+ * refusal names the line and column of the spelling.
+ */
+function renderedBidiCheck(markdown: string, source: string, what: string, locate = true): void {
+  const rendered = bidiControlInRendered(renderNotesHtml(markdown));
+  if (!rendered) return;
+  const at = locate ? encodedBidiInFile(markdown, (line) => bidiControlInRendered(renderNotesHtml(line)) !== undefined) : undefined;
+  const where = at ? `line ${at.line}, column ${at.column}: "${at.spelled}" renders as a bidirectional control` : "a character reference or percent-encoding renders as a bidirectional control";
+  throw new RelcastError(
+    "E_INPUT",
+    `${source}: ${where}: ${rendered} (the update window or a page could show another version or text than the file says)`,
+    `${REMOVE_SPELLED} from the ${what} and publish again`,
+  );
+}
+
 function checked(notes: ReleaseNotes, source: string): ReleaseNotes {
-  // Markdown turns character references (`&#x202E;`, `&rlm;`) into the characters themselves: what the file
-  // spells harmlessly reaches the record, the appcast and the pages decoded, so the rendered notes are checked too.
-  const rendered = bidiControlInRendered(renderNotesHtml(notes.markdown));
-  if (rendered) {
-    throw new RelcastError(
-      "E_INPUT",
-      `${source}: a character reference renders as a bidirectional control: ${rendered} (the update window or a page could show another version or text than the file says)`,
-      "remove the character reference (&#x200E; &#x200F; &#x61C; &#x202A;-&#x202E; &#x2066;-&#x2069;, &lrm; &rlm;, in decimal or hex) from the notes and publish again",
-    );
-  }
+  // The file was checked rendered as a whole; the notes taken from it are too (a section can render otherwise on its
+  // own), without a position: theirs is not the file's.
+  renderedBidiCheck(notes.markdown, source, "notes", false);
   if (notes.firstText === "") {
     throw new RelcastError("E_INPUT", `${source} holds no text`, "write at least one line describing the release (Markdown: a list of changes)");
   }

@@ -61,12 +61,43 @@ describe("bidi controls in notes files", () => {
     await writeFile(file, `- Fixed ${ref}gpj.exe crash\n`);
     const err = await refused(() => readReleaseNotes(file));
     expect(err.code).toBe("E_INPUT");
-    expect(err.message).toContain(`notes file ${file}: a character reference renders as a bidirectional control: character ${hex}`);
-    expect(err.hint).toContain("remove the character reference");
+    // "- Fixed " is 8 characters: the reference starts at column 9.
+    expect(err.message).toContain(`notes file ${file}: line 1, column 9: "${ref}" renders as a bidirectional control: character ${hex}`);
+    expect(err.hint).toContain("character reference");
     const changelog = path.join(dir, "CHANGELOG-ref.md");
     await writeFile(changelog, `# Changelog\n\n## [1.2.0] - 2026-11-01\n\n- Safe ${ref}text\n`);
     expect((await refused(() => readChangelogNotes(changelog, "1.2.0"))).message).toContain(`character ${hex}`);
     expect((await refused(() => readReleaseNotes(file, "--localized-notes de="))).code).toBe("E_INPUT");
+  });
+
+  it("a percent-encoded control in an autolink (its text shows it decoded) is refused with line and column", async () => {
+    const file = path.join(dir, "notes-autolink.md");
+    await writeFile(file, "## Fixes\n\n- Crash fixed\n- See <https://example.com/%E2%80%AEgpj.exe> and &amp; more\n");
+    const err = await refused(() => readReleaseNotes(file));
+    expect(err.code).toBe("E_INPUT");
+    expect(err.message).toContain(`notes file ${file}: line 4, column 28: "%E2%80%AE" renders as a bidirectional control: character U+202E (RIGHT-TO-LEFT OVERRIDE)`);
+    expect(err.hint).toContain("percent-encoded");
+    const changelog = path.join(dir, "CHANGELOG-autolink.md");
+    await writeFile(changelog, "# Changelog\n\n## [1.2.0] - 2026-11-01\n\n- See <https://example.com/a%e2%81%a7b>\n");
+    expect((await refused(() => readChangelogNotes(changelog, "1.2.0"))).message).toContain(`changelog ${changelog}: line 5, column 29: "%e2%81%a7" renders`);
+  });
+
+  it("one rule for every section of a changelog: a reference in an older section is refused as a raw control there is", async () => {
+    const clean = "# Changelog\n\n## [1.2.0] - 2026-11-01\n\n- Fine\n\n## [1.1.0] - 2026-10-01\n\n";
+    const raw = path.join(dir, "CHANGELOG-old-raw.md");
+    await writeFile(raw, `${clean}- Old \u202Etext\n`);
+    expect((await refused(() => readChangelogNotes(raw, "1.2.0"))).message).toContain(`changelog ${raw}: line 9, column 7: character U+202E`);
+    const ref = path.join(dir, "CHANGELOG-old-ref.md");
+    await writeFile(ref, `${clean}- Old &#x202E;text\n`);
+    const err = await refused(() => readChangelogNotes(ref, "1.2.0"));
+    expect(err.code).toBe("E_INPUT");
+    expect(err.message).toContain(`changelog ${ref}: line 9, column 7: "&#x202E;" renders as a bidirectional control: character U+202E`);
+  });
+
+  it("a reference in a code span is text, not a control: allowed", async () => {
+    const file = path.join(dir, "notes-code.md");
+    await writeFile(file, "- Escapes `&#x202E;` and `%E2%80%AE` in names\n");
+    expect((await readReleaseNotes(file)).markdown).toContain("&#x202E;");
   });
 
   it("character references of harmless characters stay allowed", async () => {
