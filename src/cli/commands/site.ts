@@ -73,7 +73,7 @@ export function registerSite(program: Command): void {
     });
   site
     .command("build")
-    .description("write the public site as a folder, for GitHub Pages, nginx or any static host")
+    .description("write the public site as a folder, for GitHub Pages, nginx or any static host (after a config change that shows in the appcast, the store's feeds are rendered again first, as site sync does)")
     .requiredOption("--out <dir>", "folder to write (created; files relcast writes are replaced)")
     .option("--config <file>", "config file", "relcast.config.json")
     .option("--store <url>", "store URL to read (overrides config)")
