@@ -5547,6 +5547,27 @@ function bidiControlInFile(text) {
 		problem: `line ${line}, column ${column}: character ${named(found[0].codePointAt(0))} ${WHY}`
 	};
 }
+const ENCODED_BIDI = new RegExp([
+	"&#[xX]0*(?:200[eEfF]|61[cC]|202[a-eA-E]|206[6-9]);",
+	"&#0*(?:8206|8207|1564|823[4-8]|829[4-7]);",
+	"&(?:lrm|rlm);",
+	"%[eE]2%80%(?:8[eEfF]|[aA][a-eA-E])|%[eE]2%81%[aA][6-9]|%[dD]8%9[cC]"
+].join("|"), "g");
+function encodedBidiInFile(text, rendersControl) {
+	let first;
+	for (const m of text.matchAll(ENCODED_BIDI)) {
+		const start = text.lastIndexOf("\n", m.index - 1) + 1;
+		const end = text.indexOf("\n", m.index);
+		const at = {
+			line: text.slice(0, m.index).split("\n").length,
+			column: [...text.slice(start, m.index)].length + 1,
+			spelled: m[0]
+		};
+		if (rendersControl(text.slice(start, end === -1 ? void 0 : end))) return at;
+		first ??= at;
+	}
+	return first;
+}
 
 // src/core/xml-text.ts
 function isXmlChar(cp) {
@@ -5955,9 +5976,10 @@ function escapeOne(char) {
 	const cp = char.codePointAt(0);
 	return cp <= 255 ? `\\x${cp.toString(16).padStart(2, "0")}` : `\\u{${cp.toString(16).toUpperCase()}}`;
 }
+const COMMAND_AT_LINE_START = /(^|\n)([^\S\n]*)::/g;
+const LEGACY_COMMAND = /##\[/g;
 function printable$1(text, options = {}) {
-	if (!options.keepNewlines) return text.replace(UNPRINTABLE, escapeOne);
-	return text.replace(UNPRINTABLE_BUT_NEWLINE, escapeOne).replace(/(^|\n)([ ]*)::/g, "$1$2\\x3a:");
+	return text.replace(options.keepNewlines ? UNPRINTABLE_BUT_NEWLINE : UNPRINTABLE, escapeOne).replace(COMMAND_AT_LINE_START, "$1$2\\x3a:").replace(LEGACY_COMMAND, "#\\x23[");
 }
 
 // src/core/secrets.ts
@@ -10485,6 +10507,29 @@ var LocalZipEntries = class {
 	}
 };
 
+// src/core/write-fully.ts
+init_errors$4();
+function tempSpaceError(err, file) {
+	const code = err?.code;
+	if (code !== "ENOSPC" && code !== "EDQUOT") return err;
+	return noRoom(file, code === "ENOSPC" ? "no space left on the device" : "the disk quota is used up", err);
+}
+function noRoom(file, why, cause) {
+	return new RelcastError("E_INPUT", `${why} in the temp folder ${path.dirname(file)} while writing ${path.basename(file)}, the unpacked files delta updates are made from`, "free space there, or point TMPDIR at a folder on a disk with room for the zips and their unpacked files (or lower `deltas.maximum`), and run the command again", { cause });
+}
+async function writeFullyAt(fh, bytes, position, file) {
+	for (let done = 0; done < bytes.length;) {
+		let written;
+		try {
+			({bytesWritten: written} = await fh.write(bytes, done, bytes.length - done, position + done));
+		} catch (err) {
+			throw tempSpaceError(err, file);
+		}
+		if (written <= 0) throw noRoom(file, `a write stopped after ${done} of ${bytes.length} bytes (the disk is likely full)`);
+		done += written;
+	}
+}
+
 // src/sparkle/delta/zip64-fields.ts
 const ZIP64_MARK = 4294967295;
 const ZIP64_END = 101075792;
@@ -10589,7 +10634,7 @@ var EntryScan = class {
 			const at = spill.end;
 			spill.end += chunk.length;
 			const copy = Buffer.from(chunk);
-			this.pendingSpill = this.pendingSpill.then(() => spill.fh.write(copy, 0, copy.length, at));
+			this.pendingSpill = this.pendingSpill.then(() => writeFullyAt(spill.fh, copy, at, spill.file));
 		}
 		this.inflatedBytes += chunk.length;
 	}
@@ -10666,7 +10711,8 @@ async function readStoredZipTree(stream, options) {
 	const sha256 = options.expected ? createHash("sha256") : void 0;
 	const spill = options.spillFile ? {
 		fh: await open(options.spillFile, "wx+", 384),
-		end: 0
+		end: 0,
+		file: options.spillFile
 	} : void 0;
 	try {
 		const scanned = /* @__PURE__ */ new Map();
@@ -14530,7 +14576,7 @@ async function treeFromManifest(manifest, tree, options) {
 			length: bytes.length
 		});
 		scratch.end += bytes.length;
-		await scratch.fh.write(bytes, 0, bytes.length, scratch.end - bytes.length);
+		await writeFullyAt(scratch.fh, bytes, scratch.end - bytes.length, options.scratchFile);
 		return bytes;
 	};
 	const source = {
@@ -15389,7 +15435,6 @@ function parseCatalog(text, source) {
 }
 
 // src/catalog/catalog-view.ts
-const PAGE_RELEASES = 50;
 function buildOrderEntriesOf(view) {
 	return { *[Symbol.iterator]() {
 		for (const e of view?.entries ?? []) if (e.build !== void 0) yield {
@@ -15400,7 +15445,7 @@ function buildOrderEntriesOf(view) {
 	} };
 }
 function keptRecords(ordered, maxPerChannel) {
-	const keep = new Set(ordered.slice(0, 50));
+	const keep = new Set(ordered.slice(0, 51));
 	for (const r of appcastRecords(ordered, maxPerChannel)) keep.add(r);
 	const latest = expectedLatest(ordered);
 	if (latest) keep.add(latest);
@@ -21977,6 +22022,76 @@ function checksums(r, id) {
 	return `<details class="checksums" id="${escapeHtml(id)}"><summary>SHA-256 checksums</summary><dl>${shown.map(([name, sum]) => `<dt>${escapeHtml(name)}</dt><dd><code>${escapeHtml(sum)}</code></dd>`).join("")}</dl></details>`;
 }
 
+// src/site/archive-pages.ts
+function archivePageCount(count) {
+	return count > 50 ? Math.ceil(count / 50) : 0;
+}
+function archivePageKey(n) {
+	return `changelog-${n}.html`;
+}
+function archivePageOf(newestFirstIndex, count) {
+	return Math.floor((count - 1 - newestFirstIndex) / 50) + 1;
+}
+function archivePageSlice(n, count) {
+	return {
+		start: Math.max(0, count - n * 50),
+		end: count - (n - 1) * 50
+	};
+}
+function archiveNav(pageCount) {
+	if (pageCount === 0) return "";
+	return `<nav class="pager" id="archive" aria-label="Archive pages">${Array.from({ length: pageCount }, (_, i) => `<a href="${archivePageKey(i + 1)}">${i + 1}</a>`).join("")}</nav>`;
+}
+function pagerOf(n, last) {
+	return `<nav class="pager" aria-label="Archive page ${n}">${[
+		n > 1 ? `<a href="${archivePageKey(n - 1)}" rel="prev">Older</a>` : `<span>Older</span>`,
+		`<a href="changelog.html#archive">All pages</a>`,
+		last ? `<a href="changelog.html">Newest</a>` : `<a href="${archivePageKey(n + 1)}" rel="next">Newer</a>`
+	].join("")}</nav>`;
+}
+function archiveEntry(r) {
+	const id = versionId(r.version);
+	const notes = recordNotesHtml(r, { topHeadingLevel: 3 });
+	const links = r.yanked ? [] : [`<a href="${escapeHtml(dmgHref(r))}" download>Disk image (${humanSize(r.sizeBytes)})</a>`, ...r.autoupdate ? [`<a href="${escapeHtml(zipHref(r))}" download>Update archive (${humanSize(r.autoupdate.sizeBytes)})</a>`] : []];
+	return `<article class="entry${r.yanked ? " is-yanked" : ""}" id="${escapeHtml(id)}" aria-labelledby="${escapeHtml(id)}-h"><h2 id="${escapeHtml(id)}-h">Version ${escapeHtml(r.version)}${badges(r)}</h2>` + factsLine(r) + yankNote(r) + rolloutNote(r) + (notes ? `<div class="notes">${notes}</div>` : r.summary ? `<p class="summary">${escapeHtml(r.summary)}</p>` : "") + (links.length > 0 ? `<p class="links">${links.join(`<span aria-hidden="true"> · </span>`)}</p>` : "") + (r.yanked ? "" : checksums(r, `sha-${id}`)) + `</article>`;
+}
+function renderArchivePage(identity, n, count, records) {
+	const first = (n - 1) * 50 + 1;
+	const last = first + records.length - 1;
+	const title = `${identity.displayName} releases, page ${n}`;
+	const icon = iconOf(records[0]);
+	return fillTemplate(packageFile("templates/archive.html"), {
+		title,
+		displayName: identity.displayName,
+		range: `Releases ${first} to ${last} in the order they were published, newest first`
+	}, {
+		css: packageFile("templates/site.css"),
+		head: headTags(identity, {
+			path: archivePageKey(n),
+			title,
+			icon,
+			description: `Release notes and downloads of ${identity.displayName}, by ${identity.publisher}: releases ${first} to ${last}.`
+		}),
+		icon: iconImage(icon),
+		pager: pagerOf(n, n === archivePageCount(count)),
+		entries: records.map(archiveEntry).join("\n")
+	});
+}
+function archivePages(identity, versions, which) {
+	const out = [];
+	for (const n of which) {
+		const { start, end } = archivePageSlice(n, versions.length);
+		out.push({
+			key: archivePageKey(n),
+			bytes: Buffer.from(renderArchivePage(identity, n, versions.length, versions.slice(start, end)))
+		});
+	}
+	return out;
+}
+function allArchivePages(count) {
+	return Array.from({ length: archivePageCount(count) }, (_, i) => i + 1);
+}
+
 // src/site/changelog-page.ts
 function entry(r, latest) {
 	const id = versionId(r.version);
@@ -21989,7 +22104,7 @@ function renderChangelogPage(identity, catalog) {
 	const latest = expectedLatest(catalog.versions);
 	const older = catalog.count - shown.length;
 	const title = `${identity.displayName} release notes`;
-	const body = shown.length === 0 ? "<p>No releases yet.</p>" : shown.map((r) => entry(r, latest)).join("\n") + (older > 0 ? `\n<p class="older">The notes of ${older} older release${older === 1 ? " are" : "s are"} in <a href="${escapeHtml(publicCatalogKey(identity.pluginId))}">releases.json</a>.</p>` : "");
+	const body = shown.length === 0 ? "<p>No releases yet.</p>" : shown.map((r) => entry(r, latest)).join("\n") + (older > 0 ? `\n<p class="older">The notes and downloads of ${older} older release${older === 1 ? " are" : "s are"} on the archive pages, numbered from the first release (and in <a href="${escapeHtml(publicCatalogKey(identity.pluginId))}">releases.json</a>):</p>` + archiveNav(archivePageCount(catalog.count)) : "");
 	return fillTemplate(packageFile("templates/changelog.html"), {
 		title,
 		displayName: identity.displayName
@@ -22040,7 +22155,7 @@ function renderDownloadsPage(identity, catalog) {
 	const others = shown.filter((r) => r !== latest);
 	const older = catalog.count - shown.length;
 	const icon = iconOf(latest ?? catalog.versions[0]);
-	const more = older > 0 ? `<p class="older">${older} older release${older === 1 ? " is" : "s are"} listed in <a href="${escapeHtml(publicCatalogKey(identity.pluginId))}">releases.json</a>; their downloads stay at <code>downloads/${escapeHtml(identity.pluginId)}-&lt;version&gt;.dmg</code>.</p>` : "";
+	const more = older > 0 ? `<p class="older">The downloads and notes of ${older} older release${older === 1 ? " are" : "s are"} on the archive pages, numbered from the first release (and listed in <a href="${escapeHtml(publicCatalogKey(identity.pluginId))}">releases.json</a>):</p>` + archiveNav(archivePageCount(catalog.count)) : "";
 	const othersHtml = others.length > 0 || more ? `<section aria-labelledby="others-heading"><h2 id="others-heading">${latest ? "Other versions" : "Versions"}</h2>${others.length > 0 ? `<ul class="versions">\n${others.map(otherVersion).join("\n")}\n</ul>` : ""}${more}</section>` : "";
 	return fillTemplate(packageFile("templates/downloads.html"), {
 		displayName: identity.displayName,
@@ -22074,6 +22189,69 @@ function sitePages(identity, view) {
 		key: CHANGELOG_KEY,
 		bytes: Buffer.from(renderChangelogPage(identity, catalog))
 	}];
+}
+
+// src/site/archive-plan.ts
+async function catalogText(source, catalog) {
+	const s = catalog?.source;
+	if (s?.kind === "bytes") return {
+		text: s.bytes.toString("utf8"),
+		where: "the planned catalog"
+	};
+	if (s?.kind === "file") return {
+		text: await readFile(s.file, "utf8"),
+		where: s.file
+	};
+	const got = await source.get(CATALOG_KEY);
+	return got ? {
+		text: got.body.toString("utf8"),
+		where: source.uriFor(CATALOG_KEY)
+	} : void 0;
+}
+function newestRecords(view, n) {
+	return n <= 50 + 1 && view.records.length >= n ? view.records.slice(0, n) : void 0;
+}
+async function plannedArchivePages(identity, inputs) {
+	const { count } = inputs.view;
+	const pageCount = archivePageCount(count);
+	const scope = inputs.scope ?? { kind: "all" };
+	if (scope.kind === "newest") {
+		if (pageCount === 0) return {
+			pages: [],
+			stale: []
+		};
+		const which = count % 50 === 1 ? [pageCount - 1, pageCount] : [pageCount];
+		const needed = count - (which[0] - 1) * 50;
+		const newest = newestRecords(inputs.view, needed);
+		if (newest) {
+			const padded = [...newest, ...new Array(count - needed)];
+			return {
+				pages: archivePages(identity, padded, which),
+				stale: []
+			};
+		}
+	}
+	const text = await catalogText(inputs.source, inputs.catalog);
+	if (!text) return {
+		pages: [],
+		stale: []
+	};
+	const versions = parseCatalog(text.text, text.where).versions;
+	let which = allArchivePages(versions.length);
+	if (scope.kind === "versions") {
+		const pages = /* @__PURE__ */ new Set();
+		for (const v of scope.versions) {
+			const at = versions.findIndex((r) => r.version === v);
+			if (at >= 0 && archivePageCount(versions.length) > 0) pages.add(archivePageOf(at, versions.length));
+		}
+		which = [...pages].sort((a, b) => a - b);
+	}
+	const stale = [];
+	if (scope.kind === "all") for (let n = archivePageCount(versions.length) + 1; await inputs.target.head(archivePageKey(n)); n++) stale.push(archivePageKey(n));
+	return {
+		pages: archivePages(identity, versions, which),
+		stale
+	};
 }
 
 // src/site/same-bytes.ts
@@ -22338,6 +22516,21 @@ async function planSite(source, target, config, feeds, options = {}) {
 	writes.push(...await planLatestDownloads(source, target, config.pluginId, feeds.view.records, mutable, planned));
 	for (const page of feeds.pages) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));
 	if (feeds.appcast) writes.push(await pagePut(target, publicAppcastKey(config.pluginId), feeds.appcast, APPCAST_CONTENT_TYPE, mutable));
+	const archive = await plannedArchivePages(config, {
+		source,
+		target,
+		view: feeds.view,
+		catalog: feeds.catalog,
+		scope: feeds.archive
+	});
+	for (const page of archive.pages) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));
+	for (const key of archive.stale) writes.push({
+		step: "site",
+		op: "delete",
+		key,
+		needed: true,
+		why: "past the last archive page"
+	});
 	for (const page of sitePages(config, feeds.view)) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));
 	const catalogKey = publicCatalogKey(config.pluginId);
 	if (feeds.catalog) {
@@ -22381,6 +22574,14 @@ async function storedFeeds(store, config) {
 		appcastEtag: appcast?.meta.etag
 	};
 }
+function archiveScopeOf(change, view) {
+	if (change.kind === "add") return view.entries.first()?.version === change.record.version ? { kind: "newest" } : { kind: "all" };
+	if (change.kind === "replace") return { kind: "all" };
+	return {
+		kind: "versions",
+		versions: [change.version]
+	};
+}
 async function planFeedsAndSite(store, config, change, workDir, planned, attempt = 1, signing = {}) {
 	const feeds = await compareAndSwap("the feeds", (retry) => planFeeds(store, config, change, workDir, attempt * 100 + retry, signing), async () => {});
 	return {
@@ -22389,7 +22590,8 @@ async function planFeedsAndSite(store, config, change, workDir, planned, attempt
 			view: feeds.view,
 			catalog: feeds.catalog,
 			appcast: feeds.appcast,
-			pages: feeds.pages
+			pages: feeds.pages,
+			archive: archiveScopeOf(change, feeds.view)
 		}, { planned })
 	};
 }
@@ -28614,11 +28816,19 @@ async function readText(file, what, hint) {
 	if (bad) throw new RelcastError("E_INPUT", `${what} ${file}: line ${bad.line}, column ${bad.column}: character ${codePointName(bad.codePoint)} is not allowed in XML 1.0 (the appcast would stop parsing for every installed copy)`, `remove the control character (terminal colour codes, NUL, vertical tab, form feed) from the ${what} and publish again`);
 	const bidi = bidiControlInFile(text);
 	if (bidi) throw new RelcastError("E_INPUT", `${what} ${file}: ${bidi.problem} (the update window or a page could show another version or text than the file says)`, `remove the character from the ${what} (grep -nP '[\\x{200E}\\x{200F}\\x{061C}\\x{202A}-\\x{202E}\\x{2066}-\\x{2069}]' ${file} finds every one) and publish again; right-to-left text shows in its own direction without it`);
+	renderedBidiCheck(text, `${what} ${file}`, what);
 	return text;
 }
+const REMOVE_SPELLED = "remove it (a character reference &#x200E; &#x200F; &#x61C; &#x202A;-&#x202E; &#x2066;-&#x2069; or &lrm; &rlm;, in decimal or hex, or the percent-encoded %E2%80%8E… in a URL)";
+function renderedBidiCheck(markdown, source, what, locate = true) {
+	const rendered = bidiControlInRendered(renderNotesHtml(markdown));
+	if (!rendered) return;
+	const at = locate ? encodedBidiInFile(markdown, (line) => bidiControlInRendered(renderNotesHtml(line)) !== void 0) : void 0;
+	const where = at ? `line ${at.line}, column ${at.column}: "${at.spelled}" renders as a bidirectional control` : "a character reference or percent-encoding renders as a bidirectional control";
+	throw new RelcastError("E_INPUT", `${source}: ${where}: ${rendered} (the update window or a page could show another version or text than the file says)`, `${REMOVE_SPELLED} from the ${what} and publish again`);
+}
 function checked(notes, source) {
-	const rendered = bidiControlInRendered(renderNotesHtml(notes.markdown));
-	if (rendered) throw new RelcastError("E_INPUT", `${source}: a character reference renders as a bidirectional control: ${rendered} (the update window or a page could show another version or text than the file says)`, "remove the character reference (&#x200E; &#x200F; &#x61C; &#x202A;-&#x202E; &#x2066;-&#x2069;, &lrm; &rlm;, in decimal or hex) from the notes and publish again");
+	renderedBidiCheck(notes.markdown, source, "notes", false);
 	if (notes.firstText === "") throw new RelcastError("E_INPUT", `${source} holds no text`, "write at least one line describing the release (Markdown: a list of changes)");
 	if (Buffer.byteLength(notes.markdown) > 262144) throw new RelcastError("E_INPUT", `${source} is ${Buffer.byteLength(notes.markdown)} bytes; the limit is ${MAX_NOTES_BYTES}`, "keep release notes short and link the full notes with a URL");
 	return notes;
@@ -29109,7 +29319,7 @@ const preflightStep = {
 		await ctx.store.checkReachable();
 		if (!inputs.dryRun) await ctx.store.proveConditionalWrites?.();
 		const stray = await ctx.store.strayEntries?.(publishFolders(ctx.config.pluginId, inputs.version, ctx.localizedNotes.map((l) => l.lang))) ?? [];
-		if (stray.length > 0) throw new RelcastError("E_STORE", `the store holds what relcast never writes: ${stray[0]}${stray.length > 1 ? ` (and ${stray.length - 1} more)` : ""}`, "remove the links from the store (relcast verify lists them all) and publish again");
+		if (stray.length > 0) throw new RelcastError("E_STORE", `the store holds what relcast never writes: ${stray[0]}${stray.length > 1 ? ` (and ${stray.length - 1} more)` : ""}`, "remove each from the store (the links, devices, pipes or sockets named; relcast verify lists them all) and publish again");
 		ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config));
 		if (ctx.catalog !== void 0 && ctx.catalog.pluginId !== ctx.config.pluginId) throw new RelcastError("E_CONFIG", `this store holds plugin "${ctx.catalog.pluginId}" (its catalog says so), but the config (${ctx.config.source}) publishes "${ctx.config.pluginId}"`, `use another store or prefix for "${ctx.config.pluginId}", or set pluginId to "${ctx.catalog.pluginId}" if this is that plugin`);
 		const where = describeStoreLocation(ctx.store.location, ctx.config.s3?.endpoint);
@@ -31033,6 +31243,51 @@ var init_folder_lock = __esmMin((() => {
 	GIVE_UP_AFTER_MS = 18e4;
 }));
 
+// src/store/undecodable-names.ts
+function isUtf8$1(name) {
+	try {
+		utf8.decode(name);
+		return true;
+	} catch {
+		return false;
+	}
+}
+function shownBytes(name) {
+	let out = "";
+	for (const b of name) out += b >= 32 && b < 127 && b !== 92 ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, "0")}`;
+	return out;
+}
+async function undecodableNamesBelow(root) {
+	const found = [];
+	const walk = async (dir, shown) => {
+		let entries;
+		try {
+			entries = await readdir(dir, {
+				withFileTypes: true,
+				encoding: "buffer"
+			});
+		} catch (err) {
+			if (["ENOENT", "ENOTDIR"].includes(err.code ?? "")) return;
+			throw err;
+		}
+		for (const entry of entries) {
+			const name = entry.name;
+			if (!isUtf8$1(name)) found.push(`${shown}${shownBytes(name)}${entry.isDirectory() ? "/" : ""}`);
+			else if (entry.isDirectory()) await walk(Buffer.concat([
+				dir,
+				Buffer.from("/"),
+				name
+			]), `${shown}${name.toString("utf8")}/`);
+		}
+	};
+	await walk(Buffer.from(root), "");
+	return found.sort();
+}
+var utf8;
+var init_undecodable_names = __esmMin((() => {
+	utf8 = new TextDecoder("utf-8", { fatal: true });
+}));
+
 // src/store/object-key.ts
 function assertSafeKey(key) {
 	if (key.length === 0 || key.startsWith("/") || key.includes("\\") || key.includes("\0") || key.split("/").some((part) => part === "" || part === "." || part === "..")) throw new RelcastError("E_INTERNAL", `refusing unsafe object key "${key}"`, "object keys are relative paths without '.', '..' or empty segments");
@@ -31328,6 +31583,7 @@ function createFolderStore(root) {
 			inFlight.clear();
 			return removed;
 		},
+		undecodableNames: () => undecodableNamesBelow(absRoot),
 		async strayEntries(folders) {
 			const found = [];
 			if (!folders) await findStray(absRoot, "", found, true);
@@ -31400,8 +31656,15 @@ async function findStray(root, rel, found, recursive) {
 		} else if (entry.isSymbolicLink()) {
 			const target = await readlink(path.join(root, key)).catch(() => "?");
 			found.push(`${key} is a symbolic link (to ${target}); the folder store never follows links, so readers see no object there: remove it`);
-		} else if (!entry.isFile()) found.push(`${key} is not a regular file; remove it`);
+		} else if (!entry.isFile()) found.push(`${key} is ${specialKind(entry)}, not a regular file: a store holds only files and folders, and the folder store never opens one, so readers see no object there: remove it (rm ${path.join(root, key)})`);
 	}
+}
+function specialKind(entry) {
+	if (entry.isCharacterDevice()) return "a character device";
+	if (entry.isBlockDevice()) return "a block device";
+	if (entry.isFIFO()) return "a named pipe (FIFO)";
+	if (entry.isSocket()) return "a socket";
+	return "a special file";
 }
 async function walk(root, rel, prefix, out) {
 	if (rel && !prefix.startsWith(rel) && !rel.startsWith(prefix)) return;
@@ -31420,6 +31683,7 @@ async function walk(root, rel, prefix, out) {
 var init_folder_store = __esmMin((() => {
 	init_errors$4();
 	init_folder_lock();
+	init_undecodable_names();
 	init_object_key();
 	init_content_types();
 	init_link_or_copy();
@@ -71799,12 +72063,19 @@ var init_s3_conditional_probe = __esmMin((() => {
 function trackOpenUploads(client) {
 	const open = /* @__PURE__ */ new Map();
 	const creating = /* @__PURE__ */ new Set();
+	const uncertain = /* @__PURE__ */ new Map();
 	client.middlewareStack.add((next, context) => async (args) => {
 		const input = args.input;
 		const command = context.commandName;
 		if (command === "CreateMultipartUploadCommand") {
 			const pending = next(args);
 			creating.add(pending);
+			const mayHaveOpened = () => {
+				if (input.Bucket && input.Key && !uncertain.has(`${input.Bucket}\n${input.Key}`)) uncertain.set(`${input.Bucket}\n${input.Key}`, {
+					bucket: input.Bucket,
+					key: input.Key
+				});
+			};
 			try {
 				const res = await pending;
 				const uploadId = res.output.UploadId;
@@ -71813,7 +72084,11 @@ function trackOpenUploads(client) {
 					key: input.Key,
 					uploadId
 				});
+				if (attemptsOf(res.output) > 1) mayHaveOpened();
 				return res;
+			} catch (err) {
+				mayHaveOpened();
+				throw err;
 			} finally {
 				creating.delete(pending);
 			}
@@ -71850,6 +72125,31 @@ function trackOpenUploads(client) {
 		}
 		return false;
 	}
+	async function strays(u) {
+		const found = [];
+		let keyMarker;
+		let uploadIdMarker;
+		do {
+			const page = await client.send(new import_dist_cjs$2.ListMultipartUploadsCommand({
+				Bucket: u.bucket,
+				Prefix: u.key,
+				KeyMarker: keyMarker,
+				UploadIdMarker: uploadIdMarker
+			}));
+			for (const up of page.Uploads ?? []) {
+				if (up.Key !== u.key || !up.UploadId || open.has(up.UploadId)) continue;
+				found.push({
+					bucket: u.bucket,
+					key: u.key,
+					uploadId: up.UploadId
+				});
+			}
+			const more = page.IsTruncated === true;
+			keyMarker = more ? page.NextKeyMarker : void 0;
+			uploadIdMarker = more ? page.NextUploadIdMarker : void 0;
+		} while (keyMarker !== void 0);
+		return found;
+	}
 	async function abortAll(waitMs = 1e4) {
 		const lines = [];
 		const work = (async () => {
@@ -71857,6 +72157,18 @@ function trackOpenUploads(client) {
 			await Promise.all([...open.values()].map(async (u) => {
 				const gone = await abortOne(u).catch(() => false);
 				lines.push(gone ? `aborted the multipart upload of ${u.key}` : `could not abort the multipart upload of ${u.key} (id ${u.uploadId}); relcast gc or a lifecycle rule removes it`);
+			}));
+			await Promise.all([...uncertain.entries()].map(async ([id, u]) => {
+				const found = await strays(u).catch(() => void 0);
+				if (!found) {
+					lines.push(`could not list the multipart uploads of ${u.key} (an answer to starting one was lost); relcast gc or a lifecycle rule removes any left`);
+					return;
+				}
+				for (const s of found) {
+					const gone = await abortOne(s).catch(() => false);
+					lines.push(gone ? `aborted the multipart upload of ${s.key} whose start was answered too late` : `could not abort the multipart upload of ${s.key} (id ${s.uploadId}); relcast gc or a lifecycle rule removes it`);
+				}
+				uncertain.delete(id);
 			}));
 		})();
 		let timer;
@@ -71868,14 +72180,18 @@ function trackOpenUploads(client) {
 		get size() {
 			return open.size + creating.size;
 		},
+		get uncertain() {
+			return uncertain.size;
+		},
 		abortAll
 	};
 }
-var import_dist_cjs$2, ABORT_ROUNDS;
+var import_dist_cjs$2, ABORT_ROUNDS, attemptsOf;
 var init_s3_open_uploads = __esmMin((() => {
 	import_dist_cjs$2 = require_dist_cjs$1();
 	init_s3_errors();
 	ABORT_ROUNDS = 3;
+	attemptsOf = (x) => x?.$metadata?.attempts ?? 1;
 }));
 
 // src/store/s3-stale-probes.ts
@@ -72253,6 +72569,7 @@ function createS3Store(options) {
 		async close() {
 			if (!stopping) await proof?.catch(() => void 0);
 			if (openUploads.size > 0 || staged.size > 0) await abortInFlight();
+			else if (openUploads.uncertain > 0) await openUploads.abortAll();
 			client.destroy();
 		}
 	};

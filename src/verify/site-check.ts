@@ -11,6 +11,7 @@ import type { ObjectStore } from "../store/object-store.js";
 import { downloadObject, IN_MEMORY_BYTES, type HashTally } from "./download-object.js";
 import { runPool } from "./run-pool.js";
 import { iconProblems } from "./icon-check.js";
+import { publicInventory } from "./public-inventory.js";
 
 export interface SiteFindings {
   problems: string[];
@@ -136,6 +137,9 @@ export async function checkSite(store: ObjectStore, pluginId: string, records: r
   const listed = feeds.listed;
   found.problems.push(...(await downloadProblems(store, listed, tally, inputs.keyOf)));
   found.problems.push(...(await iconProblems(store, listed, tally, REPAIR)));
+  const inventory = await publicInventory(store, pluginId, [...records, ...listed]);
+  found.problems.push(...inventory.problems);
+  found.warnings.push(...inventory.warnings);
   const want = expectedLatest(records);
   if (want) {
     const state = await store.get(latestDownloadStateKey(pluginId));
@@ -147,10 +151,13 @@ export async function checkSite(store: ObjectStore, pluginId: string, records: r
     }
     const holdsRecord = [...records, ...listed].find((r) => r.version === holds);
     await latestDownloadFindings(store, pluginId, want, holdsRecord, tally, found);
-    if (state && holds === want.version && !state.body.equals(latestDownloadStateBytes(want))) {
-      found.problems.push(`${latestDownloadStateKey(pluginId)} is not the state the site step writes for ${want.version} (its checksums or fields differ): ${REPAIR}`);
-    }
-    if (holds !== want.version && found.problems.length === 0) found.warnings.push(`the stable latest downloads state says ${holds ?? "an unknown version"}, not ${want.version}: ${REPAIR}`);
+    // The state is always exactly what the site step writes for some release: for the latest one, or (a publish
+    // interrupted before its site step) for the one before. Any other bytes were not written by relcast.
+    const writtenFor = holds === want.version ? want : holdsRecord;
+    if (state && !(writtenFor && state.body.equals(latestDownloadStateBytes(writtenFor)))) {
+      const named = holds === undefined ? "is not valid state JSON" : writtenFor ? `is not the state the site step writes for ${holds} (its checksums or fields differ)` : `names ${JSON.stringify(holds)}, which no release in the catalog is`;
+      found.problems.push(`${latestDownloadStateKey(pluginId)} ${named}: ${REPAIR}`);
+    } else if (holds !== want.version && found.problems.length === 0) found.warnings.push(`the stable latest downloads state says ${holds ?? "an unknown version"}, not ${want.version}: ${REPAIR}`);
   }
   return found;
 }

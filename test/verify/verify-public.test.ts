@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
@@ -262,6 +262,51 @@ describe("verify checks what installed copies and people read: the public feeds,
       const res = await verifyBare(store);
       expect(res.code, res.stdout).toBe(11);
       expect(res.stdout).toMatch(/site: index\.html differs from the page relcast renders from the catalog \(line \d+: .*Someone Else/);
+    });
+  });
+
+  it("objects under the public folders that no release names: under the plugin's names exit 11, others a warning", async () => {
+    const store = await copyStore();
+    const put = async (key: string, text: string) => {
+      await mkdir(path.dirname(path.join(store, key)), { recursive: true });
+      await writeFile(path.join(store, key), text);
+    };
+    await put("downloads/bridge-plugin-9.9.9.dmg", "evil");
+    await put("downloads/bridge-plugin-1.2.0-from-0.9.0.delta", "evil");
+    await put("release-notes/1.2.0.html", "<script>x</script>");
+    await put("api/v1/plugins/bridge-plugin/extra.json", "{}");
+    await put("api/v1/plugins/other/appcast.xml", "<rss/>");
+    await put("downloads/readme.txt", "hello");
+    const out = await expectProblem(store, /site: 4 public object\(s\) under the plugin's own names that no release in the catalog names \(.*downloads\/bridge-plugin-9\.9\.9\.dmg/);
+    expect(out).toMatch(/2 object\(s\) under the site's public folders that relcast did not write for bridge-plugin \(.*api\/v1\/plugins\/other\/appcast\.xml/);
+  });
+
+  describe("the stable latest downloads state", () => {
+    const STATE = "downloads/bridge-plugin-latest.json";
+
+    it.each([
+      { name: "rewritten to name an older release by hand", bytes: () => '{"version":"1.1.0"}', problem: /site: downloads\/bridge-plugin-latest\.json is not the state the site step writes for 1\.1\.0/ },
+      { name: "naming a version no release is", bytes: () => '{"version":"9.9.9"}', problem: /site: downloads\/bridge-plugin-latest\.json names "9\.9\.9", which no release in the catalog is/ },
+      { name: "not JSON", bytes: () => "{\"version\":\x0b\"1.2.0\"}", problem: /site: downloads\/bridge-plugin-latest\.json is not valid state JSON/ },
+    ])("$name: exit 11, not a warning", async ({ bytes, problem }) => {
+      const store = await copyStore();
+      await writeFile(path.join(store, STATE), bytes());
+      await expectProblem(store, problem);
+    });
+
+    it("exactly the state of the release before (a publish killed before its site step) stays a warning", async () => {
+      const older = await copyStore();
+      // Take the state and the stable downloads from a copy of the store as it was after 1.1.0's publish: re-render them with 1.1.0 latest by yanking 1.2.0 in a scratch copy.
+      const scratch = await copyStore();
+      const yank = await runCli(["yank", "1.2.0", "--config", ws.configFile, "--store", `file://${scratch}`, "--key-file", ws.keyFile]);
+      expect(yank.code, yank.stderr).toBe(0);
+      for (const key of [STATE, "downloads/bridge-plugin-latest.dmg", "downloads/bridge-plugin-latest.zip"]) {
+        await rm(path.join(older, key), { force: true });
+        await cp(path.join(scratch, key), path.join(older, key));
+      }
+      const res = await verify(older);
+      expect(res.code, res.stdout + res.stderr).toBe(0);
+      expect(res.stdout).toMatch(/still holds 1\.1\.0, not 1\.2\.0|the stable latest downloads state says 1\.1\.0, not 1\.2\.0/);
     });
   });
 
