@@ -24,7 +24,7 @@ import { compressFile } from "./delta-codec.js";
 import { BlockJudge, type PayloadRange, storeMinFileBytes } from "./incompressible.js";
 import { MAX_DIFF_FILE_BYTES } from "./delta-limits.js";
 import { COMPRESSION_LEVEL, Command, Compression, type CompressionName, DELTA_MAGIC, MAJOR_VERSION, MINOR_VERSION, S_IFMT } from "./delta-format.js";
-import { CUSTOM_ICON_PATH, type HashedTree, hashTree, PERMISSION_FLAGS, SYMLINK_PERMISSIONS, type TreeEntry, type TreeSource } from "./tree-hash.js";
+import { type ContentHashes, CUSTOM_ICON_PATH, type HashedTree, hashTree, PERMISSION_FLAGS, SYMLINK_PERMISSIONS, type TreeEntry, type TreeSource } from "./tree-hash.js";
 
 /** Files above this size (old or new) are shipped whole instead of diffed; see docs/sparkle.md. */
 export const DEFAULT_DIFF_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -83,7 +83,7 @@ function sameContent(a: TreeEntry, b: TreeEntry, before: HashedTree, after: Hash
   if (a.kind !== b.kind) return false;
   if (a.kind === "dir") return true;
   if (a.size !== b.size) return false;
-  const hashes = (t: HashedTree): Map<string, Buffer> => (a.kind === "file" ? t.fileHashes : t.linkHashes);
+  const hashes = (t: HashedTree): ContentHashes => (a.kind === "file" ? t.fileHashes : t.linkHashes);
   return hashes(before).get(a.rel)!.equals(hashes(after).get(b.rel)!);
 }
 

@@ -130,7 +130,7 @@ print(json.dumps(out))`;
     expect(ranges.length).toBe(2 * summary.counts.diffed);
     // Only entries whose content the new tree does not have (changed files) were read.
     const { manifest } = parseTreeManifest(manifestBytes, "tree.json");
-    const newHashes = new Set([...newTree.fileHashes.values()].map((h) => h.toString("hex")));
+    const newHashes = new Set([...newTree.fileHashes].map(([, h]) => h.toString("hex")));
     const readEntries = manifest.entries.filter((e) => e.kind === "file" && ranges.some(([start]) => start === e.zip.offset));
     expect(readEntries.length).toBe(summary.counts.diffed);
     for (const e of readEntries) expect(e.kind === "file" && newHashes.has(e.sha1)).toBe(false);
