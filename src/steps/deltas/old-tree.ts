@@ -7,9 +7,11 @@ import { manifestByteCap, manifestDisagreement, notBound } from "../../sparkle/d
 import { type ManifestBackedTree, treeFromManifest } from "../../sparkle/delta/manifest-tree.js";
 import { readZipDirectory } from "../../sparkle/delta/zip-directory.js";
 import { readStoredZipTree } from "../../sparkle/delta/stored-zip-tree.js";
-import { type ManifestTree, parseTreeManifest, type TreeManifest } from "../../sparkle/delta/tree-manifest.js";
+import { type ManifestTable, readManifestTable } from "../../sparkle/delta/manifest-table.js";
+import type { ManifestTree } from "../../sparkle/delta/tree-manifest.js";
 import type { ZipBundleTree } from "../../sparkle/delta/zip-bundle-tree.js";
 import type { HashedTree } from "../../sparkle/delta/tree-hash.js";
+import { memMark } from "../../core/mem-mark.js";
 import { readRange as readStoreRange } from "../../store/read-range.js";
 import type { ObjectStore } from "../../store/object-store.js";
 
@@ -30,16 +32,16 @@ async function readRange(store: ObjectStore, key: string, start: number, end: nu
  * "before" tree is not the release's); every other file (changed or
  * removed) is read from the zip now and its SHA-1 checked.
  */
-async function bindContentHashes(manifest: TreeManifest, newTree: ZipBundleTree, old: ManifestBackedTree, manifestName: string): Promise<void> {
-  const byRel = new Map(old.entries.map((e) => [e.rel, e]));
-  for (const e of manifest.entries) {
+async function bindContentHashes(table: ManifestTable, newTree: ZipBundleTree, old: ManifestBackedTree, manifestName: string): Promise<void> {
+  for (let i = 0; i < old.entries.length; i++) {
+    const e = old.entries[i]!;
     if (e.kind !== "file") continue;
-    const same = newTree.fileHashes.get(e.path)?.toString("hex") === e.sha1;
-    const now = newTree.raw.get(e.path);
+    const same = newTree.fileHashes.get(e.rel)?.equals(table.sha1Of(i)) ?? false;
+    const now = newTree.raw.get(e.rel);
     if (same) {
-      if (!now || now.crc32 !== e.zip.crc32 || now.size !== e.size) throw notBound(manifestName, `${JSON.stringify(e.path)} has the new release's SHA-1 but another CRC-32 or size`);
+      if (!now || now.crc32 !== table.place(i)!.crc32 || now.size !== e.size) throw notBound(manifestName, `${JSON.stringify(e.rel)} has the new release's SHA-1 but another CRC-32 or size`);
     } else {
-      await old.source.readFile(byRel.get(e.path)!);
+      await old.source.readFile(e);
     }
   }
 }
@@ -50,23 +52,25 @@ async function bindContentHashes(manifest: TreeManifest, newTree: ZipBundleTree,
  * megabytes for 70,000 entries) are garbage once it returns, before the delta
  * is made.
  */
-async function readBoundManifest(store: ObjectStore, record: ReleaseRecord, storedSize: number, readZip: (start: number, end: number) => Promise<Buffer>): Promise<{ manifest: TreeManifest; tree: ManifestTree }> {
+async function readBoundManifest(store: ObjectStore, record: ReleaseRecord, storedSize: number, readZip: (start: number, end: number) => Promise<Buffer>): Promise<{ table: ManifestTable; tree: ManifestTree }> {
   const key = versionedKey(record.version, zipFileName(record.pluginId, record.version));
   const expected = record.autoupdate!;
   const manifestKey = treeManifestKey(record.version);
   const manifestName = store.uriFor(manifestKey);
   const dir = await readZipDirectory(readZip, expected.sizeBytes, store.uriFor(key));
+  memMark("old dir");
   const cap = manifestByteCap(dir);
   if (storedSize > cap) throw notBound(manifestName, `it is ${storedSize} bytes, more than a manifest of a zip of ${dir.listing.length} entries can be (${cap}); it was not read`);
   const got = await store.get(manifestKey);
   if (!got) throw notBound(manifestName, "it disappeared while read");
-  const { manifest, tree } = parseTreeManifest(got.body, manifestName, cap);
-  if (manifest.version !== record.version || manifest.zip.sha256 !== expected.sha256 || manifest.zip.sizeBytes !== expected.sizeBytes) {
+  const { head, table, tree } = readManifestTable(got.body, manifestName, cap);
+  if (head.version !== record.version || head.zip.sha256 !== expected.sha256 || head.zip.sizeBytes !== expected.sizeBytes) {
     throw new RelcastError("E_VERIFY", `${manifestName} describes another zip than the record of ${record.version} pins`, "run `relcast verify`");
   }
-  const why = manifestDisagreement(manifest, tree, dir, store.uriFor(key));
+  memMark("manifest parsed");
+  const why = manifestDisagreement(table, tree, dir, store.uriFor(key));
   if (why) throw notBound(manifestName, why);
-  return { manifest, tree };
+  return { table, tree };
 }
 
 /**
@@ -88,9 +92,10 @@ export async function openOldTree(store: ObjectStore, record: ReleaseRecord, new
     let opened: ManifestBackedTree | undefined;
     try {
       const readZip = (start: number, end: number) => readRange(store, key, start, end);
-      const { manifest, tree } = await readBoundManifest(store, record, stored.size, readZip);
-      opened = await treeFromManifest(manifest, tree, { name: store.uriFor(key), readRange: readZip, scratchFile: path.join(work, "manifest-changed-files") });
-      await bindContentHashes(manifest, newTree, opened, manifestName);
+      const { table, tree } = await readBoundManifest(store, record, stored.size, readZip);
+      memMark("bound manifest returned");
+      opened = await treeFromManifest(table, tree, { name: store.uriFor(key), readRange: readZip, scratchFile: path.join(work, "manifest-changed-files") });
+      await bindContentHashes(table, newTree, opened, manifestName);
       const tree2 = opened;
       return { ...tree2, source: tree2.source, close: tree2.close, describe: () => `old tree from its manifest (${tree2.fetched} changed file(s) read from its zip by range)` };
     } catch (err) {
