@@ -207,3 +207,71 @@ function linewise(bytes: Buffer, bad: (why: string) => RelcastError, take: (chec
   }
   return { head, table: checker.table, tree: checker.finish() };
 }
+
+/** Bytes gathered before the entries open: a head is a few hundred bytes; more is not relcast's layout. */
+const MAX_HEAD_BYTES = 64 << 10;
+
+/**
+ * The line-wise reading over a stream of the stored bytes: one entry line in
+ * memory at a time, never the whole manifest (22 MB for 70,000 entries).
+ * Answers undefined when the bytes are not in relcast's layout, having read
+ * part of them: the caller then reads them whole (readManifestTable). Throws
+ * as readManifestTable does, and when more than `maxBytes` arrive.
+ */
+export async function readManifestTableStream(chunks: AsyncIterable<Buffer>, name: string, maxBytes = MANIFEST_HARD_CAP): Promise<ReadManifest | undefined> {
+  const bad = (why: string) => new RelcastError("E_VERIFY", `${name} is not a valid tree manifest: ${why}`, "run `relcast verify`; publish reads that release's zip instead meanwhile");
+  const endBytes = Buffer.from(manifestText.end);
+  let carry: Buffer = Buffer.alloc(0);
+  let total = 0;
+  let head: ManifestHead | undefined;
+  let checker: ManifestChecker | undefined;
+  let count = 0;
+  const entryLine = (line: Buffer): boolean => {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line.toString("utf8"));
+    } catch {
+      return false;
+    }
+    const entry = entrySchema.safeParse(raw);
+    if (!entry.success) throw bad(issues(entry.error, `entries.${count}`));
+    checker!.add(entry.data);
+    if (++count > MAX_ENTRIES) throw bad(`entries: more than ${MAX_ENTRIES} entries`);
+    return true;
+  };
+  for await (const chunk of chunks) {
+    total += chunk.length;
+    if (total > maxBytes) throw bad(`it is more than ${maxBytes} bytes, more than a manifest of its zip can be (${maxBytes})`);
+    carry = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
+    if (!checker) {
+      const open = carry.indexOf(ENTRIES_OPEN);
+      if (open < 0) {
+        if (carry.length > MAX_HEAD_BYTES) return undefined;
+        continue;
+      }
+      let headRaw: unknown;
+      try {
+        headRaw = JSON.parse(`${carry.toString("utf8", 0, open)}"entries": []}`);
+      } catch {
+        return undefined;
+      }
+      const parsedHead = treeManifestSchema.safeParse(headRaw);
+      if (!parsedHead.success) throw bad(issues(parsedHead.error, ""));
+      const { entries: _none, ...rest } = parsedHead.data;
+      head = rest;
+      checker = new ManifestChecker(head, bad);
+      carry = carry.subarray(open + ENTRIES_OPEN.length);
+    }
+    // Every complete line but the last (which ends where the closing text starts, known only at the end).
+    let at = 0;
+    for (let next = carry.indexOf(",\n", at); next >= 0; next = carry.indexOf(",\n", at)) {
+      if (!entryLine(carry.subarray(at, next))) return undefined;
+      at = next + 2;
+    }
+    carry = at === 0 ? carry : Buffer.from(carry.subarray(at));
+  }
+  if (!checker || carry.length < endBytes.length || !carry.subarray(carry.length - endBytes.length).equals(endBytes)) return undefined;
+  const last = carry.subarray(0, carry.length - endBytes.length);
+  if (last.length > 0 ? !entryLine(last) : count > 0) return undefined;
+  return { head: head!, table: checker.table, tree: checker.finish() };
+}

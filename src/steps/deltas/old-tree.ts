@@ -7,7 +7,7 @@ import { manifestByteCap, manifestDisagreement, notBound } from "../../sparkle/d
 import { type ManifestBackedTree, treeFromManifest } from "../../sparkle/delta/manifest-tree.js";
 import { readZipDirectory } from "../../sparkle/delta/zip-directory.js";
 import { readStoredZipTree } from "../../sparkle/delta/stored-zip-tree.js";
-import { type ManifestTable, readManifestTable } from "../../sparkle/delta/manifest-table.js";
+import { type ManifestTable, type ReadManifest, readManifestTable, readManifestTableStream } from "../../sparkle/delta/manifest-table.js";
 import type { ManifestTree } from "../../sparkle/delta/tree-manifest.js";
 import type { ZipBundleTree } from "../../sparkle/delta/zip-bundle-tree.js";
 import type { HashedTree } from "../../sparkle/delta/tree-hash.js";
@@ -47,6 +47,24 @@ async function bindContentHashes(table: ManifestTable, newTree: ZipBundleTree, o
 }
 
 /**
+ * The manifest streamed line by line into its table (never its whole bytes in memory); one that is not in
+ * relcast's own layout is read again whole and parsed as JSON, with the same checks.
+ */
+async function readManifest(store: ObjectStore, key: string, name: string, cap: number): Promise<ReadManifest> {
+  const streamed = await store.getStream(key);
+  if (!streamed) throw notBound(name, "it disappeared while read");
+  try {
+    const read = await readManifestTableStream(streamed.stream, name, cap);
+    if (read) return read;
+  } finally {
+    streamed.stream.destroy();
+  }
+  const got = await store.get(key);
+  if (!got) throw notBound(name, "it disappeared while read");
+  return readManifestTable(got.body, name, cap);
+}
+
+/**
  * The release's manifest, parsed and bound to its zip's central directory. A
  * function of its own so that the directory and the manifest's bytes (tens of
  * megabytes for 70,000 entries) are garbage once it returns, before the delta
@@ -61,9 +79,7 @@ async function readBoundManifest(store: ObjectStore, record: ReleaseRecord, stor
   memMark("old dir");
   const cap = manifestByteCap(dir);
   if (storedSize > cap) throw notBound(manifestName, `it is ${storedSize} bytes, more than a manifest of a zip of ${dir.listing.length} entries can be (${cap}); it was not read`);
-  const got = await store.get(manifestKey);
-  if (!got) throw notBound(manifestName, "it disappeared while read");
-  const { head, table, tree } = readManifestTable(got.body, manifestName, cap);
+  const { head, table, tree } = await readManifest(store, manifestKey, manifestName, cap);
   if (head.version !== record.version || head.zip.sha256 !== expected.sha256 || head.zip.sizeBytes !== expected.sizeBytes) {
     throw new RelcastError("E_VERIFY", `${manifestName} describes another zip than the record of ${record.version} pins`, "run `relcast verify`");
   }

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyDelta } from "../../../src/sparkle/delta/delta-apply.js";
 import { applyDeltaToTree } from "../../../src/sparkle/delta/delta-apply-tree.js";
 import { createDelta, createDeltaFromTrees } from "../../../src/sparkle/delta/delta-create.js";
-import { readManifestTable } from "../../../src/sparkle/delta/manifest-table.js";
+import { readManifestTable, readManifestTableStream } from "../../../src/sparkle/delta/manifest-table.js";
 import { treeFromManifest } from "../../../src/sparkle/delta/manifest-tree.js";
 import { hashTree } from "../../../src/sparkle/delta/tree-hash.js";
 import { parseTreeManifest } from "../../../src/sparkle/delta/tree-manifest.js";
@@ -99,6 +99,10 @@ async function oldFromManifest() {
   return { opened, bytes };
 }
 
+async function* inPieces(bytes: Buffer, size: number): AsyncGenerator<Buffer> {
+  for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
+}
+
 describe("delta trees in table form, for names that sort differently by how they are compared", () => {
   it("find every entry's content hash and give the folder walk's entries and tree hash (and Python's)", async () => {
     const folder = await hashTree(newRoot);
@@ -136,6 +140,20 @@ describe("delta trees in table form, for names that sort differently by how they
         expect(table.place(i)).toEqual({ name: e.zip.name, offset: e.zip.offset, method: e.zip.method, crc32: e.zip.crc32, compressedSize: e.zip.compressedSize });
         if (e.kind === "symlink") expect(table.target(i)).toBe(e.target);
       });
+      // Streamed in pieces that split lines, ",\n" and multi-byte characters: the same table.
+      for (const size of [1, 7, 64, 4096]) {
+        const streamed = await readManifestTableStream(inPieces(bytes, size), "tree.json");
+        expect(streamed!.tree.hash.equals(tree.hash)).toBe(true);
+        expect(streamed!.tree.entries).toEqual(opened.entries);
+        const { entries: _entries, ...head } = manifest;
+        expect(streamed!.head).toEqual(head);
+        manifest.entries.forEach((e, i) => e.kind !== "dir" && expect(streamed!.table.sha1Of(i).toString("hex")).toBe(e.sha1));
+      }
+      // Another layout (the same JSON, compact) is not read line by line: the caller reads it whole.
+      const compact = Buffer.from(JSON.stringify(manifest));
+      expect(await readManifestTableStream(inPieces(compact, 4096), "tree.json")).toBeUndefined();
+      expect(readManifestTable(compact, "tree.json").tree.hash.equals(tree.hash)).toBe(true);
+      await expect(readManifestTableStream(inPieces(bytes, 4096), "tree.json", 1000)).rejects.toThrow(/more than 1000 bytes/);
     } finally {
       await opened.close();
     }
