@@ -11,7 +11,6 @@ import { type ManifestTable, type ReadManifest, readManifestTable, readManifestT
 import type { ManifestTree } from "../../sparkle/delta/tree-manifest.js";
 import type { ZipBundleTree } from "../../sparkle/delta/zip-bundle-tree.js";
 import type { HashedTree } from "../../sparkle/delta/tree-hash.js";
-import { memMark } from "../../core/mem-mark.js";
 import { readRange as readStoreRange } from "../../store/read-range.js";
 import type { ObjectStore } from "../../store/object-store.js";
 
@@ -76,14 +75,12 @@ async function readBoundManifest(store: ObjectStore, record: ReleaseRecord, stor
   const manifestKey = treeManifestKey(record.version);
   const manifestName = store.uriFor(manifestKey);
   const dir = await readZipDirectory(readZip, expected.sizeBytes, store.uriFor(key));
-  memMark("old dir");
   const cap = manifestByteCap(dir);
   if (storedSize > cap) throw notBound(manifestName, `it is ${storedSize} bytes, more than a manifest of a zip of ${dir.listing.length} entries can be (${cap}); it was not read`);
   const { head, table, tree } = await readManifest(store, manifestKey, manifestName, cap);
   if (head.version !== record.version || head.zip.sha256 !== expected.sha256 || head.zip.sizeBytes !== expected.sizeBytes) {
     throw new RelcastError("E_VERIFY", `${manifestName} describes another zip than the record of ${record.version} pins`, "run `relcast verify`");
   }
-  memMark("manifest parsed");
   const why = manifestDisagreement(table, tree, dir, store.uriFor(key));
   if (why) throw notBound(manifestName, why);
   return { table, tree };
@@ -109,7 +106,6 @@ export async function openOldTree(store: ObjectStore, record: ReleaseRecord, new
     try {
       const readZip = (start: number, end: number) => readRange(store, key, start, end);
       const { table, tree } = await readBoundManifest(store, record, stored.size, readZip);
-      memMark("bound manifest returned");
       opened = await treeFromManifest(table, tree, { name: store.uriFor(key), readRange: readZip, scratchFile: path.join(work, "manifest-changed-files") });
       await bindContentHashes(table, newTree, opened, manifestName);
       const tree2 = opened;
