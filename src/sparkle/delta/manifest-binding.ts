@@ -17,7 +17,7 @@
 import { crc32 } from "node:zlib";
 import { RelcastError } from "../../core/errors.js";
 import type { ManifestTable } from "./manifest-table.js";
-import { MANIFEST_HARD_CAP, type ManifestTree } from "./tree-manifest.js";
+import { MANIFEST_HARD_CAP, type ManifestTree } from "./tree-manifest-schema.js";
 import type { ZipDirectory } from "./zip-directory.js";
 import { layOutZip } from "./zip-layout.js";
 

@@ -18,7 +18,7 @@ import { RelcastError } from "../../core/errors.js";
 import { S_IFDIR, S_IFLNK, S_IFREG } from "./delta-format.js";
 import { ftsOrder, treeHashOf, type TreeEntry } from "./tree-hash.js";
 import { HashSlots } from "./tree-table-hashes.js";
-import { entrySchema, MANIFEST_HARD_CAP, type ManifestEntry, type ManifestHead, type ManifestTree, manifestText, treeManifestSchema } from "./tree-manifest.js";
+import { entrySchema, MANIFEST_HARD_CAP, type ManifestEntry, type ManifestHead, type ManifestTree, manifestText, treeManifestSchema } from "./tree-manifest-schema.js";
 
 const MAX_ENTRIES = 10_000_000;
 const SHA1_BYTES = 20;

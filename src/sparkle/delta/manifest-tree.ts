@@ -14,7 +14,7 @@ import { RelcastError } from "../../core/errors.js";
 import type { ManifestTable } from "./manifest-table.js";
 import type { HashedTree, TreeEntry, TreeSource } from "./tree-hash.js";
 import { indexOfRel } from "./tree-table-hashes.js";
-import type { ManifestTree } from "./tree-manifest.js";
+import type { ManifestTree } from "./tree-manifest-schema.js";
 
 const LOCAL = 0x04034b50;
 const inflateRawAsync = promisify(inflateRaw);

@@ -10,46 +10,13 @@
  * against its target, and recomputes the tree hash. Bytes read later through
  * a manifest are checked against its CRC-32 and SHA-1 (manifest-tree.ts).
  */
-import { z } from "zod";
 import { RelcastError } from "../../core/errors.js";
-import { CUSTOM_ICON_PATH, type HashedTree, PERMISSION_FLAGS } from "./tree-hash.js";
+import { CUSTOM_ICON_PATH } from "./tree-hash.js";
 import { readManifestTable } from "./manifest-table.js";
+import { MANIFEST_HARD_CAP, type ManifestEntry, type ManifestHead, manifestText, type ManifestTree, TREE_MANIFEST_FORMAT, type TreeManifest } from "./tree-manifest-schema.js";
+
+export * from "./tree-manifest-schema.js";
 import type { ZipBundleTree } from "./zip-layout.js";
-
-export const TREE_MANIFEST_FORMAT = "relcast-tree-manifest/1";
-/** No manifest is read past this, whatever its zip (manifest-binding.ts bounds it by the zip's directory too). */
-export const MANIFEST_HARD_CAP = 256 << 20;
-
-const hex = (length: number) => z.string().regex(new RegExp(`^[0-9a-f]{${length}}$`));
-const u32 = z.number().int().min(0).max(0xffffffff);
-const byteCount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-const mode = z.number().int().min(0).max(PERMISSION_FLAGS);
-const path = z.string().min(2).max(4096).startsWith("/");
-/** Where an entry's bytes sit in the zip: its local header, method, CRC-32 and sizes. */
-const zipPlace = z.strictObject({ name: z.string().min(1).max(4096), offset: byteCount, method: z.union([z.literal(0), z.literal(8)]), crc32: u32, compressedSize: byteCount });
-
-const MAX_ENTRIES = 10_000_000;
-
-export const entrySchema = z.discriminatedUnion("kind", [
-  z.strictObject({ path, kind: z.literal("dir"), mode }),
-  z.strictObject({ path, kind: z.literal("file"), mode, size: byteCount, sha1: hex(40), zip: zipPlace }),
-  z.strictObject({ path, kind: z.literal("symlink"), mode, target: z.string().min(1).max(4096), sha1: hex(40), zip: zipPlace }),
-]);
-
-export const treeManifestSchema = z.strictObject({
-  format: z.literal(TREE_MANIFEST_FORMAT),
-  version: z.string().min(1).max(256),
-  /** The zip this manifest describes, as its record pins it. */
-  zip: z.strictObject({ sha256: hex(64), sizeBytes: byteCount }),
-  /** Sparkle's tree hash of the bundle the zip unpacks to. */
-  treeHash: hex(40),
-  entries: z.array(entrySchema).max(MAX_ENTRIES),
-});
-
-export type TreeManifest = z.infer<typeof treeManifestSchema>;
-export type ManifestEntry = TreeManifest["entries"][number];
-export type ManifestFile = Extract<ManifestEntry, { kind: "file" }>;
-export type ManifestLink = Extract<ManifestEntry, { kind: "symlink" }>;
 
 /**
  * The manifest's entries in order, as read from a zip relcast wrote; an
@@ -79,7 +46,6 @@ export async function* manifestEntriesOf(tree: ZipBundleTree): AsyncGenerator<Ma
   }
 }
 
-export type ManifestHead = Omit<TreeManifest, "entries">;
 
 export function manifestHeadOf(tree: ZipBundleTree, version: string, zip: { sha256: string; sizeBytes: number }): ManifestHead {
   return { format: TREE_MANIFEST_FORMAT, version, zip: { sha256: zip.sha256, sizeBytes: zip.sizeBytes }, treeHash: tree.hash.toString("hex") };
@@ -95,25 +61,11 @@ export async function treeManifestOf(tree: ZipBundleTree, version: string, zip: 
   return { ...manifestHeadOf(tree, version, zip), entries };
 }
 
-/**
- * The stored form, in pieces: the head, then one entry a line (so a diff of
- * two manifests reads as a diff of two trees), then the end. A writer can
- * send the pieces out as they come (tree-manifest-writer.ts).
- */
-export const manifestText = {
-  head: (head: ManifestHead): string => `${JSON.stringify(head, null, 2).slice(0, -2)},\n  "entries": [\n`,
-  entry: (e: ManifestEntry, first: boolean): string => `${first ? "" : ",\n"}    ${JSON.stringify(e)}`,
-  end: "\n  ]\n}\n",
-};
-
 /** The stored bytes of a manifest held whole in memory. */
 export function serializeTreeManifest(manifest: TreeManifest): Buffer {
   const { entries, ...head } = manifest;
   return Buffer.from(manifestText.head(head) + entries.map((e, i) => manifestText.entry(e, i === 0)).join("") + manifestText.end);
 }
-
-/** A manifest's tree without its bytes: entries, content hashes and tree hash, as `HashedTree` has them. */
-export type ManifestTree = Omit<HashedTree, "source">;
 
 /**
  * Parses stored bytes and checks them against themselves: safe paths in fts
