@@ -14,7 +14,9 @@ import { applyBsdiffPatch } from "./bspatch.js";
 import { checkLinkTarget, corrupt, type DeltaHeader, openDelta, type OpenedDelta } from "./delta-apply.js";
 import { DEFAULT_DELTA_LIMITS, type DeltaLimits, maxPatchedFileBytes } from "./delta-limits.js";
 import { Command, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from "./delta-format.js";
-import { type EntryKind, ftsOrder, type HashedTree, PERMISSION_FLAGS, treeHashOf } from "./tree-hash.js";
+import { inFtsOrder } from "./fts-sorted.js";
+import { type EntryKind, ftsOrder, type HashedTree, PERMISSION_FLAGS, type TreeEntry, treeHashOf } from "./tree-hash.js";
+import { indexOfRel } from "./tree-table-hashes.js";
 
 interface Node {
   kind: EntryKind;
@@ -39,19 +41,38 @@ export async function applyDeltaToTree(oldTree: HashedTree, deltaFile: string, o
     if (oldTree.hash.toString("hex") !== header.beforeHash) {
       throw new RelcastError("E_VERIFY", `the old bundle is not the one this delta was made from (tree hash ${oldTree.hash.toString("hex")}, delta expects ${header.beforeHash}).`, "Apply the delta to the release named in its file name.");
     }
-    const old = new Map(oldTree.entries.map((e) => [e.rel, e]));
-    const state = new Map<string, Node>();
-    for (const e of oldTree.entries) {
-      state.set(e.rel, { kind: e.kind, perms: e.perms, hash: e.kind === "file" ? oldTree.fileHashes.get(e.rel) : e.kind === "symlink" ? oldTree.linkHashes.get(e.rel) : undefined });
-    }
-    // Only a folder has entries below it: removing a file or link scans nothing (a copy of every key per item was
-    // a 70,000-string array for each changed file of a many-file bundle).
+    // The old tree is read in place (binary search over its entries, in fts order); only what the items touch is
+    // kept, in `changed` (null: removed). No Map or node of every path: a bundle of 70,000 files and a delta of a few.
+    const olds = inFtsOrder(oldTree.entries);
+    const oldAt = (rel: string): TreeEntry | undefined => {
+      const i = indexOfRel(olds, rel);
+      return i < 0 ? undefined : olds[i];
+    };
+    const changed = new Map<string, Node | null>();
+    const nodeOf = (e: TreeEntry): Node => ({ kind: e.kind, perms: e.perms, hash: e.kind === "file" ? oldTree.fileHashes.get(e.rel) : e.kind === "symlink" ? oldTree.linkHashes.get(e.rel) : undefined });
+    const state = {
+      get(rel: string): Node | undefined {
+        const node = changed.get(rel);
+        if (node !== undefined) return node ?? undefined;
+        const e = oldAt(rel);
+        if (!e) return undefined;
+        // A node taken from the old tree is kept, so a change of its permissions sticks.
+        const made = nodeOf(e);
+        changed.set(rel, made);
+        return made;
+      },
+      has: (rel: string): boolean => state.get(rel) !== undefined,
+      set: (rel: string, node: Node): void => void changed.set(rel, node),
+    };
     const remove = (rel: string): void => {
       const node = state.get(rel);
-      state.delete(rel);
+      changed.set(rel, null);
       if (node !== undefined && node.kind !== "dir") return;
+      // Only a folder has entries below it: in the old tree they follow it (fts order); new ones are in `changed`.
       const prefix = `${rel}/`;
-      for (const key of state.keys()) if (key.startsWith(prefix)) state.delete(key);
+      const at = indexOfRel(olds, rel);
+      if (at >= 0) for (let i = at + 1; i < olds.length && olds[i]!.rel.startsWith(prefix); i++) changed.set(olds[i]!.rel, null);
+      for (const key of changed.keys()) if (key.startsWith(prefix)) changed.set(key, null);
     };
     /**
      * No symlink on the way (the disk applier refuses it); an item that writes
@@ -70,7 +91,7 @@ export async function applyDeltaToTree(oldTree: HashedTree, deltaFile: string, o
       }
     };
     const oldFile = (rel: string, what: string) => {
-      const entry = old.get(rel);
+      const entry = oldAt(rel);
       if (entry?.kind !== "file") throw corrupt(deltaFile, `${what} ${rel} is not a file in the old bundle`);
       return entry;
     };
@@ -119,8 +140,18 @@ export async function applyDeltaToTree(oldTree: HashedTree, deltaFile: string, o
     }
 
     await reader.expectEnd();
-    const entries = [...state.entries()].map(([rel, node]) => ({ rel, kind: node.kind, perms: node.perms, hash: node.hash })).sort((a, b) => ftsOrder(a.rel, b.rel));
-    const afterHash = treeHashOf(entries, (e) => state.get(e.rel)!.hash!).toString("hex");
+    // The result in fts order: the old entries left as they were, merged with the changed ones (sorted, few).
+    const touched = [...changed.entries()].filter(([, node]) => node !== null).map(([rel, node]) => ({ rel, kind: node!.kind, perms: node!.perms, hash: node!.hash })).sort((a, b) => ftsOrder(a.rel, b.rel));
+    function* result(): Generator<{ rel: string; kind: EntryKind; perms: number; hash?: Buffer }> {
+      let t = 0;
+      for (const e of olds) {
+        while (t < touched.length && ftsOrder(touched[t]!.rel, e.rel) < 0) yield touched[t++]!;
+        if (changed.has(e.rel)) continue;
+        yield { rel: e.rel, kind: e.kind, perms: e.perms, hash: nodeOf(e).hash };
+      }
+      while (t < touched.length) yield touched[t++]!;
+    }
+    const afterHash = treeHashOf(result(), (e) => (e as { hash?: Buffer }).hash!).toString("hex");
     if (afterHash !== header.afterHash) {
       throw new RelcastError("E_VERIFY", `Applying ${path.basename(deltaFile)} gives tree hash ${afterHash}, not the ${header.afterHash} it promises.`, "Recreate the delta; do not publish this one.");
     }

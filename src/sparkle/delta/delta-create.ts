@@ -24,7 +24,9 @@ import { compressFile } from "./delta-codec.js";
 import { BlockJudge, type PayloadRange, storeMinFileBytes } from "./incompressible.js";
 import { MAX_DIFF_FILE_BYTES } from "./delta-limits.js";
 import { COMPRESSION_LEVEL, Command, Compression, type CompressionName, DELTA_MAGIC, MAJOR_VERSION, MINOR_VERSION, S_IFMT } from "./delta-format.js";
-import { CUSTOM_ICON_PATH, type HashedTree, hashTree, PERMISSION_FLAGS, SYMLINK_PERMISSIONS, type TreeEntry, type TreeSource } from "./tree-hash.js";
+import { inFtsOrder } from "./fts-sorted.js";
+import { indexOfRel } from "./tree-table-hashes.js";
+import { type ContentHashes, CUSTOM_ICON_PATH, ftsOrder, type HashedTree, hashTree, PERMISSION_FLAGS, SYMLINK_PERMISSIONS, type TreeEntry, type TreeSource } from "./tree-hash.js";
 
 /** Files above this size (old or new) are shipped whole instead of diffed; see docs/sparkle.md. */
 export const DEFAULT_DIFF_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -83,7 +85,7 @@ function sameContent(a: TreeEntry, b: TreeEntry, before: HashedTree, after: Hash
   if (a.kind !== b.kind) return false;
   if (a.kind === "dir") return true;
   if (a.size !== b.size) return false;
-  const hashes = (t: HashedTree): Map<string, Buffer> => (a.kind === "file" ? t.fileHashes : t.linkHashes);
+  const hashes = (t: HashedTree): ContentHashes => (a.kind === "file" ? t.fileHashes : t.linkHashes);
   return hashes(before).get(a.rel)!.equals(hashes(after).get(b.rel)!);
 }
 
@@ -94,6 +96,46 @@ function checkTree(entries: TreeEntry[], which: string): void {
       throw new RelcastError("E_INPUT", `Sparkle's executable ${e.rel} in the ${which} bundle has mode 0${e.perms.toString(8)}; Sparkle requires 0755 to apply deltas.`, "chmod 755 it before packaging.");
     }
   }
+}
+
+/**
+ * What differs between two trees, by path: `now` is the new entry, or null
+ * for one that is gone (not listed when a folder above it became a file or
+ * link: deleting that folder deletes it). Old paths first in the old tree's
+ * order, then new ones in the new tree's: the order the items are sorted
+ * from, so that ties sort as they always have. `oldOf` finds any old entry
+ * by binary search.
+ */
+function changedEntries(before: HashedTree, after: HashedTree): { changed: Map<string, { old?: TreeEntry; now: TreeEntry | null }>; oldOf: (rel: string) => TreeEntry | undefined } {
+  const olds = inFtsOrder(before.entries);
+  const news = inFtsOrder(after.entries);
+  const fromOld = new Map<string, { old?: TreeEntry; now: TreeEntry | null }>();
+  const added = new Map<string, { old?: TreeEntry; now: TreeEntry | null }>();
+  let gone: string | undefined;
+  for (let i = 0, j = 0; i < olds.length || j < news.length; ) {
+    const old = olds[i];
+    const now = news[j];
+    const order = old === undefined ? 1 : now === undefined ? -1 : ftsOrder(old.rel, now.rel);
+    if (order < 0) {
+      // Everything below a folder that became a file or link comes right after it in fts order.
+      if (gone === undefined || !old!.rel.startsWith(gone)) fromOld.set(old!.rel, { old, now: null });
+      i++;
+    } else if (order > 0) {
+      added.set(now!.rel, { now: now! });
+      j++;
+    } else {
+      if (!(old!.perms === now!.perms && sameContent(old!, now!, before, after))) fromOld.set(old!.rel, { old, now: now! });
+      if (old!.kind === "dir" && now!.kind !== "dir") gone = `${old!.rel}/`;
+      i++;
+      j++;
+    }
+  }
+  for (const [rel, change] of added) fromOld.set(rel, change);
+  const oldOf = (rel: string): TreeEntry | undefined => {
+    const i = indexOfRel(olds, rel);
+    return i < 0 ? undefined : olds[i];
+  };
+  return { changed: fromOld, oldOf };
 }
 
 let diffing: Promise<unknown> = Promise.resolve();
@@ -119,25 +161,25 @@ export async function createDeltaFromTrees(before: HashedTree, after: HashedTree
   checkTree(before.entries, "old");
   checkTree(after.entries, "new");
 
-  const oldState = new Map(before.entries.map((e) => [e.rel, e]));
-  // null: present before, gone now. Unchanged entries are dropped.
-  const newState = new Map<string, TreeEntry | null>(before.entries.map((e) => [e.rel, null]));
-  for (const entry of after.entries) {
-    const old = oldState.get(entry.rel);
-    if (old && old.perms === entry.perms && sameContent(old, entry, before, after)) {
-      newState.delete(entry.rel);
-      continue;
-    }
-    newState.set(entry.rel, entry);
-    if (old?.kind === "dir" && entry.kind !== "dir") {
-      for (const child of oldState.keys()) if (child.startsWith(`${entry.rel}/`)) newState.delete(child);
+  // The two trees are walked side by side in fts order (no Map of every path): only what changed is kept.
+  const { changed, oldOf } = changedEntries(before, after);
+  const newState = { get: (rel: string): TreeEntry | null | undefined => changed.get(rel)?.now };
+  const oldState = { get: oldOf, has: (rel: string): boolean => oldOf(rel) !== undefined };
+  const keys = [...changed.keys()].sort((a, b) => caseInsensitive(a, b) || (changed.get(a)!.old ? -1 : 1));
+
+  // Where moved files may have come from: only the hashes of files that may be cloned are looked for.
+  const wanted = new Set<string>();
+  for (const key of keys) {
+    const now = changed.get(key)!.now;
+    if (now?.kind === "file" && now.size > MIN_SIZE_FOR_CLONE) wanted.add(after.fileHashes.get(key)!.toString("hex"));
+  }
+  const oldByHash = new Map<string, string[]>();
+  if (wanted.size > 0) {
+    for (const [rel, hash] of before.fileHashes) {
+      const hex = hash.toString("hex");
+      if (wanted.has(hex)) oldByHash.set(hex, [...(oldByHash.get(hex) ?? []), rel]);
     }
   }
-  const keys = [...newState.keys()].sort((a, b) => caseInsensitive(a, b) || (oldState.has(a) ? -1 : 1));
-
-  // Where moved files may have come from.
-  const oldByHash = new Map<string, string[]>();
-  for (const [rel, hash] of before.fileHashes) oldByHash.set(hash.toString("hex"), [...(oldByHash.get(hash.toString("hex")) ?? []), rel]);
   const removedByName = new Map<string, string>();
   const oldFrameworkVersions = new Map<string, string>();
   for (const key of keys) {

@@ -16,7 +16,8 @@
  */
 import { crc32 } from "node:zlib";
 import { RelcastError } from "../../core/errors.js";
-import { MANIFEST_HARD_CAP, type ManifestTree, type TreeManifest } from "./tree-manifest.js";
+import type { ManifestTable } from "./manifest-table.js";
+import { MANIFEST_HARD_CAP, type ManifestTree } from "./tree-manifest-schema.js";
 import type { ZipDirectory } from "./zip-directory.js";
 import { layOutZip } from "./zip-layout.js";
 
@@ -31,7 +32,7 @@ export function manifestByteCap(dir: ZipDirectory): number {
 }
 
 /** Undefined when the manifest describes the directory's zip; otherwise why not. */
-export function manifestDisagreement(manifest: TreeManifest, tree: ManifestTree, dir: ZipDirectory, zipName: string): string | undefined {
+export function manifestDisagreement(table: ManifestTable, tree: ManifestTree, dir: ZipDirectory, zipName: string): string | undefined {
   let layout;
   try {
     layout = layOutZip(zipName, dir.listing);
@@ -44,14 +45,16 @@ export function manifestDisagreement(manifest: TreeManifest, tree: ManifestTree,
     const z = layout.entries[i]!;
     if (m.rel !== z.rel || m.kind !== z.kind || m.perms !== z.perms || m.size !== z.size) return `${JSON.stringify(m.rel)} differs from the zip's central directory (path, kind, mode or size)`;
   }
-  for (const e of manifest.entries) {
-    if (e.kind === "dir") continue;
-    const r = dir.raw.get(e.path);
-    if (!r || r.name !== e.zip.name || r.localHeaderOffset !== e.zip.offset || r.method !== e.zip.method || r.crc32 !== e.zip.crc32 || r.compressedSize !== e.zip.compressedSize) {
-      return `the zip entry of ${JSON.stringify(e.path)} differs from the zip's central directory (name, offset, method, CRC-32 or size)`;
+  for (let i = 0; i < tree.entries.length; i++) {
+    const e = tree.entries[i]!;
+    const place = table.place(i);
+    if (!place) continue;
+    const r = dir.raw.get(e.rel);
+    if (!r || r.name !== place.name || r.localHeaderOffset !== place.offset || r.method !== place.method || r.crc32 !== place.crc32 || r.compressedSize !== place.compressedSize) {
+      return `the zip entry of ${JSON.stringify(e.rel)} differs from the zip's central directory (name, offset, method, CRC-32 or size)`;
     }
     // A link's target is used as stated (never read from the zip): its CRC-32 must be the directory's.
-    if (e.kind === "symlink" && crc32(Buffer.from(e.target, "utf8")) >>> 0 !== r.crc32) return `the target of symlink ${JSON.stringify(e.path)} does not have the zip's CRC-32`;
+    if (e.kind === "symlink" && crc32(Buffer.from(table.target(i)!, "utf8")) >>> 0 !== r.crc32) return `the target of symlink ${JSON.stringify(e.rel)} does not have the zip's CRC-32`;
   }
   return undefined;
 }

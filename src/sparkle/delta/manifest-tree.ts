@@ -12,8 +12,10 @@ import { promisify } from "node:util";
 import { crc32, inflateRaw } from "node:zlib";
 import { RelcastError } from "../../core/errors.js";
 import { writeFullyAt } from "../../core/write-fully.js";
+import type { ManifestTable } from "./manifest-table.js";
 import type { HashedTree, TreeEntry, TreeSource } from "./tree-hash.js";
-import type { ManifestFile, ManifestTree, TreeManifest } from "./tree-manifest.js";
+import { indexOfRel } from "./tree-table-hashes.js";
+import type { ManifestTree } from "./tree-manifest-schema.js";
 
 const LOCAL = 0x04034b50;
 const inflateRawAsync = promisify(inflateRaw);
@@ -27,22 +29,23 @@ export interface ManifestBackedTree extends HashedTree {
   close(): Promise<void>;
 }
 
-export async function treeFromManifest(manifest: TreeManifest, tree: ManifestTree, options: { name: string; readRange: RangeReader; scratchFile: string }): Promise<ManifestBackedTree> {
+/** `table` and `tree` as readManifestTable gives them (entry i of the tree is row i of the table). */
+export async function treeFromManifest(table: ManifestTable, tree: ManifestTree, options: { name: string; readRange: RangeReader; scratchFile: string }): Promise<ManifestBackedTree> {
   const { name, readRange } = options;
-  const files = new Map<string, ManifestFile>();
-  const targets = new Map<string, Buffer>();
-  for (const e of manifest.entries) {
-    if (e.kind === "file") files.set(e.path, e);
-    else if (e.kind === "symlink") targets.set(e.path, Buffer.from(e.target, "utf8"));
-  }
+  // Files and links are found by binary search over the entries (fts order): no Map of every path.
+  const rowOf = (rel: string, kind: "file" | "symlink"): number => {
+    const i = indexOfRel(tree.entries, rel);
+    return i >= 0 && tree.entries[i]!.kind === kind ? i : -1;
+  };
   const bad = (rel: string, why: string) =>
     new RelcastError("E_VERIFY", `${rel} in ${name} does not match its tree manifest (${why}); no delta is made from bytes that cannot be trusted`, "run `relcast verify` and restore that release; publish with --no-deltas to skip deltas meanwhile");
   let scratch: { fh: FileHandle; end: number } | undefined;
   const kept = new Map<string, { at: number; length: number }>();
   let fetched = 0;
 
-  const fetch = async (file: ManifestFile): Promise<Buffer> => {
-    const { zip } = file;
+  const fetch = async (i: number): Promise<Buffer> => {
+    const zip = table.place(i)!;
+    const file = { path: tree.entries[i]!.rel, size: tree.entries[i]!.size };
     const nameBytes = Buffer.from(zip.name, "utf8");
     const head = await readRange(zip.offset, zip.offset + 29);
     if (head.length !== 30 || head.readUInt32LE(0) !== LOCAL) throw bad(file.path, `no local header at byte ${zip.offset}`);
@@ -62,14 +65,14 @@ export async function treeFromManifest(manifest: TreeManifest, tree: ManifestTre
       throw bad(file.path, `it does not inflate: ${(err as Error).message}`);
     }
     if (bytes.length !== file.size || crc32(bytes) >>> 0 !== zip.crc32) throw bad(file.path, "size or CRC-32 differs");
-    if (createHash("sha1").update(bytes).digest("hex") !== file.sha1) throw bad(file.path, "SHA-1 differs");
+    if (!createHash("sha1").update(bytes).digest().equals(table.sha1Of(i))) throw bad(file.path, "SHA-1 differs");
     fetched++;
     return bytes;
   };
 
   const readFile = async (entry: TreeEntry): Promise<Buffer> => {
-    const file = files.get(entry.rel);
-    if (!file) throw new RelcastError("E_INTERNAL", `${entry.rel} is not a file of ${name}'s manifest`);
+    const file = rowOf(entry.rel, "file");
+    if (file < 0) throw new RelcastError("E_INTERNAL", `${entry.rel} is not a file of ${name}'s manifest`);
     const at = kept.get(entry.rel);
     if (at && scratch) {
       const out = Buffer.allocUnsafe(at.length);
@@ -87,9 +90,10 @@ export async function treeFromManifest(manifest: TreeManifest, tree: ManifestTre
   const source: TreeSource = {
     readFile,
     async readLink(entry) {
-      const target = targets.get(entry.rel);
-      if (!target) throw new RelcastError("E_INTERNAL", `${entry.rel} is not a symlink of ${name}'s manifest`);
-      return target;
+      const i = rowOf(entry.rel, "symlink");
+      const target = i < 0 ? undefined : table.target(i);
+      if (target === undefined) throw new RelcastError("E_INTERNAL", `${entry.rel} is not a symlink of ${name}'s manifest`);
+      return Buffer.from(target, "utf8");
     },
     async *streamFile(entry) {
       yield await readFile(entry);

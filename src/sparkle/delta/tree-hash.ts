@@ -122,24 +122,33 @@ export async function contentHash(entry: TreeEntry, buffer?: Buffer): Promise<Bu
   return sha1OfFile(entry.abs, buffer);
 }
 
+/** Content hashes by relative path, read-only: a Map, or a table (tree-table-hashes.ts). Iterated in the tree's order. */
+export interface ContentHashes extends Iterable<[string, Buffer]> {
+  readonly size: number;
+  get(rel: string): Buffer | undefined;
+  has(rel: string): boolean;
+}
+
 export interface HashedTree {
   /** Sparkle's tree hash (20 bytes). */
   hash: Buffer;
   entries: TreeEntry[];
   /** Content hash of every regular file, by relative path. */
-  fileHashes: Map<string, Buffer>;
+  fileHashes: ContentHashes;
   /** Content hash of every symlink (SHA-1 of its target), by relative path. */
-  linkHashes: Map<string, Buffer>;
+  linkHashes: ContentHashes;
   source: TreeSource;
 }
 
 /** Sparkle's tree hash of entries in fts order, given each file's and link's content hash. */
-export function treeHashOf(entries: Iterable<Pick<TreeEntry, "rel" | "kind" | "perms">>, content: (entry: Pick<TreeEntry, "rel" | "kind">) => Buffer): Buffer {
+export function treeHashOf(entries: Iterable<Pick<TreeEntry, "rel" | "kind" | "perms">>, content: (entry: Pick<TreeEntry, "rel" | "kind">, index: number) => Buffer): Buffer {
   const tree = createHash("sha1");
   const u16 = Buffer.alloc(4);
+  let index = -1;
   for (const entry of entries) {
+    index++;
     if (entry.rel === CUSTOM_ICON_PATH) continue;
-    tree.update(entry.kind === "dir" ? DIRECTORY_HASH : content(entry));
+    tree.update(entry.kind === "dir" ? DIRECTORY_HASH : content(entry, index));
     tree.update(Buffer.from(entry.rel, "utf8"));
     u16.writeUInt16LE(ftsType(entry.kind), 0);
     u16.writeUInt16LE(entry.kind === "symlink" ? SYMLINK_PERMISSIONS : entry.perms, 2);

@@ -10,47 +10,13 @@
  * against its target, and recomputes the tree hash. Bytes read later through
  * a manifest are checked against its CRC-32 and SHA-1 (manifest-tree.ts).
  */
-import { createHash } from "node:crypto";
-import { z } from "zod";
 import { RelcastError } from "../../core/errors.js";
-import { CUSTOM_ICON_PATH, ftsOrder, type HashedTree, PERMISSION_FLAGS, treeHashOf, type TreeEntry } from "./tree-hash.js";
-import { S_IFDIR, S_IFLNK, S_IFREG } from "./delta-format.js";
+import { CUSTOM_ICON_PATH } from "./tree-hash.js";
+import { readManifestTable } from "./manifest-table.js";
+import { MANIFEST_HARD_CAP, type ManifestEntry, type ManifestHead, manifestText, type ManifestTree, TREE_MANIFEST_FORMAT, type TreeManifest } from "./tree-manifest-schema.js";
+
+export * from "./tree-manifest-schema.js";
 import type { ZipBundleTree } from "./zip-layout.js";
-
-export const TREE_MANIFEST_FORMAT = "relcast-tree-manifest/1";
-/** No manifest is read past this, whatever its zip (manifest-binding.ts bounds it by the zip's directory too). */
-export const MANIFEST_HARD_CAP = 256 << 20;
-
-const hex = (length: number) => z.string().regex(new RegExp(`^[0-9a-f]{${length}}$`));
-const u32 = z.number().int().min(0).max(0xffffffff);
-const byteCount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-const mode = z.number().int().min(0).max(PERMISSION_FLAGS);
-const path = z.string().min(2).max(4096).startsWith("/");
-/** Where an entry's bytes sit in the zip: its local header, method, CRC-32 and sizes. */
-const zipPlace = z.strictObject({ name: z.string().min(1).max(4096), offset: byteCount, method: z.union([z.literal(0), z.literal(8)]), crc32: u32, compressedSize: byteCount });
-
-const MAX_ENTRIES = 10_000_000;
-
-const entrySchema = z.discriminatedUnion("kind", [
-  z.strictObject({ path, kind: z.literal("dir"), mode }),
-  z.strictObject({ path, kind: z.literal("file"), mode, size: byteCount, sha1: hex(40), zip: zipPlace }),
-  z.strictObject({ path, kind: z.literal("symlink"), mode, target: z.string().min(1).max(4096), sha1: hex(40), zip: zipPlace }),
-]);
-
-export const treeManifestSchema = z.strictObject({
-  format: z.literal(TREE_MANIFEST_FORMAT),
-  version: z.string().min(1).max(256),
-  /** The zip this manifest describes, as its record pins it. */
-  zip: z.strictObject({ sha256: hex(64), sizeBytes: byteCount }),
-  /** Sparkle's tree hash of the bundle the zip unpacks to. */
-  treeHash: hex(40),
-  entries: z.array(entrySchema).max(MAX_ENTRIES),
-});
-
-export type TreeManifest = z.infer<typeof treeManifestSchema>;
-export type ManifestEntry = TreeManifest["entries"][number];
-export type ManifestFile = Extract<ManifestEntry, { kind: "file" }>;
-export type ManifestLink = Extract<ManifestEntry, { kind: "symlink" }>;
 
 /**
  * The manifest's entries in order, as read from a zip relcast wrote; an
@@ -80,7 +46,6 @@ export async function* manifestEntriesOf(tree: ZipBundleTree): AsyncGenerator<Ma
   }
 }
 
-export type ManifestHead = Omit<TreeManifest, "entries">;
 
 export function manifestHeadOf(tree: ZipBundleTree, version: string, zip: { sha256: string; sizeBytes: number }): ManifestHead {
   return { format: TREE_MANIFEST_FORMAT, version, zip: { sha256: zip.sha256, sizeBytes: zip.sizeBytes }, treeHash: tree.hash.toString("hex") };
@@ -96,90 +61,11 @@ export async function treeManifestOf(tree: ZipBundleTree, version: string, zip: 
   return { ...manifestHeadOf(tree, version, zip), entries };
 }
 
-/**
- * The stored form, in pieces: the head, then one entry a line (so a diff of
- * two manifests reads as a diff of two trees), then the end. A writer can
- * send the pieces out as they come (tree-manifest-writer.ts).
- */
-export const manifestText = {
-  head: (head: ManifestHead): string => `${JSON.stringify(head, null, 2).slice(0, -2)},\n  "entries": [\n`,
-  entry: (e: ManifestEntry, first: boolean): string => `${first ? "" : ",\n"}    ${JSON.stringify(e)}`,
-  end: "\n  ]\n}\n",
-};
-
 /** The stored bytes of a manifest held whole in memory. */
 export function serializeTreeManifest(manifest: TreeManifest): Buffer {
   const { entries, ...head } = manifest;
   return Buffer.from(manifestText.head(head) + entries.map((e, i) => manifestText.entry(e, i === 0)).join("") + manifestText.end);
 }
-
-function entryOf(e: ManifestEntry): TreeEntry {
-  const type = e.kind === "dir" ? S_IFDIR : e.kind === "symlink" ? S_IFLNK : S_IFREG;
-  return { rel: e.path, abs: "", kind: e.kind, perms: e.mode, mode: type | e.mode, size: e.kind === "file" ? e.size : e.kind === "symlink" ? Buffer.byteLength(e.target) : 0, inode: "" };
-}
-
-const ENTRIES_OPEN = '  "entries": [\n';
-const issues = (error: z.ZodError, prefix: string): string => error.issues.slice(0, 3).map((i) => `${[prefix, ...i.path].filter((p) => p !== "").join(".") || "(root)"}: ${i.message}`).join("; ");
-
-/**
- * The stored text as a manifest: checked against the schema one line (one
- * entry) at a time when it has the layout relcast writes (manifestText), so a
- * manifest of 70,000 entries is never held twice over as parsed JSON and its
- * checked copy; any other layout is parsed whole, with the same result.
- */
-function parseManifestText(text: string): { success: true; data: TreeManifest } | { success: false; why: string } {
-  const lines = linewise(text);
-  if (lines) return lines;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return { success: false, why: "it is not JSON" };
-  }
-  const parsed = treeManifestSchema.safeParse(raw);
-  return parsed.success ? parsed : { success: false, why: issues(parsed.error, "") };
-}
-
-/**
- * The line-wise reading, or undefined when the text is not in relcast's
- * layout (or is not JSON there): the head, with "entries" as its last key,
- * must parse as an object once closed, each entry line as a value of its own,
- * and the text must end as the writer ends it. Every text it accepts parses
- * as JSON to the same manifest.
- */
-function linewise(text: string): { success: true; data: TreeManifest } | { success: false; why: string } | undefined {
-  const open = text.indexOf(ENTRIES_OPEN);
-  if (open < 0 || !text.endsWith(manifestText.end)) return undefined;
-  let head: unknown;
-  try {
-    head = JSON.parse(`${text.slice(0, open)}"entries": []}`);
-  } catch {
-    return undefined;
-  }
-  const parsedHead = treeManifestSchema.safeParse(head);
-  if (!parsedHead.success) return { success: false, why: issues(parsedHead.error, "") };
-  const entries: ManifestEntry[] = [];
-  const end = text.length - manifestText.end.length;
-  for (let at = open + ENTRIES_OPEN.length; at < end; ) {
-    const next = text.indexOf(",\n", at);
-    const stop = next < 0 || next > end ? end : next;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text.slice(at, stop));
-    } catch {
-      return undefined;
-    }
-    const entry = entrySchema.safeParse(raw);
-    if (!entry.success) return { success: false, why: issues(entry.error, `entries.${entries.length}`) };
-    entries.push(entry.data);
-    if (entries.length > MAX_ENTRIES) return { success: false, why: `entries: more than ${MAX_ENTRIES} entries` };
-    at = stop === end ? end : stop + 2;
-  }
-  return { success: true, data: { ...parsedHead.data, entries } };
-}
-
-/** A manifest's tree without its bytes: entries, content hashes and tree hash, as `HashedTree` has them. */
-export type ManifestTree = Omit<HashedTree, "source">;
 
 /**
  * Parses stored bytes and checks them against themselves: safe paths in fts
@@ -188,34 +74,7 @@ export type ManifestTree = Omit<HashedTree, "source">;
  * RelcastError naming what is wrong.
  */
 export function parseTreeManifest(bytes: Buffer, name: string, maxBytes = MANIFEST_HARD_CAP): { manifest: TreeManifest; tree: ManifestTree } {
-  const bad = (why: string) => new RelcastError("E_VERIFY", `${name} is not a valid tree manifest: ${why}`, "run `relcast verify`; publish reads that release's zip instead meanwhile");
-  if (bytes.length > maxBytes) throw bad(`it is ${bytes.length} bytes, more than a manifest of its zip can be (${maxBytes})`);
-  const parsed = parseManifestText(bytes.toString("utf8"));
-  if (!parsed.success) throw bad(parsed.why);
-  const manifest = parsed.data;
-  const kinds = new Map<string, ManifestEntry["kind"]>();
-  const fileHashes = new Map<string, Buffer>();
-  const linkHashes = new Map<string, Buffer>();
-  let previous: string | undefined;
-  for (const e of manifest.entries) {
-    const parts = e.path.slice(1).split("/");
-    if (parts.some((p) => p === "" || p === "." || p === ".." || p.includes("\0") || p.includes("\\"))) throw bad(`unsafe path ${JSON.stringify(e.path)}`);
-    if (previous !== undefined && ftsOrder(previous, e.path) >= 0) throw bad(`${JSON.stringify(e.path)} is out of order or listed twice`);
-    previous = e.path;
-    const parent = e.path.slice(0, e.path.lastIndexOf("/"));
-    if (parent && kinds.get(parent) !== "dir") throw bad(`${JSON.stringify(e.path)} is not below a folder of the manifest`);
-    kinds.set(e.path, e.kind);
-    // Every entry's bytes lie inside the zip: a place past its end is no place (and no ranged read is made for it).
-    if (e.kind !== "dir" && e.zip.offset + 30 + Buffer.byteLength(e.zip.name) + e.zip.compressedSize > manifest.zip.sizeBytes) throw bad(`the zip entry of ${JSON.stringify(e.path)} lies past the end of the ${manifest.zip.sizeBytes}-byte zip`);
-    if (e.kind === "file") fileHashes.set(e.path, Buffer.from(e.sha1, "hex"));
-    if (e.kind === "symlink") {
-      const hash = createHash("sha1").update(e.target, "utf8").digest();
-      if (hash.toString("hex") !== e.sha1) throw bad(`the hash of symlink ${JSON.stringify(e.path)} is not the hash of its target`);
-      linkHashes.set(e.path, hash);
-    }
-  }
-  const entries = manifest.entries.map(entryOf);
-  const hash = treeHashOf(entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel)!);
-  if (hash.toString("hex") !== manifest.treeHash) throw bad(`its entries give tree hash ${hash.toString("hex")}, not the ${manifest.treeHash} it states`);
-  return { manifest, tree: { hash, entries, fileHashes, linkHashes } };
+  const entries: ManifestEntry[] = [];
+  const { head, tree } = readManifestTable(bytes, name, maxBytes, entries);
+  return { manifest: { ...head, entries }, tree };
 }

@@ -14,6 +14,7 @@ import { LocalZipEntries } from "./local-zip-entries.js";
 import { readStoredZipTree } from "./stored-zip-tree.js";
 import { readZipDirectory, type ZipDirectory } from "./zip-directory.js";
 import { badZip, layOutZip, type RawZipEntry, type ZipBundleTree } from "./zip-layout.js";
+import { HashSlots } from "./tree-table-hashes.js";
 import { CUSTOM_ICON_PATH, treeHashOf, type TreeEntry, type TreeSource } from "./tree-hash.js";
 
 export type { RawZipEntry, ZipBundleTree };
@@ -37,26 +38,23 @@ export interface OpenZipBundleTreeOptions {
   contentHashes?: ContentHashLookup | undefined;
 }
 
-/** The content hashes the zip's writer gave, checked to cover exactly the zip's files and links. */
-function givenHashes(file: string, layout: ReturnType<typeof layOutZip>, given: ContentHashLookup): { fileHashes: Map<string, Buffer>; linkHashes: Map<string, Buffer> } {
-  const fileHashes = new Map<string, Buffer>();
-  const linkHashes = new Map<string, Buffer>();
+/**
+ * The content hashes the zip's writer gave, checked to cover exactly the zip's files and links, in table form
+ * (one 20-byte slot per entry, tree-table-hashes.ts): no Map and no Buffer object per file.
+ */
+function fromGivenHashes(file: string, layout: ReturnType<typeof layOutZip>, given: ContentHashLookup): Pick<ZipBundleTree, "hash" | "entries" | "fileHashes" | "linkHashes"> {
+  const slots = new HashSlots(layout.entries);
   let used = 0;
-  for (const entry of layout.entries) {
-    if (entry.kind === "dir") continue;
+  layout.entries.forEach((entry, i) => {
+    if (entry.kind === "dir") return;
     const hash = given.get(layout.zipName.get(entry.rel) ?? "");
     if (!hash || hash.length !== 20) throw new RelcastError("E_INTERNAL", `the zip step gave no content hash for ${entry.rel} of ${file}`);
     used++;
-    if (entry.rel !== CUSTOM_ICON_PATH) (entry.kind === "file" ? fileHashes : linkHashes).set(entry.rel, hash);
-  }
+    if (entry.rel !== CUSTOM_ICON_PATH) slots.set(i, hash);
+  });
   if (used !== given.size) throw new RelcastError("E_INTERNAL", `the zip step gave ${given.size} content hashes for ${file}, which holds ${used} files and links`);
-  return { fileHashes, linkHashes };
-}
-
-function fromGivenHashes(file: string, layout: ReturnType<typeof layOutZip>, given: ContentHashLookup): Pick<ZipBundleTree, "hash" | "entries" | "fileHashes" | "linkHashes"> {
-  const { fileHashes, linkHashes } = givenHashes(file, layout, given);
-  const hash = treeHashOf(layout.entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel)!);
-  return { hash, entries: layout.entries, fileHashes, linkHashes };
+  const hash = treeHashOf(layout.entries, (_e, i) => slots.at(i)!);
+  return { hash, entries: layout.entries, fileHashes: slots.view("file"), linkHashes: slots.view("symlink") };
 }
 
 /** Contents hashed in one sequential pass over the file (large reads, one inflater per entry), not entry by entry. */

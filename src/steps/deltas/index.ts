@@ -21,8 +21,13 @@ import { deltaCandidates } from "./delta-candidates.js";
 import { openOldTree } from "./old-tree.js";
 
 export const DEFAULT_MAXIMUM_DELTAS = 5;
-/** Old zips read and deltas made at once (RELCAST_DELTA_CONCURRENCY overrides): one streams and hashes while another waits on reads, xz or the patcher. */
-export const DELTA_CONCURRENCY = Math.max(1, Number(process.env.RELCAST_DELTA_CONCURRENCY ?? 2) || 2);
+/**
+ * Old trees held and deltas made at once. One by default: each old tree (its entries, hashes and manifest
+ * table) is let go before the next is read, so a bundle of many files holds one old tree at a time, not one
+ * per delta. RELCAST_DELTA_CONCURRENCY=2 overlaps two (one reads while the other waits on xz or the patcher)
+ * at the cost of that memory.
+ */
+export const DELTA_CONCURRENCY = Math.max(1, Number(process.env.RELCAST_DELTA_CONCURRENCY ?? 1) || 1);
 
 
 async function readRecord(store: ObjectStore, version: string): Promise<ReleaseRecord> {

@@ -7,7 +7,8 @@ import { manifestByteCap, manifestDisagreement, notBound } from "../../sparkle/d
 import { type ManifestBackedTree, treeFromManifest } from "../../sparkle/delta/manifest-tree.js";
 import { readZipDirectory } from "../../sparkle/delta/zip-directory.js";
 import { readStoredZipTree } from "../../sparkle/delta/stored-zip-tree.js";
-import { type ManifestTree, parseTreeManifest, type TreeManifest } from "../../sparkle/delta/tree-manifest.js";
+import { type ManifestTable, type ReadManifest, readManifestTable, readManifestTableStream } from "../../sparkle/delta/manifest-table.js";
+import type { ManifestTree } from "../../sparkle/delta/tree-manifest.js";
 import type { ZipBundleTree } from "../../sparkle/delta/zip-bundle-tree.js";
 import type { HashedTree } from "../../sparkle/delta/tree-hash.js";
 import { readRange as readStoreRange } from "../../store/read-range.js";
@@ -30,18 +31,36 @@ async function readRange(store: ObjectStore, key: string, start: number, end: nu
  * "before" tree is not the release's); every other file (changed or
  * removed) is read from the zip now and its SHA-1 checked.
  */
-async function bindContentHashes(manifest: TreeManifest, newTree: ZipBundleTree, old: ManifestBackedTree, manifestName: string): Promise<void> {
-  const byRel = new Map(old.entries.map((e) => [e.rel, e]));
-  for (const e of manifest.entries) {
+async function bindContentHashes(table: ManifestTable, newTree: ZipBundleTree, old: ManifestBackedTree, manifestName: string): Promise<void> {
+  for (let i = 0; i < old.entries.length; i++) {
+    const e = old.entries[i]!;
     if (e.kind !== "file") continue;
-    const same = newTree.fileHashes.get(e.path)?.toString("hex") === e.sha1;
-    const now = newTree.raw.get(e.path);
+    const same = newTree.fileHashes.get(e.rel)?.equals(table.sha1Of(i)) ?? false;
+    const now = newTree.raw.get(e.rel);
     if (same) {
-      if (!now || now.crc32 !== e.zip.crc32 || now.size !== e.size) throw notBound(manifestName, `${JSON.stringify(e.path)} has the new release's SHA-1 but another CRC-32 or size`);
+      if (!now || now.crc32 !== table.place(i)!.crc32 || now.size !== e.size) throw notBound(manifestName, `${JSON.stringify(e.rel)} has the new release's SHA-1 but another CRC-32 or size`);
     } else {
-      await old.source.readFile(byRel.get(e.path)!);
+      await old.source.readFile(e);
     }
   }
+}
+
+/**
+ * The manifest streamed line by line into its table (never its whole bytes in memory); one that is not in
+ * relcast's own layout is read again whole and parsed as JSON, with the same checks.
+ */
+async function readManifest(store: ObjectStore, key: string, name: string, cap: number): Promise<ReadManifest> {
+  const streamed = await store.getStream(key);
+  if (!streamed) throw notBound(name, "it disappeared while read");
+  try {
+    const read = await readManifestTableStream(streamed.stream, name, cap);
+    if (read) return read;
+  } finally {
+    streamed.stream.destroy();
+  }
+  const got = await store.get(key);
+  if (!got) throw notBound(name, "it disappeared while read");
+  return readManifestTable(got.body, name, cap);
 }
 
 /**
@@ -50,7 +69,7 @@ async function bindContentHashes(manifest: TreeManifest, newTree: ZipBundleTree,
  * megabytes for 70,000 entries) are garbage once it returns, before the delta
  * is made.
  */
-async function readBoundManifest(store: ObjectStore, record: ReleaseRecord, storedSize: number, readZip: (start: number, end: number) => Promise<Buffer>): Promise<{ manifest: TreeManifest; tree: ManifestTree }> {
+async function readBoundManifest(store: ObjectStore, record: ReleaseRecord, storedSize: number, readZip: (start: number, end: number) => Promise<Buffer>): Promise<{ table: ManifestTable; tree: ManifestTree }> {
   const key = versionedKey(record.version, zipFileName(record.pluginId, record.version));
   const expected = record.autoupdate!;
   const manifestKey = treeManifestKey(record.version);
@@ -58,15 +77,13 @@ async function readBoundManifest(store: ObjectStore, record: ReleaseRecord, stor
   const dir = await readZipDirectory(readZip, expected.sizeBytes, store.uriFor(key));
   const cap = manifestByteCap(dir);
   if (storedSize > cap) throw notBound(manifestName, `it is ${storedSize} bytes, more than a manifest of a zip of ${dir.listing.length} entries can be (${cap}); it was not read`);
-  const got = await store.get(manifestKey);
-  if (!got) throw notBound(manifestName, "it disappeared while read");
-  const { manifest, tree } = parseTreeManifest(got.body, manifestName, cap);
-  if (manifest.version !== record.version || manifest.zip.sha256 !== expected.sha256 || manifest.zip.sizeBytes !== expected.sizeBytes) {
+  const { head, table, tree } = await readManifest(store, manifestKey, manifestName, cap);
+  if (head.version !== record.version || head.zip.sha256 !== expected.sha256 || head.zip.sizeBytes !== expected.sizeBytes) {
     throw new RelcastError("E_VERIFY", `${manifestName} describes another zip than the record of ${record.version} pins`, "run `relcast verify`");
   }
-  const why = manifestDisagreement(manifest, tree, dir, store.uriFor(key));
+  const why = manifestDisagreement(table, tree, dir, store.uriFor(key));
   if (why) throw notBound(manifestName, why);
-  return { manifest, tree };
+  return { table, tree };
 }
 
 /**
@@ -88,9 +105,9 @@ export async function openOldTree(store: ObjectStore, record: ReleaseRecord, new
     let opened: ManifestBackedTree | undefined;
     try {
       const readZip = (start: number, end: number) => readRange(store, key, start, end);
-      const { manifest, tree } = await readBoundManifest(store, record, stored.size, readZip);
-      opened = await treeFromManifest(manifest, tree, { name: store.uriFor(key), readRange: readZip, scratchFile: path.join(work, "manifest-changed-files") });
-      await bindContentHashes(manifest, newTree, opened, manifestName);
+      const { table, tree } = await readBoundManifest(store, record, stored.size, readZip);
+      opened = await treeFromManifest(table, tree, { name: store.uriFor(key), readRange: readZip, scratchFile: path.join(work, "manifest-changed-files") });
+      await bindContentHashes(table, newTree, opened, manifestName);
       const tree2 = opened;
       return { ...tree2, source: tree2.source, close: tree2.close, describe: () => `old tree from its manifest (${tree2.fetched} changed file(s) read from its zip by range)` };
     } catch (err) {

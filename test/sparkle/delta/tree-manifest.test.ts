@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyDeltaToTree } from "../../../src/sparkle/delta/delta-apply-tree.js";
 import { createDeltaFromTrees } from "../../../src/sparkle/delta/delta-create.js";
+import { readManifestTable } from "../../../src/sparkle/delta/manifest-table.js";
 import { treeFromManifest, type RangeReader } from "../../../src/sparkle/delta/manifest-tree.js";
 import { readStoredZipTree } from "../../../src/sparkle/delta/stored-zip-tree.js";
 import { parseTreeManifest, serializeTreeManifest, treeManifestOf, type TreeManifest } from "../../../src/sparkle/delta/tree-manifest.js";
@@ -44,11 +45,11 @@ async function rangeReader(file: string): Promise<{ read: RangeReader; close(): 
 }
 
 async function manifestTree(bytes: Buffer, zip = oldZip) {
-  const { manifest, tree } = parseTreeManifest(bytes, "tree.json");
+  const { table, tree } = readManifestTable(bytes, "tree.json");
   const reader = await rangeReader(zip);
   const scratch = path.join(dir, `scratch-${work++}`);
   await mkdir(scratch);
-  const opened = await treeFromManifest(manifest, tree, { name: zip, readRange: reader.read, scratchFile: path.join(scratch, "kept") });
+  const opened = await treeFromManifest(table, tree, { name: zip, readRange: reader.read, scratchFile: path.join(scratch, "kept") });
   return { ...opened, fetchedCount: () => opened.fetched, close: async () => (await opened.close(), await reader.close()) };
 }
 
@@ -130,7 +131,7 @@ print(json.dumps(out))`;
     expect(ranges.length).toBe(2 * summary.counts.diffed);
     // Only entries whose content the new tree does not have (changed files) were read.
     const { manifest } = parseTreeManifest(manifestBytes, "tree.json");
-    const newHashes = new Set([...newTree.fileHashes.values()].map((h) => h.toString("hex")));
+    const newHashes = new Set([...newTree.fileHashes].map(([, h]) => h.toString("hex")));
     const readEntries = manifest.entries.filter((e) => e.kind === "file" && ranges.some(([start]) => start === e.zip.offset));
     expect(readEntries.length).toBe(summary.counts.diffed);
     for (const e of readEntries) expect(e.kind === "file" && newHashes.has(e.sha1)).toBe(false);
