@@ -150,6 +150,15 @@ export class ChunkPool {
     });
   }
 
+  /** Frames made so far: never more than `frameLimit`, however many jobs run. */
+  get framesMade(): number {
+    return this.made;
+  }
+
+  get frameLimit(): number {
+    return this.maxFrames;
+  }
+
   /** Gives a result's frame back for the next job: its `raw` and `deflated` views must not be used after this. */
   release(result: PooledResult): void {
     if (!this.held.delete(result.frame)) return; // released already, or the pool was closed
