@@ -62,6 +62,7 @@ describe("zip step memory: fixed chunk frames and one write buffer", () => {
       const pool = ChunkPool.start(threads);
       try {
         const limit = pool.frameLimit;
+        expect(limit).toBeGreaterThanOrEqual(2);
         const offsets = (i: number) => (i % 4) * CHUNK_BYTES;
         // Read-ahead: three times as many jobs as frames, none released yet.
         const ahead = Array.from({ length: 3 * limit }, (_, i) => ({ offset: offsets(i), result: pool.run(job(offsets(i)), 100 + i) }));
