@@ -10,9 +10,9 @@ export const WORKERS_FROM_BYTES = 8 << 20;
 /** Jobs sent to one worker before it answers: the next one is waiting when it finishes, so it never idles on the main thread. */
 const JOBS_PER_WORKER = 2;
 /**
- * At most this many workers: each costs about 8.5 MB of RSS, and the zip's
- * read-ahead (24 MiB of 1 MiB chunks, two per worker) keeps no more than 12
- * busy; 8 keeps a large machine's peak RSS in bounds.
+ * At most this many workers: each costs about 8.5 MB of RSS plus its three
+ * frames (about 2 MiB each, see ChunkPool.start); 8 keeps a large machine's
+ * peak RSS in bounds.
  */
 const MAX_WORKERS = 8;
 
