@@ -1,8 +1,8 @@
-import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
-import type { S3Client } from "@aws-sdk/client-s3";
-import { Upload } from "@aws-sdk/lib-storage";
+import { open, stat } from "node:fs/promises";
+import { PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import type { UploadProgress } from "./s3-options.js";
+import type { PartBuffers } from "./s3-part-buffers.js";
+import { readPart, stageUpload, type StagedUpload } from "./s3-staged-upload.js";
 
 export interface FileUploadRequest {
   client: S3Client;
@@ -16,31 +16,34 @@ export interface FileUploadRequest {
   ifMatch?: string;
   partSizeBytes: number;
   queueSize: number;
+  /** The store's part buffers, shared by all its uploads. */
+  buffers: PartBuffers;
   /** Reported with the store-relative key. */
   progressKey: string;
   onProgress?: (progress: UploadProgress) => void;
 }
 
-const MAX_PARTS = 10_000;
-
 /**
- * Streams a file from disk with lib-storage: one PutObject when it fits in a
- * part, otherwise a multipart upload with `queueSize` parts in flight. Only
- * partSize × queueSize bytes are held in memory.
+ * Uploads a file from disk: one PutObject when it fits in a part, otherwise
+ * a multipart upload (stageUpload's, completed at once) with `queueSize`
+ * parts in flight. Every part is read by position into one of the store's
+ * reused part buffers: no stream chunks gathered and concatenated into each
+ * part (lib-storage's Upload held about partSize + 1 MiB per part in flight
+ * that way, and left it all as garbage), nothing more than partSize ×
+ * queueSize held for all the store's uploads.
  *
- * Conditions ride along in `params`: Upload spreads them into PutObject and
- * CompleteMultipartUpload (where S3 evaluates them) and the serializers of
- * CreateMultipartUpload/UploadPart drop members their request shapes lack.
- * A failed upload (lost condition included) is aborted so no parts linger.
+ * The condition is evaluated where S3 evaluates it: on the PutObject, or on
+ * CompleteMultipartUpload. A failed upload (lost condition included) is
+ * aborted so no parts linger.
  */
 /** Uploads of this process still running, so an interrupted or failing run can stop them. */
-const active = new Map<Upload, string>();
+const active = new Map<StagedUpload, string>();
 
 /**
- * Stops every running upload from sending more parts. lib-storage's own
- * abort only sends AbortMultipartUpload once the parts in flight have
- * answered (too late for a process about to exit); the store's open-upload
- * tracker (s3-open-uploads.ts) aborts the multipart uploads themselves.
+ * Stops every running upload from sending more parts and aborts it. The
+ * store's open-upload tracker (s3-open-uploads.ts) also aborts the multipart
+ * uploads themselves, should this abort not get through before the process
+ * exits.
  */
 export function stopActiveUploads(): string[] {
   const stopped: string[] = [];
@@ -52,39 +55,47 @@ export function stopActiveUploads(): string[] {
   return stopped;
 }
 
+async function putWhole(req: FileUploadRequest, size: number): Promise<{ etag: string }> {
+  const buffer = await req.buffers.acquire(size);
+  try {
+    const fh = await open(req.file, "r");
+    try {
+      await readPart(fh, buffer, size, 0, req.file);
+    } finally {
+      await fh.close();
+    }
+    const res = await req.client.send(
+      new PutObjectCommand({
+        Bucket: req.bucket, Key: req.key, Body: buffer.subarray(0, size), ContentLength: size, ContentType: req.contentType,
+        ...(req.cacheControl !== undefined && { CacheControl: req.cacheControl }),
+        ...(req.ifNoneMatch !== undefined && { IfNoneMatch: req.ifNoneMatch }),
+        ...(req.ifMatch !== undefined && { IfMatch: req.ifMatch }),
+      }),
+    );
+    if (!res.ETag) throw new Error(`upload of ${req.key} returned no ETag`);
+    req.onProgress?.({ key: req.progressKey, loaded: size, total: size });
+    return { etag: res.ETag };
+  } finally {
+    req.buffers.release(buffer);
+  }
+}
+
 export async function uploadFile(req: FileUploadRequest): Promise<{ etag: string }> {
   const { size } = await stat(req.file);
-  const upload = new Upload({
-    client: req.client,
-    // S3 takes at most 10,000 parts: grow the part for files beyond that.
-    partSize: Math.max(req.partSizeBytes, Math.ceil(size / MAX_PARTS)),
-    queueSize: req.queueSize,
-    leavePartsOnError: false,
-    params: {
-      Bucket: req.bucket,
-      Key: req.key,
-      Body: createReadStream(req.file, { highWaterMark: 1024 * 1024 }),
-      ContentLength: size,
-      ContentType: req.contentType,
-      ...(req.cacheControl !== undefined && { CacheControl: req.cacheControl }),
-      ...(req.ifNoneMatch !== undefined && { IfNoneMatch: req.ifNoneMatch }),
-      ...(req.ifMatch !== undefined && { IfMatch: req.ifMatch }),
-    },
+  if (size <= req.partSizeBytes) return putWhole(req, size);
+  const upload = stageUpload({
+    client: req.client, bucket: req.bucket, key: req.key, file: req.file, size, contentType: req.contentType,
+    partSizeBytes: req.partSizeBytes, queueSize: req.queueSize, buffers: req.buffers, progressKey: req.progressKey, recoverLostComplete: false,
+    ...(req.cacheControl !== undefined && { cacheControl: req.cacheControl }),
+    ...(req.onProgress !== undefined && { onProgress: req.onProgress }),
   });
-  const onProgress = req.onProgress;
-  if (onProgress) {
-    upload.on("httpUploadProgress", (p) => {
-      onProgress({ key: req.progressKey, loaded: p.loaded ?? 0, total: p.total ?? size });
-    });
-  }
-  const done = upload.done();
   active.set(upload, req.key);
-  let result;
   try {
-    result = await done;
+    return await upload.complete({ ...(req.ifNoneMatch !== undefined && { ifNoneMatch: req.ifNoneMatch }), ...(req.ifMatch !== undefined && { ifMatch: req.ifMatch }) });
+  } catch (err) {
+    await upload.abort();
+    throw err;
   } finally {
     active.delete(upload);
   }
-  if (!result.ETag) throw new Error(`upload of ${req.key} returned no ETag`);
-  return { etag: result.ETag };
 }

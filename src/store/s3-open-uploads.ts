@@ -33,7 +33,7 @@ const attemptsOf = (x: unknown): number => (x as { $metadata?: { attempts?: numb
 
 /**
  * Watches every request of `client` (a middleware, so whoever starts a
- * multipart upload through it, lib-storage or the conditional-write probe,
+ * multipart upload through it, a file upload or the conditional-write probe,
  * is seen): an upload is open from CreateMultipartUpload's answer until a
  * Complete or Abort succeeds. An interrupted or failing run aborts what is
  * open, instead of leaving parts S3 bills until a lifecycle rule runs.

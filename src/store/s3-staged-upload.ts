@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
-import { open } from "node:fs/promises";
+import { open, type FileHandle } from "node:fs/promises";
 import {
   AbortMultipartUploadCommand, ChecksumAlgorithm, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, HeadObjectCommand, UploadPartCommand,
   type CompletedPart, type S3Client, type UploadPartCommandOutput,
 } from "@aws-sdk/client-s3";
 import type { UploadProgress } from "./s3-options.js";
+import type { PartBuffers } from "./s3-part-buffers.js";
 
 export interface StageRequest {
   client: S3Client;
@@ -17,6 +18,14 @@ export interface StageRequest {
   cacheControl?: string;
   partSizeBytes: number;
   queueSize: number;
+  /** The store's part buffers, shared by all its uploads. */
+  buffers: PartBuffers;
+  /**
+   * Default true: a lost condition on Complete whose object has exactly these
+   * parts' ETag is taken as this upload's own retried Complete. False where the
+   * caller must see a create-only write of bytes already there refused.
+   */
+  recoverLostComplete?: boolean;
   progressKey: string;
   onProgress?: (progress: UploadProgress) => void;
 }
@@ -65,12 +74,22 @@ function multipartEtag(parts: readonly CompletedPart[]): string | undefined {
   return `"${md5}-${parts.length}"`;
 }
 
+/** Reads `length` bytes at `start` of the open file into `buffer`; a file that became shorter is refused. */
+export async function readPart(fh: FileHandle, buffer: Buffer, length: number, start: number, file: string): Promise<void> {
+  for (let got = 0; got < length; ) {
+    const { bytesRead } = await fh.read(buffer, got, length - got, start + got);
+    if (bytesRead === 0) throw new Error(`${file} became shorter while it was uploaded`);
+    got += bytesRead;
+  }
+}
+
 const status = (err: unknown) => (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 
 /**
  * Starts uploading `file` as the parts of a new multipart upload, `queueSize`
- * parts at a time, each read by position into its sender's one reused buffer
- * (memory: partSize × queueSize, nothing more, whatever the file's size).
+ * parts at a time, each read by position into one of the store's part
+ * buffers (memory: partSize × queueSize for all the store's uploads, whatever
+ * the files' sizes).
  * Written here rather than with lib-storage's Upload because Upload completes
  * the object as soon as the last part is sent; a publish must not make an
  * object before its plan is made and its upload step runs.
@@ -100,21 +119,22 @@ export function stageUpload(req: StageRequest): StagedUpload {
     try {
       let next = 0;
       const sender = async () => {
-        const buffer = Buffer.allocUnsafe(Math.min(partSize, req.size));
         while (next < count) {
           if (signal.aborted) throw new Error(`the upload of ${req.key} was stopped`);
           const n = next++;
           const start = n * partSize;
           const length = Math.min(partSize, req.size - start);
-          for (let got = 0; got < length; ) {
-            const { bytesRead } = await fh.read(buffer, got, length - got, start + got);
-            if (bytesRead === 0) throw new Error(`${req.file} became shorter while it was uploaded`);
-            got += bytesRead;
+          const buffer = await req.buffers.acquire(length);
+          let res: UploadPartCommandOutput;
+          try {
+            await readPart(fh, buffer, length, start, req.file);
+            res = await req.client.send(
+              new UploadPartCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId, PartNumber: n + 1, Body: buffer.subarray(0, length), ContentLength: length }),
+              { abortSignal: signal },
+            );
+          } finally {
+            req.buffers.release(buffer);
           }
-          const res = await req.client.send(
-            new UploadPartCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId, PartNumber: n + 1, Body: buffer.subarray(0, length), ContentLength: length }),
-            { abortSignal: signal },
-          );
           if (!res.ETag) throw new Error(`UploadPart ${n + 1} of ${req.key} returned no ETag`);
           parts[n] = { PartNumber: n + 1, ETag: res.ETag, ...checksumsOf(res) };
           loaded += length;
@@ -158,7 +178,7 @@ export function stageUpload(req: StageRequest): StagedUpload {
       } catch (err) {
         // A lost condition may be our own Complete, retried after its answer was lost (a server that assembles a big
         // object slowly, past the idle timeout): the object there then has exactly the ETag these parts make.
-        const expected = status(err) === 412 ? multipartEtag(parts) : undefined;
+        const expected = status(err) === 412 && req.recoverLostComplete !== false ? multipartEtag(parts) : undefined;
         if (expected === undefined) throw err;
         const there = await req.client.send(new HeadObjectCommand({ Bucket: req.bucket, Key: req.key })).catch(() => undefined);
         if (there?.ETag === expected && there.ContentLength === req.size) return { etag: expected };

@@ -16,6 +16,7 @@ import { isNotFound, mapS3Error, type WriteCondition } from "./s3-errors.js";
 import { stat } from "node:fs/promises";
 import { uploadFile } from "./s3-file-upload.js";
 import { stageUpload, type StagedUpload } from "./s3-staged-upload.js";
+import { PartBuffers } from "./s3-part-buffers.js";
 import { copySource, metaFromHeaders } from "./s3-object-meta.js";
 import { DEFAULT_PART_SIZE, DEFAULT_QUEUE_SIZE, MIN_PART_SIZE, fullKey, normalizePrefix, type S3StoreOptions } from "./s3-options.js";
 import { stopActiveUploads } from "./s3-file-upload.js";
@@ -41,6 +42,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
   const prefix = normalizePrefix(options.prefix);
   const partSizeBytes = Math.max(options.partSizeBytes ?? DEFAULT_PART_SIZE, MIN_PART_SIZE);
   const queueSize = Math.max(1, options.queueSize ?? DEFAULT_QUEUE_SIZE);
+  const buffers = new PartBuffers(partSizeBytes, queueSize);
   const location: StoreLocation = { scheme: "s3", bucket, prefix };
   const abs = (key: string) => fullKey(prefix, assertSafeKey(key));
   const ctx = (operation: string, key?: string, condition?: WriteCondition) => ({
@@ -125,7 +127,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
       // interrupted upload step) is one the plan will not put again: sending its bytes would be for nothing.
       if (size <= partSizeBytes || stopping || (await head(key))) return undefined;
       return stageUpload({
-        client, bucket, key: Key, file, size, contentType: opts.contentType, partSizeBytes, queueSize, progressKey: key,
+        client, bucket, key: Key, file, size, contentType: opts.contentType, partSizeBytes, queueSize, buffers, progressKey: key,
         ...(opts.cacheControl !== undefined && { cacheControl: opts.cacheControl }),
         ...(options.onProgress !== undefined && { onProgress: options.onProgress }),
       });
@@ -174,7 +176,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
         const completed = await completeStaged(key, body.file, opts);
         if (completed) return completed;
         return await uploadFile({
-          client, bucket, key: Key, file: body.file, contentType: opts.contentType, partSizeBytes, queueSize, progressKey: key,
+          client, bucket, key: Key, file: body.file, contentType: opts.contentType, partSizeBytes, queueSize, buffers, progressKey: key,
           ...(opts.cacheControl !== undefined && { cacheControl: opts.cacheControl }),
           ...(opts.ifNoneMatch !== undefined && { ifNoneMatch: opts.ifNoneMatch }),
           ...(opts.ifMatch !== undefined && { ifMatch: opts.ifMatch }),

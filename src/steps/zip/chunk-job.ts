@@ -5,6 +5,28 @@ import type { FileIdentity } from "./bundle-entries.js";
 
 /** Files are cut into chunks this size; each is one job (pigz's scheme). */
 export const CHUNK_BYTES = 1 << 20;
+/** The bytes before a chunk read again as its deflate dictionary (runChunkJob's WINDOW). */
+const WINDOW_BYTES = 32 * 1024;
+/** Room for a chunk's deflate output: zlib's bound for 1 MiB is about 1 MiB + 330 bytes; a larger output is returned in a buffer of its own. */
+const DEFLATED_BYTES = CHUNK_BYTES + (CHUNK_BYTES >> 6);
+
+/**
+ * The memory one job works in, made once by the main thread and reused for
+ * every chunk: the job reads into `input` and leaves its deflate output in
+ * `output`; both move to a worker thread and back (transferred, not copied).
+ * A chunk's buffers are then never allocated by one thread and freed by
+ * another, which left glibc holding their pages in each worker's arena
+ * (peak RSS of the 100,000-file bench bundle: see docs/performance.md).
+ */
+export interface ChunkFrame {
+  input: ArrayBuffer;
+  output: ArrayBuffer;
+}
+
+/** Untouched pages of an ArrayBuffer cost no RSS: a frame used only by small files stays small. */
+export function newChunkFrame(): ChunkFrame {
+  return { input: new ArrayBuffer(CHUNK_BYTES + WINDOW_BYTES), output: new ArrayBuffer(DEFLATED_BYTES) };
+}
 
 /**
  * One chunk of one file. `mode` says how the file is stored: "auto" (the
@@ -22,8 +44,12 @@ export interface ChunkJob {
 }
 
 export interface ChunkResult {
+  /** A view into the job's frame: valid until the frame is given back to the pool. */
   raw: Uint8Array;
-  /** Absent when the chunk is stored: its file did not pass the probes, or (a single-chunk file) deflate did not shrink it. */
+  /**
+   * Absent when the chunk is stored: its file did not pass the probes, or (a single-chunk file) deflate did not shrink it.
+   * A view into the frame's output, or (an output larger than the frame holds) a buffer of its own.
+   */
   deflated?: Uint8Array;
   /**
    * SHA-1 (hex) of `raw` when the chunk is its whole file: the content hash a
@@ -54,8 +80,8 @@ export const BUNDLE_CHANGED = "BUNDLE_CHANGED";
  * ratio close to a single-stream deflate. The output depends on the bytes
  * alone, never on timing or on which thread ran the job.
  */
-export function runChunkJob(job: ChunkJob, deps: ChunkDeps): ChunkResult {
-  const WINDOW = 32 * 1024;
+export function runChunkJob(job: ChunkJob, deps: ChunkDeps, frame: ChunkFrame): ChunkResult {
+  const WINDOW = 32 * 1024; // WINDOW_BYTES: a module-level name would not exist in the worker
   /** Files from this size on are probed before deflating; smaller ones are simply tried (and stored if they do not shrink). */
   const PROBE_FROM = 64 * 1024;
   const PROBE = 16 * 1024;
@@ -80,8 +106,9 @@ export function runChunkJob(job: ChunkJob, deps: ChunkDeps): ChunkResult {
     };
     const deflating = job.mode !== "store";
     const from = deflating ? Math.max(0, job.offset - WINDOW) : job.offset;
-    // A buffer of its own (never the shared pool), so it can move to the main thread without a copy.
-    const bytes = readAt(Buffer.allocUnsafeSlow(job.offset + job.length - from), from);
+    const want = job.offset + job.length - from;
+    if (want > frame.input.byteLength) throw new Error(`zip chunk job: ${want} bytes do not fit the job's frame`);
+    const bytes = readAt(new Uint8Array(frame.input, 0, want), from);
     const raw = bytes.subarray(job.offset - from);
     const last = job.offset + job.length >= size;
     const whole = job.offset === 0 && last ? { sha1: deps.crypto.createHash("sha1").update(raw).digest("hex") } : {};
@@ -95,9 +122,13 @@ export function runChunkJob(job: ChunkJob, deps: ChunkDeps): ChunkResult {
       probes.unshift(raw.subarray(0, PROBE));
       if (probes.every((probe) => deflateRaw(probe, 1, true).length >= probe.length * 0.99)) return { raw, ...whole };
     }
-    const deflated = deflateRaw(raw, job.level, last, job.offset > 0 ? bytes.subarray(0, job.offset - from) : undefined);
+    const out = deflateRaw(raw, job.level, last, job.offset > 0 ? bytes.subarray(0, job.offset - from) : undefined);
     // A whole file that deflate did not shrink is stored, as Info-ZIP does (a longer file is rewritten by the writer).
-    if (job.mode === "auto" && job.offset === 0 && last && deflated.length >= raw.length) return { raw, ...whole };
+    if (job.mode === "auto" && job.offset === 0 && last && out.length >= raw.length) return { raw, ...whole };
+    // zlib's output is garbage of this thread once copied into the frame (freed by the thread that made it).
+    if (out.length > frame.output.byteLength) return { raw, deflated: out, ...whole };
+    const deflated = new Uint8Array(frame.output, 0, out.length);
+    deflated.set(out);
     return { raw, deflated, ...whole };
   } finally {
     closeSync(fd);

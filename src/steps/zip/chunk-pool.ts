@@ -3,16 +3,16 @@ import * as fs from "node:fs";
 import os from "node:os";
 import { Worker } from "node:worker_threads";
 import * as zlib from "node:zlib";
-import { runChunkJob, type ChunkJob, type ChunkResult } from "./chunk-job.js";
+import { newChunkFrame, runChunkJob, type ChunkFrame, type ChunkJob, type ChunkResult } from "./chunk-job.js";
 
 /** Below this many bytes of files the main thread zips alone: starting workers would cost more than they save. */
 export const WORKERS_FROM_BYTES = 8 << 20;
 /** Jobs sent to one worker before it answers: the next one is waiting when it finishes, so it never idles on the main thread. */
 const JOBS_PER_WORKER = 2;
 /**
- * At most this many workers: each costs about 8.5 MB of RSS, and the zip's
- * read-ahead (24 MiB of 1 MiB chunks, two per worker) keeps no more than 12
- * busy; 8 keeps a large machine's peak RSS in bounds.
+ * At most this many workers: each costs about 8.5 MB of RSS plus its three
+ * frames (about 2 MiB each, see ChunkPool.start); 8 keeps a large machine's
+ * peak RSS in bounds.
  */
 const MAX_WORKERS = 8;
 
@@ -34,18 +34,22 @@ const WORKER_SOURCE = `
 const { parentPort } = require("node:worker_threads");
 const deps = { fs: require("node:fs"), zlib: require("node:zlib"), crypto: require("node:crypto") };
 const runChunkJob = (${runChunkJob.toString()});
-// A view of a buffer of its own moves as it is; a view into a shared one (zlib's small outputs) is copied first.
-const own = (view) => (view.byteOffset === 0 && view.byteLength === view.buffer.byteLength ? view : new Uint8Array(view));
-parentPort.on("message", ({ id, job }) => {
+parentPort.on("message", ({ id, job, frame }) => {
+  const moved = [frame.input, frame.output];
   let result;
   try {
-    result = runChunkJob(job, deps);
+    result = runChunkJob(job, deps, frame);
   } catch (err) {
-    parentPort.postMessage({ id, error: String((err && err.message) || err), code: err && typeof err.code === "string" ? err.code : undefined });
+    parentPort.postMessage({ id, frame, error: String((err && err.message) || err), code: err && typeof err.code === "string" ? err.code : undefined }, moved);
     return;
   }
-  const deflated = result.deflated && own(result.deflated);
-  parentPort.postMessage({ id, raw: result.raw, deflated, sha1: result.sha1 }, deflated ? [result.raw.buffer, deflated.buffer] : [result.raw.buffer]);
+  // An output too large for the frame is a buffer of this thread's: copied unless it is its own buffer whole.
+  let deflated = result.deflated;
+  if (deflated && deflated.buffer !== frame.output) {
+    if (deflated.byteOffset !== 0 || deflated.byteLength !== deflated.buffer.byteLength) deflated = new Uint8Array(deflated);
+    moved.push(deflated.buffer);
+  }
+  parentPort.postMessage({ id, frame, raw: result.raw, deflated, sha1: result.sha1 }, moved);
 });
 `;
 
@@ -53,13 +57,22 @@ interface Waiting {
   id: number;
   job: ChunkJob;
   priority: number;
-  resolve: (result: ChunkResult) => void;
+  resolve: (result: PooledResult) => void;
   reject: (err: Error) => void;
+}
+
+interface Running extends Waiting {
+  frame: ChunkFrame;
 }
 
 interface Slot {
   worker: Worker;
-  running: Map<number, Waiting>;
+  running: Map<number, Running>;
+}
+
+/** A job's result and the frame it lies in, to give back with `release` once its bytes have been used. */
+export interface PooledResult extends ChunkResult {
+  readonly frame: ChunkFrame;
 }
 
 /**
@@ -67,14 +80,25 @@ interface Slot {
  * main thread for a small one. Waiting jobs start lowest priority first (the
  * zip's order), so the chunk the writer needs next is never stuck behind
  * read-ahead.
+ *
+ * A job runs in a frame from a fixed set (made on first use, at most
+ * `maxFrames`), held until the caller releases its result: the read-ahead's
+ * memory is that set, made and freed by this thread alone. A job may take the
+ * last free frame only when it comes before every job holding one, so the job
+ * the writer waits for always gets a frame (a later chunk of a file, or a
+ * reread, is queued after jobs of later files have started).
  */
 export class ChunkPool {
   private readonly slots: Slot[] = [];
   private readonly waiting: Waiting[] = [];
+  private readonly free: ChunkFrame[] = [];
+  /** Frames held by a job or a result not yet released, with the job's priority. */
+  private readonly held = new Map<ChunkFrame, number>();
+  private made = 0;
   private nextId = 0;
   private failure: Error | undefined;
 
-  private constructor(workers: number) {
+  private constructor(workers: number, private readonly maxFrames: number) {
     try {
       for (let i = 0; i < workers; i++) this.slots.push(this.startWorker());
     } catch (err) {
@@ -85,12 +109,19 @@ export class ChunkPool {
 
   private startWorker(): Slot {
     const slot: Slot = { worker: new Worker(WORKER_SOURCE, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } }), running: new Map() };
-    slot.worker.on("message", (m: { id: number; error?: string; code?: string; raw?: Uint8Array; deflated?: Uint8Array; sha1?: string }) => {
+    slot.worker.on("message", (m: { id: number; frame: ChunkFrame; error?: string; code?: string; raw?: Uint8Array; deflated?: Uint8Array; sha1?: string }) => {
       const job = slot.running.get(m.id);
       if (job === undefined) return; // the pool failed or was closed and has settled it already
       slot.running.delete(m.id);
-      if (m.error !== undefined) job.reject(Object.assign(new Error(m.error), m.code === undefined ? {} : { code: m.code }));
-      else job.resolve({ raw: m.raw!, ...(m.deflated ? { deflated: m.deflated } : {}), ...(m.sha1 ? { sha1: m.sha1 } : {}) });
+      // The frame came back as new ArrayBuffer objects over the same memory: hold those instead.
+      this.held.delete(job.frame);
+      if (m.error !== undefined) {
+        this.free.push(m.frame);
+        job.reject(Object.assign(new Error(m.error), m.code === undefined ? {} : { code: m.code }));
+      } else {
+        this.held.set(m.frame, job.priority);
+        job.resolve({ frame: m.frame, raw: m.raw!, ...(m.deflated ? { deflated: m.deflated } : {}), ...(m.sha1 ? { sha1: m.sha1 } : {}) });
+      }
       this.dispatch();
     });
     slot.worker.on("error", (err) => this.fail(err));
@@ -99,14 +130,18 @@ export class ChunkPool {
     return slot;
   }
 
-  /** One worker per core, or none: jobs then run on the calling thread. */
+  /**
+   * One worker per core, or none: jobs then run on the calling thread. Frames:
+   * two jobs per worker running and one more waiting to be written, plus two
+   * (at least two, so the writer's next job is never starved by one read ahead).
+   */
   static start(threads: boolean): ChunkPool {
-    return new ChunkPool(threads ? Math.min(os.availableParallelism(), MAX_WORKERS) : 0);
+    const workers = threads ? Math.min(os.availableParallelism(), MAX_WORKERS) : 0;
+    return new ChunkPool(workers, workers * (JOBS_PER_WORKER + 1) + 2);
   }
 
-  run(job: ChunkJob, priority: number): Promise<ChunkResult> {
+  run(job: ChunkJob, priority: number): Promise<PooledResult> {
     if (this.failure) return Promise.reject(this.failure);
-    if (this.slots.length === 0) return new Promise((resolve) => resolve(runChunkJob(job, { fs, zlib, crypto })));
     return new Promise((resolve, reject) => {
       let at = this.waiting.length;
       while (at > 0 && this.waiting[at - 1]!.priority > priority) at--;
@@ -115,13 +150,69 @@ export class ChunkPool {
     });
   }
 
+  /** Frames made so far: never more than `frameLimit`, however many jobs run. */
+  get framesMade(): number {
+    return this.made;
+  }
+
+  get frameLimit(): number {
+    return this.maxFrames;
+  }
+
+  /** Gives a result's frame back for the next job: its `raw` and `deflated` views must not be used after this. */
+  release(result: PooledResult): void {
+    if (!this.held.delete(result.frame)) return; // released already, or the pool was closed
+    this.free.push(result.frame);
+    this.dispatch();
+  }
+
+  /** A frame for a job of this priority, or none yet (see the class comment). */
+  private takeFrame(priority: number): ChunkFrame | undefined {
+    const available = this.free.length + (this.maxFrames - this.made);
+    if (available === 0) return undefined;
+    if (available === 1) {
+      for (const heldBy of this.held.values()) if (heldBy <= priority) return undefined;
+    }
+    let frame = this.free.pop();
+    if (frame === undefined) {
+      frame = newChunkFrame();
+      this.made++;
+    }
+    this.held.set(frame, priority);
+    return frame;
+  }
+
   private dispatch(): void {
+    if (this.failure) return;
+    if (this.slots.length === 0) return this.runHere();
     for (const slot of this.slots) {
       while (slot.running.size < JOBS_PER_WORKER && this.waiting.length > 0) {
-        const next = this.waiting.shift()!;
+        const frame = this.takeFrame(this.waiting[0]!.priority);
+        if (frame === undefined) return;
+        const next = { ...this.waiting.shift()!, frame };
         slot.running.set(next.id, next);
-        slot.worker.postMessage({ id: next.id, job: next.job });
+        slot.worker.postMessage({ id: next.id, job: next.job, frame }, [frame.input, frame.output]);
       }
+    }
+  }
+
+  /** Without workers: each waiting job runs at once on this thread, as frames allow. */
+  private runHere(): void {
+    for (;;) {
+      const next = this.waiting[0];
+      const frame = next && this.takeFrame(next.priority);
+      if (frame === undefined) return;
+      this.waiting.shift();
+      let result: ChunkResult;
+      try {
+        result = runChunkJob(next!.job, { fs, zlib, crypto }, frame);
+      } catch (err) {
+        this.held.delete(frame);
+        this.free.push(frame);
+        next!.reject(err as Error);
+        continue;
+      }
+      next!.resolve({ ...result, frame });
     }
   }
 
@@ -131,6 +222,8 @@ export class ChunkPool {
     for (const job of [...this.waiting, ...this.slots.flatMap((s) => [...s.running.values()])]) job.reject(err);
     this.waiting.length = 0;
     for (const slot of this.slots) slot.running.clear();
+    this.held.clear();
+    this.free.length = 0;
   }
 
   /** Stops the workers; jobs still waiting or running are rejected, and later ones refused. */

@@ -2,8 +2,8 @@ import { createHash, type Hash } from "node:crypto";
 import { RelcastError } from "../../core/errors.js";
 import { entryPath, listBundleEntries, type BundleEntry, type BundleListing } from "./bundle-entries.js";
 import { ContentHashes } from "./content-hashes.js";
-import { BUNDLE_CHANGED, CHUNK_BYTES, type ChunkJob, type ChunkResult } from "./chunk-job.js";
-import { ChunkPool, WORKERS_FROM_BYTES } from "./chunk-pool.js";
+import { BUNDLE_CHANGED, CHUNK_BYTES, type ChunkJob } from "./chunk-job.js";
+import { ChunkPool, WORKERS_FROM_BYTES, type PooledResult } from "./chunk-pool.js";
 import { ZipWriter, type ZipObserver } from "./zip-writer.js";
 
 // Permission bits only: the writer adds the file-type bits.
@@ -38,12 +38,12 @@ export interface ZipOptions {
   workers?: boolean;
 }
 
-/** Input bytes whose jobs may be started ahead of the writer (and at most this many jobs): every core stays busy between small files, memory stays bounded. */
+/** Input bytes whose jobs may be queued ahead of the writer (and at most this many jobs): every core stays busy between small files; the memory they run in is the pool's fixed frames. */
 const AHEAD_BYTES = 24 << 20;
 const AHEAD_JOBS = 1024;
 
 type FileEntry = Extract<BundleEntry, { kind: "file" }>;
-type WorkItem = { entry: Exclude<BundleEntry, FileEntry> } | { entry: FileEntry; result: Promise<ChunkResult>; first: boolean; last: boolean; length: number };
+type WorkItem = { entry: Exclude<BundleEntry, FileEntry> } | { entry: FileEntry; result: Promise<PooledResult>; first: boolean; last: boolean; length: number };
 
 /** The job for the chunk of `entry` (lying in the bundle `bundleDir`) that starts at `offset`. */
 function chunkJob(bundleDir: string, entry: FileEntry, offset: number, level: number, mode: ChunkJob["mode"]): ChunkJob {
@@ -62,10 +62,10 @@ function* workItems(bundleDir: string, entries: BundleListing, level: number, po
       yield { entry };
       continue;
     }
-    let first: Promise<ChunkResult> | undefined;
+    let first: Promise<PooledResult> | undefined;
     for (let offset = 0; offset === 0 || offset < entry.size; offset += CHUNK_BYTES) {
       const order = priority++;
-      const result: Promise<ChunkResult> = first === undefined
+      const result: Promise<PooledResult> = first === undefined
         ? pool.run(chunkJob(bundleDir, entry, offset, level, "auto"), order)
         : first.then((r) => pool.run(chunkJob(bundleDir, entry, offset, level, r.deflated ? "deflate" : "store"), order));
       first ??= result;
@@ -87,9 +87,10 @@ const asBuffer = (view: Uint8Array): Buffer => Buffer.from(view.buffer, view.byt
 async function* rereadFile(pool: ChunkPool, bundleDir: string, entry: FileEntry, firstSha1: Buffer): AsyncGenerator<Buffer> {
   const again = createHash("sha1");
   for (let offset = 0; offset < entry.size; offset += CHUNK_BYTES) {
-    const { raw } = await pool.run(chunkJob(bundleDir, entry, offset, 0, "store"), -1);
-    again.update(raw);
-    yield asBuffer(raw);
+    const result = await pool.run(chunkJob(bundleDir, entry, offset, 0, "store"), -1);
+    again.update(result.raw);
+    yield asBuffer(result.raw); // the writer copies it before asking for the next one
+    pool.release(result);
   }
   if (!again.digest().equals(firstSha1)) throw Object.assign(new Error(`${entryPath(bundleDir, entry.name)} changed while the bundle was being zipped`), { code: BUNDLE_CHANGED });
 }
@@ -149,6 +150,7 @@ export async function zipBundle(bundleDir: string, outFile: string, options: Zip
       if (first && !last) fileHash = createHash("sha1");
       fileHash?.update(raw);
       await writer.appendChunk(raw, result.deflated ? asBuffer(result.deflated) : raw);
+      pool.release(result); // the writer copied the bytes: the frame can take the next job
       if (last) {
         const sha1 = fileHash ? fileHash.digest() : Buffer.from(result.sha1!, "hex");
         fileHash = undefined;

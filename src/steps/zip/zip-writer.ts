@@ -10,7 +10,7 @@ export interface ZipObserver {
   update(bytes: Buffer): void;
 }
 
-/** Bytes gathered before one positional writev: few syscalls, and a local header usually patched in memory. */
+/** Bytes gathered before one positional write: few syscalls, and a local header usually patched in memory. */
 const FLUSH_BYTES = 4 << 20;
 const REREAD_BYTES = 1 << 20;
 
@@ -69,10 +69,15 @@ export class ZipWriter {
   private offset = 0;
   private readonly entries = new WrittenEntries();
   private open_: { entry: EntryFields; header: Buffer } | undefined;
-  /** Bytes [pendingStart, offset) not yet written to the file. */
-  private pending: Buffer[] = [];
+  /**
+   * Bytes [pendingStart, offset) not yet written to the file, copied here:
+   * callers may reuse what they pass in (the chunk pool's frames) as soon as
+   * an append returns, and the writer allocates nothing per entry or chunk.
+   */
+  private readonly pending = Buffer.allocUnsafeSlow(FLUSH_BYTES);
   private pendingStart = 0;
   private observedTo = 0;
+  private reread: Buffer | undefined;
 
   private constructor(private readonly handle: FileHandle, private readonly observers: readonly ZipObserver[]) {}
 
@@ -83,19 +88,19 @@ export class ZipWriter {
   }
 
   private async append(bytes: Buffer): Promise<void> {
-    if (bytes.length > 0) this.pending.push(bytes);
-    this.offset += bytes.length;
-    if (this.offset - this.pendingStart >= FLUSH_BYTES) await this.flush();
+    for (let from = 0; from < bytes.length; ) {
+      const copied = bytes.copy(this.pending, this.offset - this.pendingStart, from);
+      from += copied;
+      this.offset += copied;
+      if (this.offset - this.pendingStart === FLUSH_BYTES) await this.flush();
+    }
   }
 
   /** Writes the buffered bytes, first showing observers those already final (so they need no re-read). */
   private async flush(): Promise<void> {
     await this.observeUpTo(this.open_ ? this.open_.entry.localHeaderOffset : this.offset);
-    const buffers = this.pending;
-    const position = this.pendingStart;
-    this.pending = [];
+    await writeAll(this.handle, [this.pending.subarray(0, this.offset - this.pendingStart)], this.pendingStart);
     this.pendingStart = this.offset;
-    await writeAll(this.handle, buffers, position);
   }
 
   /** Feeds observers the bytes [observedTo, end): from the buffer, or read back where already written. */
@@ -106,7 +111,7 @@ export class ZipWriter {
     }
     if (this.observedTo < this.pendingStart && this.observedTo < end) {
       const upTo = Math.min(end, this.pendingStart);
-      const buffer = Buffer.allocUnsafe(REREAD_BYTES);
+      const buffer = (this.reread ??= Buffer.allocUnsafeSlow(REREAD_BYTES));
       while (this.observedTo < upTo) {
         const want = Math.min(REREAD_BYTES, upTo - this.observedTo);
         const { bytesRead } = await this.handle.read(buffer, 0, want, this.observedTo);
@@ -115,34 +120,16 @@ export class ZipWriter {
         this.observedTo += bytesRead;
       }
     }
-    let at = this.pendingStart;
-    for (const piece of this.pending) {
-      const pieceEnd = at + piece.length;
-      if (pieceEnd > this.observedTo && at < end) {
-        const part = piece.subarray(Math.max(0, this.observedTo - at), Math.min(piece.length, end - at));
-        for (const o of this.observers) o.update(part);
-        this.observedTo += part.length;
-      }
-      at = pieceEnd;
-      if (at >= end) break;
+    if (end > this.observedTo) {
+      const part = this.pending.subarray(this.observedTo - this.pendingStart, end - this.pendingStart);
+      for (const o of this.observers) o.update(part);
+      this.observedTo = end;
     }
   }
 
   /** Drops what was written from `to` on (the open entry's data, to be written again stored). */
   private rewind(to: number): void {
-    if (to < this.pendingStart) {
-      this.pending = [];
-      this.pendingStart = to;
-    } else {
-      let keep = to - this.pendingStart;
-      const kept: Buffer[] = [];
-      for (const piece of this.pending) {
-        if (keep <= 0) break;
-        kept.push(piece.length <= keep ? piece : piece.subarray(0, keep));
-        keep -= piece.length;
-      }
-      this.pending = kept;
-    }
+    if (to < this.pendingStart) this.pendingStart = to;
     this.offset = to;
   }
 
@@ -197,8 +184,10 @@ export class ZipWriter {
     }
     const patched = localHeader(entry);
     if (patched.length !== header.length) throw new RelcastError("E_INTERNAL", "zip writer: a local header changed length");
-    if (entry.localHeaderOffset >= this.pendingStart) patched.copy(header);
-    else await this.handle.write(patched, 0, patched.length, entry.localHeaderOffset);
+    // The header may straddle a flush: its written part is patched in the file, the rest in the buffer.
+    const written = Math.min(patched.length, Math.max(0, this.pendingStart - entry.localHeaderOffset));
+    if (written > 0) await this.handle.write(patched, 0, written, entry.localHeaderOffset);
+    if (written < patched.length) patched.copy(this.pending, entry.localHeaderOffset + written - this.pendingStart, written);
     this.open_ = undefined;
     this.entries.push(entry);
     await this.observeUpTo(this.offset);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import * as zlib from "node:zlib";
 import * as crypto from "node:crypto";
-import { runChunkJob } from "../../../src/steps/zip/chunk-job.js";
+import { newChunkFrame, runChunkJob } from "../../../src/steps/zip/chunk-job.js";
 import { ChunkPool } from "../../../src/steps/zip/chunk-pool.js";
 import { zipBundle } from "../../../src/steps/zip/reproducible-zip.js";
 
@@ -164,7 +164,7 @@ describe("reproducible zip writer (read back by unzip, zipinfo and Python zipfil
     await writeFile(file, "0123456789");
     const st = fs.lstatSync(file);
     const job = { file, identity: { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }, offset: 0, length: 10, level: 6, mode: "auto" as const };
-    const run = () => runChunkJob(job, { fs, zlib, crypto });
+    const run = () => runChunkJob(job, { fs, zlib, crypto }, newChunkFrame());
     expect(Buffer.from(run().raw).toString()).toBe("0123456789");
     const changed = { code: "BUNDLE_CHANGED", message: expect.stringMatching(/changing\.txt changed while the bundle was being zipped/) };
     // Grown in place.
