@@ -8921,9 +8921,11 @@ function ftsType(kind) {
 function treeHashOf(entries, content) {
 	const tree = createHash("sha1");
 	const u16 = Buffer.alloc(4);
+	let index = -1;
 	for (const entry of entries) {
+		index++;
 		if (entry.rel === "/Icon\r") continue;
-		tree.update(entry.kind === "dir" ? DIRECTORY_HASH : content(entry));
+		tree.update(entry.kind === "dir" ? DIRECTORY_HASH : content(entry, index));
 		tree.update(Buffer.from(entry.rel, "utf8"));
 		u16.writeUInt16LE(ftsType(entry.kind), 0);
 		u16.writeUInt16LE(entry.kind === "symlink" ? 493 : entry.perms, 2);
@@ -9053,6 +9055,76 @@ function checkLinkTarget(file, rel, target) {
 	if (resolved === ".." || resolved.startsWith("../")) throw corrupt(file, `link ${rel} points at ${JSON.stringify(target.slice(0, 200))}, outside the bundle`);
 }
 
+// src/sparkle/delta/fts-sorted.ts
+function inFtsOrder(entries) {
+	for (let i = 1; i < entries.length; i++) if (ftsOrder(entries[i - 1].rel, entries[i].rel) >= 0) return [...entries].sort((a, b) => ftsOrder(a.rel, b.rel));
+	return entries;
+}
+
+// src/sparkle/delta/tree-table-hashes.ts
+init_errors$4();
+const SHA1_BYTES$2 = 20;
+function indexOfRel(entries, rel) {
+	let lo = 0;
+	let hi = entries.length - 1;
+	while (lo <= hi) {
+		const mid = lo + hi >>> 1;
+		const c = ftsOrder(entries[mid].rel, rel);
+		if (c === 0) return mid;
+		if (c < 0) lo = mid + 1;
+		else hi = mid - 1;
+	}
+	return -1;
+}
+var HashSlots = class {
+	entries;
+	bytes;
+	present;
+	constructor(entries, bytes, present) {
+		this.entries = entries;
+		this.bytes = bytes ?? Buffer.alloc(entries.length * SHA1_BYTES$2);
+		this.present = present ?? new Uint8Array(entries.length);
+		if (this.bytes.length !== entries.length * SHA1_BYTES$2 || this.present.length !== entries.length) throw new RelcastError("E_INTERNAL", "hash slots of another length than their tree");
+	}
+	set(index, hash) {
+		if (hash.length !== SHA1_BYTES$2) throw new RelcastError("E_INTERNAL", `a content hash of ${hash.length} bytes for ${this.entries[index]?.rel}`);
+		this.bytes.set(hash, index * SHA1_BYTES$2);
+		this.present[index] = 1;
+	}
+	at(index) {
+		return this.present[index] ? this.bytes.subarray(index * SHA1_BYTES$2, (index + 1) * SHA1_BYTES$2) : void 0;
+	}
+	view(kind) {
+		return new KindHashes(this, kind);
+	}
+};
+var KindHashes = class {
+	slots;
+	kind;
+	size;
+	constructor(slots, kind) {
+		this.slots = slots;
+		this.kind = kind;
+		let n = 0;
+		for (let i = 0; i < slots.entries.length; i++) if (slots.present[i] && slots.entries[i].kind === kind) n++;
+		this.size = n;
+	}
+	get(rel) {
+		const i = indexOfRel(this.slots.entries, rel);
+		return i >= 0 && this.slots.entries[i].kind === this.kind ? this.slots.at(i) : void 0;
+	}
+	has(rel) {
+		return this.get(rel) !== void 0;
+	}
+	*[Symbol.iterator]() {
+		const { entries } = this.slots;
+		for (let i = 0; i < entries.length; i++) {
+			const hash = entries[i].kind === this.kind ? this.slots.at(i) : void 0;
+			if (hash) yield [entries[i].rel, hash];
+		}
+	}
+};
+
 // src/sparkle/delta/delta-apply-tree.ts
 init_errors$4();
 async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
@@ -9062,19 +9134,38 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 		opened = await openDelta(deltaFile, limits);
 		const { header, items, reader } = opened;
 		if (oldTree.hash.toString("hex") !== header.beforeHash) throw new RelcastError("E_VERIFY", `the old bundle is not the one this delta was made from (tree hash ${oldTree.hash.toString("hex")}, delta expects ${header.beforeHash}).`, "Apply the delta to the release named in its file name.");
-		const old = new Map(oldTree.entries.map((e) => [e.rel, e]));
-		const state = /* @__PURE__ */ new Map();
-		for (const e of oldTree.entries) state.set(e.rel, {
+		const olds = inFtsOrder(oldTree.entries);
+		const oldAt = (rel) => {
+			const i = indexOfRel(olds, rel);
+			return i < 0 ? void 0 : olds[i];
+		};
+		const changed = /* @__PURE__ */ new Map();
+		const nodeOf = (e) => ({
 			kind: e.kind,
 			perms: e.perms,
 			hash: e.kind === "file" ? oldTree.fileHashes.get(e.rel) : e.kind === "symlink" ? oldTree.linkHashes.get(e.rel) : void 0
 		});
+		const state = {
+			get(rel) {
+				const node = changed.get(rel);
+				if (node !== void 0) return node ?? void 0;
+				const e = oldAt(rel);
+				if (!e) return void 0;
+				const made = nodeOf(e);
+				changed.set(rel, made);
+				return made;
+			},
+			has: (rel) => state.get(rel) !== void 0,
+			set: (rel, node) => void changed.set(rel, node)
+		};
 		const remove = (rel) => {
 			const node = state.get(rel);
-			state.delete(rel);
+			changed.set(rel, null);
 			if (node !== void 0 && node.kind !== "dir") return;
 			const prefix = `${rel}/`;
-			for (const key of state.keys()) if (key.startsWith(prefix)) state.delete(key);
+			const at = indexOfRel(olds, rel);
+			if (at >= 0) for (let i = at + 1; i < olds.length && olds[i].rel.startsWith(prefix); i++) changed.set(olds[i].rel, null);
+			for (const key of changed.keys()) if (key.startsWith(prefix)) changed.set(key, null);
 		};
 		const checkParents = (rel, writes) => {
 			const parts = rel.split("/");
@@ -9088,7 +9179,7 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 			}
 		};
 		const oldFile = (rel, what) => {
-			const entry = old.get(rel);
+			const entry = oldAt(rel);
 			if (entry?.kind !== "file") throw corrupt(deltaFile, `${what} ${rel} is not a file in the old bundle`);
 			return entry;
 		};
@@ -9151,13 +9242,27 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 			}
 		}
 		await reader.expectEnd();
-		const entries = [...state.entries()].map(([rel, node]) => ({
+		const touched = [...changed.entries()].filter(([, node]) => node !== null).map(([rel, node]) => ({
 			rel,
 			kind: node.kind,
 			perms: node.perms,
 			hash: node.hash
 		})).sort((a, b) => ftsOrder(a.rel, b.rel));
-		const afterHash = treeHashOf(entries, (e) => state.get(e.rel).hash).toString("hex");
+		function* result() {
+			let t = 0;
+			for (const e of olds) {
+				while (t < touched.length && ftsOrder(touched[t].rel, e.rel) < 0) yield touched[t++];
+				if (changed.has(e.rel)) continue;
+				yield {
+					rel: e.rel,
+					kind: e.kind,
+					perms: e.perms,
+					hash: nodeOf(e).hash
+				};
+			}
+			while (t < touched.length) yield touched[t++];
+		}
+		const afterHash = treeHashOf(result(), (e) => e.hash).toString("hex");
 		if (afterHash !== header.afterHash) throw new RelcastError("E_VERIFY", `Applying ${path.basename(deltaFile)} gives tree hash ${afterHash}, not the ${header.afterHash} it promises.`, "Recreate the delta; do not publish this one.");
 		return {
 			header,
@@ -9744,6 +9849,45 @@ function checkTree(entries, which) {
 		if (e.kind === "file" && baseName(e.rel) === "Sparkle" && /\/Sparkle\.framework\/Versions\/[^/]+$/.test(dirName(e.rel)) && e.perms !== 493) throw new RelcastError("E_INPUT", `Sparkle's executable ${e.rel} in the ${which} bundle has mode 0${e.perms.toString(8)}; Sparkle requires 0755 to apply deltas.`, "chmod 755 it before packaging.");
 	}
 }
+function changedEntries(before, after) {
+	const olds = inFtsOrder(before.entries);
+	const news = inFtsOrder(after.entries);
+	const fromOld = /* @__PURE__ */ new Map();
+	const added = /* @__PURE__ */ new Map();
+	let gone;
+	for (let i = 0, j = 0; i < olds.length || j < news.length;) {
+		const old = olds[i];
+		const now = news[j];
+		const order = old === void 0 ? 1 : now === void 0 ? -1 : ftsOrder(old.rel, now.rel);
+		if (order < 0) {
+			if (gone === void 0 || !old.rel.startsWith(gone)) fromOld.set(old.rel, {
+				old,
+				now: null
+			});
+			i++;
+		} else if (order > 0) {
+			added.set(now.rel, { now });
+			j++;
+		} else {
+			if (!(old.perms === now.perms && sameContent(old, now, before, after))) fromOld.set(old.rel, {
+				old,
+				now
+			});
+			if (old.kind === "dir" && now.kind !== "dir") gone = `${old.rel}/`;
+			i++;
+			j++;
+		}
+	}
+	for (const [rel, change] of added) fromOld.set(rel, change);
+	const oldOf = (rel) => {
+		const i = indexOfRel(olds, rel);
+		return i < 0 ? void 0 : olds[i];
+	};
+	return {
+		changed: fromOld,
+		oldOf
+	};
+}
 let diffing = Promise.resolve();
 function oneDiffAtATime(fn) {
 	const run = diffing.then(fn, fn);
@@ -9755,22 +9899,23 @@ async function createDeltaFromTrees(before, after, outFile, options) {
 	if (!(Number.isSafeInteger(limit) && limit >= 0 && limit <= MAX_DIFF_FILE_BYTES)) throw new RelcastError("E_USAGE", `the diff limit must be a whole number of bytes from 0 to ${MAX_DIFF_FILE_BYTES} (1 GiB), got ${limit}.`, "Larger changed files are shipped whole anyway: lower deltas.diffLimitMiB / --diff-limit-mib to 1024 or less.");
 	checkTree(before.entries, "old");
 	checkTree(after.entries, "new");
-	const oldState = new Map(before.entries.map((e) => [e.rel, e]));
-	const newState = new Map(before.entries.map((e) => [e.rel, null]));
-	for (const entry of after.entries) {
-		const old = oldState.get(entry.rel);
-		if (old && old.perms === entry.perms && sameContent(old, entry, before, after)) {
-			newState.delete(entry.rel);
-			continue;
-		}
-		newState.set(entry.rel, entry);
-		if (old?.kind === "dir" && entry.kind !== "dir") {
-			for (const child of oldState.keys()) if (child.startsWith(`${entry.rel}/`)) newState.delete(child);
-		}
+	const { changed, oldOf } = changedEntries(before, after);
+	const newState = { get: (rel) => changed.get(rel)?.now };
+	const oldState = {
+		get: oldOf,
+		has: (rel) => oldOf(rel) !== void 0
+	};
+	const keys = [...changed.keys()].sort((a, b) => caseInsensitive(a, b) || (changed.get(a).old ? -1 : 1));
+	const wanted = /* @__PURE__ */ new Set();
+	for (const key of keys) {
+		const now = changed.get(key).now;
+		if (now?.kind === "file" && now.size > MIN_SIZE_FOR_CLONE) wanted.add(after.fileHashes.get(key).toString("hex"));
 	}
-	const keys = [...newState.keys()].sort((a, b) => caseInsensitive(a, b) || (oldState.has(a) ? -1 : 1));
 	const oldByHash = /* @__PURE__ */ new Map();
-	for (const [rel, hash] of before.fileHashes) oldByHash.set(hash.toString("hex"), [...oldByHash.get(hash.toString("hex")) ?? [], rel]);
+	if (wanted.size > 0) for (const [rel, hash] of before.fileHashes) {
+		const hex = hash.toString("hex");
+		if (wanted.has(hex)) oldByHash.set(hex, [...oldByHash.get(hex) ?? [], rel]);
+	}
 	const removedByName = /* @__PURE__ */ new Map();
 	const oldFrameworkVersions = /* @__PURE__ */ new Map();
 	for (const key of keys) {
@@ -10084,8 +10229,71 @@ async function writePayload(file, beforeHash, afterHash, items, judgeFrom) {
 	};
 }
 
-// src/sparkle/delta/tree-manifest.ts
-init_errors$4();
+// src/core/compact-columns.ts
+var NumberColumn = class {
+	make;
+	data;
+	length = 0;
+	constructor(make, capacity = 1024) {
+		this.make = make;
+		this.data = make(capacity);
+	}
+	push(value) {
+		if (this.length === this.data.length) {
+			const bigger = this.make(this.data.length * 2);
+			bigger.set(this.data);
+			this.data = bigger;
+		}
+		this.data[this.length] = value;
+		return this.length++;
+	}
+	get(index) {
+		return this.data[index];
+	}
+	set(index, value) {
+		this.data[index] = value;
+	}
+};
+const float64Column = (capacity) => new NumberColumn((n) => new Float64Array(n), capacity);
+const uint32Column = (capacity) => new NumberColumn((n) => new Uint32Array(n), capacity);
+const uint8Column = (capacity) => new NumberColumn((n) => new Uint8Array(n), capacity);
+var BytePool = class {
+	bytes = Buffer.allocUnsafe(65536);
+	used = 0;
+	ends = float64Column();
+	get length() {
+		return this.ends.length;
+	}
+	push(item) {
+		const size = typeof item === "string" ? Buffer.byteLength(item, "utf8") : item.length;
+		if (this.used + size > this.bytes.length) {
+			const bigger = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + size));
+			this.bytes.copy(bigger, 0, 0, this.used);
+			this.bytes = bigger;
+		}
+		if (typeof item === "string") this.bytes.write(item, this.used, "utf8");
+		else this.bytes.set(item, this.used);
+		this.used += size;
+		return this.ends.push(this.used);
+	}
+	view(index) {
+		return this.bytes.subarray(index === 0 ? 0 : this.ends.get(index - 1), this.ends.get(index));
+	}
+	text(index) {
+		return this.bytes.toString("utf8", index === 0 ? 0 : this.ends.get(index - 1), this.ends.get(index));
+	}
+};
+function compareTreePaths(a, b) {
+	const n = Math.min(a.length, b.length);
+	for (let i = 0; i < n; i++) {
+		const x = a[i] === 47 ? -1 : a[i];
+		const y = b[i] === 47 ? -1 : b[i];
+		if (x !== y) return x - y;
+	}
+	return a.length - b.length;
+}
+
+// src/sparkle/delta/tree-manifest-schema.ts
 const TREE_MANIFEST_FORMAT = "relcast-tree-manifest/1";
 const MANIFEST_HARD_CAP = 256 << 20;
 const hex = (length) => string().regex(new RegExp(`^[0-9a-f]{${length}}$`));
@@ -10100,7 +10308,7 @@ const zipPlace = strictObject({
 	crc32: u32,
 	compressedSize: byteCount
 });
-const MAX_ENTRIES = 1e7;
+const MAX_ENTRIES$1 = 1e7;
 const entrySchema = discriminatedUnion("kind", [
 	strictObject({
 		path: path$1,
@@ -10132,8 +10340,249 @@ const treeManifestSchema = strictObject({
 		sizeBytes: byteCount
 	}),
 	treeHash: hex(40),
-	entries: array(entrySchema).max(MAX_ENTRIES)
+	entries: array(entrySchema).max(MAX_ENTRIES$1)
 });
+const manifestText = {
+	head: (head) => `${JSON.stringify(head, null, 2).slice(0, -2)},\n  "entries": [\n`,
+	entry: (e, first) => `${first ? "" : ",\n"}    ${JSON.stringify(e)}`,
+	end: "\n  ]\n}\n"
+};
+
+// src/sparkle/delta/manifest-table.ts
+init_errors$4();
+const MAX_ENTRIES = 1e7;
+const SHA1_BYTES$1 = 20;
+const ENTRIES_OPEN = "  \"entries\": [\n";
+var ManifestTable = class {
+	entries = [];
+	sha1 = Buffer.alloc(1280);
+	names = new BytePool();
+	offsets = float64Column();
+	methods = uint8Column();
+	crcs = uint32Column();
+	compressed = float64Column();
+	targets = /* @__PURE__ */ new Map();
+	get length() {
+		return this.entries.length;
+	}
+	add(e, hash) {
+		const i = this.entries.length;
+		const type = e.kind === "dir" ? S_IFDIR$1 : e.kind === "symlink" ? S_IFLNK$1 : S_IFREG;
+		this.entries.push({
+			rel: e.path,
+			abs: "",
+			kind: e.kind,
+			perms: e.mode,
+			mode: type | e.mode,
+			size: e.kind === "file" ? e.size : e.kind === "symlink" ? Buffer.byteLength(e.target) : 0,
+			inode: ""
+		});
+		if ((i + 1) * SHA1_BYTES$1 > this.sha1.length) {
+			const bigger = Buffer.alloc(this.sha1.length * 2);
+			this.sha1.copy(bigger);
+			this.sha1 = bigger;
+		}
+		if (hash) this.sha1.set(hash, i * SHA1_BYTES$1);
+		const place = e.kind === "dir" ? void 0 : e.zip;
+		this.names.push(place?.name ?? "");
+		this.offsets.push(place?.offset ?? 0);
+		this.methods.push(place?.method ?? 0);
+		this.crcs.push(place?.crc32 ?? 0);
+		this.compressed.push(place?.compressedSize ?? 0);
+		if (e.kind === "symlink") this.targets.set(i, e.target);
+	}
+	place(i) {
+		if (this.entries[i].kind === "dir") return void 0;
+		return {
+			name: this.names.text(i),
+			offset: this.offsets.get(i),
+			method: this.methods.get(i),
+			crc32: this.crcs.get(i),
+			compressedSize: this.compressed.get(i)
+		};
+	}
+	sha1Of(i) {
+		return this.sha1.subarray(i * SHA1_BYTES$1, (i + 1) * SHA1_BYTES$1);
+	}
+	target(i) {
+		return this.targets.get(i);
+	}
+	hashSlots() {
+		const n = this.entries.length;
+		const present = new Uint8Array(n);
+		for (let i = 0; i < n; i++) present[i] = this.entries[i].kind === "dir" ? 0 : 1;
+		return new HashSlots(this.entries, this.sha1.subarray(0, n * SHA1_BYTES$1), present);
+	}
+};
+var ManifestChecker = class {
+	head;
+	bad;
+	table = new ManifestTable();
+	previous;
+	open = [];
+	constructor(head, bad) {
+		this.head = head;
+		this.bad = bad;
+	}
+	add(e) {
+		const { bad } = this;
+		if (e.path.slice(1).split("/").some((p) => p === "" || p === "." || p === ".." || p.includes("\0") || p.includes("\\"))) throw bad(`unsafe path ${JSON.stringify(e.path)}`);
+		if (this.previous !== void 0 && ftsOrder(this.previous, e.path) >= 0) throw bad(`${JSON.stringify(e.path)} is out of order or listed twice`);
+		this.previous = e.path;
+		while (this.open.length > 0 && !e.path.startsWith(`${this.open.at(-1)}/`)) this.open.pop();
+		const parent = e.path.slice(0, e.path.lastIndexOf("/"));
+		if (parent && this.open.at(-1) !== parent) throw bad(`${JSON.stringify(e.path)} is not below a folder of the manifest`);
+		if (e.kind === "dir") this.open.push(e.path);
+		if (e.kind !== "dir" && e.zip.offset + 30 + Buffer.byteLength(e.zip.name) + e.zip.compressedSize > this.head.zip.sizeBytes) throw bad(`the zip entry of ${JSON.stringify(e.path)} lies past the end of the ${this.head.zip.sizeBytes}-byte zip`);
+		let hash;
+		if (e.kind === "file") hash = Buffer.from(e.sha1, "hex");
+		if (e.kind === "symlink") {
+			hash = createHash("sha1").update(e.target, "utf8").digest();
+			if (hash.toString("hex") !== e.sha1) throw bad(`the hash of symlink ${JSON.stringify(e.path)} is not the hash of its target`);
+		}
+		this.table.add(e, hash);
+	}
+	finish() {
+		const slots = this.table.hashSlots();
+		const hash = treeHashOf(this.table.entries, (_e, i) => slots.at(i));
+		if (hash.toString("hex") !== this.head.treeHash) throw this.bad(`its entries give tree hash ${hash.toString("hex")}, not the ${this.head.treeHash} it states`);
+		return {
+			hash,
+			entries: this.table.entries,
+			fileHashes: slots.view("file"),
+			linkHashes: slots.view("symlink")
+		};
+	}
+};
+const issues = (error, prefix) => error.issues.slice(0, 3).map((i) => `${[prefix, ...i.path].filter((p) => p !== "").join(".") || "(root)"}: ${i.message}`).join("; ");
+function readManifestTable(bytes, name, maxBytes = MANIFEST_HARD_CAP, keep) {
+	const bad = (why) => new RelcastError("E_VERIFY", `${name} is not a valid tree manifest: ${why}`, "run `relcast verify`; publish reads that release's zip instead meanwhile");
+	if (bytes.length > maxBytes) throw bad(`it is ${bytes.length} bytes, more than a manifest of its zip can be (${maxBytes})`);
+	const take = (checker, e) => {
+		checker.add(e);
+		keep?.push(e);
+	};
+	const lines = linewise(bytes, bad, take);
+	if (lines) return lines;
+	keep?.splice(0);
+	let raw;
+	try {
+		raw = JSON.parse(bytes.toString("utf8"));
+	} catch {
+		throw bad("it is not JSON");
+	}
+	const parsed = treeManifestSchema.safeParse(raw);
+	if (!parsed.success) throw bad(issues(parsed.error, ""));
+	const { entries, ...head } = parsed.data;
+	const checker = new ManifestChecker(head, bad);
+	for (const e of entries) take(checker, e);
+	return {
+		head,
+		table: checker.table,
+		tree: checker.finish()
+	};
+}
+function linewise(bytes, bad, take) {
+	const open = bytes.indexOf(ENTRIES_OPEN);
+	const endBytes = Buffer.from(manifestText.end);
+	if (open < 0 || bytes.length < endBytes.length || !bytes.subarray(bytes.length - endBytes.length).equals(endBytes)) return void 0;
+	let headRaw;
+	try {
+		headRaw = JSON.parse(`${bytes.toString("utf8", 0, open)}"entries": []}`);
+	} catch {
+		return;
+	}
+	const parsedHead = treeManifestSchema.safeParse(headRaw);
+	if (!parsedHead.success) throw bad(issues(parsedHead.error, ""));
+	const { entries: _none, ...head } = parsedHead.data;
+	const checker = new ManifestChecker(head, bad);
+	const end = bytes.length - endBytes.length;
+	let count = 0;
+	for (let at = open + 15; at < end;) {
+		const next = bytes.indexOf(",\n", at);
+		const stop = next < 0 || next > end ? end : next;
+		let raw;
+		try {
+			raw = JSON.parse(bytes.toString("utf8", at, stop));
+		} catch {
+			return;
+		}
+		const entry = entrySchema.safeParse(raw);
+		if (!entry.success) throw bad(issues(entry.error, `entries.${count}`));
+		take(checker, entry.data);
+		if (++count > MAX_ENTRIES) throw bad(`entries: more than ${MAX_ENTRIES} entries`);
+		at = stop === end ? end : stop + 2;
+	}
+	return {
+		head,
+		table: checker.table,
+		tree: checker.finish()
+	};
+}
+const MAX_HEAD_BYTES = 65536;
+async function readManifestTableStream(chunks, name, maxBytes = MANIFEST_HARD_CAP) {
+	const bad = (why) => new RelcastError("E_VERIFY", `${name} is not a valid tree manifest: ${why}`, "run `relcast verify`; publish reads that release's zip instead meanwhile");
+	const endBytes = Buffer.from(manifestText.end);
+	let carry = Buffer.alloc(0);
+	let total = 0;
+	let head;
+	let checker;
+	let count = 0;
+	const entryLine = (line) => {
+		let raw;
+		try {
+			raw = JSON.parse(line.toString("utf8"));
+		} catch {
+			return false;
+		}
+		const entry = entrySchema.safeParse(raw);
+		if (!entry.success) throw bad(issues(entry.error, `entries.${count}`));
+		checker.add(entry.data);
+		if (++count > MAX_ENTRIES) throw bad(`entries: more than ${MAX_ENTRIES} entries`);
+		return true;
+	};
+	for await (const chunk of chunks) {
+		total += chunk.length;
+		if (total > maxBytes) throw bad(`it is more than ${maxBytes} bytes, more than a manifest of its zip can be (${maxBytes})`);
+		carry = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
+		if (!checker) {
+			const open = carry.indexOf(ENTRIES_OPEN);
+			if (open < 0) {
+				if (carry.length > MAX_HEAD_BYTES) return void 0;
+				continue;
+			}
+			let headRaw;
+			try {
+				headRaw = JSON.parse(`${carry.toString("utf8", 0, open)}"entries": []}`);
+			} catch {
+				return;
+			}
+			const parsedHead = treeManifestSchema.safeParse(headRaw);
+			if (!parsedHead.success) throw bad(issues(parsedHead.error, ""));
+			const { entries: _none, ...rest } = parsedHead.data;
+			head = rest;
+			checker = new ManifestChecker(head, bad);
+			carry = carry.subarray(open + 15);
+		}
+		let at = 0;
+		for (let next = carry.indexOf(",\n", at); next >= 0; next = carry.indexOf(",\n", at)) {
+			if (!entryLine(carry.subarray(at, next))) return void 0;
+			at = next + 2;
+		}
+		carry = at === 0 ? carry : Buffer.from(carry.subarray(at));
+	}
+	if (!checker || carry.length < endBytes.length || !carry.subarray(carry.length - endBytes.length).equals(endBytes)) return void 0;
+	const last = carry.subarray(0, carry.length - endBytes.length);
+	if (last.length > 0 ? !entryLine(last) : count > 0) return void 0;
+	return {
+		head,
+		table: checker.table,
+		tree: checker.finish()
+	};
+}
+
+// src/sparkle/delta/tree-manifest.ts
+init_errors$4();
 async function* manifestEntriesOf(tree) {
 	for (const e of tree.entries) {
 		if (e.rel === "/Icon\r") return yield void 0;
@@ -10186,126 +10635,6 @@ function manifestHeadOf(tree, version, zip) {
 			sizeBytes: zip.sizeBytes
 		},
 		treeHash: tree.hash.toString("hex")
-	};
-}
-const manifestText = {
-	head: (head) => `${JSON.stringify(head, null, 2).slice(0, -2)},\n  "entries": [\n`,
-	entry: (e, first) => `${first ? "" : ",\n"}    ${JSON.stringify(e)}`,
-	end: "\n  ]\n}\n"
-};
-function entryOf$1(e) {
-	const type = e.kind === "dir" ? S_IFDIR$1 : e.kind === "symlink" ? S_IFLNK$1 : S_IFREG;
-	return {
-		rel: e.path,
-		abs: "",
-		kind: e.kind,
-		perms: e.mode,
-		mode: type | e.mode,
-		size: e.kind === "file" ? e.size : e.kind === "symlink" ? Buffer.byteLength(e.target) : 0,
-		inode: ""
-	};
-}
-const ENTRIES_OPEN = "  \"entries\": [\n";
-const issues = (error, prefix) => error.issues.slice(0, 3).map((i) => `${[prefix, ...i.path].filter((p) => p !== "").join(".") || "(root)"}: ${i.message}`).join("; ");
-function parseManifestText(text) {
-	const lines = linewise(text);
-	if (lines) return lines;
-	let raw;
-	try {
-		raw = JSON.parse(text);
-	} catch {
-		return {
-			success: false,
-			why: "it is not JSON"
-		};
-	}
-	const parsed = treeManifestSchema.safeParse(raw);
-	return parsed.success ? parsed : {
-		success: false,
-		why: issues(parsed.error, "")
-	};
-}
-function linewise(text) {
-	const open = text.indexOf(ENTRIES_OPEN);
-	if (open < 0 || !text.endsWith(manifestText.end)) return void 0;
-	let head;
-	try {
-		head = JSON.parse(`${text.slice(0, open)}"entries": []}`);
-	} catch {
-		return;
-	}
-	const parsedHead = treeManifestSchema.safeParse(head);
-	if (!parsedHead.success) return {
-		success: false,
-		why: issues(parsedHead.error, "")
-	};
-	const entries = [];
-	const end = text.length - manifestText.end.length;
-	for (let at = open + 15; at < end;) {
-		const next = text.indexOf(",\n", at);
-		const stop = next < 0 || next > end ? end : next;
-		let raw;
-		try {
-			raw = JSON.parse(text.slice(at, stop));
-		} catch {
-			return;
-		}
-		const entry = entrySchema.safeParse(raw);
-		if (!entry.success) return {
-			success: false,
-			why: issues(entry.error, `entries.${entries.length}`)
-		};
-		entries.push(entry.data);
-		if (entries.length > MAX_ENTRIES) return {
-			success: false,
-			why: `entries: more than ${MAX_ENTRIES} entries`
-		};
-		at = stop === end ? end : stop + 2;
-	}
-	return {
-		success: true,
-		data: {
-			...parsedHead.data,
-			entries
-		}
-	};
-}
-function parseTreeManifest(bytes, name, maxBytes = MANIFEST_HARD_CAP) {
-	const bad = (why) => new RelcastError("E_VERIFY", `${name} is not a valid tree manifest: ${why}`, "run `relcast verify`; publish reads that release's zip instead meanwhile");
-	if (bytes.length > maxBytes) throw bad(`it is ${bytes.length} bytes, more than a manifest of its zip can be (${maxBytes})`);
-	const parsed = parseManifestText(bytes.toString("utf8"));
-	if (!parsed.success) throw bad(parsed.why);
-	const manifest = parsed.data;
-	const kinds = /* @__PURE__ */ new Map();
-	const fileHashes = /* @__PURE__ */ new Map();
-	const linkHashes = /* @__PURE__ */ new Map();
-	let previous;
-	for (const e of manifest.entries) {
-		if (e.path.slice(1).split("/").some((p) => p === "" || p === "." || p === ".." || p.includes("\0") || p.includes("\\"))) throw bad(`unsafe path ${JSON.stringify(e.path)}`);
-		if (previous !== void 0 && ftsOrder(previous, e.path) >= 0) throw bad(`${JSON.stringify(e.path)} is out of order or listed twice`);
-		previous = e.path;
-		const parent = e.path.slice(0, e.path.lastIndexOf("/"));
-		if (parent && kinds.get(parent) !== "dir") throw bad(`${JSON.stringify(e.path)} is not below a folder of the manifest`);
-		kinds.set(e.path, e.kind);
-		if (e.kind !== "dir" && e.zip.offset + 30 + Buffer.byteLength(e.zip.name) + e.zip.compressedSize > manifest.zip.sizeBytes) throw bad(`the zip entry of ${JSON.stringify(e.path)} lies past the end of the ${manifest.zip.sizeBytes}-byte zip`);
-		if (e.kind === "file") fileHashes.set(e.path, Buffer.from(e.sha1, "hex"));
-		if (e.kind === "symlink") {
-			const hash = createHash("sha1").update(e.target, "utf8").digest();
-			if (hash.toString("hex") !== e.sha1) throw bad(`the hash of symlink ${JSON.stringify(e.path)} is not the hash of its target`);
-			linkHashes.set(e.path, hash);
-		}
-	}
-	const entries = manifest.entries.map(entryOf$1);
-	const hash = treeHashOf(entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel));
-	if (hash.toString("hex") !== manifest.treeHash) throw bad(`its entries give tree hash ${hash.toString("hex")}, not the ${manifest.treeHash} it states`);
-	return {
-		manifest,
-		tree: {
-			hash,
-			entries,
-			fileHashes,
-			linkHashes
-		}
 	};
 }
 
@@ -12166,30 +12495,22 @@ async function readZipDirectory(readRange, size, name) {
 init_errors$4();
 const COMPARE_BUFFER = 1 << 20;
 const READ_CHUNK$1 = 1 << 20;
-function givenHashes(file, layout, given) {
-	const fileHashes = /* @__PURE__ */ new Map();
-	const linkHashes = /* @__PURE__ */ new Map();
+function fromGivenHashes(file, layout, given) {
+	const slots = new HashSlots(layout.entries);
 	let used = 0;
-	for (const entry of layout.entries) {
-		if (entry.kind === "dir") continue;
+	layout.entries.forEach((entry, i) => {
+		if (entry.kind === "dir") return;
 		const hash = given.get(layout.zipName.get(entry.rel) ?? "");
 		if (!hash || hash.length !== 20) throw new RelcastError("E_INTERNAL", `the zip step gave no content hash for ${entry.rel} of ${file}`);
 		used++;
-		if (entry.rel !== "/Icon\r") (entry.kind === "file" ? fileHashes : linkHashes).set(entry.rel, hash);
-	}
+		if (entry.rel !== "/Icon\r") slots.set(i, hash);
+	});
 	if (used !== given.size) throw new RelcastError("E_INTERNAL", `the zip step gave ${given.size} content hashes for ${file}, which holds ${used} files and links`);
 	return {
-		fileHashes,
-		linkHashes
-	};
-}
-function fromGivenHashes(file, layout, given) {
-	const { fileHashes, linkHashes } = givenHashes(file, layout, given);
-	return {
-		hash: treeHashOf(layout.entries, (e) => (e.kind === "file" ? fileHashes : linkHashes).get(e.rel)),
+		hash: treeHashOf(layout.entries, (_e, i) => slots.at(i)),
 		entries: layout.entries,
-		fileHashes,
-		linkHashes
+		fileHashes: slots.view("file"),
+		linkHashes: slots.view("symlink")
 	};
 }
 async function scanContents(file, layout) {
@@ -14495,7 +14816,7 @@ const ESCAPE = 6;
 function manifestByteCap(dir) {
 	return Math.min(MANIFEST_HARD_CAP, SLACK + PER_ENTRY * dir.listing.length + 12 * dir.nameBytes + ESCAPE * dir.linkBytes);
 }
-function manifestDisagreement(manifest, tree, dir, zipName) {
+function manifestDisagreement(table, tree, dir, zipName) {
 	let layout;
 	try {
 		layout = layOutZip(zipName, dir.listing);
@@ -14508,11 +14829,13 @@ function manifestDisagreement(manifest, tree, dir, zipName) {
 		const z = layout.entries[i];
 		if (m.rel !== z.rel || m.kind !== z.kind || m.perms !== z.perms || m.size !== z.size) return `${JSON.stringify(m.rel)} differs from the zip's central directory (path, kind, mode or size)`;
 	}
-	for (const e of manifest.entries) {
-		if (e.kind === "dir") continue;
-		const r = dir.raw.get(e.path);
-		if (!r || r.name !== e.zip.name || r.localHeaderOffset !== e.zip.offset || r.method !== e.zip.method || r.crc32 !== e.zip.crc32 || r.compressedSize !== e.zip.compressedSize) return `the zip entry of ${JSON.stringify(e.path)} differs from the zip's central directory (name, offset, method, CRC-32 or size)`;
-		if (e.kind === "symlink" && crc32(Buffer.from(e.target, "utf8")) >>> 0 !== r.crc32) return `the target of symlink ${JSON.stringify(e.path)} does not have the zip's CRC-32`;
+	for (let i = 0; i < tree.entries.length; i++) {
+		const e = tree.entries[i];
+		const place = table.place(i);
+		if (!place) continue;
+		const r = dir.raw.get(e.rel);
+		if (!r || r.name !== place.name || r.localHeaderOffset !== place.offset || r.method !== place.method || r.crc32 !== place.crc32 || r.compressedSize !== place.compressedSize) return `the zip entry of ${JSON.stringify(e.rel)} differs from the zip's central directory (name, offset, method, CRC-32 or size)`;
+		if (e.kind === "symlink" && crc32(Buffer.from(table.target(i), "utf8")) >>> 0 !== r.crc32) return `the target of symlink ${JSON.stringify(e.rel)} does not have the zip's CRC-32`;
 	}
 }
 function notBound(manifestName, why) {
@@ -14523,18 +14846,22 @@ function notBound(manifestName, why) {
 init_errors$4();
 const LOCAL = 67324752;
 const inflateRawAsync = promisify(inflateRaw);
-async function treeFromManifest(manifest, tree, options) {
+async function treeFromManifest(table, tree, options) {
 	const { name, readRange } = options;
-	const files = /* @__PURE__ */ new Map();
-	const targets = /* @__PURE__ */ new Map();
-	for (const e of manifest.entries) if (e.kind === "file") files.set(e.path, e);
-	else if (e.kind === "symlink") targets.set(e.path, Buffer.from(e.target, "utf8"));
+	const rowOf = (rel, kind) => {
+		const i = indexOfRel(tree.entries, rel);
+		return i >= 0 && tree.entries[i].kind === kind ? i : -1;
+	};
 	const bad = (rel, why) => new RelcastError("E_VERIFY", `${rel} in ${name} does not match its tree manifest (${why}); no delta is made from bytes that cannot be trusted`, "run `relcast verify` and restore that release; publish with --no-deltas to skip deltas meanwhile");
 	let scratch;
 	const kept = /* @__PURE__ */ new Map();
 	let fetched = 0;
-	const fetch = async (file) => {
-		const { zip } = file;
+	const fetch = async (i) => {
+		const zip = table.place(i);
+		const file = {
+			path: tree.entries[i].rel,
+			size: tree.entries[i].size
+		};
 		const nameBytes = Buffer.from(zip.name, "utf8");
 		const head = await readRange(zip.offset, zip.offset + 29);
 		if (head.length !== 30 || head.readUInt32LE(0) !== LOCAL) throw bad(file.path, `no local header at byte ${zip.offset}`);
@@ -14552,13 +14879,13 @@ async function treeFromManifest(manifest, tree, options) {
 			throw bad(file.path, `it does not inflate: ${err.message}`);
 		}
 		if (bytes.length !== file.size || crc32(bytes) >>> 0 !== zip.crc32) throw bad(file.path, "size or CRC-32 differs");
-		if (createHash("sha1").update(bytes).digest("hex") !== file.sha1) throw bad(file.path, "SHA-1 differs");
+		if (!createHash("sha1").update(bytes).digest().equals(table.sha1Of(i))) throw bad(file.path, "SHA-1 differs");
 		fetched++;
 		return bytes;
 	};
 	const readFile = async (entry) => {
-		const file = files.get(entry.rel);
-		if (!file) throw new RelcastError("E_INTERNAL", `${entry.rel} is not a file of ${name}'s manifest`);
+		const file = rowOf(entry.rel, "file");
+		if (file < 0) throw new RelcastError("E_INTERNAL", `${entry.rel} is not a file of ${name}'s manifest`);
 		const at = kept.get(entry.rel);
 		if (at && scratch) {
 			const out = Buffer.allocUnsafe(at.length);
@@ -14582,9 +14909,10 @@ async function treeFromManifest(manifest, tree, options) {
 	const source = {
 		readFile,
 		async readLink(entry) {
-			const target = targets.get(entry.rel);
-			if (!target) throw new RelcastError("E_INTERNAL", `${entry.rel} is not a symlink of ${name}'s manifest`);
-			return target;
+			const i = rowOf(entry.rel, "symlink");
+			const target = i < 0 ? void 0 : table.target(i);
+			if (target === void 0) throw new RelcastError("E_INTERNAL", `${entry.rel} is not a symlink of ${name}'s manifest`);
+			return Buffer.from(target, "utf8");
 		},
 		async *streamFile(entry) {
 			yield await readFile(entry);
@@ -14623,16 +14951,29 @@ async function readRange(store, key, start, end) {
 	if (!bytes) throw new RelcastError("E_VERIFY", `${store.uriFor(key)} is missing`, "run `relcast verify`; publish with --no-deltas to skip deltas meanwhile");
 	return bytes;
 }
-async function bindContentHashes(manifest, newTree, old, manifestName) {
-	const byRel = new Map(old.entries.map((e) => [e.rel, e]));
-	for (const e of manifest.entries) {
+async function bindContentHashes(table, newTree, old, manifestName) {
+	for (let i = 0; i < old.entries.length; i++) {
+		const e = old.entries[i];
 		if (e.kind !== "file") continue;
-		const same = newTree.fileHashes.get(e.path)?.toString("hex") === e.sha1;
-		const now = newTree.raw.get(e.path);
+		const same = newTree.fileHashes.get(e.rel)?.equals(table.sha1Of(i)) ?? false;
+		const now = newTree.raw.get(e.rel);
 		if (same) {
-			if (!now || now.crc32 !== e.zip.crc32 || now.size !== e.size) throw notBound(manifestName, `${JSON.stringify(e.path)} has the new release's SHA-1 but another CRC-32 or size`);
-		} else await old.source.readFile(byRel.get(e.path));
+			if (!now || now.crc32 !== table.place(i).crc32 || now.size !== e.size) throw notBound(manifestName, `${JSON.stringify(e.rel)} has the new release's SHA-1 but another CRC-32 or size`);
+		} else await old.source.readFile(e);
 	}
+}
+async function readManifest(store, key, name, cap) {
+	const streamed = await store.getStream(key);
+	if (!streamed) throw notBound(name, "it disappeared while read");
+	try {
+		const read = await readManifestTableStream(streamed.stream, name, cap);
+		if (read) return read;
+	} finally {
+		streamed.stream.destroy();
+	}
+	const got = await store.get(key);
+	if (!got) throw notBound(name, "it disappeared while read");
+	return readManifestTable(got.body, name, cap);
 }
 async function readBoundManifest(store, record, storedSize, readZip) {
 	const key = versionedKey(record.version, zipFileName(record.pluginId, record.version));
@@ -14642,14 +14983,12 @@ async function readBoundManifest(store, record, storedSize, readZip) {
 	const dir = await readZipDirectory(readZip, expected.sizeBytes, store.uriFor(key));
 	const cap = manifestByteCap(dir);
 	if (storedSize > cap) throw notBound(manifestName, `it is ${storedSize} bytes, more than a manifest of a zip of ${dir.listing.length} entries can be (${cap}); it was not read`);
-	const got = await store.get(manifestKey);
-	if (!got) throw notBound(manifestName, "it disappeared while read");
-	const { manifest, tree } = parseTreeManifest(got.body, manifestName, cap);
-	if (manifest.version !== record.version || manifest.zip.sha256 !== expected.sha256 || manifest.zip.sizeBytes !== expected.sizeBytes) throw new RelcastError("E_VERIFY", `${manifestName} describes another zip than the record of ${record.version} pins`, "run `relcast verify`");
-	const why = manifestDisagreement(manifest, tree, dir, store.uriFor(key));
+	const { head, table, tree } = await readManifest(store, manifestKey, manifestName, cap);
+	if (head.version !== record.version || head.zip.sha256 !== expected.sha256 || head.zip.sizeBytes !== expected.sizeBytes) throw new RelcastError("E_VERIFY", `${manifestName} describes another zip than the record of ${record.version} pins`, "run `relcast verify`");
+	const why = manifestDisagreement(table, tree, dir, store.uriFor(key));
 	if (why) throw notBound(manifestName, why);
 	return {
-		manifest,
+		table,
 		tree
 	};
 }
@@ -14665,13 +15004,13 @@ async function openOldTree(store, record, newTree, work, keepLimit, warn) {
 		let opened;
 		try {
 			const readZip = (start, end) => readRange(store, key, start, end);
-			const { manifest, tree } = await readBoundManifest(store, record, stored.size, readZip);
-			opened = await treeFromManifest(manifest, tree, {
+			const { table, tree } = await readBoundManifest(store, record, stored.size, readZip);
+			opened = await treeFromManifest(table, tree, {
 				name: store.uriFor(key),
 				readRange: readZip,
 				scratchFile: path.join(work, "manifest-changed-files")
 			});
-			await bindContentHashes(manifest, newTree, opened, manifestName);
+			await bindContentHashes(table, newTree, opened, manifestName);
 			const tree2 = opened;
 			return {
 				...tree2,
@@ -14712,7 +15051,7 @@ async function openOldTree(store, record, newTree, work, keepLimit, warn) {
 // src/steps/deltas/index.ts
 init_errors$4();
 const DEFAULT_MAXIMUM_DELTAS = 5;
-const DELTA_CONCURRENCY = Math.max(1, Number(process.env.RELCAST_DELTA_CONCURRENCY ?? 2) || 2);
+const DELTA_CONCURRENCY = Math.max(1, Number(process.env.RELCAST_DELTA_CONCURRENCY ?? 1) || 1);
 async function readRecord(store, version) {
 	const got = await store.get(recordKey(version));
 	const where = store.uriFor(recordKey(version));
@@ -29416,70 +29755,6 @@ const recordStep = {
 	run: (ctx) => applyPlanned(ctx, "record")
 };
 
-// src/core/compact-columns.ts
-var NumberColumn = class {
-	make;
-	data;
-	length = 0;
-	constructor(make, capacity = 1024) {
-		this.make = make;
-		this.data = make(capacity);
-	}
-	push(value) {
-		if (this.length === this.data.length) {
-			const bigger = this.make(this.data.length * 2);
-			bigger.set(this.data);
-			this.data = bigger;
-		}
-		this.data[this.length] = value;
-		return this.length++;
-	}
-	get(index) {
-		return this.data[index];
-	}
-	set(index, value) {
-		this.data[index] = value;
-	}
-};
-const float64Column = (capacity) => new NumberColumn((n) => new Float64Array(n), capacity);
-const uint32Column = (capacity) => new NumberColumn((n) => new Uint32Array(n), capacity);
-const uint8Column = (capacity) => new NumberColumn((n) => new Uint8Array(n), capacity);
-var BytePool = class {
-	bytes = Buffer.allocUnsafe(65536);
-	used = 0;
-	ends = float64Column();
-	get length() {
-		return this.ends.length;
-	}
-	push(item) {
-		const size = typeof item === "string" ? Buffer.byteLength(item, "utf8") : item.length;
-		if (this.used + size > this.bytes.length) {
-			const bigger = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + size));
-			this.bytes.copy(bigger, 0, 0, this.used);
-			this.bytes = bigger;
-		}
-		if (typeof item === "string") this.bytes.write(item, this.used, "utf8");
-		else this.bytes.set(item, this.used);
-		this.used += size;
-		return this.ends.push(this.used);
-	}
-	view(index) {
-		return this.bytes.subarray(index === 0 ? 0 : this.ends.get(index - 1), this.ends.get(index));
-	}
-	text(index) {
-		return this.bytes.toString("utf8", index === 0 ? 0 : this.ends.get(index - 1), this.ends.get(index));
-	}
-};
-function compareTreePaths(a, b) {
-	const n = Math.min(a.length, b.length);
-	for (let i = 0; i < n; i++) {
-		const x = a[i] === 47 ? -1 : a[i];
-		const y = b[i] === 47 ? -1 : b[i];
-		if (x !== y) return x - y;
-	}
-	return a.length - b.length;
-}
-
 // src/steps/zip/bundle-entries.ts
 function isJunkName(base) {
 	return base === ".DS_Store" || base.startsWith("._") || base === "__MACOSX";
@@ -29640,8 +29915,15 @@ var ContentHashes = class {
 
 // src/steps/zip/chunk-job.ts
 const CHUNK_BYTES = 1 << 20;
+const DEFLATED_BYTES = 1064960;
+function newChunkFrame() {
+	return {
+		input: /* @__PURE__ */ new ArrayBuffer(1081344),
+		output: /* @__PURE__ */ new ArrayBuffer(DEFLATED_BYTES)
+	};
+}
 const BUNDLE_CHANGED = "BUNDLE_CHANGED";
-function runChunkJob(job, deps) {
+function runChunkJob(job, deps, frame) {
 	const WINDOW = 32768;
 	const PROBE_FROM = 65536;
 	const PROBE = 16384;
@@ -29663,7 +29945,9 @@ function runChunkJob(job, deps) {
 		};
 		const deflating = job.mode !== "store";
 		const from = deflating ? Math.max(0, job.offset - WINDOW) : job.offset;
-		const bytes = readAt(Buffer.allocUnsafeSlow(job.offset + job.length - from), from);
+		const want = job.offset + job.length - from;
+		if (want > frame.input.byteLength) throw new Error(`zip chunk job: ${want} bytes do not fit the job's frame`);
+		const bytes = readAt(new Uint8Array(frame.input, 0, want), from);
 		const raw = bytes.subarray(job.offset - from);
 		const last = job.offset + job.length >= size;
 		const whole = job.offset === 0 && last ? { sha1: deps.crypto.createHash("sha1").update(raw).digest("hex") } : {};
@@ -29684,11 +29968,18 @@ function runChunkJob(job, deps) {
 				...whole
 			};
 		}
-		const deflated = deflateRaw(raw, job.level, last, job.offset > 0 ? bytes.subarray(0, job.offset - from) : void 0);
-		if (job.mode === "auto" && job.offset === 0 && last && deflated.length >= raw.length) return {
+		const out = deflateRaw(raw, job.level, last, job.offset > 0 ? bytes.subarray(0, job.offset - from) : void 0);
+		if (job.mode === "auto" && job.offset === 0 && last && out.length >= raw.length) return {
 			raw,
 			...whole
 		};
+		if (out.length > frame.output.byteLength) return {
+			raw,
+			deflated: out,
+			...whole
+		};
+		const deflated = new Uint8Array(frame.output, 0, out.length);
+		deflated.set(out);
 		return {
 			raw,
 			deflated,
@@ -29708,26 +29999,35 @@ const WORKER_SOURCE = `
 const { parentPort } = require("node:worker_threads");
 const deps = { fs: require("node:fs"), zlib: require("node:zlib"), crypto: require("node:crypto") };
 const runChunkJob = (${runChunkJob.toString()});
-// A view of a buffer of its own moves as it is; a view into a shared one (zlib's small outputs) is copied first.
-const own = (view) => (view.byteOffset === 0 && view.byteLength === view.buffer.byteLength ? view : new Uint8Array(view));
-parentPort.on("message", ({ id, job }) => {
+parentPort.on("message", ({ id, job, frame }) => {
+  const moved = [frame.input, frame.output];
   let result;
   try {
-    result = runChunkJob(job, deps);
+    result = runChunkJob(job, deps, frame);
   } catch (err) {
-    parentPort.postMessage({ id, error: String((err && err.message) || err), code: err && typeof err.code === "string" ? err.code : undefined });
+    parentPort.postMessage({ id, frame, error: String((err && err.message) || err), code: err && typeof err.code === "string" ? err.code : undefined }, moved);
     return;
   }
-  const deflated = result.deflated && own(result.deflated);
-  parentPort.postMessage({ id, raw: result.raw, deflated, sha1: result.sha1 }, deflated ? [result.raw.buffer, deflated.buffer] : [result.raw.buffer]);
+  // An output too large for the frame is a buffer of this thread's: copied unless it is its own buffer whole.
+  let deflated = result.deflated;
+  if (deflated && deflated.buffer !== frame.output) {
+    if (deflated.byteOffset !== 0 || deflated.byteLength !== deflated.buffer.byteLength) deflated = new Uint8Array(deflated);
+    moved.push(deflated.buffer);
+  }
+  parentPort.postMessage({ id, frame, raw: result.raw, deflated, sha1: result.sha1 }, moved);
 });
 `;
 var ChunkPool = class ChunkPool {
+	maxFrames;
 	slots = [];
 	waiting = [];
+	free = [];
+	held = /* @__PURE__ */ new Map();
+	made = 0;
 	nextId = 0;
 	failure;
-	constructor(workers) {
+	constructor(workers, maxFrames) {
+		this.maxFrames = maxFrames;
 		try {
 			for (let i = 0; i < workers; i++) this.slots.push(this.startWorker());
 		} catch (err) {
@@ -29747,12 +30047,19 @@ var ChunkPool = class ChunkPool {
 			const job = slot.running.get(m.id);
 			if (job === void 0) return;
 			slot.running.delete(m.id);
-			if (m.error !== void 0) job.reject(Object.assign(new Error(m.error), m.code === void 0 ? {} : { code: m.code }));
-			else job.resolve({
-				raw: m.raw,
-				...m.deflated ? { deflated: m.deflated } : {},
-				...m.sha1 ? { sha1: m.sha1 } : {}
-			});
+			this.held.delete(job.frame);
+			if (m.error !== void 0) {
+				this.free.push(m.frame);
+				job.reject(Object.assign(new Error(m.error), m.code === void 0 ? {} : { code: m.code }));
+			} else {
+				this.held.set(m.frame, job.priority);
+				job.resolve({
+					frame: m.frame,
+					raw: m.raw,
+					...m.deflated ? { deflated: m.deflated } : {},
+					...m.sha1 ? { sha1: m.sha1 } : {}
+				});
+			}
 			this.dispatch();
 		});
 		slot.worker.on("error", (err) => this.fail(err));
@@ -29761,15 +30068,11 @@ var ChunkPool = class ChunkPool {
 		return slot;
 	}
 	static start(threads) {
-		return new ChunkPool(threads ? Math.min(os.availableParallelism(), MAX_WORKERS) : 0);
+		const workers = threads ? Math.min(os.availableParallelism(), MAX_WORKERS) : 0;
+		return new ChunkPool(workers, workers * 3 + 2);
 	}
 	run(job, priority) {
 		if (this.failure) return Promise.reject(this.failure);
-		if (this.slots.length === 0) return new Promise((resolve) => resolve(runChunkJob(job, {
-			fs,
-			zlib,
-			crypto: crypto$1
-		})));
 		return new Promise((resolve, reject) => {
 			let at = this.waiting.length;
 			while (at > 0 && this.waiting[at - 1].priority > priority) at--;
@@ -29783,13 +30086,71 @@ var ChunkPool = class ChunkPool {
 			this.dispatch();
 		});
 	}
+	get framesMade() {
+		return this.made;
+	}
+	get frameLimit() {
+		return this.maxFrames;
+	}
+	release(result) {
+		if (!this.held.delete(result.frame)) return;
+		this.free.push(result.frame);
+		this.dispatch();
+	}
+	takeFrame(priority) {
+		const available = this.free.length + (this.maxFrames - this.made);
+		if (available === 0) return void 0;
+		if (available === 1) {
+			for (const heldBy of this.held.values()) if (heldBy <= priority) return void 0;
+		}
+		let frame = this.free.pop();
+		if (frame === void 0) {
+			frame = newChunkFrame();
+			this.made++;
+		}
+		this.held.set(frame, priority);
+		return frame;
+	}
 	dispatch() {
+		if (this.failure) return;
+		if (this.slots.length === 0) return this.runHere();
 		for (const slot of this.slots) while (slot.running.size < JOBS_PER_WORKER && this.waiting.length > 0) {
-			const next = this.waiting.shift();
+			const frame = this.takeFrame(this.waiting[0].priority);
+			if (frame === void 0) return;
+			const next = {
+				...this.waiting.shift(),
+				frame
+			};
 			slot.running.set(next.id, next);
 			slot.worker.postMessage({
 				id: next.id,
-				job: next.job
+				job: next.job,
+				frame
+			}, [frame.input, frame.output]);
+		}
+	}
+	runHere() {
+		for (;;) {
+			const next = this.waiting[0];
+			const frame = next && this.takeFrame(next.priority);
+			if (frame === void 0) return;
+			this.waiting.shift();
+			let result;
+			try {
+				result = runChunkJob(next.job, {
+					fs,
+					zlib,
+					crypto: crypto$1
+				}, frame);
+			} catch (err) {
+				this.held.delete(frame);
+				this.free.push(frame);
+				next.reject(err);
+				continue;
+			}
+			next.resolve({
+				...result,
+				frame
 			});
 		}
 	}
@@ -29799,6 +30160,8 @@ var ChunkPool = class ChunkPool {
 		for (const job of [...this.waiting, ...this.slots.flatMap((s) => [...s.running.values()])]) job.reject(err);
 		this.waiting.length = 0;
 		for (const slot of this.slots) slot.running.clear();
+		this.held.clear();
+		this.free.length = 0;
 	}
 	async close() {
 		const slots = [...this.slots];
@@ -29956,9 +30319,10 @@ var ZipWriter = class ZipWriter {
 	offset = 0;
 	entries = new WrittenEntries();
 	open_;
-	pending = [];
+	pending = Buffer.allocUnsafeSlow(FLUSH_BYTES);
 	pendingStart = 0;
 	observedTo = 0;
+	reread;
 	constructor(handle, observers) {
 		this.handle = handle;
 		this.observers = observers;
@@ -29967,17 +30331,17 @@ var ZipWriter = class ZipWriter {
 		return new ZipWriter(await open(file, "wx+"), observers);
 	}
 	async append(bytes) {
-		if (bytes.length > 0) this.pending.push(bytes);
-		this.offset += bytes.length;
-		if (this.offset - this.pendingStart >= FLUSH_BYTES) await this.flush();
+		for (let from = 0; from < bytes.length;) {
+			const copied = bytes.copy(this.pending, this.offset - this.pendingStart, from);
+			from += copied;
+			this.offset += copied;
+			if (this.offset - this.pendingStart === FLUSH_BYTES) await this.flush();
+		}
 	}
 	async flush() {
 		await this.observeUpTo(this.open_ ? this.open_.entry.localHeaderOffset : this.offset);
-		const buffers = this.pending;
-		const position = this.pendingStart;
-		this.pending = [];
+		await writeAll(this.handle, [this.pending.subarray(0, this.offset - this.pendingStart)], this.pendingStart);
 		this.pendingStart = this.offset;
-		await writeAll(this.handle, buffers, position);
 	}
 	async observeUpTo(end) {
 		if (this.observers.length === 0) {
@@ -29986,7 +30350,7 @@ var ZipWriter = class ZipWriter {
 		}
 		if (this.observedTo < this.pendingStart && this.observedTo < end) {
 			const upTo = Math.min(end, this.pendingStart);
-			const buffer = Buffer.allocUnsafe(REREAD_BYTES);
+			const buffer = this.reread ??= Buffer.allocUnsafeSlow(REREAD_BYTES);
 			while (this.observedTo < upTo) {
 				const want = Math.min(REREAD_BYTES, upTo - this.observedTo);
 				const { bytesRead } = await this.handle.read(buffer, 0, want, this.observedTo);
@@ -29995,32 +30359,14 @@ var ZipWriter = class ZipWriter {
 				this.observedTo += bytesRead;
 			}
 		}
-		let at = this.pendingStart;
-		for (const piece of this.pending) {
-			const pieceEnd = at + piece.length;
-			if (pieceEnd > this.observedTo && at < end) {
-				const part = piece.subarray(Math.max(0, this.observedTo - at), Math.min(piece.length, end - at));
-				for (const o of this.observers) o.update(part);
-				this.observedTo += part.length;
-			}
-			at = pieceEnd;
-			if (at >= end) break;
+		if (end > this.observedTo) {
+			const part = this.pending.subarray(this.observedTo - this.pendingStart, end - this.pendingStart);
+			for (const o of this.observers) o.update(part);
+			this.observedTo = end;
 		}
 	}
 	rewind(to) {
-		if (to < this.pendingStart) {
-			this.pending = [];
-			this.pendingStart = to;
-		} else {
-			let keep = to - this.pendingStart;
-			const kept = [];
-			for (const piece of this.pending) {
-				if (keep <= 0) break;
-				kept.push(piece.length <= keep ? piece : piece.subarray(0, keep));
-				keep -= piece.length;
-			}
-			this.pending = kept;
-		}
+		if (to < this.pendingStart) this.pendingStart = to;
 		this.offset = to;
 	}
 	async addWhole(nameText, mode, data) {
@@ -30083,8 +30429,9 @@ var ZipWriter = class ZipWriter {
 		if (!entry.zip64Local && (entry.size >= 4294967295 || entry.compressedSize >= 4294967295)) throw new RelcastError("E_INTERNAL", `zip writer: ${entry.name.toString()} grew to ${entry.size} bytes after it was listed smaller`);
 		const patched = localHeader(entry);
 		if (patched.length !== header.length) throw new RelcastError("E_INTERNAL", "zip writer: a local header changed length");
-		if (entry.localHeaderOffset >= this.pendingStart) patched.copy(header);
-		else await this.handle.write(patched, 0, patched.length, entry.localHeaderOffset);
+		const written = Math.min(patched.length, Math.max(0, this.pendingStart - entry.localHeaderOffset));
+		if (written > 0) await this.handle.write(patched, 0, written, entry.localHeaderOffset);
+		if (written < patched.length) patched.copy(this.pending, entry.localHeaderOffset + written - this.pendingStart, written);
 		this.open_ = void 0;
 		this.entries.push(entry);
 		await this.observeUpTo(this.offset);
@@ -30158,9 +30505,10 @@ const asBuffer = (view) => Buffer.from(view.buffer, view.byteOffset, view.byteLe
 async function* rereadFile(pool, bundleDir, entry, firstSha1) {
 	const again = createHash("sha1");
 	for (let offset = 0; offset < entry.size; offset += CHUNK_BYTES) {
-		const { raw } = await pool.run(chunkJob(bundleDir, entry, offset, 0, "store"), -1);
-		again.update(raw);
-		yield asBuffer(raw);
+		const result = await pool.run(chunkJob(bundleDir, entry, offset, 0, "store"), -1);
+		again.update(result.raw);
+		yield asBuffer(result.raw);
+		pool.release(result);
 	}
 	if (!again.digest().equals(firstSha1)) throw Object.assign(/* @__PURE__ */ new Error(`${entryPath(bundleDir, entry.name)} changed while the bundle was being zipped`), { code: BUNDLE_CHANGED });
 }
@@ -30208,6 +30556,7 @@ async function zipBundle(bundleDir, outFile, options = {}) {
 			if (first && !last) fileHash = createHash("sha1");
 			fileHash?.update(raw);
 			await writer.appendChunk(raw, result.deflated ? asBuffer(result.deflated) : raw);
+			pool.release(result);
 			if (last) {
 				const sha1 = fileHash ? fileHash.digest() : Buffer.from(result.sha1, "hex");
 				fileHash = void 0;
@@ -31957,7 +32306,7 @@ var init_copyDocumentWithTransform = __esmMin((() => {
 }));
 
 // node_modules/@smithy/types/dist-cjs/index.js
-var require_dist_cjs$16 = /* @__PURE__ */ __commonJSMin(((exports) => {
+var require_dist_cjs$15 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	var HttpAuthLocation;
 	(function(HttpAuthLocation) {
 		HttpAuthLocation["HEADER"] = "header";
@@ -32010,7 +32359,7 @@ var require_dist_cjs$16 = /* @__PURE__ */ __commonJSMin(((exports) => {
 // node_modules/@smithy/core/dist-es/submodules/transport/getSmithyContext.js
 var import_dist_cjs$28, getSmithyContext;
 var init_getSmithyContext = __esmMin((() => {
-	import_dist_cjs$28 = require_dist_cjs$16();
+	import_dist_cjs$28 = require_dist_cjs$15();
 	getSmithyContext = (context) => context[import_dist_cjs$28.SMITHY_CONTEXT_KEY] || (context[import_dist_cjs$28.SMITHY_CONTEXT_KEY] = {});
 }));
 
@@ -33095,7 +33444,7 @@ var init_constants$6 = __esmMin((() => {}));
 // node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getConfigData.js
 var import_dist_cjs$27, getConfigData;
 var init_getConfigData = __esmMin((() => {
-	import_dist_cjs$27 = require_dist_cjs$16();
+	import_dist_cjs$27 = require_dist_cjs$15();
 	init_constants$6();
 	getConfigData = (data) => Object.entries(data).filter(([key]) => {
 		const indexOfSeparator = key.indexOf(".");
@@ -33128,7 +33477,7 @@ var init_getCredentialsFilepath = __esmMin((() => {
 // node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/parseIni.js
 var import_dist_cjs$26, prefixKeyRegex, profileNameBlockList, parseIni;
 var init_parseIni = __esmMin((() => {
-	import_dist_cjs$26 = require_dist_cjs$16();
+	import_dist_cjs$26 = require_dist_cjs$15();
 	init_constants$6();
 	prefixKeyRegex = /^([\w-]+)\s(["'])?([\w-@+.%:/]+)\2$/;
 	profileNameBlockList = ["__proto__", "profile __proto__"];
@@ -33208,7 +33557,7 @@ var init_loadSharedConfigFiles = __esmMin((() => {
 // node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getSsoSessionData.js
 var import_dist_cjs$25, getSsoSessionData;
 var init_getSsoSessionData = __esmMin((() => {
-	import_dist_cjs$25 = require_dist_cjs$16();
+	import_dist_cjs$25 = require_dist_cjs$15();
 	init_loadSharedConfigFiles();
 	getSsoSessionData = (data) => Object.entries(data).filter(([key]) => key.startsWith(import_dist_cjs$25.IniSectionType.SSO_SESSION + ".")).reduce((acc, [key, value]) => ({
 		...acc,
@@ -34569,7 +34918,7 @@ var init_schemaLogFilter = __esmMin((() => {
 // node_modules/@smithy/core/dist-es/submodules/client/smithy-client/command.js
 var import_dist_cjs$24, operationEventStreamMarker, Command$1, ClassBuilder;
 var init_command = __esmMin((() => {
-	import_dist_cjs$24 = require_dist_cjs$16();
+	import_dist_cjs$24 = require_dist_cjs$15();
 	init_MiddlewareStack();
 	init_schemaLogFilter();
 	init_schema();
@@ -34895,7 +35244,7 @@ var init_emitWarningIfUnsupportedVersion = __esmMin((() => {
 var import_dist_cjs$23, knownAlgorithms, getChecksumConfiguration, resolveChecksumRuntimeConfig;
 var init_checksum$1 = __esmMin((() => {
 	init_transport();
-	import_dist_cjs$23 = require_dist_cjs$16();
+	import_dist_cjs$23 = require_dist_cjs$15();
 	knownAlgorithms = Object.values(import_dist_cjs$23.AlgorithmId);
 	getChecksumConfiguration = (runtimeConfig) => {
 		const checksumAlgorithms = [];
@@ -36093,7 +36442,7 @@ var init_isIpAddress$1 = __esmMin((() => {
 // node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/parseURL.js
 var import_dist_cjs$22, DEFAULT_PORTS, parseURL;
 var init_parseURL = __esmMin((() => {
-	import_dist_cjs$22 = require_dist_cjs$16();
+	import_dist_cjs$22 = require_dist_cjs$15();
 	init_isIpAddress$1();
 	DEFAULT_PORTS = {
 		[import_dist_cjs$22.EndpointURLScheme.HTTP]: 80,
@@ -40093,7 +40442,7 @@ var init_determineTimestampFormat = __esmMin((() => {}));
 // node_modules/@smithy/core/dist-es/submodules/protocols/protocol-http/Field.js
 var import_dist_cjs$21, Field;
 var init_Field = __esmMin((() => {
-	import_dist_cjs$21 = require_dist_cjs$16();
+	import_dist_cjs$21 = require_dist_cjs$15();
 	Field = class {
 		name;
 		kind;
@@ -42227,7 +42576,7 @@ var init_DefaultIdentityProviderConfig = __esmMin((() => {
 var import_dist_cjs$20, HttpApiKeyAuthSigner;
 var init_httpApiKeyAuth = __esmMin((() => {
 	init_protocols$1();
-	import_dist_cjs$20 = require_dist_cjs$16();
+	import_dist_cjs$20 = require_dist_cjs$15();
 	HttpApiKeyAuthSigner = class {
 		async sign(httpRequest, identity, signingProperties) {
 			if (!signingProperties) throw new Error("request could not be signed with `apiKey` since the `name` and `in` signer properties are missing");
@@ -42835,7 +43184,7 @@ var init_retryMiddleware = __esmMin((() => {
 	init_client$1();
 	init_protocols$1();
 	init_serde();
-	import_dist_cjs$19 = require_dist_cjs$16();
+	import_dist_cjs$19 = require_dist_cjs$15();
 	init_service_error_classification();
 	init_race();
 	init_constants$2();
@@ -46897,7 +47246,7 @@ var init_s3_expires_middleware = __esmMin((() => {
 }));
 
 // node_modules/@smithy/signature-v4/dist-cjs/index.js
-var require_dist_cjs$15 = /* @__PURE__ */ __commonJSMin(((exports) => {
+var require_dist_cjs$14 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { hasOwn, fromUtf8, fromHex, toHex, toUint8Array, writeKey, isArrayBuffer } = (init_serde(), __toCommonJS(serde_exports));
 	const { normalizeProvider } = (init_client$1(), __toCommonJS(client_exports$1));
 	const { escapeUri, HttpRequest } = (init_protocols$1(), __toCommonJS(protocols_exports));
@@ -47389,8 +47738,8 @@ ${toHex(hashedRequest)}`;
 }));
 
 // node_modules/@aws-sdk/signature-v4-multi-region/dist-cjs/index.js
-var require_dist_cjs$14 = /* @__PURE__ */ __commonJSMin(((exports) => {
-	const { SignatureV4, signatureV4aContainer } = require_dist_cjs$15();
+var require_dist_cjs$13 = /* @__PURE__ */ __commonJSMin(((exports) => {
+	const { SignatureV4, signatureV4aContainer } = require_dist_cjs$14();
 	const signatureV4CrtContainer = { CrtSignerV4: null };
 	const SESSION_TOKEN_QUERY_PARAM = "X-Amz-S3session-Token";
 	const SESSION_TOKEN_HEADER = SESSION_TOKEN_QUERY_PARAM.toLowerCase();
@@ -47493,7 +47842,7 @@ var require_dist_cjs$14 = /* @__PURE__ */ __commonJSMin(((exports) => {
 // node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/SignatureV4S3Express.js
 var import_dist_cjs$18, SignatureV4S3Express;
 var init_SignatureV4S3Express = __esmMin((() => {
-	import_dist_cjs$18 = require_dist_cjs$14();
+	import_dist_cjs$18 = require_dist_cjs$13();
 	SignatureV4S3Express = class extends import_dist_cjs$18.SignatureV4SignWithCredentials {};
 }));
 
@@ -47925,7 +48274,7 @@ var init_AwsRestJsonProtocol = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/xml-builder/dist-cjs/index.js
-var require_dist_cjs$13 = /* @__PURE__ */ __commonJSMin(((exports) => {
+var require_dist_cjs$12 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const ATTR_ESCAPE_RE = /[&<>"]/g;
 	const ATTR_ESCAPE_MAP = {
 		"&": "&amp;",
@@ -48288,7 +48637,7 @@ var init_writeKey = __esmMin((() => {}));
 // node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlShapeDeserializer.js
 var import_dist_cjs$17, XmlShapeDeserializer;
 var init_XmlShapeDeserializer = __esmMin((() => {
-	import_dist_cjs$17 = require_dist_cjs$13();
+	import_dist_cjs$17 = require_dist_cjs$12();
 	init_client$1();
 	init_protocols$1();
 	init_schema();
@@ -48686,7 +49035,7 @@ var init_parseXmlBody = __esmMin((() => {
 // node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlShapeSerializer.js
 var import_dist_cjs$16, XmlShapeSerializer;
 var init_XmlShapeSerializer = __esmMin((() => {
-	import_dist_cjs$16 = require_dist_cjs$13();
+	import_dist_cjs$16 = require_dist_cjs$12();
 	init_protocols$1();
 	init_schema();
 	init_serde();
@@ -49608,7 +49957,7 @@ var init_utils = __esmMin((() => {
 var import_dist_cjs$15, throwSigningPropertyError, hasEventStreamOutput, validateSigningProperties, AwsSdkSigV4Signer, AWSSDKSigV4Signer;
 var init_AwsSdkSigV4Signer = __esmMin((() => {
 	init_protocols$1();
-	import_dist_cjs$15 = require_dist_cjs$16();
+	import_dist_cjs$15 = require_dist_cjs$15();
 	init_utils();
 	throwSigningPropertyError = (name, property) => {
 		if (!property) throw new Error(`Property \`${name}\` is not resolved for AWS SDK SigV4Auth`);
@@ -49799,7 +50148,7 @@ var import_dist_cjs$14, bindResolveAwsSdkSigV4Config;
 var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 	init_client();
 	init_dist_es();
-	import_dist_cjs$14 = require_dist_cjs$15();
+	import_dist_cjs$14 = require_dist_cjs$14();
 	bindResolveAwsSdkSigV4Config = (defaultDisableClockSkewCorrection) => (config) => {
 		let inputCredentials = config.credentials;
 		let isUserSupplied = !!config.credentials;
@@ -49934,7 +50283,7 @@ var init_httpAuthSchemes = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/credential-provider-env/dist-cjs/index.js
-var require_dist_cjs$12 = /* @__PURE__ */ __commonJSMin(((exports) => {
+var require_dist_cjs$11 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { setCredentialFeature } = (init_client(), __toCommonJS(client_exports));
 	const { CredentialsProviderError } = (init_config$1(), __toCommonJS(config_exports));
 	const ENV_KEY = "AWS_ACCESS_KEY_ID";
@@ -49975,7 +50324,7 @@ var require_dist_cjs$12 = /* @__PURE__ */ __commonJSMin(((exports) => {
 }));
 
 // node_modules/@smithy/credential-provider-imds/dist-cjs/index.js
-var require_dist_cjs$11 = /* @__PURE__ */ __commonJSMin(((exports) => {
+var require_dist_cjs$10 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { ProviderError, CredentialsProviderError, loadConfig } = (init_config$1(), __toCommonJS(config_exports));
 	const node_http = __require("node:http");
 	const { parseUrl } = (init_protocols$1(), __toCommonJS(protocols_exports));
@@ -50290,7 +50639,7 @@ var require_dist_cjs$11 = /* @__PURE__ */ __commonJSMin(((exports) => {
 }));
 
 // node_modules/@smithy/node-http-handler/dist-cjs/index.js
-var require_dist_cjs$10 = /* @__PURE__ */ __commonJSMin(((exports) => {
+var require_dist_cjs$9 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { hasOwn } = (init_serde(), __toCommonJS(serde_exports));
 	const { streamCollector } = (init_serde(), __toCommonJS(serde_exports));
 	exports.streamCollector = streamCollector;
@@ -51030,10 +51379,10 @@ or increase socketAcquisitionWarningTimeout=(millis) in the NodeHttpHandler conf
 }));
 
 // node_modules/@aws-sdk/credential-provider-http/dist-cjs/index.js
-var require_dist_cjs$9 = /* @__PURE__ */ __commonJSMin(((exports) => {
+var require_dist_cjs$8 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { setCredentialFeature } = (init_client(), __toCommonJS(client_exports));
 	const { CredentialsProviderError } = (init_config$1(), __toCommonJS(config_exports));
-	const { NodeHttpHandler } = require_dist_cjs$10();
+	const { NodeHttpHandler } = require_dist_cjs$9();
 	const fs = __require("node:fs/promises");
 	const { HttpRequest } = (init_protocols$1(), __toCommonJS(protocols_exports));
 	const { sdkStreamMixin, parseRfc3339DateTime } = (init_serde(), __toCommonJS(serde_exports));
@@ -51937,7 +52286,7 @@ var init_runtimeConfig$3 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$13 = require_dist_cjs$10();
+	import_dist_cjs$13 = require_dist_cjs$9();
 	init_runtimeConfig_shared$3();
 	getRuntimeConfig$6 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -52182,7 +52531,7 @@ var init_sso_oidc = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/token-providers/dist-cjs/index.js
-var require_dist_cjs$8 = /* @__PURE__ */ __commonJSMin(((exports) => {
+var require_dist_cjs$7 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { setTokenFeature } = (init_client(), __toCommonJS(client_exports));
 	const { getBearerTokenEnvKey } = (init_httpAuthSchemes(), __toCommonJS(httpAuthSchemes_exports));
 	const { TokenProviderError, getSSOTokenFilepath, parseKnownFiles, getProfileName, loadSsoSessionData, getSSOTokenFromFile, memoize, chain } = (init_config$1(), __toCommonJS(config_exports));
@@ -52819,7 +53168,7 @@ var init_runtimeConfig$2 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$12 = require_dist_cjs$10();
+	import_dist_cjs$12 = require_dist_cjs$9();
 	init_runtimeConfig_shared$2();
 	getRuntimeConfig$4 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -53043,10 +53392,10 @@ var require_loadSso_BGYXHf8s = /* @__PURE__ */ __commonJSMin(((exports) => {
 }));
 
 // node_modules/@aws-sdk/credential-provider-sso/dist-cjs/index.js
-var require_dist_cjs$7 = /* @__PURE__ */ __commonJSMin(((exports) => {
+var require_dist_cjs$6 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { CredentialsProviderError, getSSOTokenFromFile, getProfileName, parseKnownFiles, loadSsoSessionData } = (init_config$1(), __toCommonJS(config_exports));
 	const { setCredentialFeature } = (init_client(), __toCommonJS(client_exports));
-	const { fromSso } = require_dist_cjs$8();
+	const { fromSso } = require_dist_cjs$7();
 	const isSsoProfile = (arg) => arg && (typeof arg.sso_start_url === "string" || typeof arg.sso_account_id === "string" || typeof arg.sso_session === "string" || typeof arg.sso_region === "string" || typeof arg.sso_role_name === "string");
 	const SHOULD_FAIL_CREDENTIAL_CHAIN = false;
 	const resolveSSOCredentials = async ({ ssoStartUrl, ssoSession, ssoAccountId, ssoRegion, ssoRoleName, ssoClient, clientConfig, parentClientConfig, callerClientConfig, profile, filepath, configFilepath, ignoreCache, logger }) => {
@@ -53440,7 +53789,7 @@ function createSmithyApiNoAuthHttpAuthOption$1(authParameters) {
 var import_dist_cjs$11, createEndpointRuleSetHttpAuthSchemeParametersProvider, _defaultSTSHttpAuthSchemeParametersProvider, defaultSTSHttpAuthSchemeParametersProvider, createEndpointRuleSetHttpAuthSchemeProvider, _defaultSTSHttpAuthSchemeProvider, defaultSTSHttpAuthSchemeProvider, resolveHttpAuthSchemeConfig$1;
 var init_httpAuthSchemeProvider$1 = __esmMin((() => {
 	init_httpAuthSchemes();
-	import_dist_cjs$11 = require_dist_cjs$14();
+	import_dist_cjs$11 = require_dist_cjs$13();
 	init_client$1();
 	init_endpoints();
 	init_endpointResolver$1();
@@ -54062,7 +54411,7 @@ var import_dist_cjs$10, getRuntimeConfig$3;
 var init_runtimeConfig_shared$1 = __esmMin((() => {
 	init_httpAuthSchemes();
 	init_protocols();
-	import_dist_cjs$10 = require_dist_cjs$14();
+	import_dist_cjs$10 = require_dist_cjs$13();
 	init_dist_es();
 	init_checksum();
 	init_client$1();
@@ -54126,7 +54475,7 @@ var init_runtimeConfig$1 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$9 = require_dist_cjs$10();
+	import_dist_cjs$9 = require_dist_cjs$9();
 	init_runtimeConfig_shared$1();
 	getRuntimeConfig$2 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -55230,7 +55579,7 @@ var init_runtimeConfig = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$8 = require_dist_cjs$10();
+	import_dist_cjs$8 = require_dist_cjs$9();
 	init_runtimeConfig_shared();
 	getRuntimeConfig = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -55498,7 +55847,7 @@ var init_signin = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/credential-provider-login/dist-cjs/index.js
-var require_dist_cjs$6 = /* @__PURE__ */ __commonJSMin(((exports) => {
+var require_dist_cjs$5 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { setCredentialFeature } = (init_client(), __toCommonJS(client_exports));
 	const { CredentialsProviderError, parseKnownFiles, getProfileName } = (init_config$1(), __toCommonJS(config_exports));
 	const { HttpRequest } = (init_protocols$1(), __toCommonJS(protocols_exports));
@@ -55760,7 +56109,7 @@ var require_dist_cjs$6 = /* @__PURE__ */ __commonJSMin(((exports) => {
 }));
 
 // node_modules/@aws-sdk/credential-provider-process/dist-cjs/index.js
-var require_dist_cjs$5 = /* @__PURE__ */ __commonJSMin(((exports) => {
+var require_dist_cjs$4 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { externalDataInterceptor, CredentialsProviderError, parseKnownFiles, getProfileName } = (init_config$1(), __toCommonJS(config_exports));
 	const { exec } = __require("node:child_process");
 	const { promisify } = __require("node:util");
@@ -55815,7 +56164,7 @@ var require_dist_cjs$5 = /* @__PURE__ */ __commonJSMin(((exports) => {
 }));
 
 // node_modules/@aws-sdk/credential-provider-web-identity/dist-cjs/index.js
-var require_dist_cjs$4 = /* @__PURE__ */ __commonJSMin(((exports) => {
+var require_dist_cjs$3 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { setCredentialFeature } = (init_client(), __toCommonJS(client_exports));
 	const { CredentialsProviderError, externalDataInterceptor } = (init_config$1(), __toCommonJS(config_exports));
 	const { readFileSync } = __require("node:fs");
@@ -55867,25 +56216,25 @@ var require_dist_cjs$4 = /* @__PURE__ */ __commonJSMin(((exports) => {
 }));
 
 // node_modules/@aws-sdk/credential-provider-ini/dist-cjs/index.js
-var require_dist_cjs$3 = /* @__PURE__ */ __commonJSMin(((exports) => {
+var require_dist_cjs$2 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { CredentialsProviderError, chain, getProfileName, parseKnownFiles } = (init_config$1(), __toCommonJS(config_exports));
 	const { setCredentialFeature } = (init_client(), __toCommonJS(client_exports));
 	const resolveCredentialSource = (credentialSource, profileName, logger) => {
 		const sourceProvidersMap = {
 			EcsContainer: async (options) => {
-				const { fromHttp } = require_dist_cjs$9();
-				const { fromContainerMetadata } = require_dist_cjs$11();
+				const { fromHttp } = require_dist_cjs$8();
+				const { fromContainerMetadata } = require_dist_cjs$10();
 				logger?.debug("@aws-sdk/credential-provider-ini - credential_source is EcsContainer");
 				return async () => chain(fromHttp(options ?? {}), fromContainerMetadata(options))().then(setNamedProvider);
 			},
 			Ec2InstanceMetadata: async (options) => {
 				logger?.debug("@aws-sdk/credential-provider-ini - credential_source is Ec2InstanceMetadata");
-				const { fromInstanceMetadata } = require_dist_cjs$11();
+				const { fromInstanceMetadata } = require_dist_cjs$10();
 				return async () => fromInstanceMetadata(options)().then(setNamedProvider);
 			},
 			Environment: async (options) => {
 				logger?.debug("@aws-sdk/credential-provider-ini - credential_source is Environment");
-				const { fromEnv } = require_dist_cjs$12();
+				const { fromEnv } = require_dist_cjs$11();
 				return async () => fromEnv(options)().then(setNamedProvider);
 			}
 		};
@@ -55962,7 +56311,7 @@ var require_dist_cjs$3 = /* @__PURE__ */ __commonJSMin(((exports) => {
 		return Boolean(data && data.login_session);
 	};
 	const resolveLoginCredentials = async (profileName, options, callerClientConfig) => {
-		const { fromLoginCredentials } = require_dist_cjs$6();
+		const { fromLoginCredentials } = require_dist_cjs$5();
 		const credentials = await fromLoginCredentials({
 			...options,
 			profile: profileName
@@ -55971,7 +56320,7 @@ var require_dist_cjs$3 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	};
 	const isProcessProfile = (arg) => Boolean(arg) && typeof arg === "object" && typeof arg.credential_process === "string";
 	const resolveProcessCredentials = async (options, profile) => {
-		const { fromProcess } = require_dist_cjs$5();
+		const { fromProcess } = require_dist_cjs$4();
 		const credentials = await fromProcess({
 			...options,
 			profile
@@ -55979,7 +56328,7 @@ var require_dist_cjs$3 = /* @__PURE__ */ __commonJSMin(((exports) => {
 		return setCredentialFeature(credentials, "CREDENTIALS_PROFILE_PROCESS", "v");
 	};
 	const resolveSsoCredentials = async (profile, profileData, options = {}, callerClientConfig) => {
-		const { fromSSO } = require_dist_cjs$7();
+		const { fromSSO } = require_dist_cjs$6();
 		return fromSSO({
 			profile,
 			logger: options.logger,
@@ -56005,7 +56354,7 @@ var require_dist_cjs$3 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	};
 	const isWebIdentityProfile = (arg) => Boolean(arg) && typeof arg === "object" && typeof arg.web_identity_token_file === "string" && typeof arg.role_arn === "string" && ["undefined", "string"].indexOf(typeof arg.role_session_name) > -1;
 	const resolveWebIdentityCredentials = async (profile, options, callerClientConfig) => {
-		const { fromTokenFile } = require_dist_cjs$4();
+		const { fromTokenFile } = require_dist_cjs$3();
 		const credentials = await fromTokenFile({
 			webIdentityTokenFile: profile.web_identity_token_file,
 			roleArn: profile.role_arn,
@@ -56039,15 +56388,15 @@ var require_dist_cjs$3 = /* @__PURE__ */ __commonJSMin(((exports) => {
 }));
 
 // node_modules/@aws-sdk/credential-provider-node/dist-cjs/index.js
-var require_dist_cjs$2 = /* @__PURE__ */ __commonJSMin(((exports) => {
-	const { ENV_KEY, ENV_SECRET, fromEnv } = require_dist_cjs$12();
+var require_dist_cjs$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
+	const { ENV_KEY, ENV_SECRET, fromEnv } = require_dist_cjs$11();
 	const { chain, CredentialsProviderError, ENV_PROFILE } = (init_config$1(), __toCommonJS(config_exports));
 	const ENV_IMDS_DISABLED = "AWS_EC2_METADATA_DISABLED";
 	const remoteProvider = async (init) => {
-		const { ENV_CMDS_FULL_URI, ENV_CMDS_RELATIVE_URI, fromContainerMetadata, fromInstanceMetadata } = require_dist_cjs$11();
+		const { ENV_CMDS_FULL_URI, ENV_CMDS_RELATIVE_URI, fromContainerMetadata, fromInstanceMetadata } = require_dist_cjs$10();
 		if (process.env[ENV_CMDS_RELATIVE_URI] || process.env[ENV_CMDS_FULL_URI]) {
 			init.logger?.debug("@aws-sdk/credential-provider-node - remoteProvider::fromHttp/fromContainerMetadata");
-			const { fromHttp } = require_dist_cjs$9();
+			const { fromHttp } = require_dist_cjs$8();
 			return chain(fromHttp(init), fromContainerMetadata(init));
 		}
 		if (process.env[ENV_IMDS_DISABLED] && process.env[ENV_IMDS_DISABLED] !== "false") return async () => {
@@ -56137,22 +56486,22 @@ var require_dist_cjs$2 = /* @__PURE__ */ __commonJSMin(((exports) => {
 			init.logger?.debug("@aws-sdk/credential-provider-node - defaultProvider::fromSSO");
 			const { ssoStartUrl, ssoAccountId, ssoRegion, ssoRoleName, ssoSession } = init;
 			if (!ssoStartUrl && !ssoAccountId && !ssoRegion && !ssoRoleName && !ssoSession) throw new CredentialsProviderError("Skipping SSO provider in default chain (inputs do not include SSO fields).", { logger: init.logger });
-			const { fromSSO } = require_dist_cjs$7();
+			const { fromSSO } = require_dist_cjs$6();
 			return fromSSO(init)(awsIdentityProperties);
 		},
 		async (awsIdentityProperties) => {
 			init.logger?.debug("@aws-sdk/credential-provider-node - defaultProvider::fromIni");
-			const { fromIni } = require_dist_cjs$3();
+			const { fromIni } = require_dist_cjs$2();
 			return fromIni(init)(awsIdentityProperties);
 		},
 		async (awsIdentityProperties) => {
 			init.logger?.debug("@aws-sdk/credential-provider-node - defaultProvider::fromProcess");
-			const { fromProcess } = require_dist_cjs$5();
+			const { fromProcess } = require_dist_cjs$4();
 			return fromProcess(init)(awsIdentityProperties);
 		},
 		async (awsIdentityProperties) => {
 			init.logger?.debug("@aws-sdk/credential-provider-node - defaultProvider::fromTokenFile");
-			const { fromTokenFile } = require_dist_cjs$4();
+			const { fromTokenFile } = require_dist_cjs$3();
 			return fromTokenFile(init)(awsIdentityProperties);
 		},
 		async () => {
@@ -57012,15 +57361,13 @@ var init_sha = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/client-s3/dist-cjs/index.js
-var require_dist_cjs$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
+var require_dist_cjs = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { getFlexibleChecksumsPlugin, NODE_RESPONSE_CHECKSUM_VALIDATION_CONFIG_OPTIONS, NODE_REQUEST_CHECKSUM_CALCULATION_CONFIG_OPTIONS, resolveFlexibleChecksumsConfig } = (init_flexible_checksums(), __toCommonJS(flexible_checksums_exports));
 	const { awsEndpointFunctions, emitWarningIfUnsupportedVersion: emitWarningIfUnsupportedVersion$1, createDefaultUserAgentProvider, NODE_APP_ID_CONFIG_OPTIONS, getAwsRegionExtensionConfiguration, resolveAwsRegionExtensionConfiguration, resolveUserAgentConfig, resolveHostHeaderConfig, getUserAgentPlugin, getHostHeaderPlugin, getLoggerPlugin, getRecursionDetectionPlugin } = (init_client(), __toCommonJS(client_exports));
 	const { getThrow200ExceptionsPlugin, getSsecPlugin, getLocationConstraintPlugin, getS3ExpiresMiddlewarePlugin, getCheckContentLengthHeaderPlugin, S3RestXmlProtocol, NODE_USE_ARN_REGION_CONFIG_OPTIONS, NODE_DISABLE_S3_EXPRESS_SESSION_AUTH_OPTIONS, resolveS3Config, getValidateBucketNamePlugin, getAddExpectContinuePlugin, getRegionRedirectMiddlewarePlugin, getS3ExpressPlugin, getS3ExpressHttpSigningPlugin } = (init_s3(), __toCommonJS(s3_exports));
 	const { getHttpAuthSchemeEndpointRuleSetPlugin, DefaultIdentityProviderConfig, getHttpSigningPlugin, createPaginator } = (init_dist_es(), __toCommonJS(dist_es_exports));
 	const { normalizeProvider, getSmithyContext, makeBuilder, ServiceException, NoOpLogger, emitWarningIfUnsupportedVersion, loadConfigsForDefaultMode, getDefaultExtensionConfiguration, resolveDefaultRuntimeConfig, Client, createWaiter, checkExceptions, WaiterState, createAggregatedClient } = (init_client$1(), __toCommonJS(client_exports$1));
 	const { Command: $Command } = (init_client$1(), __toCommonJS(client_exports$1));
-	exports.$Command = $Command;
-	exports.__Client = Client;
 	const { resolveDefaultsModeConfig, loadConfig, NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, NODE_REGION_CONFIG_OPTIONS, NODE_REGION_CONFIG_FILE_OPTIONS, resolveRegionConfig } = (init_config$1(), __toCommonJS(config_exports));
 	const { BinaryDecisionDiagram, EndpointCache, decideEndpoint, customEndpointFunctions, resolveParams, getEndpointPlugin, resolveEndpointConfig } = (init_endpoints(), __toCommonJS(endpoints_exports));
 	const { eventStreamSerdeProvider, resolveEventStreamSerdeConfig } = (init_event_streams(), __toCommonJS(event_streams_exports));
@@ -57028,11 +57375,11 @@ var require_dist_cjs$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 	const { DEFAULT_RETRY_MODE, NODE_RETRY_MODE_CONFIG_OPTIONS, NODE_MAX_ATTEMPT_CONFIG_OPTIONS, resolveRetryConfig, getRetryPlugin } = (init_retry(), __toCommonJS(retry_exports));
 	const { TypeRegistry, getSchemaSerdePlugin } = (init_schema(), __toCommonJS(schema_exports));
 	const { resolveAwsSdkSigV4Config, resolveAwsSdkSigV4AConfig, AwsSdkSigV4Signer, AwsSdkSigV4ASigner, NODE_SIGV4A_CONFIG_OPTIONS, NODE_AUTH_SCHEME_PREFERENCE_OPTIONS } = (init_httpAuthSchemes(), __toCommonJS(httpAuthSchemes_exports));
-	const { SignatureV4MultiRegion } = require_dist_cjs$14();
-	const { defaultProvider } = require_dist_cjs$2();
+	const { SignatureV4MultiRegion } = require_dist_cjs$13();
+	const { defaultProvider } = require_dist_cjs$1();
 	const { Sha256, Md5, readableStreamHasher } = (init_checksum(), __toCommonJS(checksum_exports));
 	const { toUtf8, fromUtf8, sdkStreamMixin, getAwsChunkedEncodingStream, toBase64, fromBase64, calculateBodyLength } = (init_serde(), __toCommonJS(serde_exports));
-	const { streamCollector, NodeHttpHandler } = require_dist_cjs$10();
+	const { streamCollector, NodeHttpHandler } = require_dist_cjs$9();
 	const { Sha1 } = (init_sha(), __toCommonJS(sha_exports));
 	const aw = "ref";
 	const ax = "argv";
@@ -69812,13 +70159,6 @@ var require_dist_cjs$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 			reason
 		};
 	};
-	const waitForBucketExists = async (params, input) => {
-		return createWaiter({
-			minDelay: 5,
-			maxDelay: 120,
-			...params
-		}, input, checkState$3);
-	};
 	const waitUntilBucketExists = async (params, input) => {
 		const result = await createWaiter({
 			minDelay: 5,
@@ -69842,13 +70182,6 @@ var require_dist_cjs$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 			state: WaiterState.RETRY,
 			reason
 		};
-	};
-	const waitForBucketNotExists = async (params, input) => {
-		return createWaiter({
-			minDelay: 5,
-			maxDelay: 120,
-			...params
-		}, input, checkState$2);
 	};
 	const waitUntilBucketNotExists = async (params, input) => {
 		const result = await createWaiter({
@@ -69878,13 +70211,6 @@ var require_dist_cjs$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 			reason
 		};
 	};
-	const waitForObjectExists = async (params, input) => {
-		return createWaiter({
-			minDelay: 5,
-			maxDelay: 120,
-			...params
-		}, input, checkState$1);
-	};
 	const waitUntilObjectExists = async (params, input) => {
 		const result = await createWaiter({
 			minDelay: 5,
@@ -69908,13 +70234,6 @@ var require_dist_cjs$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 			state: WaiterState.RETRY,
 			reason
 		};
-	};
-	const waitForObjectNotExists = async (params, input) => {
-		return createWaiter({
-			minDelay: 5,
-			maxDelay: 120,
-			...params
-		}, input, checkState);
 	};
 	const waitUntilObjectNotExists = async (params, input) => {
 		const result = await createWaiter({
@@ -70056,53 +70375,6 @@ var require_dist_cjs$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 		paginators,
 		waiters
 	});
-	const BucketAbacStatus = {
-		Disabled: "Disabled",
-		Enabled: "Enabled"
-	};
-	const RequestCharged = { requester: "requester" };
-	const RequestPayer = { requester: "requester" };
-	const BucketAccelerateStatus = {
-		Enabled: "Enabled",
-		Suspended: "Suspended"
-	};
-	const Type = {
-		AmazonCustomerByEmail: "AmazonCustomerByEmail",
-		CanonicalUser: "CanonicalUser",
-		Group: "Group"
-	};
-	const Permission = {
-		FULL_CONTROL: "FULL_CONTROL",
-		READ: "READ",
-		READ_ACP: "READ_ACP",
-		WRITE: "WRITE",
-		WRITE_ACP: "WRITE_ACP"
-	};
-	const OwnerOverride = { Destination: "Destination" };
-	const ChecksumType = {
-		COMPOSITE: "COMPOSITE",
-		FULL_OBJECT: "FULL_OBJECT"
-	};
-	const ServerSideEncryption = {
-		AES256: "AES256",
-		aws_backup: "aws:backup",
-		aws_fsx: "aws:fsx",
-		aws_kms: "aws:kms",
-		aws_kms_dsse: "aws:kms:dsse"
-	};
-	const ObjectCannedACL = {
-		authenticated_read: "authenticated-read",
-		aws_exec_read: "aws-exec-read",
-		bucket_owner_full_control: "bucket-owner-full-control",
-		bucket_owner_read: "bucket-owner-read",
-		private: "private",
-		public_read: "public-read",
-		public_read_write: "public-read-write"
-	};
-	const AnnotationDirective = {
-		COPY: "COPY",
-		EXCLUDE: "EXCLUDE"
-	};
 	const ChecksumAlgorithm = {
 		CRC32: "CRC32",
 		CRC32C: "CRC32C",
@@ -70115,1073 +70387,21 @@ var require_dist_cjs$1 = /* @__PURE__ */ __commonJSMin(((exports) => {
 		XXHASH3: "XXHASH3",
 		XXHASH64: "XXHASH64"
 	};
-	const MetadataDirective = {
-		COPY: "COPY",
-		REPLACE: "REPLACE"
-	};
-	const ObjectLockEventHold = {
-		OFF: "OFF",
-		ON: "ON"
-	};
-	const ObjectLockLegalHoldStatus = {
-		OFF: "OFF",
-		ON: "ON"
-	};
-	const ObjectLockMode = {
-		COMPLIANCE: "COMPLIANCE",
-		GOVERNANCE: "GOVERNANCE"
-	};
-	const StorageClass = {
-		AWS_BACKUP_LOW_COST_WARM: "AWS_BACKUP_LOW_COST_WARM",
-		AWS_BACKUP_WARM: "AWS_BACKUP_WARM",
-		DEEP_ARCHIVE: "DEEP_ARCHIVE",
-		EXPRESS_ONEZONE: "EXPRESS_ONEZONE",
-		FSX_ONTAP: "FSX_ONTAP",
-		FSX_OPENZFS: "FSX_OPENZFS",
-		GLACIER: "GLACIER",
-		GLACIER_IR: "GLACIER_IR",
-		INTELLIGENT_TIERING: "INTELLIGENT_TIERING",
-		ONEZONE_IA: "ONEZONE_IA",
-		OUTPOSTS: "OUTPOSTS",
-		REDUCED_REDUNDANCY: "REDUCED_REDUNDANCY",
-		SNOW: "SNOW",
-		STANDARD: "STANDARD",
-		STANDARD_IA: "STANDARD_IA"
-	};
-	const TaggingDirective = {
-		COPY: "COPY",
-		REPLACE: "REPLACE"
-	};
-	const BucketCannedACL = {
-		authenticated_read: "authenticated-read",
-		private: "private",
-		public_read: "public-read",
-		public_read_write: "public-read-write"
-	};
-	const BucketNamespace = {
-		ACCOUNT_REGIONAL: "account-regional",
-		GLOBAL: "global"
-	};
-	const DataRedundancy = {
-		SingleAvailabilityZone: "SingleAvailabilityZone",
-		SingleLocalZone: "SingleLocalZone"
-	};
-	const BucketType = { Directory: "Directory" };
-	const LocationType = {
-		AvailabilityZone: "AvailabilityZone",
-		LocalZone: "LocalZone"
-	};
-	const BucketLocationConstraint = {
-		EU: "EU",
-		af_south_1: "af-south-1",
-		ap_east_1: "ap-east-1",
-		ap_east_2: "ap-east-2",
-		ap_northeast_1: "ap-northeast-1",
-		ap_northeast_2: "ap-northeast-2",
-		ap_northeast_3: "ap-northeast-3",
-		ap_south_1: "ap-south-1",
-		ap_south_2: "ap-south-2",
-		ap_southeast_1: "ap-southeast-1",
-		ap_southeast_2: "ap-southeast-2",
-		ap_southeast_3: "ap-southeast-3",
-		ap_southeast_4: "ap-southeast-4",
-		ap_southeast_5: "ap-southeast-5",
-		ap_southeast_6: "ap-southeast-6",
-		ap_southeast_7: "ap-southeast-7",
-		ca_central_1: "ca-central-1",
-		ca_west_1: "ca-west-1",
-		cn_north_1: "cn-north-1",
-		cn_northwest_1: "cn-northwest-1",
-		eu_central_1: "eu-central-1",
-		eu_central_2: "eu-central-2",
-		eu_north_1: "eu-north-1",
-		eu_south_1: "eu-south-1",
-		eu_south_2: "eu-south-2",
-		eu_west_1: "eu-west-1",
-		eu_west_2: "eu-west-2",
-		eu_west_3: "eu-west-3",
-		il_central_1: "il-central-1",
-		me_central_1: "me-central-1",
-		me_south_1: "me-south-1",
-		mx_central_1: "mx-central-1",
-		sa_east_1: "sa-east-1",
-		us_east_2: "us-east-2",
-		us_gov_east_1: "us-gov-east-1",
-		us_gov_west_1: "us-gov-west-1",
-		us_west_1: "us-west-1",
-		us_west_2: "us-west-2"
-	};
-	const ObjectOwnership = {
-		BucketOwnerEnforced: "BucketOwnerEnforced",
-		BucketOwnerPreferred: "BucketOwnerPreferred",
-		ObjectWriter: "ObjectWriter"
-	};
-	const AnnotationConfigurationState = {
-		DISABLED: "DISABLED",
-		ENABLED: "ENABLED"
-	};
-	const TableSseAlgorithm = {
-		AES256: "AES256",
-		aws_kms: "aws:kms"
-	};
-	const InventoryConfigurationState = {
-		DISABLED: "DISABLED",
-		ENABLED: "ENABLED"
-	};
-	const ExpirationState = {
-		DISABLED: "DISABLED",
-		ENABLED: "ENABLED"
-	};
-	const SessionMode = {
-		ReadOnly: "ReadOnly",
-		ReadWrite: "ReadWrite"
-	};
-	const AnalyticsS3ExportFileFormat = { CSV: "CSV" };
-	const StorageClassAnalysisSchemaVersion = { V_1: "V_1" };
-	const EncryptionType = {
-		NONE: "NONE",
-		SSE_C: "SSE-C"
-	};
-	const IntelligentTieringStatus = {
-		Disabled: "Disabled",
-		Enabled: "Enabled"
-	};
-	const IntelligentTieringAccessTier = {
-		ARCHIVE_ACCESS: "ARCHIVE_ACCESS",
-		DEEP_ARCHIVE_ACCESS: "DEEP_ARCHIVE_ACCESS"
-	};
-	const InventoryFormat = {
-		CSV: "CSV",
-		ORC: "ORC",
-		Parquet: "Parquet"
-	};
-	const InventoryIncludedObjectVersions = {
-		All: "All",
-		Current: "Current"
-	};
-	const InventoryOptionalField = {
-		BucketKeyStatus: "BucketKeyStatus",
-		ChecksumAlgorithm: "ChecksumAlgorithm",
-		ETag: "ETag",
-		EncryptionStatus: "EncryptionStatus",
-		IntelligentTieringAccessTier: "IntelligentTieringAccessTier",
-		IntelligentTieringReferenceDate: "IntelligentTieringReferenceDate",
-		IsMultipartUploaded: "IsMultipartUploaded",
-		LastModifiedDate: "LastModifiedDate",
-		LifecycleExpirationDate: "LifecycleExpirationDate",
-		ObjectAccessControlList: "ObjectAccessControlList",
-		ObjectLockEventHoldDuration: "ObjectLockEventHoldDuration",
-		ObjectLockEventHoldStatus: "ObjectLockEventHoldStatus",
-		ObjectLockLegalHoldStatus: "ObjectLockLegalHoldStatus",
-		ObjectLockMode: "ObjectLockMode",
-		ObjectLockRetainUntilDate: "ObjectLockRetainUntilDate",
-		ObjectOwner: "ObjectOwner",
-		ReplicationStatus: "ReplicationStatus",
-		Size: "Size",
-		StorageClass: "StorageClass"
-	};
-	const InventoryFrequency = {
-		Daily: "Daily",
-		Weekly: "Weekly"
-	};
-	const TransitionStorageClass = {
-		DEEP_ARCHIVE: "DEEP_ARCHIVE",
-		GLACIER: "GLACIER",
-		GLACIER_IR: "GLACIER_IR",
-		INTELLIGENT_TIERING: "INTELLIGENT_TIERING",
-		ONEZONE_IA: "ONEZONE_IA",
-		STANDARD_IA: "STANDARD_IA"
-	};
-	const ExpirationStatus = {
-		Disabled: "Disabled",
-		Enabled: "Enabled"
-	};
-	const TransitionDefaultMinimumObjectSize = {
-		all_storage_classes_128K: "all_storage_classes_128K",
-		varies_by_storage_class: "varies_by_storage_class"
-	};
-	const BucketLogsPermission = {
-		FULL_CONTROL: "FULL_CONTROL",
-		READ: "READ",
-		WRITE: "WRITE"
-	};
-	const PartitionDateSource = {
-		DeliveryTime: "DeliveryTime",
-		EventTime: "EventTime"
-	};
-	const S3TablesBucketType = {
-		aws: "aws",
-		customer: "customer"
-	};
-	const Event = {
-		s3_IntelligentTiering: "s3:IntelligentTiering",
-		s3_LifecycleExpiration_: "s3:LifecycleExpiration:*",
-		s3_LifecycleExpiration_Delete: "s3:LifecycleExpiration:Delete",
-		s3_LifecycleExpiration_DeleteMarkerCreated: "s3:LifecycleExpiration:DeleteMarkerCreated",
-		s3_LifecycleTransition: "s3:LifecycleTransition",
-		s3_ObjectAcl_Put: "s3:ObjectAcl:Put",
-		s3_ObjectAnnotation_: "s3:ObjectAnnotation:*",
-		s3_ObjectAnnotation_Delete: "s3:ObjectAnnotation:Delete",
-		s3_ObjectAnnotation_Put: "s3:ObjectAnnotation:Put",
-		s3_ObjectCreated_: "s3:ObjectCreated:*",
-		s3_ObjectCreated_CompleteMultipartUpload: "s3:ObjectCreated:CompleteMultipartUpload",
-		s3_ObjectCreated_Copy: "s3:ObjectCreated:Copy",
-		s3_ObjectCreated_Post: "s3:ObjectCreated:Post",
-		s3_ObjectCreated_Put: "s3:ObjectCreated:Put",
-		s3_ObjectRemoved_: "s3:ObjectRemoved:*",
-		s3_ObjectRemoved_Delete: "s3:ObjectRemoved:Delete",
-		s3_ObjectRemoved_DeleteMarkerCreated: "s3:ObjectRemoved:DeleteMarkerCreated",
-		s3_ObjectRestore_: "s3:ObjectRestore:*",
-		s3_ObjectRestore_Completed: "s3:ObjectRestore:Completed",
-		s3_ObjectRestore_Delete: "s3:ObjectRestore:Delete",
-		s3_ObjectRestore_Post: "s3:ObjectRestore:Post",
-		s3_ObjectRetention_Put: "s3:ObjectRetention:Put",
-		s3_ObjectTagging_: "s3:ObjectTagging:*",
-		s3_ObjectTagging_Delete: "s3:ObjectTagging:Delete",
-		s3_ObjectTagging_Put: "s3:ObjectTagging:Put",
-		s3_ReducedRedundancyLostObject: "s3:ReducedRedundancyLostObject",
-		s3_Replication_: "s3:Replication:*",
-		s3_Replication_OperationFailedReplication: "s3:Replication:OperationFailedReplication",
-		s3_Replication_OperationMissedThreshold: "s3:Replication:OperationMissedThreshold",
-		s3_Replication_OperationNotTracked: "s3:Replication:OperationNotTracked",
-		s3_Replication_OperationReplicatedAfterThreshold: "s3:Replication:OperationReplicatedAfterThreshold"
-	};
-	const FilterRuleName = {
-		prefix: "prefix",
-		suffix: "suffix"
-	};
-	const DeleteMarkerReplicationStatus = {
-		Disabled: "Disabled",
-		Enabled: "Enabled"
-	};
-	const UseSourceMultiRegionKeyStatus = {
-		Disabled: "Disabled",
-		Enabled: "Enabled"
-	};
-	const MetricsStatus = {
-		Disabled: "Disabled",
-		Enabled: "Enabled"
-	};
-	const ReplicationTimeStatus = {
-		Disabled: "Disabled",
-		Enabled: "Enabled"
-	};
-	const ExistingObjectReplicationStatus = {
-		Disabled: "Disabled",
-		Enabled: "Enabled"
-	};
-	const ReplicaModificationsStatus = {
-		Disabled: "Disabled",
-		Enabled: "Enabled"
-	};
-	const SseKmsEncryptedObjectsStatus = {
-		Disabled: "Disabled",
-		Enabled: "Enabled"
-	};
-	const ReplicationRuleStatus = {
-		Disabled: "Disabled",
-		Enabled: "Enabled"
-	};
-	const Payer = {
-		BucketOwner: "BucketOwner",
-		Requester: "Requester"
-	};
-	const MFADeleteStatus = {
-		Disabled: "Disabled",
-		Enabled: "Enabled"
-	};
-	const BucketVersioningStatus = {
-		Enabled: "Enabled",
-		Suspended: "Suspended"
-	};
-	const Protocol = {
-		http: "http",
-		https: "https"
-	};
-	const ReplicationStatus = {
-		COMPLETE: "COMPLETE",
-		COMPLETED: "COMPLETED",
-		FAILED: "FAILED",
-		PENDING: "PENDING",
-		REPLICA: "REPLICA"
-	};
-	const ChecksumMode = { ENABLED: "ENABLED" };
-	const ObjectAttributes = {
-		CHECKSUM: "Checksum",
-		ETAG: "ETag",
-		OBJECT_PARTS: "ObjectParts",
-		OBJECT_SIZE: "ObjectSize",
-		STORAGE_CLASS: "StorageClass"
-	};
-	const ObjectLockEnabled = { Enabled: "Enabled" };
-	const ObjectLockRetentionMode = {
-		COMPLIANCE: "COMPLIANCE",
-		GOVERNANCE: "GOVERNANCE"
-	};
-	const ArchiveStatus = {
-		ARCHIVE_ACCESS: "ARCHIVE_ACCESS",
-		DEEP_ARCHIVE_ACCESS: "DEEP_ARCHIVE_ACCESS"
-	};
-	const EncodingType = { url: "url" };
-	const ObjectStorageClass = {
-		AWS_BACKUP_LOW_COST_WARM: "AWS_BACKUP_LOW_COST_WARM",
-		AWS_BACKUP_WARM: "AWS_BACKUP_WARM",
-		DEEP_ARCHIVE: "DEEP_ARCHIVE",
-		EXPRESS_ONEZONE: "EXPRESS_ONEZONE",
-		FSX_ONTAP: "FSX_ONTAP",
-		FSX_OPENZFS: "FSX_OPENZFS",
-		GLACIER: "GLACIER",
-		GLACIER_IR: "GLACIER_IR",
-		INTELLIGENT_TIERING: "INTELLIGENT_TIERING",
-		ONEZONE_IA: "ONEZONE_IA",
-		OUTPOSTS: "OUTPOSTS",
-		REDUCED_REDUNDANCY: "REDUCED_REDUNDANCY",
-		SNOW: "SNOW",
-		STANDARD: "STANDARD",
-		STANDARD_IA: "STANDARD_IA"
-	};
-	const OptionalObjectAttributes = { RESTORE_STATUS: "RestoreStatus" };
-	const ObjectVersionStorageClass = { STANDARD: "STANDARD" };
-	const MFADelete = {
-		Disabled: "Disabled",
-		Enabled: "Enabled"
-	};
-	const Tier = {
-		Bulk: "Bulk",
-		Expedited: "Expedited",
-		Standard: "Standard"
-	};
-	const ExpressionType = { SQL: "SQL" };
-	const CompressionType = {
-		BZIP2: "BZIP2",
-		GZIP: "GZIP",
-		NONE: "NONE"
-	};
-	const FileHeaderInfo = {
-		IGNORE: "IGNORE",
-		NONE: "NONE",
-		USE: "USE"
-	};
-	const JSONType = {
-		DOCUMENT: "DOCUMENT",
-		LINES: "LINES"
-	};
-	const QuoteFields = {
-		ALWAYS: "ALWAYS",
-		ASNEEDED: "ASNEEDED"
-	};
-	const RestoreRequestType = { SELECT: "SELECT" };
-	exports.AbacStatus$ = AbacStatus$;
-	exports.AbortIncompleteMultipartUpload$ = AbortIncompleteMultipartUpload$;
-	exports.AbortMultipartUpload$ = AbortMultipartUpload$;
 	exports.AbortMultipartUploadCommand = AbortMultipartUploadCommand;
-	exports.AbortMultipartUploadOutput$ = AbortMultipartUploadOutput$;
-	exports.AbortMultipartUploadRequest$ = AbortMultipartUploadRequest$;
-	exports.AccelerateConfiguration$ = AccelerateConfiguration$;
-	exports.AccessControlPolicy$ = AccessControlPolicy$;
-	exports.AccessControlTranslation$ = AccessControlTranslation$;
-	exports.AccessDenied = AccessDenied;
-	exports.AccessDenied$ = AccessDenied$;
-	exports.AnalyticsAndOperator$ = AnalyticsAndOperator$;
-	exports.AnalyticsConfiguration$ = AnalyticsConfiguration$;
-	exports.AnalyticsExportDestination$ = AnalyticsExportDestination$;
-	exports.AnalyticsFilter$ = AnalyticsFilter$;
-	exports.AnalyticsS3BucketDestination$ = AnalyticsS3BucketDestination$;
-	exports.AnalyticsS3ExportFileFormat = AnalyticsS3ExportFileFormat;
-	exports.AnnotationConfigurationState = AnnotationConfigurationState;
-	exports.AnnotationDirective = AnnotationDirective;
-	exports.AnnotationEntry$ = AnnotationEntry$;
-	exports.AnnotationLimitExceeded = AnnotationLimitExceeded;
-	exports.AnnotationLimitExceeded$ = AnnotationLimitExceeded$;
-	exports.AnnotationNameTooLong = AnnotationNameTooLong;
-	exports.AnnotationNameTooLong$ = AnnotationNameTooLong$;
-	exports.AnnotationTableConfiguration$ = AnnotationTableConfiguration$;
-	exports.AnnotationTableConfigurationResult$ = AnnotationTableConfigurationResult$;
-	exports.AnnotationTableConfigurationUpdates$ = AnnotationTableConfigurationUpdates$;
-	exports.ArchiveStatus = ArchiveStatus;
-	exports.BlockedEncryptionTypes$ = BlockedEncryptionTypes$;
-	exports.Bucket$ = Bucket$;
-	exports.BucketAbacStatus = BucketAbacStatus;
-	exports.BucketAccelerateStatus = BucketAccelerateStatus;
-	exports.BucketAlreadyExists = BucketAlreadyExists;
-	exports.BucketAlreadyExists$ = BucketAlreadyExists$;
-	exports.BucketAlreadyOwnedByYou = BucketAlreadyOwnedByYou;
-	exports.BucketAlreadyOwnedByYou$ = BucketAlreadyOwnedByYou$;
-	exports.BucketCannedACL = BucketCannedACL;
-	exports.BucketInfo$ = BucketInfo$;
-	exports.BucketLifecycleConfiguration$ = BucketLifecycleConfiguration$;
-	exports.BucketLocationConstraint = BucketLocationConstraint;
-	exports.BucketLoggingStatus$ = BucketLoggingStatus$;
-	exports.BucketLogsPermission = BucketLogsPermission;
-	exports.BucketNamespace = BucketNamespace;
-	exports.BucketType = BucketType;
-	exports.BucketVersioningStatus = BucketVersioningStatus;
-	exports.CORSConfiguration$ = CORSConfiguration$;
-	exports.CORSRule$ = CORSRule$;
-	exports.CSVInput$ = CSVInput$;
-	exports.CSVOutput$ = CSVOutput$;
-	exports.Checksum$ = Checksum$;
 	exports.ChecksumAlgorithm = ChecksumAlgorithm;
-	exports.ChecksumMode = ChecksumMode;
-	exports.ChecksumType = ChecksumType;
-	exports.CommonPrefix$ = CommonPrefix$;
-	exports.CompleteMultipartUpload$ = CompleteMultipartUpload$;
 	exports.CompleteMultipartUploadCommand = CompleteMultipartUploadCommand;
-	exports.CompleteMultipartUploadOutput$ = CompleteMultipartUploadOutput$;
-	exports.CompleteMultipartUploadRequest$ = CompleteMultipartUploadRequest$;
-	exports.CompletedMultipartUpload$ = CompletedMultipartUpload$;
-	exports.CompletedPart$ = CompletedPart$;
-	exports.CompressionType = CompressionType;
-	exports.Condition$ = Condition$;
-	exports.ContinuationEvent$ = ContinuationEvent$;
-	exports.CopyObject$ = CopyObject$;
 	exports.CopyObjectCommand = CopyObjectCommand;
-	exports.CopyObjectOutput$ = CopyObjectOutput$;
-	exports.CopyObjectRequest$ = CopyObjectRequest$;
-	exports.CopyObjectResult$ = CopyObjectResult$;
-	exports.CopyPartResult$ = CopyPartResult$;
-	exports.CreateBucket$ = CreateBucket$;
-	exports.CreateBucketCommand = CreateBucketCommand;
-	exports.CreateBucketConfiguration$ = CreateBucketConfiguration$;
-	exports.CreateBucketMetadataConfiguration$ = CreateBucketMetadataConfiguration$;
-	exports.CreateBucketMetadataConfigurationCommand = CreateBucketMetadataConfigurationCommand;
-	exports.CreateBucketMetadataConfigurationRequest$ = CreateBucketMetadataConfigurationRequest$;
-	exports.CreateBucketMetadataTableConfiguration$ = CreateBucketMetadataTableConfiguration$;
-	exports.CreateBucketMetadataTableConfigurationCommand = CreateBucketMetadataTableConfigurationCommand;
-	exports.CreateBucketMetadataTableConfigurationRequest$ = CreateBucketMetadataTableConfigurationRequest$;
-	exports.CreateBucketOutput$ = CreateBucketOutput$;
-	exports.CreateBucketRequest$ = CreateBucketRequest$;
-	exports.CreateMultipartUpload$ = CreateMultipartUpload$;
 	exports.CreateMultipartUploadCommand = CreateMultipartUploadCommand;
-	exports.CreateMultipartUploadOutput$ = CreateMultipartUploadOutput$;
-	exports.CreateMultipartUploadRequest$ = CreateMultipartUploadRequest$;
-	exports.CreateSession$ = CreateSession$;
-	exports.CreateSessionCommand = CreateSessionCommand;
-	exports.CreateSessionOutput$ = CreateSessionOutput$;
-	exports.CreateSessionRequest$ = CreateSessionRequest$;
-	exports.DataRedundancy = DataRedundancy;
-	exports.DefaultRetention$ = DefaultRetention$;
-	exports.Delete$ = Delete$;
-	exports.DeleteBucket$ = DeleteBucket$;
-	exports.DeleteBucketAnalyticsConfiguration$ = DeleteBucketAnalyticsConfiguration$;
-	exports.DeleteBucketAnalyticsConfigurationCommand = DeleteBucketAnalyticsConfigurationCommand;
-	exports.DeleteBucketAnalyticsConfigurationRequest$ = DeleteBucketAnalyticsConfigurationRequest$;
-	exports.DeleteBucketCommand = DeleteBucketCommand;
-	exports.DeleteBucketCors$ = DeleteBucketCors$;
-	exports.DeleteBucketCorsCommand = DeleteBucketCorsCommand;
-	exports.DeleteBucketCorsRequest$ = DeleteBucketCorsRequest$;
-	exports.DeleteBucketEncryption$ = DeleteBucketEncryption$;
-	exports.DeleteBucketEncryptionCommand = DeleteBucketEncryptionCommand;
-	exports.DeleteBucketEncryptionRequest$ = DeleteBucketEncryptionRequest$;
-	exports.DeleteBucketIntelligentTieringConfiguration$ = DeleteBucketIntelligentTieringConfiguration$;
-	exports.DeleteBucketIntelligentTieringConfigurationCommand = DeleteBucketIntelligentTieringConfigurationCommand;
-	exports.DeleteBucketIntelligentTieringConfigurationRequest$ = DeleteBucketIntelligentTieringConfigurationRequest$;
-	exports.DeleteBucketInventoryConfiguration$ = DeleteBucketInventoryConfiguration$;
-	exports.DeleteBucketInventoryConfigurationCommand = DeleteBucketInventoryConfigurationCommand;
-	exports.DeleteBucketInventoryConfigurationRequest$ = DeleteBucketInventoryConfigurationRequest$;
-	exports.DeleteBucketLifecycle$ = DeleteBucketLifecycle$;
-	exports.DeleteBucketLifecycleCommand = DeleteBucketLifecycleCommand;
-	exports.DeleteBucketLifecycleRequest$ = DeleteBucketLifecycleRequest$;
-	exports.DeleteBucketMetadataConfiguration$ = DeleteBucketMetadataConfiguration$;
-	exports.DeleteBucketMetadataConfigurationCommand = DeleteBucketMetadataConfigurationCommand;
-	exports.DeleteBucketMetadataConfigurationRequest$ = DeleteBucketMetadataConfigurationRequest$;
-	exports.DeleteBucketMetadataTableConfiguration$ = DeleteBucketMetadataTableConfiguration$;
-	exports.DeleteBucketMetadataTableConfigurationCommand = DeleteBucketMetadataTableConfigurationCommand;
-	exports.DeleteBucketMetadataTableConfigurationRequest$ = DeleteBucketMetadataTableConfigurationRequest$;
-	exports.DeleteBucketMetricsConfiguration$ = DeleteBucketMetricsConfiguration$;
-	exports.DeleteBucketMetricsConfigurationCommand = DeleteBucketMetricsConfigurationCommand;
-	exports.DeleteBucketMetricsConfigurationRequest$ = DeleteBucketMetricsConfigurationRequest$;
-	exports.DeleteBucketOwnershipControls$ = DeleteBucketOwnershipControls$;
-	exports.DeleteBucketOwnershipControlsCommand = DeleteBucketOwnershipControlsCommand;
-	exports.DeleteBucketOwnershipControlsRequest$ = DeleteBucketOwnershipControlsRequest$;
-	exports.DeleteBucketPolicy$ = DeleteBucketPolicy$;
-	exports.DeleteBucketPolicyCommand = DeleteBucketPolicyCommand;
-	exports.DeleteBucketPolicyRequest$ = DeleteBucketPolicyRequest$;
-	exports.DeleteBucketReplication$ = DeleteBucketReplication$;
-	exports.DeleteBucketReplicationCommand = DeleteBucketReplicationCommand;
-	exports.DeleteBucketReplicationRequest$ = DeleteBucketReplicationRequest$;
-	exports.DeleteBucketRequest$ = DeleteBucketRequest$;
-	exports.DeleteBucketTagging$ = DeleteBucketTagging$;
-	exports.DeleteBucketTaggingCommand = DeleteBucketTaggingCommand;
-	exports.DeleteBucketTaggingRequest$ = DeleteBucketTaggingRequest$;
-	exports.DeleteBucketWebsite$ = DeleteBucketWebsite$;
-	exports.DeleteBucketWebsiteCommand = DeleteBucketWebsiteCommand;
-	exports.DeleteBucketWebsiteRequest$ = DeleteBucketWebsiteRequest$;
-	exports.DeleteMarkerEntry$ = DeleteMarkerEntry$;
-	exports.DeleteMarkerReplication$ = DeleteMarkerReplication$;
-	exports.DeleteMarkerReplicationStatus = DeleteMarkerReplicationStatus;
-	exports.DeleteObject$ = DeleteObject$;
-	exports.DeleteObjectAnnotation$ = DeleteObjectAnnotation$;
-	exports.DeleteObjectAnnotationCommand = DeleteObjectAnnotationCommand;
-	exports.DeleteObjectAnnotationOutput$ = DeleteObjectAnnotationOutput$;
-	exports.DeleteObjectAnnotationRequest$ = DeleteObjectAnnotationRequest$;
 	exports.DeleteObjectCommand = DeleteObjectCommand;
-	exports.DeleteObjectOutput$ = DeleteObjectOutput$;
-	exports.DeleteObjectRequest$ = DeleteObjectRequest$;
-	exports.DeleteObjectTagging$ = DeleteObjectTagging$;
-	exports.DeleteObjectTaggingCommand = DeleteObjectTaggingCommand;
-	exports.DeleteObjectTaggingOutput$ = DeleteObjectTaggingOutput$;
-	exports.DeleteObjectTaggingRequest$ = DeleteObjectTaggingRequest$;
-	exports.DeleteObjects$ = DeleteObjects$;
-	exports.DeleteObjectsCommand = DeleteObjectsCommand;
-	exports.DeleteObjectsOutput$ = DeleteObjectsOutput$;
-	exports.DeleteObjectsRequest$ = DeleteObjectsRequest$;
-	exports.DeletePublicAccessBlock$ = DeletePublicAccessBlock$;
-	exports.DeletePublicAccessBlockCommand = DeletePublicAccessBlockCommand;
-	exports.DeletePublicAccessBlockRequest$ = DeletePublicAccessBlockRequest$;
-	exports.DeletedObject$ = DeletedObject$;
-	exports.Destination$ = Destination$;
-	exports.DestinationResult$ = DestinationResult$;
-	exports.EncodingType = EncodingType;
-	exports.Encryption$ = Encryption$;
-	exports.EncryptionConfiguration$ = EncryptionConfiguration$;
-	exports.EncryptionType = EncryptionType;
-	exports.EncryptionTypeMismatch = EncryptionTypeMismatch;
-	exports.EncryptionTypeMismatch$ = EncryptionTypeMismatch$;
-	exports.EndEvent$ = EndEvent$;
-	exports.ErrorDetails$ = ErrorDetails$;
-	exports.ErrorDocument$ = ErrorDocument$;
-	exports.Event = Event;
-	exports.EventBridgeConfiguration$ = EventBridgeConfiguration$;
-	exports.EventHoldDuration$ = EventHoldDuration$;
-	exports.ExistingObjectReplication$ = ExistingObjectReplication$;
-	exports.ExistingObjectReplicationStatus = ExistingObjectReplicationStatus;
-	exports.ExpirationState = ExpirationState;
-	exports.ExpirationStatus = ExpirationStatus;
-	exports.ExpressionType = ExpressionType;
-	exports.FileHeaderInfo = FileHeaderInfo;
-	exports.FilterRule$ = FilterRule$;
-	exports.FilterRuleName = FilterRuleName;
-	exports.GetBucketAbac$ = GetBucketAbac$;
-	exports.GetBucketAbacCommand = GetBucketAbacCommand;
-	exports.GetBucketAbacOutput$ = GetBucketAbacOutput$;
-	exports.GetBucketAbacRequest$ = GetBucketAbacRequest$;
-	exports.GetBucketAccelerateConfiguration$ = GetBucketAccelerateConfiguration$;
-	exports.GetBucketAccelerateConfigurationCommand = GetBucketAccelerateConfigurationCommand;
-	exports.GetBucketAccelerateConfigurationOutput$ = GetBucketAccelerateConfigurationOutput$;
-	exports.GetBucketAccelerateConfigurationRequest$ = GetBucketAccelerateConfigurationRequest$;
-	exports.GetBucketAcl$ = GetBucketAcl$;
-	exports.GetBucketAclCommand = GetBucketAclCommand;
-	exports.GetBucketAclOutput$ = GetBucketAclOutput$;
-	exports.GetBucketAclRequest$ = GetBucketAclRequest$;
-	exports.GetBucketAnalyticsConfiguration$ = GetBucketAnalyticsConfiguration$;
-	exports.GetBucketAnalyticsConfigurationCommand = GetBucketAnalyticsConfigurationCommand;
-	exports.GetBucketAnalyticsConfigurationOutput$ = GetBucketAnalyticsConfigurationOutput$;
-	exports.GetBucketAnalyticsConfigurationRequest$ = GetBucketAnalyticsConfigurationRequest$;
-	exports.GetBucketCors$ = GetBucketCors$;
-	exports.GetBucketCorsCommand = GetBucketCorsCommand;
-	exports.GetBucketCorsOutput$ = GetBucketCorsOutput$;
-	exports.GetBucketCorsRequest$ = GetBucketCorsRequest$;
-	exports.GetBucketEncryption$ = GetBucketEncryption$;
-	exports.GetBucketEncryptionCommand = GetBucketEncryptionCommand;
-	exports.GetBucketEncryptionOutput$ = GetBucketEncryptionOutput$;
-	exports.GetBucketEncryptionRequest$ = GetBucketEncryptionRequest$;
-	exports.GetBucketIntelligentTieringConfiguration$ = GetBucketIntelligentTieringConfiguration$;
-	exports.GetBucketIntelligentTieringConfigurationCommand = GetBucketIntelligentTieringConfigurationCommand;
-	exports.GetBucketIntelligentTieringConfigurationOutput$ = GetBucketIntelligentTieringConfigurationOutput$;
-	exports.GetBucketIntelligentTieringConfigurationRequest$ = GetBucketIntelligentTieringConfigurationRequest$;
-	exports.GetBucketInventoryConfiguration$ = GetBucketInventoryConfiguration$;
-	exports.GetBucketInventoryConfigurationCommand = GetBucketInventoryConfigurationCommand;
-	exports.GetBucketInventoryConfigurationOutput$ = GetBucketInventoryConfigurationOutput$;
-	exports.GetBucketInventoryConfigurationRequest$ = GetBucketInventoryConfigurationRequest$;
-	exports.GetBucketLifecycleConfiguration$ = GetBucketLifecycleConfiguration$;
-	exports.GetBucketLifecycleConfigurationCommand = GetBucketLifecycleConfigurationCommand;
-	exports.GetBucketLifecycleConfigurationOutput$ = GetBucketLifecycleConfigurationOutput$;
-	exports.GetBucketLifecycleConfigurationRequest$ = GetBucketLifecycleConfigurationRequest$;
-	exports.GetBucketLocation$ = GetBucketLocation$;
-	exports.GetBucketLocationCommand = GetBucketLocationCommand;
-	exports.GetBucketLocationOutput$ = GetBucketLocationOutput$;
-	exports.GetBucketLocationRequest$ = GetBucketLocationRequest$;
-	exports.GetBucketLogging$ = GetBucketLogging$;
-	exports.GetBucketLoggingCommand = GetBucketLoggingCommand;
-	exports.GetBucketLoggingOutput$ = GetBucketLoggingOutput$;
-	exports.GetBucketLoggingRequest$ = GetBucketLoggingRequest$;
-	exports.GetBucketMetadataConfiguration$ = GetBucketMetadataConfiguration$;
-	exports.GetBucketMetadataConfigurationCommand = GetBucketMetadataConfigurationCommand;
-	exports.GetBucketMetadataConfigurationOutput$ = GetBucketMetadataConfigurationOutput$;
-	exports.GetBucketMetadataConfigurationRequest$ = GetBucketMetadataConfigurationRequest$;
-	exports.GetBucketMetadataConfigurationResult$ = GetBucketMetadataConfigurationResult$;
-	exports.GetBucketMetadataTableConfiguration$ = GetBucketMetadataTableConfiguration$;
-	exports.GetBucketMetadataTableConfigurationCommand = GetBucketMetadataTableConfigurationCommand;
-	exports.GetBucketMetadataTableConfigurationOutput$ = GetBucketMetadataTableConfigurationOutput$;
-	exports.GetBucketMetadataTableConfigurationRequest$ = GetBucketMetadataTableConfigurationRequest$;
-	exports.GetBucketMetadataTableConfigurationResult$ = GetBucketMetadataTableConfigurationResult$;
-	exports.GetBucketMetricsConfiguration$ = GetBucketMetricsConfiguration$;
-	exports.GetBucketMetricsConfigurationCommand = GetBucketMetricsConfigurationCommand;
-	exports.GetBucketMetricsConfigurationOutput$ = GetBucketMetricsConfigurationOutput$;
-	exports.GetBucketMetricsConfigurationRequest$ = GetBucketMetricsConfigurationRequest$;
-	exports.GetBucketNotificationConfiguration$ = GetBucketNotificationConfiguration$;
-	exports.GetBucketNotificationConfigurationCommand = GetBucketNotificationConfigurationCommand;
-	exports.GetBucketNotificationConfigurationRequest$ = GetBucketNotificationConfigurationRequest$;
-	exports.GetBucketOwnershipControls$ = GetBucketOwnershipControls$;
-	exports.GetBucketOwnershipControlsCommand = GetBucketOwnershipControlsCommand;
-	exports.GetBucketOwnershipControlsOutput$ = GetBucketOwnershipControlsOutput$;
-	exports.GetBucketOwnershipControlsRequest$ = GetBucketOwnershipControlsRequest$;
-	exports.GetBucketPolicy$ = GetBucketPolicy$;
-	exports.GetBucketPolicyCommand = GetBucketPolicyCommand;
-	exports.GetBucketPolicyOutput$ = GetBucketPolicyOutput$;
-	exports.GetBucketPolicyRequest$ = GetBucketPolicyRequest$;
-	exports.GetBucketPolicyStatus$ = GetBucketPolicyStatus$;
-	exports.GetBucketPolicyStatusCommand = GetBucketPolicyStatusCommand;
-	exports.GetBucketPolicyStatusOutput$ = GetBucketPolicyStatusOutput$;
-	exports.GetBucketPolicyStatusRequest$ = GetBucketPolicyStatusRequest$;
-	exports.GetBucketReplication$ = GetBucketReplication$;
-	exports.GetBucketReplicationCommand = GetBucketReplicationCommand;
-	exports.GetBucketReplicationOutput$ = GetBucketReplicationOutput$;
-	exports.GetBucketReplicationRequest$ = GetBucketReplicationRequest$;
-	exports.GetBucketRequestPayment$ = GetBucketRequestPayment$;
-	exports.GetBucketRequestPaymentCommand = GetBucketRequestPaymentCommand;
-	exports.GetBucketRequestPaymentOutput$ = GetBucketRequestPaymentOutput$;
-	exports.GetBucketRequestPaymentRequest$ = GetBucketRequestPaymentRequest$;
-	exports.GetBucketTagging$ = GetBucketTagging$;
-	exports.GetBucketTaggingCommand = GetBucketTaggingCommand;
-	exports.GetBucketTaggingOutput$ = GetBucketTaggingOutput$;
-	exports.GetBucketTaggingRequest$ = GetBucketTaggingRequest$;
-	exports.GetBucketVersioning$ = GetBucketVersioning$;
-	exports.GetBucketVersioningCommand = GetBucketVersioningCommand;
-	exports.GetBucketVersioningOutput$ = GetBucketVersioningOutput$;
-	exports.GetBucketVersioningRequest$ = GetBucketVersioningRequest$;
-	exports.GetBucketWebsite$ = GetBucketWebsite$;
-	exports.GetBucketWebsiteCommand = GetBucketWebsiteCommand;
-	exports.GetBucketWebsiteOutput$ = GetBucketWebsiteOutput$;
-	exports.GetBucketWebsiteRequest$ = GetBucketWebsiteRequest$;
-	exports.GetObject$ = GetObject$;
-	exports.GetObjectAcl$ = GetObjectAcl$;
-	exports.GetObjectAclCommand = GetObjectAclCommand;
-	exports.GetObjectAclOutput$ = GetObjectAclOutput$;
-	exports.GetObjectAclRequest$ = GetObjectAclRequest$;
-	exports.GetObjectAnnotation$ = GetObjectAnnotation$;
-	exports.GetObjectAnnotationCommand = GetObjectAnnotationCommand;
-	exports.GetObjectAnnotationOutput$ = GetObjectAnnotationOutput$;
-	exports.GetObjectAnnotationRequest$ = GetObjectAnnotationRequest$;
-	exports.GetObjectAttributes$ = GetObjectAttributes$;
-	exports.GetObjectAttributesCommand = GetObjectAttributesCommand;
-	exports.GetObjectAttributesOutput$ = GetObjectAttributesOutput$;
-	exports.GetObjectAttributesParts$ = GetObjectAttributesParts$;
-	exports.GetObjectAttributesRequest$ = GetObjectAttributesRequest$;
 	exports.GetObjectCommand = GetObjectCommand;
-	exports.GetObjectLegalHold$ = GetObjectLegalHold$;
-	exports.GetObjectLegalHoldCommand = GetObjectLegalHoldCommand;
-	exports.GetObjectLegalHoldOutput$ = GetObjectLegalHoldOutput$;
-	exports.GetObjectLegalHoldRequest$ = GetObjectLegalHoldRequest$;
-	exports.GetObjectLockConfiguration$ = GetObjectLockConfiguration$;
-	exports.GetObjectLockConfigurationCommand = GetObjectLockConfigurationCommand;
-	exports.GetObjectLockConfigurationOutput$ = GetObjectLockConfigurationOutput$;
-	exports.GetObjectLockConfigurationRequest$ = GetObjectLockConfigurationRequest$;
-	exports.GetObjectOutput$ = GetObjectOutput$;
-	exports.GetObjectRequest$ = GetObjectRequest$;
-	exports.GetObjectRetention$ = GetObjectRetention$;
-	exports.GetObjectRetentionCommand = GetObjectRetentionCommand;
-	exports.GetObjectRetentionOutput$ = GetObjectRetentionOutput$;
-	exports.GetObjectRetentionRequest$ = GetObjectRetentionRequest$;
-	exports.GetObjectTagging$ = GetObjectTagging$;
-	exports.GetObjectTaggingCommand = GetObjectTaggingCommand;
-	exports.GetObjectTaggingOutput$ = GetObjectTaggingOutput$;
-	exports.GetObjectTaggingRequest$ = GetObjectTaggingRequest$;
-	exports.GetObjectTorrent$ = GetObjectTorrent$;
-	exports.GetObjectTorrentCommand = GetObjectTorrentCommand;
-	exports.GetObjectTorrentOutput$ = GetObjectTorrentOutput$;
-	exports.GetObjectTorrentRequest$ = GetObjectTorrentRequest$;
-	exports.GetPublicAccessBlock$ = GetPublicAccessBlock$;
-	exports.GetPublicAccessBlockCommand = GetPublicAccessBlockCommand;
-	exports.GetPublicAccessBlockOutput$ = GetPublicAccessBlockOutput$;
-	exports.GetPublicAccessBlockRequest$ = GetPublicAccessBlockRequest$;
-	exports.GlacierJobParameters$ = GlacierJobParameters$;
-	exports.Grant$ = Grant$;
-	exports.Grantee$ = Grantee$;
-	exports.HeadBucket$ = HeadBucket$;
 	exports.HeadBucketCommand = HeadBucketCommand;
-	exports.HeadBucketOutput$ = HeadBucketOutput$;
-	exports.HeadBucketRequest$ = HeadBucketRequest$;
-	exports.HeadObject$ = HeadObject$;
 	exports.HeadObjectCommand = HeadObjectCommand;
-	exports.HeadObjectOutput$ = HeadObjectOutput$;
-	exports.HeadObjectRequest$ = HeadObjectRequest$;
-	exports.IdempotencyParameterMismatch = IdempotencyParameterMismatch;
-	exports.IdempotencyParameterMismatch$ = IdempotencyParameterMismatch$;
-	exports.IndexDocument$ = IndexDocument$;
-	exports.Initiator$ = Initiator$;
-	exports.InputSerialization$ = InputSerialization$;
-	exports.IntelligentTieringAccessTier = IntelligentTieringAccessTier;
-	exports.IntelligentTieringAndOperator$ = IntelligentTieringAndOperator$;
-	exports.IntelligentTieringConfiguration$ = IntelligentTieringConfiguration$;
-	exports.IntelligentTieringFilter$ = IntelligentTieringFilter$;
-	exports.IntelligentTieringStatus = IntelligentTieringStatus;
-	exports.InvalidAnnotationName = InvalidAnnotationName;
-	exports.InvalidAnnotationName$ = InvalidAnnotationName$;
-	exports.InvalidObjectState = InvalidObjectState;
-	exports.InvalidObjectState$ = InvalidObjectState$;
-	exports.InvalidPrefix = InvalidPrefix;
-	exports.InvalidPrefix$ = InvalidPrefix$;
-	exports.InvalidRequest = InvalidRequest;
-	exports.InvalidRequest$ = InvalidRequest$;
-	exports.InvalidWriteOffset = InvalidWriteOffset;
-	exports.InvalidWriteOffset$ = InvalidWriteOffset$;
-	exports.InventoryConfiguration$ = InventoryConfiguration$;
-	exports.InventoryConfigurationState = InventoryConfigurationState;
-	exports.InventoryDestination$ = InventoryDestination$;
-	exports.InventoryEncryption$ = InventoryEncryption$;
-	exports.InventoryFilter$ = InventoryFilter$;
-	exports.InventoryFormat = InventoryFormat;
-	exports.InventoryFrequency = InventoryFrequency;
-	exports.InventoryIncludedObjectVersions = InventoryIncludedObjectVersions;
-	exports.InventoryOptionalField = InventoryOptionalField;
-	exports.InventoryS3BucketDestination$ = InventoryS3BucketDestination$;
-	exports.InventorySchedule$ = InventorySchedule$;
-	exports.InventoryTableConfiguration$ = InventoryTableConfiguration$;
-	exports.InventoryTableConfigurationResult$ = InventoryTableConfigurationResult$;
-	exports.InventoryTableConfigurationUpdates$ = InventoryTableConfigurationUpdates$;
-	exports.JSONInput$ = JSONInput$;
-	exports.JSONOutput$ = JSONOutput$;
-	exports.JSONType = JSONType;
-	exports.JournalTableConfiguration$ = JournalTableConfiguration$;
-	exports.JournalTableConfigurationResult$ = JournalTableConfigurationResult$;
-	exports.JournalTableConfigurationUpdates$ = JournalTableConfigurationUpdates$;
-	exports.LambdaFunctionConfiguration$ = LambdaFunctionConfiguration$;
-	exports.LifecycleExpiration$ = LifecycleExpiration$;
-	exports.LifecycleRule$ = LifecycleRule$;
-	exports.LifecycleRuleAndOperator$ = LifecycleRuleAndOperator$;
-	exports.LifecycleRuleFilter$ = LifecycleRuleFilter$;
-	exports.ListBucketAnalyticsConfigurations$ = ListBucketAnalyticsConfigurations$;
-	exports.ListBucketAnalyticsConfigurationsCommand = ListBucketAnalyticsConfigurationsCommand;
-	exports.ListBucketAnalyticsConfigurationsOutput$ = ListBucketAnalyticsConfigurationsOutput$;
-	exports.ListBucketAnalyticsConfigurationsRequest$ = ListBucketAnalyticsConfigurationsRequest$;
-	exports.ListBucketIntelligentTieringConfigurations$ = ListBucketIntelligentTieringConfigurations$;
-	exports.ListBucketIntelligentTieringConfigurationsCommand = ListBucketIntelligentTieringConfigurationsCommand;
-	exports.ListBucketIntelligentTieringConfigurationsOutput$ = ListBucketIntelligentTieringConfigurationsOutput$;
-	exports.ListBucketIntelligentTieringConfigurationsRequest$ = ListBucketIntelligentTieringConfigurationsRequest$;
-	exports.ListBucketInventoryConfigurations$ = ListBucketInventoryConfigurations$;
-	exports.ListBucketInventoryConfigurationsCommand = ListBucketInventoryConfigurationsCommand;
-	exports.ListBucketInventoryConfigurationsOutput$ = ListBucketInventoryConfigurationsOutput$;
-	exports.ListBucketInventoryConfigurationsRequest$ = ListBucketInventoryConfigurationsRequest$;
-	exports.ListBucketMetricsConfigurations$ = ListBucketMetricsConfigurations$;
-	exports.ListBucketMetricsConfigurationsCommand = ListBucketMetricsConfigurationsCommand;
-	exports.ListBucketMetricsConfigurationsOutput$ = ListBucketMetricsConfigurationsOutput$;
-	exports.ListBucketMetricsConfigurationsRequest$ = ListBucketMetricsConfigurationsRequest$;
-	exports.ListBuckets$ = ListBuckets$;
-	exports.ListBucketsCommand = ListBucketsCommand;
-	exports.ListBucketsOutput$ = ListBucketsOutput$;
-	exports.ListBucketsRequest$ = ListBucketsRequest$;
-	exports.ListDirectoryBuckets$ = ListDirectoryBuckets$;
-	exports.ListDirectoryBucketsCommand = ListDirectoryBucketsCommand;
-	exports.ListDirectoryBucketsOutput$ = ListDirectoryBucketsOutput$;
-	exports.ListDirectoryBucketsRequest$ = ListDirectoryBucketsRequest$;
-	exports.ListMultipartUploads$ = ListMultipartUploads$;
 	exports.ListMultipartUploadsCommand = ListMultipartUploadsCommand;
-	exports.ListMultipartUploadsOutput$ = ListMultipartUploadsOutput$;
-	exports.ListMultipartUploadsRequest$ = ListMultipartUploadsRequest$;
-	exports.ListObjectAnnotations$ = ListObjectAnnotations$;
-	exports.ListObjectAnnotationsCommand = ListObjectAnnotationsCommand;
-	exports.ListObjectAnnotationsOutput$ = ListObjectAnnotationsOutput$;
-	exports.ListObjectAnnotationsRequest$ = ListObjectAnnotationsRequest$;
-	exports.ListObjectVersions$ = ListObjectVersions$;
-	exports.ListObjectVersionsCommand = ListObjectVersionsCommand;
-	exports.ListObjectVersionsOutput$ = ListObjectVersionsOutput$;
-	exports.ListObjectVersionsRequest$ = ListObjectVersionsRequest$;
-	exports.ListObjects$ = ListObjects$;
-	exports.ListObjectsCommand = ListObjectsCommand;
-	exports.ListObjectsOutput$ = ListObjectsOutput$;
-	exports.ListObjectsRequest$ = ListObjectsRequest$;
-	exports.ListObjectsV2$ = ListObjectsV2$;
 	exports.ListObjectsV2Command = ListObjectsV2Command;
-	exports.ListObjectsV2Output$ = ListObjectsV2Output$;
-	exports.ListObjectsV2Request$ = ListObjectsV2Request$;
-	exports.ListParts$ = ListParts$;
 	exports.ListPartsCommand = ListPartsCommand;
-	exports.ListPartsOutput$ = ListPartsOutput$;
-	exports.ListPartsRequest$ = ListPartsRequest$;
-	exports.LocationInfo$ = LocationInfo$;
-	exports.LocationType = LocationType;
-	exports.LoggingEnabled$ = LoggingEnabled$;
-	exports.MFADelete = MFADelete;
-	exports.MFADeleteStatus = MFADeleteStatus;
-	exports.MetadataConfiguration$ = MetadataConfiguration$;
-	exports.MetadataConfigurationResult$ = MetadataConfigurationResult$;
-	exports.MetadataDirective = MetadataDirective;
-	exports.MetadataEntry$ = MetadataEntry$;
-	exports.MetadataTableConfiguration$ = MetadataTableConfiguration$;
-	exports.MetadataTableConfigurationResult$ = MetadataTableConfigurationResult$;
-	exports.MetadataTableEncryptionConfiguration$ = MetadataTableEncryptionConfiguration$;
-	exports.Metrics$ = Metrics$;
-	exports.MetricsAndOperator$ = MetricsAndOperator$;
-	exports.MetricsConfiguration$ = MetricsConfiguration$;
-	exports.MetricsFilter$ = MetricsFilter$;
-	exports.MetricsStatus = MetricsStatus;
-	exports.MultipartUpload$ = MultipartUpload$;
-	exports.NoSuchAnnotation = NoSuchAnnotation;
-	exports.NoSuchAnnotation$ = NoSuchAnnotation$;
-	exports.NoSuchBucket = NoSuchBucket;
-	exports.NoSuchBucket$ = NoSuchBucket$;
-	exports.NoSuchKey = NoSuchKey;
-	exports.NoSuchKey$ = NoSuchKey$;
-	exports.NoSuchUpload = NoSuchUpload;
-	exports.NoSuchUpload$ = NoSuchUpload$;
-	exports.NoncurrentVersionExpiration$ = NoncurrentVersionExpiration$;
-	exports.NoncurrentVersionTransition$ = NoncurrentVersionTransition$;
-	exports.NotFound = NotFound;
-	exports.NotFound$ = NotFound$;
-	exports.NotificationConfiguration$ = NotificationConfiguration$;
-	exports.NotificationConfigurationFilter$ = NotificationConfigurationFilter$;
-	exports.ObjectAlreadyInActiveTierError = ObjectAlreadyInActiveTierError;
-	exports.ObjectAlreadyInActiveTierError$ = ObjectAlreadyInActiveTierError$;
-	exports.ObjectAttributes = ObjectAttributes;
-	exports.ObjectCannedACL = ObjectCannedACL;
-	exports.ObjectEncryption$ = ObjectEncryption$;
-	exports.ObjectIdentifier$ = ObjectIdentifier$;
-	exports.ObjectLockConfiguration$ = ObjectLockConfiguration$;
-	exports.ObjectLockEnabled = ObjectLockEnabled;
-	exports.ObjectLockEventHold = ObjectLockEventHold;
-	exports.ObjectLockLegalHold$ = ObjectLockLegalHold$;
-	exports.ObjectLockLegalHoldStatus = ObjectLockLegalHoldStatus;
-	exports.ObjectLockMode = ObjectLockMode;
-	exports.ObjectLockRetention$ = ObjectLockRetention$;
-	exports.ObjectLockRetentionMode = ObjectLockRetentionMode;
-	exports.ObjectLockRule$ = ObjectLockRule$;
-	exports.ObjectNotInActiveTierError = ObjectNotInActiveTierError;
-	exports.ObjectNotInActiveTierError$ = ObjectNotInActiveTierError$;
-	exports.ObjectOwnership = ObjectOwnership;
-	exports.ObjectPart$ = ObjectPart$;
-	exports.ObjectStorageClass = ObjectStorageClass;
-	exports.ObjectVersion$ = ObjectVersion$;
-	exports.ObjectVersionStorageClass = ObjectVersionStorageClass;
-	exports.OptionalObjectAttributes = OptionalObjectAttributes;
-	exports.OutputLocation$ = OutputLocation$;
-	exports.OutputSerialization$ = OutputSerialization$;
-	exports.Owner$ = Owner$;
-	exports.OwnerOverride = OwnerOverride;
-	exports.OwnershipControls$ = OwnershipControls$;
-	exports.OwnershipControlsRule$ = OwnershipControlsRule$;
-	exports.ParquetInput$ = ParquetInput$;
-	exports.Part$ = Part$;
-	exports.PartitionDateSource = PartitionDateSource;
-	exports.PartitionedPrefix$ = PartitionedPrefix$;
-	exports.Payer = Payer;
-	exports.Permission = Permission;
-	exports.PolicyStatus$ = PolicyStatus$;
-	exports.Progress$ = Progress$;
-	exports.ProgressEvent$ = ProgressEvent$;
-	exports.Protocol = Protocol;
-	exports.PublicAccessBlockConfiguration$ = PublicAccessBlockConfiguration$;
-	exports.PutBucketAbac$ = PutBucketAbac$;
-	exports.PutBucketAbacCommand = PutBucketAbacCommand;
-	exports.PutBucketAbacRequest$ = PutBucketAbacRequest$;
-	exports.PutBucketAccelerateConfiguration$ = PutBucketAccelerateConfiguration$;
-	exports.PutBucketAccelerateConfigurationCommand = PutBucketAccelerateConfigurationCommand;
-	exports.PutBucketAccelerateConfigurationRequest$ = PutBucketAccelerateConfigurationRequest$;
-	exports.PutBucketAcl$ = PutBucketAcl$;
-	exports.PutBucketAclCommand = PutBucketAclCommand;
-	exports.PutBucketAclRequest$ = PutBucketAclRequest$;
-	exports.PutBucketAnalyticsConfiguration$ = PutBucketAnalyticsConfiguration$;
-	exports.PutBucketAnalyticsConfigurationCommand = PutBucketAnalyticsConfigurationCommand;
-	exports.PutBucketAnalyticsConfigurationRequest$ = PutBucketAnalyticsConfigurationRequest$;
-	exports.PutBucketCors$ = PutBucketCors$;
-	exports.PutBucketCorsCommand = PutBucketCorsCommand;
-	exports.PutBucketCorsRequest$ = PutBucketCorsRequest$;
-	exports.PutBucketEncryption$ = PutBucketEncryption$;
-	exports.PutBucketEncryptionCommand = PutBucketEncryptionCommand;
-	exports.PutBucketEncryptionRequest$ = PutBucketEncryptionRequest$;
-	exports.PutBucketIntelligentTieringConfiguration$ = PutBucketIntelligentTieringConfiguration$;
-	exports.PutBucketIntelligentTieringConfigurationCommand = PutBucketIntelligentTieringConfigurationCommand;
-	exports.PutBucketIntelligentTieringConfigurationRequest$ = PutBucketIntelligentTieringConfigurationRequest$;
-	exports.PutBucketInventoryConfiguration$ = PutBucketInventoryConfiguration$;
-	exports.PutBucketInventoryConfigurationCommand = PutBucketInventoryConfigurationCommand;
-	exports.PutBucketInventoryConfigurationRequest$ = PutBucketInventoryConfigurationRequest$;
-	exports.PutBucketLifecycleConfiguration$ = PutBucketLifecycleConfiguration$;
-	exports.PutBucketLifecycleConfigurationCommand = PutBucketLifecycleConfigurationCommand;
-	exports.PutBucketLifecycleConfigurationOutput$ = PutBucketLifecycleConfigurationOutput$;
-	exports.PutBucketLifecycleConfigurationRequest$ = PutBucketLifecycleConfigurationRequest$;
-	exports.PutBucketLogging$ = PutBucketLogging$;
-	exports.PutBucketLoggingCommand = PutBucketLoggingCommand;
-	exports.PutBucketLoggingRequest$ = PutBucketLoggingRequest$;
-	exports.PutBucketMetricsConfiguration$ = PutBucketMetricsConfiguration$;
-	exports.PutBucketMetricsConfigurationCommand = PutBucketMetricsConfigurationCommand;
-	exports.PutBucketMetricsConfigurationRequest$ = PutBucketMetricsConfigurationRequest$;
-	exports.PutBucketNotificationConfiguration$ = PutBucketNotificationConfiguration$;
-	exports.PutBucketNotificationConfigurationCommand = PutBucketNotificationConfigurationCommand;
-	exports.PutBucketNotificationConfigurationRequest$ = PutBucketNotificationConfigurationRequest$;
-	exports.PutBucketOwnershipControls$ = PutBucketOwnershipControls$;
-	exports.PutBucketOwnershipControlsCommand = PutBucketOwnershipControlsCommand;
-	exports.PutBucketOwnershipControlsRequest$ = PutBucketOwnershipControlsRequest$;
-	exports.PutBucketPolicy$ = PutBucketPolicy$;
-	exports.PutBucketPolicyCommand = PutBucketPolicyCommand;
-	exports.PutBucketPolicyRequest$ = PutBucketPolicyRequest$;
-	exports.PutBucketReplication$ = PutBucketReplication$;
-	exports.PutBucketReplicationCommand = PutBucketReplicationCommand;
-	exports.PutBucketReplicationRequest$ = PutBucketReplicationRequest$;
-	exports.PutBucketRequestPayment$ = PutBucketRequestPayment$;
-	exports.PutBucketRequestPaymentCommand = PutBucketRequestPaymentCommand;
-	exports.PutBucketRequestPaymentRequest$ = PutBucketRequestPaymentRequest$;
-	exports.PutBucketTagging$ = PutBucketTagging$;
-	exports.PutBucketTaggingCommand = PutBucketTaggingCommand;
-	exports.PutBucketTaggingRequest$ = PutBucketTaggingRequest$;
-	exports.PutBucketVersioning$ = PutBucketVersioning$;
-	exports.PutBucketVersioningCommand = PutBucketVersioningCommand;
-	exports.PutBucketVersioningRequest$ = PutBucketVersioningRequest$;
-	exports.PutBucketWebsite$ = PutBucketWebsite$;
-	exports.PutBucketWebsiteCommand = PutBucketWebsiteCommand;
-	exports.PutBucketWebsiteRequest$ = PutBucketWebsiteRequest$;
-	exports.PutObject$ = PutObject$;
-	exports.PutObjectAcl$ = PutObjectAcl$;
-	exports.PutObjectAclCommand = PutObjectAclCommand;
-	exports.PutObjectAclOutput$ = PutObjectAclOutput$;
-	exports.PutObjectAclRequest$ = PutObjectAclRequest$;
-	exports.PutObjectAnnotation$ = PutObjectAnnotation$;
-	exports.PutObjectAnnotationCommand = PutObjectAnnotationCommand;
-	exports.PutObjectAnnotationOutput$ = PutObjectAnnotationOutput$;
-	exports.PutObjectAnnotationRequest$ = PutObjectAnnotationRequest$;
 	exports.PutObjectCommand = PutObjectCommand;
-	exports.PutObjectLegalHold$ = PutObjectLegalHold$;
-	exports.PutObjectLegalHoldCommand = PutObjectLegalHoldCommand;
-	exports.PutObjectLegalHoldOutput$ = PutObjectLegalHoldOutput$;
-	exports.PutObjectLegalHoldRequest$ = PutObjectLegalHoldRequest$;
-	exports.PutObjectLockConfiguration$ = PutObjectLockConfiguration$;
-	exports.PutObjectLockConfigurationCommand = PutObjectLockConfigurationCommand;
-	exports.PutObjectLockConfigurationOutput$ = PutObjectLockConfigurationOutput$;
-	exports.PutObjectLockConfigurationRequest$ = PutObjectLockConfigurationRequest$;
-	exports.PutObjectOutput$ = PutObjectOutput$;
-	exports.PutObjectRequest$ = PutObjectRequest$;
-	exports.PutObjectRetention$ = PutObjectRetention$;
-	exports.PutObjectRetentionCommand = PutObjectRetentionCommand;
-	exports.PutObjectRetentionOutput$ = PutObjectRetentionOutput$;
-	exports.PutObjectRetentionRequest$ = PutObjectRetentionRequest$;
-	exports.PutObjectTagging$ = PutObjectTagging$;
-	exports.PutObjectTaggingCommand = PutObjectTaggingCommand;
-	exports.PutObjectTaggingOutput$ = PutObjectTaggingOutput$;
-	exports.PutObjectTaggingRequest$ = PutObjectTaggingRequest$;
-	exports.PutPublicAccessBlock$ = PutPublicAccessBlock$;
-	exports.PutPublicAccessBlockCommand = PutPublicAccessBlockCommand;
-	exports.PutPublicAccessBlockRequest$ = PutPublicAccessBlockRequest$;
-	exports.QueueConfiguration$ = QueueConfiguration$;
-	exports.QuoteFields = QuoteFields;
-	exports.RecordExpiration$ = RecordExpiration$;
-	exports.RecordsEvent$ = RecordsEvent$;
-	exports.Redirect$ = Redirect$;
-	exports.RedirectAllRequestsTo$ = RedirectAllRequestsTo$;
-	exports.RenameObject$ = RenameObject$;
-	exports.RenameObjectCommand = RenameObjectCommand;
-	exports.RenameObjectOutput$ = RenameObjectOutput$;
-	exports.RenameObjectRequest$ = RenameObjectRequest$;
-	exports.ReplicaModifications$ = ReplicaModifications$;
-	exports.ReplicaModificationsStatus = ReplicaModificationsStatus;
-	exports.ReplicationConfiguration$ = ReplicationConfiguration$;
-	exports.ReplicationRule$ = ReplicationRule$;
-	exports.ReplicationRuleAndOperator$ = ReplicationRuleAndOperator$;
-	exports.ReplicationRuleFilter$ = ReplicationRuleFilter$;
-	exports.ReplicationRuleNotOperator$ = ReplicationRuleNotOperator$;
-	exports.ReplicationRuleOrOperator$ = ReplicationRuleOrOperator$;
-	exports.ReplicationRuleStatus = ReplicationRuleStatus;
-	exports.ReplicationStatus = ReplicationStatus;
-	exports.ReplicationTime$ = ReplicationTime$;
-	exports.ReplicationTimeStatus = ReplicationTimeStatus;
-	exports.ReplicationTimeValue$ = ReplicationTimeValue$;
-	exports.RequestCharged = RequestCharged;
-	exports.RequestPayer = RequestPayer;
-	exports.RequestPaymentConfiguration$ = RequestPaymentConfiguration$;
-	exports.RequestProgress$ = RequestProgress$;
-	exports.RestoreObject$ = RestoreObject$;
-	exports.RestoreObjectCommand = RestoreObjectCommand;
-	exports.RestoreObjectOutput$ = RestoreObjectOutput$;
-	exports.RestoreObjectRequest$ = RestoreObjectRequest$;
-	exports.RestoreRequest$ = RestoreRequest$;
-	exports.RestoreRequestType = RestoreRequestType;
-	exports.RestoreStatus$ = RestoreStatus$;
-	exports.RoutingRule$ = RoutingRule$;
-	exports.S3 = S3;
 	exports.S3Client = S3Client;
-	exports.S3KeyFilter$ = S3KeyFilter$;
-	exports.S3Location$ = S3Location$;
-	exports.S3ServiceException = S3ServiceException;
-	exports.S3ServiceException$ = S3ServiceException$;
-	exports.S3TablesBucketType = S3TablesBucketType;
-	exports.S3TablesDestination$ = S3TablesDestination$;
-	exports.S3TablesDestinationResult$ = S3TablesDestinationResult$;
-	exports.SSEKMS$ = SSEKMS$;
-	exports.SSEKMSEncryption$ = SSEKMSEncryption$;
-	exports.SSES3$ = SSES3$;
-	exports.ScanRange$ = ScanRange$;
-	exports.SelectObjectContent$ = SelectObjectContent$;
-	exports.SelectObjectContentCommand = SelectObjectContentCommand;
-	exports.SelectObjectContentEventStream$ = SelectObjectContentEventStream$;
-	exports.SelectObjectContentOutput$ = SelectObjectContentOutput$;
-	exports.SelectObjectContentRequest$ = SelectObjectContentRequest$;
-	exports.SelectParameters$ = SelectParameters$;
-	exports.ServerSideEncryption = ServerSideEncryption;
-	exports.ServerSideEncryptionByDefault$ = ServerSideEncryptionByDefault$;
-	exports.ServerSideEncryptionConfiguration$ = ServerSideEncryptionConfiguration$;
-	exports.ServerSideEncryptionRule$ = ServerSideEncryptionRule$;
-	exports.SessionCredentials$ = SessionCredentials$;
-	exports.SessionMode = SessionMode;
-	exports.SimplePrefix$ = SimplePrefix$;
-	exports.SourceSelectionCriteria$ = SourceSelectionCriteria$;
-	exports.SseKmsEncryptedObjects$ = SseKmsEncryptedObjects$;
-	exports.SseKmsEncryptedObjectsStatus = SseKmsEncryptedObjectsStatus;
-	exports.Stats$ = Stats$;
-	exports.StatsEvent$ = StatsEvent$;
-	exports.StorageClass = StorageClass;
-	exports.StorageClassAnalysis$ = StorageClassAnalysis$;
-	exports.StorageClassAnalysisDataExport$ = StorageClassAnalysisDataExport$;
-	exports.StorageClassAnalysisSchemaVersion = StorageClassAnalysisSchemaVersion;
-	exports.TableSseAlgorithm = TableSseAlgorithm;
-	exports.Tag$ = Tag$;
-	exports.Tagging$ = Tagging$;
-	exports.TaggingDirective = TaggingDirective;
-	exports.TargetGrant$ = TargetGrant$;
-	exports.TargetObjectKeyFormat$ = TargetObjectKeyFormat$;
-	exports.Tier = Tier;
-	exports.Tiering$ = Tiering$;
-	exports.TooManyParts = TooManyParts;
-	exports.TooManyParts$ = TooManyParts$;
-	exports.TopicConfiguration$ = TopicConfiguration$;
-	exports.Transition$ = Transition$;
-	exports.TransitionDefaultMinimumObjectSize = TransitionDefaultMinimumObjectSize;
-	exports.TransitionStorageClass = TransitionStorageClass;
-	exports.Type = Type;
-	exports.UnsupportedMediaType = UnsupportedMediaType;
-	exports.UnsupportedMediaType$ = UnsupportedMediaType$;
-	exports.UpdateBucketMetadataAnnotationTableConfiguration$ = UpdateBucketMetadataAnnotationTableConfiguration$;
-	exports.UpdateBucketMetadataAnnotationTableConfigurationCommand = UpdateBucketMetadataAnnotationTableConfigurationCommand;
-	exports.UpdateBucketMetadataAnnotationTableConfigurationRequest$ = UpdateBucketMetadataAnnotationTableConfigurationRequest$;
-	exports.UpdateBucketMetadataInventoryTableConfiguration$ = UpdateBucketMetadataInventoryTableConfiguration$;
-	exports.UpdateBucketMetadataInventoryTableConfigurationCommand = UpdateBucketMetadataInventoryTableConfigurationCommand;
-	exports.UpdateBucketMetadataInventoryTableConfigurationRequest$ = UpdateBucketMetadataInventoryTableConfigurationRequest$;
-	exports.UpdateBucketMetadataJournalTableConfiguration$ = UpdateBucketMetadataJournalTableConfiguration$;
-	exports.UpdateBucketMetadataJournalTableConfigurationCommand = UpdateBucketMetadataJournalTableConfigurationCommand;
-	exports.UpdateBucketMetadataJournalTableConfigurationRequest$ = UpdateBucketMetadataJournalTableConfigurationRequest$;
-	exports.UpdateObjectEncryption$ = UpdateObjectEncryption$;
-	exports.UpdateObjectEncryptionCommand = UpdateObjectEncryptionCommand;
-	exports.UpdateObjectEncryptionRequest$ = UpdateObjectEncryptionRequest$;
-	exports.UpdateObjectEncryptionResponse$ = UpdateObjectEncryptionResponse$;
-	exports.UploadPart$ = UploadPart$;
 	exports.UploadPartCommand = UploadPartCommand;
-	exports.UploadPartCopy$ = UploadPartCopy$;
-	exports.UploadPartCopyCommand = UploadPartCopyCommand;
-	exports.UploadPartCopyOutput$ = UploadPartCopyOutput$;
-	exports.UploadPartCopyRequest$ = UploadPartCopyRequest$;
-	exports.UploadPartOutput$ = UploadPartOutput$;
-	exports.UploadPartRequest$ = UploadPartRequest$;
-	exports.UseSourceMultiRegionKey$ = UseSourceMultiRegionKey$;
-	exports.UseSourceMultiRegionKeyStatus = UseSourceMultiRegionKeyStatus;
-	exports.VersioningConfiguration$ = VersioningConfiguration$;
-	exports.WebsiteConfiguration$ = WebsiteConfiguration$;
-	exports.WriteGetObjectResponse$ = WriteGetObjectResponse$;
-	exports.WriteGetObjectResponseCommand = WriteGetObjectResponseCommand;
-	exports.WriteGetObjectResponseRequest$ = WriteGetObjectResponseRequest$;
-	exports._Error$ = _Error$;
-	exports._Object$ = _Object$;
-	exports.errorTypeRegistries = errorTypeRegistries;
-	exports.paginateListBuckets = paginateListBuckets;
-	exports.paginateListDirectoryBuckets = paginateListDirectoryBuckets;
-	exports.paginateListObjectAnnotations = paginateListObjectAnnotations;
-	exports.paginateListObjectsV2 = paginateListObjectsV2;
-	exports.paginateListParts = paginateListParts;
-	exports.waitForBucketExists = waitForBucketExists;
-	exports.waitForBucketNotExists = waitForBucketNotExists;
-	exports.waitForObjectExists = waitForObjectExists;
-	exports.waitForObjectNotExists = waitForObjectNotExists;
-	exports.waitUntilBucketExists = waitUntilBucketExists;
-	exports.waitUntilBucketNotExists = waitUntilBucketNotExists;
-	exports.waitUntilObjectExists = waitUntilObjectExists;
-	exports.waitUntilObjectNotExists = waitUntilObjectNotExists;
 }));
 
 // src/store/s3-options.ts
@@ -71228,7 +70448,7 @@ function createS3Client(options) {
 }
 var import_dist_cjs$7;
 var init_s3_client = __esmMin((() => {
-	import_dist_cjs$7 = require_dist_cjs$1();
+	import_dist_cjs$7 = require_dist_cjs();
 	init_s3_options();
 }));
 
@@ -71299,461 +70519,6 @@ var init_s3_errors = __esmMin((() => {
 	]);
 }));
 
-// node_modules/@aws-sdk/lib-storage/dist-cjs/index.js
-var require_dist_cjs = /* @__PURE__ */ __commonJSMin(((exports) => {
-	const { PutObjectCommand, ChecksumAlgorithm, CreateMultipartUploadCommand, AbortMultipartUploadCommand, UploadPartCommand, CompleteMultipartUploadCommand, PutObjectTaggingCommand } = require_dist_cjs$1();
-	const { toEndpointV1, getEndpointFromInstructions } = (init_endpoints(), __toCommonJS(endpoints_exports));
-	const { extendedEncodeURIComponent } = (init_protocols$1(), __toCommonJS(protocols_exports));
-	const { EventEmitter } = __require("events");
-	const { Buffer } = __require("buffer");
-	const { statSync, ReadStream } = __require("node:fs");
-	const { Readable } = __require("stream");
-	const runtimeConfig = {
-		statSync: () => {},
-		isFileReadStream(f) {
-			return false;
-		},
-		runtime: "node",
-		statSync,
-		isFileReadStream(f) {
-			return f instanceof ReadStream;
-		}
-	};
-	const byteLength = (input) => {
-		if (input == null) return 0;
-		if (typeof input === "string") return Buffer.byteLength(input);
-		if (typeof input.byteLength === "number") return input.byteLength;
-		else if (typeof input.length === "number") return input.length;
-		else if (typeof input.size === "number") return input.size;
-		else if (typeof input.start === "number" && typeof input.end === "number") return input.end + 1 - input.start;
-		else if (runtimeConfig.isFileReadStream(input)) try {
-			return runtimeConfig.statSync(input.path).size;
-		} catch (error) {
-			return;
-		}
-	};
-	var BYTE_LENGTH_SOURCE;
-	(function(BYTE_LENGTH_SOURCE) {
-		BYTE_LENGTH_SOURCE["EMPTY_INPUT"] = "a null or undefined Body";
-		BYTE_LENGTH_SOURCE["CONTENT_LENGTH"] = "the ContentLength property of the params set by the caller";
-		BYTE_LENGTH_SOURCE["STRING_LENGTH"] = "the encoded byte length of the Body string";
-		BYTE_LENGTH_SOURCE["TYPED_ARRAY"] = "the byteLength of a typed byte array such as Uint8Array";
-		BYTE_LENGTH_SOURCE["LENGTH"] = "the value of Body.length";
-		BYTE_LENGTH_SOURCE["SIZE"] = "the value of Body.size";
-		BYTE_LENGTH_SOURCE["START_END_DIFF"] = "the numeric difference between Body.start and Body.end";
-		BYTE_LENGTH_SOURCE["STAT"] = "the size of the file given by Body.path on disk as reported by statSync";
-	})(BYTE_LENGTH_SOURCE || (BYTE_LENGTH_SOURCE = {}));
-	const byteLengthSource = (input, override) => {
-		if (override != null) return BYTE_LENGTH_SOURCE.CONTENT_LENGTH;
-		if (input == null) return BYTE_LENGTH_SOURCE.EMPTY_INPUT;
-		if (typeof input === "string") return BYTE_LENGTH_SOURCE.STRING_LENGTH;
-		if (typeof input.byteLength === "number") return BYTE_LENGTH_SOURCE.TYPED_ARRAY;
-		else if (typeof input.length === "number") return BYTE_LENGTH_SOURCE.LENGTH;
-		else if (typeof input.size === "number") return BYTE_LENGTH_SOURCE.SIZE;
-		else if (typeof input.start === "number" && typeof input.end === "number") return BYTE_LENGTH_SOURCE.START_END_DIFF;
-		else if (runtimeConfig.isFileReadStream(input)) try {
-			runtimeConfig.statSync(input.path).size;
-			return BYTE_LENGTH_SOURCE.STAT;
-		} catch (error) {
-			return;
-		}
-	};
-	async function* getChunkStream(data, partSize, getNextData) {
-		let partNumber = 1;
-		const currentBuffer = {
-			chunks: [],
-			length: 0
-		};
-		for await (const datum of getNextData(data)) {
-			currentBuffer.chunks.push(datum);
-			currentBuffer.length += datum.byteLength;
-			while (currentBuffer.length > partSize) {
-				const dataChunk = currentBuffer.chunks.length > 1 ? Buffer.concat(currentBuffer.chunks) : currentBuffer.chunks[0];
-				yield {
-					partNumber,
-					data: dataChunk.subarray(0, partSize)
-				};
-				currentBuffer.chunks = [dataChunk.subarray(partSize)];
-				currentBuffer.length = currentBuffer.chunks[0].byteLength;
-				partNumber += 1;
-			}
-		}
-		yield {
-			partNumber,
-			data: currentBuffer.chunks.length !== 1 ? Buffer.concat(currentBuffer.chunks) : currentBuffer.chunks[0],
-			lastPart: true
-		};
-	}
-	async function* getChunkUint8Array(data, partSize) {
-		let partNumber = 1;
-		let startByte = 0;
-		let endByte = partSize;
-		while (endByte < data.byteLength) {
-			yield {
-				partNumber,
-				data: data.subarray(startByte, endByte)
-			};
-			partNumber += 1;
-			startByte = endByte;
-			endByte = startByte + partSize;
-		}
-		yield {
-			partNumber,
-			data: data.subarray(startByte),
-			lastPart: true
-		};
-	}
-	async function* getDataReadable(data) {
-		for await (const chunk of data) if (Buffer.isBuffer(chunk) || chunk instanceof Uint8Array) yield chunk;
-		else yield Buffer.from(chunk);
-	}
-	async function* getDataReadableStream(data) {
-		const reader = data.getReader();
-		try {
-			while (true) {
-				const { done, value } = await reader.read();
-				if (done) return;
-				if (Buffer.isBuffer(value) || value instanceof Uint8Array) yield value;
-				else yield Buffer.from(value);
-			}
-		} catch (e) {
-			throw e;
-		} finally {
-			reader.releaseLock();
-		}
-	}
-	const getChunk = (data, partSize) => {
-		if (data instanceof Uint8Array) return getChunkUint8Array(data, partSize);
-		if (data instanceof Readable) return getChunkStream(data, partSize, getDataReadable);
-		if (data instanceof String || typeof data === "string") return getChunkUint8Array(Buffer.from(data), partSize);
-		if (typeof data.stream === "function") return getChunkStream(data.stream(), partSize, getDataReadableStream);
-		if (data instanceof ReadableStream) return getChunkStream(data, partSize, getDataReadableStream);
-		throw new Error("Body Data is unsupported format, expected data to be one of: string | Uint8Array | Buffer | Readable | ReadableStream | Blob;.");
-	};
-	var Upload = class Upload extends EventEmitter {
-		static MIN_PART_SIZE = 5242880;
-		MAX_PARTS = 1e4;
-		queueSize = 4;
-		partSize;
-		leavePartsOnError = false;
-		tags = [];
-		client;
-		params;
-		totalBytes;
-		totalBytesSource;
-		bytesUploadedSoFar;
-		abortController;
-		concurrentUploaders = [];
-		createMultiPartPromise;
-		abortMultipartUploadCommand = null;
-		uploadedParts = [];
-		uploadEnqueuedPartsCount = 0;
-		expectedPartsCount;
-		uploadId;
-		uploadEvent;
-		isMultiPart = true;
-		singleUploadResult;
-		sent = false;
-		constructor(options) {
-			super();
-			this.queueSize = options.queueSize || this.queueSize;
-			this.leavePartsOnError = options.leavePartsOnError || this.leavePartsOnError;
-			this.tags = options.tags || this.tags;
-			this.client = options.client;
-			this.params = options.params;
-			if (!this.params) throw new Error(`InputError: Upload requires params to be passed to upload.`);
-			this.totalBytes = this.params.ContentLength ?? byteLength(this.params.Body);
-			this.totalBytesSource = byteLengthSource(this.params.Body, this.params.ContentLength);
-			this.bytesUploadedSoFar = 0;
-			this.abortController = options.abortController ?? new AbortController();
-			this.partSize = options.partSize || Math.max(Upload.MIN_PART_SIZE, Math.ceil((this.totalBytes || 0) / this.MAX_PARTS));
-			if (this.totalBytes !== void 0) this.expectedPartsCount = Math.ceil(this.totalBytes / this.partSize);
-			this.__validateInput();
-		}
-		async abort() {
-			this.abortController.abort();
-		}
-		async done() {
-			if (this.sent) throw new Error("@aws-sdk/lib-storage: this instance of Upload has already executed .done(). Create a new instance.");
-			this.sent = true;
-			return await Promise.race([this.__doMultipartUpload(), this.__abortTimeout(this.abortController.signal)]);
-		}
-		on(event, listener) {
-			this.uploadEvent = event;
-			return super.on(event, listener);
-		}
-		async __uploadUsingPut(dataPart) {
-			this.isMultiPart = false;
-			const params = {
-				...this.params,
-				Body: dataPart.data
-			};
-			const clientConfig = this.client.config;
-			const requestHandler = clientConfig.requestHandler;
-			const eventEmitter = requestHandler instanceof EventEmitter ? requestHandler : null;
-			const uploadEventListener = (event) => {
-				this.bytesUploadedSoFar = event.loaded;
-				this.totalBytes = event.total;
-				this.__notifyProgress({
-					loaded: this.bytesUploadedSoFar,
-					total: this.totalBytes,
-					part: dataPart.partNumber,
-					Key: this.params.Key,
-					Bucket: this.params.Bucket
-				});
-			};
-			if (eventEmitter !== null) eventEmitter.on("xhr.upload.progress", uploadEventListener);
-			const resolved = await Promise.all([this.client.send(new PutObjectCommand(params)), clientConfig?.endpoint?.()]);
-			const putResult = resolved[0];
-			let endpoint = resolved[1];
-			if (!endpoint) endpoint = toEndpointV1(await getEndpointFromInstructions(params, PutObjectCommand, { ...clientConfig }));
-			if (!endpoint) throw new Error("Could not resolve endpoint from S3 \"client.config.endpoint()\" nor EndpointsV2.");
-			if (eventEmitter !== null) eventEmitter.off("xhr.upload.progress", uploadEventListener);
-			const locationKey = this.params.Key.split("/").map((segment) => extendedEncodeURIComponent(segment)).join("/");
-			const locationBucket = extendedEncodeURIComponent(this.params.Bucket);
-			const Location = (() => {
-				const endpointHostnameIncludesBucket = endpoint.hostname.startsWith(`${locationBucket}.`);
-				const forcePathStyle = this.client.config.forcePathStyle;
-				const optionalPort = endpoint.port ? `:${endpoint.port}` : ``;
-				if (forcePathStyle) return `${endpoint.protocol}//${endpoint.hostname}${optionalPort}/${locationBucket}/${locationKey}`;
-				if (endpointHostnameIncludesBucket) return `${endpoint.protocol}//${endpoint.hostname}${optionalPort}/${locationKey}`;
-				return `${endpoint.protocol}//${locationBucket}.${endpoint.hostname}${optionalPort}/${locationKey}`;
-			})();
-			this.singleUploadResult = {
-				...putResult,
-				Bucket: this.params.Bucket,
-				Key: this.params.Key,
-				Location
-			};
-			const totalSize = byteLength(dataPart.data);
-			this.__notifyProgress({
-				loaded: totalSize,
-				total: totalSize,
-				part: 1,
-				Key: this.params.Key,
-				Bucket: this.params.Bucket
-			});
-		}
-		async __createMultipartUpload() {
-			const requestChecksumCalculation = await this.client.config.requestChecksumCalculation();
-			if (!this.createMultiPartPromise) {
-				const createCommandParams = {
-					...this.params,
-					Body: void 0
-				};
-				if (requestChecksumCalculation === "WHEN_SUPPORTED") createCommandParams.ChecksumAlgorithm = this.params.ChecksumAlgorithm || ChecksumAlgorithm.CRC32;
-				this.createMultiPartPromise = this.client.send(new CreateMultipartUploadCommand(createCommandParams)).then((createMpuResponse) => {
-					this.abortMultipartUploadCommand = new AbortMultipartUploadCommand({
-						Bucket: this.params.Bucket,
-						Key: this.params.Key,
-						UploadId: createMpuResponse.UploadId
-					});
-					return createMpuResponse;
-				});
-			}
-			return this.createMultiPartPromise;
-		}
-		async __doConcurrentUpload(dataFeeder) {
-			for await (const dataPart of dataFeeder) {
-				if (this.uploadEnqueuedPartsCount > this.MAX_PARTS) throw new Error(`Exceeded ${this.MAX_PARTS} parts in multipart upload to Bucket: ${this.params.Bucket} Key: ${this.params.Key}.`);
-				if (this.abortController.signal.aborted) return;
-				if (dataPart.partNumber === 1 && dataPart.lastPart) return await this.__uploadUsingPut(dataPart);
-				if (!this.uploadId) {
-					const { UploadId } = await this.__createMultipartUpload();
-					this.uploadId = UploadId;
-					if (this.abortController.signal.aborted) return;
-				}
-				const partSize = byteLength(dataPart.data) || 0;
-				const requestHandler = this.client.config.requestHandler;
-				const eventEmitter = requestHandler instanceof EventEmitter ? requestHandler : null;
-				let lastSeenBytes = 0;
-				const uploadEventListener = (event, request) => {
-					if ((Number(request.query["partNumber"]) || -1) !== dataPart.partNumber) return;
-					if (event.total && partSize) {
-						this.bytesUploadedSoFar += event.loaded - lastSeenBytes;
-						lastSeenBytes = event.loaded;
-					}
-					this.__notifyProgress({
-						loaded: this.bytesUploadedSoFar,
-						total: this.totalBytes,
-						part: dataPart.partNumber,
-						Key: this.params.Key,
-						Bucket: this.params.Bucket
-					});
-				};
-				if (eventEmitter !== null) eventEmitter.on("xhr.upload.progress", uploadEventListener);
-				this.uploadEnqueuedPartsCount += 1;
-				this.__validateUploadPart(dataPart);
-				const partResult = await this.client.send(new UploadPartCommand({
-					...this.params,
-					ContentLength: void 0,
-					UploadId: this.uploadId,
-					Body: dataPart.data,
-					PartNumber: dataPart.partNumber
-				}));
-				if (eventEmitter !== null) eventEmitter.off("xhr.upload.progress", uploadEventListener);
-				if (this.abortController.signal.aborted) return;
-				if (!partResult.ETag) throw new Error(`Part ${dataPart.partNumber} is missing ETag in UploadPart response. Missing Bucket CORS configuration for ETag header?`);
-				this.uploadedParts.push({
-					PartNumber: dataPart.partNumber,
-					ETag: partResult.ETag,
-					...partResult.ChecksumCRC32 && { ChecksumCRC32: partResult.ChecksumCRC32 },
-					...partResult.ChecksumCRC32C && { ChecksumCRC32C: partResult.ChecksumCRC32C },
-					...partResult.ChecksumCRC64NVME && { ChecksumCRC64NVME: partResult.ChecksumCRC64NVME },
-					...partResult.ChecksumSHA1 && { ChecksumSHA1: partResult.ChecksumSHA1 },
-					...partResult.ChecksumSHA256 && { ChecksumSHA256: partResult.ChecksumSHA256 }
-				});
-				if (eventEmitter === null) this.bytesUploadedSoFar += partSize;
-				this.__notifyProgress({
-					loaded: this.bytesUploadedSoFar,
-					total: this.totalBytes,
-					part: dataPart.partNumber,
-					Key: this.params.Key,
-					Bucket: this.params.Bucket
-				});
-			}
-		}
-		async __doMultipartUpload() {
-			const dataFeeder = getChunk(this.params.Body, this.partSize);
-			const concurrentUploaderFailures = [];
-			for (let index = 0; index < this.queueSize; index++) {
-				const currentUpload = this.__doConcurrentUpload(dataFeeder).catch((err) => {
-					concurrentUploaderFailures.push(err);
-				});
-				this.concurrentUploaders.push(currentUpload);
-			}
-			await Promise.all(this.concurrentUploaders);
-			if (concurrentUploaderFailures.length >= 1) {
-				await this.markUploadAsAborted();
-				throw concurrentUploaderFailures[0];
-			}
-			if (this.abortController.signal.aborted) {
-				await this.markUploadAsAborted();
-				throw Object.assign(/* @__PURE__ */ new Error("Upload aborted."), { name: "AbortError" });
-			}
-			let result;
-			if (this.isMultiPart) {
-				const { expectedPartsCount, uploadedParts, totalBytes, totalBytesSource } = this;
-				if (totalBytes !== void 0 && expectedPartsCount !== void 0 && uploadedParts.length !== expectedPartsCount) {
-					await this.markUploadAsAborted();
-					throw new Error(`Expected ${expectedPartsCount} part(s) but uploaded ${uploadedParts.length} part(s).
-The expected part count is based on the byte-count of the input.params.Body,
-which was read from ${totalBytesSource} and is ${totalBytes}.
-If this is not correct, provide an override value by setting a number
-to input.params.ContentLength in bytes.
-`);
-				}
-				this.uploadedParts.sort((a, b) => a.PartNumber - b.PartNumber);
-				const uploadCompleteParams = {
-					...this.params,
-					Body: void 0,
-					UploadId: this.uploadId,
-					MultipartUpload: { Parts: this.uploadedParts }
-				};
-				try {
-					result = await this.client.send(new CompleteMultipartUploadCommand(uploadCompleteParams));
-				} catch (e) {
-					await this.markUploadAsAborted().catch((abortError) => {
-						if (e instanceof Error && e.cause === void 0) e.cause = abortError;
-					});
-					throw e;
-				}
-				if (typeof result?.Location === "string" && result.Location.includes("%2F")) result.Location = result.Location.replace(/%2F/g, "/");
-			} else result = this.singleUploadResult;
-			this.abortMultipartUploadCommand = null;
-			if (this.tags.length) await this.client.send(new PutObjectTaggingCommand({
-				...this.params,
-				Tagging: { TagSet: this.tags }
-			}));
-			return result;
-		}
-		async markUploadAsAborted() {
-			if (this.uploadId && !this.leavePartsOnError && null !== this.abortMultipartUploadCommand) {
-				await this.client.send(this.abortMultipartUploadCommand);
-				this.abortMultipartUploadCommand = null;
-			}
-		}
-		__notifyProgress(progress) {
-			if (this.uploadEvent) this.emit(this.uploadEvent, progress);
-		}
-		async __abortTimeout(abortSignal) {
-			return new Promise((resolve, reject) => {
-				abortSignal.onabort = () => {
-					const abortError = /* @__PURE__ */ new Error("Upload aborted.");
-					abortError.name = "AbortError";
-					reject(abortError);
-				};
-			});
-		}
-		__validateUploadPart(dataPart) {
-			const actualPartSize = byteLength(dataPart.data);
-			if (actualPartSize === void 0) throw new Error(`A dataPart was generated without a measurable data chunk size for part number ${dataPart.partNumber}`);
-			if (dataPart.partNumber === 1 && dataPart.lastPart) return;
-			if (!dataPart.lastPart && actualPartSize !== this.partSize) throw new Error(`The byte size for part number ${dataPart.partNumber}, size ${actualPartSize} does not match expected size ${this.partSize}`);
-		}
-		__validateInput() {
-			if (!this.client) throw new Error(`InputError: Upload requires a AWS client to do uploads with.`);
-			if (this.partSize < Upload.MIN_PART_SIZE) throw new Error(`EntityTooSmall: Your proposed upload part size [${this.partSize}] is smaller than the minimum allowed size [${Upload.MIN_PART_SIZE}] (5MB)`);
-			if (this.queueSize < 1) throw new Error(`Queue size: Must have at least one uploading queue.`);
-		}
-	};
-	exports.Upload = Upload;
-}));
-
-// src/store/s3-file-upload.ts
-function stopActiveUploads() {
-	const stopped = [];
-	for (const [upload, key] of active) {
-		upload.abort().catch(() => void 0);
-		stopped.push(key);
-	}
-	active.clear();
-	return stopped;
-}
-async function uploadFile(req) {
-	const { size } = await stat(req.file);
-	const upload = new import_dist_cjs$6.Upload({
-		client: req.client,
-		partSize: Math.max(req.partSizeBytes, Math.ceil(size / MAX_PARTS$1)),
-		queueSize: req.queueSize,
-		leavePartsOnError: false,
-		params: {
-			Bucket: req.bucket,
-			Key: req.key,
-			Body: createReadStream(req.file, { highWaterMark: 1048576 }),
-			ContentLength: size,
-			ContentType: req.contentType,
-			...req.cacheControl !== void 0 && { CacheControl: req.cacheControl },
-			...req.ifNoneMatch !== void 0 && { IfNoneMatch: req.ifNoneMatch },
-			...req.ifMatch !== void 0 && { IfMatch: req.ifMatch }
-		}
-	});
-	const onProgress = req.onProgress;
-	if (onProgress) upload.on("httpUploadProgress", (p) => {
-		onProgress({
-			key: req.progressKey,
-			loaded: p.loaded ?? 0,
-			total: p.total ?? size
-		});
-	});
-	const done = upload.done();
-	active.set(upload, req.key);
-	let result;
-	try {
-		result = await done;
-	} finally {
-		active.delete(upload);
-	}
-	if (!result.ETag) throw new Error(`upload of ${req.key} returned no ETag`);
-	return { etag: result.ETag };
-}
-var import_dist_cjs$6, MAX_PARTS$1, active;
-var init_s3_file_upload = __esmMin((() => {
-	import_dist_cjs$6 = require_dist_cjs();
-	MAX_PARTS$1 = 1e4;
-	active = /* @__PURE__ */ new Map();
-}));
-
 // src/store/s3-staged-upload.ts
 function checksumsOf(res) {
 	return {
@@ -71769,6 +70534,13 @@ function multipartEtag(parts) {
 	if (digests.some((d) => d === void 0)) return void 0;
 	return `"${createHash("md5").update(Buffer.concat(digests.map((d) => Buffer.from(d, "hex")))).digest("hex")}-${parts.length}"`;
 }
+async function readPart(fh, buffer, length, start, file) {
+	for (let got = 0; got < length;) {
+		const { bytesRead } = await fh.read(buffer, got, length - got, start + got);
+		if (bytesRead === 0) throw new Error(`${file} became shorter while it was uploaded`);
+		got += bytesRead;
+	}
+}
 function stageUpload(req) {
 	const controller = new AbortController();
 	const signal = controller.signal;
@@ -71778,12 +70550,12 @@ function stageUpload(req) {
 	let loaded = 0;
 	const sent = (async () => {
 		const checksums = await req.client.config.requestChecksumCalculation() === "WHEN_SUPPORTED";
-		const created = await req.client.send(new import_dist_cjs$5.CreateMultipartUploadCommand({
+		const created = await req.client.send(new import_dist_cjs$6.CreateMultipartUploadCommand({
 			Bucket: req.bucket,
 			Key: req.key,
 			ContentType: req.contentType,
 			...req.cacheControl !== void 0 && { CacheControl: req.cacheControl },
-			...checksums && { ChecksumAlgorithm: import_dist_cjs$5.ChecksumAlgorithm.CRC32 }
+			...checksums && { ChecksumAlgorithm: import_dist_cjs$6.ChecksumAlgorithm.CRC32 }
 		}));
 		if (!created.UploadId) throw new Error(`CreateMultipartUpload of ${req.key} returned no UploadId`);
 		uploadId = created.UploadId;
@@ -71792,25 +70564,26 @@ function stageUpload(req) {
 		try {
 			let next = 0;
 			const sender = async () => {
-				const buffer = Buffer.allocUnsafe(Math.min(partSize, req.size));
 				while (next < count) {
 					if (signal.aborted) throw new Error(`the upload of ${req.key} was stopped`);
 					const n = next++;
 					const start = n * partSize;
 					const length = Math.min(partSize, req.size - start);
-					for (let got = 0; got < length;) {
-						const { bytesRead } = await fh.read(buffer, got, length - got, start + got);
-						if (bytesRead === 0) throw new Error(`${req.file} became shorter while it was uploaded`);
-						got += bytesRead;
+					const buffer = await req.buffers.acquire(length);
+					let res;
+					try {
+						await readPart(fh, buffer, length, start, req.file);
+						res = await req.client.send(new import_dist_cjs$6.UploadPartCommand({
+							Bucket: req.bucket,
+							Key: req.key,
+							UploadId: uploadId,
+							PartNumber: n + 1,
+							Body: buffer.subarray(0, length),
+							ContentLength: length
+						}), { abortSignal: signal });
+					} finally {
+						req.buffers.release(buffer);
 					}
-					const res = await req.client.send(new import_dist_cjs$5.UploadPartCommand({
-						Bucket: req.bucket,
-						Key: req.key,
-						UploadId: uploadId,
-						PartNumber: n + 1,
-						Body: buffer.subarray(0, length),
-						ContentLength: length
-					}), { abortSignal: signal });
 					if (!res.ETag) throw new Error(`UploadPart ${n + 1} of ${req.key} returned no ETag`);
 					parts[n] = {
 						PartNumber: n + 1,
@@ -71836,7 +70609,7 @@ function stageUpload(req) {
 		controller.abort();
 		await sent.catch(() => void 0);
 		if (uploadId === void 0) return true;
-		return req.client.send(new import_dist_cjs$5.AbortMultipartUploadCommand({
+		return req.client.send(new import_dist_cjs$6.AbortMultipartUploadCommand({
 			Bucket: req.bucket,
 			Key: req.key,
 			UploadId: uploadId
@@ -71851,7 +70624,7 @@ function stageUpload(req) {
 		async complete(condition) {
 			const parts = await sent;
 			try {
-				const res = await req.client.send(new import_dist_cjs$5.CompleteMultipartUploadCommand({
+				const res = await req.client.send(new import_dist_cjs$6.CompleteMultipartUploadCommand({
 					Bucket: req.bucket,
 					Key: req.key,
 					UploadId: uploadId,
@@ -71862,9 +70635,9 @@ function stageUpload(req) {
 				if (!res.ETag) throw new Error(`CompleteMultipartUpload of ${req.key} returned no ETag`);
 				return { etag: res.ETag };
 			} catch (err) {
-				const expected = status(err) === 412 ? multipartEtag(parts) : void 0;
+				const expected = status(err) === 412 && req.recoverLostComplete !== false ? multipartEtag(parts) : void 0;
 				if (expected === void 0) throw err;
-				const there = await req.client.send(new import_dist_cjs$5.HeadObjectCommand({
+				const there = await req.client.send(new import_dist_cjs$6.HeadObjectCommand({
 					Bucket: req.bucket,
 					Key: req.key
 				})).catch(() => void 0);
@@ -71874,11 +70647,124 @@ function stageUpload(req) {
 		}
 	};
 }
-var import_dist_cjs$5, MAX_PARTS, status;
+var import_dist_cjs$6, MAX_PARTS, status;
 var init_s3_staged_upload = __esmMin((() => {
-	import_dist_cjs$5 = require_dist_cjs$1();
+	import_dist_cjs$6 = require_dist_cjs();
 	MAX_PARTS = 1e4;
 	status = (err) => err.$metadata?.httpStatusCode;
+}));
+
+// src/store/s3-file-upload.ts
+function stopActiveUploads() {
+	const stopped = [];
+	for (const [upload, key] of active) {
+		upload.abort().catch(() => void 0);
+		stopped.push(key);
+	}
+	active.clear();
+	return stopped;
+}
+async function putWhole(req, size) {
+	const buffer = await req.buffers.acquire(size);
+	try {
+		const fh = await open(req.file, "r");
+		try {
+			await readPart(fh, buffer, size, 0, req.file);
+		} finally {
+			await fh.close();
+		}
+		const res = await req.client.send(new import_dist_cjs$5.PutObjectCommand({
+			Bucket: req.bucket,
+			Key: req.key,
+			Body: buffer.subarray(0, size),
+			ContentLength: size,
+			ContentType: req.contentType,
+			...req.cacheControl !== void 0 && { CacheControl: req.cacheControl },
+			...req.ifNoneMatch !== void 0 && { IfNoneMatch: req.ifNoneMatch },
+			...req.ifMatch !== void 0 && { IfMatch: req.ifMatch }
+		}));
+		if (!res.ETag) throw new Error(`upload of ${req.key} returned no ETag`);
+		req.onProgress?.({
+			key: req.progressKey,
+			loaded: size,
+			total: size
+		});
+		return { etag: res.ETag };
+	} finally {
+		req.buffers.release(buffer);
+	}
+}
+async function uploadFile(req) {
+	const { size } = await stat(req.file);
+	if (size <= req.partSizeBytes) return putWhole(req, size);
+	const upload = stageUpload({
+		client: req.client,
+		bucket: req.bucket,
+		key: req.key,
+		file: req.file,
+		size,
+		contentType: req.contentType,
+		partSizeBytes: req.partSizeBytes,
+		queueSize: req.queueSize,
+		buffers: req.buffers,
+		progressKey: req.progressKey,
+		recoverLostComplete: false,
+		...req.cacheControl !== void 0 && { cacheControl: req.cacheControl },
+		...req.onProgress !== void 0 && { onProgress: req.onProgress }
+	});
+	active.set(upload, req.key);
+	try {
+		return await upload.complete({
+			...req.ifNoneMatch !== void 0 && { ifNoneMatch: req.ifNoneMatch },
+			...req.ifMatch !== void 0 && { ifMatch: req.ifMatch }
+		});
+	} catch (err) {
+		await upload.abort();
+		throw err;
+	} finally {
+		active.delete(upload);
+	}
+}
+var import_dist_cjs$5, active;
+var init_s3_file_upload = __esmMin((() => {
+	import_dist_cjs$5 = require_dist_cjs();
+	init_s3_staged_upload();
+	active = /* @__PURE__ */ new Map();
+}));
+
+// src/store/s3-part-buffers.ts
+var PartBuffers;
+var init_s3_part_buffers = __esmMin((() => {
+	PartBuffers = class {
+		size;
+		count;
+		free = [];
+		made = 0;
+		waiting = [];
+		constructor(size, count) {
+			this.size = size;
+			this.count = count;
+		}
+		async acquire(bytes) {
+			if (bytes > this.size) return Buffer.allocUnsafeSlow(bytes);
+			const ready = this.free.pop();
+			if (ready) return ready;
+			if (this.made < this.count) {
+				this.made++;
+				return Buffer.allocUnsafeSlow(this.size);
+			}
+			return new Promise((resolve) => this.waiting.push(resolve));
+		}
+		release(buffer) {
+			if (buffer.length !== this.size) return;
+			const next = this.waiting.shift();
+			if (next) next(buffer);
+			else this.free.push(buffer);
+		}
+		get buffersMade() {
+			return this.made;
+		}
+	};
 }));
 
 // src/store/s3-object-meta.ts
@@ -71938,7 +70824,7 @@ async function abortStaleMultipartUploads(client, bucket, prefix, olderThan) {
 }
 var import_dist_cjs$4;
 var init_s3_stale_uploads = __esmMin((() => {
-	import_dist_cjs$4 = require_dist_cjs$1();
+	import_dist_cjs$4 = require_dist_cjs();
 }));
 
 // src/store/s3-conditional-probe.ts
@@ -72050,7 +70936,7 @@ async function cleanUp(t, Key, uploadId) {
 }
 var import_dist_cjs$3, PROBE_PREFIX, WRONG_ETAG;
 var init_s3_conditional_probe = __esmMin((() => {
-	import_dist_cjs$3 = require_dist_cjs$1();
+	import_dist_cjs$3 = require_dist_cjs();
 	init_errors$4();
 	init_redact_url();
 	init_s3_errors();
@@ -72188,7 +71074,7 @@ function trackOpenUploads(client) {
 }
 var import_dist_cjs$2, ABORT_ROUNDS, attemptsOf;
 var init_s3_open_uploads = __esmMin((() => {
-	import_dist_cjs$2 = require_dist_cjs$1();
+	import_dist_cjs$2 = require_dist_cjs();
 	init_s3_errors();
 	ABORT_ROUNDS = 3;
 	attemptsOf = (x) => x?.$metadata?.attempts ?? 1;
@@ -72218,7 +71104,7 @@ async function removeStaleProbes(client, bucket, prefix, olderThan) {
 }
 var import_dist_cjs$1;
 var init_s3_stale_probes = __esmMin((() => {
-	import_dist_cjs$1 = require_dist_cjs$1();
+	import_dist_cjs$1 = require_dist_cjs();
 	init_s3_conditional_probe();
 	init_s3_options();
 }));
@@ -72286,6 +71172,7 @@ function createS3Store(options) {
 	const prefix = normalizePrefix(options.prefix);
 	const partSizeBytes = Math.max(options.partSizeBytes ?? 8388608, MIN_PART_SIZE);
 	const queueSize = Math.max(1, options.queueSize ?? 4);
+	const buffers = new PartBuffers(partSizeBytes, queueSize);
 	const location = {
 		scheme: "s3",
 		bucket,
@@ -72379,6 +71266,7 @@ function createS3Store(options) {
 				contentType: opts.contentType,
 				partSizeBytes,
 				queueSize,
+				buffers,
 				progressKey: key,
 				...opts.cacheControl !== void 0 && { cacheControl: opts.cacheControl },
 				...options.onProgress !== void 0 && { onProgress: options.onProgress }
@@ -72430,6 +71318,7 @@ function createS3Store(options) {
 					contentType: opts.contentType,
 					partSizeBytes,
 					queueSize,
+					buffers,
 					progressKey: key,
 					...opts.cacheControl !== void 0 && { cacheControl: opts.cacheControl },
 					...opts.ifNoneMatch !== void 0 && { ifNoneMatch: opts.ifNoneMatch },
@@ -72576,13 +71465,14 @@ function createS3Store(options) {
 }
 var import_dist_cjs;
 var init_s3_store = __esmMin((() => {
-	import_dist_cjs = require_dist_cjs$1();
+	import_dist_cjs = require_dist_cjs();
 	init_errors$4();
 	init_object_key();
 	init_s3_client();
 	init_s3_errors();
 	init_s3_file_upload();
 	init_s3_staged_upload();
+	init_s3_part_buffers();
 	init_s3_object_meta();
 	init_s3_options();
 	init_s3_stale_uploads();

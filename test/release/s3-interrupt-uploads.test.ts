@@ -65,11 +65,11 @@ describe.skipIf(Boolean(reason))(`an interrupted or failing S3 publish leaves no
     expect(await multipartUploads(bucket)).toEqual([]);
   }, 300_000); // a hang guard, not a speed check
 
-  it("a part that keeps failing, and lib-storage's own abort lost too: the failing run still aborts its upload before it exits", async () => {
+  it("a part that keeps failing, and the upload's own abort lost too: the failing run still aborts its upload before it exits", async () => {
     const { ws, bucket } = await setup();
     const p = await ws.plugin("3.0.0", 300, { dmgBytes: 12 * MiB });
     proxy.target({ name: "part 2 fails", match: (r) => isDmgPart(r) && /[?&]partNumber=2(&|$)/.test(r.url), fault: "500", times: 1000 });
-    // The SDK tries each request 5 times: lib-storage's AbortMultipartUpload never gets through.
+    // The SDK tries each request 5 times: the upload's own AbortMultipartUpload never gets through.
     proxy.target({ name: "first abort lost", match: (r) => r.method === "DELETE" && /[?&]uploadId=/.test(r.url), fault: "drop", times: 5 });
     try {
       const res = await runCli(ws.publishArgs(p, "3.0.0", ["--quiet"]));
