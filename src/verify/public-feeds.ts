@@ -30,6 +30,8 @@ export interface PublicFeedInputs {
 export interface PublicFeedFindings {
   problems: string[];
   warnings: string[];
+  /** Public copies exactly one change behind the canonical feeds: what a publish leaves between its feeds and site steps. */
+  behind: string[];
   /** The releases the public catalog lists (the canonical ones when it cannot be read). */
   listed: readonly ReleaseRecord[];
 }
@@ -164,8 +166,8 @@ export async function checkPublicFeeds(store: ObjectStore, inputs: PublicFeedInp
   const lastPage = Math.max(archivePageCount(current.versions.length), previous ? archivePageCount(previous.catalog.versions.length) : 0);
   for (let n = lastPage + 1; await store.head(archivePageKey(n)); n++) problems.push(`${archivePageKey(n)} is past the last archive page (${lastPage}) of ${CATALOG_KEY}; ${REWRITE}`);
   if (!settings) warnings.push(`index.html, changelog.html and the archive pages were not compared with what relcast renders: ${APPCAST_KEY} does not name the display name and publisher; pass --config`);
-  if (previous && stale.length > 0) warnings.push(`${stale.join(", ")} still ${stale.length === 1 ? "holds" : "hold"} the state before the last change (${describeStep(previous.step)}): ${REPAIR}`);
-  return { problems, warnings, listed };
+  const behind = previous && stale.length > 0 ? [`${stale.join(", ")} still ${stale.length === 1 ? "holds" : "hold"} the state before the last change (${describeStep(previous.step)}): ${REPAIR}`] : [];
+  return { problems, warnings, behind, listed };
 }
 
 /** Whether `body` is a signed feed whose signed bytes (all before its last signature block) are `content`. */

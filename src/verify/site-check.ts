@@ -2,6 +2,7 @@ import { latestDownloadStateBytes } from "../site/site-plan.js";
 import { expectedLatest } from "../domain/latest-choice.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import {
+  CATALOG_KEY,
   CHANGELOG_KEY, deltaFileName, downloadKey, INDEX_KEY, latestDownloadName, latestDownloadStateKey, publicAppcastKey, publicCatalogKey, zipFileName,
 } from "../domain/release-layout.js";
 import { challengePrefix, verifyEd25519Buffered, verifyEd25519Challenge } from "../sparkle/ed25519-stream.js";
@@ -15,8 +16,32 @@ import { publicInventory } from "./public-inventory.js";
 
 export interface SiteFindings {
   problems: string[];
-  /** What an interrupted publish leaves (public copies behind the canonical feeds); a re-run or `relcast site sync` clears it. */
+  /** What an interrupted publish leaves (public copies behind the canonical feeds) while one may still be running; a re-run or `relcast site sync` clears it. */
   warnings: string[];
+}
+
+/**
+ * How long public copies may stay one change behind the canonical feeds
+ * before verify calls it a problem. A publish writes its feeds and then
+ * its site step (the public feeds, pages and stable latest downloads) at
+ * once; even server-side copies of multi-GiB downloads take minutes, not a
+ * quarter of an hour. Past this, no run is finishing it, and installed
+ * copies reading the public feed do not see the change (a new release, or
+ * a yank that should stop offering a build).
+ */
+export const BEHIND_SETTLES_AFTER_MS = 15 * 60_000;
+
+/** The "one change behind" findings: warnings while a publish may still be running, problems once the change is older than the window. */
+async function reportBehind(store: ObjectStore, behind: readonly string[], found: SiteFindings): Promise<void> {
+  if (behind.length === 0) return;
+  const changedAt = (await store.head(CATALOG_KEY))?.lastModified;
+  const age = changedAt === undefined ? undefined : Date.now() - changedAt.getTime();
+  if (age === undefined || age <= BEHIND_SETTLES_AFTER_MS) {
+    found.warnings.push(...behind);
+    return;
+  }
+  const since = `the last change to ${CATALOG_KEY} was made at ${changedAt!.toISOString()}, ${Math.round(age / 60_000)} minutes ago, so no publish is still finishing it (installed copies reading the public feed do not see that change)`;
+  found.problems.push(...behind.map((b) => `${b}; ${since}`));
 }
 
 interface Artifact {
@@ -95,7 +120,7 @@ async function downloadProblems(store: ObjectStore, records: readonly ReleaseRec
  * byte the expected latest release's artifacts; after an interrupted publish
  * they may still be those of the release the state file names (a warning).
  */
-async function latestDownloadFindings(store: ObjectStore, pluginId: string, want: ReleaseRecord, holds: ReleaseRecord | undefined, tally: HashTally, found: SiteFindings): Promise<void> {
+async function latestDownloadFindings(store: ObjectStore, pluginId: string, want: ReleaseRecord, holds: ReleaseRecord | undefined, tally: HashTally, found: SiteFindings, behind: string[]): Promise<void> {
   const exts: Array<"dmg" | "zip"> = ["dmg", ...(want.autoupdate ? ["zip" as const] : [])];
   for (const [i, ext] of exts.entries()) {
     const key = downloadKey(latestDownloadName(pluginId, ext));
@@ -103,7 +128,7 @@ async function latestDownloadFindings(store: ObjectStore, pluginId: string, want
     if (!problem) continue;
     const older = holds && holds !== want ? artifactsOf(holds)[i] : undefined;
     if (older && !(await hashProblem(store, key, older, `the record of ${holds!.version}`, tally))) {
-      found.warnings.push(`${key} still holds ${holds!.version}, not ${want.version}: ${REPAIR}`);
+      behind.push(`${key} still holds ${holds!.version}, not ${want.version}: ${REPAIR}`);
     } else found.problems.push(`${problem}; ${REPAIR}`);
   }
 }
@@ -134,6 +159,7 @@ export async function checkSite(store: ObjectStore, pluginId: string, records: r
   const feeds = await checkPublicFeeds(store, { ...inputs, expect: { pluginId, appUrl: inputs.appUrl, maxItemsPerChannel: inputs.maxItemsPerChannel } });
   found.problems.push(...feeds.problems);
   found.warnings.push(...feeds.warnings);
+  const behind = [...feeds.behind];
   const listed = feeds.listed;
   found.problems.push(...(await downloadProblems(store, listed, tally, inputs.keyOf)));
   found.problems.push(...(await iconProblems(store, listed, tally, REPAIR)));
@@ -150,14 +176,15 @@ export async function checkSite(store: ObjectStore, pluginId: string, records: r
       holds = undefined;
     }
     const holdsRecord = [...records, ...listed].find((r) => r.version === holds);
-    await latestDownloadFindings(store, pluginId, want, holdsRecord, tally, found);
+    await latestDownloadFindings(store, pluginId, want, holdsRecord, tally, found, behind);
     // The state is always exactly what the site step writes for some release: for the latest one, or (a publish
     // interrupted before its site step) for the one before. Any other bytes were not written by relcast.
     const writtenFor = holds === want.version ? want : holdsRecord;
     if (state && !(writtenFor && state.body.equals(latestDownloadStateBytes(writtenFor)))) {
       const named = holds === undefined ? "is not valid state JSON" : writtenFor ? `is not the state the site step writes for ${holds} (its checksums or fields differ)` : `names ${JSON.stringify(holds)}, which no release in the catalog is`;
       found.problems.push(`${latestDownloadStateKey(pluginId)} ${named}: ${REPAIR}`);
-    } else if (holds !== want.version && found.problems.length === 0) found.warnings.push(`the stable latest downloads state says ${holds ?? "an unknown version"}, not ${want.version}: ${REPAIR}`);
+    } else if (holds !== want.version && found.problems.length === 0) behind.push(`the stable latest downloads state says ${holds ?? "an unknown version"}, not ${want.version}: ${REPAIR}`);
   }
+  await reportBehind(store, behind, found);
   return found;
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
@@ -369,6 +369,16 @@ describe("verify checks what installed copies and people read: the public feeds,
         expect(res.stdout).toMatch(/warnings:\n(?: {2}.*\n)* {2}site: api\/v1\/plugins\/bridge-plugin\/releases\.json, api\/v1\/plugins\/bridge-plugin\/appcast\.xml, index\.html, changelog\.html still hold the state before the last change \(they do not list 1\.3\.0 yet\)/);
       }
       expect(itemsOf(path.join(killed, APPCAST)).map((i) => i.short)).toEqual(["1.2.0", "1.1.0", "1.0.0"]);
+    });
+
+    it("the same state a quarter of an hour after the last change: a problem (exit 11) naming when, since no publish is finishing it", async () => {
+      const store = await copyStore(killed);
+      const long = new Date(Date.now() - 20 * 60_000);
+      await utimes(path.join(store, "releases", "catalog.json"), long, long);
+      const res = await verify(store);
+      expect(res.code, res.stdout + res.stderr).toBe(11);
+      expect(res.stdout).toMatch(/site: .*appcast\.xml.* still hold the state before the last change \(they do not list 1\.3\.0 yet\): .*; the last change to releases\/catalog\.json was made at .*, 20 minutes ago, so no publish is still finishing it/);
+      expect(res.stdout).toMatch(/stable latest downloads state says 1\.2\.0, not 1\.3\.0.*20 minutes ago|still holds 1\.2\.0, not 1\.3\.0.*20 minutes ago/);
     });
 
     it("killed inside the site step after the appcast and pages, before the public catalog: still that warning", async () => {
