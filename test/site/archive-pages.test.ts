@@ -146,7 +146,7 @@ describe("archive pages: every release's notes and downloads on the site", () =>
       expect: { pluginId: ID, appUrl: config.appUrl, maxItemsPerChannel: appcastLimit(config) },
     });
     expect(found.problems.filter((p) => /changelog/.test(p))).toEqual([]);
-    expect(found.warnings.join("\n")).toMatch(/changelog-2\.html.*changelog-3\.html|changelog-3\.html.*still hold/);
+    expect(found.behind.join("\n")).toMatch(/changelog-2\.html.*changelog-3\.html|changelog-3\.html.*still hold/);
   });
 });
 
