@@ -5213,14 +5213,6 @@ const ZodObject = /*@__PURE__*/ $constructor("ZodObject", (inst, def) => {
 		return required$1(ZodNonOptional, this, args[0]);
 	}
 });
-function object(shape, params) {
-	const def = {
-		type: "object",
-		shape: shape ?? {},
-		...normalizeParams(params)
-	};
-	return new ZodObject(def);
-}
 function strictObject(shape, params) {
 	return new ZodObject({
 		type: "object",
@@ -5980,6 +5972,15 @@ const COMMAND_AT_LINE_START = /(^|\n)([^\S\n]*)::/g;
 const LEGACY_COMMAND = /##\[/g;
 function printable$1(text, options = {}) {
 	return text.replace(options.keepNewlines ? UNPRINTABLE_BUT_NEWLINE : UNPRINTABLE, escapeOne).replace(COMMAND_AT_LINE_START, "$1$2\\x3a:").replace(LEGACY_COMMAND, "#\\x23[");
+}
+const JSON_UNPRINTABLE = /[\x7f-\x9f\p{Cf}\u2028\u2029]/gu;
+function jsonEscape(char) {
+	let out = "";
+	for (let i = 0; i < char.length; i++) out += `\\u${char.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0")}`;
+	return out;
+}
+function printableJson(value, indent) {
+	return JSON.stringify(value, null, indent).replace(JSON_UNPRINTABLE, jsonEscape).replace(LEGACY_COMMAND, "#\\u0023[");
 }
 
 // src/core/secrets.ts
@@ -22585,12 +22586,18 @@ async function plannedArchivePages(identity, inputs) {
 		}
 		which = [...pages].sort((a, b) => a - b);
 	}
-	const stale = [];
-	if (scope.kind === "all") for (let n = archivePageCount(versions.length) + 1; await inputs.target.head(archivePageKey(n)); n++) stale.push(archivePageKey(n));
+	const stale = scope.kind === "all" ? await archivePagesPast(inputs.target, archivePageCount(versions.length)) : [];
 	return {
 		pages: archivePages(identity, versions, which),
 		stale
 	};
+}
+const ARCHIVE_NAME = /^changelog-[^/]*\.html?$/;
+async function archivePagesPast(store, last) {
+	const own = new Set(Array.from({ length: last }, (_, i) => archivePageKey(i + 1)));
+	const found = [];
+	for await (const meta of store.list("changelog-")) if (ARCHIVE_NAME.test(meta.key) && !own.has(meta.key)) found.push(meta.key);
+	return found;
 }
 
 // src/site/same-bytes.ts
@@ -22691,7 +22698,7 @@ async function planAllDownloads(source, target, cacheControl) {
 	for (const record of parseCatalog(got.body.toString("utf8"), source.uriFor(CATALOG_KEY)).versions) writes.push(...await planDownloads(source, target, record, cacheControl, "site"));
 	return writes;
 }
-async function planLatestReconcile(store, pluginId, records, cacheControl, planned) {
+async function planLatestReconcile(store, pluginId, records, cacheControl, planned, thorough) {
 	const writes = [];
 	const want = expectedLatest(records);
 	if (want) for (const name of [dmgFileName(pluginId, want.version), ...want.autoupdate ? [zipFileName(pluginId, want.version)] : []]) {
@@ -22700,7 +22707,7 @@ async function planLatestReconcile(store, pluginId, records, cacheControl, plann
 		if (planned.has(to)) continue;
 		const [source, copy] = await Promise.all([store.head(from), store.head(to)]);
 		if (!source && !planned.has(from)) continue;
-		if (source && copy && copy.size === source.size) continue;
+		if (source && copy && copy.size === source.size && (!thorough || await sameObjects(store, store, from, to))) continue;
 		writes.push({
 			step: "site",
 			op: "copy",
@@ -22748,19 +22755,7 @@ function latestDownloadStateBytes(want) {
 		...want.autoupdate?.sha256 && { zipSha256: want.autoupdate.sha256 }
 	}, null, 2) + "\n");
 }
-const stateSchema = object({
-	version: string(),
-	dmgSha256: string().optional(),
-	zipSha256: string().optional()
-});
-function parseJsonOrUndefined(text) {
-	try {
-		return JSON.parse(text);
-	} catch {
-		return;
-	}
-}
-async function planLatestDownloads(source, target, pluginId, records, cacheControl, planned) {
+async function planLatestDownloads(source, target, pluginId, records, cacheControl, planned, thorough) {
 	const want = expectedLatest(records);
 	const stateKey = latestDownloadStateKey(pluginId);
 	const dmg = downloadKey(latestDownloadName(pluginId, "dmg"));
@@ -22777,9 +22772,12 @@ async function planLatestDownloads(source, target, pluginId, records, cacheContr
 		needed: true,
 		why: "no stable release"
 	}));
-	const state = current ? stateSchema.safeParse(parseJsonOrUndefined(current.body.toString("utf8"))) : void 0;
+	const dmgFrom = versionedKey(want.version, want.objectStore.artifactFileName);
+	const zipFrom = versionedKey(want.version, zipFileName(pluginId, want.version));
+	const stateCurrent = current?.body.equals(latestDownloadStateBytes(want)) ?? false;
 	const heads = await Promise.all([target.head(dmg), want.autoupdate ? target.head(zip) : void 0]);
-	if (state?.success && state.data.version === want.version && heads[0] && (!want.autoupdate || heads[1])) return [];
+	const copiesThere = Boolean(heads[0]) && (!want.autoupdate || Boolean(heads[1]));
+	if (stateCurrent && copiesThere && (!thorough || await sameObjects(source, target, dmgFrom, dmg) && (!want.autoupdate || await sameObjects(source, target, zipFrom, zip)))) return [];
 	const writes = [];
 	const copy = async (from, to) => {
 		if (!planned.has(from) && !await source.head(from)) return;
@@ -22794,8 +22792,8 @@ async function planLatestDownloads(source, target, pluginId, records, cacheContr
 			why: `latest is ${want.version}`
 		});
 	};
-	await copy(versionedKey(want.version, want.objectStore.artifactFileName), dmg);
-	if (want.autoupdate) await copy(versionedKey(want.version, zipFileName(pluginId, want.version)), zip);
+	await copy(dmgFrom, dmg);
+	if (want.autoupdate) await copy(zipFrom, zip);
 	else writes.push({
 		step: "site",
 		op: "delete",
@@ -22851,8 +22849,9 @@ async function planSite(source, target, config, feeds, options = {}) {
 	const planned = options.planned ?? /* @__PURE__ */ new Set();
 	const writes = [];
 	if (options.allDownloads) writes.push(...await planAllDownloads(source, target, immutable));
-	if (source === target) writes.push(...await planLatestReconcile(target, config.pluginId, feeds.view.records, mutable, planned));
-	writes.push(...await planLatestDownloads(source, target, config.pluginId, feeds.view.records, mutable, planned));
+	const thorough = options.allDownloads === true;
+	if (source === target) writes.push(...await planLatestReconcile(target, config.pluginId, feeds.view.records, mutable, planned, thorough));
+	writes.push(...await planLatestDownloads(source, target, config.pluginId, feeds.view.records, mutable, planned, thorough));
 	for (const page of feeds.pages) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));
 	if (feeds.appcast) writes.push(await pagePut(target, publicAppcastKey(config.pluginId), feeds.appcast, APPCAST_CONTENT_TYPE, mutable));
 	const archive = await plannedArchivePages(config, {
@@ -71712,11 +71711,11 @@ function reportPublished(result, options) {
 		...checksums ? { checksums } : {}
 	});
 	if (result.dryRun) {
-		if (options.json) process.stdout.write(JSON.stringify({
+		if (options.json) process.stdout.write(printableJson({
 			record,
 			plan: planJson(plan),
 			contents: result.preview?.contents ?? {}
-		}, null, 2) + "\n");
+		}, 2) + "\n");
 		const writes = plan.writes.filter((w) => w.needed);
 		appendStepSummary(summaryMarkdown(record, `${record.displayName} ${record.version}: dry run, nothing written`, [
 			`### The publish would write ${writes.length} object${writes.length === 1 ? "" : "s"}${plan.mode === "noop" ? " (already published: nothing to do)" : ""}`,
@@ -71727,7 +71726,7 @@ function reportPublished(result, options) {
 		]));
 		return;
 	}
-	if (options.json) process.stdout.write(JSON.stringify(record, null, 2) + "\n");
+	if (options.json) process.stdout.write(printableJson(record, 2) + "\n");
 	const completed = [...new Set(plan.writes.filter((w) => w.needed).map((w) => w.step))];
 	const verb = plan.mode === "new" ? "published" : completed.length === 0 ? "already published (nothing to do)" : `was already partly published; this run completed the interrupted publish: ${completed.join(", ")}`;
 	if (plan.mode === "noop" && completed.length === 0) {

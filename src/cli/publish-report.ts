@@ -1,3 +1,4 @@
+import { printableJson } from "../core/printable.js";
 import type { PublishResult } from "../api/publish.js";
 import { planJson } from "../release/plan-preview.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
@@ -31,7 +32,7 @@ export function reportPublished(result: PublishResult, options: { json: boolean;
     ...(checksums ? { checksums } : {}),
   });
   if (result.dryRun) {
-    if (options.json) process.stdout.write(JSON.stringify({ record, plan: planJson(plan), contents: result.preview?.contents ?? {} }, null, 2) + "\n");
+    if (options.json) process.stdout.write(printableJson({ record, plan: planJson(plan), contents: result.preview?.contents ?? {} }, 2) + "\n");
     // The run's page says what the real publish will do (a dry run in a workflow is read there, not in the log).
     const writes = plan.writes.filter((w) => w.needed);
     appendStepSummary(summaryMarkdown(record, `${record.displayName} ${record.version}: dry run, nothing written`, [
@@ -43,7 +44,7 @@ export function reportPublished(result: PublishResult, options: { json: boolean;
     ]));
     return;
   }
-  if (options.json) process.stdout.write(JSON.stringify(record, null, 2) + "\n");
+  if (options.json) process.stdout.write(printableJson(record, 2) + "\n");
   // What this run wrote, by step: a re-run that finishes an interrupted publish says what it completed.
   const completed = [...new Set(plan.writes.filter((w) => w.needed).map((w) => w.step))];
   const verb =

@@ -49,9 +49,12 @@ function jsonEscape(char: string): string {
  * JSON for a terminal or CI log (`--json`): as JSON.stringify, which escapes
  * C0 controls only, with every other character {@link printable} escapes
  * written as a JSON escape too, so a tampered page or record shows
- * `\u202E` instead of reordering the line. A JSON parser reads back exactly
- * the same value. (Outside strings JSON.stringify writes only ASCII.)
+ * `\u202E` instead of reordering the line. GitHub's older `##[command]`
+ * form, which its runner reads anywhere in a line, shows as `#\u0023[`.
+ * (A `::` command needs the line's start, where JSON has only indentation,
+ * a quote or a bracket.) A JSON parser reads back exactly the same value.
+ * (Outside strings JSON.stringify writes only ASCII.)
  */
 export function printableJson(value: unknown, indent?: number): string {
-  return JSON.stringify(value, null, indent).replace(JSON_UNPRINTABLE, jsonEscape);
+  return JSON.stringify(value, null, indent).replace(JSON_UNPRINTABLE, jsonEscape).replace(LEGACY_COMMAND, "#\\u0023[");
 }

@@ -70,9 +70,23 @@ export async function plannedArchivePages(identity: PageIdentity, inputs: Archiv
     }
     which = [...pages].sort((a, b) => a - b);
   }
-  const stale: string[] = [];
-  if (scope.kind === "all") {
-    for (let n = archivePageCount(versions.length) + 1; await inputs.target.head(archivePageKey(n)); n++) stale.push(archivePageKey(n));
-  }
+  const stale = scope.kind === "all" ? await archivePagesPast(inputs.target, archivePageCount(versions.length)) : [];
   return { pages: archivePages(identity, versions, which), stale };
+}
+
+/** Names in the archive pages' own pattern at the site's root: `changelog-<anything>.html` (or `.htm`). */
+const ARCHIVE_NAME = /^changelog-[^/]*\.html?$/;
+
+/**
+ * Every object named like an archive page that is not one of pages 1 to
+ * `last`: pages past the last (a rebuild listing fewer releases, or a
+ * removal interrupted part way, which leaves gaps), and names relcast never
+ * writes (`changelog-0.html`, `changelog-01.html`). Found by one listing of
+ * the `changelog-` prefix, not by probing `last + 1` until a miss.
+ */
+export async function archivePagesPast(store: ObjectStore, last: number): Promise<string[]> {
+  const own = new Set(Array.from({ length: last }, (_, i) => archivePageKey(i + 1)));
+  const found: string[] = [];
+  for await (const meta of store.list("changelog-")) if (ARCHIVE_NAME.test(meta.key) && !own.has(meta.key)) found.push(meta.key);
+  return found;
 }

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import semver from "semver";
-import { z } from "zod";
 import type { RelcastConfig } from "../config/schema.js";
 import { RelcastError } from "../core/errors.js";
 import type { CatalogView } from "../catalog/catalog-entry.js";
@@ -93,7 +92,7 @@ async function planAllDownloads(source: ObjectStore, target: ObjectStore, cacheC
  * higher version not in the catalog yet belongs to a publish still under way
  * and is left alone.
  */
-async function planLatestReconcile(store: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], cacheControl: string, planned: ReadonlySet<string>): Promise<PlannedWrite[]> {
+async function planLatestReconcile(store: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], cacheControl: string, planned: ReadonlySet<string>, thorough: boolean): Promise<PlannedWrite[]> {
   const writes: PlannedWrite[] = [];
   const want = expectedLatest(records);
   if (want) {
@@ -103,7 +102,8 @@ async function planLatestReconcile(store: ObjectStore, pluginId: string, records
       if (planned.has(to)) continue;
       const [source, copy] = await Promise.all([store.head(from), store.head(to)]);
       if (!source && !planned.has(from)) continue;
-      if (source && copy && copy.size === source.size) continue;
+      // A publish trusts the size (it wrote the copy); a repair (site sync, site build) compares the bytes.
+      if (source && copy && copy.size === source.size && (!thorough || (await sameObjects(store, store, from, to)))) continue;
       writes.push({ step: "site", op: "copy", from, key: to, contentType: contentTypeFor(name), cacheControl, needed: true, why: `${want.version} is latest` });
     }
   }
@@ -124,22 +124,12 @@ export function latestDownloadStateBytes(want: ReleaseRecord): Buffer {
   return Buffer.from(JSON.stringify({ version: want.version, ...(want.sha256 && { dmgSha256: want.sha256 }), ...(want.autoupdate?.sha256 && { zipSha256: want.autoupdate.sha256 }) }, null, 2) + "\n");
 }
 
-const stateSchema = z.object({ version: z.string(), dmgSha256: z.string().optional(), zipSha256: z.string().optional() });
-
-function parseJsonOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The stable latest URLs `downloads/<id>-latest.dmg|.zip`: copies of the
  * catalog's latest stable release. A small state object, written after the
  * copies, says which version they hold, so an unchanged latest costs one read.
  */
-async function planLatestDownloads(source: ObjectStore, target: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], cacheControl: string, planned: ReadonlySet<string>): Promise<PlannedWrite[]> {
+async function planLatestDownloads(source: ObjectStore, target: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], cacheControl: string, planned: ReadonlySet<string>, thorough: boolean): Promise<PlannedWrite[]> {
   const want = expectedLatest(records);
   const stateKey = latestDownloadStateKey(pluginId);
   const dmg = downloadKey(latestDownloadName(pluginId, "dmg"));
@@ -149,16 +139,21 @@ async function planLatestDownloads(source: ObjectStore, target: ObjectStore, plu
     const present = await Promise.all([dmg, zip, stateKey].map(async (key) => ((await target.head(key)) ? key : undefined)));
     return present.filter((k): k is string => k !== undefined).map((key) => ({ step: "site", op: "delete", key, needed: true, why: "no stable release" }));
   }
-  const state = current ? stateSchema.safeParse(parseJsonOrUndefined(current.body.toString("utf8"))) : undefined;
+  const dmgFrom = versionedKey(want.version, want.objectStore.artifactFileName);
+  const zipFrom = versionedKey(want.version, zipFileName(pluginId, want.version));
+  // Current when the state is byte for byte what this plan writes for `want` and the copies are there (a repair
+  // compares their bytes with the versioned objects too: a same-size copy of another release passes a size check).
+  const stateCurrent = current?.body.equals(latestDownloadStateBytes(want)) ?? false;
   const heads = await Promise.all([target.head(dmg), want.autoupdate ? target.head(zip) : undefined]);
-  if (state?.success && state.data.version === want.version && heads[0] && (!want.autoupdate || heads[1])) return [];
+  const copiesThere = Boolean(heads[0]) && (!want.autoupdate || Boolean(heads[1]));
+  if (stateCurrent && copiesThere && (!thorough || ((await sameObjects(source, target, dmgFrom, dmg)) && (!want.autoupdate || (await sameObjects(source, target, zipFrom, zip)))))) return [];
   const writes: PlannedWrite[] = [];
   const copy = async (from: string, to: string) => {
     if (!planned.has(from) && !(await source.head(from))) return;
     writes.push({ step: "site", op: "copy", from, key: to, contentType: contentTypeFor(to), cacheControl, needed: true, why: `latest is ${want.version}` });
   };
-  await copy(versionedKey(want.version, want.objectStore.artifactFileName), dmg);
-  if (want.autoupdate) await copy(versionedKey(want.version, zipFileName(pluginId, want.version)), zip);
+  await copy(dmgFrom, dmg);
+  if (want.autoupdate) await copy(zipFrom, zip);
   else writes.push({ step: "site", op: "delete", key: zip, needed: true, why: `${want.version} has no update archive` });
   const next = latestDownloadStateBytes(want);
   const same = current?.body.equals(next) ?? false;
@@ -189,8 +184,10 @@ export async function planSite(source: ObjectStore, target: ObjectStore, config:
   const planned = options.planned ?? new Set<string>();
   const writes: PlannedWrite[] = [];
   if (options.allDownloads) writes.push(...(await planAllDownloads(source, target, immutable)));
-  if (source === target) writes.push(...(await planLatestReconcile(target, config.pluginId, feeds.view.records, mutable, planned)));
-  writes.push(...(await planLatestDownloads(source, target, config.pluginId, feeds.view.records, mutable, planned)));
+  // `allDownloads` is a repair (site sync, site build): it compares copies by their bytes, not only their size.
+  const thorough = options.allDownloads === true;
+  if (source === target) writes.push(...(await planLatestReconcile(target, config.pluginId, feeds.view.records, mutable, planned, thorough)));
+  writes.push(...(await planLatestDownloads(source, target, config.pluginId, feeds.view.records, mutable, planned, thorough)));
   // Notes pages before the public appcast that links them (and, when signed, carries their signatures).
   for (const page of feeds.pages) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));
   if (feeds.appcast) writes.push(await pagePut(target, publicAppcastKey(config.pluginId), feeds.appcast, APPCAST_CONTENT_TYPE, mutable));

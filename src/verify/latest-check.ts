@@ -49,7 +49,7 @@ export async function checkLatest(store: ObjectStore, pluginId: string, records:
       const name = key.slice(LATEST_PREFIX.length);
       const version = allowed.get(name);
       if (!version) found.problems.push(`${key} should not be in latest/ (a publish of ${pending} was interrupted; latest is ${want?.version ?? "empty"} or ${pending})`);
-      else if (!(await sameBytes(store, key, versionedKey(version, name), tally))) found.problems.push(`${key} differs from ${versionedKey(version, name)}`);
+      else if (!(await sameBytes(store, key, versionedKey(version, name), tally))) found.problems.push(`${key} differs from ${versionedKey(version, name)}: run \`relcast site sync\` to copy it again`);
     }
     found.warnings.push(`latest/ holds ${pending}, which has a record but is not in the catalog yet (an interrupted publish); re-run that publish or relcast rebuild`);
     return found;
@@ -57,7 +57,7 @@ export async function checkLatest(store: ObjectStore, pluginId: string, records:
   for (const name of expectedNames) {
     const key = `${LATEST_PREFIX}${name}`;
     if (!present.has(key)) found.problems.push(`${key} is missing; latest must hold ${want!.version}, the highest stable version`);
-    else if (!(await sameBytes(store, key, versionedKey(want!.version, name), tally))) found.problems.push(`${key} differs from ${versionedKey(want!.version, name)}`);
+    else if (!(await sameBytes(store, key, versionedKey(want!.version, name), tally))) found.problems.push(`${key} differs from ${versionedKey(want!.version, name)}: run \`relcast site sync\` to copy it again`);
   }
   for (const key of present) {
     if (!expectedNames.some((n) => key === `${LATEST_PREFIX}${n}`)) found.problems.push(`${key} should not be in latest/ (latest is ${want?.version ?? "empty: no stable release"})`);

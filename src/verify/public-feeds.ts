@@ -7,6 +7,7 @@ import type { Catalog, ReleaseRecord } from "../domain/record-schema.js";
 import { APPCAST_KEY, CATALOG_KEY, publicAppcastKey, publicCatalogKey } from "../domain/release-layout.js";
 import { sitePages } from "../site/site-pages.js";
 import { allArchivePages, archivePageCount, archivePageKey, archivePages } from "../site/archive-pages.js";
+import { archivePagesPast } from "../site/archive-plan.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { readAppcast, type FeedChannel } from "./appcast-reader.js";
 import { checkFeedAgreement, type FeedExpectations } from "./feed-agreement.js";
@@ -164,7 +165,7 @@ export async function checkPublicFeeds(store: ObjectStore, inputs: PublicFeedInp
   }
   // Every page past the last one (a release is never removed, but a rebuild may list fewer): nothing links it, and it must go.
   const lastPage = Math.max(archivePageCount(current.versions.length), previous ? archivePageCount(previous.catalog.versions.length) : 0);
-  for (let n = lastPage + 1; await store.head(archivePageKey(n)); n++) problems.push(`${archivePageKey(n)} is past the last archive page (${lastPage}) of ${CATALOG_KEY}; ${REWRITE}`);
+  for (const key of await archivePagesPast(store, lastPage)) problems.push(`${key} is not one of the archive pages 1 to ${lastPage} of ${CATALOG_KEY} (past the last, or a name relcast never writes); ${REWRITE}`);
   if (!settings) warnings.push(`index.html, changelog.html and the archive pages were not compared with what relcast renders: ${APPCAST_KEY} does not name the display name and publisher; pass --config`);
   const behind = previous && stale.length > 0 ? [`${stale.join(", ")} still ${stale.length === 1 ? "holds" : "hold"} the state before the last change (${describeStep(previous.step)}): ${REPAIR}`] : [];
   return { problems, warnings, behind, listed };

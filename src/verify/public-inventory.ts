@@ -10,14 +10,39 @@ import type { ObjectStore } from "../store/object-store.js";
 /** The public prefixes the site step writes under `{app_url}` (pages at the root are the site's own, checked page by page). */
 const PUBLIC_PREFIXES = [DOWNLOADS_PREFIX, RELEASE_NOTES_PREFIX, ICONS_PREFIX, "api/"];
 
-/** Every public key the records explain: their download and icon copies, hosted notes pages, the stable latest downloads and the public feeds. */
-function explainedKeys(pluginId: string, records: readonly ReleaseRecord[]): Set<string> {
+/**
+ * The key a record's own link names when it points into the site (`{appUrl}/<key>`): a release-notes or
+ * history page the publisher hosts beside relcast's files is theirs, named by the record. Compared as
+ * written (the query and fragment dropped), never made into a path.
+ */
+function linkedKey(url: string | undefined, appUrl: string | undefined): string | undefined {
+  if (!url || !appUrl) return undefined;
+  const base = `${appUrl.replace(/\/+$/, "")}/`;
+  if (!url.startsWith(base)) return undefined;
+  const rest = url.slice(base.length).split(/[?#]/, 1)[0]!;
+  try {
+    return decodeURIComponent(rest);
+  } catch {
+    return rest;
+  }
+}
+
+/** Every public key the records explain: their download and icon copies, hosted notes pages, the pages their links name, the stable latest downloads and the public feeds. */
+function explainedKeys(pluginId: string, records: readonly ReleaseRecord[], appUrl: string | undefined): Set<string> {
   const keys = new Set<string>([
     publicAppcastKey(pluginId), publicCatalogKey(pluginId), latestDownloadStateKey(pluginId),
     downloadKey(latestDownloadName(pluginId, "dmg")), downloadKey(latestDownloadName(pluginId, "zip")),
   ]);
   for (const record of records) for (const { to } of downloadCopies(record)) keys.add(to);
   for (const page of hostedNotesPages(records)) keys.add(page.key);
+  for (const record of records) {
+    const au = record.autoupdate;
+    const links = [au?.releaseNotesLink, au?.fullReleaseNotesLink, au?.link, ...(au?.localizedReleaseNotesLinks ?? []).map((l) => l.url)];
+    for (const url of links) {
+      const key = linkedKey(url, appUrl);
+      if (key) keys.add(key);
+    }
+  }
   return keys;
 }
 
@@ -37,8 +62,8 @@ const shown = (keys: readonly string[]) => keys.slice(0, 4).map((k) => quotedFol
  * copies its downloads before it writes its feeds, so one running now shows
  * its new copies here for a moment; the repair says so.
  */
-export async function publicInventory(store: ObjectStore, pluginId: string, records: readonly ReleaseRecord[]): Promise<{ problems: string[]; warnings: string[] }> {
-  const explained = explainedKeys(pluginId, records);
+export async function publicInventory(store: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], appUrl: string | undefined): Promise<{ problems: string[]; warnings: string[] }> {
+  const explained = explainedKeys(pluginId, records, appUrl);
   const own: string[] = [];
   const other: string[] = [];
   for (const prefix of PUBLIC_PREFIXES) {

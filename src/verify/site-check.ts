@@ -163,7 +163,7 @@ export async function checkSite(store: ObjectStore, pluginId: string, records: r
   const listed = feeds.listed;
   found.problems.push(...(await downloadProblems(store, listed, tally, inputs.keyOf)));
   found.problems.push(...(await iconProblems(store, listed, tally, REPAIR)));
-  const inventory = await publicInventory(store, pluginId, [...records, ...listed]);
+  const inventory = await publicInventory(store, pluginId, [...records, ...listed], inputs.appUrl ?? records[0]?.publicAppcastUrl.replace(/\/api\/v1\/plugins\/[^/]+\/appcast\.xml$/, ""));
   found.problems.push(...inventory.problems);
   found.warnings.push(...inventory.warnings);
   const want = expectedLatest(records);

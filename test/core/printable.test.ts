@@ -32,6 +32,14 @@ describe("printable", () => {
     expect(printable("## [1.0.0] heading # [x]")).toBe("## [1.0.0] heading # [x]");
   });
 
+  it("printableJson writes the older ##[command] form as #\\u0023[ and parses back to the same value", () => {
+    const value = { reason: "bad build ##[error]pwn ::error::x", names: ["/Contents/##[warning]y"] };
+    const text = printableJson(value, 2);
+    expect(text).not.toContain("##[");
+    expect(text).toContain("#\\u0023[error]");
+    expect(JSON.parse(text)).toEqual(value);
+  });
+
   it("quotedFolder quotes a folder name that is not a plain version and escapes what JSON leaves raw", () => {
     expect(quotedFolder("1.2.0")).toBe("1.2.0");
     expect(quotedFolder("4.0.0\u202E")).toBe('"4.0.0\\u{202E}"');

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { cp, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
@@ -292,6 +292,24 @@ describe("verify checks what installed copies and people read: the public feeds,
       const store = await copyStore();
       await writeFile(path.join(store, STATE), bytes());
       await expectProblem(store, problem);
+    });
+
+    it("site sync repairs what verify names: a state with a wrong checksum, and same-size copies of another release at the latest paths", async () => {
+      const store = await copyStore();
+      const state = JSON.parse(await readFile(path.join(store, STATE), "utf8"));
+      await writeFile(path.join(store, STATE), JSON.stringify({ ...state, dmgSha256: "0".repeat(64) }, null, 2) + "\n");
+      const older = path.join(store, "downloads", "bridge-plugin-1.1.0.dmg");
+      expect((await stat(older)).size).toBe((await stat(path.join(store, "downloads", "bridge-plugin-latest.dmg"))).size);
+      for (const to of ["downloads/bridge-plugin-latest.dmg", "releases/latest/bridge-plugin-1.2.0.dmg"]) {
+        await rm(path.join(store, to));
+        await cp(older, path.join(store, to));
+      }
+      await expectProblem(store, /latest\.json is not the state the site step writes for 1\.2\.0/, /releases\/latest\/bridge-plugin-1\.2\.0\.dmg differs from releases\/1\.2\.0\/bridge-plugin-1\.2\.0\.dmg: run `relcast site sync`/);
+      const sync = await runCli(["site", "sync", "--config", ws.configFile, "--store", `file://${store}`]);
+      expect(sync.code, sync.stderr).toBe(0);
+      expect(sync.stderr).not.toContain("already up to date");
+      const res = await verify(store);
+      expect(res.code, res.stdout + res.stderr).toBe(0);
     });
 
     it("exactly the state of the release before (a publish killed before its site step) stays a warning", async () => {

@@ -1,4 +1,4 @@
-import { printable } from "../../core/printable.js";
+import { printable, printableJson } from "../../core/printable.js";
 import type { Command } from "commander";
 import { RelcastError } from "../../core/errors.js";
 import { openBundleTree } from "../../sparkle/delta/bundle-input.js";
@@ -92,7 +92,7 @@ export function registerDelta(program: Command): void {
     .action(async (deltaFile: string, flags: { json?: boolean }) => {
       const { header, items } = await readDeltaInfo(deltaFile);
       if (flags.json) {
-        process.stdout.write(`${JSON.stringify({ header, items }, null, 2)}\n`);
+        process.stdout.write(`${printableJson({ header, items }, 2)}\n`);
         return;
       }
       process.stdout.write(

@@ -1,3 +1,4 @@
+import { printableJson } from "../../core/printable.js";
 import { Option, type Command } from "commander";
 import { RelcastError } from "../../core/errors.js";
 import { parseIsoTimestamp } from "../../core/iso-timestamp.js";
@@ -86,7 +87,7 @@ export function registerRollout(program: Command): void {
       await withConfiguredStore(flags, {}, {}, async (_config, store) => {
         const status = await readRolloutStatus(store, v, now);
         if (flags.json) {
-          process.stdout.write(JSON.stringify({ at: now.toISOString(), ...status }, null, 2) + "\n");
+          process.stdout.write(printableJson({ at: now.toISOString(), ...status }, 2) + "\n");
           return;
         }
         if (status.releases.length === 0) process.stdout.write("no release has a phased rollout\n");
