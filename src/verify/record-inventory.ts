@@ -114,7 +114,7 @@ const FEED_KEYS = new Set([CATALOG_KEY, APPCAST_KEY, CATALOG_INDEX_KEY]);
  * are only compared and quoted, never made into keys.
  */
 function versionObjectOf(key: string): { folder: string; name: string } | undefined {
-  const found = /^releases\/([^/]+)\/(.+)$/.exec(key);
+  const found = /^releases\/([^/]+)\/(.+)$/s.exec(key);
   if (!found || `${RELEASES_PREFIX}${found[1]}/` === LATEST_PREFIX) return undefined;
   return { folder: found[1]!, name: found[2]! };
 }

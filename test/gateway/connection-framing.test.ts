@@ -99,6 +99,13 @@ describe("framing and Connection lists", () => {
     expect(await upstreamUrls()).toEqual([]);
   });
 
+  it("refuses an empty Transfer-Encoding header with 400 saying it is empty, and forwards nothing", async () => {
+    const answer = await exchange(`POST /v2/crm/v1/items HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${token}\r\nTransfer-Encoding: \r\nContent-Length: 2\r\n\r\n{}`);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer.match(/HTTP\/1\.1 \d{3} /g)).toHaveLength(1);
+    expect(await upstreamUrls()).toEqual([]);
+  });
+
   it("refuses a request target with a fragment with 400 and forwards nothing; %23 in the path still passes", async () => {
     const answer = await exchange(`GET /v2/crm/v1/x#frag HTTP/1.1\r\nHost: ${host()}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
     expect(answer).toMatch(/^HTTP\/1\.1 400 [\s\S]*must not contain `#`/);

@@ -22,6 +22,9 @@ export function checkTransferCoding(req: IncomingMessage): void {
   if (req.httpVersionMajor === 1 && req.httpVersionMinor === 0) throw transferCodingInHttp10();
   const codings = value.split(",").map((t) => t.trim().toLowerCase()).filter((t) => t !== "");
   if (codings.length === 1 && codings[0] === "chunked") return;
+  if (codings.length === 0) {
+    throw new HttpError(400, "invalid_request", "the Transfer-Encoding header is empty; send the body with Transfer-Encoding: chunked or with Content-Length", { connection: "close" });
+  }
   const others = codings.filter((t) => t !== "chunked");
   const named = others.length > 0 ? `the transfer coding ${others.join(", ")} is` : "a repeated chunked coding is";
   throw new HttpError(501, "invalid_request", `${named} not supported; send the body with Transfer-Encoding: chunked alone or with Content-Length (a Content-Encoding header carries compression)`, { connection: "close" });
