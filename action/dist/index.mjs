@@ -15052,7 +15052,12 @@ async function openOldTree(store, record, newTree, work, keepLimit, warn) {
 // src/steps/deltas/index.ts
 init_errors$4();
 const DEFAULT_MAXIMUM_DELTAS = 5;
-const DELTA_CONCURRENCY = Math.max(1, Number(process.env.RELCAST_DELTA_CONCURRENCY ?? 1) || 1);
+const ONE_AT_A_TIME_FROM = 2e4;
+function deltaConcurrency(entries) {
+	const set = Number(process.env.RELCAST_DELTA_CONCURRENCY);
+	if (Number.isInteger(set) && set >= 1) return set;
+	return entries >= 2e4 ? 1 : 2;
+}
 async function readRecord(store, version) {
 	const got = await store.get(recordKey(version));
 	const where = store.uriFor(recordKey(version));
@@ -15204,7 +15209,7 @@ const deltasStep = {
 					});
 				}
 			};
-			const results = await inOrderPool(candidates, DELTA_CONCURRENCY, makeOne);
+			const results = await inOrderPool(candidates, deltaConcurrency(newTree.entries.length), makeOne);
 			for (const result of results) {
 				ctx.logger.info(result.log);
 				for (const note of result.notes ?? []) ctx.logger.info(note);

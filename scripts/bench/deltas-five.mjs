@@ -14,7 +14,7 @@ import path from "node:path";
 import { applyDeltaToTree } from "../../dist/src/sparkle/delta/delta-apply-tree.js";
 import { createDeltaFromTrees, DEFAULT_DIFF_LIMIT_BYTES } from "../../dist/src/sparkle/delta/delta-create.js";
 import { readStoredZipTree } from "../../dist/src/sparkle/delta/stored-zip-tree.js";
-import { DELTA_CONCURRENCY } from "../../dist/src/steps/deltas/index.js";
+import { deltaConcurrency } from "../../dist/src/steps/deltas/index.js";
 import { openZipBundleTree } from "../../dist/src/sparkle/delta/zip-bundle-tree.js";
 import { parseTreeManifest, serializeTreeManifest, treeManifestOf } from "../../dist/src/sparkle/delta/tree-manifest.js";
 import { treeFromManifest } from "../../dist/src/sparkle/delta/manifest-tree.js";
@@ -72,9 +72,9 @@ async function one(i, oldZip) {
   await oldTree.close();
   await rm(dir, { recursive: true, force: true });
 }
-// As the deltas step does: DELTA_CONCURRENCY old zips at once.
+// As the deltas step does: deltaConcurrency old zips at once.
 let next = 0;
-await Promise.all(Array.from({ length: DELTA_CONCURRENCY }, async () => {
+await Promise.all(Array.from({ length: deltaConcurrency(newTree.entries.length) }, async () => {
   while (next < oldZips.length) {
     const i = next++;
     await one(i, oldZips[i]);

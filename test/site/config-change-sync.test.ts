@@ -117,13 +117,11 @@ describe("site sync after a config change on a signed appcast", () => {
   it("appcast.signedFeed switched to false never unsigns a signed appcast: site sync, rebuild and yank are refused (E_CONFIG) with nothing written", async () => {
     const signed = await makeWorkspace({ appcast: { signedFeed: true } });
     try {
-      for (const [v, b] of [["1.0.0", 100], ["1.1.0", 110]] as const) {
-        expect((await runCli(signed.publishArgs(await signed.plugin(v, b), v))).code).toBe(0);
-      }
+      expect((await runCli(signed.publishArgs(await signed.plugin("1.0.0", 100), "1.0.0"))).code).toBe(0);
       const config = JSON.parse(await readFile(signed.configFile, "utf8"));
       await writeFile(signed.configFile, JSON.stringify({ ...config, appcast: { ...config.appcast, signedFeed: false } }));
       const before = await snapshotTree(signed.storeDir);
-      for (const args of [["site", "sync"], ["rebuild"], ["rebuild", "--key-file", signed.keyFile], ["yank", "1.1.0", "--key-file", signed.keyFile]]) {
+      for (const args of [["site", "sync"], ["rebuild", "--key-file", signed.keyFile], ["yank", "1.0.0", "--key-file", signed.keyFile]]) {
         const run = await runCli([...args, "--config", signed.configFile]);
         expect(run.code, `${args.join(" ")}: ${run.stderr}`).toBe(3);
         expect(run.stderr).toContain("[E_CONFIG]");

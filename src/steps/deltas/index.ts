@@ -22,12 +22,18 @@ import { openOldTree } from "./old-tree.js";
 
 export const DEFAULT_MAXIMUM_DELTAS = 5;
 /**
- * Old trees held and deltas made at once. One by default: each old tree (its entries, hashes and manifest
- * table) is let go before the next is read, so a bundle of many files holds one old tree at a time, not one
- * per delta. RELCAST_DELTA_CONCURRENCY=2 overlaps two (one reads while the other waits on xz or the patcher)
- * at the cost of that memory.
+ * Old trees held and deltas made at once, for a new tree of `entries` entries. Two overlap (one reads while
+ * the other waits on xz or the patcher: the bench's five deltas take about 0.38× the zip step so, on two
+ * cores), as long as an old tree is small; from {@link ONE_AT_A_TIME_FROM} entries one at a time, each old
+ * tree (its entries, hashes and manifest table) let go before the next is read, so a bundle of many files
+ * holds one old tree, not two (a 70,000-file second publish: 278 MB peak). RELCAST_DELTA_CONCURRENCY sets it.
  */
-export const DELTA_CONCURRENCY = Math.max(1, Number(process.env.RELCAST_DELTA_CONCURRENCY ?? 1) || 1);
+export const ONE_AT_A_TIME_FROM = 20_000;
+export function deltaConcurrency(entries: number): number {
+  const set = Number(process.env.RELCAST_DELTA_CONCURRENCY);
+  if (Number.isInteger(set) && set >= 1) return set;
+  return entries >= ONE_AT_A_TIME_FROM ? 1 : 2;
+}
 
 
 async function readRecord(store: ObjectStore, version: string): Promise<ReleaseRecord> {
@@ -199,9 +205,9 @@ export const deltasStep: Step = {
           await rm(work, { recursive: true, force: true });
         }
       };
-      // DELTA_CONCURRENCY at a time; results are kept in candidate order (highest build first), and every
+      // deltaConcurrency at a time; results are kept in candidate order (highest build first), and every
       // started delta is awaited before the first failure is thrown, so the work folder is removed after them.
-      const results = await inOrderPool(candidates, DELTA_CONCURRENCY, makeOne);
+      const results = await inOrderPool(candidates, deltaConcurrency(newTree.entries.length), makeOne);
       for (const result of results) {
         ctx.logger.info(result.log);
         for (const note of result.notes ?? []) ctx.logger.info(note);
