@@ -10483,10 +10483,7 @@ function readManifestTable(bytes, name, maxBytes = MANIFEST_HARD_CAP, keep) {
 		tree: checker.finish()
 	};
 }
-function linewise(bytes, bad, take) {
-	const open = bytes.indexOf(ENTRIES_OPEN);
-	const endBytes = Buffer.from(manifestText.end);
-	if (open < 0 || bytes.length < endBytes.length || !bytes.subarray(bytes.length - endBytes.length).equals(endBytes)) return void 0;
+function manifestHead(bytes, open, bad) {
 	let headRaw;
 	try {
 		headRaw = JSON.parse(`${bytes.toString("utf8", 0, open)}"entries": []}`);
@@ -10496,6 +10493,14 @@ function linewise(bytes, bad, take) {
 	const parsedHead = treeManifestSchema.safeParse(headRaw);
 	if (!parsedHead.success) throw bad(issues(parsedHead.error, ""));
 	const { entries: _none, ...head } = parsedHead.data;
+	return head;
+}
+function linewise(bytes, bad, take) {
+	const open = bytes.indexOf(ENTRIES_OPEN);
+	const endBytes = Buffer.from(manifestText.end);
+	if (open < 0 || bytes.length < endBytes.length || !bytes.subarray(bytes.length - endBytes.length).equals(endBytes)) return void 0;
+	const head = manifestHead(bytes, open, bad);
+	if (!head) return void 0;
 	const checker = new ManifestChecker(head, bad);
 	const end = bytes.length - endBytes.length;
 	let count = 0;
@@ -10552,16 +10557,8 @@ async function readManifestTableStream(chunks, name, maxBytes = MANIFEST_HARD_CA
 				if (carry.length > MAX_HEAD_BYTES) return void 0;
 				continue;
 			}
-			let headRaw;
-			try {
-				headRaw = JSON.parse(`${carry.toString("utf8", 0, open)}"entries": []}`);
-			} catch {
-				return;
-			}
-			const parsedHead = treeManifestSchema.safeParse(headRaw);
-			if (!parsedHead.success) throw bad(issues(parsedHead.error, ""));
-			const { entries: _none, ...rest } = parsedHead.data;
-			head = rest;
+			head = manifestHead(carry, open, bad);
+			if (!head) return void 0;
 			checker = new ManifestChecker(head, bad);
 			carry = carry.subarray(open + 15);
 		}

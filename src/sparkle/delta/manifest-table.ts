@@ -167,6 +167,24 @@ export function readManifestTable(bytes: Buffer, name: string, maxBytes = MANIFE
 }
 
 /**
+ * The manifest's fields before its entries (`bytes` up to `open`, where the entries array starts), checked by
+ * the schema with an empty entry list; undefined when they are not relcast's layout (the caller then reads
+ * the manifest whole).
+ */
+function manifestHead(bytes: Buffer, open: number, bad: (why: string) => RelcastError) {
+  let headRaw: unknown;
+  try {
+    headRaw = JSON.parse(`${bytes.toString("utf8", 0, open)}"entries": []}`);
+  } catch {
+    return undefined;
+  }
+  const parsedHead = treeManifestSchema.safeParse(headRaw);
+  if (!parsedHead.success) throw bad(issues(parsedHead.error, ""));
+  const { entries: _none, ...head } = parsedHead.data;
+  return head;
+}
+
+/**
  * The line-wise reading, or undefined when the bytes are not in relcast's
  * layout (or are not JSON there): the head, with "entries" as its last key,
  * must parse as an object once closed, each entry line as a value of its own,
@@ -178,15 +196,8 @@ function linewise(bytes: Buffer, bad: (why: string) => RelcastError, take: (chec
   const open = bytes.indexOf(ENTRIES_OPEN);
   const endBytes = Buffer.from(manifestText.end);
   if (open < 0 || bytes.length < endBytes.length || !bytes.subarray(bytes.length - endBytes.length).equals(endBytes)) return undefined;
-  let headRaw: unknown;
-  try {
-    headRaw = JSON.parse(`${bytes.toString("utf8", 0, open)}"entries": []}`);
-  } catch {
-    return undefined;
-  }
-  const parsedHead = treeManifestSchema.safeParse(headRaw);
-  if (!parsedHead.success) throw bad(issues(parsedHead.error, ""));
-  const { entries: _none, ...head } = parsedHead.data;
+  const head = manifestHead(bytes, open, bad);
+  if (!head) return undefined;
   const checker = new ManifestChecker(head, bad);
   const end = bytes.length - endBytes.length;
   let count = 0;
@@ -249,16 +260,8 @@ export async function readManifestTableStream(chunks: AsyncIterable<Buffer>, nam
         if (carry.length > MAX_HEAD_BYTES) return undefined;
         continue;
       }
-      let headRaw: unknown;
-      try {
-        headRaw = JSON.parse(`${carry.toString("utf8", 0, open)}"entries": []}`);
-      } catch {
-        return undefined;
-      }
-      const parsedHead = treeManifestSchema.safeParse(headRaw);
-      if (!parsedHead.success) throw bad(issues(parsedHead.error, ""));
-      const { entries: _none, ...rest } = parsedHead.data;
-      head = rest;
+      head = manifestHead(carry, open, bad);
+      if (!head) return undefined;
       checker = new ManifestChecker(head, bad);
       carry = carry.subarray(open + ENTRIES_OPEN.length);
     }
