@@ -28,8 +28,12 @@ export interface S3StoreOptions {
   requestTimeoutMs?: number;
   /** Multipart part size for file uploads; S3 requires at least 5 MiB. */
   partSizeBytes?: number;
-  /** Parts uploaded in parallel per file. */
+  /** Parts uploaded in parallel per file (and part copies in flight per server-side copy). */
   queueSize?: number;
+  /** Server-side copies of sources above this size go in parts (default and why: s3-multipart-copy.ts); a knob for tests. */
+  multipartCopyAboveBytes?: number;
+  /** Part size of a multipart copy (at least 5 MiB); a knob for tests. */
+  copyPartBytes?: number;
   onProgress?: (progress: UploadProgress) => void;
   /** Default `prove`: the first write waits until the store has shown it enforces If-None-Match and If-Match. */
   conditionalWrites?: ConditionalWritesMode;

@@ -67,7 +67,7 @@ function checksumsOf(res: UploadPartCommandOutput): Partial<CompletedPart> {
  * The ETag S3 gives the object these parts make: the MD5 of the parts' MD5s,
  * then the part count. Undefined when a part's ETag is not an MD5 (SSE-KMS).
  */
-function multipartEtag(parts: readonly CompletedPart[]): string | undefined {
+export function multipartEtag(parts: readonly CompletedPart[]): string | undefined {
   const digests = parts.map((p) => /^"?([0-9a-f]{32})"?$/i.exec(p.ETag ?? "")?.[1]);
   if (digests.some((d) => d === undefined)) return undefined;
   const md5 = createHash("md5").update(Buffer.concat(digests.map((d) => Buffer.from(d!, "hex")))).digest("hex");
@@ -83,7 +83,7 @@ export async function readPart(fh: FileHandle, buffer: Buffer, length: number, s
   }
 }
 
-const status = (err: unknown) => (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+export const status = (err: unknown) => (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 
 /**
  * Starts uploading `file` as the parts of a new multipart upload, `queueSize`

@@ -1,6 +1,5 @@
 import type { Readable } from "node:stream";
 import {
-  CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
@@ -17,7 +16,8 @@ import { stat } from "node:fs/promises";
 import { uploadFile } from "./s3-file-upload.js";
 import { stageUpload, type StagedUpload } from "./s3-staged-upload.js";
 import { PartBuffers } from "./s3-part-buffers.js";
-import { copySource, metaFromHeaders } from "./s3-object-meta.js";
+import { metaFromHeaders } from "./s3-object-meta.js";
+import { copyObject } from "./s3-multipart-copy.js";
 import { DEFAULT_PART_SIZE, DEFAULT_QUEUE_SIZE, MIN_PART_SIZE, fullKey, normalizePrefix, type S3StoreOptions } from "./s3-options.js";
 import { stopActiveUploads } from "./s3-file-upload.js";
 import { abortStaleMultipartUploads, type StaleUploadSweep } from "./s3-stale-uploads.js";
@@ -208,19 +208,16 @@ export function createS3Store(options: S3StoreOptions): S3Store {
       if (opts.ifNoneMatch && current) throw new PreconditionFailedError(toKey, "if-none-match");
       if (opts.ifMatch !== undefined && current?.etag !== opts.ifMatch) throw new PreconditionFailedError(toKey, "if-match");
     }
+    const source = await head(fromKey);
+    if (!source) throw new Error(`cannot copy ${fullKey(prefix, fromKey)} to ${toKey}: the source object does not exist`);
     try {
-      const res = await client.send(
-        new CopyObjectCommand({
-          Bucket: bucket, Key: abs(toKey), CopySource: copySource(bucket, abs(fromKey)),
-          MetadataDirective: "REPLACE", ContentType: opts.contentType,
-          ...(opts.cacheControl !== undefined && { CacheControl: opts.cacheControl }),
-          ...(opts.ifNoneMatch !== undefined && { IfNoneMatch: opts.ifNoneMatch }),
-          ...(opts.ifMatch !== undefined && { IfMatch: opts.ifMatch }),
-        }),
-      );
-      return { etag: res.CopyObjectResult?.ETag ?? "" };
+      return await copyObject({
+        client, bucket, fromKey: abs(fromKey), toKey: abs(toKey), size: source.size, contentType: opts.contentType, queueSize,
+        cacheControl: opts.cacheControl, ifNoneMatch: opts.ifNoneMatch, ifMatch: opts.ifMatch,
+        multipartAbove: options.multipartCopyAboveBytes, partBytes: options.copyPartBytes,
+      });
     } catch (err) {
-      throw rekey(mapS3Error(err, ctx(`CopyObject from ${fullKey(prefix, fromKey)} to`, toKey, condition)), toKey);
+      throw rekey(mapS3Error(err, ctx(`Copy from ${fullKey(prefix, fromKey)} to`, toKey, condition)), toKey);
     }
   }
 

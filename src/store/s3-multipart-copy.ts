@@ -1,0 +1,120 @@
+import {
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, HeadObjectCommand, UploadPartCopyCommand,
+  type CompletedPart, type S3Client,
+} from "@aws-sdk/client-s3";
+import { copySource } from "./s3-object-meta.js";
+import { multipartEtag, status } from "./s3-staged-upload.js";
+
+/**
+ * A server-side copy of any size. S3 copies an object of at most 5 GiB in
+ * one CopyObject and refuses a bigger source outright; a plugin that ships a
+ * model file has a zip and a disk image bigger than that. One CopyObject is
+ * also a single request that sends nothing until the whole object is copied,
+ * so a server that copies slowly (moto: 2 GiB in over 30 s on a busy machine)
+ * runs past the idle timeout that guards every request. Sources above
+ * {@link MULTIPART_COPY_ABOVE} are therefore copied as the parts of a
+ * multipart upload (UploadPartCopy of byte ranges, several at once), each
+ * part a bounded request, the way `aws s3 cp` copies between keys.
+ *
+ * The condition is evaluated where S3 evaluates it, on CopyObject or on
+ * CompleteMultipartUpload. A failed multipart copy is aborted; the store's
+ * open-upload tracker (a middleware on the client) aborts it too should the
+ * process be stopped first.
+ */
+export interface CopyRequest {
+  client: S3Client;
+  bucket: string;
+  /** Full keys, prefix included. */
+  fromKey: string;
+  toKey: string;
+  /** The source's size (a HEAD just before). */
+  size: number;
+  contentType: string;
+  cacheControl?: string | undefined;
+  ifNoneMatch?: "*" | undefined;
+  ifMatch?: string | undefined;
+  /** Part copies in flight. */
+  queueSize: number;
+  /** Defaults {@link MULTIPART_COPY_ABOVE} and {@link COPY_PART_BYTES}. */
+  multipartAbove?: number | undefined;
+  partBytes?: number | undefined;
+}
+
+/**
+ * Above this a copy goes in parts. Measured against moto (docs/s3-store.md):
+ * a 1 GiB single copy takes about as long as in parts, a bigger one longer
+ * and with no answer until the end.
+ */
+export const MULTIPART_COPY_ABOVE = 1024 * 1024 * 1024;
+/** S3's largest single copy, and its largest part. */
+export const MAX_SINGLE_COPY = 5 * 1024 * 1024 * 1024;
+/** Part size of a multipart copy (a whole number of MiB; S3: at most 10,000 parts of at most 5 GiB). */
+export const COPY_PART_BYTES = 256 * 1024 * 1024;
+const MAX_PARTS = 10_000;
+
+export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
+  const conditions = {
+    ...(req.ifNoneMatch !== undefined && { IfNoneMatch: req.ifNoneMatch }),
+    ...(req.ifMatch !== undefined && { IfMatch: req.ifMatch }),
+  };
+  const headers = { ContentType: req.contentType, ...(req.cacheControl !== undefined && { CacheControl: req.cacheControl }) };
+  if (req.size <= Math.min(req.multipartAbove ?? MULTIPART_COPY_ABOVE, MAX_SINGLE_COPY)) {
+    const res = await req.client.send(
+      new CopyObjectCommand({ Bucket: req.bucket, Key: req.toKey, CopySource: copySource(req.bucket, req.fromKey), MetadataDirective: "REPLACE", ...headers, ...conditions }),
+    );
+    return { etag: res.CopyObjectResult?.ETag ?? "" };
+  }
+  const partSize = Math.max(req.partBytes ?? COPY_PART_BYTES, Math.ceil(req.size / MAX_PARTS / (1 << 20)) * (1 << 20));
+  const count = Math.ceil(req.size / partSize);
+  const created = await req.client.send(new CreateMultipartUploadCommand({ Bucket: req.bucket, Key: req.toKey, ...headers }));
+  const uploadId = created.UploadId;
+  if (!uploadId) throw new Error(`CreateMultipartUpload of ${req.toKey} returned no UploadId`);
+  try {
+    const parts: CompletedPart[] = new Array(count);
+    let next = 0;
+    let failed = false;
+    const copier = async () => {
+      while (next < count && !failed) {
+        const n = next++;
+        const start = n * partSize;
+        const end = Math.min(req.size, start + partSize) - 1;
+        try {
+          const res = await req.client.send(
+            new UploadPartCopyCommand({
+              Bucket: req.bucket, Key: req.toKey, UploadId: uploadId, PartNumber: n + 1,
+              CopySource: copySource(req.bucket, req.fromKey), CopySourceRange: `bytes=${start}-${end}`,
+            }),
+          );
+          const etag = res.CopyPartResult?.ETag;
+          if (!etag) throw new Error(`UploadPartCopy ${n + 1} of ${req.toKey} returned no ETag`);
+          parts[n] = { PartNumber: n + 1, ETag: etag };
+        } catch (err) {
+          failed = true;
+          throw err;
+        }
+      }
+    };
+    // Every copier is waited for before the upload is completed or aborted: no part lands after an abort.
+    const settled = await Promise.allSettled(Array.from({ length: Math.min(req.queueSize, count) }, copier));
+    const failure = settled.find((s) => s.status === "rejected");
+    if (failure) throw failure.reason;
+    try {
+      const res = await req.client.send(
+        new CompleteMultipartUploadCommand({ Bucket: req.bucket, Key: req.toKey, UploadId: uploadId, MultipartUpload: { Parts: parts }, ...conditions }),
+      );
+      if (!res.ETag) throw new Error(`CompleteMultipartUpload of ${req.toKey} returned no ETag`);
+      return { etag: res.ETag };
+    } catch (err) {
+      // A lost condition may be this copy's own Complete, retried after its answer was lost: the object there
+      // then has exactly the ETag these parts make (as for a staged upload, s3-staged-upload.ts).
+      const expected = status(err) === 412 ? multipartEtag(parts) : undefined;
+      if (expected === undefined) throw err;
+      const there = await req.client.send(new HeadObjectCommand({ Bucket: req.bucket, Key: req.toKey })).catch(() => undefined);
+      if (there?.ETag === expected && there.ContentLength === req.size) return { etag: expected };
+      throw err;
+    }
+  } catch (err) {
+    await req.client.send(new AbortMultipartUploadCommand({ Bucket: req.bucket, Key: req.toKey, UploadId: uploadId })).catch(() => undefined);
+    throw err;
+  }
+}
