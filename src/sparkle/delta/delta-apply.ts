@@ -20,6 +20,7 @@ import { applyBsdiffPatch } from "./bspatch.js";
 import { type DeltaBody, openDeltaBody } from "./delta-body.js";
 import { claimTooLarge, DEFAULT_DELTA_LIMITS, type DeltaLimits, MAX_LINK_TARGET_BYTES, MAX_PATH_TABLE_BYTES, maxPatchBytes, maxPatchedFileBytes } from "./delta-limits.js";
 import { Command, compressionName, type CompressionName, DELTA_MAGIC, MAJOR_VERSION, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from "./delta-format.js";
+import { linkTargetProblem } from "./link-target-rule.js";
 import { type HashedTree, hashTree, inodeHashes, lstatOrUndefined, PERMISSION_FLAGS } from "./tree-hash.js";
 
 export interface DeltaHeader {
@@ -160,16 +161,10 @@ export async function openDelta(deltaFile: string, limits: DeltaLimits = DEFAULT
   }
 }
 
-/**
- * A link the delta creates must point inside the tree: not absolute, and not
- * climbing above the root from the link's folder (Sparkle 2.9.2 refuses the
- * same; GHSA-hg88-v3cw-3qrh).
- */
+/** A link the delta creates must point inside the tree (link-target-rule.ts). */
 export function checkLinkTarget(file: string, rel: string, target: string): void {
-  if (target === "" || target.includes("\0")) throw corrupt(file, `link ${rel} has an empty or NUL-holding target`);
-  if (target.startsWith("/")) throw corrupt(file, `link ${rel} points at the absolute path ${JSON.stringify(target.slice(0, 200))}, outside the bundle`);
-  const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(rel.slice(1)), target));
-  if (resolved === ".." || resolved.startsWith("../")) throw corrupt(file, `link ${rel} points at ${JSON.stringify(target.slice(0, 200))}, outside the bundle`);
+  const problem = linkTargetProblem(rel, target);
+  if (problem) throw corrupt(file, problem);
 }
 
 /** No component between `root` and the item may be a symlink (Sparkle checks the parent; we check all). */

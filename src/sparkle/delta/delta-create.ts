@@ -19,16 +19,25 @@ import { lstat, mkdtemp, open, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { RelcastError } from "../../core/errors.js";
+import { linkLeavingTree } from "../../core/inside-tree.js";
 import { createBsdiffPatchParts } from "./bsdiff-create.js";
 import { compressFile } from "./delta-codec.js";
 import { BlockJudge, type PayloadRange, storeMinFileBytes } from "./incompressible.js";
 import { MAX_DIFF_FILE_BYTES } from "./delta-limits.js";
 import { COMPRESSION_LEVEL, Command, Compression, type CompressionName, DELTA_MAGIC, MAJOR_VERSION, MINOR_VERSION, S_IFMT } from "./delta-format.js";
 import { inFtsOrder } from "./fts-sorted.js";
+import { linkTargetProblem } from "./link-target-rule.js";
 import { indexOfRel } from "./tree-table-hashes.js";
 import { type ContentHashes, CUSTOM_ICON_PATH, ftsOrder, type HashedTree, hashTree, PERMISSION_FLAGS, SYMLINK_PERMISSIONS, type TreeEntry, type TreeSource } from "./tree-hash.js";
 
 /** Files above this size (old or new) are shipped whole instead of diffed; see docs/sparkle.md. */
+/** A link's target, refused (E_INPUT) when the applier would refuse the delta for it: no delta is made that cannot be applied. */
+function linkInside(rel: string, target: Buffer): Buffer {
+  const problem = linkTargetProblem(rel, target.toString("utf8"));
+  if (problem) throw new RelcastError("E_INPUT", `The new bundle cannot be delta-updated to: ${problem}; Sparkle's applier refuses such a delta.`, "Make the link relative and inside the bundle, or remove it.");
+  return target;
+}
+
 export const DEFAULT_DIFF_LIMIT_BYTES = 16 * 1024 * 1024;
 const MIN_SIZE_FOR_DIFF = 4096;
 const MIN_SIZE_FOR_CLONE = 4096;
@@ -147,6 +156,10 @@ function oneDiffAtATime<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 export async function createDelta(oldRoot: string, newRoot: string, outFile: string, options: CreateDeltaOptions): Promise<DeltaSummary> {
+  // The applier resolves every link of the result as the kernel would and refuses the delta when one leaves the
+  // bundle or goes nowhere (delta-apply.ts): a delta to such a tree could never be applied, so none is made.
+  const leaving = await linkLeavingTree(newRoot);
+  if (leaving) throw new RelcastError("E_INPUT", `The new bundle cannot be delta-updated to: its link /${leaving.rel} ${leaving.why}; Sparkle's applier refuses such a delta.`, "Make the link point at something inside the bundle, or remove it.");
   const before = options.oldTree ?? (await hashTree(oldRoot));
   const after = options.newTree ?? (await hashTree(newRoot));
   return createDeltaFromTrees(before, after, outFile, options);
@@ -280,7 +293,7 @@ export async function createDeltaFromTrees(before: HashedTree, after: HashedTree
           entry.kind === "file"
             ? { kind: "file", entry, source: after.source }
             : entry.kind === "symlink"
-              ? { kind: "link", target: await after.source.readLink(entry) }
+              ? { kind: "link", target: linkInside(key, await after.source.readLink(entry)) }
               : undefined,
       });
       counts.extracted++;
