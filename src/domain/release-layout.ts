@@ -54,6 +54,12 @@ export function publicAppcastUrl(appUrl: string, pluginId: string): string {
   return `${appUrl}/api/v1/plugins/${pluginId}/appcast.xml`;
 }
 
+/** The appUrl a record's public appcast URL was made from (`publicAppcastUrl` read backwards); undefined when it is not one. */
+export function appUrlOfPublicAppcastUrl(url: string, pluginId: string): string | undefined {
+  const tail = `/api/v1/plugins/${pluginId}/appcast.xml`;
+  return url.endsWith(tail) ? url.slice(0, -tail.length) : undefined;
+}
+
 /** Our choice for §4.5 (path not shown in the spec), documented in the README. */
 export function publicCatalogUrl(appUrl: string, pluginId: string): string {
   return `${appUrl}/api/v1/plugins/${pluginId}/releases.json`;

@@ -47,7 +47,7 @@ function explainedKeys(pluginId: string, records: readonly ReleaseRecord[], appU
 }
 
 /** Whether a key is served under the plugin's own public names, where a visitor or an installed copy would take it for the publisher's. */
-function underOwnNames(key: string, pluginId: string): boolean {
+export function underOwnNames(key: string, pluginId: string): boolean {
   return key.startsWith(`${DOWNLOADS_PREFIX}${pluginId}-`) || key.startsWith(`${ICONS_PREFIX}${pluginId}-`) || key.startsWith(RELEASE_NOTES_PREFIX) || key.startsWith(publicApiPrefix(pluginId));
 }
 

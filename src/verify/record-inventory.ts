@@ -8,6 +8,7 @@ import { CATALOG_INDEX_KEY } from "../catalog/catalog-index.js";
 import { isReleaseVersion } from "../domain/record-fields.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import type { ObjectStore } from "../store/object-store.js";
+import { underOwnNames } from "./public-inventory.js";
 
 /**
  * Every `releases/<v>/release.json` and `releases/<v>/yank.json` in the
@@ -100,7 +101,13 @@ export async function recordInventory(store: ObjectStore, catalog: Catalog | und
     warnings.push(`releases/ holds ${loose.length} object(s) outside any version folder (${shown(loose)}): relcast keeps only the catalog, its index and the appcast there, so nothing offers them; delete them, or move a release's file into releases/<version>/`);
   }
   for (const name of (await store.undecodableNames?.()) ?? []) {
-    warnings.push(`${name} has a name that is not UTF-8 (shown with its bytes as \\xNN): no key can name it, so no reader of the store sees it and nothing offers it; rename it to UTF-8 or delete it`);
+    // A static host serves a file of any name (its URL percent-encodes the bytes): under the plugin's own public
+    // names it is offered from the official host as if published, whatever relcast can read of it.
+    if (catalog && underOwnNames(name, catalog.pluginId)) {
+      problems.push(`${name} has a name that is not UTF-8 (shown with its bytes as \\xNN) under the plugin's own public names: a static host serves it from the official host as if published, and no release names it; delete it`);
+    } else {
+      warnings.push(`${name} has a name that is not UTF-8 (shown with its bytes as \\xNN): no key can name it, so no reader of the store sees it and nothing offers it; rename it to UTF-8 or delete it`);
+    }
   }
   return { problems: [...problems, ...unrecorded.problems], warnings };
 }

@@ -4,6 +4,7 @@ import type { ReleaseRecord } from "../domain/record-schema.js";
 import {
   CATALOG_KEY,
   CHANGELOG_KEY, deltaFileName, downloadKey, INDEX_KEY, latestDownloadName, latestDownloadStateKey, publicAppcastKey, publicCatalogKey, zipFileName,
+  appUrlOfPublicAppcastUrl,
 } from "../domain/release-layout.js";
 import { challengePrefix, verifyEd25519Buffered, verifyEd25519Challenge } from "../sparkle/ed25519-stream.js";
 import { signatureProblem } from "./appcast-reader.js";
@@ -163,7 +164,7 @@ export async function checkSite(store: ObjectStore, pluginId: string, records: r
   const listed = feeds.listed;
   found.problems.push(...(await downloadProblems(store, listed, tally, inputs.keyOf)));
   found.problems.push(...(await iconProblems(store, listed, tally, REPAIR)));
-  const inventory = await publicInventory(store, pluginId, [...records, ...listed], inputs.appUrl ?? records[0]?.publicAppcastUrl.replace(/\/api\/v1\/plugins\/[^/]+\/appcast\.xml$/, ""));
+  const inventory = await publicInventory(store, pluginId, [...records, ...listed], inputs.appUrl ?? (records[0] && appUrlOfPublicAppcastUrl(records[0].publicAppcastUrl, pluginId)));
   found.problems.push(...inventory.problems);
   found.warnings.push(...inventory.warnings);
   const want = expectedLatest(records);
