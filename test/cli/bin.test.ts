@@ -18,12 +18,18 @@ describe("the relcast binary after npm ci", () => {
   it("runs as `npx relcast`", async () => {
     // npx links the checkout into <npm cache>/_npx/<hash of its path>; two suites in one checkout raced on that
     // folder in the shared ~/.npm (seen: ENOENT on its package.json, and every later run failed). This checkout's
-    // own npm cache, one npx at a time: the link is made once (seconds of npm work), later runs reuse it.
+    // own npm cache, one npx at a time: the link is made once, later runs reuse it.
+    // Making the link runs the linked package's `prepare` script (npm's rule for links), here `npm run build`: a
+    // whole second build of dist/ in the middle of the suite (most of this test's time in a fresh clone), which
+    // the global setup has already built. Scripts off: the link and the bin npx runs are the same without it.
     const { stdout } = await withCheckoutLock("npx", () =>
-      run("npx", ["--no-install", "relcast", "publish", "--help"], { cwd: REPO_ROOT, env: { ...process.env, npm_config_cache: path.join(CHECKOUT_CACHE, "npm") } }));
+      run("npx", ["--no-install", "relcast", "publish", "--help"], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, npm_config_cache: path.join(CHECKOUT_CACHE, "npm"), npm_config_ignore_scripts: "true" },
+      }));
     expect(stdout).toContain("--version <semver>");
     expect(stdout).toContain("--dry-run");
-  }); // the first run in a checkout makes the link: npm's tree work, slow on a loaded machine (the default hang guard)
+  }); // the first run in a checkout makes the link: npm's tree work (the default hang guard)
 
   it("an unknown flag is a usage error (exit 2) with a pointer to --help", async () => {
     const err = await run(process.execPath, [path.join(REPO_ROOT, "dist/cli/relcast.mjs"), "publish", "--version", "1.0.0", "--app", "a", "--dmg", "d", "--notes", "n", "--colour"]).catch((e: { code: number; stderr: string }) => e);

@@ -1,7 +1,7 @@
 import { randomBytes, scryptSync } from "node:crypto";
 import http from "node:http";
-import net from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import net, { type AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { kitVerifier } from "../../src/gateway/hmac-kit.js";
 import { signRequest } from "../../src/hmac/index.js";
 import { CLIENT, HMAC_CRED, startHarness, type Harness } from "./harness.js";
@@ -56,11 +56,20 @@ function cheapSecretHash(secret: string): string {
 
 describe("gateway under abuse: bounded, no crash, clear 4xx, valid callers still served", () => {
   let h: Harness;
+  /** The gateway's own node server (as startGateway made it), for its header timeout. */
+  let server: http.Server;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 20 });
   beforeAll(async () => {
-    h = await startHarness(kitVerifier, (config) => {
-      for (const client of config.oauthClients ?? []) if (client.clientId === CLIENT.id) client.secretHash = cheapSecretHash(CLIENT.secret);
-    });
+    const created = vi.spyOn(http, "createServer");
+    try {
+      h = await startHarness(kitVerifier, (config) => {
+        for (const client of config.oauthClients ?? []) if (client.clientId === CLIENT.id) client.secretHash = cheapSecretHash(CLIENT.secret);
+      });
+      server = created.mock.results.map((r) => r.value as http.Server).find((s) => (s.address() as AddressInfo | null)?.port === h.gateway.port)!;
+    } finally {
+      created.mockRestore();
+    }
+    expect(server, "the gateway's node server (made by http.createServer in start-gateway.ts)").toBeDefined();
   });
   afterAll(async () => {
     agent.destroy();
@@ -138,14 +147,20 @@ describe("gateway under abuse: bounded, no crash, clear 4xx, valid callers still
       // Served while all 100 are still connected (none cut off yet): they do not block anyone.
       expect(await validCall(h)).toBe(200);
       expect(slow.filter((s) => s.destroyed || s.readyState === "closed")).toHaveLength(0);
-      // headersTimeout (15 s) closes every one of them although they keep sending (the server closes them: the
-      // client never does before the finally below; a socket left open fails the test at its hang guard).
+      // headersTimeout closes every one of them although they keep sending (the server closes them: the client
+      // never does before the finally below; a socket left open fails the test at its hang guard). The gateway
+      // sets it to 15 s; node enforces it at each connection check (every 2 s), reading the server's value then.
+      // So the test checks the gateway's value, then shortens it to 1 s: node's check still does the cutting,
+      // without 15 s of waiting that prove nothing more.
+      expect(server.headersTimeout).toBe(15_000);
+      server.headersTimeout = 1_000;
       const closed = await Promise.all(slow.map((s) => new Promise<boolean>((resolve) => {
         if (s.destroyed || s.readyState === "closed") return resolve(true);
         s.once("close", () => resolve(true));
       })));
       expect(closed.filter(Boolean).length).toBe(100);
     } finally {
+      server.headersTimeout = 15_000;
       clearInterval(drip);
       for (const s of slow) s.destroy();
     }

@@ -1,11 +1,9 @@
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { writeFile, mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RelcastError } from "../../src/core/errors.js";
 import { CACHE_IMMUTABLE } from "../../src/store/content-types.js";
@@ -13,18 +11,18 @@ import { openStore } from "../../src/store/open-store.js";
 import { createS3Store } from "../../src/store/s3-store.js";
 import type { S3StoreOptions, UploadProgress } from "../../src/store/s3-options.js";
 import { startFaultProxy } from "../helpers/fault-proxy.js";
-import { MOTO_ENV, motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
+import { motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
+import { startS3Probe, type S3Probe } from "../helpers/st-other-s3-probe.js";
 import { runStoreContract } from "./store-contract.js";
 
 const BUCKET = "relcast-contract";
 const reason = motoUnavailableReason();
 let moto: MotoServer | undefined;
+/** What the bucket holds, as an independent client (Python's boto3) sees it: one process for the file's checks. */
+let probe: S3Probe | undefined;
 
-async function aws(...args: string[]): Promise<unknown> {
-  const { stdout } = await promisify(execFile)("aws", ["--endpoint-url", moto!.endpoint, "--output", "json", ...args], {
-    env: { ...process.env, ...MOTO_ENV },
-  });
-  return stdout.trim() === "" ? undefined : JSON.parse(stdout);
+function s3<T = Record<string, unknown>>(op: string, args: Record<string, unknown>): Promise<T> {
+  return probe!.call<T>(op, { Bucket: BUCKET, ...args });
 }
 
 function storeOptions(extra: Partial<S3StoreOptions> = {}): S3StoreOptions {
@@ -44,20 +42,22 @@ if (reason) console.warn(`S3 store tests skipped: ${reason}`);
 describe.skipIf(Boolean(reason))(`S3 store against moto_server${reason ? ` (skipped: ${reason})` : ""}`, () => {
   beforeAll(async () => {
     moto = await startMotoServer();
-    await aws("s3api", "create-bucket", "--bucket", BUCKET);
+    probe = startS3Probe(moto.endpoint);
+    await s3("create_bucket", {});
   });
   afterAll(async () => {
+    await probe?.close();
     await moto?.stop();
   });
 
   runStoreContract("s3 (moto)", async () => createS3Store(storeOptions()), { report: (line) => console.log(line) });
 
   describe("S3 store specifics against moto_server", () => {
-    it("is visible to the aws cli with the ContentType and CacheControl it was put with", async () => {
+    it("is visible to an independent client (boto3) with the ContentType and CacheControl it was put with", async () => {
       const options = storeOptions();
       const store = createS3Store(options);
       await store.put("releases/1.0.0/p.dmg", "dmg bytes", { contentType: "application/x-apple-diskimage", cacheControl: CACHE_IMMUTABLE });
-      const head = (await aws("s3api", "head-object", "--bucket", BUCKET, "--key", `${options.prefix}/releases/1.0.0/p.dmg`)) as Record<string, unknown>;
+      const head = await s3("head_object", { Key: `${options.prefix}/releases/1.0.0/p.dmg` });
       expect(head.ContentType).toBe("application/x-apple-diskimage");
       expect(head.CacheControl).toBe(CACHE_IMMUTABLE);
       expect(head.ContentLength).toBe(9);
@@ -77,8 +77,8 @@ describe.skipIf(Boolean(reason))(`S3 store against moto_server${reason ? ` (skip
         expect(etag).toMatch(/-3"?$/); // multipart ETag: md5-of-parts "-<partCount>"
         expect(progress.at(-1)).toMatchObject({ key: "releases/1.0.0/p.dmg", loaded: 12 * 1024 * 1024, total: 12 * 1024 * 1024 });
         await expect(store.put("releases/1.0.0/p.dmg", { file }, { contentType: "application/x-apple-diskimage", ifNoneMatch: "*" })).rejects.toThrow(/precondition/);
-        const pending = (await aws("s3api", "list-multipart-uploads", "--bucket", BUCKET, "--prefix", `${options.prefix}/`)) as { Uploads?: unknown[] } | undefined;
-        expect(pending?.Uploads ?? []).toHaveLength(0);
+        const pending = await s3<{ Uploads?: unknown[] }>("list_multipart_uploads", { Prefix: `${options.prefix}/` });
+        expect(pending.Uploads ?? []).toHaveLength(0);
       } finally {
         await rm(dir, { recursive: true, force: true });
         await store.close?.();
@@ -126,11 +126,11 @@ describe.skipIf(Boolean(reason))(`S3 store against moto_server${reason ? ` (skip
     it("aborts stale incomplete multipart uploads under its prefix only", async () => {
       const options = storeOptions();
       const store = createS3Store(options);
-      await aws("s3api", "create-multipart-upload", "--bucket", BUCKET, "--key", `${options.prefix}/releases/9.9.9/p.dmg`);
-      await aws("s3api", "create-multipart-upload", "--bucket", BUCKET, "--key", `elsewhere-${options.prefix}/p.dmg`);
+      await s3("create_multipart_upload", { Key: `${options.prefix}/releases/9.9.9/p.dmg` });
+      await s3("create_multipart_upload", { Key: `elsewhere-${options.prefix}/p.dmg` });
       const sweep = await store.abortStaleUploads(new Date(Date.now() + 60_000));
       expect(sweep.aborted.map((a) => a.key)).toEqual([`${options.prefix}/releases/9.9.9/p.dmg`]);
-      const left = (await aws("s3api", "list-multipart-uploads", "--bucket", BUCKET)) as { Uploads?: { Key: string }[] };
+      const left = await s3<{ Uploads?: { Key: string }[] }>("list_multipart_uploads", {});
       expect(left.Uploads?.map((u) => u.Key)).toContain(`elsewhere-${options.prefix}/p.dmg`);
       expect((await store.abortStaleUploads(new Date(0))).aborted).toHaveLength(0);
       await store.close?.();
@@ -144,7 +144,7 @@ describe.skipIf(Boolean(reason))(`S3 store against moto_server${reason ? ` (skip
       await store.checkReachable();
       await store.put("releases/appcast.xml", "<rss/>", { contentType: "application/xml", cacheControl: "no-cache" });
       expect(store.uriFor("releases/appcast.xml")).toBe(`s3://${BUCKET}/via-open-store/releases/appcast.xml`);
-      const head = (await aws("s3api", "head-object", "--bucket", BUCKET, "--key", "via-open-store/releases/appcast.xml")) as Record<string, unknown>;
+      const head = await s3("head_object", { Key: "via-open-store/releases/appcast.xml" });
       expect(head.ContentType).toBe("application/xml");
       expect(head.CacheControl).toBe("no-cache");
       await store.close?.();
@@ -171,7 +171,7 @@ describe.skipIf(Boolean(reason))(`S3 store against moto_server${reason ? ` (skip
     describe("staged uploads (store.stage, then put completes them)", () => {
       const MiB = 1024 * 1024;
       const openUploads = async (prefix: string) =>
-        ((await aws("s3api", "list-multipart-uploads", "--bucket", BUCKET, "--prefix", `${prefix}/`)) as { Uploads?: { Key: string }[] } | undefined)?.Uploads ?? [];
+        (await s3<{ Uploads?: { Key: string }[] }>("list_multipart_uploads", { Prefix: `${prefix}/` })).Uploads ?? [];
       async function bigFile(bytes: number): Promise<{ file: string; data: Buffer; dir: string }> {
         const dir = await mkdtemp(path.join(tmpdir(), "staged-"));
         const data = randomBytes(bytes);
@@ -190,7 +190,7 @@ describe.skipIf(Boolean(reason))(`S3 store against moto_server${reason ? ` (skip
           await store.put("releases/1.0.0/a.zip", { file }, { ...options, ifNoneMatch: "*" });
           const got = await store.get("releases/1.0.0/a.zip");
           expect(got!.body.equals(data)).toBe(true);
-          const head = (await aws("s3api", "head-object", "--bucket", BUCKET, "--key", `${o.prefix}/releases/1.0.0/a.zip`)) as Record<string, unknown>;
+          const head = await s3("head_object", { Key: `${o.prefix}/releases/1.0.0/a.zip` });
           expect([head.ContentType, head.CacheControl, head.ContentLength]).toEqual(["application/zip", CACHE_IMMUTABLE, 11 * MiB]);
           // A multipart object: its ETag ends with the part count (11 MiB in 5 MiB parts).
           expect(String(head.ETag)).toMatch(/-3"$/);
@@ -230,8 +230,8 @@ describe.skipIf(Boolean(reason))(`S3 store against moto_server${reason ? ` (skip
           await rm(dir, { recursive: true, force: true });
         }
         expect(await openUploads(o.prefix!)).toEqual([]);
-        const listed = (await aws("s3api", "list-objects-v2", "--bucket", BUCKET, "--prefix", `${o.prefix}/`)) as { Contents?: unknown[] } | undefined;
-        expect(listed?.Contents ?? []).toEqual([]);
+        const listed = await s3<{ Contents?: unknown[] }>("list_objects_v2", { Prefix: `${o.prefix}/` });
+        expect(listed.Contents ?? []).toEqual([]);
       });
 
       it("the answer to its CompleteMultipartUpload is lost and the SDK's retry loses the create-only condition to that very Complete: the put succeeds (the object's ETag is the one these parts make)", async () => {
@@ -296,7 +296,7 @@ describe.skipIf(Boolean(reason))(`S3 store against moto_server${reason ? ` (skip
         try {
           store.stage!("releases/1.0.0/d.zip", file, options);
           await store.put("releases/1.0.0/d.zip", { file }, { contentType: "application/octet-stream", cacheControl: "no-cache", ifNoneMatch: "*" });
-          const head = (await aws("s3api", "head-object", "--bucket", BUCKET, "--key", `${o.prefix}/releases/1.0.0/d.zip`)) as Record<string, unknown>;
+          const head = await s3("head_object", { Key: `${o.prefix}/releases/1.0.0/d.zip` });
           expect([head.ContentType, head.CacheControl]).toEqual(["application/octet-stream", "no-cache"]);
           expect((await store.get("releases/1.0.0/d.zip"))!.body.equals(data)).toBe(true);
           expect(await openUploads(o.prefix!)).toEqual([]);
