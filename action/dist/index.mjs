@@ -8887,6 +8887,14 @@ function compressionName(code) {
 	return COMPRESSION_NAMES.find((name) => Compression[name] === code);
 }
 
+// src/sparkle/delta/link-target-rule.ts
+function linkTargetProblem(rel, target) {
+	if (target === "" || target.includes("\0")) return `link ${rel} has an empty or NUL-holding target`;
+	if (target.startsWith("/")) return `link ${rel} points at the absolute path ${JSON.stringify(target.slice(0, 200))}, outside the bundle`;
+	const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(rel.slice(1)), target));
+	if (resolved === ".." || resolved.startsWith("../")) return `link ${rel} points at ${JSON.stringify(target.slice(0, 200))}, outside the bundle`;
+}
+
 // src/core/utf8-order.ts
 function compareUtf8(a, b, slashFirst = false) {
 	const n = Math.min(a.length, b.length);
@@ -9050,10 +9058,8 @@ async function openDelta(deltaFile, limits = DEFAULT_DELTA_LIMITS) {
 	}
 }
 function checkLinkTarget(file, rel, target) {
-	if (target === "" || target.includes("\0")) throw corrupt(file, `link ${rel} has an empty or NUL-holding target`);
-	if (target.startsWith("/")) throw corrupt(file, `link ${rel} points at the absolute path ${JSON.stringify(target.slice(0, 200))}, outside the bundle`);
-	const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(rel.slice(1)), target));
-	if (resolved === ".." || resolved.startsWith("../")) throw corrupt(file, `link ${rel} points at ${JSON.stringify(target.slice(0, 200))}, outside the bundle`);
+	const problem = linkTargetProblem(rel, target);
+	if (problem) throw corrupt(file, problem);
 }
 
 // src/sparkle/delta/fts-sorted.ts
@@ -9822,6 +9828,11 @@ var BlockJudge = class {
 
 // src/sparkle/delta/delta-create.ts
 init_errors$4();
+function linkInside(rel, target) {
+	const problem = linkTargetProblem(rel, target.toString("utf8"));
+	if (problem) throw new RelcastError("E_INPUT", `The new bundle cannot be delta-updated to: ${problem}; Sparkle's applier refuses such a delta.`, "Make the link relative and inside the bundle, or remove it.");
+	return target;
+}
 const DEFAULT_DIFF_LIMIT_BYTES = 16777216;
 const MIN_SIZE_FOR_DIFF = 4096;
 const MIN_SIZE_FOR_CLONE = 4096;
@@ -10050,7 +10061,7 @@ async function createDeltaFromTrees(before, after, outFile, options) {
 					source: after.source
 				} : entry.kind === "symlink" ? {
 					kind: "link",
-					target: await after.source.readLink(entry)
+					target: linkInside(key, await after.source.readLink(entry))
 				} : void 0
 			});
 			counts.extracted++;
@@ -32358,10 +32369,10 @@ var require_dist_cjs$15 = /* @__PURE__ */ __commonJSMin(((exports) => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/transport/getSmithyContext.js
-var import_dist_cjs$28, getSmithyContext;
+var import_dist_cjs$29, getSmithyContext;
 var init_getSmithyContext = __esmMin((() => {
-	import_dist_cjs$28 = require_dist_cjs$15();
-	getSmithyContext = (context) => context[import_dist_cjs$28.SMITHY_CONTEXT_KEY] || (context[import_dist_cjs$28.SMITHY_CONTEXT_KEY] = {});
+	import_dist_cjs$29 = require_dist_cjs$15();
+	getSmithyContext = (context) => context[import_dist_cjs$29.SMITHY_CONTEXT_KEY] || (context[import_dist_cjs$29.SMITHY_CONTEXT_KEY] = {});
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/transport/hasOwn.js
@@ -33443,17 +33454,17 @@ var init_getSSOTokenFromFile = __esmMin((() => {
 var init_constants$6 = __esmMin((() => {}));
 
 // node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getConfigData.js
-var import_dist_cjs$27, getConfigData;
+var import_dist_cjs$28, getConfigData;
 var init_getConfigData = __esmMin((() => {
-	import_dist_cjs$27 = require_dist_cjs$15();
+	import_dist_cjs$28 = require_dist_cjs$15();
 	init_constants$6();
 	getConfigData = (data) => Object.entries(data).filter(([key]) => {
 		const indexOfSeparator = key.indexOf(".");
 		if (indexOfSeparator === -1) return false;
-		return Object.values(import_dist_cjs$27.IniSectionType).includes(key.substring(0, indexOfSeparator));
+		return Object.values(import_dist_cjs$28.IniSectionType).includes(key.substring(0, indexOfSeparator));
 	}).reduce((acc, [key, value]) => {
 		const indexOfSeparator = key.indexOf(".");
-		const updatedKey = key.substring(0, indexOfSeparator) === import_dist_cjs$27.IniSectionType.PROFILE ? key.substring(indexOfSeparator + 1) : key;
+		const updatedKey = key.substring(0, indexOfSeparator) === import_dist_cjs$28.IniSectionType.PROFILE ? key.substring(indexOfSeparator + 1) : key;
 		acc[updatedKey] = value;
 		return acc;
 	}, { ...data.default && { default: data.default } });
@@ -33476,9 +33487,9 @@ var init_getCredentialsFilepath = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/parseIni.js
-var import_dist_cjs$26, prefixKeyRegex, profileNameBlockList, parseIni;
+var import_dist_cjs$27, prefixKeyRegex, profileNameBlockList, parseIni;
 var init_parseIni = __esmMin((() => {
-	import_dist_cjs$26 = require_dist_cjs$15();
+	import_dist_cjs$27 = require_dist_cjs$15();
 	init_constants$6();
 	prefixKeyRegex = /^([\w-]+)\s(["'])?([\w-@+.%:/]+)\2$/;
 	profileNameBlockList = ["__proto__", "profile __proto__"];
@@ -33495,7 +33506,7 @@ var init_parseIni = __esmMin((() => {
 				const matches = prefixKeyRegex.exec(sectionName);
 				if (matches) {
 					const [, prefix, , name] = matches;
-					if (Object.values(import_dist_cjs$26.IniSectionType).includes(prefix)) currentSection = [prefix, name].join(".");
+					if (Object.values(import_dist_cjs$27.IniSectionType).includes(prefix)) currentSection = [prefix, name].join(".");
 				} else currentSection = sectionName;
 				if (profileNameBlockList.includes(sectionName)) throw new Error(`Found invalid profile name "${sectionName}"`);
 			} else if (currentSection) {
@@ -33556,11 +33567,11 @@ var init_loadSharedConfigFiles = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getSsoSessionData.js
-var import_dist_cjs$25, getSsoSessionData;
+var import_dist_cjs$26, getSsoSessionData;
 var init_getSsoSessionData = __esmMin((() => {
-	import_dist_cjs$25 = require_dist_cjs$15();
+	import_dist_cjs$26 = require_dist_cjs$15();
 	init_loadSharedConfigFiles();
-	getSsoSessionData = (data) => Object.entries(data).filter(([key]) => key.startsWith(import_dist_cjs$25.IniSectionType.SSO_SESSION + ".")).reduce((acc, [key, value]) => ({
+	getSsoSessionData = (data) => Object.entries(data).filter(([key]) => key.startsWith(import_dist_cjs$26.IniSectionType.SSO_SESSION + ".")).reduce((acc, [key, value]) => ({
 		...acc,
 		[key.substring(key.indexOf(".") + 1)]: value
 	}), {});
@@ -34917,9 +34928,9 @@ var init_schemaLogFilter = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/client/smithy-client/command.js
-var import_dist_cjs$24, operationEventStreamMarker, Command$1, ClassBuilder;
+var import_dist_cjs$25, operationEventStreamMarker, Command$1, ClassBuilder;
 var init_command = __esmMin((() => {
-	import_dist_cjs$24 = require_dist_cjs$15();
+	import_dist_cjs$25 = require_dist_cjs$15();
 	init_MiddlewareStack();
 	init_schemaLogFilter();
 	init_schema();
@@ -34934,7 +34945,7 @@ var init_command = __esmMin((() => {
 			for (const mw of middlewareFn.bind(this)(CommandCtor, clientStack, configuration, options)) this.middlewareStack.use(mw);
 			const stack = clientStack.concat(this.middlewareStack);
 			const { logger } = configuration;
-			const additionalSmithyContext = additionalContext[import_dist_cjs$24.SMITHY_CONTEXT_KEY];
+			const additionalSmithyContext = additionalContext[import_dist_cjs$25.SMITHY_CONTEXT_KEY];
 			const handlerExecutionContext = {
 				logger,
 				clientName,
@@ -34942,7 +34953,7 @@ var init_command = __esmMin((() => {
 				inputFilterSensitiveLog,
 				outputFilterSensitiveLog,
 				...additionalContext,
-				[import_dist_cjs$24.SMITHY_CONTEXT_KEY]: {
+				[import_dist_cjs$25.SMITHY_CONTEXT_KEY]: {
 					...additionalSmithyContext,
 					commandInstance: this,
 					...smithyContext,
@@ -35242,16 +35253,16 @@ var init_emitWarningIfUnsupportedVersion = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/client/smithy-client/extensions/checksum.js
-var import_dist_cjs$23, knownAlgorithms, getChecksumConfiguration, resolveChecksumRuntimeConfig;
+var import_dist_cjs$24, knownAlgorithms, getChecksumConfiguration, resolveChecksumRuntimeConfig;
 var init_checksum$1 = __esmMin((() => {
 	init_transport();
-	import_dist_cjs$23 = require_dist_cjs$15();
-	knownAlgorithms = Object.values(import_dist_cjs$23.AlgorithmId);
+	import_dist_cjs$24 = require_dist_cjs$15();
+	knownAlgorithms = Object.values(import_dist_cjs$24.AlgorithmId);
 	getChecksumConfiguration = (runtimeConfig) => {
 		const checksumAlgorithms = [];
-		for (const id in import_dist_cjs$23.AlgorithmId) {
-			if (!hasOwn(import_dist_cjs$23.AlgorithmId, id)) continue;
-			const algorithmId = import_dist_cjs$23.AlgorithmId[id];
+		for (const id in import_dist_cjs$24.AlgorithmId) {
+			if (!hasOwn(import_dist_cjs$24.AlgorithmId, id)) continue;
+			const algorithmId = import_dist_cjs$24.AlgorithmId[id];
 			if (runtimeConfig[algorithmId] === void 0) continue;
 			checksumAlgorithms.push({
 				algorithmId: () => algorithmId,
@@ -35487,7 +35498,7 @@ var init_client_command_builder = __esmMin((() => {
 
 // node_modules/@smithy/core/dist-es/submodules/client/index.js
 var client_exports$1 = /* @__PURE__ */ __exportAll$1({
-	AlgorithmId: () => import_dist_cjs$23.AlgorithmId,
+	AlgorithmId: () => import_dist_cjs$24.AlgorithmId,
 	Client: () => Client,
 	Command: () => Command$1,
 	NoOpLogger: () => NoOpLogger,
@@ -36441,13 +36452,13 @@ var init_isIpAddress$1 = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/parseURL.js
-var import_dist_cjs$22, DEFAULT_PORTS, parseURL;
+var import_dist_cjs$23, DEFAULT_PORTS, parseURL;
 var init_parseURL = __esmMin((() => {
-	import_dist_cjs$22 = require_dist_cjs$15();
+	import_dist_cjs$23 = require_dist_cjs$15();
 	init_isIpAddress$1();
 	DEFAULT_PORTS = {
-		[import_dist_cjs$22.EndpointURLScheme.HTTP]: 80,
-		[import_dist_cjs$22.EndpointURLScheme.HTTPS]: 443
+		[import_dist_cjs$23.EndpointURLScheme.HTTP]: 80,
+		[import_dist_cjs$23.EndpointURLScheme.HTTPS]: 443
 	};
 	parseURL = (value) => {
 		const whatwgURL = (() => {
@@ -36472,7 +36483,7 @@ var init_parseURL = __esmMin((() => {
 		const { host, hostname, pathname, protocol, search } = whatwgURL;
 		if (search) return null;
 		const scheme = protocol.slice(0, -1);
-		if (!Object.values(import_dist_cjs$22.EndpointURLScheme).includes(scheme)) return null;
+		if (!Object.values(import_dist_cjs$23.EndpointURLScheme).includes(scheme)) return null;
 		const isIp = isIpAddress(hostname);
 		return {
 			scheme,
@@ -40441,14 +40452,14 @@ function determineTimestampFormat(ns, settings) {
 var init_determineTimestampFormat = __esmMin((() => {}));
 
 // node_modules/@smithy/core/dist-es/submodules/protocols/protocol-http/Field.js
-var import_dist_cjs$21, Field;
+var import_dist_cjs$22, Field;
 var init_Field = __esmMin((() => {
-	import_dist_cjs$21 = require_dist_cjs$15();
+	import_dist_cjs$22 = require_dist_cjs$15();
 	Field = class {
 		name;
 		kind;
 		values;
-		constructor({ name, kind = import_dist_cjs$21.FieldPosition.HEADER, values = [] }) {
+		constructor({ name, kind = import_dist_cjs$22.FieldPosition.HEADER, values = [] }) {
 			this.name = name;
 			this.kind = kind;
 			this.values = values;
@@ -42574,10 +42585,10 @@ var init_DefaultIdentityProviderConfig = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/httpApiKeyAuth.js
-var import_dist_cjs$20, HttpApiKeyAuthSigner;
+var import_dist_cjs$21, HttpApiKeyAuthSigner;
 var init_httpApiKeyAuth = __esmMin((() => {
 	init_protocols$1();
-	import_dist_cjs$20 = require_dist_cjs$15();
+	import_dist_cjs$21 = require_dist_cjs$15();
 	HttpApiKeyAuthSigner = class {
 		async sign(httpRequest, identity, signingProperties) {
 			if (!signingProperties) throw new Error("request could not be signed with `apiKey` since the `name` and `in` signer properties are missing");
@@ -42585,8 +42596,8 @@ var init_httpApiKeyAuth = __esmMin((() => {
 			if (!signingProperties.in) throw new Error("request could not be signed with `apiKey` since the `in` signer property is missing");
 			if (!identity.apiKey) throw new Error("request could not be signed with `apiKey` since the `apiKey` is not defined");
 			const clonedRequest = HttpRequest.clone(httpRequest);
-			if (signingProperties.in === import_dist_cjs$20.HttpApiKeyAuthLocation.QUERY) clonedRequest.query[signingProperties.name] = identity.apiKey;
-			else if (signingProperties.in === import_dist_cjs$20.HttpApiKeyAuthLocation.HEADER) clonedRequest.headers[signingProperties.name] = signingProperties.scheme ? `${signingProperties.scheme} ${identity.apiKey}` : identity.apiKey;
+			if (signingProperties.in === import_dist_cjs$21.HttpApiKeyAuthLocation.QUERY) clonedRequest.query[signingProperties.name] = identity.apiKey;
+			else if (signingProperties.in === import_dist_cjs$21.HttpApiKeyAuthLocation.HEADER) clonedRequest.headers[signingProperties.name] = signingProperties.scheme ? `${signingProperties.scheme} ${identity.apiKey}` : identity.apiKey;
 			else throw new Error("request can only be signed with `apiKey` locations `query` or `header`, but found: `" + signingProperties.in + "`");
 			return clonedRequest;
 		}
@@ -43125,7 +43136,7 @@ function bindRetryMiddleware(isStreamingPayload) {
 	return (options) => (next, context) => async (args) => {
 		let retryStrategy = await options.retryStrategy();
 		const maxAttempts = await options.maxAttempts();
-		const abortSignal = context[import_dist_cjs$19.SMITHY_CONTEXT_KEY]?.abortSignal;
+		const abortSignal = context[import_dist_cjs$20.SMITHY_CONTEXT_KEY]?.abortSignal;
 		if (isRetryStrategyV2(retryStrategy)) {
 			retryStrategy = retryStrategy;
 			const retryTokenScope = (context["partition_id"] ?? "") + (context.__retryLongPoll ? ":longpoll" : "");
@@ -43180,12 +43191,12 @@ function bindGetRetryPlugin(isStreamingPayload) {
 		clientStack.add(retryMiddleware(options), retryMiddlewareOptions);
 	} });
 }
-var import_dist_cjs$19, isRetryStrategyV2, getRetryErrorInfo, getRetryErrorType, retryMiddlewareOptions;
+var import_dist_cjs$20, isRetryStrategyV2, getRetryErrorInfo, getRetryErrorType, retryMiddlewareOptions;
 var init_retryMiddleware = __esmMin((() => {
 	init_client$1();
 	init_protocols$1();
 	init_serde();
-	import_dist_cjs$19 = require_dist_cjs$15();
+	import_dist_cjs$20 = require_dist_cjs$15();
 	init_service_error_classification();
 	init_race();
 	init_constants$2();
@@ -47841,10 +47852,10 @@ var require_dist_cjs$13 = /* @__PURE__ */ __commonJSMin(((exports) => {
 }));
 
 // node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/SignatureV4S3Express.js
-var import_dist_cjs$18, SignatureV4S3Express;
+var import_dist_cjs$19, SignatureV4S3Express;
 var init_SignatureV4S3Express = __esmMin((() => {
-	import_dist_cjs$18 = require_dist_cjs$13();
-	SignatureV4S3Express = class extends import_dist_cjs$18.SignatureV4SignWithCredentials {};
+	import_dist_cjs$19 = require_dist_cjs$13();
+	SignatureV4S3Express = class extends import_dist_cjs$19.SignatureV4SignWithCredentials {};
 }));
 
 // node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/constants.js
@@ -48636,9 +48647,9 @@ function writeKey(obj) {
 var init_writeKey = __esmMin((() => {}));
 
 // node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlShapeDeserializer.js
-var import_dist_cjs$17, XmlShapeDeserializer;
+var import_dist_cjs$18, XmlShapeDeserializer;
 var init_XmlShapeDeserializer = __esmMin((() => {
-	import_dist_cjs$17 = require_dist_cjs$12();
+	import_dist_cjs$18 = require_dist_cjs$12();
 	init_client$1();
 	init_protocols$1();
 	init_schema();
@@ -48733,7 +48744,7 @@ var init_XmlShapeDeserializer = __esmMin((() => {
 			if (xml.length) {
 				let parsedObj;
 				try {
-					parsedObj = (0, import_dist_cjs$17.parseXML)(xml);
+					parsedObj = (0, import_dist_cjs$18.parseXML)(xml);
 				} catch (e) {
 					if (e && typeof e === "object") Object.defineProperty(e, "$responseBodyText", { value: xml });
 					throw e;
@@ -49034,9 +49045,9 @@ var init_parseXmlBody = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlShapeSerializer.js
-var import_dist_cjs$16, XmlShapeSerializer;
+var import_dist_cjs$17, XmlShapeSerializer;
 var init_XmlShapeSerializer = __esmMin((() => {
-	import_dist_cjs$16 = require_dist_cjs$12();
+	import_dist_cjs$17 = require_dist_cjs$12();
 	init_protocols$1();
 	init_schema();
 	init_serde();
@@ -49082,7 +49093,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			const traits = ns.getMergedTraits();
 			const name = ns.isMemberSchema() && !traits.httpPayload ? ns.getMemberTraits().xmlName ?? ns.getMemberName() : traits.xmlName ?? ns.getName();
 			if (!name || !ns.isStructSchema()) throw new Error(`@aws-sdk/core/protocols - xml serializer, cannot write struct with empty name or non-struct, schema=${ns.getName(true)}.`);
-			const structXmlNode = import_dist_cjs$16.XmlNode.of(name);
+			const structXmlNode = import_dist_cjs$17.XmlNode.of(name);
 			const [xmlnsAttr, xmlns] = this.getXmlnsAttribute(ns, parentXmlns);
 			for (const [memberName, memberSchema] of ns.structIterator()) {
 				const val = value[memberName];
@@ -49095,7 +49106,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 					else if (memberSchema.isMapSchema()) this.writeMap(memberSchema, val, structXmlNode, xmlns);
 					else if (memberSchema.isStructSchema()) structXmlNode.addChildNode(this.writeStruct(memberSchema, val, xmlns));
 					else {
-						const memberNode = import_dist_cjs$16.XmlNode.of(memberSchema.getMergedTraits().xmlName ?? memberSchema.getMemberName());
+						const memberNode = import_dist_cjs$17.XmlNode.of(memberSchema.getMergedTraits().xmlName ?? memberSchema.getMemberName());
 						this.writeSimpleInto(memberSchema, val, memberNode, xmlns);
 						structXmlNode.addChildNode(memberNode);
 					}
@@ -49104,9 +49115,9 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			const { $unknown } = value;
 			if ($unknown && ns.isUnionSchema() && Array.isArray($unknown) && Object.keys(value).length === 1) {
 				const [k, v] = $unknown;
-				const node = import_dist_cjs$16.XmlNode.of(k);
+				const node = import_dist_cjs$17.XmlNode.of(k);
 				if (typeof v !== "string") {
-					if (value instanceof import_dist_cjs$16.XmlNode || value instanceof import_dist_cjs$16.XmlText) structXmlNode.addChildNode(value);
+					if (value instanceof import_dist_cjs$17.XmlNode || value instanceof import_dist_cjs$17.XmlText) structXmlNode.addChildNode(value);
 					else throw new Error("@aws-sdk - $unknown union member in XML requires value of type string, @aws-sdk/xml-builder::XmlNode or XmlText.");
 				}
 				this.writeSimpleInto(0, v, node, xmlns);
@@ -49130,7 +49141,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 					const struct = this.writeStruct(listValueSchema, value, xmlns);
 					container.addChildNode(struct.withName(flat ? listTraits.xmlName ?? listMember.getMemberName() : listValueTraits.xmlName ?? "member"));
 				} else {
-					const listItemNode = import_dist_cjs$16.XmlNode.of(flat ? listTraits.xmlName ?? listMember.getMemberName() : listValueTraits.xmlName ?? "member");
+					const listItemNode = import_dist_cjs$17.XmlNode.of(flat ? listTraits.xmlName ?? listMember.getMemberName() : listValueTraits.xmlName ?? "member");
 					this.writeSimpleInto(listValueSchema, value, listItemNode, xmlns);
 					container.addChildNode(listItemNode);
 				}
@@ -49138,7 +49149,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			if (flat) {
 				for (const value of array) if (sparse || value != null) writeItem(container, value);
 			} else {
-				const listNode = import_dist_cjs$16.XmlNode.of(listTraits.xmlName ?? listMember.getMemberName());
+				const listNode = import_dist_cjs$17.XmlNode.of(listTraits.xmlName ?? listMember.getMemberName());
 				if (xmlns) listNode.addAttribute(xmlnsAttr, xmlns);
 				for (const value of array) if (sparse || value != null) writeItem(listNode, value);
 				container.addChildNode(listNode);
@@ -49156,11 +49167,11 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			const flat = !!mapTraits.xmlFlattened;
 			const [xmlnsAttr, xmlns] = this.getXmlnsAttribute(mapMember, parentXmlns);
 			const addKeyValue = (entry, key, val) => {
-				const keyNode = import_dist_cjs$16.XmlNode.of(keyTag, key);
+				const keyNode = import_dist_cjs$17.XmlNode.of(keyTag, key);
 				const [keyXmlnsAttr, keyXmlns] = this.getXmlnsAttribute(mapKeySchema, xmlns);
 				if (keyXmlns) keyNode.addAttribute(keyXmlnsAttr, keyXmlns);
 				entry.addChildNode(keyNode);
-				let valueNode = import_dist_cjs$16.XmlNode.of(valueTag);
+				let valueNode = import_dist_cjs$17.XmlNode.of(valueTag);
 				if (mapValueSchema.isListSchema()) this.writeList(mapValueSchema, val, valueNode, xmlns);
 				else if (mapValueSchema.isMapSchema()) this.writeMap(mapValueSchema, val, valueNode, xmlns, true);
 				else if (mapValueSchema.isStructSchema()) valueNode = this.writeStruct(mapValueSchema, val, xmlns);
@@ -49170,7 +49181,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			if (flat) for (const key in map) {
 				const val = map[key];
 				if (sparse || val != null) {
-					const entry = import_dist_cjs$16.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
+					const entry = import_dist_cjs$17.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
 					addKeyValue(entry, key, val);
 					container.addChildNode(entry);
 				}
@@ -49178,14 +49189,14 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			else {
 				let mapNode;
 				if (!containerIsMap) {
-					mapNode = import_dist_cjs$16.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
+					mapNode = import_dist_cjs$17.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
 					if (xmlns) mapNode.addAttribute(xmlnsAttr, xmlns);
 					container.addChildNode(mapNode);
 				}
 				for (const key in map) {
 					const val = map[key];
 					if (sparse || val != null) {
-						const entry = import_dist_cjs$16.XmlNode.of("entry");
+						const entry = import_dist_cjs$17.XmlNode.of("entry");
 						addKeyValue(entry, key, val);
 						(containerIsMap ? container : mapNode).addChildNode(entry);
 					}
@@ -49229,7 +49240,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 		writeSimpleInto(_schema, value, into, parentXmlns) {
 			const nodeContents = this.writeSimple(_schema, value);
 			const ns = NormalizedSchema.of(_schema);
-			const content = new import_dist_cjs$16.XmlText(nodeContents);
+			const content = new import_dist_cjs$17.XmlText(nodeContents);
 			const [xmlnsAttr, xmlns] = this.getXmlnsAttribute(ns, parentXmlns);
 			if (xmlns) into.addAttribute(xmlnsAttr, xmlns);
 			into.addChildNode(content);
@@ -49955,17 +49966,17 @@ var init_utils = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/AwsSdkSigV4Signer.js
-var import_dist_cjs$15, throwSigningPropertyError, hasEventStreamOutput, validateSigningProperties, AwsSdkSigV4Signer, AWSSDKSigV4Signer;
+var import_dist_cjs$16, throwSigningPropertyError, hasEventStreamOutput, validateSigningProperties, AwsSdkSigV4Signer, AWSSDKSigV4Signer;
 var init_AwsSdkSigV4Signer = __esmMin((() => {
 	init_protocols$1();
-	import_dist_cjs$15 = require_dist_cjs$15();
+	import_dist_cjs$16 = require_dist_cjs$15();
 	init_utils();
 	throwSigningPropertyError = (name, property) => {
 		if (!property) throw new Error(`Property \`${name}\` is not resolved for AWS SDK SigV4Auth`);
 		return property;
 	};
 	hasEventStreamOutput = (signingProperties) => {
-		return (signingProperties.context?.[import_dist_cjs$15.SMITHY_CONTEXT_KEY]?.eventStream)?.output === true;
+		return (signingProperties.context?.[import_dist_cjs$16.SMITHY_CONTEXT_KEY]?.eventStream)?.output === true;
 	};
 	validateSigningProperties = async (signingProperties) => {
 		const context = throwSigningPropertyError("context", signingProperties.context);
@@ -50145,11 +50156,11 @@ function bindCallerConfig(config, credentialsProvider) {
 	fn.configBound = true;
 	return fn;
 }
-var import_dist_cjs$14, bindResolveAwsSdkSigV4Config;
+var import_dist_cjs$15, bindResolveAwsSdkSigV4Config;
 var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 	init_client();
 	init_dist_es();
-	import_dist_cjs$14 = require_dist_cjs$14();
+	import_dist_cjs$15 = require_dist_cjs$14();
 	bindResolveAwsSdkSigV4Config = (defaultDisableClockSkewCorrection) => (config) => {
 		let inputCredentials = config.credentials;
 		let isUserSupplied = !!config.credentials;
@@ -50199,7 +50210,7 @@ var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 				sha256,
 				uriEscapePath: signingEscapePath
 			};
-			return new (config.signerConstructor || import_dist_cjs$14.SignatureV4)(params);
+			return new (config.signerConstructor || import_dist_cjs$15.SignatureV4)(params);
 		});
 		else signer = async (authScheme) => {
 			authScheme = Object.assign({}, {
@@ -50220,7 +50231,7 @@ var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 				sha256,
 				uriEscapePath: signingEscapePath
 			};
-			return new (config.signerConstructor || import_dist_cjs$14.SignatureV4)(params);
+			return new (config.signerConstructor || import_dist_cjs$15.SignatureV4)(params);
 		};
 		return Object.assign(config, {
 			systemClockOffset,
@@ -52279,7 +52290,7 @@ var init_runtimeConfig_shared$3 = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/runtimeConfig.js
-var import_dist_cjs$13, getRuntimeConfig$6;
+var import_dist_cjs$14, getRuntimeConfig$6;
 var init_runtimeConfig$3 = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -52287,7 +52298,7 @@ var init_runtimeConfig$3 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$13 = require_dist_cjs$9();
+	import_dist_cjs$14 = require_dist_cjs$9();
 	init_runtimeConfig_shared$3();
 	getRuntimeConfig$6 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -52316,12 +52327,12 @@ var init_runtimeConfig$3 = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$13.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$14.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$13.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$14.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -53161,7 +53172,7 @@ var init_runtimeConfig_shared$2 = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/runtimeConfig.js
-var import_dist_cjs$12, getRuntimeConfig$4;
+var import_dist_cjs$13, getRuntimeConfig$4;
 var init_runtimeConfig$2 = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -53169,7 +53180,7 @@ var init_runtimeConfig$2 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$12 = require_dist_cjs$9();
+	import_dist_cjs$13 = require_dist_cjs$9();
 	init_runtimeConfig_shared$2();
 	getRuntimeConfig$4 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -53198,12 +53209,12 @@ var init_runtimeConfig$2 = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$12.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$13.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$12.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$13.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -53787,10 +53798,10 @@ function createAwsAuthSigv4aHttpAuthOption(authParameters) {
 function createSmithyApiNoAuthHttpAuthOption$1(authParameters) {
 	return { schemeId: "smithy.api#noAuth" };
 }
-var import_dist_cjs$11, createEndpointRuleSetHttpAuthSchemeParametersProvider, _defaultSTSHttpAuthSchemeParametersProvider, defaultSTSHttpAuthSchemeParametersProvider, createEndpointRuleSetHttpAuthSchemeProvider, _defaultSTSHttpAuthSchemeProvider, defaultSTSHttpAuthSchemeProvider, resolveHttpAuthSchemeConfig$1;
+var import_dist_cjs$12, createEndpointRuleSetHttpAuthSchemeParametersProvider, _defaultSTSHttpAuthSchemeParametersProvider, defaultSTSHttpAuthSchemeParametersProvider, createEndpointRuleSetHttpAuthSchemeProvider, _defaultSTSHttpAuthSchemeProvider, defaultSTSHttpAuthSchemeProvider, resolveHttpAuthSchemeConfig$1;
 var init_httpAuthSchemeProvider$1 = __esmMin((() => {
 	init_httpAuthSchemes();
-	import_dist_cjs$11 = require_dist_cjs$13();
+	import_dist_cjs$12 = require_dist_cjs$13();
 	init_client$1();
 	init_endpoints();
 	init_endpointResolver$1();
@@ -53827,7 +53838,7 @@ var init_httpAuthSchemeProvider$1 = __esmMin((() => {
 						const name = s.name.toLowerCase();
 						return name !== "sigv4a" && name.startsWith("sigv4");
 					});
-					if (import_dist_cjs$11.SignatureV4MultiRegion.sigv4aDependency() === "none" && sigv4Present) continue;
+					if (import_dist_cjs$12.SignatureV4MultiRegion.sigv4aDependency() === "none" && sigv4Present) continue;
 				} else if (name.startsWith("sigv4")) schemeId = "aws.auth#sigv4";
 				else throw new Error(`Unknown HttpAuthScheme found in '@smithy.rules#endpointRuleSet': '${name}'`);
 				const createOption = createHttpAuthOptionFunctions[schemeId];
@@ -54408,11 +54419,11 @@ var init_schemas_0$1 = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeConfig.shared.js
-var import_dist_cjs$10, getRuntimeConfig$3;
+var import_dist_cjs$11, getRuntimeConfig$3;
 var init_runtimeConfig_shared$1 = __esmMin((() => {
 	init_httpAuthSchemes();
 	init_protocols();
-	import_dist_cjs$10 = require_dist_cjs$13();
+	import_dist_cjs$11 = require_dist_cjs$13();
 	init_dist_es();
 	init_checksum();
 	init_client$1();
@@ -54458,7 +54469,7 @@ var init_runtimeConfig_shared$1 = __esmMin((() => {
 			},
 			serviceId: config?.serviceId ?? "STS",
 			sha256: config?.sha256 ?? Sha256Node,
-			signerConstructor: config?.signerConstructor ?? import_dist_cjs$10.SignatureV4MultiRegion,
+			signerConstructor: config?.signerConstructor ?? import_dist_cjs$11.SignatureV4MultiRegion,
 			urlParser: config?.urlParser ?? parseUrl,
 			utf8Decoder: config?.utf8Decoder ?? fromUtf8$1,
 			utf8Encoder: config?.utf8Encoder ?? toUtf8$1
@@ -54467,7 +54478,7 @@ var init_runtimeConfig_shared$1 = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeConfig.js
-var import_dist_cjs$9, getRuntimeConfig$2;
+var import_dist_cjs$10, getRuntimeConfig$2;
 var init_runtimeConfig$1 = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -54476,7 +54487,7 @@ var init_runtimeConfig$1 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$9 = require_dist_cjs$9();
+	import_dist_cjs$10 = require_dist_cjs$9();
 	init_runtimeConfig_shared$1();
 	getRuntimeConfig$2 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -54522,13 +54533,13 @@ var init_runtimeConfig$1 = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$9.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$10.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
 			sigv4aSigningRegionSet: config?.sigv4aSigningRegionSet ?? loadConfig(NODE_SIGV4A_CONFIG_OPTIONS, loaderConfig),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$9.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$10.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -55572,7 +55583,7 @@ var init_runtimeConfig_shared = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/runtimeConfig.js
-var import_dist_cjs$8, getRuntimeConfig;
+var import_dist_cjs$9, getRuntimeConfig;
 var init_runtimeConfig = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -55580,7 +55591,7 @@ var init_runtimeConfig = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$8 = require_dist_cjs$9();
+	import_dist_cjs$9 = require_dist_cjs$9();
 	init_runtimeConfig_shared();
 	getRuntimeConfig = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -55609,12 +55620,12 @@ var init_runtimeConfig = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$8.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$9.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$8.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$9.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -70403,6 +70414,7 @@ var require_dist_cjs = /* @__PURE__ */ __commonJSMin(((exports) => {
 	exports.PutObjectCommand = PutObjectCommand;
 	exports.S3Client = S3Client;
 	exports.UploadPartCommand = UploadPartCommand;
+	exports.UploadPartCopyCommand = UploadPartCopyCommand;
 }));
 
 // src/store/s3-options.ts
@@ -70424,7 +70436,7 @@ var init_s3_options = __esmMin((() => {
 function createS3Client(options) {
 	process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 	const checksum = options.requestChecksumCalculation ?? "WHEN_SUPPORTED";
-	return new import_dist_cjs$7.S3Client({
+	return new import_dist_cjs$8.S3Client({
 		...options.region !== void 0 && { region: options.region },
 		...options.endpoint !== void 0 && { endpoint: options.endpoint },
 		forcePathStyle: options.forcePathStyle ?? false,
@@ -70447,9 +70459,9 @@ function createS3Client(options) {
 		}
 	});
 }
-var import_dist_cjs$7;
+var import_dist_cjs$8;
 var init_s3_client = __esmMin((() => {
-	import_dist_cjs$7 = require_dist_cjs();
+	import_dist_cjs$8 = require_dist_cjs();
 	init_s3_options();
 }));
 
@@ -70545,18 +70557,18 @@ async function readPart(fh, buffer, length, start, file) {
 function stageUpload(req) {
 	const controller = new AbortController();
 	const signal = controller.signal;
-	const partSize = Math.max(req.partSizeBytes, Math.ceil(req.size / MAX_PARTS));
+	const partSize = Math.max(req.partSizeBytes, Math.ceil(req.size / MAX_PARTS$1));
 	const count = Math.max(1, Math.ceil(req.size / partSize));
 	let uploadId;
 	let loaded = 0;
 	const sent = (async () => {
 		const checksums = await req.client.config.requestChecksumCalculation() === "WHEN_SUPPORTED";
-		const created = await req.client.send(new import_dist_cjs$6.CreateMultipartUploadCommand({
+		const created = await req.client.send(new import_dist_cjs$7.CreateMultipartUploadCommand({
 			Bucket: req.bucket,
 			Key: req.key,
 			ContentType: req.contentType,
 			...req.cacheControl !== void 0 && { CacheControl: req.cacheControl },
-			...checksums && { ChecksumAlgorithm: import_dist_cjs$6.ChecksumAlgorithm.CRC32 }
+			...checksums && { ChecksumAlgorithm: import_dist_cjs$7.ChecksumAlgorithm.CRC32 }
 		}));
 		if (!created.UploadId) throw new Error(`CreateMultipartUpload of ${req.key} returned no UploadId`);
 		uploadId = created.UploadId;
@@ -70574,7 +70586,7 @@ function stageUpload(req) {
 					let res;
 					try {
 						await readPart(fh, buffer, length, start, req.file);
-						res = await req.client.send(new import_dist_cjs$6.UploadPartCommand({
+						res = await req.client.send(new import_dist_cjs$7.UploadPartCommand({
 							Bucket: req.bucket,
 							Key: req.key,
 							UploadId: uploadId,
@@ -70610,7 +70622,7 @@ function stageUpload(req) {
 		controller.abort();
 		await sent.catch(() => void 0);
 		if (uploadId === void 0) return true;
-		return req.client.send(new import_dist_cjs$6.AbortMultipartUploadCommand({
+		return req.client.send(new import_dist_cjs$7.AbortMultipartUploadCommand({
 			Bucket: req.bucket,
 			Key: req.key,
 			UploadId: uploadId
@@ -70625,7 +70637,7 @@ function stageUpload(req) {
 		async complete(condition) {
 			const parts = await sent;
 			try {
-				const res = await req.client.send(new import_dist_cjs$6.CompleteMultipartUploadCommand({
+				const res = await req.client.send(new import_dist_cjs$7.CompleteMultipartUploadCommand({
 					Bucket: req.bucket,
 					Key: req.key,
 					UploadId: uploadId,
@@ -70638,7 +70650,7 @@ function stageUpload(req) {
 			} catch (err) {
 				const expected = status(err) === 412 && req.recoverLostComplete !== false ? multipartEtag(parts) : void 0;
 				if (expected === void 0) throw err;
-				const there = await req.client.send(new import_dist_cjs$6.HeadObjectCommand({
+				const there = await req.client.send(new import_dist_cjs$7.HeadObjectCommand({
 					Bucket: req.bucket,
 					Key: req.key
 				})).catch(() => void 0);
@@ -70648,10 +70660,10 @@ function stageUpload(req) {
 		}
 	};
 }
-var import_dist_cjs$6, MAX_PARTS, status;
+var import_dist_cjs$7, MAX_PARTS$1, status;
 var init_s3_staged_upload = __esmMin((() => {
-	import_dist_cjs$6 = require_dist_cjs();
-	MAX_PARTS = 1e4;
+	import_dist_cjs$7 = require_dist_cjs();
+	MAX_PARTS$1 = 1e4;
 	status = (err) => err.$metadata?.httpStatusCode;
 }));
 
@@ -70674,7 +70686,7 @@ async function putWhole(req, size) {
 		} finally {
 			await fh.close();
 		}
-		const res = await req.client.send(new import_dist_cjs$5.PutObjectCommand({
+		const res = await req.client.send(new import_dist_cjs$6.PutObjectCommand({
 			Bucket: req.bucket,
 			Key: req.key,
 			Body: buffer.subarray(0, size),
@@ -70726,9 +70738,9 @@ async function uploadFile(req) {
 		active.delete(upload);
 	}
 }
-var import_dist_cjs$5, active;
+var import_dist_cjs$6, active;
 var init_s3_file_upload = __esmMin((() => {
-	import_dist_cjs$5 = require_dist_cjs();
+	import_dist_cjs$6 = require_dist_cjs();
 	init_s3_staged_upload();
 	active = /* @__PURE__ */ new Map();
 }));
@@ -70784,6 +70796,103 @@ function copySource(bucket, key) {
 	return `${bucket}/${key.split("/").map(encodeURIComponent).join("/")}`;
 }
 var init_s3_object_meta = __esmMin((() => {}));
+
+// src/store/s3-multipart-copy.ts
+async function copyObject(req) {
+	const conditions = {
+		...req.ifNoneMatch !== void 0 && { IfNoneMatch: req.ifNoneMatch },
+		...req.ifMatch !== void 0 && { IfMatch: req.ifMatch }
+	};
+	const headers = {
+		ContentType: req.contentType,
+		...req.cacheControl !== void 0 && { CacheControl: req.cacheControl }
+	};
+	if (req.size <= Math.min(req.multipartAbove ?? 1073741824, 5368709120)) return { etag: (await req.client.send(new import_dist_cjs$5.CopyObjectCommand({
+		Bucket: req.bucket,
+		Key: req.toKey,
+		CopySource: copySource(req.bucket, req.fromKey),
+		MetadataDirective: "REPLACE",
+		...headers,
+		...conditions
+	}))).CopyObjectResult?.ETag ?? "" };
+	const partSize = Math.max(req.partBytes ?? 268435456, Math.ceil(req.size / MAX_PARTS / (1 << 20)) * (1 << 20));
+	const count = Math.ceil(req.size / partSize);
+	const uploadId = (await req.client.send(new import_dist_cjs$5.CreateMultipartUploadCommand({
+		Bucket: req.bucket,
+		Key: req.toKey,
+		...headers
+	}))).UploadId;
+	if (!uploadId) throw new Error(`CreateMultipartUpload of ${req.toKey} returned no UploadId`);
+	try {
+		const parts = new Array(count);
+		let next = 0;
+		let failed = false;
+		const copier = async () => {
+			while (next < count && !failed) {
+				const n = next++;
+				const start = n * partSize;
+				const end = Math.min(req.size, start + partSize) - 1;
+				try {
+					const etag = (await req.client.send(new import_dist_cjs$5.UploadPartCopyCommand({
+						Bucket: req.bucket,
+						Key: req.toKey,
+						UploadId: uploadId,
+						PartNumber: n + 1,
+						CopySource: copySource(req.bucket, req.fromKey),
+						CopySourceRange: `bytes=${start}-${end}`
+					}))).CopyPartResult?.ETag;
+					if (!etag) throw new Error(`UploadPartCopy ${n + 1} of ${req.toKey} returned no ETag`);
+					parts[n] = {
+						PartNumber: n + 1,
+						ETag: etag
+					};
+				} catch (err) {
+					failed = true;
+					throw err;
+				}
+			}
+		};
+		const failure = (await Promise.allSettled(Array.from({ length: Math.min(req.queueSize, count) }, copier))).find((s) => s.status === "rejected");
+		if (failure) throw failure.reason;
+		try {
+			const res = await req.client.send(new import_dist_cjs$5.CompleteMultipartUploadCommand({
+				Bucket: req.bucket,
+				Key: req.toKey,
+				UploadId: uploadId,
+				MultipartUpload: { Parts: parts },
+				...conditions
+			}));
+			if (!res.ETag) throw new Error(`CompleteMultipartUpload of ${req.toKey} returned no ETag`);
+			return { etag: res.ETag };
+		} catch (err) {
+			const expected = status(err) === 412 ? multipartEtag(parts) : void 0;
+			if (expected === void 0) throw err;
+			const there = await req.client.send(new import_dist_cjs$5.HeadObjectCommand({
+				Bucket: req.bucket,
+				Key: req.toKey
+			})).catch(() => void 0);
+			if (there?.ETag === expected && there.ContentLength === req.size) return { etag: expected };
+			throw err;
+		}
+	} catch (err) {
+		await req.client.send(new import_dist_cjs$5.AbortMultipartUploadCommand({
+			Bucket: req.bucket,
+			Key: req.toKey,
+			UploadId: uploadId
+		})).catch(() => void 0);
+		throw err;
+	}
+}
+var import_dist_cjs$5, MULTIPART_COPY_ABOVE, MAX_SINGLE_COPY, COPY_PART_BYTES, MAX_PARTS;
+var init_s3_multipart_copy = __esmMin((() => {
+	import_dist_cjs$5 = require_dist_cjs();
+	init_s3_object_meta();
+	init_s3_staged_upload();
+	MULTIPART_COPY_ABOVE = 1073741824;
+	MAX_SINGLE_COPY = 5368709120;
+	COPY_PART_BYTES = 268435456;
+	MAX_PARTS = 1e4;
+}));
 
 // src/store/s3-stale-uploads.ts
 async function abortStaleMultipartUploads(client, bucket, prefix, olderThan) {
@@ -71349,19 +71458,25 @@ function createS3Store(options) {
 			if (opts.ifNoneMatch && current) throw new PreconditionFailedError(toKey, "if-none-match");
 			if (opts.ifMatch !== void 0 && current?.etag !== opts.ifMatch) throw new PreconditionFailedError(toKey, "if-match");
 		}
+		const source = await head(fromKey);
+		if (!source) throw new Error(`cannot copy ${fullKey(prefix, fromKey)} to ${toKey}: the source object does not exist`);
 		try {
-			return { etag: (await client.send(new import_dist_cjs.CopyObjectCommand({
-				Bucket: bucket,
-				Key: abs(toKey),
-				CopySource: copySource(bucket, abs(fromKey)),
-				MetadataDirective: "REPLACE",
-				ContentType: opts.contentType,
-				...opts.cacheControl !== void 0 && { CacheControl: opts.cacheControl },
-				...opts.ifNoneMatch !== void 0 && { IfNoneMatch: opts.ifNoneMatch },
-				...opts.ifMatch !== void 0 && { IfMatch: opts.ifMatch }
-			}))).CopyObjectResult?.ETag ?? "" };
+			return await copyObject({
+				client,
+				bucket,
+				fromKey: abs(fromKey),
+				toKey: abs(toKey),
+				size: source.size,
+				contentType: opts.contentType,
+				queueSize,
+				cacheControl: opts.cacheControl,
+				ifNoneMatch: opts.ifNoneMatch,
+				ifMatch: opts.ifMatch,
+				multipartAbove: options.multipartCopyAboveBytes,
+				partBytes: options.copyPartBytes
+			});
 		} catch (err) {
-			throw rekey(mapS3Error(err, ctx(`CopyObject from ${fullKey(prefix, fromKey)} to`, toKey, condition)), toKey);
+			throw rekey(mapS3Error(err, ctx(`Copy from ${fullKey(prefix, fromKey)} to`, toKey, condition)), toKey);
 		}
 	}
 	async function* list(listPrefix) {
@@ -71475,6 +71590,7 @@ var init_s3_store = __esmMin((() => {
 	init_s3_staged_upload();
 	init_s3_part_buffers();
 	init_s3_object_meta();
+	init_s3_multipart_copy();
 	init_s3_options();
 	init_s3_stale_uploads();
 	init_s3_conditional_probe();
