@@ -1,12 +1,10 @@
-import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MOTO_ENV, motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
+import { motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
 import { runCli } from "../helpers/run-cli.js";
+import { bucketReader, type BucketReader } from "../helpers/st-s3-http.js";
 import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
 
 const reason = motoUnavailableReason();
@@ -18,22 +16,18 @@ const PART = 5 * MiB;
  * zipped and the zip's as soon as it is signed, but each object comes into
  * being only in the upload step (CompleteMultipartUpload, create-only). A
  * publish killed just before the upload step shows it: both uploads are open
- * with every part sent, and no object exists under releases/. Checked with
- * the aws cli, never with relcast's own store code.
+ * with every part sent, and no object exists under releases/. Checked over
+ * plain HTTP straight from moto, never with relcast's own store code.
  */
 describe.skipIf(Boolean(reason))(`S3: uploads start before the upload step and complete only in it (moto)${reason ? ` — skipped: ${reason}` : ""}`, () => {
   let moto: MotoServer;
   let ws: Workspace;
   const bucket = `early-${randomBytes(3).toString("hex")}`;
-  const aws = async (...args: string[]) =>
-    (await promisify(execFile)("aws", ["--endpoint-url", moto.endpoint, ...args], { env: { ...process.env, ...MOTO_ENV }, maxBuffer: 1 << 24 })).stdout;
-  const json = async (...args: string[]) => {
-    const out = (await aws(...args)).trim();
-    return out === "" ? {} : JSON.parse(out);
-  };
+  let s3: BucketReader;
   beforeAll(async () => {
     moto = await startMotoServer();
     await fetch(`${moto.endpoint}/${bucket}`, { method: "PUT" });
+    s3 = bucketReader(moto.endpoint, bucket);
     ws = await makeWorkspace({ store: `s3://${bucket}/site`, s3: { forcePathStyle: true, region: "us-east-1", endpoint: moto.endpoint, partSizeMiB: 5 } });
   });
   afterAll(async () => {
@@ -48,34 +42,30 @@ describe.skipIf(Boolean(reason))(`S3: uploads start before the upload step and c
     const killed = await runCli(ws.publishArgs(p, "1.0.0", ["--quiet"]), { env: { RELCAST_FAILPOINT: "before:upload" } });
     expect(killed.signal, killed.stderr).toBe("SIGKILL");
 
-    const uploads = ((await json("s3api", "list-multipart-uploads", "--bucket", bucket)).Uploads ?? []) as Array<{ Key: string; UploadId: string }>;
+    const uploads = await s3.uploads();
     expect(uploads.map((u) => u.Key).sort()).toEqual(["site/releases/1.0.0/bridge-plugin-1.0.0.dmg", "site/releases/1.0.0/bridge-plugin-1.0.0.zip"]);
     const dmgSize = (await stat(p.dmg)).size;
     for (const u of uploads) {
-      const parts = ((await json("s3api", "list-parts", "--bucket", bucket, "--key", u.Key, "--upload-id", u.UploadId)).Parts ?? []) as Array<{ PartNumber: number; Size: number }>;
+      const parts = await s3.parts(u.Key, u.UploadId);
       const total = parts.reduce((sum, part) => sum + part.Size, 0);
       expect(parts.map((part) => part.PartNumber)).toEqual(Array.from({ length: Math.ceil(total / PART) }, (_, i) => i + 1));
       if (u.Key.endsWith(".dmg")) expect(total).toBe(dmgSize);
       else expect(total).toBeGreaterThan(7 * MiB);
     }
-    const objects = (await json("s3api", "list-objects-v2", "--bucket", bucket, "--prefix", "site/releases/")).Contents ?? [];
-    expect(objects).toEqual([]);
+    expect(await s3.objects("site/releases/")).toEqual([]);
 
     const gc = await runCli(["gc", "--config", ws.configFile, "--older-than", "0"]);
     expect(gc.code, gc.stderr).toBe(0);
-    expect((await json("s3api", "list-multipart-uploads", "--bucket", bucket)).Uploads ?? []).toEqual([]);
+    expect(await s3.uploads()).toEqual([]);
 
     const again = await runCli(ws.publishArgs(p, "1.0.0", ["--quiet"]));
     expect(again.code, again.stderr).toBe(0);
-    expect((await json("s3api", "list-multipart-uploads", "--bucket", bucket)).Uploads ?? []).toEqual([]);
-    const local = path.join(await mkdtemp(path.join(os.tmpdir(), "early-")), "dmg");
-    await aws("s3", "cp", `s3://${bucket}/site/releases/1.0.0/bridge-plugin-1.0.0.dmg`, local);
-    const sha = async (file: string) => createHash("sha256").update(await readFile(file)).digest("hex");
-    expect(await sha(local)).toBe(await sha(p.dmg));
-    const head = await json("s3api", "head-object", "--bucket", bucket, "--key", "site/releases/1.0.0/bridge-plugin-1.0.0.zip");
+    expect(await s3.uploads()).toEqual([]);
+    expect(await s3.sha256("site/releases/1.0.0/bridge-plugin-1.0.0.dmg")).toBe(createHash("sha256").update(await readFile(p.dmg)).digest("hex"));
+    const head = await s3.head("site/releases/1.0.0/bridge-plugin-1.0.0.zip");
     expect(head.ContentType).toBe("application/zip");
     expect(head.CacheControl).toMatch(/immutable/);
-    const record = JSON.parse(await aws("s3", "cp", `s3://${bucket}/site/releases/1.0.0/release.json`, "-"));
+    const record = JSON.parse(await s3.text("site/releases/1.0.0/release.json"));
     expect(head.ContentLength).toBe(record.autoupdate.sizeBytes);
     const verify = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
     expect(verify.code, verify.stderr + verify.stdout).toBe(0);
@@ -84,13 +74,12 @@ describe.skipIf(Boolean(reason))(`S3: uploads start before the upload step and c
   it("Ctrl-C as the upload step begins: no write starts after the signal, every staged upload not yet completing is aborted, and the message names exactly what is in the store; a re-run finishes", async () => {
     const p = await ws.plugin("2.0.0", 200, { dmgBytes: 12 * MiB });
     await writeFile(path.join(p.app, "Contents", "Resources", "weights.bin"), randomBytes(7 * MiB));
-    const before = ((await json("s3api", "list-objects-v2", "--bucket", bucket, "--prefix", "site/releases/2.0.0/")).Contents ?? []) as unknown[];
-    expect(before).toEqual([]);
+    expect(await s3.objects("site/releases/2.0.0/")).toEqual([]);
     const stopped = await runCli(ws.publishArgs(p, "2.0.0"), { env: { RELCAST_FAILPOINT: "after:plan", RELCAST_FAILPOINT_SIGNAL: "SIGINT" } });
     expect(stopped.code, stopped.stderr).toBe(130);
     // A Complete already sent when the signal came cannot be taken back: the message then names that object. Whatever
     // the timing, the store holds exactly what the message says, no record, and no open upload.
-    const objects = (((await json("s3api", "list-objects-v2", "--bucket", bucket, "--prefix", "site/releases/2.0.0/")).Contents ?? []) as Array<{ Key: string }>).map((o) => o.Key).sort();
+    const objects = (await s3.objects("site/releases/2.0.0/")).map((o) => o.Key).sort();
     const named = [...stopped.stderr.matchAll(/relcast: (\S+) was being completed when the run stopped: that object is in the store/g)].map((m) => m[1]).sort();
     expect(objects).toEqual(named);
     expect(objects.every((k) => !k.endsWith("release.json"))).toBe(true);
@@ -99,7 +88,7 @@ describe.skipIf(Boolean(reason))(`S3: uploads start before the upload step and c
         ? /interrupted by SIGINT in step (plan|upload); nothing became public and nothing was written to the store/
         : new RegExp(`interrupted by SIGINT in step upload; nothing became public: ${objects.length} object\\(s\\) of 2\\.0\\.0 were uploaded`),
     );
-    expect((await json("s3api", "list-multipart-uploads", "--bucket", bucket)).Uploads ?? []).toEqual([]);
+    expect(await s3.uploads()).toEqual([]);
     // A re-run finishes the release.
     const again = await runCli(ws.publishArgs(p, "2.0.0", ["--quiet"]));
     expect(again.code, again.stderr).toBe(0);
