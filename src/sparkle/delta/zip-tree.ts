@@ -6,7 +6,7 @@
  * than one top-level folder. Returns the bundle folder.
  */
 import { createWriteStream } from "node:fs";
-import { chmod, mkdir, symlink } from "node:fs/promises";
+import { chmod, lstat, mkdir, symlink } from "node:fs/promises";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import yauzl from "yauzl";
@@ -39,16 +39,20 @@ export async function extractBundleZip(zipFile: string, into: string): Promise<s
   } catch (err) {
     throw bad(zipFile, (err as Error).message);
   }
+  await mkdir(into, { recursive: true });
   const links = new Set<string>();
+  const files = new Set<string>();
   const made = new Set<string>();
   let top: string | undefined;
-  const ensureDir = async (rel: string): Promise<void> => {
+  // Folders are made one component at a time, and only where nothing else is: never through a link or a file.
+  const ensureDir = async (rel: string, entryName: string): Promise<void> => {
     const parts = rel.split("/");
     for (let i = 1; i <= parts.length; i++) {
       const sub = parts.slice(0, i).join("/");
       if (made.has(sub)) continue;
-      if (links.has(sub)) throw bad(zipFile, `${rel} lies below the symlink ${sub}`);
-      await mkdir(path.join(into, sub), { recursive: true, mode: 0o755 });
+      if (links.has(sub)) throw bad(zipFile, `${entryName} lies below the symlink ${sub}`);
+      if (files.has(sub)) throw bad(zipFile, `${entryName} lies below the file ${sub}`);
+      await mkdir(path.join(into, sub), { mode: 0o755 });
       made.add(sub);
     }
   };
@@ -83,11 +87,14 @@ export async function extractBundleZip(zipFile: string, into: string): Promise<s
       const unixMode = entry.versionMadeBy >> 8 === MADE_BY_UNIX ? entry.externalFileAttributes >>> 16 : 0;
       const type = unixMode & S_IFMT;
       const abs = path.join(into, name);
+      const isDir = entry.fileName.endsWith("/") || type === S_IFDIR;
+      // The top entry is the bundle folder: a link there would make the "bundle" any folder on this machine.
+      if (parts.length === 1 && !isDir) throw bad(zipFile, `the top-level entry ${name} is not a folder`);
       const parent = parts.slice(0, -1).join("/");
-      if (parent) await ensureDir(parent);
-      if (links.has(name) || made.has(name)) throw bad(zipFile, `duplicate entry ${name}`);
-      if (entry.fileName.endsWith("/") || type === S_IFDIR) {
-        await ensureDir(name);
+      if (parent) await ensureDir(parent, name);
+      if (links.has(name) || files.has(name) || made.has(name)) throw bad(zipFile, `duplicate entry ${name}`);
+      if (isDir) {
+        await ensureDir(name, name);
         await chmod(abs, unixMode & 0o7777 || 0o755);
       } else if (type === S_IFLNK) {
         if (entry.uncompressedSize > 4096) throw bad(zipFile, `symlink ${name} has a ${entry.uncompressedSize}-byte target`);
@@ -98,12 +105,14 @@ export async function extractBundleZip(zipFile: string, into: string): Promise<s
       } else {
         await pipeline(await readStream(zip, entry), createWriteStream(abs, { flags: "wx", mode: 0o600 }));
         await chmod(abs, unixMode & 0o7777 || 0o644);
-        made.add(name);
+        files.add(name);
       }
     }
   } finally {
     zip.close();
   }
   if (top === undefined) throw bad(zipFile, "the zip is empty");
-  return path.join(into, top);
+  const root = path.join(into, top);
+  if (!(await lstat(root)).isDirectory()) throw bad(zipFile, `the top-level entry ${top} is not a folder`);
+  return root;
 }
