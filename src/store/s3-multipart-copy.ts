@@ -38,6 +38,10 @@ export interface CopyRequest {
   /** Defaults {@link MULTIPART_COPY_ABOVE} and {@link COPY_PART_BYTES}. */
   multipartAbove?: number | undefined;
   partBytes?: number | undefined;
+  /** Awaited before each request: once the run is stopping it never resolves (no new request goes out). */
+  gate?: () => Promise<void>;
+  /** Told of the request that makes the object (CopyObject or Complete), which a stop cannot take back. */
+  finishing?: (made: Promise<unknown>) => void;
 }
 
 /**
@@ -59,10 +63,16 @@ export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
     ...(req.ifMatch !== undefined && { IfMatch: req.ifMatch }),
   };
   const headers = { ContentType: req.contentType, ...(req.cacheControl !== undefined && { CacheControl: req.cacheControl }) };
+  const gate = req.gate ?? (async () => undefined);
+  const finishing = <T>(made: Promise<T>): Promise<T> => {
+    req.finishing?.(made);
+    return made;
+  };
   if (req.size <= Math.min(req.multipartAbove ?? MULTIPART_COPY_ABOVE, MAX_SINGLE_COPY)) {
-    const res = await req.client.send(
+    await gate();
+    const res = await finishing(req.client.send(
       new CopyObjectCommand({ Bucket: req.bucket, Key: req.toKey, CopySource: copySource(req.bucket, req.fromKey), MetadataDirective: "REPLACE", ...headers, ...conditions }),
-    );
+    ));
     return { etag: res.CopyObjectResult?.ETag ?? "" };
   }
   const partSize = Math.max(req.partBytes ?? COPY_PART_BYTES, Math.ceil(req.size / MAX_PARTS / (1 << 20)) * (1 << 20));
@@ -76,6 +86,7 @@ export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
     let failed = false;
     const copier = async () => {
       while (next < count && !failed) {
+        await gate();
         const n = next++;
         const start = n * partSize;
         const end = Math.min(req.size, start + partSize) - 1;
@@ -99,10 +110,11 @@ export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
     const settled = await Promise.allSettled(Array.from({ length: Math.min(req.queueSize, count) }, copier));
     const failure = settled.find((s) => s.status === "rejected");
     if (failure) throw failure.reason;
+    await gate();
     try {
-      const res = await req.client.send(
+      const res = await finishing(req.client.send(
         new CompleteMultipartUploadCommand({ Bucket: req.bucket, Key: req.toKey, UploadId: uploadId, MultipartUpload: { Parts: parts }, ...conditions }),
-      );
+      ));
       if (!res.ETag) throw new Error(`CompleteMultipartUpload of ${req.toKey} returned no ETag`);
       return { etag: res.ETag };
     } catch (err) {

@@ -215,6 +215,12 @@ export function createS3Store(options: S3StoreOptions): S3Store {
         client, bucket, fromKey: abs(fromKey), toKey: abs(toKey), size: source.size, contentType: opts.contentType, queueSize,
         cacheControl: opts.cacheControl, ifNoneMatch: opts.ifNoneMatch, ifMatch: opts.ifMatch,
         multipartAbove: options.multipartCopyAboveBytes, partBytes: options.copyPartBytes,
+        gate: unlessStopping,
+        // A stop waits for the request that makes the object and says whether it did (abortInFlight).
+        finishing: (made) => {
+          completing.set(toKey, made);
+          void made.then(() => completing.delete(toKey), () => completing.delete(toKey));
+        },
       });
     } catch (err) {
       throw rekey(mapS3Error(err, ctx(`Copy from ${fullKey(prefix, fromKey)} to`, toKey, condition)), toKey);

@@ -1,5 +1,7 @@
 import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PreconditionFailedError } from "../../src/core/errors.js";
@@ -104,6 +106,51 @@ describe.skipIf(Boolean(reason))("S3 store: server-side copies of big objects in
     } finally {
       await store.close?.();
       await proxy.stop();
+    }
+  });
+  it("a stop while the Complete of a copy is on its way says the object is in the store (it is), not that the upload was aborted", async () => {
+    // A proxy that lets moto apply the Complete, then holds its answer until the test has stopped the store.
+    let applied!: () => void;
+    const completeApplied = new Promise<void>((resolve) => (applied = resolve));
+    const held: Array<() => void> = [];
+    const proxy = http.createServer((req, res) => {
+      const body: Buffer[] = [];
+      req.on("data", (c: Buffer) => body.push(c));
+      req.on("end", () => {
+        const up = http.request({ host: "127.0.0.1", port: moto!.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+          const got: Buffer[] = [];
+          answer.on("data", (c: Buffer) => got.push(c));
+          answer.on("end", () => {
+            const send = () => {
+              res.writeHead(answer.statusCode!, answer.headers);
+              res.end(Buffer.concat(got));
+            };
+            if (req.method === "POST" && /[?&]uploadId=/.test(req.url ?? "")) {
+              held.push(send);
+              applied();
+            } else send();
+          });
+        });
+        up.end(Buffer.concat(body));
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const o = storeOptions({ endpoint: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, conditionalWrites: "unverified-single-writer", onWarning: () => undefined });
+    const store = createS3Store(o);
+    try {
+      await store.put("releases/2.0.0/big.zip", randomBytes(10 * MiB + 1), { contentType: "application/zip" });
+      const copying = store.copy("releases/2.0.0/big.zip", "downloads/big.zip", { contentType: "application/zip" }).catch((e: unknown) => e);
+      await completeApplied;
+      const stopping = store.abortInFlight!();
+      for (const send of held.splice(0)) send();
+      const lines = await stopping;
+      expect(lines).toContain(`${o.prefix}/downloads/big.zip was being completed when the run stopped: that object is in the store`);
+      expect(lines.join("\n")).not.toMatch(/aborted the multipart upload of .*downloads\/big\.zip/);
+      expect((await aws("s3api", "head-object", "--bucket", BUCKET, "--key", `${o.prefix}/downloads/big.zip`))!.ContentLength).toBe(10 * MiB + 1);
+      void copying;
+    } finally {
+      await store.close?.();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
     }
   });
 });
