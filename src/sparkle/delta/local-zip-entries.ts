@@ -8,7 +8,8 @@ import type { FileHandle } from "node:fs/promises";
 import { pipeline, Readable } from "node:stream";
 import { promisify } from "node:util";
 import { crc32, createInflateRaw, inflateRaw } from "node:zlib";
-import { badZip, type RawZipEntry } from "./zip-layout.js";
+import type { RawZipEntry } from "./zip-entry-table.js";
+import { badZip } from "./zip-layout.js";
 
 const LOCAL_HEADER = 0x04034b50;
 const READ_CHUNK = 1 << 20;

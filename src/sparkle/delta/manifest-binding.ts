@@ -28,14 +28,14 @@ const ESCAPE = 6;
 
 /** The most bytes a manifest of this zip can take. */
 export function manifestByteCap(dir: ZipDirectory): number {
-  return Math.min(MANIFEST_HARD_CAP, SLACK + PER_ENTRY * dir.listing.length + 2 * ESCAPE * dir.nameBytes + ESCAPE * dir.linkBytes);
+  return Math.min(MANIFEST_HARD_CAP, SLACK + PER_ENTRY * dir.length + 2 * ESCAPE * dir.nameBytes + ESCAPE * dir.linkBytes);
 }
 
 /** Undefined when the manifest describes the directory's zip; otherwise why not. */
 export function manifestDisagreement(table: ManifestTable, tree: ManifestTree, dir: ZipDirectory, zipName: string): string | undefined {
   let layout;
   try {
-    layout = layOutZip(zipName, dir.listing);
+    layout = layOutZip(zipName, dir);
   } catch (err) {
     return (err as Error).message;
   }
@@ -49,7 +49,9 @@ export function manifestDisagreement(table: ManifestTable, tree: ManifestTree, d
     const e = tree.entries[i]!;
     const place = table.place(i);
     if (!place) continue;
-    const r = dir.raw.get(e.rel);
+    // The layout has the manifest's paths in its order (checked above): entry i's zip entry is the layout's.
+    const z = layout.zipIndex[i]!;
+    const r = z >= 0 ? dir.raw(z) : undefined;
     if (!r || r.name !== place.name || r.localHeaderOffset !== place.offset || r.method !== place.method || r.crc32 !== place.crc32 || r.compressedSize !== place.compressedSize) {
       return `the zip entry of ${JSON.stringify(e.rel)} differs from the zip's central directory (name, offset, method, CRC-32 or size)`;
     }

@@ -23,7 +23,8 @@ import { promisify } from "node:util";
 import { createInflateRaw, inflateRaw, type InflateRaw } from "node:zlib";
 import { RelcastError } from "../../core/errors.js";
 import { writeFullyAt } from "../../core/write-fully.js";
-import { badZip, layOutZip, relOfZipName, type RawZipEntry, unixModeOf, type ZipBundleTree, type ZipListing } from "./zip-layout.js";
+import { type RawZipEntry, ZipEntryTable } from "./zip-entry-table.js";
+import { badZip, layOutZip, relOfZipName, unixModeOf, type ZipBundleTree } from "./zip-layout.js";
 import { CUSTOM_ICON_PATH, type HashedTree, treeHashOf, type TreeEntry, type TreeSource } from "./tree-hash.js";
 import { readU64, widenFields, ZIP64_END, ZIP64_LOCATOR, ZIP64_MARK } from "./zip64-fields.js";
 
@@ -303,7 +304,7 @@ export async function readStoredZipTree(stream: AsyncIterable<Buffer>, options: 
 
     // The central directory: every entry must be one of the local entries read above, with the same fields.
     const directory = Buffer.concat(tail);
-    const listing: ZipListing[] = [];
+    const listing = new ZipEntryTable();
     const byRel = new Map<string, Scanned>();
     let pos = 0;
     while (pos + 4 <= directory.length && directory.readUInt32LE(pos) === CENTRAL) {
@@ -329,7 +330,7 @@ export async function readStoredZipTree(stream: AsyncIterable<Buffer>, options: 
       ) {
         throw badZip(name, `its central directory entry ${JSON.stringify(entryName)} does not match a local entry`);
       }
-      listing.push({ name: entryName, unixMode: unixModeOf(directory.readUInt16LE(pos + 4), directory.readUInt32LE(pos + 38)), size: local.size });
+      listing.add(entryName, { unixMode: unixModeOf(directory.readUInt16LE(pos + 4), directory.readUInt32LE(pos + 38)), method: local.method, crc32: local.crc32, compressedSize: local.compressedSize, size: local.size, localHeaderOffset: local.localHeaderOffset });
       if (local.rel) byRel.set(local.rel, local);
       pos += size;
     }

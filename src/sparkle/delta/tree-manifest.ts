@@ -25,14 +25,15 @@ import type { ZipBundleTree } from "./zip-layout.js";
  * release keeps today's path).
  */
 export async function* manifestEntriesOf(tree: ZipBundleTree): AsyncGenerator<ManifestEntry | undefined> {
-  for (const e of tree.entries) {
+  for (let i = 0; i < tree.entries.length; i++) {
+    const e = tree.entries[i]!;
     // A resource-fork icon has no content hash (Sparkle skips it, and no delta is made from such a bundle).
     if (e.rel === CUSTOM_ICON_PATH) return yield undefined;
     if (e.kind === "dir") {
       yield { path: e.rel, kind: "dir", mode: e.perms };
       continue;
     }
-    const raw = tree.raw.get(e.rel);
+    const raw = tree.raw.at(i);
     if (!raw) throw new RelcastError("E_INTERNAL", `${e.rel} has no zip entry in ${tree.file}`);
     const place = { name: raw.name, offset: raw.localHeaderOffset, method: raw.method as 0 | 8, crc32: raw.crc32, compressedSize: raw.compressedSize };
     if (e.kind === "file") {

@@ -4,8 +4,9 @@
  * would make it, and Sparkle's content hash of every file and link, from its
  * inflated bytes or (for the zip the zip step just wrote) as the zip step
  * took them while zipping.
- * The raw (compressed) form of every entry is kept, so an older zip can be
- * compared entry by entry against this one (see stored-zip-tree.ts).
+ * Where every entry's raw (compressed) bytes are is kept, in the directory's
+ * table (zip-entry-table.ts) beside the tree's entries, so an older zip can
+ * be compared entry by entry against this one (see stored-zip-tree.ts).
  */
 import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
@@ -13,8 +14,9 @@ import { RelcastError } from "../../core/errors.js";
 import { LocalZipEntries } from "./local-zip-entries.js";
 import { readStoredZipTree } from "./stored-zip-tree.js";
 import { readZipDirectory, type ZipDirectory } from "./zip-directory.js";
-import { badZip, layOutZip, type RawZipEntry, type ZipBundleTree } from "./zip-layout.js";
-import { HashSlots } from "./tree-table-hashes.js";
+import type { RawZipEntry } from "./zip-entry-table.js";
+import { badZip, LaidOutRawEntries, layOutZip, type ZipBundleTree, type ZipLayout } from "./zip-layout.js";
+import { HashSlots, indexOfRel } from "./tree-table-hashes.js";
 import { CUSTOM_ICON_PATH, treeHashOf, type TreeEntry, type TreeSource } from "./tree-hash.js";
 
 export type { RawZipEntry, ZipBundleTree };
@@ -42,12 +44,13 @@ export interface OpenZipBundleTreeOptions {
  * The content hashes the zip's writer gave, checked to cover exactly the zip's files and links, in table form
  * (one 20-byte slot per entry, tree-table-hashes.ts): no Map and no Buffer object per file.
  */
-function fromGivenHashes(file: string, layout: ReturnType<typeof layOutZip>, given: ContentHashLookup): Pick<ZipBundleTree, "hash" | "entries" | "fileHashes" | "linkHashes"> {
+function fromGivenHashes(file: string, layout: ZipLayout, dir: ZipDirectory, given: ContentHashLookup): Pick<ZipBundleTree, "hash" | "entries" | "fileHashes" | "linkHashes"> {
   const slots = new HashSlots(layout.entries);
   let used = 0;
   layout.entries.forEach((entry, i) => {
     if (entry.kind === "dir") return;
-    const hash = given.get(layout.zipName.get(entry.rel) ?? "");
+    const z = layout.zipIndex[i]!;
+    const hash = z >= 0 ? given.get(dir.name(z)) : undefined;
     if (!hash || hash.length !== 20) throw new RelcastError("E_INTERNAL", `the zip step gave no content hash for ${entry.rel} of ${file}`);
     used++;
     if (entry.rel !== CUSTOM_ICON_PATH) slots.set(i, hash);
@@ -58,7 +61,7 @@ function fromGivenHashes(file: string, layout: ReturnType<typeof layOutZip>, giv
 }
 
 /** Contents hashed in one sequential pass over the file (large reads, one inflater per entry), not entry by entry. */
-async function scanContents(file: string, layout: ReturnType<typeof layOutZip>): Promise<Pick<ZipBundleTree, "hash" | "entries" | "fileHashes" | "linkHashes">> {
+async function scanContents(file: string, layout: ZipLayout): Promise<Pick<ZipBundleTree, "hash" | "entries" | "fileHashes" | "linkHashes">> {
   const scanned = await readStoredZipTree(createReadStream(file, { highWaterMark: READ_CHUNK }), { name: file, keepLimit: 0 });
   if (scanned.entries.length !== layout.entries.length || scanned.entries.some((e, i) => e.rel !== layout.entries[i]!.rel || e.kind !== layout.entries[i]!.kind)) {
     throw badZip(file, "its entries read differently in two passes");
@@ -82,15 +85,17 @@ export async function openZipBundleTree(file: string, options: OpenZipBundleTree
     } catch (err) {
       throw badZip(file, (err as Error).message.replace(/^the central directory of .* cannot be read: /, ""));
     }
-    const layout = layOutZip(file, dir.listing);
-    const raw = dir.raw;
+    const layout = layOutZip(file, dir);
     const entriesOf = new LocalZipEntries(handle, file);
+    const compareBuffers: Buffer[] = [];
+    const { hash, entries, fileHashes, linkHashes } = options.contentHashes ? fromGivenHashes(file, layout, dir, options.contentHashes) : await scanContents(file, layout);
+    // Each tree entry's zip entry by index into the directory's table (`entries` has the layout's paths in its order).
+    const raw = new LaidOutRawEntries(entries, layout.zipIndex, dir);
     const rawOf = (rel: string): RawZipEntry => {
-      const r = raw.get(rel);
+      const r = raw.at(indexOfRel(entries, rel));
       if (!r) throw new RelcastError("E_INTERNAL", `${file} has no entry for ${rel}`);
       return r;
     };
-    const compareBuffers: Buffer[] = [];
     const stream = (entry: TreeEntry): AsyncGenerator<Buffer> => entriesOf.inflated(rawOf(entry.rel));
     const source: TreeSource = {
       streamFile: stream,
@@ -109,7 +114,6 @@ export async function openZipBundleTree(file: string, options: OpenZipBundleTree
       readLink: (entry) => source.readFile(entry),
     };
 
-    const { hash, entries, fileHashes, linkHashes } = options.contentHashes ? fromGivenHashes(file, layout, options.contentHashes) : await scanContents(file, layout);
     return {
       hash,
       entries,

@@ -10,36 +10,33 @@
 import { RelcastError } from "../../core/errors.js";
 import { S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from "./delta-format.js";
 import { type EntryKind, ftsOrder, type HashedTree, PERMISSION_FLAGS, type TreeEntry } from "./tree-hash.js";
-
-export interface ZipListing {
-  /** The entry's name as stored ("Demo.bundle/Contents/", "Demo.bundle/Contents/Info.plist"). */
-  name: string;
-  /** st_mode from the Unix attributes, 0 when the zip has none. */
-  unixMode: number;
-  size: number;
-}
+import { indexOfRel } from "./tree-table-hashes.js";
+import type { RawZipEntry, ZipListing } from "./zip-entry-table.js";
 
 export interface ZipLayout {
   top: string;
+  /** The tree's entries in fts order. */
   entries: TreeEntry[];
-  /** Zip entry name of each tree entry that has one, by relative path. */
-  zipName: Map<string, string>;
+  /** zipIndex[i]: the listing index of tree entry i's zip entry; -1 for a folder the zip lists no entry for. */
+  zipIndex: Int32Array;
 }
 
-/** An entry as stored: enough to tell whether another zip holds the very same compressed bytes. */
-export interface RawZipEntry {
-  name: string;
-  method: number;
-  crc32: number;
-  compressedSize: number;
-  size: number;
-  localHeaderOffset: number;
+/**
+ * A tree's zip entries as stored, by tree path (binary search over the tree's
+ * fts-sorted entries) or by tree index: a view over the directory's table, no
+ * Map and no object kept per entry. Iterated in the tree's order, over the
+ * entries the zip lists (not its top folder, not folders it only implies).
+ */
+export interface RawEntries extends Iterable<[string, RawZipEntry]> {
+  get(rel: string): RawZipEntry | undefined;
+  /** The zip entry of tree entry `index`; undefined for a folder the zip lists no entry for. */
+  at(index: number): RawZipEntry | undefined;
 }
 
 export interface ZipBundleTree extends HashedTree {
   file: string;
-  /** Raw entries by tree path. */
-  raw: Map<string, RawZipEntry>;
+  /** Raw entries by tree path or tree index. */
+  raw: RawEntries;
   /** Content hash (SHA-1 of the bytes) of every file and link, by tree path. */
   contentHash(rel: string): Buffer | undefined;
   /** The compressed bytes of an entry, `length` from `at`. */
@@ -78,43 +75,89 @@ export function safeNameParts(zip: string, entryName: string): string[] {
   return parts;
 }
 
-export function layOutZip(zip: string, listing: readonly ZipListing[]): ZipLayout {
-  const byRel = new Map<string, TreeEntry>();
-  const zipName = new Map<string, string>();
+/**
+ * The tree a listing lays out, checked entry by entry in the listing's order
+ * (so the first problem met is the one named). Nothing is kept per entry but
+ * its TreeEntry and, in `zipIndex`, where its zip entry is; the map from path
+ * to entry that the checks need lives only while this runs.
+ */
+export function layOutZip(zip: string, listing: ZipListing): ZipLayout {
+  // Tree entries in the order first met, each with its listing index (-1: an implied folder).
+  const made: TreeEntry[] = [];
+  const zipOf: number[] = [];
+  const position = new Map<string, number>();
   let top: string | undefined;
-  const add = (rel: string, kind: EntryKind, perms: number, size: number): TreeEntry => {
+  const add = (rel: string, kind: EntryKind, perms: number, size: number, index: number): void => {
     const type = kind === "dir" ? S_IFDIR : kind === "symlink" ? S_IFLNK : S_IFREG;
     const entry: TreeEntry = { rel, abs: "", kind, perms, mode: type | perms, size, inode: "" };
-    byRel.set(rel, entry);
-    return entry;
+    const known = position.get(rel);
+    if (known === undefined) {
+      position.set(rel, made.length);
+      made.push(entry);
+      zipOf.push(index);
+    } else {
+      // An implied folder given its own entry later: that entry's mode.
+      made[known] = entry;
+      zipOf[known] = index;
+    }
   };
-  for (const item of listing) {
-    const parts = safeNameParts(zip, item.name);
+  for (let index = 0; index < listing.length; index++) {
+    const itemName = listing.name(index);
+    const parts = safeNameParts(zip, itemName);
     const name = parts.join("/");
     if (top === undefined) top = parts[0];
     else if (parts[0] !== top) throw badZip(zip, `more than one top-level entry (${top}, ${parts[0]})`);
-    const type = item.unixMode & S_IFMT;
-    const kind: EntryKind = item.name.endsWith("/") || type === S_IFDIR ? "dir" : type === S_IFLNK ? "symlink" : "file";
+    const unixMode = listing.unixMode(index);
+    const type = unixMode & S_IFMT;
+    const kind: EntryKind = itemName.endsWith("/") || type === S_IFDIR ? "dir" : type === S_IFLNK ? "symlink" : "file";
     if (parts.length === 1) {
       if (kind !== "dir") throw badZip(zip, `the top-level entry ${name} is not a folder`);
       continue;
     }
-    // Parents: implicit folders are made 0755; a parent that is a link or a file cannot hold entries.
-    for (let i = 2; i < parts.length; i++) {
-      const parentRel = `/${parts.slice(1, i).join("/")}`;
-      const parent = byRel.get(parentRel);
-      if (!parent) add(parentRel, "dir", 0o755, 0);
-      else if (parent.kind !== "dir") throw badZip(zip, `${name} lies below the ${parent.kind === "symlink" ? "symlink" : "file"} ${parentRel.slice(1)}`);
-    }
     const rel = `/${parts.slice(1).join("/")}`;
-    const existing = byRel.get(rel);
-    if (existing && (zipName.has(rel) || kind !== "dir")) throw badZip(zip, `duplicate entry ${name}`);
-    if (kind === "symlink" && item.size > MAX_LINK_TARGET) throw badZip(zip, `symlink ${name} has a ${item.size}-byte target`);
-    const perms = item.unixMode & PERMISSION_FLAGS || (kind === "dir" ? 0o755 : 0o644);
-    add(rel, kind, perms, kind === "dir" ? 0 : item.size);
-    zipName.set(rel, item.name);
+    // Parents, outermost first: implicit folders are made 0755; a parent that is a link or a file cannot hold entries.
+    for (let slash = rel.indexOf("/", 1); slash > 0; slash = rel.indexOf("/", slash + 1)) {
+      const parentRel = rel.slice(0, slash);
+      const parent = position.get(parentRel);
+      if (parent === undefined) add(parentRel, "dir", 0o755, 0, -1);
+      else if (made[parent]!.kind !== "dir") throw badZip(zip, `${name} lies below the ${made[parent]!.kind === "symlink" ? "symlink" : "file"} ${parentRel.slice(1)}`);
+    }
+    const existing = position.get(rel);
+    if (existing !== undefined && (zipOf[existing]! >= 0 || kind !== "dir")) throw badZip(zip, `duplicate entry ${name}`);
+    const size = listing.size(index);
+    if (kind === "symlink" && size > MAX_LINK_TARGET) throw badZip(zip, `symlink ${name} has a ${size}-byte target`);
+    const perms = unixMode & PERMISSION_FLAGS || (kind === "dir" ? 0o755 : 0o644);
+    add(rel, kind, perms, kind === "dir" ? 0 : size, index);
   }
   if (top === undefined) throw badZip(zip, "the zip is empty");
-  const entries = [...byRel.values()].sort((a, b) => ftsOrder(a.rel, b.rel));
-  return { top, entries, zipName };
+  position.clear();
+  const order = Array.from(made.keys()).sort((a, b) => ftsOrder(made[a]!.rel, made[b]!.rel));
+  const entries = order.map((i) => made[i]!);
+  const zipIndex = Int32Array.from(order, (i) => zipOf[i]!);
+  return { top, entries, zipIndex };
+}
+
+/** The view of {@link RawEntries} over a layout and the listing's table. */
+export class LaidOutRawEntries implements RawEntries {
+  constructor(
+    private readonly entries: readonly TreeEntry[],
+    private readonly zipIndex: Int32Array,
+    private readonly table: { raw(index: number): RawZipEntry },
+  ) {}
+
+  at(index: number): RawZipEntry | undefined {
+    const z = index >= 0 && index < this.zipIndex.length ? this.zipIndex[index]! : -1;
+    return z >= 0 ? this.table.raw(z) : undefined;
+  }
+
+  get(rel: string): RawZipEntry | undefined {
+    return this.at(indexOfRel(this.entries, rel));
+  }
+
+  *[Symbol.iterator](): Iterator<[string, RawZipEntry]> {
+    for (let i = 0; i < this.entries.length; i++) {
+      const raw = this.at(i);
+      if (raw) yield [this.entries[i]!.rel, raw];
+    }
+  }
 }

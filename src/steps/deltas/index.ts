@@ -11,11 +11,11 @@ import { compressionName, type CompressionName } from "../../sparkle/delta/delta
 import { createDeltaFromTrees, DEFAULT_DIFF_LIMIT_BYTES } from "../../sparkle/delta/delta-create.js";
 import { writeTreeManifest } from "../../sparkle/delta/tree-manifest-writer.js";
 import { wholeFilesNotes } from "../../sparkle/delta/whole-files-note.js";
-import { openZipBundleTree, type ZipBundleTree } from "../../sparkle/delta/zip-bundle-tree.js";
+import { type ContentHashLookup, openZipBundleTree, type ZipBundleTree } from "../../sparkle/delta/zip-bundle-tree.js";
 import { signEd25519, verifyEd25519 } from "../../sparkle/ed25519-stream.js";
 import { digestFile } from "../../core/file-digest.js";
 import type { ObjectStore } from "../../store/object-store.js";
-import { need, type DeltaArtifact } from "../release-context.js";
+import { need, type DeltaArtifact, type ReleaseContext } from "../release-context.js";
 import type { Step } from "../step.js";
 import { deltaCandidates } from "./delta-candidates.js";
 import { openOldTree } from "./old-tree.js";
@@ -62,6 +62,17 @@ async function storedCompression(store: ObjectStore, version: string, fileName: 
   return head.length >= 6 && head.toString("latin1", 0, 4) === "spk!" ? compressionName(head[4]!) : undefined;
 }
 
+/**
+ * The zip step's content hashes, taken out of the context: they are used once, for the new tree, and the later
+ * steps have no use for them. Held in a box the deltas step empties once the tree is read: for 100,000 files they
+ * are a table of about 10 MB, which a local of the step would keep alive through the manifest and every delta.
+ */
+function takeContentHashes(ctx: ReleaseContext): { given: ContentHashLookup | undefined } {
+  const { contentHashes, ...zip } = need(ctx.zip, "zip");
+  ctx.zip = zip;
+  return { given: contentHashes };
+}
+
 /** Runs `fn` over `items`, `limit` at a time, answering the results in the items' order; all settle before a failure is thrown. */
 async function inOrderPool<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
@@ -106,10 +117,8 @@ export const deltasStep: Step = {
   },
   async run(ctx) {
     const { config, inputs } = ctx;
-    // The zip step's content hashes are used once, for the new tree below; the context lets go of them (for a
-    // bundle of many files they are a map of tens of thousands of names the later steps have no use for).
-    const { contentHashes, ...zip } = need(ctx.zip, "zip");
-    ctx.zip = zip;
+    const hashes = takeContentHashes(ctx);
+    const zip = need(ctx.zip, "zip");
     const build = need(ctx.buildNumber, "build number");
     const maximum = config.deltas?.maximum ?? DEFAULT_MAXIMUM_DELTAS;
     // Unset: lzma (smallest) where xz is on the PATH, zlib (built into Node, Sparkle reads it) elsewhere; a re-run
@@ -137,7 +146,7 @@ export const deltasStep: Step = {
     // A first release makes no delta but stores its tree manifest all the same (from the zip step's hashes, no
     // second read), so the next publish's delta from it reads only the changed files. Not for a re-run of a
     // published version: its objects are what its first publish wrote.
-    if (candidates.length === 0 && (ctx.existingRecord || !contentHashes)) {
+    if (candidates.length === 0 && (ctx.existingRecord || !hashes.given)) {
       ctx.logger.info("no older release to make a delta from");
       return;
     }
@@ -146,7 +155,9 @@ export const deltasStep: Step = {
     await mkdir(root, { recursive: true });
     // The new tree, shared by every delta and the manifest: its content hashes as the zip step took them while
     // zipping (read from the zip, in place, only when the zip came from elsewhere).
-    const newTree = await openZipBundleTree(zip.file, { contentHashes });
+    const opening = openZipBundleTree(zip.file, { contentHashes: hashes.given });
+    hashes.given = undefined;
+    const newTree = await opening;
     try {
       const manifestFile = path.join(root, "tree.json");
       const manifest = await writeTreeManifest(newTree, inputs.version, zip, manifestFile);

@@ -76,7 +76,7 @@ async function readBoundManifest(store: ObjectStore, record: ReleaseRecord, stor
   const manifestName = store.uriFor(manifestKey);
   const dir = await readZipDirectory(readZip, expected.sizeBytes, store.uriFor(key));
   const cap = manifestByteCap(dir);
-  if (storedSize > cap) throw notBound(manifestName, `it is ${storedSize} bytes, more than a manifest of a zip of ${dir.listing.length} entries can be (${cap}); it was not read`);
+  if (storedSize > cap) throw notBound(manifestName, `it is ${storedSize} bytes, more than a manifest of a zip of ${dir.length} entries can be (${cap}); it was not read`);
   const { head, table, tree } = await readManifest(store, manifestKey, manifestName, cap);
   if (head.version !== record.version || head.zip.sha256 !== expected.sha256 || head.zip.sizeBytes !== expected.sizeBytes) {
     throw new RelcastError("E_VERIFY", `${manifestName} describes another zip than the record of ${record.version} pins`, "run `relcast verify`");
