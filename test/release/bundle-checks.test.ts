@@ -3,6 +3,7 @@ import { chmod, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
+import { limit, pluginIn } from "../helpers/st-rel-kit.js";
 import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
 import { CPU, fatMachO, thinMachO } from "../helpers/mach-o-bytes.js";
 
@@ -11,7 +12,11 @@ import { CPU, fatMachO, thinMachO } from "../helpers/mach-o-bytes.js";
  * an executable with only Apple-silicon slices makes the item say so
  * (`sparkle:hardwareRequirements`), as generate_appcast does.
  */
-describe("bundle checks at publish", () => {
+// Every refusal below must leave the store as it was, and the last test has a store of its own: they all
+// run at once, at most three CLI runs at a time, each refusal on a bundle in a folder of its own.
+const slot = limit(3);
+
+describe.concurrent("bundle checks at publish", () => {
   let ws: Workspace;
   let before: Record<string, string>;
   beforeAll(async () => {
@@ -49,16 +54,16 @@ describe("bundle checks at publish", () => {
       await withIconFile(app);
       await writeFile(path.join(app, "Contents", "Resources", "AppIcon.icns"), "a PNG renamed, or a text file");
     }],
-  ])("refuses %s (exit %i) and writes nothing", async (_name, exit, message, spoil) => {
-    const p = await ws.plugin("1.1.0", 101);
+  ])("refuses %s (exit %i) and writes nothing", (name, exit, message, spoil) => slot(async () => {
+    const p = await pluginIn(ws, name.replace(/\W+/g, "-"), "1.1.0", 101);
     await spoil(p.app);
     const res = await runCli(ws.publishArgs(p, "1.1.0"));
     expect(res.code, res.stderr).toBe(exit);
     expect(res.stderr).toMatch(message);
     expect(await snapshotTree(ws.storeDir)).toEqual(before);
-  });
+  }));
 
-  it("writes sparkle:hardwareRequirements arm64 for an arm64-only executable, and none for a universal one", async () => {
+  it("writes sparkle:hardwareRequirements arm64 for an arm64-only executable, and none for a universal one", () => slot(async () => {
     const one = await makeWorkspace();
     try {
       const arm = await one.plugin("2.0.0", 200);
@@ -85,5 +90,5 @@ describe("bundle checks at publish", () => {
     } finally {
       await rm(one.dir, { recursive: true, force: true });
     }
-  });
+  }));
 });

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyChangeProblems } from "../../src/verify/bundle-id-check.js";
 import { runCli } from "../helpers/run-cli.js";
+import { pluginIn } from "../helpers/st-rel-kit.js";
 import { makeWorkspace, newKey, snapshotTree, type Workspace } from "../helpers/workspace.js";
 
 /**
@@ -11,7 +12,9 @@ import { makeWorkspace, newKey, snapshotTree, type Workspace } from "../helpers/
  * --allow-key-change), another CFBundleIdentifier, or an SUFeedURL that is
  * not the public appcast.
  */
-describe("continuity with earlier releases", () => {
+// The refusals leave the store as it was and the fourth test has a store of its own: they run at once, each
+// bundle in a folder of its own. The key change publishes into the shared store, so it runs after them.
+describe.concurrent("continuity with earlier releases", () => {
   let ws: Workspace;
   let before: Record<string, string>;
   const FEED = "https://updates.example.com/api/v1/plugins/bridge-plugin/appcast.xml";
@@ -36,7 +39,7 @@ describe("continuity with earlier releases", () => {
     const other = newKey();
     const keyFile = path.join(ws.dir, `other-${version}.txt`);
     await writeFile(keyFile, other.seedBase64 + "\n", { mode: 0o600 });
-    const p = await ws.plugin(version, build, { publicKey: other.publicKeyBase64 });
+    const p = await pluginIn(ws, `other-key-${version}`, version, build, other.publicKeyBase64);
     await editPlist(p.app, withFeed(FEED));
     return ws.publishArgs(p, version, more).map((a) => (a === ws.keyFile ? keyFile : a));
   }
@@ -49,12 +52,12 @@ describe("continuity with earlier releases", () => {
   });
 
   it("refuses another CFBundleIdentifier (exit 7) and an SUFeedURL that is not the public appcast (exit 7)", async () => {
-    const renamed = await ws.plugin("1.1.0", 110);
+    const renamed = await pluginIn(ws, "renamed", "1.1.0", 110);
     await editPlist(renamed.app, (xml) => withFeed(FEED)(xml.replace("com.example.bridge-plugin", "com.example.other")));
     const id = await runCli(ws.publishArgs(renamed, "1.1.0"));
     expect(id.code, id.stderr).toBe(7);
     expect(id.stderr).toMatch(/CFBundleIdentifier is com\.example\.other, but 1\.0\.0 \(the previous release\) is com\.example\.bridge-plugin/);
-    const wrongFeed = await ws.plugin("1.1.0", 110);
+    const wrongFeed = await pluginIn(ws, "wrong-feed", "1.1.0", 110);
     await editPlist(wrongFeed.app, withFeed("https://old.example.com/appcast.xml"));
     const feed = await runCli(ws.publishArgs(wrongFeed, "1.1.0"));
     expect(feed.code, feed.stderr).toBe(7);
@@ -63,19 +66,9 @@ describe("continuity with earlier releases", () => {
   });
 
   it("warns about a missing SUFeedURL, naming the value to add", async () => {
-    const dry = await runCli([...ws.publishArgs(await ws.plugin("1.1.0", 110), "1.1.0"), "--dry-run"]);
+    const dry = await runCli([...ws.publishArgs(await pluginIn(ws, "no-feed", "1.1.0", 110), "1.1.0"), "--dry-run"]);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stderr).toContain(`add SUFeedURL = ${FEED}`);
-  });
-
-  it("publishes a deliberate key change with --allow-key-change, records it, and verify accepts it", async () => {
-    const res = await runCli(await otherKeyArgs("1.2.0", 120, ["--allow-key-change"]));
-    expect(res.code, res.stderr).toBe(0);
-    expect(res.stderr).toMatch(/--allow-key-change: 1\.0\.0 carries SUPublicEDKey/);
-    const record = JSON.parse(await readFile(path.join(ws.storeDir, "releases", "1.2.0", "release.json"), "utf8"));
-    expect(record.autoupdate.keyChangeAllowed).toBe(true);
-    const verify = await runCli(["verify", "--config", ws.configFile]);
-    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   });
 
   it("looks past a release without SUPublicEDKey, and refuses when an earlier bundle cannot be read (exit 9)", async () => {
@@ -99,6 +92,16 @@ describe("continuity with earlier releases", () => {
     } finally {
       await rm(other.dir, { recursive: true, force: true });
     }
+  });
+
+  it.sequential("publishes a deliberate key change with --allow-key-change, records it, and verify accepts it", async () => {
+    const res = await runCli(await otherKeyArgs("1.2.0", 120, ["--allow-key-change"]));
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/--allow-key-change: 1\.0\.0 carries SUPublicEDKey/);
+    const record = JSON.parse(await readFile(path.join(ws.storeDir, "releases", "1.2.0", "release.json"), "utf8"));
+    expect(record.autoupdate.keyChangeAllowed).toBe(true);
+    const verify = await runCli(["verify", "--config", ws.configFile]);
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   });
 
   it("verify names a key change that was not published as one", () => {

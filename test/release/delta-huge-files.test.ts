@@ -16,12 +16,14 @@ import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
  */
 let ws: Workspace;
 const env = { RELCAST_DELTA_STORE_MIN_BYTES: "1000000" };
-const unchanged = randomBytes(3_000_000);
+/** Over both limits (the 1 MiB diff limit, 1,000,000 bytes to store whole) and not much more: size is not the point. */
+const SIZE = 1_200_000;
+const unchanged = randomBytes(SIZE);
 
 async function plugin(version: string, build: number): Promise<{ app: string; dmg: string; notes: string }> {
   const p = await ws.plugin(version, build);
   await writeFile(path.join(p.app, "Contents", "Resources", "weights-a.bin"), unchanged);
-  await writeFile(path.join(p.app, "Contents", "Resources", "model.gguf"), randomBytes(3_000_000));
+  await writeFile(path.join(p.app, "Contents", "Resources", "model.gguf"), randomBytes(SIZE));
   return p;
 }
 
@@ -46,15 +48,15 @@ describe("publish with a changed file over the diff limit", () => {
 
   it("logs which file was shipped whole and why, and which was stored uncompressed", () => {
     expect(log).toContain("delta from 1.0.0: 1 changed file(s) shipped whole, not diffed, because the old or new file is over the 1 MiB diff limit");
-    expect(log).toContain("Contents/Resources/model.gguf (3000000 → 3000000 bytes)");
-    expect(log).toMatch(/delta from 1\.0\.0: 1 whole file\(s\) stored uncompressed .*Contents\/Resources\/model\.gguf \(3000000 of 3000000 bytes\)/);
+    expect(log).toContain(`Contents/Resources/model.gguf (${SIZE} → ${SIZE} bytes)`);
+    expect(log).toMatch(new RegExp(`delta from 1\\.0\\.0: 1 whole file\\(s\\) stored uncompressed .*Contents/Resources/model\\.gguf \\(${SIZE} of ${SIZE} bytes\\)`));
     expect(log).toContain("applied back: tree hash matches");
   });
 
   it("keeps the delta, which Python's lzma reads as one xz stream, and verify applies it", async () => {
     const deltas = record.autoupdate.deltas as Array<{ fromVersion: string; url: string; sizeBytes: number }>;
     expect(deltas.map((d) => d.fromVersion)).toEqual(["1.0.0"]);
-    expect(deltas[0]!.sizeBytes).toBeGreaterThan(3_000_000);
+    expect(deltas[0]!.sizeBytes).toBeGreaterThan(SIZE);
     const file = path.join(ws.storeDir, "releases", "1.1.0", path.basename(new URL(deltas[0]!.url).pathname));
     const parsed = JSON.parse(execFileSync("python3", [path.join(import.meta.dirname, "..", "sparkle", "delta", "read-delta.py"), file], { encoding: "utf8" })) as { compression: number; paths: string[] };
     expect(parsed.compression).toBe(2);

@@ -53,7 +53,8 @@ async function dryRunThenPublish(ws: Workspace, store: ObjectStore): Promise<voi
   expect((await store.get("releases/catalog-index.json"))!.body.toString("utf8")).toBe(index.replace(JSON.stringify("(the ETag this write returns)"), JSON.stringify(etag)));
 }
 
-describe("publish --dry-run shows exactly what publish writes", () => {
+// The folder store and the S3 store (with its moto server) are independent: the two run at the same time.
+describe.concurrent("publish --dry-run shows exactly what publish writes", () => {
   it("folder store", async () => {
     const ws = await makeWorkspace();
     await dryRunThenPublish(ws, await openStore(`file://${ws.storeDir}`, ws.dir));

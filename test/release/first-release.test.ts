@@ -2,6 +2,7 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
+import { pluginIn } from "../helpers/st-rel-kit.js";
 import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
 
 /**
@@ -10,7 +11,9 @@ import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspac
  * not announced. An identical re-run says in one line that there was
  * nothing to do.
  */
-describe("publishing into a store without releases", () => {
+// The --quiet check publishes into a store of its own and runs beside the first test; the re-run needs
+// the first test's store, so it runs after it.
+describe.concurrent("publishing into a store without releases", () => {
   let ws: Workspace;
   let typo: string;
   beforeAll(async () => {
@@ -39,13 +42,13 @@ describe("publishing into a store without releases", () => {
   });
 
   it("--quiet still announces it (the one warning a typo needs)", async () => {
-    const p = await ws.plugin("1.0.0", 100);
+    const p = await pluginIn(ws, "quiet", "1.0.0", 100);
     const res = await runCli([...ws.publishArgs(p, "1.0.0"), "--store", `file://${ws.dir}/other-store`, "--dry-run", "--quiet"], { cwd: ws.dir });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toContain(`publishing the first release into the folder ${ws.dir}/other-store`);
   });
 
-  it("an identical re-run prints one line: nothing to do, and writes nothing", async () => {
+  it.sequential("an identical re-run prints one line: nothing to do, and writes nothing", async () => {
     const p = await ws.plugin("1.1.0", 110);
     const before = await snapshotTree(typo);
     const again = await runCli([...ws.publishArgs(p, "1.1.0"), "--store", "file://./public-stroe"], { cwd: ws.dir });

@@ -1,22 +1,29 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
+import { saveStore, type SavedStore } from "../helpers/st-rel-kit.js";
 import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
 
 /** Issue 33 item 5: input is taken as meant or refused, never silently changed. */
 describe("input is taken as meant or refused", () => {
-  const workspaces: Workspace[] = [];
+  // Every test starts from the same store: 1.0.0 published at 2026-02-28T12:00:00Z. It is published once
+  // and the store folder is put back to that state before each test (no test here is about that publish).
+  let shared: Workspace;
+  let saved: SavedStore;
+  beforeAll(async () => {
+    shared = await makeWorkspace();
+    const p = await shared.plugin("1.0.0", 100);
+    const res = await runCli(shared.publishArgs(p, "1.0.0", ["--published-at", "2026-02-28T12:00:00Z"]));
+    expect(res.code, res.stderr).toBe(0);
+    saved = await saveStore(shared);
+  });
   afterAll(async () => {
-    for (const ws of workspaces) await rm(ws.dir, { recursive: true, force: true });
+    if (shared) await rm(shared.dir, { recursive: true, force: true });
   });
   async function published(): Promise<Workspace> {
-    const ws = await makeWorkspace();
-    workspaces.push(ws);
-    const p = await ws.plugin("1.0.0", 100);
-    const res = await runCli(ws.publishArgs(p, "1.0.0", ["--published-at", "2026-02-28T12:00:00Z"]));
-    expect(res.code, res.stderr).toBe(0);
-    return ws;
+    await saved.restore();
+    return shared;
   }
 
   it.each([

@@ -3,6 +3,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
+import { limit } from "../helpers/st-rel-kit.js";
 import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
 
 /**
@@ -43,10 +44,16 @@ async function writeNotes(ws: Workspace, name: string, text: string): Promise<st
   return file;
 }
 
-describe("publish: the remaining Sparkle item elements and localized inline notes", () => {
+// The two describes below have stores of their own and run at the same time; so do the refusals (each
+// leaves the store as it was). At most three CLI runs of this file at once.
+const slot = limit(3);
+
+describe.concurrent("publish: the remaining Sparkle item elements and localized inline notes", () => {
   let ws: Workspace;
   let de: string;
   let pt: string;
+  /** The 1.1.0 bundle every refusal offers (built once: the refusals run at once, and a rebuild would empty its folder under another run). */
+  let refusedPlugin: { app: string; dmg: string; notes: string };
   const appcastFile = () => path.join(ws.storeDir, "releases", "appcast.xml");
 
   beforeAll(async () => {
@@ -55,16 +62,17 @@ describe("publish: the remaining Sparkle item elements and localized inline note
     pt = await writeNotes(ws, "notes.pt.md", "- Inicia mais rápido\n");
     const res = await runCli(ws.publishArgs(await ws.plugin("1.0.0", 100), "1.0.0", ["--quiet"]));
     expect(res.code, res.stderr).toBe(0);
+    refusedPlugin = await ws.plugin("1.1.0", 110);
   });
 
-  async function refused(flags: string[], exit: number, message: RegExp): Promise<void> {
+  const refused = (flags: string[], exit: number, message: RegExp): Promise<void> => slot(async () => {
     const before = await snapshotTree(ws.storeDir);
-    const res = await runCli(ws.publishArgs(await ws.plugin("1.1.0", 110), "1.1.0", flags));
+    const res = await runCli(ws.publishArgs(refusedPlugin, "1.1.0", flags));
     expect(res.code, res.stderr).toBe(exit);
     expect(res.stderr).toMatch(message);
     expect(res.stderr).toMatch(/^ {2}fix: \S/m);
     expect(await snapshotTree(ws.storeDir)).toEqual(before);
-  }
+  });
 
   it("refuses an informational update without a link, naming both fixes (usage, exit 2)", async () => {
     await refused(["--informational"], 2, /1\.1\.0 is an informational update but has no link[\s\S]*fix: pass --link <url>.*or set appcast\.link in the config/);
@@ -95,7 +103,7 @@ describe("publish: the remaining Sparkle item elements and localized inline note
     "--localized-notes", `pt-br=${pt}`, "--localized-notes", `de=${de}`,
   ];
 
-  it("the dry run shows every new element in the appcast diff and writes nothing", async () => {
+  it.sequential("the dry run shows every new element in the appcast diff and writes nothing", async () => {
     const before = await snapshotTree(ws.storeDir);
     const res = await runCli(ws.publishArgs(await ws.plugin("1.1.0", 110), "1.1.0", [...FLAGS(), "--dry-run"]));
     expect(res.code, res.stderr).toBe(0);
@@ -107,7 +115,7 @@ describe("publish: the remaining Sparkle item elements and localized inline note
     expect(await snapshotTree(ws.storeDir)).toEqual(before);
   });
 
-  it("writes each element with Sparkle's syntax, in generate_appcast's order, and the record and catalog keep them", async () => {
+  it.sequential("writes each element with Sparkle's syntax, in generate_appcast's order, and the record and catalog keep them", async () => {
     const res = await runCli(ws.publishArgs(await ws.plugin("1.1.0", 110), "1.1.0", [...FLAGS(), "--json"]));
     expect(res.code, res.stderr).toBe(0);
     const record = JSON.parse(res.stdout);
@@ -147,50 +155,53 @@ describe("publish: the remaining Sparkle item elements and localized inline note
     expect(pyItem(appcastFile(), "1.0.0")).toMatchObject({ link: null, informational: null, maximumSystemVersion: null, descriptions: [[null, expect.stringContaining("Bridge 1.0.0")]] });
   });
 
-  it("the downloads page shows the default-language notes", async () => {
+  it.sequential("the downloads page shows the default-language notes", async () => {
     const page = await readFile(path.join(ws.storeDir, "index.html"), "utf8");
     expect(page).toContain("Bridge 1.1.0 starts faster");
     expect(page).not.toContain("Startet schneller");
   });
 
-  it("--informational is the empty element: informational for every install", async () => {
+  it.sequential("--informational is the empty element: informational for every install", async () => {
     const res = await runCli(ws.publishArgs(await ws.plugin("1.2.0", 120), "1.2.0", ["--informational", "--link", "https://updates.example.com/r/{version}", "--quiet"]));
     expect(res.code, res.stderr).toBe(0);
     expect(pyItem(appcastFile(), "1.2.0")).toMatchObject({ informational: [], informationalText: "", link: "https://updates.example.com/r/1.2.0" });
     expect(await readFile(appcastFile(), "utf8")).toContain("<sparkle:informationalUpdate/>");
   });
 
-  it("a re-run with the same flags is a no-op; with another value of any element it is a conflict (exit 8)", async () => {
-    const same = await runCli(ws.publishArgs(await ws.plugin("1.1.0", 110), "1.1.0", [...FLAGS(), "--quiet"]));
+  it.sequential("a re-run with the same flags is a no-op; with another value of any element it is a conflict (exit 8)", async () => {
+    const p = await ws.plugin("1.1.0", 110);
+    const same = await runCli(ws.publishArgs(p, "1.1.0", [...FLAGS(), "--quiet"]));
     expect(same.code, same.stderr).toBe(0);
     const before = await snapshotTree(ws.storeDir);
     const swap = (flag: string, value: string) => { const f = FLAGS(); f[f.indexOf(flag) + 1] = value; return f; };
-    for (const [flags, field] of [
+    // Each conflicting re-run is refused before it writes anything: they run at once, each its own CLI process.
+    await Promise.all([...([
       [swap("--maximum-system-version", "15.8"), "maximumSystemVersion"],
       [swap("--informational-update-versions", "105,101"), "informationalUpdate"],
       [swap("--link", "https://updates.example.com/other/{version}"), "link"],
       [swap("--minimum-update-version", "99"), "minimumUpdateVersion"],
       [swap("--ignore-skipped-upgrades-below-version", "104"), "ignoreSkippedUpgradesBelowVersion"],
-    ] as const) {
-      const res = await runCli(ws.publishArgs(await ws.plugin("1.1.0", 110), "1.1.0", [...flags]));
+    ] as const).map(([flags, field]) => slot(async () => {
+      const res = await runCli(ws.publishArgs(p, "1.1.0", [...flags]));
       expect(res.code, res.stderr).toBe(8);
       expect(res.stderr).toContain(`already published with other appcast options (${field})`);
-    }
-    const withoutDe = FLAGS().slice(0, -2);
-    const res = await runCli(ws.publishArgs(await ws.plugin("1.1.0", 110), "1.1.0", withoutDe));
-    expect(res.code, res.stderr).toBe(8);
-    expect(res.stderr).toContain("localizedReleaseNotes");
+    })), slot(async () => {
+      const withoutDe = FLAGS().slice(0, -2);
+      const res = await runCli(ws.publishArgs(p, "1.1.0", withoutDe));
+      expect(res.code, res.stderr).toBe(8);
+      expect(res.stderr).toContain("localizedReleaseNotes");
+    })]);
     expect(await snapshotTree(ws.storeDir)).toEqual(before);
   });
 
-  it("relcast rebuild writes the same appcast bytes from the records", async () => {
+  it.sequential("relcast rebuild writes the same appcast bytes from the records", async () => {
     const before = await readFile(appcastFile(), "utf8");
     const res = await runCli(["rebuild", "--config", ws.configFile]);
     expect(res.code, res.stderr).toBe(0);
     expect(await readFile(appcastFile(), "utf8")).toBe(before);
   });
 
-  it("verify passes, and fails when the feed's element disagrees with the record", async () => {
+  it.sequential("verify passes, and fails when the feed's element disagrees with the record", async () => {
     const ok = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);
     const good = await readFile(appcastFile(), "utf8");
@@ -238,8 +249,8 @@ for link in root.iter(S + "releaseNotesLink"):
 print(json.dumps(out))
 `;
 
-describe("publish: localized notes pages on a signed feed, link from the config", () => {
-  it("hosts and signs a page per language, links each with xml:lang, verify checks them", async () => {
+describe.concurrent("publish: localized notes pages on a signed feed, link from the config", () => {
+  it("hosts and signs a page per language, links each with xml:lang, verify checks them", () => slot(async () => {
     const ws = await makeWorkspace({ appcast: { releaseNotes: "page", signedFeed: true, link: "https://updates.example.com/releases/{version}" } });
     const de = await writeNotes(ws, "de.md", "- Startet schneller\n");
     const fr = await writeNotes(ws, "fr.md", "- Démarre plus vite\n");
@@ -288,5 +299,5 @@ describe("publish: localized notes pages on a signed feed, link from the config"
     const offSite = await verify();
     expect(offSite.code).toBe(11);
     expect(offSite.stdout).toContain("the release-notes link https://evil.example/n.html is not the page relcast hosts (https://updates.example.com/release-notes/2.0.0.html)");
-  });
+  }));
 });

@@ -6,7 +6,8 @@ import { runCli } from "../helpers/run-cli.js";
 import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
 
 /** The fixes messages give work as written (each refusal itself is in publish-errors.test.ts). */
-describe("what the messages tell the user to do", () => {
+// Two independent checks (one publishes nothing, one only reads --help): they run at the same time.
+describe.concurrent("what the messages tell the user to do", () => {
   let ws: Workspace;
   beforeAll(async () => {
     ws = await makeWorkspace();

@@ -25,7 +25,9 @@ for item in root.find("channel").findall("item"):
           enc.get("url"), item.find("pubDate").text)
 `;
 
-describe("relcast publish on a folder store", () => {
+// The first four tests only read the store the three publishes left (they run at the same time); the
+// last three publish into it, in order.
+describe.concurrent("relcast publish on a folder store", () => {
   let ws: Workspace;
   const releases = releasesDir;
   beforeAll(async () => {
@@ -106,7 +108,7 @@ describe("relcast publish on a folder store", () => {
     });
   });
 
-  it("keeps the highest stable version in latest/ when a backport is published later", async () => {
+  it.sequential("keeps the highest stable version in latest/ when a backport is published later", async () => {
     const p = await ws.plugin("1.1.1", 111);
     const res = await runCli(ws.publishArgs(p, "1.1.1"));
     expect(res.code, res.stderr).toBe(0);
@@ -117,7 +119,7 @@ describe("relcast publish on a folder store", () => {
     expect(catalog.versions[0].version).toBe("1.1.1");
   });
 
-  it("treats an identical re-run as a no-op and refuses the same version with other bytes", async () => {
+  it.sequential("treats an identical re-run as a no-op and refuses the same version with other bytes", async () => {
     const p = await ws.plugin("1.2.0", 120);
     const before = await snapshotTree(ws.storeDir);
     const again = await runCli(ws.publishArgs(p, "1.2.0"));
@@ -132,7 +134,7 @@ describe("relcast publish on a folder store", () => {
     expect(await snapshotTree(ws.storeDir)).toEqual(before);
   });
 
-  it("--dry-run prints the plan and writes nothing; --json prints the record on stdout", async () => {
+  it.sequential("--dry-run prints the plan and writes nothing; --json prints the record on stdout", async () => {
     const p = await ws.plugin("1.3.0", 130);
     const before = await snapshotTree(ws.storeDir);
     const dry = await runCli(ws.publishArgs(p, "1.3.0", ["--dry-run", "--json"]));

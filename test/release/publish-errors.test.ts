@@ -3,6 +3,7 @@ import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
+import { limit } from "../helpers/st-rel-kit.js";
 import { makeWorkspace, newKey, snapshotTree, type Workspace } from "../helpers/workspace.js";
 
 type Plugin = { app: string; dmg: string; notes: string };
@@ -21,12 +22,13 @@ function notesCase(label: string, bytes: Buffer, where: string, char: string): C
   };
 }
 
-/** A config that differs from the workspace's in one field. */
+let configFiles = 0;
+/** A config that differs from the workspace's in one field (in a file of its own: the cases run at once). */
 function configCase(name: string, field: Record<string, unknown>, message: RegExp): Case {
   return {
     name, exit: 3, message,
     prepare: async (ws, p) => {
-      const f = path.join(ws.dir, `config-${name.replace(/\W+/g, "-")}.json`);
+      const f = path.join(ws.dir, `config-${++configFiles}-${name.replace(/\W+/g, "-")}.json`);
       await writeFile(f, JSON.stringify({ pluginId: "bridge-plugin", displayName: "Bridge Plugin", publisher: "Example Tools", appUrl: "https://updates.example.com", store: "file://./store", ...field }));
       return { args: [...ws.publishArgs(p, "2.0.0"), "--config", f] };
     },
@@ -148,7 +150,10 @@ describe("publish refuses bad input with one clear error and writes nothing", ()
     before = await snapshotTree(ws.storeDir);
   });
 
-  it.each(cases)("$name → exit $exit", async (c) => {
+  // The cases are independent refusals that each must leave the store as it was, so they run three at a
+  // time (each its own CLI process); every case still checks the whole store after its own run.
+  const slot = limit(3);
+  it.concurrent.for(cases)("$name → exit $exit", (c, { expect }) => slot(async () => {
     const { args, env, unchanged } = await c.prepare(ws, plugin);
     const other = unchanged ? await snapshotTree(unchanged) : undefined;
     const res = await runCli(args, env ? { env } : {});
@@ -160,7 +165,7 @@ describe("publish refuses bad input with one clear error and writes nothing", ()
     expect(res.stdout + res.stderr).not.toContain(ws.key.seedBase64);
     expect(await snapshotTree(ws.storeDir)).toEqual(before);
     if (unchanged) expect(await snapshotTree(unchanged)).toEqual(other);
-  });
+  }));
 
   it("prints a stack trace only with --debug", async () => {
     const res = await runCli(["--debug", ...ws.publishArgs(plugin, "1.2")]);

@@ -40,7 +40,9 @@ afterAll(async () => {
   if (ws) await rm(ws.dir, { recursive: true, force: true });
 });
 
-describe("publish and verify with no xz or bzip2 on the PATH", () => {
+// Every test reads the store the three publishes above left, and those that run a publish check it writes
+// nothing: they run at the same time.
+describe.concurrent("publish and verify with no xz or bzip2 on the PATH", () => {
   it("publishes deltas compressed with zlib, which Python's zlib reads as Sparkle's raw DEFLATE container", async () => {
     const deltas = records.get("1.2.0")!.autoupdate.deltas as Array<{ fromVersion: string; sizeBytes: number }>;
     expect(deltas.map((d) => d.fromVersion)).toEqual(["1.1.0", "1.0.0"]);

@@ -39,7 +39,8 @@ describe("re-running a publish", () => {
     }, /different displayName$/m],
   ];
 
-  it.each(differing)("a re-run with %s is refused with E_CONFLICT naming the fields, and writes nothing", async (_name, args, fields) => {
+  // Each refused re-run must leave the store as it was; they are independent, so they run at once.
+  it.concurrent.each(differing)("a re-run with %s is refused with E_CONFLICT naming the fields, and writes nothing", async (_name, args, fields) => {
     const before = await snapshotTree(ws.storeDir);
     const res = await runCli(await args());
     expect(res.code, res.stderr).toBe(8);

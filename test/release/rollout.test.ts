@@ -8,22 +8,32 @@ import { runCli, startCli } from "../helpers/run-cli.js";
 import { startServe, type ServeProcess } from "../helpers/serve-process.js";
 import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
 
+type FeedItem = { version: string; pubDate: string; interval: string | null };
+
 /**
- * Each item of an appcast as Python's xml.etree and email.utils read it (an
- * independent parser): version and pubDate as an ISO instant in UTC.
+ * Each item of each appcast given as Python's xml.etree and email.utils read it
+ * (an independent parser): version and pubDate as an ISO instant in UTC. One
+ * Python run for all the files.
  */
-function appcastItems(file: string): Array<{ version: string; pubDate: string; interval: string | null }> {
+function appcastItemsOf(files: string[]): FeedItem[][] {
   const py = [
     "import sys, json, email.utils, xml.etree.ElementTree as E, datetime",
     "ns='{http://www.andymatuschak.org/xml-namespaces/sparkle}'",
-    "out=[]",
-    "for i in E.parse(sys.argv[1]).getroot().find('channel').findall('item'):",
-    "  d=email.utils.parsedate_to_datetime(i.find('pubDate').text).astimezone(datetime.timezone.utc)",
-    "  r=i.find(ns+'phasedRolloutInterval')",
-    "  out.append({'version': i.find(ns+'shortVersionString').text, 'pubDate': d.strftime('%Y-%m-%dT%H:%M:%S.000Z'), 'interval': r.text if r is not None else None})",
-    "print(json.dumps(out))",
+    "feeds=[]",
+    "for f in sys.argv[1:]:",
+    "  out=[]",
+    "  for i in E.parse(f).getroot().find('channel').findall('item'):",
+    "    d=email.utils.parsedate_to_datetime(i.find('pubDate').text).astimezone(datetime.timezone.utc)",
+    "    r=i.find(ns+'phasedRolloutInterval')",
+    "    out.append({'version': i.find(ns+'shortVersionString').text, 'pubDate': d.strftime('%Y-%m-%dT%H:%M:%S.000Z'), 'interval': r.text if r is not None else None})",
+    "  feeds.append(out)",
+    "print(json.dumps(feeds))",
   ].join("\n");
-  return JSON.parse(execFileSync("python3", ["-c", py, file]).toString());
+  return JSON.parse(execFileSync("python3", ["-c", py, ...files]).toString());
+}
+
+function appcastItems(file: string): FeedItem[] {
+  return appcastItemsOf([file])[0]!;
 }
 
 const HOUR = 3600_000;
@@ -70,7 +80,7 @@ describe("relcast rollout pause / resume / status", { timeout: 120_000 }, () => 
     const res = await cli("rollout", "pause", "1.1.0", "--at", iso(pausedAt));
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toContain("paused the rollout of 1.1.0");
-    for (const feed of [canonical(), publicFeed()]) expect(appcastItems(feed).map((i) => i.version)).toEqual(["1.0.0"]);
+    for (const items of appcastItemsOf([canonical(), publicFeed()])) expect(items.map((i) => i.version)).toEqual(["1.0.0"]);
     expect((await readdir(path.join(ws.storeDir, "releases", "latest"))).sort()).toEqual(["bridge-plugin-1.0.0.dmg", "bridge-plugin-1.0.0.zip"]);
     expect(JSON.parse(await readFile(path.join(ws.storeDir, "downloads/bridge-plugin-latest.json"), "utf8")).version).toBe("1.0.0");
     expect((await catalogEntry("1.1.0")).rollout).toEqual({ paused: true, pauses: [{ pausedAt: iso(pausedAt) }] });
@@ -89,13 +99,16 @@ describe("relcast rollout pause / resume / status", { timeout: 120_000 }, () => 
 
   it("refuses pause and resume times outside the release's life, and a resume before the pause says how to get unstuck; nothing written", async () => {
     const before = await snapshotTree(ws.storeDir);
-    const early = await cli("rollout", "resume", "1.1.0", "--at", "2020-01-01T00:00:00Z");
+    // Three refusals that write nothing (checked below), independent of each other: run at once.
+    const [early, future, beforePause] = await Promise.all([
+      cli("rollout", "resume", "1.1.0", "--at", "2020-01-01T00:00:00Z"),
+      cli("rollout", "resume", "1.1.0", "--at", "2033-01-01T00:00:00Z"),
+      cli("rollout", "resume", "1.1.0", "--at", iso(pausedAt - HOUR)),
+    ]);
     expect(early.code).toBe(2);
     expect(early.stderr).toContain(`the resume time 2020-01-01T00:00:00.000Z is before 1.1.0 was published (${iso(PUBLISHED)})`);
-    const future = await cli("rollout", "resume", "1.1.0", "--at", "2033-01-01T00:00:00Z");
     expect(future.code).toBe(2);
     expect(future.stderr).toMatch(/the resume time 2033-01-01T00:00:00\.000Z is in the future \(more than 5 minutes after this machine's clock/);
-    const beforePause = await cli("rollout", "resume", "1.1.0", "--at", iso(pausedAt - HOUR));
     expect(beforePause.code).toBe(2);
     expect(beforePause.stderr).toContain(`is before the rollout's pause at ${iso(pausedAt)}`);
     expect(beforePause.stderr).toContain(`pass --at ${iso(pausedAt)} to close the pause now without moving the pubDate`);
@@ -142,8 +155,7 @@ describe("relcast rollout pause / resume / status", { timeout: 120_000 }, () => 
     const res = await cli("rollout", "resume", "1.1.0", "--at", iso(resumedAt));
     expect(res.code, res.stderr).toBe(0);
     const shifted = PUBLISHED + (resumedAt - pausedAt);
-    for (const feed of [canonical(), publicFeed()]) {
-      const items = appcastItems(feed);
+    for (const items of appcastItemsOf([canonical(), publicFeed()])) {
       expect(items.map((i) => i.version)).toEqual(["1.1.0", "1.0.0"]);
       expect(items[0]).toEqual({ version: "1.1.0", pubDate: iso(shifted), interval: "86400" });
     }
@@ -204,13 +216,16 @@ describe("relcast rollout pause / resume / status", { timeout: 120_000 }, () => 
 
   it("refuses a release without a phased rollout, and an unknown one, writing nothing", async () => {
     const before = await snapshotTree(ws.storeDir);
-    const none = await cli("rollout", "pause", "1.0.0");
+    // Three refusals that write nothing (checked below), independent of each other: run at once.
+    const [none, unknown, badAt] = await Promise.all([
+      cli("rollout", "pause", "1.0.0"),
+      cli("rollout", "resume", "9.9.9"),
+      cli("rollout", "pause", "1.1.0", "--at", "yesterday"),
+    ]);
     expect(none.code).toBe(8);
     expect(none.stderr).toContain("version 1.0.0 has no phased rollout");
     expect(none.stderr).toContain("relcast yank 1.0.0");
-    const unknown = await cli("rollout", "resume", "9.9.9");
     expect(unknown.code).toBe(5);
-    const badAt = await cli("rollout", "pause", "1.1.0", "--at", "yesterday");
     expect(badAt.code).toBe(2);
     for (const r of [none, unknown, badAt]) expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(await snapshotTree(ws.storeDir)).toEqual(before);

@@ -3,6 +3,7 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
+import { limit } from "../helpers/st-rel-kit.js";
 import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
 
 /**
@@ -16,22 +17,24 @@ import base64, json, sys
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.exceptions import InvalidSignature
 pub = Ed25519PublicKey.from_public_bytes(base64.b64decode(sys.argv[1]))
-data = open(sys.argv[2], "rb").read()
-prefix = b"<!-- sparkle-signatures:\\n"
-at = data.rfind(prefix)
-end = data.find(b"-->", at + len(prefix)) if at >= 0 else -1
-if at < 0 or end < 0:
-    print(json.dumps({"signed": False})); sys.exit()
-sig, length = None, 0
-for line in data[at + len(prefix):end].decode("utf-8").splitlines():
-    if line.startswith("edSignature:"): sig = line[len("edSignature:"):].strip()
-    elif line.startswith("length:"): length = int(line[len("length:"):].strip())
-content = data[:at]
-try:
-    pub.verify(base64.b64decode(sig), content); valid = True
-except InvalidSignature:
-    valid = False
-print(json.dumps({"signed": True, "valid": valid, "lengthOk": length == len(content), "blocks": data.count(prefix), "after": data[end:].decode()}))
+def verdict(file):
+    data = open(file, "rb").read()
+    prefix = b"<!-- sparkle-signatures:\\n"
+    at = data.rfind(prefix)
+    end = data.find(b"-->", at + len(prefix)) if at >= 0 else -1
+    if at < 0 or end < 0:
+        return {"signed": False}
+    sig, length = None, 0
+    for line in data[at + len(prefix):end].decode("utf-8").splitlines():
+        if line.startswith("edSignature:"): sig = line[len("edSignature:"):].strip()
+        elif line.startswith("length:"): length = int(line[len("length:"):].strip())
+    content = data[:at]
+    try:
+        pub.verify(base64.b64decode(sig), content); valid = True
+    except InvalidSignature:
+        valid = False
+    return {"signed": True, "valid": valid, "lengthOk": length == len(content), "blocks": data.count(prefix), "after": data[end:].decode()}
+print(json.dumps([verdict(f) for f in sys.argv[2:]]))
 `;
 
 /** Python: every releaseNotesLink of the appcast, its attributes, and whether its signature verifies over the page in the store. */
@@ -58,8 +61,13 @@ print(json.dumps(out))
 
 interface FeedVerdict { signed: boolean; valid?: boolean; lengthOk?: boolean; blocks?: number; after?: string }
 
+/** One Python run reads every file given (in order): each file's verdict, as Sparkle would judge it. */
+function pythonFeeds(publicKey: string, files: string[]): FeedVerdict[] {
+  return JSON.parse(execFileSync("python3", ["-c", PY_FEED, publicKey, ...files]).toString()) as FeedVerdict[];
+}
+
 function pythonFeed(publicKey: string, file: string): FeedVerdict {
-  return JSON.parse(execFileSync("python3", ["-c", PY_FEED, publicKey, file]).toString()) as FeedVerdict;
+  return pythonFeeds(publicKey, [file])[0]!;
 }
 
 function pythonNotes(publicKey: string, feed: string, storeDir: string): Array<{ url: string; valid: boolean; lengthOk: boolean }> {
@@ -69,6 +77,8 @@ function pythonNotes(publicKey: string, feed: string, storeDir: string): Array<{
 /** sign_update's block, right after the content, and nothing after it. */
 const BLOCK = /<\/rss>\n<!-- sparkle-signatures:\nedSignature: [A-Za-z0-9+/]{86}==\nlength: \d+\n-->\n$/;
 
+// Every test has a workspace and store of its own: the tests run at once, three at a time.
+const slot = limit(3);
 const workspaces: Workspace[] = [];
 async function workspace(config: Record<string, unknown> = {}): Promise<Workspace> {
   const ws = await makeWorkspace(config);
@@ -96,8 +106,8 @@ async function publish(ws: Workspace, version: string, build: number, more: stri
 
 const feeds = (ws: Workspace) => [path.join(ws.storeDir, "releases", "appcast.xml"), path.join(ws.storeDir, "api", "v1", "plugins", "bridge-plugin", "appcast.xml")];
 
-describe("signed appcasts (Sparkle 2.9)", () => {
-  it("appcast.signedFeed: both appcasts end with sign_update's block, Python verifies it, and the dry run shows the exact signed bytes", async () => {
+describe.concurrent("signed appcasts (Sparkle 2.9)", () => {
+  it("appcast.signedFeed: both appcasts end with sign_update's block, Python verifies it, and the dry run shows the exact signed bytes", () => slot(async () => {
     const ws = await workspace({ appcast: { signedFeed: true } });
     // A notes link relcast does not host cannot be signed: Sparkle would show no notes, and the publish says so.
     expect(await publish(ws, "1.0.0", 101, ["--release-notes-url", "https://notes.example.com/{version}.html"])).toMatch(/release-notes link https:\/\/notes\.example\.com\/1\.0\.0\.html is not a page relcast hosts.*SURequireSignedFeed show no notes/s);
@@ -110,22 +120,23 @@ describe("signed appcasts (Sparkle 2.9)", () => {
     expect(planned["api/v1/plugins/bridge-plugin/appcast.xml"]).toBe(planned["releases/appcast.xml"]);
     const res = await runCli(ws.publishArgs(p, "1.1.0", ["--published-at", at]));
     expect(res.code, res.stderr).toBe(0);
-    for (const file of feeds(ws)) {
+    const verdicts = pythonFeeds(ws.key.publicKeyBase64, feeds(ws));
+    for (const [i, file] of feeds(ws).entries()) {
       const bytes = await readFile(file, "utf8");
       expect(bytes).toBe(planned["releases/appcast.xml"]);
       expect(bytes).toMatch(BLOCK);
-      expect(pythonFeed(ws.key.publicKeyBase64, file)).toEqual({ signed: true, valid: true, lengthOk: true, blocks: 1, after: "-->\n" });
+      expect(verdicts[i], file).toEqual({ signed: true, valid: true, lengthOk: true, blocks: 1, after: "-->\n" });
     }
     expect(await runCli(["verify", "--config", ws.configFile])).toMatchObject({ code: 0 });
-  });
+  }));
 
-  it("a bundle with SURequireSignedFeed gets a signed feed without any config, and the feed stays signed for later bundles, yank and rebuild", async () => {
+  it("a bundle with SURequireSignedFeed gets a signed feed without any config, and the feed stays signed for later bundles, yank and rebuild", () => slot(async () => {
     const ws = await workspace();
     await publish(ws, "1.0.0", 101, [], requireSignedFeed);
-    for (const file of feeds(ws)) expect(pythonFeed(ws.key.publicKeyBase64, file)).toMatchObject({ signed: true, valid: true, blocks: 1 });
+    for (const verdict of pythonFeeds(ws.key.publicKeyBase64, feeds(ws))) expect(verdict).toMatchObject({ signed: true, valid: true, blocks: 1 });
     // The next bundle lacks the key: the stored feed is signed, so it stays signed (as generate_appcast does).
     await publish(ws, "1.1.0", 112);
-    for (const file of feeds(ws)) expect(pythonFeed(ws.key.publicKeyBase64, file)).toMatchObject({ signed: true, valid: true, lengthOk: true, blocks: 1 });
+    for (const verdict of pythonFeeds(ws.key.publicKeyBase64, feeds(ws))) expect(verdict).toMatchObject({ signed: true, valid: true, lengthOk: true, blocks: 1 });
     expect(await readFile(feeds(ws)[0]!, "utf8")).toContain("<sparkle:shortVersionString>1.1.0</sparkle:shortVersionString>");
 
     // A yank must sign again: without a key it stops before writing anything (E_KEY, exit 6).
@@ -144,17 +155,18 @@ describe("signed appcasts (Sparkle 2.9)", () => {
 
     const yanked = await runCli(["yank", "1.1.0", "--config", ws.configFile, "--key-file", ws.keyFile]);
     expect(yanked.code, yanked.stderr).toBe(0);
-    for (const file of feeds(ws)) {
-      expect(pythonFeed(ws.key.publicKeyBase64, file)).toMatchObject({ signed: true, valid: true, blocks: 1 });
+    const afterYank = pythonFeeds(ws.key.publicKeyBase64, feeds(ws));
+    for (const [i, file] of feeds(ws).entries()) {
+      expect(afterYank[i], file).toMatchObject({ signed: true, valid: true, blocks: 1 });
       expect(await readFile(file, "utf8")).not.toContain("<sparkle:shortVersionString>1.1.0<");
     }
     const rebuilt = await runCli(["rebuild", "--config", ws.configFile, "--key-file", ws.keyFile]);
     expect(rebuilt.code, rebuilt.stderr).toBe(0);
     expect(pythonFeed(ws.key.publicKeyBase64, feeds(ws)[0]!)).toMatchObject({ signed: true, valid: true, blocks: 1 });
     expect(await runCli(["verify", "--config", ws.configFile])).toMatchObject({ code: 0 });
-  });
+  }));
 
-  it("refuses appcast.signedFeed false for a bundle that requires a signed feed, before writing anything", async () => {
+  it("refuses appcast.signedFeed false for a bundle that requires a signed feed, before writing anything", () => slot(async () => {
     const ws = await workspace({ appcast: { signedFeed: false } });
     const p = await ws.plugin("1.0.0", 101);
     await requireSignedFeed(p.app);
@@ -162,11 +174,11 @@ describe("signed appcasts (Sparkle 2.9)", () => {
     expect(res.code).toBe(3);
     expect(res.stderr).toMatch(/SURequireSignedFeed.*appcast\.signedFeed false/s);
     expect(await snapshotTree(ws.storeDir).catch(() => ({}))).toEqual({});
-  });
+  }));
 });
 
-describe("release-notes pages", () => {
-  it("are rendered from the Markdown, hosted under release-notes/, linked, and signed over their exact bytes on a signed feed", async () => {
+describe.concurrent("release-notes pages", () => {
+  it("are rendered from the Markdown, hosted under release-notes/, linked, and signed over their exact bytes on a signed feed", () => slot(async () => {
     const ws = await workspace({ appcast: { signedFeed: true, releaseNotes: "page" } });
     await publish(ws, "1.0.0", 101);
     await publish(ws, "1.1.0", 112);
@@ -175,19 +187,20 @@ describe("release-notes pages", () => {
     expect(page).toMatch(/^<!doctype html>/);
     const record = JSON.parse(await readFile(path.join(ws.storeDir, "releases", "1.1.0", "release.json"), "utf8"));
     expect(record.autoupdate.releaseNotesLink).toBe("https://updates.example.com/release-notes/1.1.0.html");
-    for (const file of feeds(ws)) {
+    const verdicts = pythonFeeds(ws.key.publicKeyBase64, feeds(ws));
+    for (const [i, file] of feeds(ws).entries()) {
       const xml = await readFile(file, "utf8");
       expect(xml).not.toContain("<![CDATA[");
       expect(pythonNotes(ws.key.publicKeyBase64, file, ws.storeDir)).toEqual([
         { url: "https://updates.example.com/release-notes/1.1.0.html", valid: true, lengthOk: true },
         { url: "https://updates.example.com/release-notes/1.0.0.html", valid: true, lengthOk: true },
       ]);
-      expect(pythonFeed(ws.key.publicKeyBase64, file)).toMatchObject({ signed: true, valid: true });
+      expect(verdicts[i], file).toMatchObject({ signed: true, valid: true });
     }
     expect(await runCli(["verify", "--config", ws.configFile])).toMatchObject({ code: 0 });
-  });
+  }));
 
-  it("on an unsigned feed are linked without signature attributes, and verify still wants them there", async () => {
+  it("on an unsigned feed are linked without signature attributes, and verify still wants them there", () => slot(async () => {
     const ws = await workspace({ appcast: { releaseNotes: "page" } });
     await publish(ws, "1.0.0", 101);
     const xml = await readFile(feeds(ws)[1]!, "utf8");
@@ -206,18 +219,18 @@ describe("release-notes pages", () => {
     const res = await runCli(["verify", "--config", ws.configFile]);
     expect(res.code).toBe(11);
     expect(res.stdout).toMatch(/release-notes\/1\.0\.0\.html is missing/);
-  });
+  }));
 
-  it("config: releaseNotes \"page\" with releaseNotesUrl is a config error (exit 3)", async () => {
+  it("config: releaseNotes \"page\" with releaseNotesUrl is a config error (exit 3)", () => slot(async () => {
     const ws = await workspace({ appcast: { releaseNotes: "page", releaseNotesUrl: "https://example.com/{version}.html" } });
     const res = await runCli(ws.publishArgs(await ws.plugin("1.0.0", 101), "1.0.0"));
     expect(res.code).toBe(3);
     expect(res.stderr).toMatch(/releaseNotes.*keep one/);
-  });
+  }));
 });
 
-describe("relcast verify on a signed feed", () => {
-  it("finds a one-byte change in either appcast, a missing block, and a tampered or missing notes page (exit 11)", async () => {
+describe.concurrent("relcast verify on a signed feed", () => {
+  it("finds a one-byte change in either appcast, a missing block, and a tampered or missing notes page (exit 11)", () => slot(async () => {
     const ws = await workspace({ appcast: { signedFeed: true, releaseNotes: "page" } });
     await publish(ws, "1.0.0", 101);
     const [canonical, pub] = feeds(ws) as [string, string];
@@ -252,11 +265,11 @@ describe("relcast verify on a signed feed", () => {
     expect((await verify()).stdout).toMatch(/release-notes\/1\.0\.0\.html is missing/);
     await writeFile(pageFile, page);
     expect((await verify()).code).toBe(0);
-  });
+  }));
 });
 
-describe("relcast sign <feed.xml>", () => {
-  it("a signed publish killed before its site step leaves the state one change back: a warning, not a problem", async () => {
+describe.concurrent("relcast sign <feed.xml>", () => {
+  it("a signed publish killed before its site step leaves the state one change back: a warning, not a problem", () => slot(async () => {
     const ws = await workspace({ appcast: { signedFeed: true } });
     await publish(ws, "1.0.0", 101);
     const p = await ws.plugin("1.1.0", 112);
@@ -266,9 +279,9 @@ describe("relcast sign <feed.xml>", () => {
     expect(res.code, res.stdout + res.stderr).toBe(0);
     expect(res.stdout).toMatch(/still hold the state before the last change \(they do not list 1\.1\.0 yet\)/);
     expect(pythonFeed(ws.key.publicKeyBase64, feeds(ws)[1]!)).toMatchObject({ signed: true });
-  });
+  }));
 
-  it("signs in place like sign_update, replaces an old block, and --verify catches a one-byte change (exit 10)", async () => {
+  it("signs in place like sign_update, replaces an old block, and --verify catches a one-byte change (exit 10)", () => slot(async () => {
     const ws = await workspace();
     await publish(ws, "1.0.0", 101);
     const feed = path.join(ws.dir, "feed.xml");
@@ -307,5 +320,5 @@ describe("relcast sign <feed.xml>", () => {
     const notes = path.join(ws.dir, "notes.html");
     await writeFile(notes, "<p>notes</p>\n");
     expect((await runCli(["sign", notes, "--key-file", ws.keyFile])).stdout).toMatch(/^sparkle:edSignature="[A-Za-z0-9+/]{86}==" sparkle:length="13"\n$/);
-  });
+  }));
 });

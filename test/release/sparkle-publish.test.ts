@@ -3,6 +3,7 @@ import { readFile, symlink } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
+import { limit, pluginIn } from "../helpers/st-rel-kit.js";
 import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
 
 type Plugin = { app: string; dmg: string; notes: string };
@@ -28,7 +29,11 @@ for item in ET.parse(sys.argv[1]).getroot().find("channel").findall("item"):
 print(json.dumps(out))
 `;
 
-describe("publish: Sparkle refusals and appcast options", () => {
+// The refusals each leave the store as it was and run at once (each bundle in a folder of its own); the
+// second describe has a store of its own and runs beside the first. At most three CLI runs at a time.
+const slot = limit(3);
+
+describe.concurrent("publish: Sparkle refusals and appcast options", () => {
   let ws: Workspace;
   const appcastFile = () => path.join(ws.storeDir, "releases", "appcast.xml");
   const items = () => JSON.parse(execFileSync("python3", ["-c", PY_ITEMS, appcastFile()]).toString()) as Array<Record<string, unknown>>;
@@ -41,7 +46,7 @@ describe("publish: Sparkle refusals and appcast options", () => {
     }
   });
 
-  async function refused(args: string[], exit: number, message: RegExp): Promise<void> {
+  const refused = (args: string[], exit: number, message: RegExp): Promise<void> => slot(async () => {
     const before = await snapshotTree(ws.storeDir);
     const res = await runCli(args);
     expect(res.code, res.stderr).toBe(exit);
@@ -50,23 +55,23 @@ describe("publish: Sparkle refusals and appcast options", () => {
     expect(res.stderr).toMatch(/^ {2}fix: \S/m);
     expect(res.stderr).not.toMatch(/\n\s+at /);
     expect(await snapshotTree(ws.storeDir)).toEqual(before);
-  }
+  });
 
   it("refuses a backport whose build is above the higher release's, naming both", async () => {
-    const p = await ws.plugin("1.0.1", 115);
+    const p = await pluginIn(ws, "backport", "1.0.1", 115);
     await refused(ws.publishArgs(p, "1.0.1"), 5, /build order: 1\.0\.1 \(build 115\) has a higher build than 1\.1\.0 \(build 110\)[\s\S]*fix: .*above 100 \(1\.0\.0\) and below 110 \(1\.1\.0\)/);
   });
 
   it("refuses a build number another release already has", async () => {
-    await refused(ws.publishArgs(await ws.plugin("1.2.0", 110), "1.2.0"), 5, /1\.1\.0 \(build 110\) and 1\.2\.0 \(build 110\) have the same build number/);
+    await refused(ws.publishArgs(await pluginIn(ws, "same-build", "1.2.0", 110), "1.2.0"), 5, /1\.1\.0 \(build 110\) and 1\.2\.0 \(build 110\) have the same build number/);
   });
 
   it("refuses a beta whose build is below a stable release its users also see", async () => {
-    await refused(ws.publishArgs(await ws.plugin("1.2.0-beta.1", 99), "1.2.0-beta.1", ["--channel", "beta"]), 5, /1\.1\.0 \(build 110\) has a higher build than 1\.2\.0-beta\.1 \(build 99, channel beta\)/);
+    await refused(ws.publishArgs(await pluginIn(ws, "low-beta", "1.2.0-beta.1", 99), "1.2.0-beta.1", ["--channel", "beta"]), 5, /1\.1\.0 \(build 110\) has a higher build than 1\.2\.0-beta\.1 \(build 99, channel beta\)/);
   });
 
   it("refuses a channel name Sparkle would ignore", async () => {
-    await refused(ws.publishArgs(await ws.plugin("1.2.0", 120), "1.2.0", ["--channel", "be ta"]), 3, /field "channel" may hold only letters, digits/);
+    await refused(ws.publishArgs(await pluginIn(ws, "channel", "1.2.0", 120), "1.2.0", ["--channel", "be ta"]), 3, /field "channel" may hold only letters, digits/);
   });
 
   it.each<[string, string[], RegExp]>([
@@ -74,8 +79,8 @@ describe("publish: Sparkle refusals and appcast options", () => {
     ["--minimum-autoupdate-version above the release's build", ["--minimum-autoupdate-version", "999"], /--minimum-autoupdate-version 999 is above this release's own build 120/],
     ["--release-notes-url that is not http(s)", ["--release-notes-url", "ftp://x.example/n"], /--release-notes-url "ftp:\/\/x\.example\/n" is not an absolute http\(s\) URL/],
     ["--phased-rollout-interval that is not seconds", ["--phased-rollout-interval", "1d"], /--phased-rollout-interval "1d" is not a whole number of seconds/],
-  ])("refuses %s (usage, exit 2)", async (_name, flags, message) => {
-    await refused(ws.publishArgs(await ws.plugin("1.2.0", 120), "1.2.0", flags), 2, message);
+  ])("refuses %s (usage, exit 2)", async (name, flags, message) => {
+    await refused(ws.publishArgs(await pluginIn(ws, name.replace(/\W+/g, "-"), "1.2.0", 120), "1.2.0", flags), 2, message);
   });
 
   it("refuses a bundle with a symlink that leaves it (checked on the bundle in preflight)", async () => {
@@ -85,10 +90,10 @@ describe("publish: Sparkle refusals and appcast options", () => {
   });
 
   it("refuses a re-run of a published version with other appcast options", async () => {
-    await refused(ws.publishArgs(await ws.plugin("1.1.0", 110), "1.1.0", ["--critical"]), 8, /1\.1\.0 is already published with other appcast options \(criticalUpdate\)/);
+    await refused(ws.publishArgs(await pluginIn(ws, "rerun", "1.1.0", 110), "1.1.0", ["--critical"]), 8, /1\.1\.0 is already published with other appcast options \(criticalUpdate\)/);
   });
 
-  it("writes per-release options into the record and the appcast; config defaults fill the rest; maxAppcastItems keeps the 2 highest per channel", async () => {
+  it.sequential("writes per-release options into the record and the appcast; config defaults fill the rest; maxAppcastItems keeps the 2 highest per channel", async () => {
     const backport = await runCli(ws.publishArgs(await ws.plugin("1.0.1", 105), "1.0.1", [
       "--critical", "100", "--minimum-autoupdate-version", "100", "--phased-rollout-interval", "0", "--release-notes-url", "https://updates.example.com/notes/{version}.html", "--json",
     ]));
@@ -110,22 +115,22 @@ describe("publish: Sparkle refusals and appcast options", () => {
     ]);
   });
 
-  it("relcast rebuild reproduces the same appcast bytes from the records", async () => {
+  it.sequential("relcast rebuild reproduces the same appcast bytes from the records", async () => {
     const before = await readFile(appcastFile(), "utf8");
     const res = await runCli(["rebuild", "--config", ws.configFile]);
     expect(res.code, res.stderr).toBe(0);
     expect(await readFile(appcastFile(), "utf8")).toBe(before);
   });
 
-  it("relcast verify passes on this store (config gives maxAppcastItems)", async () => {
+  it.sequential("relcast verify passes on this store (config gives maxAppcastItems)", async () => {
     const res = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
     expect(res.code, res.stdout + res.stderr).toBe(0);
     expect(res.stdout).toContain("4 release(s) verified, no problems");
   });
 });
 
-describe("publish: a bundle without SUPublicEDKey", () => {
-  it("warns that updated copies could not check later updates, names the key to add, and still publishes", async () => {
+describe.concurrent("publish: a bundle without SUPublicEDKey", () => {
+  it("warns that updated copies could not check later updates, names the key to add, and still publishes", () => slot(async () => {
     const ws = await makeWorkspace();
     const res = await runCli(ws.publishArgs(await ws.plugin("1.0.0", 100, { publicKey: null }), "1.0.0"));
     expect(res.code, res.stderr).toBe(0);
@@ -134,5 +139,5 @@ describe("publish: a bundle without SUPublicEDKey", () => {
     const signed = await runCli(ws.publishArgs(await ws.plugin("1.1.0", 110), "1.1.0"));
     expect(signed.code, signed.stderr).toBe(0);
     expect(signed.stderr).not.toMatch(/SUPublicEDKey/);
-  });
+  }));
 });

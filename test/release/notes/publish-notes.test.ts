@@ -29,7 +29,9 @@ root = ET.parse(sys.argv[1]).getroot()
 print(root.find("channel").find("item").find("description").text)
 `;
 
-describe("publish with Markdown notes and --changelog", () => {
+// The two refusals write nothing and run at the same time; the publish runs after them (the first refusal
+// checks the store is still empty).
+describe.concurrent("publish with Markdown notes and --changelog", () => {
   let ws: Workspace;
   beforeAll(async () => {
     ws = await makeWorkspace();
@@ -59,7 +61,7 @@ describe("publish with Markdown notes and --changelog", () => {
     expect(neither.stderr).toContain("no release notes given");
   });
 
-  it("records the section's list items as plain §2.6 notes; the appcast and the downloads page get the rendered HTML", async () => {
+  it.sequential("records the section's list items as plain §2.6 notes; the appcast and the downloads page get the rendered HTML", async () => {
     const p = await ws.plugin("1.2.0", 120);
     const args = ws.publishArgs(p, "1.2.0").filter((a, i, all) => a !== "--notes" && all[i - 1] !== "--notes");
     const res = await runCli([...args, "--changelog", path.join(ws.dir, "CHANGELOG.md"), "--json"]);
