@@ -7,7 +7,7 @@ import type { ObjectStore } from "../../src/store/object-store.js";
 import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
 import { motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
 import { runCli, startCli, type CliResult } from "../helpers/run-cli.js";
-import { bucketReader } from "../helpers/st-s3-http.js";
+import { bucketReader } from "../helpers/moto-http.js";
 import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
 
 const reason = motoUnavailableReason();

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
 import { runCli } from "../helpers/run-cli.js";
-import { bucketReader, type BucketReader } from "../helpers/st-s3-http.js";
+import { bucketReader, type BucketReader } from "../helpers/moto-http.js";
 import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
 
 const reason = motoUnavailableReason();

@@ -3,7 +3,7 @@ import { feedProblems } from "../helpers/feed-consistency.js";
 import { motoUnavailableReason } from "../helpers/moto-server.js";
 import { runCli } from "../helpers/run-cli.js";
 import { expectClearFailure, MiB, useFaultyS3 } from "../helpers/s3-faults.js";
-import { bucketReader } from "../helpers/st-s3-http.js";
+import { bucketReader } from "../helpers/moto-http.js";
 
 const reason = motoUnavailableReason();
 

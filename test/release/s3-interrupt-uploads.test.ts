@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFaultProxy, type FaultProxy, type RequestInfo } from "../helpers/fault-proxy.js";
 import { motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
 import { runCli, startCli } from "../helpers/run-cli.js";
-import { bucketReader } from "../helpers/st-s3-http.js";
+import { bucketReader } from "../helpers/moto-http.js";
 import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
 
 const reason = motoUnavailableReason();

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { feedProblems } from "../helpers/feed-consistency.js";
 import { motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
 import { runCli } from "../helpers/run-cli.js";
-import { bucketReader } from "../helpers/st-s3-http.js";
+import { bucketReader } from "../helpers/moto-http.js";
 import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
 import { openStore } from "../../src/store/open-store.js";
 import type { ObjectStore } from "../../src/store/object-store.js";

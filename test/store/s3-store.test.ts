@@ -12,7 +12,7 @@ import { createS3Store } from "../../src/store/s3-store.js";
 import type { S3StoreOptions, UploadProgress } from "../../src/store/s3-options.js";
 import { startFaultProxy } from "../helpers/fault-proxy.js";
 import { motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
-import { startS3Probe, type S3Probe } from "../helpers/st-other-s3-probe.js";
+import { startS3Probe, type S3Probe } from "../helpers/boto3-probe.js";
 import { runStoreContract } from "./store-contract.js";
 
 const BUCKET = "relcast-contract";
