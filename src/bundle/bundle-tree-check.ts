@@ -5,6 +5,7 @@ import { readlink } from "node:fs/promises";
 import path from "node:path";
 import { RelcastError } from "../core/errors.js";
 import { resolveInsideBundle } from "../core/inside-tree.js";
+import { linkTargetProblem } from "../core/link-target-rule.js";
 
 export { resolveInsideBundle };
 
@@ -62,11 +63,14 @@ export async function checkBundleTree(bundleDir: string): Promise<void> {
       const st = lstatSync(abs);
       if (st.isSymbolicLink()) {
         const where = await resolveInsideBundle(root, rel);
-        if (!where.inside) {
-          const target = await readlink(abs);
+        const target = await readlink(abs);
+        // Both readings: the kernel's (through the links on the way) and the text's (Sparkle's, the zip rules'):
+        // a link only one of them keeps inside would fail later, at the zip step or in an installed copy.
+        const asText = where.inside ? linkTargetProblem(`/${rel}`, target) : undefined;
+        if (!where.inside || asText) {
           throw new RelcastError(
             "E_INPUT",
-            `symlink ${top}/${rel} -> ${target} ${where.why}`,
+            where.inside ? `symlink ${top}/${rel}: ${asText}` : `symlink ${top}/${rel} -> ${target} ${where.why}`,
             "make every symlink point inside the bundle (relative, e.g. Versions/Current/Resources), or replace it with the file itself",
           );
         }

@@ -2,7 +2,7 @@ import { hostedNotesPages } from "../domain/notes/notes-page.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import { quotedFolder } from "../domain/record-keys.js";
 import {
-  DOWNLOADS_PREFIX, downloadKey, ICONS_PREFIX, latestDownloadName, latestDownloadStateKey, publicApiPrefix, publicAppcastKey, publicCatalogKey, RELEASE_NOTES_PREFIX,
+  DOWNLOADS_PREFIX, downloadKey, ICONS_PREFIX, LATEST_PREFIX, latestDownloadName, latestDownloadStateKey, publicApiPrefix, publicAppcastKey, publicCatalogKey, RELEASE_NOTES_PREFIX,
 } from "../domain/release-layout.js";
 import { downloadCopies } from "../site/site-plan.js";
 import type { ObjectStore } from "../store/object-store.js";
@@ -46,9 +46,9 @@ function explainedKeys(pluginId: string, records: readonly ReleaseRecord[], appU
   return keys;
 }
 
-/** Whether a key is served under the plugin's own public names, where a visitor or an installed copy would take it for the publisher's. */
+/** Whether a key is served under the plugin's own public names (`releases/latest/` included: the public latest copies), where a visitor or an installed copy would take it for the publisher's. */
 export function underOwnNames(key: string, pluginId: string): boolean {
-  return key.startsWith(`${DOWNLOADS_PREFIX}${pluginId}-`) || key.startsWith(`${ICONS_PREFIX}${pluginId}-`) || key.startsWith(RELEASE_NOTES_PREFIX) || key.startsWith(publicApiPrefix(pluginId));
+  return key.startsWith(LATEST_PREFIX) || key.startsWith(`${DOWNLOADS_PREFIX}${pluginId}-`) || key.startsWith(`${ICONS_PREFIX}${pluginId}-`) || key.startsWith(RELEASE_NOTES_PREFIX) || key.startsWith(publicApiPrefix(pluginId));
 }
 
 const shown = (keys: readonly string[]) => keys.slice(0, 4).map((k) => quotedFolder(k)).join(", ") + (keys.length > 4 ? ` and ${keys.length - 4} more` : "");

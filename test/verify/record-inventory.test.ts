@@ -245,10 +245,12 @@ describe("objects no version folder or key explains", () => {
   it("a file whose name is not UTF-8 under the plugin's own public names is a problem (a static host serves it); exit 11", async () => {
     await restore(afterBoth);
     await writeFile(Buffer.concat([Buffer.from(`${ws.storeDir}/downloads/bridge-plugin-`), Buffer.from([0xff]), Buffer.from(".dmg")]), "not published");
+    await writeFile(Buffer.concat([Buffer.from(`${ws.storeDir}/releases/latest/bridge-plugin-`), Buffer.from([0xfe]), Buffer.from(".zip")]), "not published");
     const res = await runCli(["verify", "--json", "--config", ws.configFile]);
     expect(res.code, res.stdout + res.stderr).toBe(11);
     const report = JSON.parse(res.stdout);
     expect(report.feed).toContainEqual(expect.stringMatching(/^downloads\/bridge-plugin-\\xff\.dmg has a name that is not UTF-8 .* under the plugin's own public names/));
-    expect(report.storeWarnings.join("\n")).not.toContain("bridge-plugin-\\xff");
+    expect(report.feed).toContainEqual(expect.stringMatching(/^releases\/latest\/bridge-plugin-\\xfe\.zip has a name that is not UTF-8 .* under the plugin's own public names/));
+    expect(report.storeWarnings.join("\n")).not.toMatch(/bridge-plugin-\\x(ff|fe)/);
   });
 });

@@ -20,7 +20,7 @@ import { applyBsdiffPatch } from "./bspatch.js";
 import { type DeltaBody, openDeltaBody } from "./delta-body.js";
 import { claimTooLarge, DEFAULT_DELTA_LIMITS, type DeltaLimits, MAX_LINK_TARGET_BYTES, MAX_PATH_TABLE_BYTES, maxPatchBytes, maxPatchedFileBytes } from "./delta-limits.js";
 import { Command, compressionName, type CompressionName, DELTA_MAGIC, MAJOR_VERSION, S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from "./delta-format.js";
-import { linkTargetProblem } from "./link-target-rule.js";
+import { linkTargetProblem } from "../../core/link-target-rule.js";
 import { type HashedTree, hashTree, inodeHashes, lstatOrUndefined, PERMISSION_FLAGS } from "./tree-hash.js";
 
 export interface DeltaHeader {

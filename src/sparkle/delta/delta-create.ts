@@ -26,7 +26,7 @@ import { BlockJudge, type PayloadRange, storeMinFileBytes } from "./incompressib
 import { MAX_DIFF_FILE_BYTES } from "./delta-limits.js";
 import { COMPRESSION_LEVEL, Command, Compression, type CompressionName, DELTA_MAGIC, MAJOR_VERSION, MINOR_VERSION, S_IFMT } from "./delta-format.js";
 import { inFtsOrder } from "./fts-sorted.js";
-import { linkTargetProblem } from "./link-target-rule.js";
+import { linkTargetProblem } from "../../core/link-target-rule.js";
 import { indexOfRel } from "./tree-table-hashes.js";
 import { type ContentHashes, CUSTOM_ICON_PATH, ftsOrder, type HashedTree, hashTree, PERMISSION_FLAGS, SYMLINK_PERMISSIONS, type TreeEntry, type TreeSource } from "./tree-hash.js";
 
