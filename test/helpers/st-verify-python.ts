@@ -14,7 +14,9 @@ import path from "node:path";
  * not the file PATH finds (a shim), its folder goes first on PATH. The
  * interpreter, its version and its packages are the ones the shim would have
  * run; without a shim nothing changes. Import it before anything that starts
- * Python at load time (the moto probe).
+ * Python at load time (the moto probe). Named as a vitest globalSetup file it
+ * does this once for the whole run (workers inherit the main process's PATH),
+ * and a file's own import then finds the interpreter first and changes nothing.
  */
 function onPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
@@ -30,7 +32,7 @@ function onPath(name: string): string | undefined {
   return undefined;
 }
 
-function skipShim(): void {
+export function skipPythonShim(): void {
   const found = onPath("python3");
   if (!found) return;
   let executable: string;
@@ -47,4 +49,7 @@ function skipShim(): void {
   process.env.PATH = `${path.dirname(executable)}${path.delimiter}${process.env.PATH}`;
 }
 
-skipShim();
+skipPythonShim();
+
+/** As a vitest globalSetup: the import above already did it, in the main process. */
+export default function setup(): void {}
