@@ -7,25 +7,30 @@
  * (appUrl is also in every record's download URLs, which are written once:
  * docs/site.md says what a move needs.)
  */
+import "../helpers/st-verify-python.js"; // python3 and the aws cli without a version manager's shim (see there)
 import { execFileSync } from "node:child_process";
 import { cp, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publishVersions } from "../helpers/published-store.js";
 import { runCli } from "../helpers/run-cli.js";
+import { cloneWorkspace } from "../helpers/st-verify-clone.js";
 import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
 
 let ws: Workspace;
 let published: string;
 let baseConfig: Record<string, unknown>;
 
+/** Each file's channel as Python's expat (xml.etree) reads it, one line of JSON per file: one interpreter for the list. */
 const PY_CHANNEL = `
 import sys, json, xml.etree.ElementTree as E
-c = E.parse(sys.argv[1]).getroot().find("channel")
-print(json.dumps({"title": c.findtext("title"), "link": c.findtext("link"), "description": c.findtext("description"),
-  "items": [i.findtext("title") for i in c.findall("item")]}))
+for f in sys.argv[1:]:
+    c = E.parse(f).getroot().find("channel")
+    print(json.dumps({"title": c.findtext("title"), "link": c.findtext("link"), "description": c.findtext("description"),
+      "items": [i.findtext("title") for i in c.findall("item")]}))
 `;
-const channelOf = (file: string) => JSON.parse(execFileSync("python3", ["-c", PY_CHANNEL, file], { encoding: "utf8" }));
+const channelsOf = (...files: string[]) => execFileSync("python3", ["-c", PY_CHANNEL, ...files], { encoding: "utf8" }).trim().split("\n").map((line) => JSON.parse(line));
+const channelOf = (file: string) => channelsOf(file)[0];
 
 beforeAll(async () => {
   ws = await makeWorkspace();
@@ -52,7 +57,10 @@ describe("site sync after a config change", () => {
     try {
       const sync = await runCli(["site", "sync", "--config", ws.configFile]);
       expect(sync.code, sync.stderr).toBe(0);
-      for (const file of ["releases/appcast.xml", "api/v1/plugins/bridge-plugin/appcast.xml"]) appcast(channelOf(path.join(ws.storeDir, file)));
+      const files = ["releases/appcast.xml", "api/v1/plugins/bridge-plugin/appcast.xml"];
+      const channels = channelsOf(...files.map((file) => path.join(ws.storeDir, file)));
+      expect(channels).toHaveLength(files.length);
+      for (const channel of channels) appcast(channel);
       for (const page of ["index.html", "changelog.html"]) {
         const html = await readFile(path.join(ws.storeDir, page), "utf8");
         for (const text of pages) expect(html, page).toContain(text);
@@ -93,11 +101,19 @@ describe("site build --out after a config change", () => {
 });
 
 describe("site sync after a config change on a signed appcast", () => {
+  // 1.0.0 published once with a signed appcast; the two tests that start from that store each take a copy.
+  let signedOne: Workspace;
+  beforeAll(async () => {
+    signedOne = await makeWorkspace({ appcast: { signedFeed: true } });
+    expect((await runCli(signedOne.publishArgs(await signedOne.plugin("1.0.0", 100), "1.0.0"))).code).toBe(0);
+  });
+  afterAll(async () => {
+    await rm(signedOne.dir, { recursive: true, force: true });
+  });
+
   it("is refused (E_KEY) before anything is written, naming rebuild with the key; rebuild then renders and signs it", async () => {
-    const signed = await makeWorkspace({ appcast: { signedFeed: true } });
+    const signed = await cloneWorkspace(signedOne);
     try {
-      const p = await signed.plugin("1.0.0", 100);
-      expect((await runCli(signed.publishArgs(p, "1.0.0"))).code).toBe(0);
       const config = JSON.parse(await readFile(signed.configFile, "utf8"));
       await writeFile(signed.configFile, JSON.stringify({ ...config, displayName: "Bridge Studio" }));
       const before = await snapshotTree(signed.storeDir);
@@ -115,9 +131,8 @@ describe("site sync after a config change on a signed appcast", () => {
   });
 
   it("appcast.signedFeed switched to false never unsigns a signed appcast: site sync, rebuild and yank are refused (E_CONFIG) with nothing written", async () => {
-    const signed = await makeWorkspace({ appcast: { signedFeed: true } });
+    const signed = await cloneWorkspace(signedOne);
     try {
-      expect((await runCli(signed.publishArgs(await signed.plugin("1.0.0", 100), "1.0.0"))).code).toBe(0);
       const config = JSON.parse(await readFile(signed.configFile, "utf8"));
       await writeFile(signed.configFile, JSON.stringify({ ...config, appcast: { ...config.appcast, signedFeed: false } }));
       const before = await snapshotTree(signed.storeDir);

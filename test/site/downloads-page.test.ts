@@ -47,6 +47,10 @@ describe.skipIf(!browserPath.path)(`the product site in headless Chromium${brows
     return page;
   }
 
+  // The product page at the default size in the light scheme: one scenario whose checks are spread over several tests, loaded once.
+  let product: Promise<Page> | undefined;
+  const productPage = () => (product ??= open(`${server.base}/`));
+
   const meta = (page: Page, property: string) => page.locator(`meta[property="${property}"], meta[name="${property}"]`).getAttribute("content");
   const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
@@ -69,7 +73,7 @@ describe.skipIf(!browserPath.path)(`the product site in headless Chromium${brows
   });
 
   it("a product page: the display name, the latest once with its requirement and date, the disk image as the main download", async () => {
-    const page = await open(`${server.base}/`);
+    const page = await productPage();
     expect(await page.title()).toBe("Bridge Plugin");
     expect(await page.locator("h1").innerText()).toBe("Bridge Plugin");
     const hero = page.locator("#latest");
@@ -102,7 +106,7 @@ describe.skipIf(!browserPath.path)(`the product site in headless Chromium${brows
   });
 
   it("the icon from the bundle's .icns loads, and the meta description and Open Graph tags describe the product", async () => {
-    const page = await open(`${server.base}/`);
+    const page = await productPage();
     const icon = page.locator("header img.app-icon");
     await icon.evaluate((img: HTMLImageElement) => img.decode());
     expect(await icon.evaluate((img: HTMLImageElement) => [img.complete, img.naturalWidth, img.naturalHeight])).toEqual([true, 256, 256]);
@@ -122,13 +126,14 @@ describe.skipIf(!browserPath.path)(`the product site in headless Chromium${brows
 
   it("light and dark: the colour scheme changes the computed colours, and text keeps its contrast", async () => {
     const colours = async (dark: boolean) => {
-      const page = await open(`${server.base}/`, { dark });
+      // Light: the product page the tests above read; dark: the same page in a context that prefers the dark scheme.
+      const page = dark ? await open(`${server.base}/`, { dark }) : await productPage();
       const got = await page.evaluate(() => {
         const s = (sel: string) => getComputedStyle(document.querySelector(sel)!);
         return { bg: s("body").backgroundColor, fg: s("body").color, card: s("#latest").backgroundColor, button: s("a.button").backgroundColor, buttonText: s("a.button").color };
       });
       await saveArtifact(`downloads-page-${dark ? "dark" : "light"}.png`, await page.screenshot());
-      await page.close();
+      if (dark) await page.close();
       return got;
     };
     const light = await colours(false);
@@ -170,17 +175,18 @@ describe.skipIf(!browserPath.path)(`the product site in headless Chromium${brows
     const catalog = await (await fetch(`${server.base}/api/v1/plugins/bridge-plugin/releases.json`)).json() as { count: number; versions: ReleaseRecord[] };
     const longVersion = { ...catalog.versions[0]!, version: `1.3.0-beta.${"x".repeat(90)}`, channel: "beta" };
     const versions = [longVersion, ...catalog.versions];
+    // One 390 px page at the server's address (so the pages' relative links and icon resolve there); each rendering replaces its whole document.
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(`${server.base}/`);
     for (const displayName of ["Internationalization", "N".repeat(140)]) {
       const identity = { pluginId: "bridge-plugin", displayName, publisher: `Example${"Tools".repeat(20)}`, appUrl: APP_URL };
       for (const html of [renderDownloadsPage(identity, { count: versions.length, versions }), renderChangelogPage(identity, { count: versions.length, versions })]) {
-        const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
-        await page.goto(`${server.base}/`);
         await page.setContent(html);
         expect(await page.locator("h1").innerText()).toContain(displayName);
         expect(await overflow(page), `${displayName.slice(0, 24)}: ${await page.title()}`).toBeLessThanOrEqual(0);
-        await page.close();
       }
     }
+    await page.close();
   });
 
   it("changelog.html is the plugin's own history: every release's notes newest first, the yanked one marked", async () => {

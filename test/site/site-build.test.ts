@@ -1,3 +1,4 @@
+import "../helpers/st-verify-python.js"; // python3 and the aws cli without a version manager's shim (see there)
 import { createHash } from "node:crypto";
 import { mkdtemp, readdir, readFile, rm, symlink } from "node:fs/promises";
 import os from "node:os";
@@ -7,6 +8,8 @@ import { motoUnavailableReason, startMotoServer, type MotoServer } from "../help
 import { publishDemoReleases, storeWorkspace } from "../helpers/published-store.js";
 import { runCli } from "../helpers/run-cli.js";
 import { startServe } from "../helpers/serve-process.js";
+import { cloneWorkspace } from "../helpers/st-verify-clone.js";
+import type { Workspace } from "../helpers/workspace.js";
 
 async function files(root: string, dir = ""): Promise<string[]> {
   const out: string[] = [];
@@ -24,10 +27,17 @@ const PUBLIC_FILES = [
   "downloads/bridge-plugin-latest.dmg", "downloads/bridge-plugin-latest.json", "downloads/bridge-plugin-latest.zip", "index.html",
 ].sort();
 
+// The demo releases published once into a folder store; each folder test works on its own copy of that workspace.
+let published: { ws: Workspace; records: Array<Record<string, any>> };
+beforeAll(async () => {
+  const ws = await storeWorkspace();
+  published = { ws, records: await publishDemoReleases(ws) };
+});
+
 describe("relcast site sync on an older folder store", () => {
   it("an old store (no public files) gets a verify warning; site sync writes the public site; a missing download is a problem", async () => {
-    const ws = await storeWorkspace();
-    const records = await publishDemoReleases(ws);
+    const ws = await cloneWorkspace(published.ws);
+    const { records } = published;
     for (const dir of ["api", "downloads", "index.html", "changelog.html"]) await rm(path.join(ws.storeDir, dir), { recursive: true, force: true });
     const before = await runCli(["verify", "--config", ws.configFile]);
     expect(before.code, before.stdout).toBe(0);
@@ -49,8 +59,7 @@ describe("relcast site sync on an older folder store", () => {
 
 describe("relcast site build --out", () => {
   it("is refused inside a folder store (or through a link to it), and nothing is written", async () => {
-    const ws = await storeWorkspace();
-    await publishDemoReleases(ws);
+    const ws = await cloneWorkspace(published.ws);
     const before = await files(ws.storeDir);
     await symlink(ws.storeDir, path.join(ws.dir, "store-link"));
     for (const out of [path.join(ws.storeDir, "releases"), path.join(ws.storeDir, "new", "site"), path.join(ws.dir, "store-link", "downloads"), ws.storeDir]) {

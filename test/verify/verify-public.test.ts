@@ -1,3 +1,4 @@
+import "../helpers/st-verify-python.js"; // python3 and the aws cli without a version manager's shim (see there)
 import { execFileSync } from "node:child_process";
 import { cp, mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -5,18 +6,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
 import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
 
-/** The public feed as Sparkle reads it, by Python's expat (xml.etree): one entry per item. */
+/** Each feed as Sparkle reads it, by Python's expat (xml.etree): one entry per item, a line of JSON per file (one interpreter for the list). */
 const PY_ITEMS = `
 import json, sys, xml.etree.ElementTree as ET
 S = "{http://www.andymatuschak.org/xml-namespaces/sparkle}"
-out = []
-for item in ET.parse(sys.argv[1]).getroot().iter("item"):
-    e = item.find("enclosure")
-    d = item.find(S + "deltas")
-    out.append({"short": item.findtext(S + "shortVersionString"), "version": item.findtext(S + "version"),
-        "url": e.get("url"), "length": e.get("length"), "sig": e.get(S + "edSignature"),
-        "deltas": [] if d is None else [[x.get("url"), x.get("length"), x.get(S + "edSignature")] for x in d.findall("enclosure")]})
-print(json.dumps(out))
+for f in sys.argv[1:]:
+    out = []
+    for item in ET.parse(f).getroot().iter("item"):
+        e = item.find("enclosure")
+        d = item.find(S + "deltas")
+        out.append({"short": item.findtext(S + "shortVersionString"), "version": item.findtext(S + "version"),
+            "url": e.get("url"), "length": e.get("length"), "sig": e.get(S + "edSignature"),
+            "deltas": [] if d is None else [[x.get("url"), x.get("length"), x.get(S + "edSignature")] for x in d.findall("enclosure")]})
+    print(json.dumps(out))
 `;
 
 /** Every link target of a page, by Python's html.parser (a browser-like tokenizer relcast did not write). */
@@ -31,19 +33,22 @@ class Links(HTMLParser):
 p = Links(); p.feed(open(sys.argv[1], encoding="utf-8").read()); print(json.dumps(p.links))
 `;
 
-/** Python cryptography's verdict on an Ed25519 signature over a file: "ok" or "bad". */
+/** Python cryptography's verdict on an Ed25519 signature over each file: "ok" or "bad", a line per file (one interpreter for the list). */
 const PY_VERIFY = `
 import base64, sys
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-try:
-    Ed25519PublicKey.from_public_bytes(base64.b64decode(sys.argv[1])).verify(base64.b64decode(sys.argv[2]), open(sys.argv[3], "rb").read()); print("ok")
-except InvalidSignature:
-    print("bad")
+key = Ed25519PublicKey.from_public_bytes(base64.b64decode(sys.argv[1]))
+for f in sys.argv[3:]:
+    try:
+        key.verify(base64.b64decode(sys.argv[2]), open(f, "rb").read()); print("ok")
+    except InvalidSignature:
+        print("bad")
 `;
 
 interface Item { short: string; version: string; url: string; length: string; sig: string; deltas: string[][] }
-const itemsOf = (file: string): Item[] => JSON.parse(execFileSync("python3", ["-c", PY_ITEMS, file]).toString());
+const itemsOfAll = (...files: string[]): Item[][] => execFileSync("python3", ["-c", PY_ITEMS, ...files]).toString().trim().split("\n").map((line) => JSON.parse(line));
+const itemsOf = (file: string): Item[] => itemsOfAll(file)[0]!;
 const linksOf = (file: string): string[] => JSON.parse(execFileSync("python3", ["-c", PY_LINKS, file]).toString());
 
 const APPCAST = "api/v1/plugins/bridge-plugin/appcast.xml";
@@ -162,7 +167,9 @@ describe("verify checks what installed copies and people read: the public feeds,
     it("a public appcast with the same items in other bytes (a comment added) is still not the canonical one", async () => {
       const store = await copyStore();
       await edit(store, APPCAST, (xml) => xml.replace("<channel>", "<channel><!-- mirrored -->"));
-      expect(itemsOf(path.join(store, APPCAST))).toEqual(itemsOf(path.join(ws.storeDir, "releases", "appcast.xml")));
+      const [tampered, canonical] = itemsOfAll(path.join(store, APPCAST), path.join(ws.storeDir, "releases", "appcast.xml"));
+      expect(canonical!.length).toBe(3);
+      expect(tampered).toEqual(canonical);
       await expectProblem(store, /site: api\/v1\/plugins\/bridge-plugin\/appcast\.xml differs from what relcast writes \(line 3: .*<!-- mirrored -->/);
     });
   });
@@ -344,8 +351,8 @@ describe("verify checks what installed copies and people read: the public feeds,
       bytes[mid] = bytes[mid]! ^ 0xff;
       await writeFile(key(store), bytes);
       const delta = records.get("1.2.0")!.autoupdate.deltas[0];
-      expect(execFileSync("python3", ["-c", PY_VERIFY, ws.key.publicKeyBase64, delta.edSignature, key(store)]).toString().trim()).toBe("bad");
-      expect(execFileSync("python3", ["-c", PY_VERIFY, ws.key.publicKeyBase64, delta.edSignature, key(ws.storeDir)]).toString().trim()).toBe("ok");
+      // The changed copy does not verify; the store's own copy does.
+      expect(execFileSync("python3", ["-c", PY_VERIFY, ws.key.publicKeyBase64, delta.edSignature, key(store), key(ws.storeDir)]).toString().trim().split("\n")).toEqual(["bad", "ok"]);
       await expectProblem(store,
         new RegExp(`site: ${esc(DELTA)} has SHA-256 [0-9a-f]{12}…; the record of 1\\.2\\.0 says ${delta.sha256.slice(0, 12)}…`),
         new RegExp(`site: ${esc(DELTA)}: the edSignature the record of 1\\.2\\.0 gives does not verify over it`));
