@@ -1,4 +1,4 @@
-import "../helpers/st-verify-python.js"; // python3 and the aws cli without a version manager's shim (see there)
+import "../helpers/python-without-shim.js"; // python3 and the aws cli without a version manager's shim (see there)
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";

@@ -3,7 +3,7 @@ import { chmod, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
-import { limit, pluginIn } from "../helpers/st-rel-kit.js";
+import { limit, pluginIn } from "../helpers/release-kit.js";
 import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
 import { CPU, fatMachO, thinMachO } from "../helpers/mach-o-bytes.js";
 

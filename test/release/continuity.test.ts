@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyChangeProblems } from "../../src/verify/bundle-id-check.js";
 import { runCli } from "../helpers/run-cli.js";
-import { pluginIn } from "../helpers/st-rel-kit.js";
+import { pluginIn } from "../helpers/release-kit.js";
 import { makeWorkspace, newKey, snapshotTree, type Workspace } from "../helpers/workspace.js";
 
 /**

@@ -2,7 +2,7 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
-import { pluginIn } from "../helpers/st-rel-kit.js";
+import { pluginIn } from "../helpers/release-kit.js";
 import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
 
 /**

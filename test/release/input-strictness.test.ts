@@ -2,7 +2,7 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
-import { saveStore, type SavedStore } from "../helpers/st-rel-kit.js";
+import { saveStore, type SavedStore } from "../helpers/release-kit.js";
 import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
 
 /** Issue 33 item 5: input is taken as meant or refused, never silently changed. */

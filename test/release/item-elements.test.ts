@@ -3,7 +3,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
-import { limit } from "../helpers/st-rel-kit.js";
+import { limit } from "../helpers/release-kit.js";
 import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
 
 /**

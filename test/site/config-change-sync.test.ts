@@ -7,14 +7,14 @@
  * (appUrl is also in every record's download URLs, which are written once:
  * docs/site.md says what a move needs.)
  */
-import "../helpers/st-verify-python.js"; // python3 and the aws cli without a version manager's shim (see there)
+import "../helpers/python-without-shim.js"; // python3 and the aws cli without a version manager's shim (see there)
 import { execFileSync } from "node:child_process";
 import { cp, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publishVersions } from "../helpers/published-store.js";
 import { runCli } from "../helpers/run-cli.js";
-import { cloneWorkspace } from "../helpers/st-verify-clone.js";
+import { cloneWorkspace } from "../helpers/clone-workspace.js";
 import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
 
 let ws: Workspace;

@@ -1,4 +1,4 @@
-import "../helpers/st-verify-python.js"; // python3 and the aws cli without a version manager's shim (see there)
+import "../helpers/python-without-shim.js"; // python3 and the aws cli without a version manager's shim (see there)
 import { createHash } from "node:crypto";
 import { mkdtemp, readdir, readFile, rm, symlink } from "node:fs/promises";
 import os from "node:os";
@@ -8,7 +8,7 @@ import { motoUnavailableReason, startMotoServer, type MotoServer } from "../help
 import { publishDemoReleases, storeWorkspace } from "../helpers/published-store.js";
 import { runCli } from "../helpers/run-cli.js";
 import { startServe } from "../helpers/serve-process.js";
-import { cloneWorkspace } from "../helpers/st-verify-clone.js";
+import { cloneWorkspace } from "../helpers/clone-workspace.js";
 import type { Workspace } from "../helpers/workspace.js";
 
 async function files(root: string, dir = ""): Promise<string[]> {

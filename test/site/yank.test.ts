@@ -1,4 +1,4 @@
-import "../helpers/st-verify-python.js"; // python3 and the aws cli without a version manager's shim (see there)
+import "../helpers/python-without-shim.js"; // python3 and the aws cli without a version manager's shim (see there)
 import { execFileSync } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
