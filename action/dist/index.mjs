@@ -8879,20 +8879,20 @@ const Command$2 = {
 	binaryDiff: 8,
 	clone: 16
 };
-const S_IFMT$1 = 61440;
+const S_IFMT$2 = 61440;
 const S_IFREG = 32768;
 const S_IFDIR$1 = 16384;
-const S_IFLNK$1 = 40960;
+const S_IFLNK$2 = 40960;
 function compressionName(code) {
 	return COMPRESSION_NAMES.find((name) => Compression[name] === code);
 }
 
-// src/sparkle/delta/link-target-rule.ts
+// src/core/link-target-rule.ts
 function linkTargetProblem(rel, target) {
 	if (target === "" || target.includes("\0")) return `link ${rel} has an empty or NUL-holding target`;
 	if (target.startsWith("/")) return `link ${rel} points at the absolute path ${JSON.stringify(target.slice(0, 200))}, outside the bundle`;
 	const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(rel.slice(1)), target));
-	if (resolved === ".." || resolved.startsWith("../")) return `link ${rel} points at ${JSON.stringify(target.slice(0, 200))}, outside the bundle`;
+	if (resolved === ".." || resolved.startsWith("../")) return `link ${rel} points at ${JSON.stringify(target.slice(0, 200))}, outside the bundle when read as written (each ".." from the link's own folder, as Sparkle reads it)`;
 }
 
 // src/core/utf8-order.ts
@@ -9031,7 +9031,7 @@ async function openDelta(deltaFile, limits = DEFAULT_DELTA_LIMITS) {
 				dataLength = await u64(reader, deltaFile, `the patch for ${rel}`);
 			} else if (commands & Command$2.extract) {
 				mode = await u16();
-				const type = mode & S_IFMT$1;
+				const type = mode & S_IFMT$2;
 				if (type === 32768) dataLength = await u64(reader, deltaFile, `the file ${rel}`);
 				else if (type === 40960) dataLength = await u16();
 				else if (type !== 16384) throw corrupt(deltaFile, `extract item ${rel} has file type 0${type.toString(8)}`);
@@ -9215,7 +9215,7 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 					hash: createHash("sha1").update(result).digest()
 				});
 			} else if (c & Command$2.extract) {
-				const type = item.mode & S_IFMT$1;
+				const type = item.mode & S_IFMT$2;
 				if (type === 32768) {
 					const hash = createHash("sha1");
 					await reader.hashNext(item.dataLength, hash);
@@ -10050,7 +10050,7 @@ async function createDeltaFromTrees(before, after, outFile, options) {
 				continue;
 			}
 			const typeChanged = !!old && old.kind !== entry.kind;
-			const mode = entry.kind === "symlink" ? entry.mode & S_IFMT$1 | 493 : entry.mode & (S_IFMT$1 | PERMISSION_FLAGS);
+			const mode = entry.kind === "symlink" ? entry.mode & S_IFMT$2 | 493 : entry.mode & (S_IFMT$2 | PERMISSION_FLAGS);
 			items.push({
 				rel: key,
 				commands: Command$2.extract | (typeChanged ? Command$2.delete : 0),
@@ -10379,7 +10379,7 @@ var ManifestTable = class {
 	}
 	add(e, hash) {
 		const i = this.entries.length;
-		const type = e.kind === "dir" ? S_IFDIR$1 : e.kind === "symlink" ? S_IFLNK$1 : S_IFREG;
+		const type = e.kind === "dir" ? S_IFDIR$1 : e.kind === "symlink" ? S_IFLNK$2 : S_IFREG;
 		this.entries.push({
 			rel: e.path,
 			abs: "",
@@ -10593,7 +10593,8 @@ async function readManifestTableStream(chunks, name, maxBytes = MANIFEST_HARD_CA
 // src/sparkle/delta/tree-manifest.ts
 init_errors$4();
 async function* manifestEntriesOf(tree) {
-	for (const e of tree.entries) {
+	for (let i = 0; i < tree.entries.length; i++) {
+		const e = tree.entries[i];
 		if (e.rel === "/Icon\r") return yield void 0;
 		if (e.kind === "dir") {
 			yield {
@@ -10603,7 +10604,7 @@ async function* manifestEntriesOf(tree) {
 			};
 			continue;
 		}
-		const raw = tree.raw.get(e.rel);
+		const raw = tree.raw.at(i);
 		if (!raw) throw new RelcastError("E_INTERNAL", `${e.rel} has no zip entry in ${tree.file}`);
 		const place = {
 			name: raw.name,
@@ -10720,53 +10721,90 @@ function safeNameParts(zip, entryName) {
 	return parts;
 }
 function layOutZip(zip, listing) {
-	const byRel = /* @__PURE__ */ new Map();
-	const zipName = /* @__PURE__ */ new Map();
+	const made = [];
+	const zipOf = [];
+	const position = /* @__PURE__ */ new Map();
 	let top;
-	const add = (rel, kind, perms, size) => {
+	const add = (rel, kind, perms, size, index) => {
 		const entry = {
 			rel,
 			abs: "",
 			kind,
 			perms,
-			mode: (kind === "dir" ? S_IFDIR$1 : kind === "symlink" ? S_IFLNK$1 : S_IFREG) | perms,
+			mode: (kind === "dir" ? S_IFDIR$1 : kind === "symlink" ? S_IFLNK$2 : S_IFREG) | perms,
 			size,
 			inode: ""
 		};
-		byRel.set(rel, entry);
-		return entry;
+		const known = position.get(rel);
+		if (known === void 0) {
+			position.set(rel, made.length);
+			made.push(entry);
+			zipOf.push(index);
+		} else {
+			made[known] = entry;
+			zipOf[known] = index;
+		}
 	};
-	for (const item of listing) {
-		const parts = safeNameParts(zip, item.name);
+	for (let index = 0; index < listing.length; index++) {
+		const itemName = listing.name(index);
+		const parts = safeNameParts(zip, itemName);
 		const name = parts.join("/");
 		if (top === void 0) top = parts[0];
 		else if (parts[0] !== top) throw badZip(zip, `more than one top-level entry (${top}, ${parts[0]})`);
-		const type = item.unixMode & S_IFMT$1;
-		const kind = item.name.endsWith("/") || type === 16384 ? "dir" : type === 40960 ? "symlink" : "file";
+		const unixMode = listing.unixMode(index);
+		const type = unixMode & S_IFMT$2;
+		const kind = itemName.endsWith("/") || type === 16384 ? "dir" : type === 40960 ? "symlink" : "file";
 		if (parts.length === 1) {
 			if (kind !== "dir") throw badZip(zip, `the top-level entry ${name} is not a folder`);
 			continue;
 		}
-		for (let i = 2; i < parts.length; i++) {
-			const parentRel = `/${parts.slice(1, i).join("/")}`;
-			const parent = byRel.get(parentRel);
-			if (!parent) add(parentRel, "dir", 493, 0);
-			else if (parent.kind !== "dir") throw badZip(zip, `${name} lies below the ${parent.kind === "symlink" ? "symlink" : "file"} ${parentRel.slice(1)}`);
-		}
 		const rel = `/${parts.slice(1).join("/")}`;
-		if (byRel.get(rel) && (zipName.has(rel) || kind !== "dir")) throw badZip(zip, `duplicate entry ${name}`);
-		if (kind === "symlink" && item.size > MAX_LINK_TARGET) throw badZip(zip, `symlink ${name} has a ${item.size}-byte target`);
-		add(rel, kind, item.unixMode & 4095 || (kind === "dir" ? 493 : 420), kind === "dir" ? 0 : item.size);
-		zipName.set(rel, item.name);
+		for (let slash = rel.indexOf("/", 1); slash > 0; slash = rel.indexOf("/", slash + 1)) {
+			const parentRel = rel.slice(0, slash);
+			const parent = position.get(parentRel);
+			if (parent === void 0) add(parentRel, "dir", 493, 0, -1);
+			else if (made[parent].kind !== "dir") throw badZip(zip, `${name} lies below the ${made[parent].kind === "symlink" ? "symlink" : "file"} ${parentRel.slice(1)}`);
+		}
+		const existing = position.get(rel);
+		if (existing !== void 0 && (zipOf[existing] >= 0 || kind !== "dir")) throw badZip(zip, `duplicate entry ${name}`);
+		const size = listing.size(index);
+		if (kind === "symlink" && size > MAX_LINK_TARGET) throw badZip(zip, `symlink ${name} has a ${size}-byte target`);
+		add(rel, kind, unixMode & 4095 || (kind === "dir" ? 493 : 420), kind === "dir" ? 0 : size, index);
 	}
 	if (top === void 0) throw badZip(zip, "the zip is empty");
-	const entries = [...byRel.values()].sort((a, b) => ftsOrder(a.rel, b.rel));
+	position.clear();
+	const order = Array.from(made.keys()).sort((a, b) => ftsOrder(made[a].rel, made[b].rel));
+	const entries = order.map((i) => made[i]);
+	const zipIndex = Int32Array.from(order, (i) => zipOf[i]);
 	return {
 		top,
 		entries,
-		zipName
+		zipIndex
 	};
 }
+var LaidOutRawEntries = class {
+	entries;
+	zipIndex;
+	table;
+	constructor(entries, zipIndex, table) {
+		this.entries = entries;
+		this.zipIndex = zipIndex;
+		this.table = table;
+	}
+	at(index) {
+		const z = index >= 0 && index < this.zipIndex.length ? this.zipIndex[index] : -1;
+		return z >= 0 ? this.table.raw(z) : void 0;
+	}
+	get(rel) {
+		return this.at(indexOfRel(this.entries, rel));
+	}
+	*[Symbol.iterator]() {
+		for (let i = 0; i < this.entries.length; i++) {
+			const raw = this.at(i);
+			if (raw) yield [this.entries[i].rel, raw];
+		}
+	}
+};
 
 // src/sparkle/delta/local-zip-entries.ts
 const LOCAL_HEADER = 67324752;
@@ -10867,6 +10905,67 @@ async function writeFullyAt(fh, bytes, position, file) {
 		done += written;
 	}
 }
+
+// src/sparkle/delta/zip-entry-table.ts
+const S_IFMT$1 = 61440;
+const S_IFLNK$1 = 40960;
+var ZipEntryTable = class {
+	names = new BytePool();
+	modes = uint32Column();
+	methods = uint32Column();
+	crcs = uint32Column();
+	sizes = float64Column();
+	compressedSizes = float64Column();
+	offsets = float64Column();
+	nameBytes = 0;
+	linkBytes = 0;
+	get length() {
+		return this.names.length;
+	}
+	add(name, fields) {
+		const index = this.names.push(name);
+		this.nameBytes += this.names.view(index).length;
+		if ((fields.unixMode & S_IFMT$1) === S_IFLNK$1) this.linkBytes += fields.size;
+		this.modes.push(fields.unixMode);
+		this.methods.push(fields.method);
+		this.crcs.push(fields.crc32 >>> 0);
+		this.sizes.push(fields.size);
+		this.compressedSizes.push(fields.compressedSize);
+		this.offsets.push(fields.localHeaderOffset);
+		return index;
+	}
+	name(index) {
+		return this.names.text(index);
+	}
+	unixMode(index) {
+		return this.modes.get(index);
+	}
+	size(index) {
+		return this.sizes.get(index);
+	}
+	method(index) {
+		return this.methods.get(index);
+	}
+	crc32(index) {
+		return this.crcs.get(index);
+	}
+	compressedSize(index) {
+		return this.compressedSizes.get(index);
+	}
+	localHeaderOffset(index) {
+		return this.offsets.get(index);
+	}
+	raw(index) {
+		return {
+			name: this.name(index),
+			method: this.method(index),
+			crc32: this.crc32(index),
+			compressedSize: this.compressedSize(index),
+			size: this.size(index),
+			localHeaderOffset: this.localHeaderOffset(index)
+		};
+	}
+};
 
 // src/sparkle/delta/zip64-fields.ts
 const ZIP64_MARK = 4294967295;
@@ -11127,7 +11226,7 @@ async function readStoredZipTree(stream, options) {
 		if (options.expected && (digest !== options.expected.sha256 || total !== options.expected.sizeBytes)) throw new RelcastError("E_VERIFY", `${name} does not match its record (sha256 ${digest}, ${total} bytes; the record says ${options.expected.sha256}, ${options.expected.sizeBytes} bytes); no delta is made from a zip that cannot be trusted`, "run `relcast verify` and restore that release; publish with --no-deltas to skip deltas meanwhile");
 		if (state !== "tail") throw badZip(name, "it ends inside an entry");
 		const directory = Buffer.concat(tail);
-		const listing = [];
+		const listing = new ZipEntryTable();
 		const byRel = /* @__PURE__ */ new Map();
 		let pos = 0;
 		while (pos + 4 <= directory.length && directory.readUInt32LE(pos) === CENTRAL) {
@@ -11145,10 +11244,13 @@ async function readStoredZipTree(stream, options) {
 			if (typeof wide === "string") throw badZip(name, `its central directory entry ${JSON.stringify(entryName)}: ${wide}`);
 			const local = scanned.get(wide.localHeaderOffset);
 			if (!local || local.name !== entryName || local.method !== directory.readUInt16LE(pos + 10) || local.crc32 !== directory.readUInt32LE(pos + 16) || local.compressedSize !== wide.compressedSize || local.size !== wide.size) throw badZip(name, `its central directory entry ${JSON.stringify(entryName)} does not match a local entry`);
-			listing.push({
-				name: entryName,
+			listing.add(entryName, {
 				unixMode: unixModeOf(directory.readUInt16LE(pos + 4), directory.readUInt32LE(pos + 38)),
-				size: local.size
+				method: local.method,
+				crc32: local.crc32,
+				compressedSize: local.compressedSize,
+				size: local.size,
+				localHeaderOffset: local.localHeaderOffset
 			});
 			if (local.rel) byRel.set(local.rel, local);
 			pos += size;
@@ -12448,10 +12550,7 @@ async function readZipDirectory(readRange, size, name) {
 		windowBytes: WINDOW$1,
 		keptWindows: 1
 	});
-	const listing = [];
-	const raw = /* @__PURE__ */ new Map();
-	let nameBytes = 0;
-	let linkBytes = 0;
+	const table = new ZipEntryTable();
 	try {
 		const zip = await import_yauzl.fromRandomAccessReaderPromise(reader, size, {
 			lazyEntries: true,
@@ -12462,18 +12561,8 @@ async function readZipDirectory(readRange, size, name) {
 		try {
 			await new Promise((resolve, reject) => {
 				zip.on("entry", (e) => {
-					const fileName = e.fileName.toString("utf8");
-					const unixMode = unixModeOf(e.versionMadeBy, e.externalFileAttributes);
-					listing.push({
-						name: fileName,
-						unixMode,
-						size: e.uncompressedSize
-					});
-					nameBytes += Buffer.byteLength(fileName);
-					if ((unixMode & 61440) === 40960) linkBytes += e.uncompressedSize;
-					const rel = relOfZipName(fileName);
-					if (rel) raw.set(rel, {
-						name: fileName,
+					table.add(e.fileName, {
+						unixMode: unixModeOf(e.versionMadeBy, e.externalFileAttributes),
 						method: e.compressionMethod,
 						crc32: e.crc32,
 						compressedSize: e.compressedSize,
@@ -12492,24 +12581,20 @@ async function readZipDirectory(readRange, size, name) {
 	} catch (err) {
 		throw new RelcastError("E_VERIFY", `the central directory of ${name} cannot be read: ${err.message}`, "run `relcast verify`");
 	}
-	return {
-		listing,
-		raw,
-		nameBytes,
-		linkBytes
-	};
+	return table;
 }
 
 // src/sparkle/delta/zip-bundle-tree.ts
 init_errors$4();
 const COMPARE_BUFFER = 1 << 20;
 const READ_CHUNK$1 = 1 << 20;
-function fromGivenHashes(file, layout, given) {
+function fromGivenHashes(file, layout, dir, given) {
 	const slots = new HashSlots(layout.entries);
 	let used = 0;
 	layout.entries.forEach((entry, i) => {
 		if (entry.kind === "dir") return;
-		const hash = given.get(layout.zipName.get(entry.rel) ?? "");
+		const z = layout.zipIndex[i];
+		const hash = z >= 0 ? given.get(dir.name(z)) : void 0;
 		if (!hash || hash.length !== 20) throw new RelcastError("E_INTERNAL", `the zip step gave no content hash for ${entry.rel} of ${file}`);
 		used++;
 		if (entry.rel !== "/Icon\r") slots.set(i, hash);
@@ -12549,15 +12634,16 @@ async function openZipBundleTree(file, options = {}) {
 		} catch (err) {
 			throw badZip(file, err.message.replace(/^the central directory of .* cannot be read: /, ""));
 		}
-		const layout = layOutZip(file, dir.listing);
-		const raw = dir.raw;
+		const layout = layOutZip(file, dir);
 		const entriesOf = new LocalZipEntries(handle, file);
+		const compareBuffers = [];
+		const { hash, entries, fileHashes, linkHashes } = options.contentHashes ? fromGivenHashes(file, layout, dir, options.contentHashes) : await scanContents(file, layout);
+		const raw = new LaidOutRawEntries(entries, layout.zipIndex, dir);
 		const rawOf = (rel) => {
-			const r = raw.get(rel);
+			const r = raw.at(indexOfRel(entries, rel));
 			if (!r) throw new RelcastError("E_INTERNAL", `${file} has no entry for ${rel}`);
 			return r;
 		};
-		const compareBuffers = [];
 		const stream = (entry) => entriesOf.inflated(rawOf(entry.rel));
 		const source = {
 			streamFile: stream,
@@ -12574,7 +12660,6 @@ async function openZipBundleTree(file, options = {}) {
 			},
 			readLink: (entry) => source.readFile(entry)
 		};
-		const { hash, entries, fileHashes, linkHashes } = options.contentHashes ? fromGivenHashes(file, layout, options.contentHashes) : await scanContents(file, layout);
 		return {
 			hash,
 			entries,
@@ -14823,12 +14908,12 @@ const PER_ENTRY = 1024;
 const SLACK = 65536;
 const ESCAPE = 6;
 function manifestByteCap(dir) {
-	return Math.min(MANIFEST_HARD_CAP, SLACK + PER_ENTRY * dir.listing.length + 12 * dir.nameBytes + ESCAPE * dir.linkBytes);
+	return Math.min(MANIFEST_HARD_CAP, SLACK + PER_ENTRY * dir.length + 12 * dir.nameBytes + ESCAPE * dir.linkBytes);
 }
 function manifestDisagreement(table, tree, dir, zipName) {
 	let layout;
 	try {
-		layout = layOutZip(zipName, dir.listing);
+		layout = layOutZip(zipName, dir);
 	} catch (err) {
 		return err.message;
 	}
@@ -14842,7 +14927,8 @@ function manifestDisagreement(table, tree, dir, zipName) {
 		const e = tree.entries[i];
 		const place = table.place(i);
 		if (!place) continue;
-		const r = dir.raw.get(e.rel);
+		const z = layout.zipIndex[i];
+		const r = z >= 0 ? dir.raw(z) : void 0;
 		if (!r || r.name !== place.name || r.localHeaderOffset !== place.offset || r.method !== place.method || r.crc32 !== place.crc32 || r.compressedSize !== place.compressedSize) return `the zip entry of ${JSON.stringify(e.rel)} differs from the zip's central directory (name, offset, method, CRC-32 or size)`;
 		if (e.kind === "symlink" && crc32(Buffer.from(table.target(i), "utf8")) >>> 0 !== r.crc32) return `the target of symlink ${JSON.stringify(e.rel)} does not have the zip's CRC-32`;
 	}
@@ -14991,7 +15077,7 @@ async function readBoundManifest(store, record, storedSize, readZip) {
 	const manifestName = store.uriFor(manifestKey);
 	const dir = await readZipDirectory(readZip, expected.sizeBytes, store.uriFor(key));
 	const cap = manifestByteCap(dir);
-	if (storedSize > cap) throw notBound(manifestName, `it is ${storedSize} bytes, more than a manifest of a zip of ${dir.listing.length} entries can be (${cap}); it was not read`);
+	if (storedSize > cap) throw notBound(manifestName, `it is ${storedSize} bytes, more than a manifest of a zip of ${dir.length} entries can be (${cap}); it was not read`);
 	const { head, table, tree } = await readManifest(store, manifestKey, manifestName, cap);
 	if (head.version !== record.version || head.zip.sha256 !== expected.sha256 || head.zip.sizeBytes !== expected.sizeBytes) throw new RelcastError("E_VERIFY", `${manifestName} describes another zip than the record of ${record.version} pins`, "run `relcast verify`");
 	const why = manifestDisagreement(table, tree, dir, store.uriFor(key));
@@ -15092,6 +15178,11 @@ async function storedCompression(store, version, fileName) {
 	const head = Buffer.concat(chunks);
 	return head.length >= 6 && head.toString("latin1", 0, 4) === "spk!" ? compressionName(head[4]) : void 0;
 }
+function takeContentHashes(ctx) {
+	const { contentHashes, ...zip } = need(ctx.zip, "zip");
+	ctx.zip = zip;
+	return { given: contentHashes };
+}
 async function inOrderPool(items, limit, fn) {
 	const results = new Array(items.length);
 	let next = 0;
@@ -15119,8 +15210,8 @@ const deltasStep = {
 	},
 	async run(ctx) {
 		const { config, inputs } = ctx;
-		const { contentHashes, ...zip } = need(ctx.zip, "zip");
-		ctx.zip = zip;
+		const hashes = takeContentHashes(ctx);
+		const zip = need(ctx.zip, "zip");
 		const build = need(ctx.buildNumber, "build number");
 		const maximum = config.deltas?.maximum ?? 5;
 		const existingDeltas = ctx.existingRecord?.autoupdate?.deltas ?? [];
@@ -15143,13 +15234,15 @@ const deltasStep = {
 			version: e.version,
 			build: e.build
 		}));
-		if (candidates.length === 0 && (ctx.existingRecord || !contentHashes)) {
+		if (candidates.length === 0 && (ctx.existingRecord || !hashes.given)) {
 			ctx.logger.info("no older release to make a delta from");
 			return;
 		}
 		const root = path.join(ctx.workDir, "deltas");
 		await mkdir(root, { recursive: true });
-		const newTree = await openZipBundleTree(zip.file, { contentHashes });
+		const opening = openZipBundleTree(zip.file, { contentHashes: hashes.given });
+		hashes.given = void 0;
+		const newTree = await opening;
 		try {
 			const manifestFile = path.join(root, "tree.json");
 			const manifest = await writeTreeManifest(newTree, inputs.version, zip, manifestFile);
@@ -28877,10 +28970,9 @@ async function checkBundleTree(bundleDir) {
 			const st = lstatSync(abs);
 			if (st.isSymbolicLink()) {
 				const where = await resolveInsideBundle(root, rel);
-				if (!where.inside) {
-					const target = await readlink(abs);
-					throw new RelcastError("E_INPUT", `symlink ${top}/${rel} -> ${target} ${where.why}`, "make every symlink point inside the bundle (relative, e.g. Versions/Current/Resources), or replace it with the file itself");
-				}
+				const target = await readlink(abs);
+				const asText = where.inside ? linkTargetProblem(`/${rel}`, target) : void 0;
+				if (!where.inside || asText) throw new RelcastError("E_INPUT", where.inside ? `symlink ${top}/${rel}: ${asText}` : `symlink ${top}/${rel} -> ${target} ${where.why}`, "make every symlink point inside the bundle (relative, e.g. Versions/Current/Resources), or replace it with the file itself");
 			} else if (st.isDirectory()) await walk([...relParts, name]);
 		}
 	}
@@ -70807,14 +70899,22 @@ async function copyObject(req) {
 		ContentType: req.contentType,
 		...req.cacheControl !== void 0 && { CacheControl: req.cacheControl }
 	};
-	if (req.size <= Math.min(req.multipartAbove ?? 1073741824, 5368709120)) return { etag: (await req.client.send(new import_dist_cjs$5.CopyObjectCommand({
-		Bucket: req.bucket,
-		Key: req.toKey,
-		CopySource: copySource(req.bucket, req.fromKey),
-		MetadataDirective: "REPLACE",
-		...headers,
-		...conditions
-	}))).CopyObjectResult?.ETag ?? "" };
+	const gate = req.gate ?? (async () => void 0);
+	const finishing = (made) => {
+		req.finishing?.(made);
+		return made;
+	};
+	if (req.size <= Math.min(req.multipartAbove ?? 1073741824, 5368709120)) {
+		await gate();
+		return { etag: (await finishing(req.client.send(new import_dist_cjs$5.CopyObjectCommand({
+			Bucket: req.bucket,
+			Key: req.toKey,
+			CopySource: copySource(req.bucket, req.fromKey),
+			MetadataDirective: "REPLACE",
+			...headers,
+			...conditions
+		})))).CopyObjectResult?.ETag ?? "" };
+	}
 	const partSize = Math.max(req.partBytes ?? 268435456, Math.ceil(req.size / MAX_PARTS / (1 << 20)) * (1 << 20));
 	const count = Math.ceil(req.size / partSize);
 	const uploadId = (await req.client.send(new import_dist_cjs$5.CreateMultipartUploadCommand({
@@ -70829,6 +70929,7 @@ async function copyObject(req) {
 		let failed = false;
 		const copier = async () => {
 			while (next < count && !failed) {
+				await gate();
 				const n = next++;
 				const start = n * partSize;
 				const end = Math.min(req.size, start + partSize) - 1;
@@ -70854,14 +70955,15 @@ async function copyObject(req) {
 		};
 		const failure = (await Promise.allSettled(Array.from({ length: Math.min(req.queueSize, count) }, copier))).find((s) => s.status === "rejected");
 		if (failure) throw failure.reason;
+		await gate();
 		try {
-			const res = await req.client.send(new import_dist_cjs$5.CompleteMultipartUploadCommand({
+			const res = await finishing(req.client.send(new import_dist_cjs$5.CompleteMultipartUploadCommand({
 				Bucket: req.bucket,
 				Key: req.toKey,
 				UploadId: uploadId,
 				MultipartUpload: { Parts: parts },
 				...conditions
-			}));
+			})));
 			if (!res.ETag) throw new Error(`CompleteMultipartUpload of ${req.toKey} returned no ETag`);
 			return { etag: res.ETag };
 		} catch (err) {
@@ -71473,7 +71575,12 @@ function createS3Store(options) {
 				ifNoneMatch: opts.ifNoneMatch,
 				ifMatch: opts.ifMatch,
 				multipartAbove: options.multipartCopyAboveBytes,
-				partBytes: options.copyPartBytes
+				partBytes: options.copyPartBytes,
+				gate: unlessStopping,
+				finishing: (made) => {
+					completing.set(toKey, made);
+					made.then(() => completing.delete(toKey), () => completing.delete(toKey));
+				}
 			});
 		} catch (err) {
 			throw rekey(mapS3Error(err, ctx(`Copy from ${fullKey(prefix, fromKey)} to`, toKey, condition)), toKey);
