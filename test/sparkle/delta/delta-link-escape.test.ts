@@ -3,6 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../helpers/run-cli.js";
+import { createDeltaFromTrees } from "../../../src/sparkle/delta/delta-create.js";
+import { hashTree } from "../../../src/sparkle/delta/tree-hash.js";
 
 /**
  * A link is checked in the result, resolved through every link on the way:
@@ -27,7 +29,12 @@ describe("delta apply: links that leave the tree through other links", () => {
     }
     await symlink("up/..", path.join(newRoot, "Contents", "esc"));
     const delta = path.join(dir, "d.delta");
-    expect((await runCli(["delta", "create", oldRoot, newRoot, delta])).code).toBe(0);
+    // `delta create` refuses to make it (it checks the new tree as the applier checks the result)...
+    const refused = await runCli(["delta", "create", oldRoot, newRoot, delta]);
+    expect(refused.code, refused.stderr).toBe(4);
+    expect(refused.stderr).toMatch(/link \/Contents\/esc climbs above the bundle/);
+    // ...so the hostile delta is made from the trees directly (each link alone is inside as text), as an attacker would.
+    await createDeltaFromTrees(await hashTree(oldRoot), await hashTree(newRoot), delta, { compression: "zlib" });
     const out = path.join(dir, "out", "B.bundle");
     const applied = await runCli(["delta", "apply", oldRoot, out, delta]);
     expect(applied.code, applied.stderr).not.toBe(0);
