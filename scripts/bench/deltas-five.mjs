@@ -16,7 +16,8 @@ import { createDeltaFromTrees, DEFAULT_DIFF_LIMIT_BYTES } from "../../dist/src/s
 import { readStoredZipTree } from "../../dist/src/sparkle/delta/stored-zip-tree.js";
 import { deltaConcurrency } from "../../dist/src/steps/deltas/index.js";
 import { openZipBundleTree } from "../../dist/src/sparkle/delta/zip-bundle-tree.js";
-import { parseTreeManifest, serializeTreeManifest, treeManifestOf } from "../../dist/src/sparkle/delta/tree-manifest.js";
+import { serializeTreeManifest, treeManifestOf } from "../../dist/src/sparkle/delta/tree-manifest.js";
+import { readManifestTable } from "../../dist/src/sparkle/delta/manifest-table.js";
 import { treeFromManifest } from "../../dist/src/sparkle/delta/manifest-tree.js";
 
 const [newZip, work, ...oldZips] = process.argv.slice(2);
@@ -42,14 +43,14 @@ const sizes = [];
 async function oldTreeOf(i, oldZip, dir) {
   const stored = useManifests ? await readFile(`${oldZip}.tree.json`).catch(() => undefined) : undefined;
   if (stored) {
-    const { manifest, tree } = parseTreeManifest(stored, `${oldZip}.tree.json`);
+    const { table, tree } = readManifestTable(stored, `${oldZip}.tree.json`);
     const fh = await open(oldZip, "r");
     const readRange = async (start, end) => {
       const out = Buffer.alloc(end - start + 1);
       const { bytesRead } = await fh.read(out, 0, out.length, start);
       return out.subarray(0, bytesRead);
     };
-    const t = await treeFromManifest(manifest, tree, { name: oldZip, readRange, scratchFile: path.join(dir, "changed-files") });
+    const t = await treeFromManifest(table, tree, { name: oldZip, readRange, scratchFile: path.join(dir, "changed-files") });
     return { ...t, close: async () => { await t.close(); await fh.close(); } };
   }
   return readStoredZipTree(createReadStream(oldZip, { highWaterMark: 1 << 20 }), { name: oldZip, newZip: newTree, spillFile: path.join(dir, "changed-files"), keepLimit: DEFAULT_DIFF_LIMIT_BYTES, expected: expected[i] });

@@ -38,6 +38,8 @@ export interface CopyRequest {
   /** Defaults {@link MULTIPART_COPY_ABOVE} and {@link COPY_PART_BYTES}. */
   multipartAbove?: number | undefined;
   partBytes?: number | undefined;
+  /** The store's idle timeout for one request (s3.requestTimeoutMs). */
+  requestTimeoutMs: number;
   /** Awaited before each request: once the run is stopping it never resolves (no new request goes out). */
   gate?: () => Promise<void>;
   /** Told of the request that makes the object (CopyObject or Complete), which a stop cannot take back. */
@@ -56,6 +58,13 @@ export const MAX_SINGLE_COPY = 5 * 1024 * 1024 * 1024;
 /** Part size of a multipart copy (a whole number of MiB; S3: at most 10,000 parts of at most 5 GiB). */
 export const COPY_PART_BYTES = 256 * 1024 * 1024;
 const MAX_PARTS = 10_000;
+/**
+ * A server copies with no byte on the wire until it answers, so a copy request's idle timeout grows with the
+ * bytes it copies (or joins, for Complete): the store's timeout plus a second for every 16 MiB, a floor of
+ * 16 MiB/s under the server. moto copied 2 GiB in over 30 s on a busy machine; S3 itself copies far faster.
+ */
+const COPY_FLOOR_BYTES_PER_SECOND = 16 * 1024 * 1024;
+const copyTimeout = (base: number, bytes: number) => ({ requestTimeout: base + Math.ceil((bytes / COPY_FLOOR_BYTES_PER_SECOND) * 1000) });
 
 export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
   const conditions = {
@@ -72,6 +81,7 @@ export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
     await gate();
     const res = await finishing(req.client.send(
       new CopyObjectCommand({ Bucket: req.bucket, Key: req.toKey, CopySource: copySource(req.bucket, req.fromKey), MetadataDirective: "REPLACE", ...headers, ...conditions }),
+      copyTimeout(req.requestTimeoutMs, req.size),
     ));
     return { etag: res.CopyObjectResult?.ETag ?? "" };
   }
@@ -96,6 +106,7 @@ export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
               Bucket: req.bucket, Key: req.toKey, UploadId: uploadId, PartNumber: n + 1,
               CopySource: copySource(req.bucket, req.fromKey), CopySourceRange: `bytes=${start}-${end}`,
             }),
+            copyTimeout(req.requestTimeoutMs, end - start + 1),
           );
           const etag = res.CopyPartResult?.ETag;
           if (!etag) throw new Error(`UploadPartCopy ${n + 1} of ${req.toKey} returned no ETag`);
@@ -114,6 +125,7 @@ export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
     try {
       const res = await finishing(req.client.send(
         new CompleteMultipartUploadCommand({ Bucket: req.bucket, Key: req.toKey, UploadId: uploadId, MultipartUpload: { Parts: parts }, ...conditions }),
+        copyTimeout(req.requestTimeoutMs, req.size),
       ));
       if (!res.ETag) throw new Error(`CompleteMultipartUpload of ${req.toKey} returned no ETag`);
       return { etag: res.ETag };

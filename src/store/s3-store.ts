@@ -18,7 +18,7 @@ import { stageUpload, type StagedUpload } from "./s3-staged-upload.js";
 import { PartBuffers } from "./s3-part-buffers.js";
 import { metaFromHeaders } from "./s3-object-meta.js";
 import { copyObject } from "./s3-multipart-copy.js";
-import { DEFAULT_PART_SIZE, DEFAULT_QUEUE_SIZE, MIN_PART_SIZE, fullKey, normalizePrefix, type S3StoreOptions } from "./s3-options.js";
+import { DEFAULT_PART_SIZE, DEFAULT_QUEUE_SIZE, DEFAULT_REQUEST_TIMEOUT_MS, MIN_PART_SIZE, fullKey, normalizePrefix, type S3StoreOptions } from "./s3-options.js";
 import { stopActiveUploads } from "./s3-file-upload.js";
 import { abortStaleMultipartUploads, type StaleUploadSweep } from "./s3-stale-uploads.js";
 import { proveConditionalWrites } from "./s3-conditional-probe.js";
@@ -215,6 +215,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
         client, bucket, fromKey: abs(fromKey), toKey: abs(toKey), size: source.size, contentType: opts.contentType, queueSize,
         cacheControl: opts.cacheControl, ifNoneMatch: opts.ifNoneMatch, ifMatch: opts.ifMatch,
         multipartAbove: options.multipartCopyAboveBytes, partBytes: options.copyPartBytes,
+        requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
         gate: unlessStopping,
         // A stop waits for the request that makes the object and says whether it did (abortInFlight).
         finishing: (made) => {
