@@ -70913,7 +70913,7 @@ async function copyObject(req) {
 			MetadataDirective: "REPLACE",
 			...headers,
 			...conditions
-		})))).CopyObjectResult?.ETag ?? "" };
+		}), copyTimeout(req.requestTimeoutMs, req.size)))).CopyObjectResult?.ETag ?? "" };
 	}
 	const partSize = Math.max(req.partBytes ?? 268435456, Math.ceil(req.size / MAX_PARTS / (1 << 20)) * (1 << 20));
 	const count = Math.ceil(req.size / partSize);
@@ -70941,7 +70941,7 @@ async function copyObject(req) {
 						PartNumber: n + 1,
 						CopySource: copySource(req.bucket, req.fromKey),
 						CopySourceRange: `bytes=${start}-${end}`
-					}))).CopyPartResult?.ETag;
+					}), copyTimeout(req.requestTimeoutMs, end - start + 1))).CopyPartResult?.ETag;
 					if (!etag) throw new Error(`UploadPartCopy ${n + 1} of ${req.toKey} returned no ETag`);
 					parts[n] = {
 						PartNumber: n + 1,
@@ -70963,7 +70963,7 @@ async function copyObject(req) {
 				UploadId: uploadId,
 				MultipartUpload: { Parts: parts },
 				...conditions
-			})));
+			}), copyTimeout(req.requestTimeoutMs, req.size)));
 			if (!res.ETag) throw new Error(`CompleteMultipartUpload of ${req.toKey} returned no ETag`);
 			return { etag: res.ETag };
 		} catch (err) {
@@ -70985,7 +70985,7 @@ async function copyObject(req) {
 		throw err;
 	}
 }
-var import_dist_cjs$5, MULTIPART_COPY_ABOVE, MAX_SINGLE_COPY, COPY_PART_BYTES, MAX_PARTS;
+var import_dist_cjs$5, MULTIPART_COPY_ABOVE, MAX_SINGLE_COPY, COPY_PART_BYTES, MAX_PARTS, COPY_FLOOR_BYTES_PER_SECOND, copyTimeout;
 var init_s3_multipart_copy = __esmMin((() => {
 	import_dist_cjs$5 = require_dist_cjs();
 	init_s3_object_meta();
@@ -70994,6 +70994,8 @@ var init_s3_multipart_copy = __esmMin((() => {
 	MAX_SINGLE_COPY = 5368709120;
 	COPY_PART_BYTES = 268435456;
 	MAX_PARTS = 1e4;
+	COPY_FLOOR_BYTES_PER_SECOND = 16777216;
+	copyTimeout = (base, bytes) => ({ requestTimeout: base + Math.ceil(bytes / COPY_FLOOR_BYTES_PER_SECOND * 1e3) });
 }));
 
 // src/store/s3-stale-uploads.ts
@@ -71576,6 +71578,7 @@ function createS3Store(options) {
 				ifMatch: opts.ifMatch,
 				multipartAbove: options.multipartCopyAboveBytes,
 				partBytes: options.copyPartBytes,
+				requestTimeoutMs: options.requestTimeoutMs ?? 3e4,
 				gate: unlessStopping,
 				finishing: (made) => {
 					completing.set(toKey, made);
