@@ -87,6 +87,7 @@ export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
   }
   const partSize = Math.max(req.partBytes ?? COPY_PART_BYTES, Math.ceil(req.size / MAX_PARTS / (1 << 20)) * (1 << 20));
   const count = Math.ceil(req.size / partSize);
+  await gate(); // once the run is stopping, no upload is opened (a stop during the source's HEAD left one open)
   const created = await req.client.send(new CreateMultipartUploadCommand({ Bucket: req.bucket, Key: req.toKey, ...headers }));
   const uploadId = created.UploadId;
   if (!uploadId) throw new Error(`CreateMultipartUpload of ${req.toKey} returned no UploadId`);

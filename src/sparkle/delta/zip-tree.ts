@@ -100,7 +100,9 @@ export async function extractBundleZip(zipFile: string, into: string): Promise<s
         if (entry.uncompressedSize > 4096) throw bad(zipFile, `symlink ${name} has a ${entry.uncompressedSize}-byte target`);
         const chunks: Buffer[] = [];
         for await (const chunk of await readStream(zip, entry)) chunks.push(chunk as Buffer);
-        await symlink(Buffer.concat(chunks).toString("utf8"), abs);
+        const target = Buffer.concat(chunks);
+        if (target.length === 0 || target.includes(0)) throw bad(zipFile, `symlink ${name} has an empty or NUL-holding target`);
+        await symlink(target.toString("utf8"), abs);
         links.add(name);
       } else {
         await pipeline(await readStream(zip, entry), createWriteStream(abs, { flags: "wx", mode: 0o600 }));

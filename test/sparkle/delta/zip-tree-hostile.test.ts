@@ -67,6 +67,13 @@ describe("unpacking a hostile zip for delta create", () => {
     expect(await readdir(outside)).toEqual(["secret.txt"]);
   });
 
+  it("a symlink entry with an empty or NUL-holding target is refused (no internal error)", async () => {
+    for (const [name, target] of [["empty", ""], ["nul", "a\u0000b"]] as const) {
+      const zip = makeZip(`link-${name}`, [["P.plugin/", "dir"], ["P.plugin/Contents/Info.plist", "file", "<plist/>"], ["P.plugin/Contents/l", "link", target]]);
+      expect(await refused(zip, path.join(dir, `u-${name}`))).toContain("symlink P.plugin/Contents/l has an empty or NUL-holding target");
+    }
+  });
+
   it("a well-formed bundle zip still unpacks (folders implied by their files)", async () => {
     const zip = makeZip("good", [["P.plugin/Contents/Info.plist", "file", "<plist/>"], ["P.plugin/Contents/l", "link", "Info.plist"]]);
     const root = await extractBundleZip(zip, path.join(dir, "u5"));
