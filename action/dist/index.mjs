@@ -70917,6 +70917,7 @@ async function copyObject(req) {
 	}
 	const partSize = Math.max(req.partBytes ?? 268435456, Math.ceil(req.size / MAX_PARTS / (1 << 20)) * (1 << 20));
 	const count = Math.ceil(req.size / partSize);
+	await gate();
 	const uploadId = (await req.client.send(new import_dist_cjs$5.CreateMultipartUploadCommand({
 		Bucket: req.bucket,
 		Key: req.toKey,
