@@ -8879,10 +8879,10 @@ const Command$2 = {
 	binaryDiff: 8,
 	clone: 16
 };
-const S_IFMT$2 = 61440;
+const S_IFMT$1 = 61440;
 const S_IFREG = 32768;
 const S_IFDIR$1 = 16384;
-const S_IFLNK$2 = 40960;
+const S_IFLNK$1 = 40960;
 function compressionName(code) {
 	return COMPRESSION_NAMES.find((name) => Compression[name] === code);
 }
@@ -9031,7 +9031,7 @@ async function openDelta(deltaFile, limits = DEFAULT_DELTA_LIMITS) {
 				dataLength = await u64(reader, deltaFile, `the patch for ${rel}`);
 			} else if (commands & Command$2.extract) {
 				mode = await u16();
-				const type = mode & S_IFMT$2;
+				const type = mode & S_IFMT$1;
 				if (type === 32768) dataLength = await u64(reader, deltaFile, `the file ${rel}`);
 				else if (type === 40960) dataLength = await u16();
 				else if (type !== 16384) throw corrupt(deltaFile, `extract item ${rel} has file type 0${type.toString(8)}`);
@@ -9215,7 +9215,7 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 					hash: createHash("sha1").update(result).digest()
 				});
 			} else if (c & Command$2.extract) {
-				const type = item.mode & S_IFMT$2;
+				const type = item.mode & S_IFMT$1;
 				if (type === 32768) {
 					const hash = createHash("sha1");
 					await reader.hashNext(item.dataLength, hash);
@@ -10050,7 +10050,7 @@ async function createDeltaFromTrees(before, after, outFile, options) {
 				continue;
 			}
 			const typeChanged = !!old && old.kind !== entry.kind;
-			const mode = entry.kind === "symlink" ? entry.mode & S_IFMT$2 | 493 : entry.mode & (S_IFMT$2 | PERMISSION_FLAGS);
+			const mode = entry.kind === "symlink" ? entry.mode & S_IFMT$1 | 493 : entry.mode & (S_IFMT$1 | PERMISSION_FLAGS);
 			items.push({
 				rel: key,
 				commands: Command$2.extract | (typeChanged ? Command$2.delete : 0),
@@ -10379,7 +10379,7 @@ var ManifestTable = class {
 	}
 	add(e, hash) {
 		const i = this.entries.length;
-		const type = e.kind === "dir" ? S_IFDIR$1 : e.kind === "symlink" ? S_IFLNK$2 : S_IFREG;
+		const type = e.kind === "dir" ? S_IFDIR$1 : e.kind === "symlink" ? S_IFLNK$1 : S_IFREG;
 		this.entries.push({
 			rel: e.path,
 			abs: "",
@@ -10731,7 +10731,7 @@ function layOutZip(zip, listing) {
 			abs: "",
 			kind,
 			perms,
-			mode: (kind === "dir" ? S_IFDIR$1 : kind === "symlink" ? S_IFLNK$2 : S_IFREG) | perms,
+			mode: (kind === "dir" ? S_IFDIR$1 : kind === "symlink" ? S_IFLNK$1 : S_IFREG) | perms,
 			size,
 			inode: ""
 		};
@@ -10752,7 +10752,7 @@ function layOutZip(zip, listing) {
 		if (top === void 0) top = parts[0];
 		else if (parts[0] !== top) throw badZip(zip, `more than one top-level entry (${top}, ${parts[0]})`);
 		const unixMode = listing.unixMode(index);
-		const type = unixMode & S_IFMT$2;
+		const type = unixMode & S_IFMT$1;
 		const kind = itemName.endsWith("/") || type === 16384 ? "dir" : type === 40960 ? "symlink" : "file";
 		if (parts.length === 1) {
 			if (kind !== "dir") throw badZip(zip, `the top-level entry ${name} is not a folder`);
@@ -10907,8 +10907,6 @@ async function writeFullyAt(fh, bytes, position, file) {
 }
 
 // src/sparkle/delta/zip-entry-table.ts
-const S_IFMT$1 = 61440;
-const S_IFLNK$1 = 40960;
 var ZipEntryTable = class {
 	names = new BytePool();
 	modes = uint32Column();
@@ -10925,7 +10923,7 @@ var ZipEntryTable = class {
 	add(name, fields) {
 		const index = this.names.push(name);
 		this.nameBytes += this.names.view(index).length;
-		if ((fields.unixMode & S_IFMT$1) === S_IFLNK$1) this.linkBytes += fields.size;
+		if ((fields.unixMode & 61440) === 40960) this.linkBytes += fields.size;
 		this.modes.push(fields.unixMode);
 		this.methods.push(fields.method);
 		this.crcs.push(fields.crc32 >>> 0);

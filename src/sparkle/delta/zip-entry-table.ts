@@ -11,6 +11,7 @@
  * time, by whoever reads its bytes.
  */
 import { BytePool, float64Column, uint32Column } from "../../core/compact-columns.js";
+import { S_IFLNK, S_IFMT } from "./delta-format.js";
 
 /** An entry as stored: enough to read its bytes, or to tell whether another zip holds the very same compressed bytes. */
 export interface RawZipEntry {
@@ -40,9 +41,6 @@ export interface ZipEntryFields {
   size: number;
   localHeaderOffset: number;
 }
-
-const S_IFMT = 0o170000;
-const S_IFLNK = 0o120000;
 
 export class ZipEntryTable implements ZipListing {
   private readonly names = new BytePool();

@@ -11,12 +11,9 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import yauzl from "yauzl";
 import { RelcastError } from "../../core/errors.js";
-import { safeNameParts } from "./zip-layout.js";
+import { S_IFDIR, S_IFLNK, S_IFMT } from "./delta-format.js";
+import { safeNameParts, unixModeOf } from "./zip-layout.js";
 
-const S_IFMT = 0o170000;
-const S_IFLNK = 0o120000;
-const S_IFDIR = 0o040000;
-const MADE_BY_UNIX = 3;
 
 function bad(zip: string, why: string): RelcastError {
   return new RelcastError("E_INPUT", `Cannot unpack ${zip}: ${why}.`, "Use the zip relcast published for that release (one top-level bundle folder, relative names).");
@@ -84,7 +81,7 @@ export async function extractBundleZip(zipFile: string, into: string): Promise<s
       const name = parts.join("/");
       if (top === undefined) top = parts[0];
       else if (parts[0] !== top) throw bad(zipFile, `more than one top-level entry (${top}, ${parts[0]})`);
-      const unixMode = entry.versionMadeBy >> 8 === MADE_BY_UNIX ? entry.externalFileAttributes >>> 16 : 0;
+      const unixMode = unixModeOf(entry.versionMadeBy, entry.externalFileAttributes);
       const type = unixMode & S_IFMT;
       const abs = path.join(into, name);
       const isDir = entry.fileName.endsWith("/") || type === S_IFDIR;
