@@ -1,19 +1,13 @@
 import { isUtf8 } from "node:buffer";
 import type { Dirent } from "node:fs";
-import { lstatSync, readdirSync } from "node:fs";
-import { readlink } from "node:fs/promises";
+import { lstatSync, readdirSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { RelcastError } from "../core/errors.js";
 import { resolveInsideBundle } from "../core/inside-tree.js";
 import { linkTargetProblem } from "../core/link-target-rule.js";
+import { nonUtf8LinkError, nonUtf8NameError, printableBytes as printable } from "../core/utf8-bytes.js";
 
 export { resolveInsideBundle };
-
-/** A file name for messages: valid UTF-8 as is, other bytes as \xNN. */
-function printable(name: Buffer): string {
-  if (isUtf8(name)) return name.toString("utf8");
-  return [...name].map((b) => (b >= 0x20 && b < 0x7f && b !== 0x5c ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, "0")}`)).join("");
-}
 
 /**
  * The form under which APFS and HFS+ as macOS formats them by default
@@ -44,7 +38,7 @@ export async function checkBundleTree(bundleDir: string): Promise<void> {
       const name = child.name;
       const shown = [top, ...relParts.map(printable), printable(name)].join("/");
       if (!isUtf8(name)) {
-        throw new RelcastError("E_INPUT", `the bundle has a file name that is not valid UTF-8: ${shown}`, "rename it to UTF-8 (e.g. convmv -f latin1 -t utf8 --notest -r <bundle>); zip entries and macOS need UTF-8 names");
+        throw nonUtf8NameError(shown);
       }
       const text = name.toString("utf8");
       const same = macOSNameKey(text);
@@ -62,8 +56,11 @@ export async function checkBundleTree(bundleDir: string): Promise<void> {
       const abs = path.join(root, rel);
       const st = lstatSync(abs);
       if (st.isSymbolicLink()) {
+        // As bytes: a target that is not UTF-8 would be stored decoded (U+FFFD) in the zip, not as codesign sealed it.
+        const bytes = readlinkSync(abs, { encoding: "buffer" });
+        if (!isUtf8(bytes)) throw nonUtf8LinkError(shown, bytes);
+        const target = bytes.toString("utf8");
         const where = await resolveInsideBundle(root, rel);
-        const target = await readlink(abs);
         // Both readings: the kernel's (through the links on the way) and the text's (Sparkle's, the zip rules'):
         // a link only one of them keeps inside would fail later, at the zip step or in an installed copy.
         const asText = where.inside ? linkTargetProblem(`/${rel}`, target) : undefined;
@@ -71,7 +68,7 @@ export async function checkBundleTree(bundleDir: string): Promise<void> {
           throw new RelcastError(
             "E_INPUT",
             where.inside ? `symlink ${top}/${rel}: ${asText}` : `symlink ${top}/${rel} -> ${target} ${where.why}`,
-            "make every symlink point inside the bundle (relative, e.g. Versions/Current/Resources), or replace it with the file itself",
+            "make every symlink point inside the bundle (relative, e.g. Versions/Current/Resources; a target ending in \"/\" must name a folder), or replace it with the file itself",
           );
         }
       } else if (st.isDirectory()) await walk([...relParts, name]);

@@ -1,14 +1,20 @@
 import { lstat, readdir, readlink } from "node:fs/promises";
 import path from "node:path";
+import { linkTargetBytesProblem, printableBytes } from "./utf8-bytes.js";
 
 /** Like the kernel's MAXSYMLINKS: more links than this on one path is a loop. */
 const MAX_LINK_HOPS = 40;
+/** Stands for a target's trailing "/" among the parts still to walk (no file name can be empty). */
+const TRAILING_SLASH = "";
 
 /**
  * Where a symlink inside the bundle ends up, resolved as the kernel would:
  * component by component, following every link on the way (chains, links to
  * folders, `..` after a link). Returns the path relative to the bundle, or
- * a sentence saying why it leaves the bundle or goes nowhere.
+ * a sentence saying why it leaves the bundle or goes nowhere. Targets are
+ * read as bytes: one that is not UTF-8 (or empty, or holding a NUL) goes
+ * nowhere a zip or Sparkle could keep. A target ending in "/" must reach a
+ * folder, as the kernel requires (ENOTDIR otherwise).
  */
 export async function resolveInsideBundle(root: string, linkRel: string): Promise<{ inside: true; resolved: string } | { inside: false; why: string }> {
   const done: string[] = [];
@@ -16,7 +22,7 @@ export async function resolveInsideBundle(root: string, linkRel: string): Promis
   let hops = 0;
   while (todo.length > 0) {
     const part = todo.shift()!;
-    if (part === ".") continue;
+    if (part === "." || part === TRAILING_SLASH) continue;
     if (part === "..") {
       if (done.length === 0) return { inside: false, why: "climbs above the bundle" };
       done.pop();
@@ -28,11 +34,17 @@ export async function resolveInsideBundle(root: string, linkRel: string): Promis
     if (!st) return { inside: false, why: `goes to ${done.join("/")}, which does not exist in the bundle` };
     if (st.isSymbolicLink()) {
       if (++hops > MAX_LINK_HOPS) return { inside: false, why: "is a loop of links" };
-      const target = await readlink(abs);
+      const bytes = await readlink(abs, { encoding: "buffer" });
+      const byBytes = linkTargetBytesProblem(bytes);
+      if (byBytes) return { inside: false, why: `reaches ${done.join("/")} -> ${printableBytes(bytes)}, which ${byBytes}` };
+      const target = bytes.toString("utf8");
       if (target.startsWith("/")) return { inside: false, why: `reaches ${done.join("/")} -> ${target}, an absolute path outside the bundle` };
       done.pop();
-      todo.unshift(...target.split("/").filter((p) => p !== ""));
+      const parts = target.split("/").filter((p) => p !== "");
+      // A trailing "/" asks for a folder: kept as an empty last part, so what it reaches is checked to be one.
+      todo.unshift(...parts, ...(target.endsWith("/") ? [TRAILING_SLASH] : []));
     } else if (todo.length > 0 && !st.isDirectory()) {
+      if (todo[0] === TRAILING_SLASH && todo.length === 1) return { inside: false, why: `ends in "/" but reaches ${done.join("/")}, which is not a folder (a broken link: the kernel answers ENOTDIR)` };
       return { inside: false, why: `goes through ${done.join("/")}, which is not a folder` };
     }
   }

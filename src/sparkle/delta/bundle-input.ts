@@ -1,8 +1,9 @@
 /** A bundle given as a folder or as a zip (unpacked to a scratch folder that `dispose` removes). */
-import { mkdtemp, rm, stat } from "node:fs/promises";
+import { mkdtemp, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { RelcastError } from "../../core/errors.js";
+import { removeTree } from "../../core/remove-tree.js";
 import { extractBundleZip } from "./zip-tree.js";
 
 export interface BundleTree {
@@ -21,9 +22,9 @@ export async function openBundleTree(input: string, what: string, tmpDir: string
   if (!info.isFile()) throw new RelcastError("E_INPUT", `The ${what} bundle ${input} is neither a folder nor a zip.`, "Pass a bundle folder or a .zip.");
   const scratch = await mkdtemp(path.join(tmpDir, "relcast-tree-"));
   try {
-    return { root: await extractBundleZip(input, scratch), dispose: () => rm(scratch, { recursive: true, force: true }) };
+    return { root: await extractBundleZip(input, scratch), dispose: () => removeTree(scratch) };
   } catch (err) {
-    await rm(scratch, { recursive: true, force: true });
+    await removeTree(scratch);
     throw err;
   }
 }

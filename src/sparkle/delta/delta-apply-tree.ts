@@ -123,7 +123,7 @@ export async function applyDeltaToTree(oldTree: HashedTree, deltaFile: string, o
           state.set(item.rel, { kind: "file", perms: item.mode & PERMISSION_FLAGS, hash: hash.digest() });
         } else if (type === S_IFLNK) {
           const target = await reader.bytes(item.dataLength);
-          checkLinkTarget(deltaFile, item.rel, target.toString("utf8"));
+          checkLinkTarget(deltaFile, item.rel, target);
           remove(item.rel);
           state.set(item.rel, { kind: "symlink", perms: 0o755, hash: createHash("sha1").update(target).digest() });
         } else if (type === S_IFDIR) {

@@ -162,7 +162,7 @@ export async function openDelta(deltaFile: string, limits: DeltaLimits = DEFAULT
 }
 
 /** A link the delta creates must point inside the tree (link-target-rule.ts). */
-export function checkLinkTarget(file: string, rel: string, target: string): void {
+export function checkLinkTarget(file: string, rel: string, target: string | Buffer): void {
   const problem = linkTargetProblem(rel, target);
   if (problem) throw corrupt(file, problem);
 }
@@ -192,7 +192,7 @@ async function copyTree(from: string, to: string, linkFiles: boolean): Promise<v
     const b = path.join(to, name);
     const s = await lstat(a);
     if (s.isDirectory()) await copyTree(a, b, true);
-    else if (s.isSymbolicLink()) await symlink(await readlink(a), b);
+    else if (s.isSymbolicLink()) await symlink(await readlink(a, { encoding: "buffer" }), b);
     else if (s.isFile()) await link(a, b);
   }
   await chmod(to, st.mode & PERMISSION_FLAGS);
@@ -295,7 +295,8 @@ export async function applyDelta(oldRoot: string, outRoot: string, deltaFile: st
           }
           await chmod(dest, item.mode & PERMISSION_FLAGS);
         } else if (type === S_IFLNK) {
-          const target = (await reader.bytes(item.dataLength)).toString("utf8");
+          // As bytes: a target that is not UTF-8 is refused by the rule, never decoded into another link.
+          const target = await reader.bytes(item.dataLength);
           checkLinkTarget(deltaFile, item.rel, target);
           await rm(dest, { recursive: true, force: true });
           await symlink(target, dest);

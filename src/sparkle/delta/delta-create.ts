@@ -32,8 +32,9 @@ import { type ContentHashes, CUSTOM_ICON_PATH, ftsOrder, type HashedTree, hashTr
 
 /** Files above this size (old or new) are shipped whole instead of diffed; see docs/sparkle.md. */
 /** A link's target, refused (E_INPUT) when the applier would refuse the delta for it: no delta is made that cannot be applied. */
-function linkInside(rel: string, target: Buffer): Buffer {
-  const problem = linkTargetProblem(rel, target.toString("utf8"));
+function linkInside(rel: string, target: Buffer, tree: HashedTree): Buffer {
+  // As bytes (a target that is not UTF-8 is refused, not decoded), and a target ending in "/" must name a folder.
+  const problem = linkTargetProblem(rel, target, (named) => tree.entries[indexOfRel(tree.entries, named)]?.kind);
   if (problem) throw new RelcastError("E_INPUT", `The new bundle cannot be delta-updated to: ${problem}; Sparkle's applier refuses such a delta.`, "Make the link relative and inside the bundle, or remove it.");
   return target;
 }
@@ -293,7 +294,7 @@ export async function createDeltaFromTrees(before: HashedTree, after: HashedTree
           entry.kind === "file"
             ? { kind: "file", entry, source: after.source }
             : entry.kind === "symlink"
-              ? { kind: "link", target: linkInside(key, await after.source.readLink(entry)) }
+              ? { kind: "link", target: linkInside(key, await after.source.readLink(entry), after) }
               : undefined,
       });
       counts.extracted++;

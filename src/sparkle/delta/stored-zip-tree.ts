@@ -24,7 +24,8 @@ import { createInflateRaw, inflateRaw, type InflateRaw } from "node:zlib";
 import { RelcastError } from "../../core/errors.js";
 import { writeFullyAt } from "../../core/write-fully.js";
 import { type RawZipEntry, ZipEntryTable } from "./zip-entry-table.js";
-import { badZip, layOutZip, relOfZipName, unixModeOf, type ZipBundleTree } from "./zip-layout.js";
+import { linkTargetBytesProblem } from "../../core/utf8-bytes.js";
+import { badZip, layOutZip, MAX_LINK_TARGET, relOfZipName, unixModeOf, type ZipBundleTree } from "./zip-layout.js";
 import { CUSTOM_ICON_PATH, type HashedTree, treeHashOf, type TreeEntry, type TreeSource } from "./tree-hash.js";
 import { readU64, widenFields, ZIP64_END, ZIP64_LOCATOR, ZIP64_MARK } from "./zip64-fields.js";
 
@@ -70,6 +71,8 @@ interface Scanned extends RawZipEntry {
   hash?: Buffer;
   /** Where the inflated bytes sit in the spill file. */
   spill?: { at: number; length: number };
+  /** Why these bytes could not be a link's target (zip-layout.ts's rule), for an entry small enough to be one. */
+  linkProblem?: string | undefined;
 }
 
 /** What the scan needs of the new zip: its raw entries, their bytes and content hashes. */
@@ -89,6 +92,11 @@ class EntryScan {
   /** A small entry is inflated in one call from its gathered bytes (fewer events than a stream); its size is bounded. */
   private readonly oneShot: boolean;
   private readonly parts: Buffer[] = [];
+  /**
+   * The inflated bytes of an entry small enough to be a link, checked at the end against the link rule: whether
+   * it is a link shows only in the central directory, after every entry has streamed by.
+   */
+  private readonly linkBytes: Buffer[] | undefined;
 
   constructor(
     readonly entry: Scanned,
@@ -101,6 +109,7 @@ class EntryScan {
     this.same = !!twin && twin.method === entry.method && twin.crc32 === entry.crc32 && twin.compressedSize === entry.compressedSize && twin.size === entry.size;
     if (entry.method !== METHOD_STORE && entry.method !== METHOD_DEFLATE) throw badZip(zipName, `${entry.name} uses compression method ${entry.method}`);
     this.oneShot = entry.compressedSize <= ONE_SHOT_BYTES && entry.size <= ONE_SHOT_BYTES * 8;
+    this.linkBytes = entry.size <= MAX_LINK_TARGET ? [] : undefined;
   }
 
   async write(bytes: Buffer): Promise<void> {
@@ -119,6 +128,7 @@ class EntryScan {
 
   private output(chunk: Buffer): void {
     (this.sha1 ??= createHash("sha1")).update(chunk);
+    this.linkBytes?.push(Buffer.from(chunk));
     const spill = this.spill;
     if (spill && this.entry.size <= this.keepLimit) {
       if (this.spillAt === undefined) this.spillAt = spill.end;
@@ -170,6 +180,8 @@ class EntryScan {
     await this.pendingSpill;
     if (this.inflatedBytes !== this.entry.size) throw badZip(this.zipName, `${this.entry.name} inflates to ${this.inflatedBytes} bytes, not ${this.entry.size}`);
     this.entry.hash = this.sha1?.digest() ?? EMPTY_SHA1;
+    // A fixed sentence (no string made per small file); most small files are simply not links.
+    if (this.linkBytes) this.entry.linkProblem = linkTargetBytesProblem(Buffer.concat(this.linkBytes), { showBytes: false });
     if (this.spill && this.entry.size <= this.keepLimit) this.entry.spill = { at: this.spillAt ?? this.spill.end, length: this.entry.size };
   }
 }
@@ -344,6 +356,7 @@ export async function readStoredZipTree(stream: AsyncIterable<Buffer>, options: 
     for (const entry of layout.entries) {
       if (entry.kind === "dir" || entry.rel === CUSTOM_ICON_PATH) continue;
       const s = byRel.get(entry.rel)!;
+      if (entry.kind === "symlink" && s.linkProblem) throw badZip(name, `symlink ${s.name} ${s.linkProblem}`);
       // Same compressed bytes as an entry that is a folder in the new zip: both are empty.
       const hash = s.same ? (newZip!.contentHash(entry.rel) ?? (s.size === 0 ? EMPTY_SHA1 : undefined)) : s.hash;
       if (!hash) throw new RelcastError("E_INTERNAL", `no content hash for ${entry.rel} in ${name}`);

@@ -5,9 +5,13 @@
  * (the bundle, whose contents become the tree), modes from the Unix
  * attributes (folders without an entry or attributes 0755, files 0644),
  * and no absolute names, "..", backslashes, duplicates or entries below a
- * symlink or a file.
+ * symlink or a file. A link's target follows one rule everywhere a zip is
+ * read ({@link zipLinkTargetProblem}): the listing shows an empty one here;
+ * a NUL or bytes that are not UTF-8 are refused where the target is read
+ * (the unpacker, the stored-zip scan).
  */
 import { RelcastError } from "../../core/errors.js";
+import { linkTargetBytesProblem } from "../../core/utf8-bytes.js";
 import { S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from "./delta-format.js";
 import { type EntryKind, ftsOrder, type HashedTree, PERMISSION_FLAGS, type TreeEntry } from "./tree-hash.js";
 import { indexOfRel } from "./tree-table-hashes.js";
@@ -46,7 +50,8 @@ export interface ZipBundleTree extends HashedTree {
   close(): Promise<void>;
 }
 
-const MAX_LINK_TARGET = 4096;
+/** The most bytes a link target in a bundle zip may have (macOS's PATH_MAX). */
+export const MAX_LINK_TARGET = 4096;
 const MADE_BY_UNIX = 3;
 
 /** st_mode from a central directory entry's external attributes, 0 when not made on Unix. */
@@ -56,6 +61,13 @@ export function unixModeOf(versionMadeBy: number, externalFileAttributes: number
 
 export function badZip(zip: string, why: string): RelcastError {
   return new RelcastError("E_INPUT", `Cannot read ${zip} as a bundle: ${why}.`, "Use the zip relcast published for that release (one top-level bundle folder, relative names).");
+}
+
+/** Why a zip's symlink entry `name` with target bytes `target` cannot be unpacked as a link; undefined when it can. */
+export function zipLinkTargetProblem(name: string, target: Buffer, options: { showBytes?: boolean } = {}): string | undefined {
+  if (target.length > MAX_LINK_TARGET) return `symlink ${name} has a ${target.length}-byte target`;
+  const problem = linkTargetBytesProblem(target, options);
+  return problem && `symlink ${name} ${problem}`;
 }
 
 /** The tree path ("/Contents/Info.plist") of a zip entry name, without its top folder; "" for the top folder itself. */
@@ -126,6 +138,7 @@ export function layOutZip(zip: string, listing: ZipListing): ZipLayout {
     if (existing !== undefined && (zipOf[existing]! >= 0 || kind !== "dir")) throw badZip(zip, `duplicate entry ${name}`);
     const size = listing.size(index);
     if (kind === "symlink" && size > MAX_LINK_TARGET) throw badZip(zip, `symlink ${name} has a ${size}-byte target`);
+    if (kind === "symlink" && size === 0) throw badZip(zip, zipLinkTargetProblem(name, Buffer.alloc(0))!);
     const perms = unixMode & PERMISSION_FLAGS || (kind === "dir" ? 0o755 : 0o644);
     add(rel, kind, perms, kind === "dir" ? 0 : size, index);
   }

@@ -4,6 +4,12 @@
  * without attributes 0644), refusing anything that could write outside the
  * target: absolute names, "..", backslashes, entries below a symlink, more
  * than one top-level folder. Returns the bundle folder.
+ *
+ * A folder's own entry may come after its children (zip writers order
+ * entries as they like; unzip and the publish's layout, zip-layout.ts, take
+ * it as the folder's mode): only a second entry for one path is a duplicate.
+ * Folder modes are set after every entry is written, deepest first, so a
+ * read-only folder (0555) still gets its children when not run as root.
  */
 import { createWriteStream } from "node:fs";
 import { chmod, lstat, mkdir, symlink } from "node:fs/promises";
@@ -12,7 +18,7 @@ import { pipeline } from "node:stream/promises";
 import yauzl from "yauzl";
 import { RelcastError } from "../../core/errors.js";
 import { S_IFDIR, S_IFLNK, S_IFMT } from "./delta-format.js";
-import { safeNameParts, unixModeOf } from "./zip-layout.js";
+import { MAX_LINK_TARGET, safeNameParts, unixModeOf, zipLinkTargetProblem } from "./zip-layout.js";
 
 
 function bad(zip: string, why: string): RelcastError {
@@ -40,6 +46,9 @@ export async function extractBundleZip(zipFile: string, into: string): Promise<s
   const links = new Set<string>();
   const files = new Set<string>();
   const made = new Set<string>();
+  /** Folders the zip has an entry of its own for, and the modes to give them once everything is written. */
+  const listedDirs = new Set<string>();
+  const dirModes: Array<{ abs: string; depth: number; mode: number }> = [];
   let top: string | undefined;
   // Folders are made one component at a time, and only where nothing else is: never through a link or a file.
   const ensureDir = async (rel: string, entryName: string): Promise<void> => {
@@ -89,17 +98,20 @@ export async function extractBundleZip(zipFile: string, into: string): Promise<s
       if (parts.length === 1 && !isDir) throw bad(zipFile, `the top-level entry ${name} is not a folder`);
       const parent = parts.slice(0, -1).join("/");
       if (parent) await ensureDir(parent, name);
-      if (links.has(name) || files.has(name) || made.has(name)) throw bad(zipFile, `duplicate entry ${name}`);
+      // A folder made for earlier children may still get its own entry (its mode); anything else twice is a duplicate.
+      if (links.has(name) || files.has(name) || listedDirs.has(name) || (made.has(name) && !isDir)) throw bad(zipFile, `duplicate entry ${name}`);
       if (isDir) {
         await ensureDir(name, name);
-        await chmod(abs, unixMode & 0o7777 || 0o755);
+        listedDirs.add(name);
+        dirModes.push({ abs, depth: parts.length, mode: unixMode & 0o7777 || 0o755 });
       } else if (type === S_IFLNK) {
-        if (entry.uncompressedSize > 4096) throw bad(zipFile, `symlink ${name} has a ${entry.uncompressedSize}-byte target`);
+        if (entry.uncompressedSize > MAX_LINK_TARGET) throw bad(zipFile, `symlink ${name} has a ${entry.uncompressedSize}-byte target`);
         const chunks: Buffer[] = [];
         for await (const chunk of await readStream(zip, entry)) chunks.push(chunk as Buffer);
         const target = Buffer.concat(chunks);
-        if (target.length === 0 || target.includes(0)) throw bad(zipFile, `symlink ${name} has an empty or NUL-holding target`);
-        await symlink(target.toString("utf8"), abs);
+        const problem = zipLinkTargetProblem(name, target);
+        if (problem) throw bad(zipFile, problem);
+        await symlink(target, abs);
         links.add(name);
       } else {
         await pipeline(await readStream(zip, entry), createWriteStream(abs, { flags: "wx", mode: 0o600 }));
@@ -107,6 +119,9 @@ export async function extractBundleZip(zipFile: string, into: string): Promise<s
         files.add(name);
       }
     }
+    // Deepest first: a folder keeps its search permission until every folder below it has its mode.
+    dirModes.sort((a, b) => b.depth - a.depth);
+    for (const d of dirModes) await chmod(d.abs, d.mode);
   } finally {
     zip.close();
   }

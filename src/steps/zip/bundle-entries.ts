@@ -1,6 +1,8 @@
+import { isUtf8 } from "node:buffer";
 import { lstatSync, readdirSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { BytePool, float64Column, uint8Column } from "../../core/compact-columns.js";
+import { nonUtf8LinkError, nonUtf8NameError, printableBytes } from "../../core/utf8-bytes.js";
 
 export type BundleEntry =
   | { kind: "dir"; name: string }
@@ -104,9 +106,13 @@ export async function listBundleEntries(bundleDir: string): Promise<{ entries: B
   const skipped: string[] = [];
   // Synchronous on purpose: through the promise API each lstat costs about 50 µs of round trips (150 ms
   // for a 3,000-file bundle, all of it before the first chunk can start), ten times the system call.
+  // Names and link targets are read as bytes and refused unless UTF-8 (core/utf8-bytes.ts): preflight checked
+  // them, but the bundle may have changed since, and decoding would store U+FFFD instead of what was signed.
   function walk(abs: string, rel: string): void {
-    const names = readdirSync(abs).map((name) => ({ name, bytes: Buffer.from(name) })).sort((a, b) => Buffer.compare(a.bytes, b.bytes)).map((n) => n.name);
-    for (const name of names) {
+    const names = readdirSync(abs, { encoding: "buffer" }).sort(Buffer.compare);
+    for (const bytes of names) {
+      if (!isUtf8(bytes)) throw nonUtf8NameError(`${rel}${printableBytes(bytes)}`);
+      const name = bytes.toString("utf8");
       const childAbs = path.join(abs, name);
       const childRel = `${rel}${name}`;
       if (isJunkName(name)) {
@@ -115,7 +121,9 @@ export async function listBundleEntries(bundleDir: string): Promise<{ entries: B
       }
       const st = lstatSync(childAbs);
       if (st.isSymbolicLink()) {
-        entries.addSymlink(childRel, readlinkSync(childAbs));
+        const target = readlinkSync(childAbs, { encoding: "buffer" });
+        if (!isUtf8(target)) throw nonUtf8LinkError(childRel, target);
+        entries.addSymlink(childRel, target.toString("utf8"));
       } else if (st.isDirectory()) {
         entries.addDir(`${childRel}/`);
         walk(childAbs, `${childRel}/`);
