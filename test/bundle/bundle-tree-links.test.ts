@@ -1,9 +1,11 @@
+import { symlinkSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isRelcastError } from "../../src/core/errors.js";
+import { isRelcastError, type RelcastError } from "../../src/core/errors.js";
 import { checkBundleTree } from "../../src/bundle/bundle-tree-check.js";
+import { listBundleEntries } from "../../src/steps/zip/bundle-entries.js";
 
 /**
  * Preflight reads every link both ways: as the kernel resolves it (through the links on the way) and as written
@@ -41,5 +43,68 @@ describe("preflight: links read as the kernel and as written", () => {
     await symlink("d/er", path.join(root, "Contents", "e"));
     await symlink("../Info.plist", path.join(root, "Contents", "Resources", "plist"));
     await expect(checkBundleTree(root)).resolves.toBeUndefined();
+  });
+
+  it("refuses a link to a folder that ends in \"/\" only when it reaches a folder: Info.plist/ and ../Info.plist/ are broken links", async () => {
+    for (const [name, where, target] of [["slash-here", "Contents", "Info.plist/"], ["slash-up", "Contents/Resources", "../Info.plist/"]] as const) {
+      const root = await bundle(name);
+      await symlink(target, path.join(root, where, "x"));
+      const err = await checkBundleTree(root).catch((e: unknown) => e);
+      expect(isRelcastError(err) && err.code, String(err)).toBe("E_INPUT");
+      expect((err as Error).message).toContain(`symlink P.plugin/${where}/x -> ${target} ends in "/" but reaches Contents/Info.plist, which is not a folder`);
+      expect((err as RelcastError).hint).toContain('a target ending in "/" must name a folder');
+    }
+    // The same through a chain: y -> x/ with x -> Info.plist.
+    const chain = await bundle("slash-chain");
+    await symlink("Info.plist", path.join(chain, "Contents", "x"));
+    await symlink("x/", path.join(chain, "Contents", "y"));
+    await expect(checkBundleTree(chain)).rejects.toThrow(/symlink P\.plugin\/Contents\/y -> x\/ ends in "\/" but reaches Contents\/Info\.plist, which is not a folder/);
+    // A trailing "/" on a link to a folder is what the kernel follows.
+    const fine = await bundle("slash-folder");
+    await symlink("Resources/deep/", path.join(fine, "Contents", "d"));
+    await symlink("../deep/er/", path.join(fine, "Contents", "Resources", "deep", "e"));
+    await expect(checkBundleTree(fine)).resolves.toBeUndefined();
+  });
+});
+
+describe("preflight and the zip's listing: link targets are bytes, and only UTF-8 ones are taken", () => {
+  // A file whose UTF-8 name holds U+FFFD beside a link whose target is the same name with a raw 0xFF byte: the kernel
+  // finds nothing at the link's target, but a reader that decodes the target (as UTF-8, with U+FFFD) finds the file,
+  // and a zip would store the decoded target: not the link codesign sealed.
+  async function lookalike(name: string): Promise<string> {
+    const root = await bundle(name);
+    await writeFile(path.join(root, "Contents", "Resources", "a\uFFFD"), "decoy");
+    symlinkSync(Buffer.from([0x61, 0xff]), Buffer.from(path.join(root, "Contents", "Resources", "l")));
+    return root;
+  }
+
+  it("preflight refuses a link whose target is not UTF-8 (E_INPUT naming the link and the bytes, with the fix)", async () => {
+    const root = await lookalike("non-utf8-target");
+    const err = await checkBundleTree(root).catch((e: unknown) => e);
+    expect(isRelcastError(err) && err.code, String(err)).toBe("E_INPUT");
+    expect((err as Error).message).toBe("the bundle has a symlink whose target is not valid UTF-8: P.plugin/Contents/Resources/l -> a\\xff");
+    expect((err as RelcastError).hint).toMatch(/point it at a UTF-8 name .*convmv.*ln -sfn/);
+  });
+
+  it("preflight refuses a link that reaches a non-UTF-8 target through another link", async () => {
+    const root = await bundle("non-utf8-chain");
+    await mkdir(path.join(root, "Contents", "Resources", "a\uFFFD"));
+    symlinkSync(Buffer.from([0x61, 0xff, 0x2f]), Buffer.from(path.join(root, "Contents", "Resources", "z-bad")));
+    await symlink("z-bad", path.join(root, "Contents", "Resources", "a-chain"));
+    const err = await checkBundleTree(root).catch((e: unknown) => e);
+    expect(isRelcastError(err) && err.code, String(err)).toBe("E_INPUT");
+    expect((err as Error).message).toContain("symlink P.plugin/Contents/Resources/a-chain -> z-bad reaches Contents/Resources/z-bad -> a\\xff/, which has a target that is not valid UTF-8");
+  });
+
+  it("the zip's listing refuses it too (the bundle may change after preflight), and a non-UTF-8 name", async () => {
+    const root = await lookalike("listing-target");
+    const err = await listBundleEntries(root).catch((e: unknown) => e);
+    expect(isRelcastError(err) && err.code, String(err)).toBe("E_INPUT");
+    expect((err as Error).message).toBe("the bundle has a symlink whose target is not valid UTF-8: P.plugin/Contents/Resources/l -> a\\xff");
+    const named = await bundle("listing-name");
+    await writeFile(Buffer.from(`${path.join(named, "Contents")}/caf\xe9`, "latin1"), "x");
+    const nameErr = await listBundleEntries(named).catch((e: unknown) => e);
+    expect(isRelcastError(nameErr) && nameErr.code, String(nameErr)).toBe("E_INPUT");
+    expect((nameErr as Error).message).toBe("the bundle has a file name that is not valid UTF-8: P.plugin/Contents/caf\\xe9");
   });
 });

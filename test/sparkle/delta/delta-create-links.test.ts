@@ -1,3 +1,4 @@
+import { symlinkSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readlink, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -72,5 +73,39 @@ describe("delta create: links the applier would refuse", () => {
     const applied = path.join(dir, "inside", "applied");
     await applyDelta(t.oldRoot, applied, t.out);
     expect(await readlink(path.join(applied, "Contents", "Resources", "link"))).toBe("../Info.plist");
+  });
+
+  it("refuses a new link ending in \"/\" that names a file (a broken link to the kernel), from folders and from trees", async () => {
+    const t = await trees("slash-file", "../Info.plist/");
+    const err = await createDelta(t.oldRoot, t.newRoot, t.out, { compression: "zlib" }).catch((e: unknown) => e);
+    expect(isRelcastError(err) && err.code, String(err)).toBe("E_INPUT");
+    expect((err as Error).message).toContain('link /Contents/Resources/link ends in "/" but reaches Contents/Info.plist, which is not a folder');
+    const fromTrees = await createDeltaFromTrees(await hashTree(t.oldRoot), await hashTree(t.newRoot), t.out, { compression: "zlib" }).catch((e: unknown) => e);
+    expect(isRelcastError(fromTrees) && fromTrees.code, String(fromTrees)).toBe("E_INPUT");
+    expect((fromTrees as Error).message).toContain('link /Contents/Resources/link points at "../Info.plist/", which ends in "/" but names the file /Contents/Info.plist');
+    expect(await readdir(path.dirname(t.out))).toEqual(["new", "old"]);
+  });
+
+  it("makes a delta with a link ending in \"/\" to a folder, and the applier takes it", async () => {
+    const t = await trees("slash-folder", "../Resources/");
+    await createDelta(t.oldRoot, t.newRoot, t.out, { compression: "zlib" });
+    const applied = path.join(dir, "slash-folder", "applied");
+    await applyDelta(t.oldRoot, applied, t.out);
+    expect(await readlink(path.join(applied, "Contents", "Resources", "link"))).toBe("../Resources/");
+  });
+
+  it("refuses a new link whose target is not UTF-8 (from trees: the bytes are never decoded into another link)", async () => {
+    const t = await trees("latin1", "placeholder");
+    await rm(path.join(t.newRoot, "Contents", "Resources", "link"));
+    // A decoy named as the decoded target would be (U+FFFD), so only the bytes tell the link apart.
+    await writeFile(path.join(t.newRoot, "Contents", "Resources", "a\uFFFD"), "decoy");
+    symlinkSync(Buffer.from([0x61, 0xff]), Buffer.from(path.join(t.newRoot, "Contents", "Resources", "link")));
+    const fromTrees = await createDeltaFromTrees(await hashTree(t.oldRoot), await hashTree(t.newRoot), t.out, { compression: "zlib" }).catch((e: unknown) => e);
+    expect(isRelcastError(fromTrees) && fromTrees.code, String(fromTrees)).toBe("E_INPUT");
+    expect((fromTrees as Error).message).toContain("link /Contents/Resources/link has a target that is not valid UTF-8 (a\\xff)");
+    const err = await createDelta(t.oldRoot, t.newRoot, t.out, { compression: "zlib" }).catch((e: unknown) => e);
+    expect(isRelcastError(err) && err.code, String(err)).toBe("E_INPUT");
+    expect((err as Error).message).toContain("which has a target that is not valid UTF-8 (a\\xff)");
+    expect(await readdir(path.dirname(t.out))).toEqual(["new", "old"]);
   });
 });
