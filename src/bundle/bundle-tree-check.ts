@@ -20,9 +20,10 @@ function macOSNameKey(name: string): string {
 
 /**
  * Checks the bundle folder before anything is zipped or uploaded: every name
- * is UTF-8 (zip entries and Sparkle need it), no two names in one folder
- * are the same name on macOS's default file system, and every symlink resolves
- * inside the bundle. Size and entry count are not limited: the zip writer
+ * and every symlink target is UTF-8, read as bytes (zip entries and Sparkle
+ * need it), no two names in one folder are the same name on macOS's default
+ * file system, and every symlink resolves inside the bundle (a target ending
+ * in "/" to a folder). Size and entry count are not limited: the zip writer
  * uses ZIP64 fields where a bundle outgrows a classic zip. Each problem is an E_INPUT naming the entry and the fix.
  */
 export async function checkBundleTree(bundleDir: string): Promise<void> {

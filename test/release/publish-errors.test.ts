@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { symlinkSync } from "node:fs";
 import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -95,6 +96,9 @@ const cases: Case[] = [
   bundleCase("symlink whose .. follows a link to a folder", 4, /symlink .*\/Contents\/Resources\/e -> \.\.\/up\/\.\. climbs above the bundle/, async (app) => { await symlink("..", path.join(app, "Contents", "up")); await symlink("../up/..", path.join(app, "Contents", "Resources", "e")); }),
   bundleCase("absolute symlink to a folder outside, used by another link", 4, /symlink .*\/Contents\/Frameworks\/out -> \/etc reaches Contents\/Frameworks\/out -> \/etc, an absolute path outside the bundle/, async (app) => { await symlink("/etc", path.join(app, "Contents", "Frameworks", "out")); await symlink("../Frameworks/out/passwd", path.join(app, "Contents", "Resources", "secret")); }),
   bundleCase("symlink loop", 4, /symlink .*\/Contents\/Resources\/loop1 -> loop2 is a loop of links/, async (app) => { await symlink("loop2", path.join(app, "Contents", "Resources", "loop1")); await symlink("loop1", path.join(app, "Contents", "Resources", "loop2")); }),
+  // Link targets are bytes: one that is not UTF-8 would be zipped decoded (U+FFFD), unlike the link codesign sealed.
+  bundleCase("symlink whose target is not UTF-8", 4, /the bundle has a symlink whose target is not valid UTF-8: .*\/Contents\/Resources\/latin1 -> caf\\xe9\.txt/, async (app) => { symlinkSync(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x2e, 0x74, 0x78, 0x74]), Buffer.from(path.join(app, "Contents", "Resources", "latin1"))); }),
+  bundleCase("symlink ending in / that names a file", 4, /symlink .*\/Contents\/Resources\/plist -> \.\.\/Info\.plist\/ ends in "\/" but reaches Contents\/Info\.plist, which is not a folder/, async (app) => { await symlink("../Info.plist/", path.join(app, "Contents", "Resources", "plist")); }),
   bundleCase("dangling symlink", 4, /symlink .*\/Contents\/Resources\/gone -> nowhere goes to Contents\/Resources\/nowhere, which does not exist in the bundle/, async (app) => { await symlink("nowhere", path.join(app, "Contents", "Resources", "gone")); }),
   { name: "missing disk image", exit: 4, message: /disk image not found: .*nope\.dmg/, prepare: async (ws, p) => ({ args: ws.publishArgs({ ...p, dmg: path.join(ws.dir, "nope.dmg") }, "2.0.0") }) },
   { name: "empty disk image", exit: 4, message: /is empty \(0 bytes\)/, prepare: async (ws, p) => { const f = path.join(ws.dir, "empty.dmg"); await writeFile(f, ""); return { args: ws.publishArgs({ ...p, dmg: f }, "2.0.0") }; } },

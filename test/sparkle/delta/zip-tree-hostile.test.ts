@@ -185,9 +185,10 @@ describe("delta create from third-party zips with read-only folders, as a user o
       ["P.plugin/Contents/Resources/a.txt", "file", text],
       ["P.plugin/Contents/Resources/l", "link", "a.txt"],
     ];
-    // Old: folder entries after their children; new: before them (made read-only before the children are written).
-    const oldZip = makeZip("nonroot-old", [...files("old text ".repeat(100)), ["P.plugin/Contents/Resources/", "dir", undefined, 0o555], ["P.plugin/Contents/", "dir", undefined, 0o555], ["P.plugin/", "dir", undefined, 0o555]]);
-    const newZip = makeZip("nonroot-new", [["P.plugin/", "dir", undefined, 0o555], ["P.plugin/Contents/", "dir", undefined, 0o555], ["P.plugin/Contents/Resources/", "dir", undefined, 0o555], ...files("new text ".repeat(100))]);
+    // Old: folder entries before their children (read-only before the children are written; this was exit 70,
+    // EACCES); new: after them (this was "duplicate entry").
+    const oldZip = makeZip("nonroot-old", [["P.plugin/", "dir", undefined, 0o555], ["P.plugin/Contents/", "dir", undefined, 0o555], ["P.plugin/Contents/Resources/", "dir", undefined, 0o555], ...files("old text ".repeat(100))]);
+    const newZip = makeZip("nonroot-new", [...files("new text ".repeat(100)), ["P.plugin/Contents/Resources/", "dir", undefined, 0o555], ["P.plugin/Contents/", "dir", undefined, 0o555], ["P.plugin/", "dir", undefined, 0o555]]);
     // In the work folder, where `nobody` may read them.
     for (const zip of [oldZip, newZip]) await copyFile(zip, path.join(work, path.basename(zip)));
     const [oldCopy, newCopy] = [oldZip, newZip].map((zip) => path.join(work, path.basename(zip)));
