@@ -5,6 +5,7 @@
  * without importing each other.
  */
 import { z } from "zod";
+import { linkTargetBytesProblem } from "../../core/utf8-bytes.js";
 import { type HashedTree, PERMISSION_FLAGS } from "./tree-hash.js";
 
 export const TREE_MANIFEST_FORMAT = "relcast-tree-manifest/1";
@@ -20,11 +21,17 @@ const path = z.string().min(2).max(4096).startsWith("/");
 const zipPlace = z.strictObject({ name: z.string().min(1).max(4096), offset: byteCount, method: z.union([z.literal(0), z.literal(8)]), crc32: u32, compressedSize: byteCount });
 
 const MAX_ENTRIES = 10_000_000;
+/** A link's target as the zip rules take it (zip-layout.ts): UTF-8 text (no lone surrogate), no NUL, not empty. */
+const linkTarget = z
+  .string()
+  .min(1)
+  .max(4096)
+  .refine((t) => !/\p{Cs}/u.test(t) && linkTargetBytesProblem(Buffer.from(t, "utf8")) === undefined, "a link target must be UTF-8 text without NUL");
 
 export const entrySchema = z.discriminatedUnion("kind", [
   z.strictObject({ path, kind: z.literal("dir"), mode }),
   z.strictObject({ path, kind: z.literal("file"), mode, size: byteCount, sha1: hex(40), zip: zipPlace }),
-  z.strictObject({ path, kind: z.literal("symlink"), mode, target: z.string().min(1).max(4096), sha1: hex(40), zip: zipPlace }),
+  z.strictObject({ path, kind: z.literal("symlink"), mode, target: linkTarget, sha1: hex(40), zip: zipPlace }),
 ]);
 
 export const treeManifestSchema = z.strictObject({

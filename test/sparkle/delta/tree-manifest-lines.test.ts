@@ -47,4 +47,14 @@ describe("parseTreeManifest on relcast's one-entry-a-line layout", () => {
     expect(() => parseTreeManifest(Buffer.from(text.replace(",\n    {", ",\n,\n    {")), "t.json")).toThrow(/not JSON/);
     expect(() => parseTreeManifest(Buffer.from(text.slice(0, -3)), "t.json")).toThrow(/not JSON/);
   });
+
+  it("refuses a link target the zip rules refuse (NUL, a lone surrogate: text that is no UTF-8 link), as the zip's layout does", () => {
+    for (const target of ["Info\u0000.plist", "Info\ud800.plist"]) {
+      const m = manifest();
+      const link = m.entries[3]!;
+      if (link.kind !== "symlink") throw new Error("the fixture's fourth entry is its link");
+      link.target = target;
+      expect(() => parseTreeManifest(serializeTreeManifest(m), "t.json"), JSON.stringify(target)).toThrow(/not a valid tree manifest: entries\.3\.target: a link target must be UTF-8 text without NUL/);
+    }
+  });
 });
