@@ -8,12 +8,14 @@
  * instead of filling the disk.
  */
 import { spawn } from "node:child_process";
+import { symlinkSync } from "node:fs";
 import { createHash, createPrivateKey } from "node:crypto";
 import { sign } from "node:crypto";
 import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyDeltaToTree } from "../../../src/sparkle/delta/delta-apply-tree.js";
 import { hashTree } from "../../../src/sparkle/delta/tree-hash.js";
 import { bsdiffn, CMD, rawBody, S_IFLNK, S_IFREG, writeRawDelta, zeroStreams } from "../../helpers/hostile-delta.js";
 import { CLI, runCli } from "../../helpers/run-cli.js";
@@ -190,6 +192,22 @@ describe("links in a delta", () => {
     expect(r.code, r.stderr).toBe(11);
     expect(r.stderr).toContain("outside the bundle");
     await expect(lstat(out)).rejects.toThrow();
+  });
+
+  it("a link whose target is not UTF-8 is refused by both appliers (never made with U+FFFD in its place), and nothing is left", async () => {
+    const old = await oldBundle("latin1-old");
+    const tree = await hashTree(old);
+    const target = Buffer.from([0x61, 0xff]);
+    const after = await hashAfter(old, async (copy) => symlinkSync(target, Buffer.from(path.join(copy, "Contents", "Resources", "evil"))));
+    const file = path.join(dir, "latin1.delta");
+    await writeRawDelta(file, rawBody(tree.hash.toString("hex"), after, [{ rel: "/Contents/Resources/evil", commands: CMD.extract, mode: S_IFLNK | 0o755, data: target }]), "none");
+    const out = path.join(dir, "latin1-out", "Demo.bundle");
+    const r = await runCli(["delta", "apply", old, out, file]);
+    expect(r.code, r.stderr).toBe(11);
+    expect(r.stderr).toContain("link /Contents/Resources/evil has a target that is not valid UTF-8 (a\\xff)");
+    await expect(lstat(out)).rejects.toThrow();
+    // The in-memory applier (publish's check of a delta before upload) keeps the same rule.
+    await expect(applyDeltaToTree(tree, file)).rejects.toThrow(/link \/Contents\/Resources\/evil has a target that is not valid UTF-8/);
   });
 
   it("a link that stays inside the tree is applied", async () => {
