@@ -181,7 +181,7 @@ class EntryScan {
     if (this.inflatedBytes !== this.entry.size) throw badZip(this.zipName, `${this.entry.name} inflates to ${this.inflatedBytes} bytes, not ${this.entry.size}`);
     this.entry.hash = this.sha1?.digest() ?? EMPTY_SHA1;
     // A fixed sentence (no string made per small file); most small files are simply not links.
-    if (this.linkBytes) this.entry.linkProblem = linkTargetBytesProblem(Buffer.concat(this.linkBytes), { showBytes: false });
+    if (this.linkBytes) this.entry.linkProblem = linkTargetBytesProblem(this.linkBytes.length === 1 ? this.linkBytes[0]! : Buffer.concat(this.linkBytes), { showBytes: false });
     if (this.spill && this.entry.size <= this.keepLimit) this.entry.spill = { at: this.spillAt ?? this.spill.end, length: this.entry.size };
   }
 }
