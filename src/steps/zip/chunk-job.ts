@@ -29,6 +29,21 @@ export function newChunkFrame(): ChunkFrame {
 }
 
 /**
+ * A whole file up to this size runs in a small frame (see ChunkPool): most
+ * files of a plugin are this small, and many of their jobs can then be
+ * ahead of the writer in little memory.
+ */
+export const SMALL_JOB_BYTES = 128 * 1024;
+
+/** A frame for one job of a whole file of at most SMALL_JOB_BYTES (no dictionary: such a job starts at offset 0). */
+export function newSmallFrame(): ChunkFrame {
+  return { input: new ArrayBuffer(SMALL_JOB_BYTES), output: new ArrayBuffer(SMALL_JOB_BYTES + (SMALL_JOB_BYTES >> 6)) };
+}
+
+/** Whether a job fits a small frame: the whole of a small file. */
+export const fitsSmallFrame = (job: Pick<ChunkJob, "offset" | "length">): boolean => job.offset === 0 && job.length <= SMALL_JOB_BYTES;
+
+/**
  * One chunk of one file. `mode` says how the file is stored: "auto" (the
  * file's first chunk) decides from the file's content; the file's later
  * chunks are given that decision.

@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import os from "node:os";
 import { Worker } from "node:worker_threads";
 import * as zlib from "node:zlib";
-import { newChunkFrame, runChunkJob, type ChunkFrame, type ChunkJob, type ChunkResult } from "./chunk-job.js";
+import { fitsSmallFrame, newChunkFrame, newSmallFrame, runChunkJob, SMALL_JOB_BYTES, type ChunkFrame, type ChunkJob, type ChunkResult } from "./chunk-job.js";
 
 /** Below this many bytes of files the main thread zips alone: starting workers would cost more than they save. */
 export const WORKERS_FROM_BYTES = 8 << 20;
@@ -15,6 +15,14 @@ const JOBS_PER_WORKER = 2;
  * peak RSS in bounds.
  */
 const MAX_WORKERS = 8;
+/**
+ * Small frames (whole files up to SMALL_JOB_BYTES, about 258 KiB each at
+ * most, less for the files they hold): enough small files ahead of the
+ * writer that the workers keep busy while it flushes its buffer and feeds
+ * the digests. With the chunk frames alone, 8 on 2 cores, they idled 15-20%
+ * of the bench zip waiting for a frame the writer had not yet given back.
+ */
+const SMALL_FRAMES = 24;
 
 /**
  * A worker's young generation: its garbage is zlib's 16 KiB output pieces,
@@ -65,6 +73,35 @@ interface Running extends Waiting {
   frame: ChunkFrame;
 }
 
+/** One kind of frame: made on first use up to `max`, and those held now with their job's priority. */
+class FrameSet {
+  readonly free: ChunkFrame[] = [];
+  readonly held = new Map<ChunkFrame, number>();
+  made = 0;
+  constructor(readonly max: number, private readonly make: () => ChunkFrame) {}
+
+  /** A frame for a job of this priority, or none yet: the last one goes only to a job before every holder (see ChunkPool). */
+  take(priority: number): ChunkFrame | undefined {
+    const available = this.free.length + (this.max - this.made);
+    if (available === 0) return undefined;
+    if (available === 1) {
+      for (const heldBy of this.held.values()) if (heldBy <= priority) return undefined;
+    }
+    let frame = this.free.pop();
+    if (frame === undefined) {
+      frame = this.make();
+      this.made++;
+    }
+    this.held.set(frame, priority);
+    return frame;
+  }
+
+  clear(): void {
+    this.held.clear();
+    this.free.length = 0;
+  }
+}
+
 interface Slot {
   worker: Worker;
   running: Map<number, Running>;
@@ -82,23 +119,26 @@ export interface PooledResult extends ChunkResult {
  * read-ahead.
  *
  * A job runs in a frame from a fixed set (made on first use, at most
- * `maxFrames`), held until the caller releases its result: the read-ahead's
- * memory is that set, made and freed by this thread alone. A job may take the
- * last free frame only when it comes before every job holding one, so the job
- * the writer waits for always gets a frame (a later chunk of a file, or a
- * reread, is queued after jobs of later files have started).
+ * `frameLimit`), held until the caller releases its result: the read-ahead's
+ * memory is that set, made and freed by this thread alone. There are two
+ * kinds: chunk frames for any job, and small frames for the whole of a small
+ * file. A job takes a frame of its kind; it may take the last free one only
+ * when it comes before every job holding one of that kind, so the job the
+ * writer waits for always gets a frame (a later chunk of a file, or a
+ * reread, is queued after jobs of later files have started). A job that must
+ * wait for a frame does not hold up a later job of the other kind.
  */
 export class ChunkPool {
   private readonly slots: Slot[] = [];
   private readonly waiting: Waiting[] = [];
-  private readonly free: ChunkFrame[] = [];
-  /** Frames held by a job or a result not yet released, with the job's priority. */
-  private readonly held = new Map<ChunkFrame, number>();
-  private made = 0;
+  private readonly chunkFrames: FrameSet;
+  private readonly smallFrames: FrameSet;
   private nextId = 0;
   private failure: Error | undefined;
 
-  private constructor(workers: number, private readonly maxFrames: number) {
+  private constructor(workers: number, chunkFrames: number) {
+    this.chunkFrames = new FrameSet(chunkFrames, newChunkFrame);
+    this.smallFrames = new FrameSet(SMALL_FRAMES, newSmallFrame);
     try {
       for (let i = 0; i < workers; i++) this.slots.push(this.startWorker());
     } catch (err) {
@@ -114,12 +154,14 @@ export class ChunkPool {
       if (job === undefined) return; // the pool failed or was closed and has settled it already
       slot.running.delete(m.id);
       // The frame came back as new ArrayBuffer objects over the same memory: hold those instead.
-      this.held.delete(job.frame);
+      // (The frame sent is detached here, so its kind is the job's.)
+      const frames = fitsSmallFrame(job.job) ? this.smallFrames : this.chunkFrames;
+      frames.held.delete(job.frame);
       if (m.error !== undefined) {
-        this.free.push(m.frame);
+        frames.free.push(m.frame);
         job.reject(Object.assign(new Error(m.error), m.code === undefined ? {} : { code: m.code }));
       } else {
-        this.held.set(m.frame, job.priority);
+        frames.held.set(m.frame, job.priority);
         job.resolve({ frame: m.frame, raw: m.raw!, ...(m.deflated ? { deflated: m.deflated } : {}), ...(m.sha1 ? { sha1: m.sha1 } : {}) });
       }
       this.dispatch();
@@ -133,7 +175,8 @@ export class ChunkPool {
   /**
    * One worker per core, or none: jobs then run on the calling thread. Frames:
    * two jobs per worker running and one more waiting to be written, plus two
-   * (at least two, so the writer's next job is never starved by one read ahead).
+   * (at least two, so the writer's next job is never starved by one read ahead);
+   * and SMALL_FRAMES small frames for whole small files.
    */
   static start(threads: boolean): ChunkPool {
     const workers = threads ? Math.min(os.availableParallelism(), MAX_WORKERS) : 0;
@@ -150,48 +193,62 @@ export class ChunkPool {
     });
   }
 
-  /** Frames made so far: never more than `frameLimit`, however many jobs run. */
-  get framesMade(): number {
-    return this.made;
+  /** Frames made so far, per kind: never more than `frameLimit`, however many jobs run. */
+  get framesMade(): { chunk: number; small: number } {
+    return { chunk: this.chunkFrames.made, small: this.smallFrames.made };
   }
 
-  get frameLimit(): number {
-    return this.maxFrames;
+  get frameLimit(): { chunk: number; small: number } {
+    return { chunk: this.chunkFrames.max, small: this.smallFrames.max };
+  }
+
+  /** A small frame's input is exactly SMALL_JOB_BYTES; a chunk frame's is larger. (Only for a frame on this thread: one sent to a worker is detached.) */
+  private setOf(frame: ChunkFrame): FrameSet {
+    return frame.input.byteLength === SMALL_JOB_BYTES ? this.smallFrames : this.chunkFrames;
   }
 
   /** Gives a result's frame back for the next job: its `raw` and `deflated` views must not be used after this. */
   release(result: PooledResult): void {
-    if (!this.held.delete(result.frame)) return; // released already, or the pool was closed
-    this.free.push(result.frame);
+    const frames = this.setOf(result.frame);
+    if (!frames.held.delete(result.frame)) return; // released already, or the pool was closed
+    frames.free.push(result.frame);
     this.dispatch();
   }
 
-  /** A frame for a job of this priority, or none yet (see the class comment). */
-  private takeFrame(priority: number): ChunkFrame | undefined {
-    const available = this.free.length + (this.maxFrames - this.made);
-    if (available === 0) return undefined;
-    if (available === 1) {
-      for (const heldBy of this.held.values()) if (heldBy <= priority) return undefined;
+  /**
+   * The first waiting job (lowest priority first) that can have a frame of
+   * its kind now, taken off the queue with it. Once a kind has none for a
+   * job, it has none for any later one (the last frame's rule only narrows
+   * with priority), so the scan stops when both kinds have said no.
+   */
+  private nextJob(): Running | undefined {
+    let chunkRefused = false;
+    let smallRefused = false;
+    for (let i = 0; i < this.waiting.length && !(chunkRefused && smallRefused); i++) {
+      const waiting = this.waiting[i]!;
+      const small = fitsSmallFrame(waiting.job);
+      if (small ? smallRefused : chunkRefused) continue;
+      const frame = (small ? this.smallFrames : this.chunkFrames).take(waiting.priority);
+      if (frame === undefined) {
+        if (small) smallRefused = true;
+        else chunkRefused = true;
+        continue;
+      }
+      this.waiting.splice(i, 1);
+      return { ...waiting, frame };
     }
-    let frame = this.free.pop();
-    if (frame === undefined) {
-      frame = newChunkFrame();
-      this.made++;
-    }
-    this.held.set(frame, priority);
-    return frame;
+    return undefined;
   }
 
   private dispatch(): void {
     if (this.failure) return;
     if (this.slots.length === 0) return this.runHere();
     for (const slot of this.slots) {
-      while (slot.running.size < JOBS_PER_WORKER && this.waiting.length > 0) {
-        const frame = this.takeFrame(this.waiting[0]!.priority);
-        if (frame === undefined) return;
-        const next = { ...this.waiting.shift()!, frame };
+      while (slot.running.size < JOBS_PER_WORKER) {
+        const next = this.nextJob();
+        if (next === undefined) return;
         slot.running.set(next.id, next);
-        slot.worker.postMessage({ id: next.id, job: next.job, frame }, [frame.input, frame.output]);
+        slot.worker.postMessage({ id: next.id, job: next.job, frame: next.frame }, [next.frame.input, next.frame.output]);
       }
     }
   }
@@ -199,20 +256,19 @@ export class ChunkPool {
   /** Without workers: each waiting job runs at once on this thread, as frames allow. */
   private runHere(): void {
     for (;;) {
-      const next = this.waiting[0];
-      const frame = next && this.takeFrame(next.priority);
-      if (frame === undefined) return;
-      this.waiting.shift();
+      const next = this.nextJob();
+      if (next === undefined) return;
       let result: ChunkResult;
       try {
-        result = runChunkJob(next!.job, { fs, zlib, crypto }, frame);
+        result = runChunkJob(next.job, { fs, zlib, crypto }, next.frame);
       } catch (err) {
-        this.held.delete(frame);
-        this.free.push(frame);
-        next!.reject(err as Error);
+        const frames = this.setOf(next.frame);
+        frames.held.delete(next.frame);
+        frames.free.push(next.frame);
+        next.reject(err as Error);
         continue;
       }
-      next!.resolve({ ...result, frame });
+      next.resolve({ ...result, frame: next.frame });
     }
   }
 
@@ -222,8 +278,8 @@ export class ChunkPool {
     for (const job of [...this.waiting, ...this.slots.flatMap((s) => [...s.running.values()])]) job.reject(err);
     this.waiting.length = 0;
     for (const slot of this.slots) slot.running.clear();
-    this.held.clear();
-    this.free.length = 0;
+    this.chunkFrames.clear();
+    this.smallFrames.clear();
   }
 
   /** Stops the workers; jobs still waiting or running are rejected, and later ones refused. */

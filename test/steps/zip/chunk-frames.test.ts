@@ -61,7 +61,7 @@ describe("zip step memory: fixed chunk frames and one write buffer", () => {
     it(`holds at most its fixed frames however many jobs wait, keeps one for the job the writer needs next, and reuses them with the right bytes (${threads ? "worker threads" : "main thread"})`, async () => {
       const pool = ChunkPool.start(threads);
       try {
-        const limit = pool.frameLimit;
+        const limit = pool.frameLimit.chunk;
         expect(limit).toBeGreaterThanOrEqual(2);
         const offsets = (i: number) => (i % 4) * CHUNK_BYTES;
         // Read-ahead: three times as many jobs as frames, none released yet.
@@ -72,7 +72,7 @@ describe("zip step memory: fixed chunk frames and one write buffer", () => {
         // ...and a job that comes before all of them (a file's next chunk, a stored rewrite) still gets the last one.
         const urgent = await pool.run(job(CHUNK_BYTES), 0);
         expectChunk(urgent, CHUNK_BYTES);
-        expect(pool.framesMade).toBe(limit);
+        expect(pool.framesMade.chunk).toBe(limit);
         pool.release(urgent);
         early.forEach((r) => pool.release(r));
         // The rest run in the same frames, released in order as a writer does, each with its own bytes.
@@ -81,7 +81,51 @@ describe("zip step memory: fixed chunk frames and one write buffer", () => {
           expectChunk(r, a.offset);
           pool.release(r);
         }
-        expect(pool.framesMade).toBe(limit);
+        expect(pool.framesMade.chunk).toBe(limit);
+      } finally {
+        await pool.close();
+      }
+    });
+  }
+
+  for (const threads of [true, false]) {
+    it(`runs whole small files in small frames of their own, bounded too, and a small file is not held up by chunks waiting for a frame (${threads ? "worker threads" : "main thread"})`, async () => {
+      const smallDir = path.join(dir, `small-${threads}`);
+      await mkdir(smallDir, { recursive: true });
+      const smallJob = async (i: number): Promise<ChunkJob> => {
+        const f = path.join(smallDir, `f${i}.bin`);
+        await writeFile(f, bytes.subarray(i, i + 1000 + i));
+        const st = fs.statSync(f);
+        return { file: f, identity: { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }, offset: 0, length: st.size, level: 1, mode: "store" };
+      };
+      const pool = ChunkPool.start(threads);
+      try {
+        const { chunk, small } = pool.frameLimit;
+        // Every chunk frame is held by read-ahead the writer has not taken (and more chunks wait)...
+        const chunks = Array.from({ length: chunk + 3 }, (_, i) => pool.run(job((i % 4) * CHUNK_BYTES), 100 + i));
+        const heldChunks = await Promise.all(chunks.slice(0, chunk - 1));
+        // ...yet whole small files queued after them run, in small frames, up to that kind's own limit.
+        const smallJobs = await Promise.all(Array.from({ length: 2 * small }, (_, i) => smallJob(i)));
+        const smalls = smallJobs.map((j, i) => pool.run(j, 1000 + i));
+        const first = await Promise.all(smalls.slice(0, small - 1));
+        first.forEach((r, i) => expect(Buffer.from(r.raw).equals(bytes.subarray(i, i + 1000 + i))).toBe(true));
+        expect(pool.framesMade).toEqual({ chunk: chunk - 1, small: small - 1 });
+        // The last frame of each kind goes only to a job before every holder of that kind: a small file before them all gets it.
+        const urgent = await pool.run(await smallJob(2 * small), 50);
+        expect(Buffer.from(urgent.raw).equals(bytes.subarray(2 * small, 2 * small + 1000 + 2 * small))).toBe(true);
+        expect(pool.framesMade).toEqual({ chunk: chunk - 1, small });
+        pool.release(urgent);
+        for (const r of [...heldChunks, ...first]) pool.release(r);
+        // The rest run as frames come back, each with its bytes.
+        const lengths = await Promise.all([...chunks.slice(chunk - 1), ...smalls.slice(small - 1)].map(async (p) => {
+          const r = await p;
+          const length = r.raw.length;
+          pool.release(r);
+          return length;
+        }));
+        expect(lengths.every((n) => n > 0)).toBe(true);
+        expect(pool.framesMade.chunk).toBeLessThanOrEqual(chunk);
+        expect(pool.framesMade.small).toBe(small);
       } finally {
         await pool.close();
       }
