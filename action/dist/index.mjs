@@ -7,6 +7,7 @@ import { constants, crc32, createDeflateRaw, createInflate, createInflateRaw, de
 import * as crypto$1 from "node:crypto";
 import { createHash, createHmac, createPrivateKey, createPublicKey, getRandomValues, randomBytes, randomUUID } from "node:crypto";
 import { spawn, spawnSync } from "node:child_process";
+import { isUtf8 } from "node:buffer";
 import * as fs from "node:fs";
 import { ReadStream, accessSync, appendFileSync, constants as constants$1, createReadStream, createWriteStream, existsSync, fstatSync, lstatSync, read, readFileSync, readdirSync, readlinkSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { PassThrough, Readable, Writable, pipeline } from "node:stream";
@@ -14,7 +15,6 @@ import { once } from "node:events";
 import { pipeline as pipeline$1 } from "node:stream/promises";
 import { isDeepStrictEqual, promisify } from "node:util";
 import { fileURLToPath } from "node:url";
-import { isUtf8 } from "node:buffer";
 import { Worker } from "node:worker_threads";
 import { Agent } from "node:http";
 import { env, versions } from "node:process";
@@ -5970,7 +5970,7 @@ function escapeOne(char) {
 }
 const COMMAND_AT_LINE_START = /(^|\n)([^\S\n]*)::/g;
 const LEGACY_COMMAND = /##\[/g;
-function printable$1(text, options = {}) {
+function printable(text, options = {}) {
 	return text.replace(options.keepNewlines ? UNPRINTABLE_BUT_NEWLINE : UNPRINTABLE, escapeOne).replace(COMMAND_AT_LINE_START, "$1$2\\x3a:").replace(LEGACY_COMMAND, "#\\x23[");
 }
 const JSON_UNPRINTABLE = /[\x7f-\x9f\p{Cf}\u2028\u2029]/gu;
@@ -6034,7 +6034,7 @@ function registerKeyShapedArguments(argv) {
 // src/core/logger.ts
 function createLogger(options = {}) {
 	const write = options.write ?? ((line) => process.stderr.write(line + "\n"));
-	const out = (line) => write(printable$1(maskSecrets(line), { keepNewlines: true }));
+	const out = (line) => write(printable(maskSecrets(line), { keepNewlines: true }));
 	return {
 		info: (m) => {
 			if (!options.quiet) out(m);
@@ -8366,15 +8366,34 @@ function applyBsdiffPatch(old, patch, maxNewBytes = MAX_DIFF_FILE_BYTES) {
 	return out;
 }
 
+// src/core/utf8-bytes.ts
+init_errors$4();
+function printableBytes(bytes) {
+	if (isUtf8(bytes)) return bytes.toString("utf8");
+	return [...bytes].map((b) => b >= 32 && b < 127 && b !== 92 ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, "0")}`).join("");
+}
+const CONVMV = "convmv -f latin1 -t utf8 --notest -r <bundle>";
+function nonUtf8NameError(shown) {
+	return new RelcastError("E_INPUT", `the bundle has a file name that is not valid UTF-8: ${shown}`, `rename it to UTF-8 (e.g. ${CONVMV}); zip entries and macOS need UTF-8 names`);
+}
+function nonUtf8LinkError(shown, target) {
+	return new RelcastError("E_INPUT", `the bundle has a symlink whose target is not valid UTF-8: ${shown} -> ${printableBytes(target)}`, `point it at a UTF-8 name (rename what it names to UTF-8, e.g. ${CONVMV}, then remake the link with ln -sfn); zip entries and macOS need UTF-8 names, and a zip would store the target changed`);
+}
+function linkTargetBytesProblem(target, options = {}) {
+	if (target.length === 0 || target.includes(0)) return "has an empty or NUL-holding target";
+	if (!isUtf8(target)) return options.showBytes === false ? "has a target that is not valid UTF-8" : `has a target that is not valid UTF-8 (${printableBytes(target).slice(0, 200)})`;
+}
+
 // src/core/inside-tree.ts
 const MAX_LINK_HOPS = 40;
+const TRAILING_SLASH = "";
 async function resolveInsideBundle(root, linkRel) {
 	const done = [];
 	const todo = linkRel.split("/").filter((p) => p !== "");
 	let hops = 0;
 	while (todo.length > 0) {
 		const part = todo.shift();
-		if (part === ".") continue;
+		if (part === "." || part === TRAILING_SLASH) continue;
 		if (part === "..") {
 			if (done.length === 0) return {
 				inside: false,
@@ -8395,17 +8414,30 @@ async function resolveInsideBundle(root, linkRel) {
 				inside: false,
 				why: "is a loop of links"
 			};
-			const target = await readlink(abs);
+			const bytes = await readlink(abs, { encoding: "buffer" });
+			const byBytes = linkTargetBytesProblem(bytes);
+			if (byBytes) return {
+				inside: false,
+				why: `reaches ${done.join("/")} -> ${printableBytes(bytes)}, which ${byBytes}`
+			};
+			const target = bytes.toString("utf8");
 			if (target.startsWith("/")) return {
 				inside: false,
 				why: `reaches ${done.join("/")} -> ${target}, an absolute path outside the bundle`
 			};
 			done.pop();
-			todo.unshift(...target.split("/").filter((p) => p !== ""));
-		} else if (todo.length > 0 && !st.isDirectory()) return {
-			inside: false,
-			why: `goes through ${done.join("/")}, which is not a folder`
-		};
+			const parts = target.split("/").filter((p) => p !== "");
+			todo.unshift(...parts, ...target.endsWith("/") ? [TRAILING_SLASH] : []);
+		} else if (todo.length > 0 && !st.isDirectory()) {
+			if (todo[0] === TRAILING_SLASH && todo.length === 1) return {
+				inside: false,
+				why: `ends in "/" but reaches ${done.join("/")}, which is not a folder (a broken link: the kernel answers ENOTDIR)`
+			};
+			return {
+				inside: false,
+				why: `goes through ${done.join("/")}, which is not a folder`
+			};
+		}
 	}
 	return {
 		inside: true,
@@ -8888,11 +8920,19 @@ function compressionName(code) {
 }
 
 // src/core/link-target-rule.ts
-function linkTargetProblem(rel, target) {
-	if (target === "" || target.includes("\0")) return `link ${rel} has an empty or NUL-holding target`;
-	if (target.startsWith("/")) return `link ${rel} points at the absolute path ${JSON.stringify(target.slice(0, 200))}, outside the bundle`;
-	const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(rel.slice(1)), target));
-	if (resolved === ".." || resolved.startsWith("../")) return `link ${rel} points at ${JSON.stringify(target.slice(0, 200))}, outside the bundle when read as written (each ".." from the link's own folder, as Sparkle reads it)`;
+function linkTargetProblem(rel, target, kindAt) {
+	const bytes = typeof target === "string" ? Buffer.from(target, "utf8") : target;
+	const byBytes = linkTargetBytesProblem(bytes);
+	if (byBytes) return `link ${rel} ${byBytes}`;
+	const text = bytes.toString("utf8");
+	const shown = JSON.stringify(text.slice(0, 200));
+	if (text.startsWith("/")) return `link ${rel} points at the absolute path ${shown}, outside the bundle`;
+	const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(rel.slice(1)), text));
+	if (resolved === ".." || resolved.startsWith("../")) return `link ${rel} points at ${shown}, outside the bundle when read as written (each ".." from the link's own folder, as Sparkle reads it)`;
+	if (kindAt && text.endsWith("/")) {
+		const named = `/${resolved.replace(/\/$/, "")}`;
+		if (named !== "/." && kindAt(named) === "file") return `link ${rel} points at ${shown}, which ends in "/" but names the file ${named}: the kernel reads it as a broken link (not a folder)`;
+	}
 }
 
 // src/core/utf8-order.ts
@@ -9227,7 +9267,7 @@ async function applyDeltaToTree(oldTree, deltaFile, options = {}) {
 					});
 				} else if (type === 40960) {
 					const target = await reader.bytes(item.dataLength);
-					checkLinkTarget(deltaFile, item.rel, target.toString("utf8"));
+					checkLinkTarget(deltaFile, item.rel, target);
 					remove(item.rel);
 					state.set(item.rel, {
 						kind: "symlink",
@@ -9828,8 +9868,8 @@ var BlockJudge = class {
 
 // src/sparkle/delta/delta-create.ts
 init_errors$4();
-function linkInside(rel, target) {
-	const problem = linkTargetProblem(rel, target.toString("utf8"));
+function linkInside(rel, target, tree) {
+	const problem = linkTargetProblem(rel, target, (named) => tree.entries[indexOfRel(tree.entries, named)]?.kind);
 	if (problem) throw new RelcastError("E_INPUT", `The new bundle cannot be delta-updated to: ${problem}; Sparkle's applier refuses such a delta.`, "Make the link relative and inside the bundle, or remove it.");
 	return target;
 }
@@ -10061,7 +10101,7 @@ async function createDeltaFromTrees(before, after, outFile, options) {
 					source: after.source
 				} : entry.kind === "symlink" ? {
 					kind: "link",
-					target: linkInside(key, await after.source.readLink(entry))
+					target: linkInside(key, await after.source.readLink(entry), after)
 				} : void 0
 			});
 			counts.extracted++;
@@ -10321,6 +10361,7 @@ const zipPlace = strictObject({
 	compressedSize: byteCount
 });
 const MAX_ENTRIES$1 = 1e7;
+const linkTarget = string().min(1).max(4096).refine((t) => !/\p{Cs}/u.test(t) && linkTargetBytesProblem(Buffer.from(t, "utf8")) === void 0, "a link target must be UTF-8 text without NUL");
 const entrySchema = discriminatedUnion("kind", [
 	strictObject({
 		path: path$1,
@@ -10339,7 +10380,7 @@ const entrySchema = discriminatedUnion("kind", [
 		path: path$1,
 		kind: literal("symlink"),
 		mode,
-		target: string().min(1).max(4096),
+		target: linkTarget,
 		sha1: hex(40),
 		zip: zipPlace
 	})
@@ -10709,6 +10750,11 @@ function unixModeOf(versionMadeBy, externalFileAttributes) {
 function badZip(zip, why) {
 	return new RelcastError("E_INPUT", `Cannot read ${zip} as a bundle: ${why}.`, "Use the zip relcast published for that release (one top-level bundle folder, relative names).");
 }
+function zipLinkTargetProblem(name, target, options = {}) {
+	if (target.length > 4096) return `symlink ${name} has a ${target.length}-byte target`;
+	const problem = linkTargetBytesProblem(target, options);
+	return problem && `symlink ${name} ${problem}`;
+}
 function relOfZipName(name) {
 	const trimmed = name.replace(/\/$/, "");
 	const slash = trimmed.indexOf("/");
@@ -10768,7 +10814,8 @@ function layOutZip(zip, listing) {
 		const existing = position.get(rel);
 		if (existing !== void 0 && (zipOf[existing] >= 0 || kind !== "dir")) throw badZip(zip, `duplicate entry ${name}`);
 		const size = listing.size(index);
-		if (kind === "symlink" && size > MAX_LINK_TARGET) throw badZip(zip, `symlink ${name} has a ${size}-byte target`);
+		if (kind === "symlink" && size > 4096) throw badZip(zip, `symlink ${name} has a ${size}-byte target`);
+		if (kind === "symlink" && size === 0) throw badZip(zip, zipLinkTargetProblem(name, Buffer.alloc(0)));
 		add(rel, kind, unixMode & 4095 || (kind === "dir" ? 493 : 420), kind === "dir" ? 0 : size, index);
 	}
 	if (top === void 0) throw badZip(zip, "the zip is empty");
@@ -11038,6 +11085,7 @@ var EntryScan = class {
 	failed;
 	oneShot;
 	parts = [];
+	linkBytes;
 	constructor(entry, newZip, spill, keepLimit, zipName) {
 		this.entry = entry;
 		this.newZip = newZip;
@@ -11048,6 +11096,7 @@ var EntryScan = class {
 		this.same = !!twin && twin.method === entry.method && twin.crc32 === entry.crc32 && twin.compressedSize === entry.compressedSize && twin.size === entry.size;
 		if (entry.method !== METHOD_STORE && entry.method !== METHOD_DEFLATE$1) throw badZip(zipName, `${entry.name} uses compression method ${entry.method}`);
 		this.oneShot = entry.compressedSize <= ONE_SHOT_BYTES && entry.size <= ONE_SHOT_BYTES * 8;
+		this.linkBytes = entry.size <= 4096 ? [] : void 0;
 	}
 	async write(bytes) {
 		if (this.same) {
@@ -11063,6 +11112,7 @@ var EntryScan = class {
 	}
 	output(chunk) {
 		(this.sha1 ??= createHash("sha1")).update(chunk);
+		this.linkBytes?.push(Buffer.from(chunk));
 		const spill = this.spill;
 		if (spill && this.entry.size <= this.keepLimit) {
 			if (this.spillAt === void 0) this.spillAt = spill.end;
@@ -11111,6 +11161,7 @@ var EntryScan = class {
 		await this.pendingSpill;
 		if (this.inflatedBytes !== this.entry.size) throw badZip(this.zipName, `${this.entry.name} inflates to ${this.inflatedBytes} bytes, not ${this.entry.size}`);
 		this.entry.hash = this.sha1?.digest() ?? EMPTY_SHA1;
+		if (this.linkBytes) this.entry.linkProblem = linkTargetBytesProblem(this.linkBytes.length === 1 ? this.linkBytes[0] : Buffer.concat(this.linkBytes), { showBytes: false });
 		if (this.spill && this.entry.size <= this.keepLimit) this.entry.spill = {
 			at: this.spillAt ?? this.spill.end,
 			length: this.entry.size
@@ -11266,6 +11317,7 @@ async function readStoredZipTree(stream, options) {
 		for (const entry of layout.entries) {
 			if (entry.kind === "dir" || entry.rel === "/Icon\r") continue;
 			const s = byRel.get(entry.rel);
+			if (entry.kind === "symlink" && s.linkProblem) throw badZip(name, `symlink ${s.name} ${s.linkProblem}`);
 			const hash = s.same ? newZip.contentHash(entry.rel) ?? (s.size === 0 ? EMPTY_SHA1 : void 0) : s.hash;
 			if (!hash) throw new RelcastError("E_INTERNAL", `no content hash for ${entry.rel} in ${name}`);
 			if (s.same) reused++;
@@ -22015,7 +22067,7 @@ function storedKeyOf(key) {
 	};
 }
 function quotedFolder(folder) {
-	return /^[0-9A-Za-z.+-]{1,128}$/.test(folder) ? folder : printable$1(JSON.stringify(folder.slice(0, 128)));
+	return /^[0-9A-Za-z.+-]{1,128}$/.test(folder) ? folder : printable(JSON.stringify(folder.slice(0, 128)));
 }
 
 // src/catalog/yank-marker.ts
@@ -28930,10 +28982,6 @@ function publicEdKeyProblem(value) {
 
 // src/bundle/bundle-tree-check.ts
 init_errors$4();
-function printable(name) {
-	if (isUtf8(name)) return name.toString("utf8");
-	return [...name].map((b) => b >= 32 && b < 127 && b !== 92 ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, "0")}`).join("");
-}
 function macOSNameKey(name) {
 	return name.normalize("NFD").toLowerCase().normalize("NFD");
 }
@@ -28951,15 +28999,15 @@ async function checkBundleTree(bundleDir) {
 			const name = child.name;
 			const shown = [
 				top,
-				...relParts.map(printable),
-				printable(name)
+				...relParts.map(printableBytes),
+				printableBytes(name)
 			].join("/");
-			if (!isUtf8(name)) throw new RelcastError("E_INPUT", `the bundle has a file name that is not valid UTF-8: ${shown}`, "rename it to UTF-8 (e.g. convmv -f latin1 -t utf8 --notest -r <bundle>); zip entries and macOS need UTF-8 names");
+			if (!isUtf8(name)) throw nonUtf8NameError(shown);
 			const text = name.toString("utf8");
 			const same = macOSNameKey(text);
 			const earlier = seen.get(same);
 			if (earlier !== void 0) {
-				const folder = [top, ...relParts.map(printable)].join("/");
+				const folder = [top, ...relParts.map(printableBytes)].join("/");
 				throw new RelcastError("E_INPUT", `${folder} holds "${earlier}" and "${text}", one name on macOS's default file system (it ignores case and Unicode normalization): unpacking the update would keep only one of them`, "rename or remove one of the two in the bundle, then build and publish again");
 			}
 			seen.set(same, text);
@@ -28967,10 +29015,12 @@ async function checkBundleTree(bundleDir) {
 			const abs = path.join(root, rel);
 			const st = lstatSync(abs);
 			if (st.isSymbolicLink()) {
+				const bytes = readlinkSync(abs, { encoding: "buffer" });
+				if (!isUtf8(bytes)) throw nonUtf8LinkError(shown, bytes);
+				const target = bytes.toString("utf8");
 				const where = await resolveInsideBundle(root, rel);
-				const target = await readlink(abs);
 				const asText = where.inside ? linkTargetProblem(`/${rel}`, target) : void 0;
-				if (!where.inside || asText) throw new RelcastError("E_INPUT", where.inside ? `symlink ${top}/${rel}: ${asText}` : `symlink ${top}/${rel} -> ${target} ${where.why}`, "make every symlink point inside the bundle (relative, e.g. Versions/Current/Resources), or replace it with the file itself");
+				if (!where.inside || asText) throw new RelcastError("E_INPUT", where.inside ? `symlink ${top}/${rel}: ${asText}` : `symlink ${top}/${rel} -> ${target} ${where.why}`, "make every symlink point inside the bundle (relative, e.g. Versions/Current/Resources; a target ending in \"/\" must name a folder), or replace it with the file itself");
 			} else if (st.isDirectory()) await walk([...relParts, name]);
 		}
 	}
@@ -29940,11 +29990,10 @@ async function listBundleEntries(bundleDir) {
 	entries.addDir(`${top}/`);
 	const skipped = [];
 	function walk(abs, rel) {
-		const names = readdirSync(abs).map((name) => ({
-			name,
-			bytes: Buffer.from(name)
-		})).sort((a, b) => Buffer.compare(a.bytes, b.bytes)).map((n) => n.name);
-		for (const name of names) {
+		const names = readdirSync(abs, { encoding: "buffer" }).sort(Buffer.compare);
+		for (const bytes of names) {
+			if (!isUtf8(bytes)) throw nonUtf8NameError(`${rel}${printableBytes(bytes)}`);
+			const name = bytes.toString("utf8");
 			const childAbs = path.join(abs, name);
 			const childRel = `${rel}${name}`;
 			if (isJunkName(name)) {
@@ -29952,8 +30001,11 @@ async function listBundleEntries(bundleDir) {
 				continue;
 			}
 			const st = lstatSync(childAbs);
-			if (st.isSymbolicLink()) entries.addSymlink(childRel, readlinkSync(childAbs));
-			else if (st.isDirectory()) {
+			if (st.isSymbolicLink()) {
+				const target = readlinkSync(childAbs, { encoding: "buffer" });
+				if (!isUtf8(target)) throw nonUtf8LinkError(childRel, target);
+				entries.addSymlink(childRel, target.toString("utf8"));
+			} else if (st.isDirectory()) {
 				entries.addDir(`${childRel}/`);
 				walk(childAbs, `${childRel}/`);
 			} else if (st.isFile()) entries.addFile(childRel, (st.mode & 73) !== 0, {
@@ -30024,6 +30076,14 @@ function newChunkFrame() {
 		output: /* @__PURE__ */ new ArrayBuffer(DEFLATED_BYTES)
 	};
 }
+const SMALL_JOB_BYTES = 131072;
+function newSmallFrame() {
+	return {
+		input: /* @__PURE__ */ new ArrayBuffer(SMALL_JOB_BYTES),
+		output: /* @__PURE__ */ new ArrayBuffer(133120)
+	};
+}
+const fitsSmallFrame = (job) => job.offset === 0 && job.length <= 131072;
 const BUNDLE_CHANGED = "BUNDLE_CHANGED";
 function runChunkJob(job, deps, frame) {
 	const WINDOW = 32768;
@@ -30096,6 +30156,7 @@ function runChunkJob(job, deps, frame) {
 const WORKERS_FROM_BYTES = 8 << 20;
 const JOBS_PER_WORKER = 2;
 const MAX_WORKERS = 8;
+const SMALL_FRAMES = 24;
 const YOUNG_GENERATION_MB = 2;
 const WORKER_SOURCE = `
 const { parentPort } = require("node:worker_threads");
@@ -30119,17 +30180,45 @@ parentPort.on("message", ({ id, job, frame }) => {
   parentPort.postMessage({ id, frame, raw: result.raw, deflated, sha1: result.sha1 }, moved);
 });
 `;
-var ChunkPool = class ChunkPool {
-	maxFrames;
-	slots = [];
-	waiting = [];
+var FrameSet = class {
+	max;
+	make;
 	free = [];
 	held = /* @__PURE__ */ new Map();
 	made = 0;
+	constructor(max, make) {
+		this.max = max;
+		this.make = make;
+	}
+	take(priority) {
+		const available = this.free.length + (this.max - this.made);
+		if (available === 0) return void 0;
+		if (available === 1) {
+			for (const heldBy of this.held.values()) if (heldBy <= priority) return void 0;
+		}
+		let frame = this.free.pop();
+		if (frame === void 0) {
+			frame = this.make();
+			this.made++;
+		}
+		this.held.set(frame, priority);
+		return frame;
+	}
+	clear() {
+		this.held.clear();
+		this.free.length = 0;
+	}
+};
+var ChunkPool = class ChunkPool {
+	slots = [];
+	waiting = [];
+	chunkFrames;
+	smallFrames;
 	nextId = 0;
 	failure;
-	constructor(workers, maxFrames) {
-		this.maxFrames = maxFrames;
+	constructor(workers, chunkFrames) {
+		this.chunkFrames = new FrameSet(chunkFrames, newChunkFrame);
+		this.smallFrames = new FrameSet(SMALL_FRAMES, newSmallFrame);
 		try {
 			for (let i = 0; i < workers; i++) this.slots.push(this.startWorker());
 		} catch (err) {
@@ -30149,12 +30238,13 @@ var ChunkPool = class ChunkPool {
 			const job = slot.running.get(m.id);
 			if (job === void 0) return;
 			slot.running.delete(m.id);
-			this.held.delete(job.frame);
+			const frames = fitsSmallFrame(job.job) ? this.smallFrames : this.chunkFrames;
+			frames.held.delete(job.frame);
 			if (m.error !== void 0) {
-				this.free.push(m.frame);
+				frames.free.push(m.frame);
 				job.reject(Object.assign(new Error(m.error), m.code === void 0 ? {} : { code: m.code }));
 			} else {
-				this.held.set(m.frame, job.priority);
+				frames.held.set(m.frame, job.priority);
 				job.resolve({
 					frame: m.frame,
 					raw: m.raw,
@@ -30189,70 +30279,81 @@ var ChunkPool = class ChunkPool {
 		});
 	}
 	get framesMade() {
-		return this.made;
+		return {
+			chunk: this.chunkFrames.made,
+			small: this.smallFrames.made
+		};
 	}
 	get frameLimit() {
-		return this.maxFrames;
+		return {
+			chunk: this.chunkFrames.max,
+			small: this.smallFrames.max
+		};
+	}
+	setOf(frame) {
+		return frame.input.byteLength === 131072 ? this.smallFrames : this.chunkFrames;
 	}
 	release(result) {
-		if (!this.held.delete(result.frame)) return;
-		this.free.push(result.frame);
+		const frames = this.setOf(result.frame);
+		if (!frames.held.delete(result.frame)) return;
+		frames.free.push(result.frame);
 		this.dispatch();
 	}
-	takeFrame(priority) {
-		const available = this.free.length + (this.maxFrames - this.made);
-		if (available === 0) return void 0;
-		if (available === 1) {
-			for (const heldBy of this.held.values()) if (heldBy <= priority) return void 0;
+	nextJob() {
+		let chunkRefused = false;
+		let smallRefused = false;
+		for (let i = 0; i < this.waiting.length && !(chunkRefused && smallRefused); i++) {
+			const waiting = this.waiting[i];
+			const small = fitsSmallFrame(waiting.job);
+			if (small ? smallRefused : chunkRefused) continue;
+			const frame = (small ? this.smallFrames : this.chunkFrames).take(waiting.priority);
+			if (frame === void 0) {
+				if (small) smallRefused = true;
+				else chunkRefused = true;
+				continue;
+			}
+			this.waiting.splice(i, 1);
+			return {
+				...waiting,
+				frame
+			};
 		}
-		let frame = this.free.pop();
-		if (frame === void 0) {
-			frame = newChunkFrame();
-			this.made++;
-		}
-		this.held.set(frame, priority);
-		return frame;
 	}
 	dispatch() {
 		if (this.failure) return;
 		if (this.slots.length === 0) return this.runHere();
-		for (const slot of this.slots) while (slot.running.size < JOBS_PER_WORKER && this.waiting.length > 0) {
-			const frame = this.takeFrame(this.waiting[0].priority);
-			if (frame === void 0) return;
-			const next = {
-				...this.waiting.shift(),
-				frame
-			};
+		for (const slot of this.slots) while (slot.running.size < JOBS_PER_WORKER) {
+			const next = this.nextJob();
+			if (next === void 0) return;
 			slot.running.set(next.id, next);
 			slot.worker.postMessage({
 				id: next.id,
 				job: next.job,
-				frame
-			}, [frame.input, frame.output]);
+				frame: next.frame
+			}, [next.frame.input, next.frame.output]);
 		}
 	}
 	runHere() {
 		for (;;) {
-			const next = this.waiting[0];
-			const frame = next && this.takeFrame(next.priority);
-			if (frame === void 0) return;
-			this.waiting.shift();
+			const next = this.nextJob();
+			if (next === void 0) return;
 			let result;
 			try {
 				result = runChunkJob(next.job, {
 					fs,
 					zlib,
 					crypto: crypto$1
-				}, frame);
+				}, next.frame);
 			} catch (err) {
-				this.held.delete(frame);
-				this.free.push(frame);
+				const frames = this.setOf(next.frame);
+				frames.held.delete(next.frame);
+				frames.free.push(next.frame);
 				next.reject(err);
 				continue;
 			}
 			next.resolve({
 				...result,
-				frame
+				frame: next.frame
 			});
 		}
 	}
@@ -30262,8 +30363,8 @@ var ChunkPool = class ChunkPool {
 		for (const job of [...this.waiting, ...this.slots.flatMap((s) => [...s.running.values()])]) job.reject(err);
 		this.waiting.length = 0;
 		for (const slot of this.slots) slot.running.clear();
-		this.held.clear();
-		this.free.length = 0;
+		this.chunkFrames.clear();
+		this.smallFrames.clear();
 	}
 	async close() {
 		const slots = [...this.slots];
@@ -71840,7 +71941,7 @@ function writeWorkflowCommand(line) {
 	process.stderr.write(line + "\n");
 }
 function escapeData(text) {
-	return printable$1(text, { keepNewlines: true }).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+	return printable(text, { keepNewlines: true }).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
 function escapeProperty(text) {
 	return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
@@ -73914,7 +74015,7 @@ function applyConventions(program) {
 // src/cli/report-error.ts
 init_errors$4();
 function reportError(err, options) {
-	const write = (line) => process.stderr.write(printable$1(maskSecrets(line), { keepNewlines: true }) + "\n");
+	const write = (line) => process.stderr.write(printable(maskSecrets(line), { keepNewlines: true }) + "\n");
 	if (isRelcastError(err)) {
 		write(`relcast: error [${err.code}]: ${err.message}`);
 		const hint = err.hint ?? `this is a relcast bug: re-run with --debug and report the output at ${issueTrackerUrl()}`;
