@@ -2,6 +2,7 @@ import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, HeadObjectCommand, UploadPartCopyCommand,
   type CompletedPart, type S3Client,
 } from "@aws-sdk/client-s3";
+import { assertSourceUnchanged, explainCopyFailure, type PinnedSource } from "./s3-copy-source.js";
 import { copySource } from "./s3-object-meta.js";
 import { multipartEtag, status } from "./s3-staged-upload.js";
 
@@ -17,7 +18,11 @@ import { multipartEtag, status } from "./s3-staged-upload.js";
  * part a bounded request, the way `aws s3 cp` copies between keys.
  *
  * The condition is evaluated where S3 evaluates it, on CopyObject or on
- * CompleteMultipartUpload. A failed multipart copy is aborted; the store's
+ * CompleteMultipartUpload. Every request copies the version the copy began
+ * with (the source's ETag, `CopySourceIfMatch`), and the parts are joined
+ * only once a HEAD shows the source unchanged (s3-copy-source.ts): a source
+ * replaced midway stops the copy with SourceChangedError, nothing made.
+ * A failed multipart copy is aborted; the store's
  * open-upload tracker (a middleware on the client) aborts it too should the
  * process be stopped first.
  */
@@ -27,8 +32,9 @@ export interface CopyRequest {
   /** Full keys, prefix included. */
   fromKey: string;
   toKey: string;
-  /** The source's size (a HEAD just before). */
+  /** The source's size and ETag when the copy began (a HEAD just before, or the write that made it). */
   size: number;
+  sourceEtag: string;
   contentType: string;
   cacheControl?: string | undefined;
   ifNoneMatch?: "*" | undefined;
@@ -73,17 +79,23 @@ export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
   };
   const headers = { ContentType: req.contentType, ...(req.cacheControl !== undefined && { CacheControl: req.cacheControl }) };
   const gate = req.gate ?? (async () => undefined);
+  const pinned: PinnedSource = { client: req.client, bucket: req.bucket, fromKey: req.fromKey, toKey: req.toKey, size: req.size, etag: req.sourceEtag };
+  const source = { CopySource: copySource(req.bucket, req.fromKey), ...(req.sourceEtag !== "" && { CopySourceIfMatch: req.sourceEtag }) };
   const finishing = <T>(made: Promise<T>): Promise<T> => {
     req.finishing?.(made);
     return made;
   };
   if (req.size <= Math.min(req.multipartAbove ?? MULTIPART_COPY_ABOVE, MAX_SINGLE_COPY)) {
     await gate();
-    const res = await finishing(req.client.send(
-      new CopyObjectCommand({ Bucket: req.bucket, Key: req.toKey, CopySource: copySource(req.bucket, req.fromKey), MetadataDirective: "REPLACE", ...headers, ...conditions }),
-      copyTimeout(req.requestTimeoutMs, req.size),
-    ));
-    return { etag: res.CopyObjectResult?.ETag ?? "" };
+    try {
+      const res = await finishing(req.client.send(
+        new CopyObjectCommand({ Bucket: req.bucket, Key: req.toKey, ...source, MetadataDirective: "REPLACE", ...headers, ...conditions }),
+        copyTimeout(req.requestTimeoutMs, req.size),
+      ));
+      return { etag: res.CopyObjectResult?.ETag ?? "" };
+    } catch (err) {
+      throw await explainCopyFailure(pinned, err);
+    }
   }
   const partSize = Math.max(req.partBytes ?? COPY_PART_BYTES, Math.ceil(req.size / MAX_PARTS / (1 << 20)) * (1 << 20));
   const count = Math.ceil(req.size / partSize);
@@ -105,7 +117,7 @@ export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
           const res = await req.client.send(
             new UploadPartCopyCommand({
               Bucket: req.bucket, Key: req.toKey, UploadId: uploadId, PartNumber: n + 1,
-              CopySource: copySource(req.bucket, req.fromKey), CopySourceRange: `bytes=${start}-${end}`,
+              ...source, CopySourceRange: `bytes=${start}-${end}`,
             }),
             copyTimeout(req.requestTimeoutMs, end - start + 1),
           );
@@ -121,7 +133,9 @@ export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
     // Every copier is waited for before the upload is completed or aborted: no part lands after an abort.
     const settled = await Promise.allSettled(Array.from({ length: Math.min(req.queueSize, count) }, copier));
     const failure = settled.find((s) => s.status === "rejected");
-    if (failure) throw failure.reason;
+    // A part refused (412) or missing (404) because the source was replaced: said so, not retried.
+    if (failure) throw await explainCopyFailure(pinned, failure.reason);
+    await assertSourceUnchanged(pinned);
     await gate();
     try {
       const res = await finishing(req.client.send(

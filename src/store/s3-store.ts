@@ -8,7 +8,7 @@ import {
   PutObjectCommand,
 } from "@aws-sdk/client-s3";
 import { PreconditionFailedError } from "../core/errors.js";
-import type { ByteRange, ObjectMeta, ObjectStore, PutBody, PutOptions, StoreLocation } from "./object-store.js";
+import type { ByteRange, CopySourceMeta, ObjectMeta, ObjectStore, PutBody, PutOptions, StoreLocation } from "./object-store.js";
 import { assertSafeKey } from "./object-key.js";
 import { createS3Client } from "./s3-client.js";
 import { isNotFound, mapS3Error, type WriteCondition } from "./s3-errors.js";
@@ -197,7 +197,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
     }
   }
 
-  async function copy(fromKey: string, toKey: string, opts: PutOptions): Promise<{ etag: string }> {
+  async function copy(fromKey: string, toKey: string, opts: PutOptions, known?: CopySourceMeta): Promise<{ etag: string }> {
     const condition = conditionOf(opts);
     await writable();
     await unlessStopping();
@@ -208,11 +208,13 @@ export function createS3Store(options: S3StoreOptions): S3Store {
       if (opts.ifNoneMatch && current) throw new PreconditionFailedError(toKey, "if-none-match");
       if (opts.ifMatch !== undefined && current?.etag !== opts.ifMatch) throw new PreconditionFailedError(toKey, "if-match");
     }
-    const source = await head(fromKey);
+    // The size chooses one CopyObject or parts, the ETag pins the version copied: a caller that knows both (it
+    // wrote the source, or has just read it) spares the HEAD; a wrong guess fails the copy, never mixes versions.
+    const source = known ?? (await head(fromKey));
     if (!source) throw new Error(`cannot copy ${fullKey(prefix, fromKey)} to ${toKey}: the source object does not exist`);
     try {
       return await copyObject({
-        client, bucket, fromKey: abs(fromKey), toKey: abs(toKey), size: source.size, contentType: opts.contentType, queueSize,
+        client, bucket, fromKey: abs(fromKey), toKey: abs(toKey), size: source.size, sourceEtag: source.etag, contentType: opts.contentType, queueSize,
         cacheControl: opts.cacheControl, ifNoneMatch: opts.ifNoneMatch, ifMatch: opts.ifMatch,
         multipartAbove: options.multipartCopyAboveBytes, partBytes: options.copyPartBytes,
         requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,

@@ -34,10 +34,18 @@ export interface FaultProxy {
   endpoint: string;
   /** Requests seen, and faults injected by kind and by targeted rule. */
   stats: { requests: number; injected: Record<string, number>; targeted: Record<string, number> };
+  /** Every request seen, in order of arrival (method, URL, headers). */
+  seen: RequestInfo[];
   setRate(rate: number): void;
   target(rule: TargetedFault): void;
   /** Drops every targeted rule still armed. */
   clearTargets(): void;
+  /**
+   * Holds the first request (from now on) that matches, unforwarded, until `release`: `arrived`
+   * resolves when it is held. A test acts between a client's requests this way (a source
+   * overwritten after the copy's HEAD, before its parts).
+   */
+  hold(match: (req: RequestInfo) => boolean): { arrived: Promise<RequestInfo>; release(): void };
   /** Resolves with the first request (from now on) that matches, once it has arrived. */
   waitFor(match: (req: RequestInfo) => boolean): Promise<RequestInfo>;
   stop(): Promise<void>;
@@ -75,8 +83,10 @@ export async function startFaultProxy(
   let rate = options.rate;
   const rules: Array<TargetedFault & { left: number }> = [];
   const stats: FaultProxy["stats"] = { requests: 0, injected: {}, targeted: {} };
+  const seen: RequestInfo[] = [];
   const sockets = new Set<Socket>();
   const waiters: Array<{ match: (req: RequestInfo) => boolean; resolve: (req: RequestInfo) => void }> = [];
+  const holds: Array<{ match: (req: RequestInfo) => boolean; arrived: (req: RequestInfo) => void; released: Promise<void> }> = [];
 
   function choose(info: RequestInfo): Fault | undefined {
     const rule = rules.find((r) => r.left > 0 && r.match(info));
@@ -91,10 +101,23 @@ export async function startFaultProxy(
   const server = http.createServer((req, res) => {
     stats.requests++;
     const info: RequestInfo = { method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers };
+    seen.push(info);
     for (const w of waiters.filter((x) => x.match(info))) {
       waiters.splice(waiters.indexOf(w), 1);
       w.resolve(info);
     }
+    const held = holds.find((h) => h.match(info));
+    if (held) {
+      holds.splice(holds.indexOf(held), 1);
+      req.pause();
+      held.arrived(info);
+      void held.released.then(() => handle(req, res, info));
+      return;
+    }
+    handle(req, res, info);
+  });
+
+  function handle(req: http.IncomingMessage, res: http.ServerResponse, info: RequestInfo): void {
     const fault = choose(info);
     if (fault) stats.injected[fault] = (stats.injected[fault] ?? 0) + 1;
     if (fault === "500" || fault === "503-slowdown") {
@@ -140,7 +163,7 @@ export async function startFaultProxy(
     );
     forward.on("error", () => req.socket.destroy());
     req.pipe(forward);
-  });
+  }
   server.on("connection", (socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
@@ -150,6 +173,7 @@ export async function startFaultProxy(
   return {
     endpoint: `http://127.0.0.1:${port}`,
     stats,
+    seen,
     setRate: (r) => {
       rate = r;
     },
@@ -158,6 +182,12 @@ export async function startFaultProxy(
     },
     clearTargets: () => {
       rules.length = 0;
+    },
+    hold: (match) => {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const arrived = new Promise<RequestInfo>((resolve) => holds.push({ match, arrived: resolve, released }));
+      return { arrived, release };
     },
     waitFor: (match) => new Promise((resolve) => waiters.push({ match, resolve })),
     stop: async () => {
