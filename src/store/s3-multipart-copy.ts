@@ -4,7 +4,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { assertSourceUnchanged, explainCopyFailure, type PinnedSource } from "./s3-copy-source.js";
 import { copySource } from "./s3-object-meta.js";
-import { multipartEtag, status } from "./s3-staged-upload.js";
+import { completedMeanwhile, multipartEtag, status } from "./s3-staged-upload.js";
 
 /**
  * A server-side copy of any size. S3 copies an object of at most 5 GiB in
@@ -146,8 +146,8 @@ export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
       return { etag: res.ETag };
     } catch (err) {
       // A lost condition may be this copy's own Complete, retried after its answer was lost: the object there
-      // then has exactly the ETag these parts make (as for a staged upload, s3-staged-upload.ts).
-      const expected = status(err) === 412 ? multipartEtag(parts) : undefined;
+      // then has exactly the ETag these parts make (as for a staged upload, s3-staged-upload.ts); so may NoSuchUpload.
+      const expected = status(err) === 412 || completedMeanwhile(err) ? multipartEtag(parts) : undefined;
       if (expected === undefined) throw err;
       const there = await req.client.send(new HeadObjectCommand({ Bucket: req.bucket, Key: req.toKey })).catch(() => undefined);
       if (there?.ETag === expected && there.ContentLength === req.size) return { etag: expected };

@@ -84,6 +84,8 @@ export async function readPart(fh: FileHandle, buffer: Buffer, length: number, s
 }
 
 export const status = (err: unknown) => (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+/** A Complete answered NoSuchUpload: the upload is gone, completed (by a retried Complete of ours) or aborted. */
+export const completedMeanwhile = (err: unknown) => status(err) === 404 && (err as { name?: string }).name === "NoSuchUpload";
 
 /**
  * Starts uploading `file` as the parts of a new multipart upload, `queueSize`
@@ -177,8 +179,11 @@ export function stageUpload(req: StageRequest): StagedUpload {
         return { etag: res.ETag };
       } catch (err) {
         // A lost condition may be our own Complete, retried after its answer was lost (a server that assembles a big
-        // object slowly, past the idle timeout): the object there then has exactly the ETag these parts make.
-        const expected = status(err) === 412 && req.recoverLostComplete !== false ? multipartEtag(parts) : undefined;
+        // object slowly, past the idle timeout): the object there then has exactly the ETag these parts make. So may
+        // NoSuchUpload: a Complete that made the object but answered 500 is retried, and S3 may no longer know the
+        // upload; no one else completes our upload id, so an object with these parts' ETag is ours.
+        const ownLost = (status(err) === 412 && req.recoverLostComplete !== false) || completedMeanwhile(err);
+        const expected = ownLost ? multipartEtag(parts) : undefined;
         if (expected === undefined) throw err;
         const there = await req.client.send(new HeadObjectCommand({ Bucket: req.bucket, Key: req.key })).catch(() => undefined);
         if (there?.ETag === expected && there.ContentLength === req.size) return { etag: expected };

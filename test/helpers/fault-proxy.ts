@@ -11,9 +11,13 @@ import type { AddressInfo, Socket } from "node:net";
  *   without the answer (the client cannot know the write happened);
  * - `403-invalid-key`: what S3 answers to unknown credentials (moto does not check them);
  * - `200-not-stored`: answers a write with 200 and an ETag, but never forwards
- *   it (a write the store loses, as one that ignores conditions loses a race).
+ *   it (a write the store loses, as one that ignores conditions loses a race);
+ * - `500-after-applied`: forwards, lets S3 apply it, then answers 500 with an
+ *   HTML page (moto_server's answer when its handler fails midway);
+ * - `404-no-such-upload`: answers NoSuchUpload, not forwarded (S3's answer to a
+ *   Complete retried after the upload was completed).
  */
-export type Fault = "500" | "503-slowdown" | "drop" | "stall" | "lost-response" | "403-invalid-key" | "200-not-stored";
+export type Fault = "500" | "503-slowdown" | "drop" | "stall" | "lost-response" | "403-invalid-key" | "200-not-stored" | "500-after-applied" | "404-no-such-upload";
 export const RANDOM_FAULTS: readonly Fault[] = ["500", "503-slowdown", "drop", "stall", "lost-response"];
 
 export interface RequestInfo {
@@ -125,6 +129,11 @@ export async function startFaultProxy(
       req.once("end", () => (fault === "500" ? s3Error(res, 500, "InternalError") : s3Error(res, 503, "SlowDown")));
       return;
     }
+    if (fault === "404-no-such-upload") {
+      req.resume();
+      req.once("end", () => s3Error(res, 404, "NoSuchUpload"));
+      return;
+    }
     if (fault === "403-invalid-key") {
       req.resume();
       req.once("end", () => s3Error(res, 403, "InvalidAccessKeyId"));
@@ -152,6 +161,15 @@ export async function startFaultProxy(
     const forward = http.request(
       { host: up.hostname, port: up.port, method: req.method, path: req.url, headers },
       (upRes) => {
+        if (fault === "500-after-applied") {
+          upRes.resume();
+          upRes.once("end", () => {
+            const page = "<!doctype html>\n<html lang=en>\n<title>500 Internal Server Error</title>\n<h1>Internal Server Error</h1>\n";
+            res.writeHead(500, { "content-type": "text/html; charset=utf-8", "content-length": Buffer.byteLength(page) });
+            res.end(page);
+          });
+          return;
+        }
         if (fault === "lost-response") {
           upRes.resume();
           upRes.once("end", () => req.socket.destroy());
