@@ -4,6 +4,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { assertSourceUnchanged, explainCopyFailure, type PinnedSource } from "./s3-copy-source.js";
 import { copySource } from "./s3-object-meta.js";
+import { serverWorkTimeout } from "./s3-server-work.js";
 import { completedMeanwhile, multipartEtag, status } from "./s3-staged-upload.js";
 
 /**
@@ -64,13 +65,8 @@ export const MAX_SINGLE_COPY = 5 * 1024 * 1024 * 1024;
 /** Part size of a multipart copy (a whole number of MiB; S3: at most 10,000 parts of at most 5 GiB). */
 export const COPY_PART_BYTES = 256 * 1024 * 1024;
 const MAX_PARTS = 10_000;
-/**
- * A server copies with no byte on the wire until it answers, so a copy request's idle timeout grows with the
- * bytes it copies (or joins, for Complete): the store's timeout plus a second for every 16 MiB, a floor of
- * 16 MiB/s under the server. moto copied 2 GiB in over 30 s on a busy machine; S3 itself copies far faster.
- */
-const COPY_FLOOR_BYTES_PER_SECOND = 16 * 1024 * 1024;
-const copyTimeout = (base: number, bytes: number) => ({ requestTimeout: base + Math.ceil((bytes / COPY_FLOOR_BYTES_PER_SECOND) * 1000) });
+/** A copy request's idle timeout grows with the bytes it copies (or joins, for Complete): s3-server-work.ts. */
+const copyTimeout = serverWorkTimeout;
 
 export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
   const conditions = {

@@ -6,6 +6,7 @@ import {
 } from "@aws-sdk/client-s3";
 import type { UploadProgress } from "./s3-options.js";
 import type { PartBuffers } from "./s3-part-buffers.js";
+import { serverWorkTimeout } from "./s3-server-work.js";
 
 export interface StageRequest {
   client: S3Client;
@@ -26,6 +27,8 @@ export interface StageRequest {
    * caller must see a create-only write of bytes already there refused.
    */
   recoverLostComplete?: boolean;
+  /** The store's idle timeout for one request (s3.requestTimeoutMs); the Complete's grows with the bytes joined. */
+  requestTimeoutMs?: number;
   progressKey: string;
   onProgress?: (progress: UploadProgress) => void;
 }
@@ -174,6 +177,8 @@ export function stageUpload(req: StageRequest): StagedUpload {
             ...(condition.ifNoneMatch !== undefined && { IfNoneMatch: condition.ifNoneMatch }),
             ...(condition.ifMatch !== undefined && { IfMatch: condition.ifMatch }),
           }),
+          // The server answers once it has joined the parts: abandoned early, the Complete would be sent again meanwhile.
+          req.requestTimeoutMs !== undefined ? serverWorkTimeout(req.requestTimeoutMs, req.size) : undefined,
         );
         if (!res.ETag) throw new Error(`CompleteMultipartUpload of ${req.key} returned no ETag`);
         return { etag: res.ETag };
