@@ -21,6 +21,8 @@ export interface ApplyTarget {
   etags: Map<string, string>;
   /** Keys written, in order. */
   written: string[];
+  /** Sizes of the objects the plan puts, by key: with the ETag a put returned, a copy of one needs no HEAD. */
+  sizes?: ReadonlyMap<string, number>;
 }
 
 export function applyTarget(store: ObjectStore, log: (line: string) => void, target: ObjectStore = store): ApplyTarget {
@@ -80,8 +82,13 @@ async function applyPut(t: ApplyTarget, w: PutWrite): Promise<void> {
 /** A copy inside one store is server-side; across stores it streams through a temp file (never held in memory). */
 async function applyCopy(t: ApplyTarget, from: string, to: string, options: PutOptions): Promise<void> {
   if (t.source === t.target) {
-    if (!(await t.source.head(from))) throw missingSource(t.source, from);
-    await t.target.copy(from, to, options);
+    // The source's size and ETag: from this run's own put of it (the plan's size, the ETag the put returned),
+    // else one HEAD. The store copies exactly that version (a source replaced meanwhile fails the copy).
+    const etag = t.etags.get(from);
+    const size = t.sizes?.get(from);
+    const source = etag !== undefined && size !== undefined ? { size, etag } : await t.source.head(from);
+    if (!source) throw missingSource(t.source, from);
+    await t.target.copy(from, to, options, { size: source.size, etag: source.etag });
     return;
   }
   const got = await t.source.getStream(from);

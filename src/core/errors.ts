@@ -48,3 +48,16 @@ export class PreconditionFailedError extends Error {
     this.name = "PreconditionFailedError";
   }
 }
+
+/**
+ * Thrown by a store's copy when the object it copies from is no longer the
+ * version the copy began with (overwritten or removed meanwhile): the copy
+ * is stopped and nothing is written, rather than joining the parts of two
+ * versions or copying bytes the caller never looked at.
+ */
+export class SourceChangedError extends RelcastError {
+  constructor(readonly from: string, readonly to: string, detail: string) {
+    super("E_STORE", `the copy of ${from} to ${to} was stopped: ${detail}; nothing was written to ${to}`, "another run changed the store while this one copied from it; run the command again");
+    this.name = "SourceChangedError";
+  }
+}

@@ -1,5 +1,5 @@
 import type { RelcastConfig } from "../config/schema.js";
-import { RelcastError } from "../core/errors.js";
+import { RelcastError, SourceChangedError } from "../core/errors.js";
 import { applyWrites, type ApplyTarget } from "../apply/apply-write.js";
 import { planLatestCleanup } from "../catalog/latest-plan.js";
 import { APPCAST_KEY, CATALOG_KEY, LATEST_PREFIX } from "../domain/release-layout.js";
@@ -21,6 +21,9 @@ export interface PlannedSite {
  * site again from the feeds as they are now (the same planner) and applies
  * that, so the last writer always leaves the site matching the newest feeds.
  *
+ * A copy stopped because its source was replaced (SourceChangedError: the
+ * catalog, rewritten by a concurrent publish) is planned again the same way.
+ *
  * A copy into `releases/latest/` is followed, as in the latest step, by the
  * cleanup planned on a fresh listing: the catalog this plan was read from
  * may predate a higher version that a concurrent publish copied there
@@ -34,7 +37,15 @@ export async function syncSite(t: ApplyTarget, config: RelcastConfig, options: S
       if (!feeds) return;
       planned = { writes: await planSite(t.source, t.target, config, feeds, options), catalogEtag: feeds.catalogEtag, appcastEtag: feeds.appcastEtag };
     }
-    await applyWrites(t, planned.writes);
+    try {
+      await applyWrites(t, planned.writes);
+    } catch (err) {
+      // A copy whose source another writer replaced meanwhile (the catalog, mostly) was stopped with nothing
+      // written: the feeds have moved on, so plan again from them, as when they change after the writes.
+      if (!(err instanceof SourceChangedError)) throw err;
+      planned = undefined;
+      continue;
+    }
     if (t.source === t.target && planned.writes.some((w) => w.op === "copy" && w.needed && w.key.startsWith(LATEST_PREFIX))) {
       const cleanup = await planLatestCleanup(t.target, config.pluginId);
       await applyWrites(t, cleanup.map((w) => ({ ...w, step: "site" })));

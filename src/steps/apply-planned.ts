@@ -1,10 +1,17 @@
 import { applyTarget, applyWrites, type ApplyTarget } from "../apply/apply-write.js";
-import { writesOf, type ApplyStepName } from "../domain/release-plan.js";
+import { writesOf, type ApplyStepName, type ReleasePlan } from "../domain/release-plan.js";
 import { need, type ReleaseContext } from "./release-context.js";
+
+/** The size of every object the plan puts (a later step's copy of one it wrote then needs no HEAD). */
+function plannedSizes(plan: ReleasePlan | undefined): Map<string, number> {
+  const sizes = new Map<string, number>();
+  for (const w of plan?.writes ?? []) if (w.op === "put" && w.sizeBytes !== undefined) sizes.set(w.key, w.sizeBytes);
+  return sizes;
+}
 
 /** Where the apply steps write: the context's store, its log, and the ETags and keys written so far. */
 export function contextTarget(ctx: ReleaseContext): ApplyTarget {
-  return { ...applyTarget(ctx.store, (line) => ctx.logger.info(line)), etags: ctx.etags, written: ctx.written };
+  return { ...applyTarget(ctx.store, (line) => ctx.logger.info(line)), etags: ctx.etags, written: ctx.written, sizes: plannedSizes(ctx.plan) };
 }
 
 /** Carries out the writes the plan gives this step, in order. */

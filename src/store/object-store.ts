@@ -26,6 +26,12 @@ export interface PutOptions {
   ifMatch?: string;
 }
 
+/** What a copy's caller knows of the version it copies. */
+export interface CopySourceMeta {
+  size: number;
+  etag: string;
+}
+
 export interface ByteRange {
   start: number;
   /** Inclusive end. */
@@ -77,8 +83,14 @@ export interface ObjectStore {
    * aborted by `abortInFlight`/`close`. The file must not change until then.
    */
   stage?(key: string, file: string, options: Pick<PutOptions, "contentType" | "cacheControl">): void;
-  /** Server-side copy where the store supports it. Overwrites unless options say otherwise. */
-  copy(fromKey: string, toKey: string, options: PutOptions): Promise<{ etag: string }>;
+  /**
+   * Server-side copy where the store supports it. Overwrites unless options say otherwise.
+   * `source`: the source's size and ETag when the caller knows them (it has just written or read it),
+   * so the store need not read them again. The S3 store copies that version only (its copy requests
+   * name the ETag): a source replaced or removed before the copy is done fails it with
+   * SourceChangedError, and nothing is written. (The folder store's objects never change in place.)
+   */
+  copy(fromKey: string, toKey: string, options: PutOptions, source?: CopySourceMeta): Promise<{ etag: string }>;
   list(prefix: string): AsyncIterable<ObjectMeta>;
   delete(key: string): Promise<void>;
   /** Throws a RelcastError E_STORE naming the fix when the store cannot be used. */

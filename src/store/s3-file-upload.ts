@@ -18,6 +18,8 @@ export interface FileUploadRequest {
   queueSize: number;
   /** The store's part buffers, shared by all its uploads. */
   buffers: PartBuffers;
+  /** The store's idle timeout for one request (s3.requestTimeoutMs). */
+  requestTimeoutMs?: number;
   /** Reported with the store-relative key. */
   progressKey: string;
   onProgress?: (progress: UploadProgress) => void;
@@ -88,6 +90,7 @@ export async function uploadFile(req: FileUploadRequest): Promise<{ etag: string
     partSizeBytes: req.partSizeBytes, queueSize: req.queueSize, buffers: req.buffers, progressKey: req.progressKey, recoverLostComplete: false,
     ...(req.cacheControl !== undefined && { cacheControl: req.cacheControl }),
     ...(req.onProgress !== undefined && { onProgress: req.onProgress }),
+    ...(req.requestTimeoutMs !== undefined && { requestTimeoutMs: req.requestTimeoutMs }),
   });
   active.set(upload, req.key);
   try {

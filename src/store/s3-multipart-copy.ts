@@ -2,8 +2,10 @@ import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, HeadObjectCommand, UploadPartCopyCommand,
   type CompletedPart, type S3Client,
 } from "@aws-sdk/client-s3";
+import { assertSourceUnchanged, explainCopyFailure, type PinnedSource } from "./s3-copy-source.js";
 import { copySource } from "./s3-object-meta.js";
-import { multipartEtag, status } from "./s3-staged-upload.js";
+import { serverWorkTimeout } from "./s3-server-work.js";
+import { completedMeanwhile, multipartEtag, status } from "./s3-staged-upload.js";
 
 /**
  * A server-side copy of any size. S3 copies an object of at most 5 GiB in
@@ -17,7 +19,11 @@ import { multipartEtag, status } from "./s3-staged-upload.js";
  * part a bounded request, the way `aws s3 cp` copies between keys.
  *
  * The condition is evaluated where S3 evaluates it, on CopyObject or on
- * CompleteMultipartUpload. A failed multipart copy is aborted; the store's
+ * CompleteMultipartUpload. Every request copies the version the copy began
+ * with (the source's ETag, `CopySourceIfMatch`), and the parts are joined
+ * only once a HEAD shows the source unchanged (s3-copy-source.ts): a source
+ * replaced midway stops the copy with SourceChangedError, nothing made.
+ * A failed multipart copy is aborted; the store's
  * open-upload tracker (a middleware on the client) aborts it too should the
  * process be stopped first.
  */
@@ -27,8 +33,9 @@ export interface CopyRequest {
   /** Full keys, prefix included. */
   fromKey: string;
   toKey: string;
-  /** The source's size (a HEAD just before). */
+  /** The source's size and ETag when the copy began (a HEAD just before, or the write that made it). */
   size: number;
+  sourceEtag: string;
   contentType: string;
   cacheControl?: string | undefined;
   ifNoneMatch?: "*" | undefined;
@@ -58,13 +65,8 @@ export const MAX_SINGLE_COPY = 5 * 1024 * 1024 * 1024;
 /** Part size of a multipart copy (a whole number of MiB; S3: at most 10,000 parts of at most 5 GiB). */
 export const COPY_PART_BYTES = 256 * 1024 * 1024;
 const MAX_PARTS = 10_000;
-/**
- * A server copies with no byte on the wire until it answers, so a copy request's idle timeout grows with the
- * bytes it copies (or joins, for Complete): the store's timeout plus a second for every 16 MiB, a floor of
- * 16 MiB/s under the server. moto copied 2 GiB in over 30 s on a busy machine; S3 itself copies far faster.
- */
-const COPY_FLOOR_BYTES_PER_SECOND = 16 * 1024 * 1024;
-const copyTimeout = (base: number, bytes: number) => ({ requestTimeout: base + Math.ceil((bytes / COPY_FLOOR_BYTES_PER_SECOND) * 1000) });
+/** A copy request's idle timeout grows with the bytes it copies (or joins, for Complete): s3-server-work.ts. */
+const copyTimeout = serverWorkTimeout;
 
 export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
   const conditions = {
@@ -73,17 +75,23 @@ export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
   };
   const headers = { ContentType: req.contentType, ...(req.cacheControl !== undefined && { CacheControl: req.cacheControl }) };
   const gate = req.gate ?? (async () => undefined);
+  const pinned: PinnedSource = { client: req.client, bucket: req.bucket, fromKey: req.fromKey, toKey: req.toKey, size: req.size, etag: req.sourceEtag };
+  const source = { CopySource: copySource(req.bucket, req.fromKey), ...(req.sourceEtag !== "" && { CopySourceIfMatch: req.sourceEtag }) };
   const finishing = <T>(made: Promise<T>): Promise<T> => {
     req.finishing?.(made);
     return made;
   };
   if (req.size <= Math.min(req.multipartAbove ?? MULTIPART_COPY_ABOVE, MAX_SINGLE_COPY)) {
     await gate();
-    const res = await finishing(req.client.send(
-      new CopyObjectCommand({ Bucket: req.bucket, Key: req.toKey, CopySource: copySource(req.bucket, req.fromKey), MetadataDirective: "REPLACE", ...headers, ...conditions }),
-      copyTimeout(req.requestTimeoutMs, req.size),
-    ));
-    return { etag: res.CopyObjectResult?.ETag ?? "" };
+    try {
+      const res = await finishing(req.client.send(
+        new CopyObjectCommand({ Bucket: req.bucket, Key: req.toKey, ...source, MetadataDirective: "REPLACE", ...headers, ...conditions }),
+        copyTimeout(req.requestTimeoutMs, req.size),
+      ));
+      return { etag: res.CopyObjectResult?.ETag ?? "" };
+    } catch (err) {
+      throw await explainCopyFailure(pinned, err);
+    }
   }
   const partSize = Math.max(req.partBytes ?? COPY_PART_BYTES, Math.ceil(req.size / MAX_PARTS / (1 << 20)) * (1 << 20));
   const count = Math.ceil(req.size / partSize);
@@ -105,7 +113,7 @@ export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
           const res = await req.client.send(
             new UploadPartCopyCommand({
               Bucket: req.bucket, Key: req.toKey, UploadId: uploadId, PartNumber: n + 1,
-              CopySource: copySource(req.bucket, req.fromKey), CopySourceRange: `bytes=${start}-${end}`,
+              ...source, CopySourceRange: `bytes=${start}-${end}`,
             }),
             copyTimeout(req.requestTimeoutMs, end - start + 1),
           );
@@ -121,7 +129,9 @@ export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
     // Every copier is waited for before the upload is completed or aborted: no part lands after an abort.
     const settled = await Promise.allSettled(Array.from({ length: Math.min(req.queueSize, count) }, copier));
     const failure = settled.find((s) => s.status === "rejected");
-    if (failure) throw failure.reason;
+    // A part refused (412) or missing (404) because the source was replaced: said so, not retried.
+    if (failure) throw await explainCopyFailure(pinned, failure.reason);
+    await assertSourceUnchanged(pinned);
     await gate();
     try {
       const res = await finishing(req.client.send(
@@ -132,8 +142,8 @@ export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
       return { etag: res.ETag };
     } catch (err) {
       // A lost condition may be this copy's own Complete, retried after its answer was lost: the object there
-      // then has exactly the ETag these parts make (as for a staged upload, s3-staged-upload.ts).
-      const expected = status(err) === 412 ? multipartEtag(parts) : undefined;
+      // then has exactly the ETag these parts make (as for a staged upload, s3-staged-upload.ts); so may NoSuchUpload.
+      const expected = status(err) === 412 || completedMeanwhile(err) ? multipartEtag(parts) : undefined;
       if (expected === undefined) throw err;
       const there = await req.client.send(new HeadObjectCommand({ Bucket: req.bucket, Key: req.toKey })).catch(() => undefined);
       if (there?.ETag === expected && there.ContentLength === req.size) return { etag: expected };

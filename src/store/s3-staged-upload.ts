@@ -6,6 +6,7 @@ import {
 } from "@aws-sdk/client-s3";
 import type { UploadProgress } from "./s3-options.js";
 import type { PartBuffers } from "./s3-part-buffers.js";
+import { serverWorkTimeout } from "./s3-server-work.js";
 
 export interface StageRequest {
   client: S3Client;
@@ -26,6 +27,8 @@ export interface StageRequest {
    * caller must see a create-only write of bytes already there refused.
    */
   recoverLostComplete?: boolean;
+  /** The store's idle timeout for one request (s3.requestTimeoutMs); the Complete's grows with the bytes joined. */
+  requestTimeoutMs?: number;
   progressKey: string;
   onProgress?: (progress: UploadProgress) => void;
 }
@@ -84,6 +87,8 @@ export async function readPart(fh: FileHandle, buffer: Buffer, length: number, s
 }
 
 export const status = (err: unknown) => (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+/** A Complete answered NoSuchUpload: the upload is gone, completed (by a retried Complete of ours) or aborted. */
+export const completedMeanwhile = (err: unknown) => status(err) === 404 && (err as { name?: string }).name === "NoSuchUpload";
 
 /**
  * Starts uploading `file` as the parts of a new multipart upload, `queueSize`
@@ -172,13 +177,18 @@ export function stageUpload(req: StageRequest): StagedUpload {
             ...(condition.ifNoneMatch !== undefined && { IfNoneMatch: condition.ifNoneMatch }),
             ...(condition.ifMatch !== undefined && { IfMatch: condition.ifMatch }),
           }),
+          // The server answers once it has joined the parts: abandoned early, the Complete would be sent again meanwhile.
+          req.requestTimeoutMs !== undefined ? serverWorkTimeout(req.requestTimeoutMs, req.size) : undefined,
         );
         if (!res.ETag) throw new Error(`CompleteMultipartUpload of ${req.key} returned no ETag`);
         return { etag: res.ETag };
       } catch (err) {
         // A lost condition may be our own Complete, retried after its answer was lost (a server that assembles a big
-        // object slowly, past the idle timeout): the object there then has exactly the ETag these parts make.
-        const expected = status(err) === 412 && req.recoverLostComplete !== false ? multipartEtag(parts) : undefined;
+        // object slowly, past the idle timeout): the object there then has exactly the ETag these parts make. So may
+        // NoSuchUpload: a Complete that made the object but answered 500 is retried, and S3 may no longer know the
+        // upload; no one else completes our upload id, so an object with these parts' ETag is ours.
+        const ownLost = (status(err) === 412 && req.recoverLostComplete !== false) || completedMeanwhile(err);
+        const expected = ownLost ? multipartEtag(parts) : undefined;
         if (expected === undefined) throw err;
         const there = await req.client.send(new HeadObjectCommand({ Bucket: req.bucket, Key: req.key })).catch(() => undefined);
         if (there?.ETag === expected && there.ContentLength === req.size) return { etag: expected };

@@ -8,7 +8,7 @@ import {
   PutObjectCommand,
 } from "@aws-sdk/client-s3";
 import { PreconditionFailedError } from "../core/errors.js";
-import type { ByteRange, ObjectMeta, ObjectStore, PutBody, PutOptions, StoreLocation } from "./object-store.js";
+import type { ByteRange, CopySourceMeta, ObjectMeta, ObjectStore, PutBody, PutOptions, StoreLocation } from "./object-store.js";
 import { assertSafeKey } from "./object-key.js";
 import { createS3Client } from "./s3-client.js";
 import { isNotFound, mapS3Error, type WriteCondition } from "./s3-errors.js";
@@ -43,6 +43,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
   const partSizeBytes = Math.max(options.partSizeBytes ?? DEFAULT_PART_SIZE, MIN_PART_SIZE);
   const queueSize = Math.max(1, options.queueSize ?? DEFAULT_QUEUE_SIZE);
   const buffers = new PartBuffers(partSizeBytes, queueSize);
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const location: StoreLocation = { scheme: "s3", bucket, prefix };
   const abs = (key: string) => fullKey(prefix, assertSafeKey(key));
   const ctx = (operation: string, key?: string, condition?: WriteCondition) => ({
@@ -127,7 +128,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
       // interrupted upload step) is one the plan will not put again: sending its bytes would be for nothing.
       if (size <= partSizeBytes || stopping || (await head(key))) return undefined;
       return stageUpload({
-        client, bucket, key: Key, file, size, contentType: opts.contentType, partSizeBytes, queueSize, buffers, progressKey: key,
+        client, bucket, key: Key, file, size, contentType: opts.contentType, partSizeBytes, queueSize, buffers, progressKey: key, requestTimeoutMs,
         ...(opts.cacheControl !== undefined && { cacheControl: opts.cacheControl }),
         ...(options.onProgress !== undefined && { onProgress: options.onProgress }),
       });
@@ -176,7 +177,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
         const completed = await completeStaged(key, body.file, opts);
         if (completed) return completed;
         return await uploadFile({
-          client, bucket, key: Key, file: body.file, contentType: opts.contentType, partSizeBytes, queueSize, buffers, progressKey: key,
+          client, bucket, key: Key, file: body.file, contentType: opts.contentType, partSizeBytes, queueSize, buffers, progressKey: key, requestTimeoutMs,
           ...(opts.cacheControl !== undefined && { cacheControl: opts.cacheControl }),
           ...(opts.ifNoneMatch !== undefined && { ifNoneMatch: opts.ifNoneMatch }),
           ...(opts.ifMatch !== undefined && { ifMatch: opts.ifMatch }),
@@ -197,7 +198,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
     }
   }
 
-  async function copy(fromKey: string, toKey: string, opts: PutOptions): Promise<{ etag: string }> {
+  async function copy(fromKey: string, toKey: string, opts: PutOptions, known?: CopySourceMeta): Promise<{ etag: string }> {
     const condition = conditionOf(opts);
     await writable();
     await unlessStopping();
@@ -208,14 +209,16 @@ export function createS3Store(options: S3StoreOptions): S3Store {
       if (opts.ifNoneMatch && current) throw new PreconditionFailedError(toKey, "if-none-match");
       if (opts.ifMatch !== undefined && current?.etag !== opts.ifMatch) throw new PreconditionFailedError(toKey, "if-match");
     }
-    const source = await head(fromKey);
+    // The size chooses one CopyObject or parts, the ETag pins the version copied: a caller that knows both (it
+    // wrote the source, or has just read it) spares the HEAD; a wrong guess fails the copy, never mixes versions.
+    const source = known ?? (await head(fromKey));
     if (!source) throw new Error(`cannot copy ${fullKey(prefix, fromKey)} to ${toKey}: the source object does not exist`);
     try {
       return await copyObject({
-        client, bucket, fromKey: abs(fromKey), toKey: abs(toKey), size: source.size, contentType: opts.contentType, queueSize,
+        client, bucket, fromKey: abs(fromKey), toKey: abs(toKey), size: source.size, sourceEtag: source.etag, contentType: opts.contentType, queueSize,
         cacheControl: opts.cacheControl, ifNoneMatch: opts.ifNoneMatch, ifMatch: opts.ifMatch,
         multipartAbove: options.multipartCopyAboveBytes, partBytes: options.copyPartBytes,
-        requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+        requestTimeoutMs,
         gate: unlessStopping,
         // A stop waits for the request that makes the object and says whether it did (abortInFlight).
         finishing: (made) => {

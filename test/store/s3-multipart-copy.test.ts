@@ -4,11 +4,11 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PreconditionFailedError } from "../../src/core/errors.js";
+import { PreconditionFailedError, SourceChangedError } from "../../src/core/errors.js";
 import { CACHE_IMMUTABLE } from "../../src/store/content-types.js";
 import { createS3Store } from "../../src/store/s3-store.js";
 import type { S3StoreOptions } from "../../src/store/s3-options.js";
-import { startFaultProxy } from "../helpers/fault-proxy.js";
+import { startFaultProxy, type FaultProxy, type RequestInfo } from "../helpers/fault-proxy.js";
 import { MOTO_ENV, motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
 
 /**
@@ -108,6 +108,98 @@ describe.skipIf(Boolean(reason))("S3 store: server-side copies of big objects in
       await proxy.stop();
     }
   });
+  describe("a source replaced while it is copied", () => {
+    // The test server refuses a copy whose x-amz-copy-source-if-match is not the source's ETag, as S3 does (moto alone
+    // ignores it); `dropPin` puts a proxy in front that drops the header, as a server that ignores it would.
+    async function replacedMidway(o: { dropPin: boolean; size: number; holdAt: (r: RequestInfo) => boolean }) {
+      const proxy: FaultProxy = await startFaultProxy(moto!.endpoint, { rate: 0, seed: 7, ...(o.dropPin && { dropHeaders: ["x-amz-copy-source-if-match"] }) });
+      const opts = storeOptions({ endpoint: proxy.endpoint, queueSize: 1 });
+      const store = createS3Store(opts);
+      try {
+        const { etag } = await store.put("releases/1.0.0/big.zip", randomBytes(o.size), { contentType: "application/zip" });
+        const held = proxy.hold(o.holdAt);
+        const copying = store.copy("releases/1.0.0/big.zip", "downloads/big.zip", { contentType: "application/zip" }).then(() => "copied", (e: unknown) => e);
+        await held.arrived;
+        // Another writer replaces the source (straight to the server, not through the proxy).
+        const other = createS3Store({ ...opts, endpoint: moto!.endpoint, conditionalWrites: "unverified-single-writer", onWarning: () => undefined });
+        await other.put("releases/1.0.0/big.zip", randomBytes(o.size), { contentType: "application/zip" });
+        await other.close?.();
+        held.release();
+        const outcome = await copying;
+        return { outcome, prefix: opts.prefix!, store, proxy, etag };
+      } catch (err) {
+        await store.close?.();
+        await proxy.stop();
+        throw err;
+      }
+    }
+    const isCopyOf = (r: RequestInfo) => r.method === "PUT" && r.headers["x-amz-copy-source"] !== undefined;
+
+    it.each([
+      ["between the HEAD and the parts (each part names the ETag: the server refuses them)", false, (r: RequestInfo) => r.method === "POST" && /downloads\/big\.zip\?uploads/.test(r.url)],
+      ["between two parts, on a server that ignores the ETag on part copies (caught before the parts are joined)", true, (r: RequestInfo) => isCopyOf(r) && /[?&]partNumber=2\b/.test(r.url)],
+    ])("in parts, %s: the copy stops with SourceChangedError, no object, no upload open", async (_when, dropPin, holdAt) => {
+      const { outcome, prefix, store, proxy, etag } = await replacedMidway({ dropPin, size: 12 * MiB, holdAt });
+      try {
+        const partCopies = proxy.seen.filter(isCopyOf);
+        if (!dropPin) {
+          // Every part copy names the ETag the copy began with; the first one refused ends it (a 412 is not retried).
+          expect(partCopies.map((r) => r.headers["x-amz-copy-source-if-match"])).toEqual([etag]);
+        } else expect(partCopies).toHaveLength(3);
+        // The parts were never joined.
+        expect(proxy.seen.filter((r) => r.method === "POST" && r.url.includes("downloads/big.zip?uploadId="))).toEqual([]);
+        expect(outcome).toBeInstanceOf(SourceChangedError);
+        expect((outcome as SourceChangedError).message).toMatch(/was replaced while it was copied .*nothing was written/);
+        expect((outcome as SourceChangedError).exitCode).toBe(9);
+        expect((await aws("s3api", "list-objects-v2", "--bucket", BUCKET, "--prefix", `${prefix}/downloads/`))?.Contents).toBeUndefined();
+        expect(await openUploads(prefix)).toEqual([]);
+      } finally {
+        await store.close?.();
+        await proxy.stop();
+      }
+    });
+
+    it("as one CopyObject: the server refuses it (the request names the ETag), SourceChangedError, no object", async () => {
+      const { outcome, prefix, store, proxy } = await replacedMidway({ dropPin: false, size: 2 * MiB, holdAt: isCopyOf });
+      try {
+        expect(outcome).toBeInstanceOf(SourceChangedError);
+        expect((await aws("s3api", "list-objects-v2", "--bucket", BUCKET, "--prefix", `${prefix}/downloads/`))?.Contents).toBeUndefined();
+      } finally {
+        await store.close?.();
+        await proxy.stop();
+      }
+    });
+  });
+
+  it("a caller that knows the source's size and ETag spares the HEAD; an ETag that is not the source's fails the copy, nothing written", async () => {
+    const proxy = await startFaultProxy(moto!.endpoint, { rate: 0, seed: 5 });
+    const o = storeOptions({ endpoint: proxy.endpoint });
+    const store = createS3Store(o);
+    try {
+      const data = randomBytes(12 * MiB);
+      const { etag } = await store.put("releases/1.0.0/big.zip", data, { contentType: "application/zip" });
+      const from = proxy.seen.length;
+      const headsOfSources = () => proxy.seen.slice(from).filter((r) => r.method === "HEAD" && r.url.includes("releases/1.0.0/"));
+      // Small (one CopyObject): no HEAD of the source at all.
+      const small = randomBytes(MiB);
+      const put = await store.put("releases/1.0.0/small.zip", small, { contentType: "application/zip" });
+      await store.copy("releases/1.0.0/small.zip", "downloads/small.zip", { contentType: "application/zip" }, { size: small.length, etag: put.etag });
+      expect(headsOfSources()).toEqual([]);
+      expect((await store.head("downloads/small.zip"))?.size).toBe(small.length);
+      // In parts: the one HEAD is the check before the parts are joined.
+      await store.copy("releases/1.0.0/big.zip", "downloads/big.zip", { contentType: "application/zip" }, { size: data.length, etag });
+      expect(headsOfSources()).toHaveLength(1);
+      const { stdout } = await promisify(execFile)("aws", ["--endpoint-url", moto!.endpoint, "s3", "cp", `s3://${BUCKET}/${o.prefix}/downloads/big.zip`, "-"], { env: { ...process.env, ...MOTO_ENV }, encoding: "buffer", maxBuffer: 64 * MiB });
+      expect(sha256(stdout)).toBe(sha256(data));
+      await expect(store.copy("releases/1.0.0/big.zip", "downloads/other.zip", { contentType: "application/zip" }, { size: data.length, etag: `"${"0".repeat(32)}"` })).rejects.toBeInstanceOf(SourceChangedError);
+      expect(await store.head("downloads/other.zip")).toBeUndefined();
+      expect(await openUploads(o.prefix!)).toEqual([]);
+    } finally {
+      await store.close?.();
+      await proxy.stop();
+    }
+  });
+
   it("a stop while the Complete of a copy is on its way says the object is in the store (it is), not that the upload was aborted", async () => {
     // A proxy that lets moto apply the Complete, then holds its answer until the test has stopped the store.
     let applied!: () => void;

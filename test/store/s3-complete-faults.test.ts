@@ -1,0 +1,93 @@
+import { execFile } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createS3Store } from "../../src/store/s3-store.js";
+import { startFaultProxy, type FaultProxy, type RequestInfo } from "../helpers/fault-proxy.js";
+import { MOTO_ENV, motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
+
+/**
+ * A CompleteMultipartUpload that made the object but answered 500 (moto
+ * answers an HTML page when its handler fails midway): the SDK retries it,
+ * and the retry meets either the server's idempotent answer (moto) or
+ * NoSuchUpload (the upload is gone: S3 may answer so). Either way the object
+ * is this upload's own: the put succeeds with its ETag, the bytes are the
+ * file's (read back with the aws cli), and no upload is left open.
+ */
+const BUCKET = "relcast-completes";
+const MiB = 1024 * 1024;
+const reason = motoUnavailableReason();
+let moto: MotoServer | undefined;
+let proxy: FaultProxy | undefined;
+
+async function aws(...args: string[]): Promise<Buffer> {
+  return (await promisify(execFile)("aws", ["--endpoint-url", moto!.endpoint, ...args], { env: { ...process.env, ...MOTO_ENV }, encoding: "buffer", maxBuffer: 64 * MiB })).stdout;
+}
+const sha256 = (b: Buffer) => createHash("sha256").update(b).digest("hex");
+const isComplete = (key: string) => (r: RequestInfo) => r.method === "POST" && r.url.includes(`${key}?uploadId=`);
+
+if (reason) console.warn(`S3 Complete fault tests skipped: ${reason}`);
+describe.skipIf(Boolean(reason))("S3 store: a CompleteMultipartUpload that made the object but answered 500", () => {
+  beforeAll(async () => {
+    moto = await startMotoServer();
+    proxy = await startFaultProxy(moto.endpoint, { rate: 0, seed: 3 });
+    await aws("s3api", "create-bucket", "--bucket", BUCKET);
+  });
+  afterAll(async () => {
+    await proxy?.stop();
+    await moto?.stop();
+  });
+
+  it.each([
+    ["the retry gets the server's idempotent answer", undefined],
+    ["the retry gets NoSuchUpload", "404-no-such-upload" as const],
+  ])("staged (a publish's disk image), %s: the put succeeds with the object's ETag, nothing left open", async (_name, retryFault) => {
+    const prefix = `p-${randomBytes(4).toString("hex")}`;
+    const store = createS3Store({ bucket: BUCKET, prefix, region: "us-east-1", endpoint: proxy!.endpoint, forcePathStyle: true, partSizeBytes: 5 * MiB, queueSize: 2 });
+    const file = path.join(os.tmpdir(), `${prefix}.dmg`);
+    const data = randomBytes(12 * MiB + 5);
+    await writeFile(file, data);
+    const key = "releases/1.0.0/big.dmg";
+    try {
+      proxy!.target({ name: `${prefix} made, answered 500`, match: isComplete(`${prefix}/${key}`), fault: "500-after-applied" });
+      if (retryFault) proxy!.target({ name: `${prefix} retry`, match: isComplete(`${prefix}/${key}`), fault: retryFault, times: 10 });
+      store.stage!(key, file, { contentType: "application/x-apple-diskimage" });
+      const { etag } = await store.put(key, { file }, { contentType: "application/x-apple-diskimage", ifNoneMatch: "*" });
+      expect(proxy!.stats.targeted[`${prefix} made, answered 500`]).toBe(1);
+      if (retryFault) expect(proxy!.stats.targeted[`${prefix} retry`]).toBeGreaterThan(0);
+      const head = JSON.parse((await aws("s3api", "head-object", "--bucket", BUCKET, "--key", `${prefix}/${key}`)).toString());
+      expect(head.ETag).toBe(etag);
+      expect(etag).toMatch(/-3"$/);
+      expect(sha256(await aws("s3", "cp", `s3://${BUCKET}/${prefix}/${key}`, "-"))).toBe(sha256(data));
+      // One Complete made it; the parts were not sent again (no second upload).
+      expect(proxy!.seen.filter((r) => r.method === "POST" && r.url.includes(`${prefix}/${key}?uploads`))).toHaveLength(1);
+      const open = JSON.parse((await aws("s3api", "list-multipart-uploads", "--bucket", BUCKET, "--prefix", `${prefix}/`)).toString() || "{}");
+      expect(open.Uploads ?? []).toEqual([]);
+    } finally {
+      proxy!.clearTargets();
+      await store.close?.();
+    }
+  });
+
+  it("a file put at once (not staged), the retry gets NoSuchUpload: the put succeeds, the object is the file", async () => {
+    const prefix = `p-${randomBytes(4).toString("hex")}`;
+    const store = createS3Store({ bucket: BUCKET, prefix, region: "us-east-1", endpoint: proxy!.endpoint, forcePathStyle: true, partSizeBytes: 5 * MiB, queueSize: 2 });
+    const file = path.join(os.tmpdir(), `${prefix}.zip`);
+    const data = randomBytes(11 * MiB);
+    await writeFile(file, data);
+    const key = "releases/1.0.0/big.zip";
+    try {
+      proxy!.target({ name: `${prefix} made`, match: isComplete(`${prefix}/${key}`), fault: "500-after-applied" });
+      proxy!.target({ name: `${prefix} retry`, match: isComplete(`${prefix}/${key}`), fault: "404-no-such-upload", times: 10 });
+      const { etag } = await store.put(key, { file }, { contentType: "application/zip", ifNoneMatch: "*" });
+      expect((await store.head(key))?.etag).toBe(etag);
+      expect(sha256(await aws("s3", "cp", `s3://${BUCKET}/${prefix}/${key}`, "-"))).toBe(sha256(data));
+    } finally {
+      proxy!.clearTargets();
+      await store.close?.();
+    }
+  });
+});
