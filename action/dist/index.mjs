@@ -74,7 +74,7 @@ var __require = /* #__PURE__ */ (() => createRequire(import.meta.url))();
 function isRelcastError(err) {
 	return err instanceof RelcastError;
 }
-var EXIT_CODES, RelcastError, PreconditionFailedError;
+var EXIT_CODES, RelcastError, PreconditionFailedError, SourceChangedError;
 var init_errors$4 = __esmMin((() => {
 	EXIT_CODES = {
 		E_USAGE: 2,
@@ -112,6 +112,16 @@ var init_errors$4 = __esmMin((() => {
 			this.key = key;
 			this.condition = condition;
 			this.name = "PreconditionFailedError";
+		}
+	};
+	SourceChangedError = class extends RelcastError {
+		from;
+		to;
+		constructor(from, to, detail) {
+			super("E_STORE", `the copy of ${from} to ${to} was stopped: ${detail}; nothing was written to ${to}`, "another run changed the store while this one copied from it; run the command again");
+			this.from = from;
+			this.to = to;
+			this.name = "SourceChangedError";
 		}
 	};
 }));
@@ -15489,8 +15499,17 @@ async function applyPut(t, w) {
 }
 async function applyCopy(t, from, to, options) {
 	if (t.source === t.target) {
-		if (!await t.source.head(from)) throw missingSource(t.source, from);
-		await t.target.copy(from, to, options);
+		const etag = t.etags.get(from);
+		const size = t.sizes?.get(from);
+		const source = etag !== void 0 && size !== void 0 ? {
+			size,
+			etag
+		} : await t.source.head(from);
+		if (!source) throw missingSource(t.source, from);
+		await t.target.copy(from, to, options, {
+			size: source.size,
+			etag: source.etag
+		});
 		return;
 	}
 	const got = await t.source.getStream(from);
@@ -15546,11 +15565,17 @@ async function applyWrites(t, writes) {
 }
 
 // src/steps/apply-planned.ts
+function plannedSizes(plan) {
+	const sizes = /* @__PURE__ */ new Map();
+	for (const w of plan?.writes ?? []) if (w.op === "put" && w.sizeBytes !== void 0) sizes.set(w.key, w.sizeBytes);
+	return sizes;
+}
 function contextTarget(ctx) {
 	return {
 		...applyTarget(ctx.store, (line) => ctx.logger.info(line)),
 		etags: ctx.etags,
-		written: ctx.written
+		written: ctx.written,
+		sizes: plannedSizes(ctx.plan)
 	};
 }
 async function applyPlanned(ctx, step) {
@@ -29870,7 +29895,13 @@ async function syncSite(t, config, options, first) {
 				appcastEtag: feeds.appcastEtag
 			};
 		}
-		await applyWrites(t, planned.writes);
+		try {
+			await applyWrites(t, planned.writes);
+		} catch (err) {
+			if (!(err instanceof SourceChangedError)) throw err;
+			planned = void 0;
+			continue;
+		}
 		if (t.source === t.target && planned.writes.some((w) => w.op === "copy" && w.needed && w.key.startsWith("releases/latest/"))) {
 			const cleanup = await planLatestCleanup(t.target, config.pluginId);
 			await applyWrites(t, cleanup.map((w) => ({
@@ -32560,10 +32591,10 @@ var require_dist_cjs$15 = /* @__PURE__ */ __commonJSMin(((exports) => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/transport/getSmithyContext.js
-var import_dist_cjs$29, getSmithyContext;
+var import_dist_cjs$30, getSmithyContext;
 var init_getSmithyContext = __esmMin((() => {
-	import_dist_cjs$29 = require_dist_cjs$15();
-	getSmithyContext = (context) => context[import_dist_cjs$29.SMITHY_CONTEXT_KEY] || (context[import_dist_cjs$29.SMITHY_CONTEXT_KEY] = {});
+	import_dist_cjs$30 = require_dist_cjs$15();
+	getSmithyContext = (context) => context[import_dist_cjs$30.SMITHY_CONTEXT_KEY] || (context[import_dist_cjs$30.SMITHY_CONTEXT_KEY] = {});
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/transport/hasOwn.js
@@ -33645,17 +33676,17 @@ var init_getSSOTokenFromFile = __esmMin((() => {
 var init_constants$6 = __esmMin((() => {}));
 
 // node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getConfigData.js
-var import_dist_cjs$28, getConfigData;
+var import_dist_cjs$29, getConfigData;
 var init_getConfigData = __esmMin((() => {
-	import_dist_cjs$28 = require_dist_cjs$15();
+	import_dist_cjs$29 = require_dist_cjs$15();
 	init_constants$6();
 	getConfigData = (data) => Object.entries(data).filter(([key]) => {
 		const indexOfSeparator = key.indexOf(".");
 		if (indexOfSeparator === -1) return false;
-		return Object.values(import_dist_cjs$28.IniSectionType).includes(key.substring(0, indexOfSeparator));
+		return Object.values(import_dist_cjs$29.IniSectionType).includes(key.substring(0, indexOfSeparator));
 	}).reduce((acc, [key, value]) => {
 		const indexOfSeparator = key.indexOf(".");
-		const updatedKey = key.substring(0, indexOfSeparator) === import_dist_cjs$28.IniSectionType.PROFILE ? key.substring(indexOfSeparator + 1) : key;
+		const updatedKey = key.substring(0, indexOfSeparator) === import_dist_cjs$29.IniSectionType.PROFILE ? key.substring(indexOfSeparator + 1) : key;
 		acc[updatedKey] = value;
 		return acc;
 	}, { ...data.default && { default: data.default } });
@@ -33678,9 +33709,9 @@ var init_getCredentialsFilepath = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/parseIni.js
-var import_dist_cjs$27, prefixKeyRegex, profileNameBlockList, parseIni;
+var import_dist_cjs$28, prefixKeyRegex, profileNameBlockList, parseIni;
 var init_parseIni = __esmMin((() => {
-	import_dist_cjs$27 = require_dist_cjs$15();
+	import_dist_cjs$28 = require_dist_cjs$15();
 	init_constants$6();
 	prefixKeyRegex = /^([\w-]+)\s(["'])?([\w-@+.%:/]+)\2$/;
 	profileNameBlockList = ["__proto__", "profile __proto__"];
@@ -33697,7 +33728,7 @@ var init_parseIni = __esmMin((() => {
 				const matches = prefixKeyRegex.exec(sectionName);
 				if (matches) {
 					const [, prefix, , name] = matches;
-					if (Object.values(import_dist_cjs$27.IniSectionType).includes(prefix)) currentSection = [prefix, name].join(".");
+					if (Object.values(import_dist_cjs$28.IniSectionType).includes(prefix)) currentSection = [prefix, name].join(".");
 				} else currentSection = sectionName;
 				if (profileNameBlockList.includes(sectionName)) throw new Error(`Found invalid profile name "${sectionName}"`);
 			} else if (currentSection) {
@@ -33758,11 +33789,11 @@ var init_loadSharedConfigFiles = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getSsoSessionData.js
-var import_dist_cjs$26, getSsoSessionData;
+var import_dist_cjs$27, getSsoSessionData;
 var init_getSsoSessionData = __esmMin((() => {
-	import_dist_cjs$26 = require_dist_cjs$15();
+	import_dist_cjs$27 = require_dist_cjs$15();
 	init_loadSharedConfigFiles();
-	getSsoSessionData = (data) => Object.entries(data).filter(([key]) => key.startsWith(import_dist_cjs$26.IniSectionType.SSO_SESSION + ".")).reduce((acc, [key, value]) => ({
+	getSsoSessionData = (data) => Object.entries(data).filter(([key]) => key.startsWith(import_dist_cjs$27.IniSectionType.SSO_SESSION + ".")).reduce((acc, [key, value]) => ({
 		...acc,
 		[key.substring(key.indexOf(".") + 1)]: value
 	}), {});
@@ -35119,9 +35150,9 @@ var init_schemaLogFilter = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/client/smithy-client/command.js
-var import_dist_cjs$25, operationEventStreamMarker, Command$1, ClassBuilder;
+var import_dist_cjs$26, operationEventStreamMarker, Command$1, ClassBuilder;
 var init_command = __esmMin((() => {
-	import_dist_cjs$25 = require_dist_cjs$15();
+	import_dist_cjs$26 = require_dist_cjs$15();
 	init_MiddlewareStack();
 	init_schemaLogFilter();
 	init_schema();
@@ -35136,7 +35167,7 @@ var init_command = __esmMin((() => {
 			for (const mw of middlewareFn.bind(this)(CommandCtor, clientStack, configuration, options)) this.middlewareStack.use(mw);
 			const stack = clientStack.concat(this.middlewareStack);
 			const { logger } = configuration;
-			const additionalSmithyContext = additionalContext[import_dist_cjs$25.SMITHY_CONTEXT_KEY];
+			const additionalSmithyContext = additionalContext[import_dist_cjs$26.SMITHY_CONTEXT_KEY];
 			const handlerExecutionContext = {
 				logger,
 				clientName,
@@ -35144,7 +35175,7 @@ var init_command = __esmMin((() => {
 				inputFilterSensitiveLog,
 				outputFilterSensitiveLog,
 				...additionalContext,
-				[import_dist_cjs$25.SMITHY_CONTEXT_KEY]: {
+				[import_dist_cjs$26.SMITHY_CONTEXT_KEY]: {
 					...additionalSmithyContext,
 					commandInstance: this,
 					...smithyContext,
@@ -35444,16 +35475,16 @@ var init_emitWarningIfUnsupportedVersion = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/client/smithy-client/extensions/checksum.js
-var import_dist_cjs$24, knownAlgorithms, getChecksumConfiguration, resolveChecksumRuntimeConfig;
+var import_dist_cjs$25, knownAlgorithms, getChecksumConfiguration, resolveChecksumRuntimeConfig;
 var init_checksum$1 = __esmMin((() => {
 	init_transport();
-	import_dist_cjs$24 = require_dist_cjs$15();
-	knownAlgorithms = Object.values(import_dist_cjs$24.AlgorithmId);
+	import_dist_cjs$25 = require_dist_cjs$15();
+	knownAlgorithms = Object.values(import_dist_cjs$25.AlgorithmId);
 	getChecksumConfiguration = (runtimeConfig) => {
 		const checksumAlgorithms = [];
-		for (const id in import_dist_cjs$24.AlgorithmId) {
-			if (!hasOwn(import_dist_cjs$24.AlgorithmId, id)) continue;
-			const algorithmId = import_dist_cjs$24.AlgorithmId[id];
+		for (const id in import_dist_cjs$25.AlgorithmId) {
+			if (!hasOwn(import_dist_cjs$25.AlgorithmId, id)) continue;
+			const algorithmId = import_dist_cjs$25.AlgorithmId[id];
 			if (runtimeConfig[algorithmId] === void 0) continue;
 			checksumAlgorithms.push({
 				algorithmId: () => algorithmId,
@@ -35689,7 +35720,7 @@ var init_client_command_builder = __esmMin((() => {
 
 // node_modules/@smithy/core/dist-es/submodules/client/index.js
 var client_exports$1 = /* @__PURE__ */ __exportAll$1({
-	AlgorithmId: () => import_dist_cjs$24.AlgorithmId,
+	AlgorithmId: () => import_dist_cjs$25.AlgorithmId,
 	Client: () => Client,
 	Command: () => Command$1,
 	NoOpLogger: () => NoOpLogger,
@@ -36643,13 +36674,13 @@ var init_isIpAddress$1 = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/parseURL.js
-var import_dist_cjs$23, DEFAULT_PORTS, parseURL;
+var import_dist_cjs$24, DEFAULT_PORTS, parseURL;
 var init_parseURL = __esmMin((() => {
-	import_dist_cjs$23 = require_dist_cjs$15();
+	import_dist_cjs$24 = require_dist_cjs$15();
 	init_isIpAddress$1();
 	DEFAULT_PORTS = {
-		[import_dist_cjs$23.EndpointURLScheme.HTTP]: 80,
-		[import_dist_cjs$23.EndpointURLScheme.HTTPS]: 443
+		[import_dist_cjs$24.EndpointURLScheme.HTTP]: 80,
+		[import_dist_cjs$24.EndpointURLScheme.HTTPS]: 443
 	};
 	parseURL = (value) => {
 		const whatwgURL = (() => {
@@ -36674,7 +36705,7 @@ var init_parseURL = __esmMin((() => {
 		const { host, hostname, pathname, protocol, search } = whatwgURL;
 		if (search) return null;
 		const scheme = protocol.slice(0, -1);
-		if (!Object.values(import_dist_cjs$23.EndpointURLScheme).includes(scheme)) return null;
+		if (!Object.values(import_dist_cjs$24.EndpointURLScheme).includes(scheme)) return null;
 		const isIp = isIpAddress(hostname);
 		return {
 			scheme,
@@ -40643,14 +40674,14 @@ function determineTimestampFormat(ns, settings) {
 var init_determineTimestampFormat = __esmMin((() => {}));
 
 // node_modules/@smithy/core/dist-es/submodules/protocols/protocol-http/Field.js
-var import_dist_cjs$22, Field;
+var import_dist_cjs$23, Field;
 var init_Field = __esmMin((() => {
-	import_dist_cjs$22 = require_dist_cjs$15();
+	import_dist_cjs$23 = require_dist_cjs$15();
 	Field = class {
 		name;
 		kind;
 		values;
-		constructor({ name, kind = import_dist_cjs$22.FieldPosition.HEADER, values = [] }) {
+		constructor({ name, kind = import_dist_cjs$23.FieldPosition.HEADER, values = [] }) {
 			this.name = name;
 			this.kind = kind;
 			this.values = values;
@@ -42776,10 +42807,10 @@ var init_DefaultIdentityProviderConfig = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/httpApiKeyAuth.js
-var import_dist_cjs$21, HttpApiKeyAuthSigner;
+var import_dist_cjs$22, HttpApiKeyAuthSigner;
 var init_httpApiKeyAuth = __esmMin((() => {
 	init_protocols$1();
-	import_dist_cjs$21 = require_dist_cjs$15();
+	import_dist_cjs$22 = require_dist_cjs$15();
 	HttpApiKeyAuthSigner = class {
 		async sign(httpRequest, identity, signingProperties) {
 			if (!signingProperties) throw new Error("request could not be signed with `apiKey` since the `name` and `in` signer properties are missing");
@@ -42787,8 +42818,8 @@ var init_httpApiKeyAuth = __esmMin((() => {
 			if (!signingProperties.in) throw new Error("request could not be signed with `apiKey` since the `in` signer property is missing");
 			if (!identity.apiKey) throw new Error("request could not be signed with `apiKey` since the `apiKey` is not defined");
 			const clonedRequest = HttpRequest.clone(httpRequest);
-			if (signingProperties.in === import_dist_cjs$21.HttpApiKeyAuthLocation.QUERY) clonedRequest.query[signingProperties.name] = identity.apiKey;
-			else if (signingProperties.in === import_dist_cjs$21.HttpApiKeyAuthLocation.HEADER) clonedRequest.headers[signingProperties.name] = signingProperties.scheme ? `${signingProperties.scheme} ${identity.apiKey}` : identity.apiKey;
+			if (signingProperties.in === import_dist_cjs$22.HttpApiKeyAuthLocation.QUERY) clonedRequest.query[signingProperties.name] = identity.apiKey;
+			else if (signingProperties.in === import_dist_cjs$22.HttpApiKeyAuthLocation.HEADER) clonedRequest.headers[signingProperties.name] = signingProperties.scheme ? `${signingProperties.scheme} ${identity.apiKey}` : identity.apiKey;
 			else throw new Error("request can only be signed with `apiKey` locations `query` or `header`, but found: `" + signingProperties.in + "`");
 			return clonedRequest;
 		}
@@ -43327,7 +43358,7 @@ function bindRetryMiddleware(isStreamingPayload) {
 	return (options) => (next, context) => async (args) => {
 		let retryStrategy = await options.retryStrategy();
 		const maxAttempts = await options.maxAttempts();
-		const abortSignal = context[import_dist_cjs$20.SMITHY_CONTEXT_KEY]?.abortSignal;
+		const abortSignal = context[import_dist_cjs$21.SMITHY_CONTEXT_KEY]?.abortSignal;
 		if (isRetryStrategyV2(retryStrategy)) {
 			retryStrategy = retryStrategy;
 			const retryTokenScope = (context["partition_id"] ?? "") + (context.__retryLongPoll ? ":longpoll" : "");
@@ -43382,12 +43413,12 @@ function bindGetRetryPlugin(isStreamingPayload) {
 		clientStack.add(retryMiddleware(options), retryMiddlewareOptions);
 	} });
 }
-var import_dist_cjs$20, isRetryStrategyV2, getRetryErrorInfo, getRetryErrorType, retryMiddlewareOptions;
+var import_dist_cjs$21, isRetryStrategyV2, getRetryErrorInfo, getRetryErrorType, retryMiddlewareOptions;
 var init_retryMiddleware = __esmMin((() => {
 	init_client$1();
 	init_protocols$1();
 	init_serde();
-	import_dist_cjs$20 = require_dist_cjs$15();
+	import_dist_cjs$21 = require_dist_cjs$15();
 	init_service_error_classification();
 	init_race();
 	init_constants$2();
@@ -48043,10 +48074,10 @@ var require_dist_cjs$13 = /* @__PURE__ */ __commonJSMin(((exports) => {
 }));
 
 // node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/SignatureV4S3Express.js
-var import_dist_cjs$19, SignatureV4S3Express;
+var import_dist_cjs$20, SignatureV4S3Express;
 var init_SignatureV4S3Express = __esmMin((() => {
-	import_dist_cjs$19 = require_dist_cjs$13();
-	SignatureV4S3Express = class extends import_dist_cjs$19.SignatureV4SignWithCredentials {};
+	import_dist_cjs$20 = require_dist_cjs$13();
+	SignatureV4S3Express = class extends import_dist_cjs$20.SignatureV4SignWithCredentials {};
 }));
 
 // node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/constants.js
@@ -48838,9 +48869,9 @@ function writeKey(obj) {
 var init_writeKey = __esmMin((() => {}));
 
 // node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlShapeDeserializer.js
-var import_dist_cjs$18, XmlShapeDeserializer;
+var import_dist_cjs$19, XmlShapeDeserializer;
 var init_XmlShapeDeserializer = __esmMin((() => {
-	import_dist_cjs$18 = require_dist_cjs$12();
+	import_dist_cjs$19 = require_dist_cjs$12();
 	init_client$1();
 	init_protocols$1();
 	init_schema();
@@ -48935,7 +48966,7 @@ var init_XmlShapeDeserializer = __esmMin((() => {
 			if (xml.length) {
 				let parsedObj;
 				try {
-					parsedObj = (0, import_dist_cjs$18.parseXML)(xml);
+					parsedObj = (0, import_dist_cjs$19.parseXML)(xml);
 				} catch (e) {
 					if (e && typeof e === "object") Object.defineProperty(e, "$responseBodyText", { value: xml });
 					throw e;
@@ -49236,9 +49267,9 @@ var init_parseXmlBody = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlShapeSerializer.js
-var import_dist_cjs$17, XmlShapeSerializer;
+var import_dist_cjs$18, XmlShapeSerializer;
 var init_XmlShapeSerializer = __esmMin((() => {
-	import_dist_cjs$17 = require_dist_cjs$12();
+	import_dist_cjs$18 = require_dist_cjs$12();
 	init_protocols$1();
 	init_schema();
 	init_serde();
@@ -49284,7 +49315,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			const traits = ns.getMergedTraits();
 			const name = ns.isMemberSchema() && !traits.httpPayload ? ns.getMemberTraits().xmlName ?? ns.getMemberName() : traits.xmlName ?? ns.getName();
 			if (!name || !ns.isStructSchema()) throw new Error(`@aws-sdk/core/protocols - xml serializer, cannot write struct with empty name or non-struct, schema=${ns.getName(true)}.`);
-			const structXmlNode = import_dist_cjs$17.XmlNode.of(name);
+			const structXmlNode = import_dist_cjs$18.XmlNode.of(name);
 			const [xmlnsAttr, xmlns] = this.getXmlnsAttribute(ns, parentXmlns);
 			for (const [memberName, memberSchema] of ns.structIterator()) {
 				const val = value[memberName];
@@ -49297,7 +49328,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 					else if (memberSchema.isMapSchema()) this.writeMap(memberSchema, val, structXmlNode, xmlns);
 					else if (memberSchema.isStructSchema()) structXmlNode.addChildNode(this.writeStruct(memberSchema, val, xmlns));
 					else {
-						const memberNode = import_dist_cjs$17.XmlNode.of(memberSchema.getMergedTraits().xmlName ?? memberSchema.getMemberName());
+						const memberNode = import_dist_cjs$18.XmlNode.of(memberSchema.getMergedTraits().xmlName ?? memberSchema.getMemberName());
 						this.writeSimpleInto(memberSchema, val, memberNode, xmlns);
 						structXmlNode.addChildNode(memberNode);
 					}
@@ -49306,9 +49337,9 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			const { $unknown } = value;
 			if ($unknown && ns.isUnionSchema() && Array.isArray($unknown) && Object.keys(value).length === 1) {
 				const [k, v] = $unknown;
-				const node = import_dist_cjs$17.XmlNode.of(k);
+				const node = import_dist_cjs$18.XmlNode.of(k);
 				if (typeof v !== "string") {
-					if (value instanceof import_dist_cjs$17.XmlNode || value instanceof import_dist_cjs$17.XmlText) structXmlNode.addChildNode(value);
+					if (value instanceof import_dist_cjs$18.XmlNode || value instanceof import_dist_cjs$18.XmlText) structXmlNode.addChildNode(value);
 					else throw new Error("@aws-sdk - $unknown union member in XML requires value of type string, @aws-sdk/xml-builder::XmlNode or XmlText.");
 				}
 				this.writeSimpleInto(0, v, node, xmlns);
@@ -49332,7 +49363,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 					const struct = this.writeStruct(listValueSchema, value, xmlns);
 					container.addChildNode(struct.withName(flat ? listTraits.xmlName ?? listMember.getMemberName() : listValueTraits.xmlName ?? "member"));
 				} else {
-					const listItemNode = import_dist_cjs$17.XmlNode.of(flat ? listTraits.xmlName ?? listMember.getMemberName() : listValueTraits.xmlName ?? "member");
+					const listItemNode = import_dist_cjs$18.XmlNode.of(flat ? listTraits.xmlName ?? listMember.getMemberName() : listValueTraits.xmlName ?? "member");
 					this.writeSimpleInto(listValueSchema, value, listItemNode, xmlns);
 					container.addChildNode(listItemNode);
 				}
@@ -49340,7 +49371,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			if (flat) {
 				for (const value of array) if (sparse || value != null) writeItem(container, value);
 			} else {
-				const listNode = import_dist_cjs$17.XmlNode.of(listTraits.xmlName ?? listMember.getMemberName());
+				const listNode = import_dist_cjs$18.XmlNode.of(listTraits.xmlName ?? listMember.getMemberName());
 				if (xmlns) listNode.addAttribute(xmlnsAttr, xmlns);
 				for (const value of array) if (sparse || value != null) writeItem(listNode, value);
 				container.addChildNode(listNode);
@@ -49358,11 +49389,11 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			const flat = !!mapTraits.xmlFlattened;
 			const [xmlnsAttr, xmlns] = this.getXmlnsAttribute(mapMember, parentXmlns);
 			const addKeyValue = (entry, key, val) => {
-				const keyNode = import_dist_cjs$17.XmlNode.of(keyTag, key);
+				const keyNode = import_dist_cjs$18.XmlNode.of(keyTag, key);
 				const [keyXmlnsAttr, keyXmlns] = this.getXmlnsAttribute(mapKeySchema, xmlns);
 				if (keyXmlns) keyNode.addAttribute(keyXmlnsAttr, keyXmlns);
 				entry.addChildNode(keyNode);
-				let valueNode = import_dist_cjs$17.XmlNode.of(valueTag);
+				let valueNode = import_dist_cjs$18.XmlNode.of(valueTag);
 				if (mapValueSchema.isListSchema()) this.writeList(mapValueSchema, val, valueNode, xmlns);
 				else if (mapValueSchema.isMapSchema()) this.writeMap(mapValueSchema, val, valueNode, xmlns, true);
 				else if (mapValueSchema.isStructSchema()) valueNode = this.writeStruct(mapValueSchema, val, xmlns);
@@ -49372,7 +49403,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			if (flat) for (const key in map) {
 				const val = map[key];
 				if (sparse || val != null) {
-					const entry = import_dist_cjs$17.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
+					const entry = import_dist_cjs$18.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
 					addKeyValue(entry, key, val);
 					container.addChildNode(entry);
 				}
@@ -49380,14 +49411,14 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			else {
 				let mapNode;
 				if (!containerIsMap) {
-					mapNode = import_dist_cjs$17.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
+					mapNode = import_dist_cjs$18.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
 					if (xmlns) mapNode.addAttribute(xmlnsAttr, xmlns);
 					container.addChildNode(mapNode);
 				}
 				for (const key in map) {
 					const val = map[key];
 					if (sparse || val != null) {
-						const entry = import_dist_cjs$17.XmlNode.of("entry");
+						const entry = import_dist_cjs$18.XmlNode.of("entry");
 						addKeyValue(entry, key, val);
 						(containerIsMap ? container : mapNode).addChildNode(entry);
 					}
@@ -49431,7 +49462,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 		writeSimpleInto(_schema, value, into, parentXmlns) {
 			const nodeContents = this.writeSimple(_schema, value);
 			const ns = NormalizedSchema.of(_schema);
-			const content = new import_dist_cjs$17.XmlText(nodeContents);
+			const content = new import_dist_cjs$18.XmlText(nodeContents);
 			const [xmlnsAttr, xmlns] = this.getXmlnsAttribute(ns, parentXmlns);
 			if (xmlns) into.addAttribute(xmlnsAttr, xmlns);
 			into.addChildNode(content);
@@ -50157,17 +50188,17 @@ var init_utils = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/AwsSdkSigV4Signer.js
-var import_dist_cjs$16, throwSigningPropertyError, hasEventStreamOutput, validateSigningProperties, AwsSdkSigV4Signer, AWSSDKSigV4Signer;
+var import_dist_cjs$17, throwSigningPropertyError, hasEventStreamOutput, validateSigningProperties, AwsSdkSigV4Signer, AWSSDKSigV4Signer;
 var init_AwsSdkSigV4Signer = __esmMin((() => {
 	init_protocols$1();
-	import_dist_cjs$16 = require_dist_cjs$15();
+	import_dist_cjs$17 = require_dist_cjs$15();
 	init_utils();
 	throwSigningPropertyError = (name, property) => {
 		if (!property) throw new Error(`Property \`${name}\` is not resolved for AWS SDK SigV4Auth`);
 		return property;
 	};
 	hasEventStreamOutput = (signingProperties) => {
-		return (signingProperties.context?.[import_dist_cjs$16.SMITHY_CONTEXT_KEY]?.eventStream)?.output === true;
+		return (signingProperties.context?.[import_dist_cjs$17.SMITHY_CONTEXT_KEY]?.eventStream)?.output === true;
 	};
 	validateSigningProperties = async (signingProperties) => {
 		const context = throwSigningPropertyError("context", signingProperties.context);
@@ -50347,11 +50378,11 @@ function bindCallerConfig(config, credentialsProvider) {
 	fn.configBound = true;
 	return fn;
 }
-var import_dist_cjs$15, bindResolveAwsSdkSigV4Config;
+var import_dist_cjs$16, bindResolveAwsSdkSigV4Config;
 var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 	init_client();
 	init_dist_es();
-	import_dist_cjs$15 = require_dist_cjs$14();
+	import_dist_cjs$16 = require_dist_cjs$14();
 	bindResolveAwsSdkSigV4Config = (defaultDisableClockSkewCorrection) => (config) => {
 		let inputCredentials = config.credentials;
 		let isUserSupplied = !!config.credentials;
@@ -50401,7 +50432,7 @@ var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 				sha256,
 				uriEscapePath: signingEscapePath
 			};
-			return new (config.signerConstructor || import_dist_cjs$15.SignatureV4)(params);
+			return new (config.signerConstructor || import_dist_cjs$16.SignatureV4)(params);
 		});
 		else signer = async (authScheme) => {
 			authScheme = Object.assign({}, {
@@ -50422,7 +50453,7 @@ var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 				sha256,
 				uriEscapePath: signingEscapePath
 			};
-			return new (config.signerConstructor || import_dist_cjs$15.SignatureV4)(params);
+			return new (config.signerConstructor || import_dist_cjs$16.SignatureV4)(params);
 		};
 		return Object.assign(config, {
 			systemClockOffset,
@@ -52481,7 +52512,7 @@ var init_runtimeConfig_shared$3 = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/runtimeConfig.js
-var import_dist_cjs$14, getRuntimeConfig$6;
+var import_dist_cjs$15, getRuntimeConfig$6;
 var init_runtimeConfig$3 = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -52489,7 +52520,7 @@ var init_runtimeConfig$3 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$14 = require_dist_cjs$9();
+	import_dist_cjs$15 = require_dist_cjs$9();
 	init_runtimeConfig_shared$3();
 	getRuntimeConfig$6 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -52518,12 +52549,12 @@ var init_runtimeConfig$3 = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$14.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$15.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$14.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$15.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -53363,7 +53394,7 @@ var init_runtimeConfig_shared$2 = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/runtimeConfig.js
-var import_dist_cjs$13, getRuntimeConfig$4;
+var import_dist_cjs$14, getRuntimeConfig$4;
 var init_runtimeConfig$2 = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -53371,7 +53402,7 @@ var init_runtimeConfig$2 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$13 = require_dist_cjs$9();
+	import_dist_cjs$14 = require_dist_cjs$9();
 	init_runtimeConfig_shared$2();
 	getRuntimeConfig$4 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -53400,12 +53431,12 @@ var init_runtimeConfig$2 = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$13.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$14.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$13.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$14.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -53989,10 +54020,10 @@ function createAwsAuthSigv4aHttpAuthOption(authParameters) {
 function createSmithyApiNoAuthHttpAuthOption$1(authParameters) {
 	return { schemeId: "smithy.api#noAuth" };
 }
-var import_dist_cjs$12, createEndpointRuleSetHttpAuthSchemeParametersProvider, _defaultSTSHttpAuthSchemeParametersProvider, defaultSTSHttpAuthSchemeParametersProvider, createEndpointRuleSetHttpAuthSchemeProvider, _defaultSTSHttpAuthSchemeProvider, defaultSTSHttpAuthSchemeProvider, resolveHttpAuthSchemeConfig$1;
+var import_dist_cjs$13, createEndpointRuleSetHttpAuthSchemeParametersProvider, _defaultSTSHttpAuthSchemeParametersProvider, defaultSTSHttpAuthSchemeParametersProvider, createEndpointRuleSetHttpAuthSchemeProvider, _defaultSTSHttpAuthSchemeProvider, defaultSTSHttpAuthSchemeProvider, resolveHttpAuthSchemeConfig$1;
 var init_httpAuthSchemeProvider$1 = __esmMin((() => {
 	init_httpAuthSchemes();
-	import_dist_cjs$12 = require_dist_cjs$13();
+	import_dist_cjs$13 = require_dist_cjs$13();
 	init_client$1();
 	init_endpoints();
 	init_endpointResolver$1();
@@ -54029,7 +54060,7 @@ var init_httpAuthSchemeProvider$1 = __esmMin((() => {
 						const name = s.name.toLowerCase();
 						return name !== "sigv4a" && name.startsWith("sigv4");
 					});
-					if (import_dist_cjs$12.SignatureV4MultiRegion.sigv4aDependency() === "none" && sigv4Present) continue;
+					if (import_dist_cjs$13.SignatureV4MultiRegion.sigv4aDependency() === "none" && sigv4Present) continue;
 				} else if (name.startsWith("sigv4")) schemeId = "aws.auth#sigv4";
 				else throw new Error(`Unknown HttpAuthScheme found in '@smithy.rules#endpointRuleSet': '${name}'`);
 				const createOption = createHttpAuthOptionFunctions[schemeId];
@@ -54610,11 +54641,11 @@ var init_schemas_0$1 = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeConfig.shared.js
-var import_dist_cjs$11, getRuntimeConfig$3;
+var import_dist_cjs$12, getRuntimeConfig$3;
 var init_runtimeConfig_shared$1 = __esmMin((() => {
 	init_httpAuthSchemes();
 	init_protocols();
-	import_dist_cjs$11 = require_dist_cjs$13();
+	import_dist_cjs$12 = require_dist_cjs$13();
 	init_dist_es();
 	init_checksum();
 	init_client$1();
@@ -54660,7 +54691,7 @@ var init_runtimeConfig_shared$1 = __esmMin((() => {
 			},
 			serviceId: config?.serviceId ?? "STS",
 			sha256: config?.sha256 ?? Sha256Node,
-			signerConstructor: config?.signerConstructor ?? import_dist_cjs$11.SignatureV4MultiRegion,
+			signerConstructor: config?.signerConstructor ?? import_dist_cjs$12.SignatureV4MultiRegion,
 			urlParser: config?.urlParser ?? parseUrl,
 			utf8Decoder: config?.utf8Decoder ?? fromUtf8$1,
 			utf8Encoder: config?.utf8Encoder ?? toUtf8$1
@@ -54669,7 +54700,7 @@ var init_runtimeConfig_shared$1 = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeConfig.js
-var import_dist_cjs$10, getRuntimeConfig$2;
+var import_dist_cjs$11, getRuntimeConfig$2;
 var init_runtimeConfig$1 = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -54678,7 +54709,7 @@ var init_runtimeConfig$1 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$10 = require_dist_cjs$9();
+	import_dist_cjs$11 = require_dist_cjs$9();
 	init_runtimeConfig_shared$1();
 	getRuntimeConfig$2 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -54724,13 +54755,13 @@ var init_runtimeConfig$1 = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$10.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$11.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
 			sigv4aSigningRegionSet: config?.sigv4aSigningRegionSet ?? loadConfig(NODE_SIGV4A_CONFIG_OPTIONS, loaderConfig),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$10.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$11.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -55774,7 +55805,7 @@ var init_runtimeConfig_shared = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/runtimeConfig.js
-var import_dist_cjs$9, getRuntimeConfig;
+var import_dist_cjs$10, getRuntimeConfig;
 var init_runtimeConfig = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -55782,7 +55813,7 @@ var init_runtimeConfig = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$9 = require_dist_cjs$9();
+	import_dist_cjs$10 = require_dist_cjs$9();
 	init_runtimeConfig_shared();
 	getRuntimeConfig = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -55811,12 +55842,12 @@ var init_runtimeConfig = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$9.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$10.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$9.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$10.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -70627,7 +70658,7 @@ var init_s3_options = __esmMin((() => {
 function createS3Client(options) {
 	process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 	const checksum = options.requestChecksumCalculation ?? "WHEN_SUPPORTED";
-	return new import_dist_cjs$8.S3Client({
+	return new import_dist_cjs$9.S3Client({
 		...options.region !== void 0 && { region: options.region },
 		...options.endpoint !== void 0 && { endpoint: options.endpoint },
 		forcePathStyle: options.forcePathStyle ?? false,
@@ -70650,9 +70681,9 @@ function createS3Client(options) {
 		}
 	});
 }
-var import_dist_cjs$8;
+var import_dist_cjs$9;
 var init_s3_client = __esmMin((() => {
-	import_dist_cjs$8 = require_dist_cjs();
+	import_dist_cjs$9 = require_dist_cjs();
 	init_s3_options();
 }));
 
@@ -70723,6 +70754,15 @@ var init_s3_errors = __esmMin((() => {
 	]);
 }));
 
+// src/store/s3-server-work.ts
+function serverWorkTimeout(base, bytes) {
+	return { requestTimeout: base + Math.ceil(bytes / FLOOR_BYTES_PER_SECOND * 1e3) };
+}
+var FLOOR_BYTES_PER_SECOND;
+var init_s3_server_work = __esmMin((() => {
+	FLOOR_BYTES_PER_SECOND = 16777216;
+}));
+
 // src/store/s3-staged-upload.ts
 function checksumsOf(res) {
 	return {
@@ -70754,12 +70794,12 @@ function stageUpload(req) {
 	let loaded = 0;
 	const sent = (async () => {
 		const checksums = await req.client.config.requestChecksumCalculation() === "WHEN_SUPPORTED";
-		const created = await req.client.send(new import_dist_cjs$7.CreateMultipartUploadCommand({
+		const created = await req.client.send(new import_dist_cjs$8.CreateMultipartUploadCommand({
 			Bucket: req.bucket,
 			Key: req.key,
 			ContentType: req.contentType,
 			...req.cacheControl !== void 0 && { CacheControl: req.cacheControl },
-			...checksums && { ChecksumAlgorithm: import_dist_cjs$7.ChecksumAlgorithm.CRC32 }
+			...checksums && { ChecksumAlgorithm: import_dist_cjs$8.ChecksumAlgorithm.CRC32 }
 		}));
 		if (!created.UploadId) throw new Error(`CreateMultipartUpload of ${req.key} returned no UploadId`);
 		uploadId = created.UploadId;
@@ -70777,7 +70817,7 @@ function stageUpload(req) {
 					let res;
 					try {
 						await readPart(fh, buffer, length, start, req.file);
-						res = await req.client.send(new import_dist_cjs$7.UploadPartCommand({
+						res = await req.client.send(new import_dist_cjs$8.UploadPartCommand({
 							Bucket: req.bucket,
 							Key: req.key,
 							UploadId: uploadId,
@@ -70813,7 +70853,7 @@ function stageUpload(req) {
 		controller.abort();
 		await sent.catch(() => void 0);
 		if (uploadId === void 0) return true;
-		return req.client.send(new import_dist_cjs$7.AbortMultipartUploadCommand({
+		return req.client.send(new import_dist_cjs$8.AbortMultipartUploadCommand({
 			Bucket: req.bucket,
 			Key: req.key,
 			UploadId: uploadId
@@ -70828,20 +70868,20 @@ function stageUpload(req) {
 		async complete(condition) {
 			const parts = await sent;
 			try {
-				const res = await req.client.send(new import_dist_cjs$7.CompleteMultipartUploadCommand({
+				const res = await req.client.send(new import_dist_cjs$8.CompleteMultipartUploadCommand({
 					Bucket: req.bucket,
 					Key: req.key,
 					UploadId: uploadId,
 					MultipartUpload: { Parts: parts },
 					...condition.ifNoneMatch !== void 0 && { IfNoneMatch: condition.ifNoneMatch },
 					...condition.ifMatch !== void 0 && { IfMatch: condition.ifMatch }
-				}));
+				}), req.requestTimeoutMs !== void 0 ? serverWorkTimeout(req.requestTimeoutMs, req.size) : void 0);
 				if (!res.ETag) throw new Error(`CompleteMultipartUpload of ${req.key} returned no ETag`);
 				return { etag: res.ETag };
 			} catch (err) {
-				const expected = status(err) === 412 && req.recoverLostComplete !== false ? multipartEtag(parts) : void 0;
+				const expected = status(err) === 412 && req.recoverLostComplete !== false || completedMeanwhile(err) ? multipartEtag(parts) : void 0;
 				if (expected === void 0) throw err;
-				const there = await req.client.send(new import_dist_cjs$7.HeadObjectCommand({
+				const there = await req.client.send(new import_dist_cjs$8.HeadObjectCommand({
 					Bucket: req.bucket,
 					Key: req.key
 				})).catch(() => void 0);
@@ -70851,11 +70891,13 @@ function stageUpload(req) {
 		}
 	};
 }
-var import_dist_cjs$7, MAX_PARTS$1, status;
+var import_dist_cjs$8, MAX_PARTS$1, status, completedMeanwhile;
 var init_s3_staged_upload = __esmMin((() => {
-	import_dist_cjs$7 = require_dist_cjs();
+	import_dist_cjs$8 = require_dist_cjs();
+	init_s3_server_work();
 	MAX_PARTS$1 = 1e4;
 	status = (err) => err.$metadata?.httpStatusCode;
+	completedMeanwhile = (err) => status(err) === 404 && err.name === "NoSuchUpload";
 }));
 
 // src/store/s3-file-upload.ts
@@ -70877,7 +70919,7 @@ async function putWhole(req, size) {
 		} finally {
 			await fh.close();
 		}
-		const res = await req.client.send(new import_dist_cjs$6.PutObjectCommand({
+		const res = await req.client.send(new import_dist_cjs$7.PutObjectCommand({
 			Bucket: req.bucket,
 			Key: req.key,
 			Body: buffer.subarray(0, size),
@@ -70914,7 +70956,8 @@ async function uploadFile(req) {
 		progressKey: req.progressKey,
 		recoverLostComplete: false,
 		...req.cacheControl !== void 0 && { cacheControl: req.cacheControl },
-		...req.onProgress !== void 0 && { onProgress: req.onProgress }
+		...req.onProgress !== void 0 && { onProgress: req.onProgress },
+		...req.requestTimeoutMs !== void 0 && { requestTimeoutMs: req.requestTimeoutMs }
 	});
 	active.set(upload, req.key);
 	try {
@@ -70929,9 +70972,9 @@ async function uploadFile(req) {
 		active.delete(upload);
 	}
 }
-var import_dist_cjs$6, active;
+var import_dist_cjs$7, active;
 var init_s3_file_upload = __esmMin((() => {
-	import_dist_cjs$6 = require_dist_cjs();
+	import_dist_cjs$7 = require_dist_cjs();
 	init_s3_staged_upload();
 	active = /* @__PURE__ */ new Map();
 }));
@@ -70988,6 +71031,48 @@ function copySource(bucket, key) {
 }
 var init_s3_object_meta = __esmMin((() => {}));
 
+// src/store/s3-copy-source.ts
+async function headSource(src) {
+	try {
+		const res = await src.client.send(new import_dist_cjs$6.HeadObjectCommand({
+			Bucket: src.bucket,
+			Key: src.fromKey
+		}));
+		return {
+			etag: res.ETag ?? "",
+			size: res.ContentLength ?? 0
+		};
+	} catch (err) {
+		if (httpStatusOf(err) === 404) return void 0;
+		throw err;
+	}
+}
+function changed(src, now) {
+	const from = `s3://${src.bucket}/${src.fromKey}`;
+	const to = `s3://${src.bucket}/${src.toKey}`;
+	return new SourceChangedError(from, to, now ? `the source was replaced while it was copied (ETag ${src.etag} when the copy began, ${now.etag} now)` : "the source was removed while it was copied");
+}
+async function explainCopyFailure(src, err) {
+	const code = httpStatusOf(err);
+	if (code !== 412 && code !== 404) return err;
+	const now = await headSource(src).catch(() => ({
+		etag: src.etag,
+		size: src.size
+	}));
+	return now === void 0 || now.etag !== src.etag ? changed(src, now) : err;
+}
+async function assertSourceUnchanged(src) {
+	const now = await headSource(src);
+	if (now === void 0 || now.etag !== src.etag) throw changed(src, now);
+	if (now.size !== src.size) throw new Error(`pipeline bug: the copy of ${src.fromKey} was cut into parts for ${src.size} bytes, but the source holds ${now.size}`);
+}
+var import_dist_cjs$6;
+var init_s3_copy_source = __esmMin((() => {
+	import_dist_cjs$6 = require_dist_cjs();
+	init_errors$4();
+	init_s3_errors();
+}));
+
 // src/store/s3-multipart-copy.ts
 async function copyObject(req) {
 	const conditions = {
@@ -70999,20 +71084,36 @@ async function copyObject(req) {
 		...req.cacheControl !== void 0 && { CacheControl: req.cacheControl }
 	};
 	const gate = req.gate ?? (async () => void 0);
+	const pinned = {
+		client: req.client,
+		bucket: req.bucket,
+		fromKey: req.fromKey,
+		toKey: req.toKey,
+		size: req.size,
+		etag: req.sourceEtag
+	};
+	const source = {
+		CopySource: copySource(req.bucket, req.fromKey),
+		...req.sourceEtag !== "" && { CopySourceIfMatch: req.sourceEtag }
+	};
 	const finishing = (made) => {
 		req.finishing?.(made);
 		return made;
 	};
 	if (req.size <= Math.min(req.multipartAbove ?? 1073741824, 5368709120)) {
 		await gate();
-		return { etag: (await finishing(req.client.send(new import_dist_cjs$5.CopyObjectCommand({
-			Bucket: req.bucket,
-			Key: req.toKey,
-			CopySource: copySource(req.bucket, req.fromKey),
-			MetadataDirective: "REPLACE",
-			...headers,
-			...conditions
-		}), copyTimeout(req.requestTimeoutMs, req.size)))).CopyObjectResult?.ETag ?? "" };
+		try {
+			return { etag: (await finishing(req.client.send(new import_dist_cjs$5.CopyObjectCommand({
+				Bucket: req.bucket,
+				Key: req.toKey,
+				...source,
+				MetadataDirective: "REPLACE",
+				...headers,
+				...conditions
+			}), copyTimeout(req.requestTimeoutMs, req.size)))).CopyObjectResult?.ETag ?? "" };
+		} catch (err) {
+			throw await explainCopyFailure(pinned, err);
+		}
 	}
 	const partSize = Math.max(req.partBytes ?? 268435456, Math.ceil(req.size / MAX_PARTS / (1 << 20)) * (1 << 20));
 	const count = Math.ceil(req.size / partSize);
@@ -71039,7 +71140,7 @@ async function copyObject(req) {
 						Key: req.toKey,
 						UploadId: uploadId,
 						PartNumber: n + 1,
-						CopySource: copySource(req.bucket, req.fromKey),
+						...source,
 						CopySourceRange: `bytes=${start}-${end}`
 					}), copyTimeout(req.requestTimeoutMs, end - start + 1))).CopyPartResult?.ETag;
 					if (!etag) throw new Error(`UploadPartCopy ${n + 1} of ${req.toKey} returned no ETag`);
@@ -71054,7 +71155,8 @@ async function copyObject(req) {
 			}
 		};
 		const failure = (await Promise.allSettled(Array.from({ length: Math.min(req.queueSize, count) }, copier))).find((s) => s.status === "rejected");
-		if (failure) throw failure.reason;
+		if (failure) throw await explainCopyFailure(pinned, failure.reason);
+		await assertSourceUnchanged(pinned);
 		await gate();
 		try {
 			const res = await finishing(req.client.send(new import_dist_cjs$5.CompleteMultipartUploadCommand({
@@ -71067,7 +71169,7 @@ async function copyObject(req) {
 			if (!res.ETag) throw new Error(`CompleteMultipartUpload of ${req.toKey} returned no ETag`);
 			return { etag: res.ETag };
 		} catch (err) {
-			const expected = status(err) === 412 ? multipartEtag(parts) : void 0;
+			const expected = status(err) === 412 || completedMeanwhile(err) ? multipartEtag(parts) : void 0;
 			if (expected === void 0) throw err;
 			const there = await req.client.send(new import_dist_cjs$5.HeadObjectCommand({
 				Bucket: req.bucket,
@@ -71085,17 +71187,18 @@ async function copyObject(req) {
 		throw err;
 	}
 }
-var import_dist_cjs$5, MULTIPART_COPY_ABOVE, MAX_SINGLE_COPY, COPY_PART_BYTES, MAX_PARTS, COPY_FLOOR_BYTES_PER_SECOND, copyTimeout;
+var import_dist_cjs$5, MULTIPART_COPY_ABOVE, MAX_SINGLE_COPY, COPY_PART_BYTES, MAX_PARTS, copyTimeout;
 var init_s3_multipart_copy = __esmMin((() => {
 	import_dist_cjs$5 = require_dist_cjs();
+	init_s3_copy_source();
 	init_s3_object_meta();
+	init_s3_server_work();
 	init_s3_staged_upload();
 	MULTIPART_COPY_ABOVE = 1073741824;
 	MAX_SINGLE_COPY = 5368709120;
 	COPY_PART_BYTES = 268435456;
 	MAX_PARTS = 1e4;
-	COPY_FLOOR_BYTES_PER_SECOND = 16777216;
-	copyTimeout = (base, bytes) => ({ requestTimeout: base + Math.ceil(bytes / COPY_FLOOR_BYTES_PER_SECOND * 1e3) });
+	copyTimeout = serverWorkTimeout;
 }));
 
 // src/store/s3-stale-uploads.ts
@@ -71487,6 +71590,7 @@ function createS3Store(options) {
 	const partSizeBytes = Math.max(options.partSizeBytes ?? 8388608, MIN_PART_SIZE);
 	const queueSize = Math.max(1, options.queueSize ?? 4);
 	const buffers = new PartBuffers(partSizeBytes, queueSize);
+	const requestTimeoutMs = options.requestTimeoutMs ?? 3e4;
 	const location = {
 		scheme: "s3",
 		bucket,
@@ -71582,6 +71686,7 @@ function createS3Store(options) {
 				queueSize,
 				buffers,
 				progressKey: key,
+				requestTimeoutMs,
 				...opts.cacheControl !== void 0 && { cacheControl: opts.cacheControl },
 				...options.onProgress !== void 0 && { onProgress: options.onProgress }
 			});
@@ -71634,6 +71739,7 @@ function createS3Store(options) {
 					queueSize,
 					buffers,
 					progressKey: key,
+					requestTimeoutMs,
 					...opts.cacheControl !== void 0 && { cacheControl: opts.cacheControl },
 					...opts.ifNoneMatch !== void 0 && { ifNoneMatch: opts.ifNoneMatch },
 					...opts.ifMatch !== void 0 && { ifMatch: opts.ifMatch },
@@ -71653,7 +71759,7 @@ function createS3Store(options) {
 			throw rekey(mapS3Error(err, ctx("PutObject", key, condition)), key);
 		}
 	}
-	async function copy(fromKey, toKey, opts) {
+	async function copy(fromKey, toKey, opts, known) {
 		const condition = conditionOf(opts);
 		await writable();
 		await unlessStopping();
@@ -71662,7 +71768,7 @@ function createS3Store(options) {
 			if (opts.ifNoneMatch && current) throw new PreconditionFailedError(toKey, "if-none-match");
 			if (opts.ifMatch !== void 0 && current?.etag !== opts.ifMatch) throw new PreconditionFailedError(toKey, "if-match");
 		}
-		const source = await head(fromKey);
+		const source = known ?? await head(fromKey);
 		if (!source) throw new Error(`cannot copy ${fullKey(prefix, fromKey)} to ${toKey}: the source object does not exist`);
 		try {
 			return await copyObject({
@@ -71671,6 +71777,7 @@ function createS3Store(options) {
 				fromKey: abs(fromKey),
 				toKey: abs(toKey),
 				size: source.size,
+				sourceEtag: source.etag,
 				contentType: opts.contentType,
 				queueSize,
 				cacheControl: opts.cacheControl,
@@ -71678,7 +71785,7 @@ function createS3Store(options) {
 				ifMatch: opts.ifMatch,
 				multipartAbove: options.multipartCopyAboveBytes,
 				partBytes: options.copyPartBytes,
-				requestTimeoutMs: options.requestTimeoutMs ?? 3e4,
+				requestTimeoutMs,
 				gate: unlessStopping,
 				finishing: (made) => {
 					completing.set(toKey, made);
