@@ -21,7 +21,7 @@ export interface ApplyTarget {
   etags: Map<string, string>;
   /** Keys written, in order. */
   written: string[];
-  /** Sizes of the objects the plan puts, by key: with the ETag a put returned, a copy of one needs no HEAD. */
+  /** Sizes of the write-once objects the plan puts, by key: with the ETag a put returned, a copy of one needs no HEAD (never a key that may be rewritten). */
   sizes?: ReadonlyMap<string, number>;
 }
 
@@ -86,7 +86,7 @@ async function applyCopy(t: ApplyTarget, from: string, to: string, options: PutO
     // else one HEAD. The store copies exactly that version (a source replaced meanwhile fails the copy).
     const etag = t.etags.get(from);
     const size = t.sizes?.get(from);
-    const source = etag !== undefined && size !== undefined ? { size, etag } : await t.source.head(from);
+    const source = etag && size !== undefined ? { size, etag } : await t.source.head(from);
     if (!source) throw missingSource(t.source, from);
     await t.target.copy(from, to, options, { size: source.size, etag: source.etag });
     return;
