@@ -150,7 +150,9 @@ export function createFolderStore(root: string): ObjectStore {
       const opened = await openNoFollow(absRoot, partsOf(key));
       if (!opened) return undefined;
       const { fh, st } = opened;
-      return { meta: metaFrom(key, st), fd: fh.fd, close: () => fh.close() };
+      // ctime moves with every write to the inode and cannot be set back by a user: equal values, same bytes.
+      const sameFile = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+      return { meta: metaFrom(key, st), fd: fh.fd, sameFile, close: () => fh.close() };
     },
     put,
     async copy(fromKey, toKey, options) {

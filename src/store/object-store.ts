@@ -45,6 +45,13 @@ export interface OpenedObject {
   meta: ObjectMeta;
   /** The open descriptor: positioned reads (pread) from any thread of this process, until `close`. */
   fd: number;
+  /**
+   * Equal for two opened objects only when they are one and the same file,
+   * unchanged in between (the folder store: device, inode, size, and the
+   * modification and change times; a hard-link copy shares them). Never
+   * made into a key or a path.
+   */
+  sameFile?: string;
   close(): Promise<void>;
 }
 
