@@ -87,6 +87,13 @@ export interface ObjectStore {
   /** Server-side copy where the store supports it. Overwrites unless options say otherwise. */
   copy(fromKey: string, toKey: string, options: PutOptions): Promise<{ etag: string }>;
   list(prefix: string): AsyncIterable<ObjectMeta>;
+  /**
+   * The folder store's own temp and lock files (`.relcast-*`) under `prefix`,
+   * which `list` leaves out; their metadata, never made into paths. A static
+   * host serving the folder serves them like any file, so `relcast verify`
+   * reports those on the public site. Stores without such files leave it out.
+   */
+  hiddenFiles?(prefix: string): Promise<ObjectMeta[]>;
   delete(key: string): Promise<void>;
   /** Throws a RelcastError E_STORE naming the fix when the store cannot be used. */
   checkReachable(): Promise<void>;
