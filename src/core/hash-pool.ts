@@ -1,70 +1,16 @@
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import { readSync } from "node:fs";
 import os from "node:os";
 import { Worker } from "node:worker_threads";
+import { WORKER_SOURCE } from "./hash-worker-source.js";
 
 /**
  * Hashes streams on worker threads, so `verify` hashes on every core while
  * the main thread only moves bytes. One stream's chunks all go to one worker
  * (a hash is sequential); different streams spread over the workers.
  *
- * The worker is inline source rather than a file beside this one: the same
- * module then runs from dist/ and from src/ under the test runner, which has
- * no compiled worker file to point at.
+ * The worker's code is hash-worker-source.ts.
  */
-const WORKER_SOURCE = `
-const { parentPort } = require("node:worker_threads");
-const { createHash } = require("node:crypto");
-const { readSync } = require("node:fs");
-const jobs = new Map();
-let scratch;
-// A whole file by its descriptor (kept open by the caller until "done"): into one buffer of its size when kept, else through a reused one.
-function hashFile(m) {
-  const sha256 = createHash("sha256");
-  let size = 0;
-  let body;
-  if (m.keep) {
-    body = Buffer.allocUnsafeSlow(m.size);
-    for (let n = 1; size < m.size && n > 0; size += n) n = readSync(m.fd, body, size, m.size - size, size);
-    if (size < m.size) body = body.subarray(0, size);
-    sha256.update(body);
-  }
-  scratch ??= Buffer.allocUnsafeSlow(1 << 20);
-  for (let n = readSync(m.fd, scratch, 0, scratch.length, size); n > 0; n = readSync(m.fd, scratch, 0, scratch.length, size)) {
-    sha256.update(scratch.subarray(0, n));
-    size += n;
-    body = undefined;
-  }
-  const done = { id: m.id, op: "done", sha256: sha256.digest("hex"), size };
-  if (body) parentPort.postMessage({ ...done, body: body.buffer, bodyLength: body.length }, [body.buffer]);
-  else parentPort.postMessage(done);
-}
-parentPort.on("message", (m) => {
-  if (m.op === "file") {
-    try {
-      hashFile(m);
-    } catch (err) {
-      parentPort.postMessage({ id: m.id, op: "failed", message: String(err && err.message || err) });
-    }
-  } else if (m.op === "start") {
-    const job = { sha256: createHash("sha256") };
-    if (m.sha512Prefix) job.sha512 = createHash("sha512").update(Buffer.from(m.sha512Prefix));
-    jobs.set(m.id, job);
-  } else if (m.op === "data") {
-    const job = jobs.get(m.id);
-    const bytes = Buffer.from(m.bytes, m.offset, m.length);
-    job.sha256.update(bytes);
-    if (job.sha512) job.sha512.update(bytes);
-    parentPort.postMessage({ id: m.id, op: "ack", length: m.length });
-  } else if (m.op === "end") {
-    const job = jobs.get(m.id);
-    jobs.delete(m.id);
-    parentPort.postMessage({ id: m.id, op: "done", sha256: job.sha256.digest("hex"), sha512: job.sha512 ? job.sha512.digest() : undefined });
-  } else if (m.op === "drop") {
-    jobs.delete(m.id);
-  }
-});
-`;
 
 /** Bytes of one stream posted to its worker and not yet hashed; beyond this the stream waits. */
 const IN_FLIGHT_BYTES = 8 << 20;
@@ -83,7 +29,7 @@ export interface StreamDigests {
   sha512?: Buffer;
 }
 
-type DoneMessage = { id: number; op: "done"; sha256: string; sha512?: Uint8Array; size?: number; body?: ArrayBuffer; bodyLength?: number };
+type DoneMessage = { id: number; op: "done"; sha256: string; sha512?: Uint8Array; size?: number; body?: ArrayBuffer; bodyLength?: number; signatureValid?: boolean };
 type FailedMessage = { id: number; op: "failed"; message: string };
 
 /** What hashing a file by its descriptor gives: its size, SHA-256 and, when kept, its bytes. */
@@ -91,7 +37,21 @@ export interface FileDigests {
   sizeBytes: number;
   sha256: string;
   body?: Buffer;
+  /** With `ed25519`, when it was checked over the whole file held in a worker: whether it verifies. */
+  signatureValid?: boolean;
+  /** With `ed25519`, when it was not checked here and the bytes are not returned: its challenge hash, SHA-512(R ‖ A ‖ bytes). */
+  sha512?: Buffer;
 }
+
+/** A raw Ed25519 public key (32 bytes) and a signature (64 bytes) to check over a file's bytes in the pass that hashes them. */
+export interface Ed25519Check {
+  publicKey: Uint8Array;
+  signature: Uint8Array;
+}
+
+/** A file with a signature to check is held whole in a worker (its own buffer, reused) up to this size; a larger one gets its challenge hash. */
+export const SIGNED_IN_MEMORY_BYTES = 16 << 20;
+
 type AckMessage = { id: number; op: "ack"; length: number };
 
 interface Job {
@@ -196,8 +156,10 @@ class HashPool {
    * (which the caller keeps open until this settles) from 0 to its end,
    * whatever `size` (the size it was opened at) said; `keep` hands the bytes
    * back (moved, not copied) when the file held exactly what was read.
+   * `ed25519` is checked there by OpenSSL over the file held whole (see
+   * SIGNED_IN_MEMORY_BYTES), else its challenge hash comes back.
    */
-  async hashFile(fd: number, size: number, keep: boolean): Promise<FileDigests> {
+  async hashFile(fd: number, size: number, keep: boolean, ed25519?: Ed25519Check): Promise<FileDigests> {
     const slot = this.pick();
     const id = this.nextId++;
     slot.streams++;
@@ -207,9 +169,15 @@ class HashPool {
     this.owner.set(id, slot.worker);
     slot.worker.ref();
     try {
-      slot.worker.postMessage({ id, op: "file", fd, size, keep });
+      const check = ed25519 ? { publicKey: Uint8Array.from(ed25519.publicKey), signature: Uint8Array.from(ed25519.signature) } : undefined;
+      slot.worker.postMessage({ id, op: "file", fd, size, keep, inMemoryBytes: SIGNED_IN_MEMORY_BYTES, ...(check ? { ed25519: check } : {}) });
       const m = await done;
-      return { sizeBytes: m.size!, sha256: m.sha256, ...(m.body ? { body: Buffer.from(m.body, 0, m.bodyLength) } : {}) };
+      return {
+        sizeBytes: m.size!, sha256: m.sha256,
+        ...(m.body ? { body: Buffer.from(m.body, 0, m.bodyLength) } : {}),
+        ...(m.sha512 ? { sha512: Buffer.from(m.sha512) } : {}),
+        ...(m.signatureValid !== undefined ? { signatureValid: m.signatureValid } : {}),
+      };
     } finally {
       this.jobs.delete(id);
       this.owner.delete(id);
@@ -245,9 +213,15 @@ let shared: HashPool | undefined;
  */
 export const INLINE_HASH_BELOW_BYTES = 1 << 20;
 
-/** As the worker's hashFile, here: positioned reads of `fd` from 0 to its end, whatever `size` said. */
-function hashFileHere(fd: number, size: number, keep: boolean): FileDigests {
+/** The start of an Ed25519 challenge hash: SHA-512 over R (the signature's first half) ‖ A (the public key), the message to follow. */
+function challengeHash(ed25519: Ed25519Check): Hash {
+  return createHash("sha512").update(ed25519.signature.subarray(0, 32)).update(ed25519.publicKey);
+}
+
+/** As the worker's hashFile, here, where a signature is left to the caller: over the kept bytes, else by its challenge hash. */
+function hashFileHere(fd: number, size: number, keep: boolean, ed25519: Ed25519Check | undefined): FileDigests {
   const sha256 = createHash("sha256");
+  let sha512 = ed25519 && !keep ? challengeHash(ed25519) : undefined;
   let read = 0;
   let body: Buffer | undefined;
   if (keep) {
@@ -258,18 +232,25 @@ function hashFileHere(fd: number, size: number, keep: boolean): FileDigests {
   }
   const scratch = Buffer.allocUnsafe(64 << 10);
   for (let n = readSync(fd, scratch, 0, scratch.length, read); n > 0; n = readSync(fd, scratch, 0, scratch.length, read)) {
+    // The file grew after it was opened: its bytes are not the ones the caller sized, so none are kept.
+    if (body && ed25519) sha512 = challengeHash(ed25519).update(body);
+    body = undefined;
     sha256.update(scratch.subarray(0, n));
+    sha512?.update(scratch.subarray(0, n));
     read += n;
-    body = undefined; // the file grew after it was opened: its bytes are not the ones the caller sized
   }
-  return { sizeBytes: read, sha256: sha256.digest("hex"), ...(body ? { body } : {}) };
+  return { sizeBytes: read, sha256: sha256.digest("hex"), ...(body ? { body } : {}), ...(sha512 ? { sha512: sha512.digest() } : {}) };
 }
 
-/** SHA-256 of a whole file by its descriptor: read and hashed on a pool worker (see HashPool.hashFile), or here when small. */
-export async function hashFileOffThread(fd: number, size: number, keep: boolean): Promise<FileDigests> {
-  if (size < INLINE_HASH_BELOW_BYTES) return hashFileHere(fd, size, keep);
+/**
+ * SHA-256 of a whole file by its descriptor, read and hashed on a pool worker (see HashPool.hashFile), or here when
+ * small; with `keep`, its bytes too. With `ed25519` the result says whether it verifies (`signatureValid`, a worker),
+ * or holds the bytes (`keep`) or the challenge hash (`sha512`) to check it by.
+ */
+export async function hashFileOffThread(fd: number, size: number, keep: boolean, ed25519?: Ed25519Check): Promise<FileDigests> {
+  if (size < INLINE_HASH_BELOW_BYTES) return hashFileHere(fd, size, keep, ed25519);
   shared ??= new HashPool(Math.max(1, os.availableParallelism()));
-  return shared.hashFile(fd, size, keep);
+  return shared.hashFile(fd, size, keep, ed25519);
 }
 
 /**

@@ -75,7 +75,7 @@ export async function plannedArchivePages(identity: PageIdentity, inputs: Archiv
 }
 
 /** Names in the archive pages' own pattern at the site's root: `changelog-<anything>.html` (or `.htm`). */
-const ARCHIVE_NAME = /^changelog-[^/]*\.html?$/;
+export const ARCHIVE_NAME = /^changelog-[^/]*\.html?$/;
 
 /**
  * Every object named like an archive page that is not one of pages 1 to

@@ -150,7 +150,9 @@ export function createFolderStore(root: string): ObjectStore {
       const opened = await openNoFollow(absRoot, partsOf(key));
       if (!opened) return undefined;
       const { fh, st } = opened;
-      return { meta: metaFrom(key, st), fd: fh.fd, close: () => fh.close() };
+      // ctime moves with every write to the inode and cannot be set back by a user: equal values, same bytes.
+      const sameFile = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+      return { meta: metaFrom(key, st), fd: fh.fd, sameFile, close: () => fh.close() };
     },
     put,
     async copy(fromKey, toKey, options) {
@@ -162,6 +164,11 @@ export function createFolderStore(root: string): ObjectStore {
       await walk(absRoot, prefix.slice(0, prefix.lastIndexOf("/") + 1), prefix, results);
       results.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       yield* results;
+    },
+    async hiddenFiles(prefix) {
+      const results: ObjectMeta[] = [];
+      await walk(absRoot, prefix.slice(0, prefix.lastIndexOf("/") + 1), prefix, results, true);
+      return results.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     },
     async delete(key) {
       // unlink() never follows the last component; the folders on the way must be real ones.
@@ -291,7 +298,8 @@ function specialKind(entry: Dirent): string {
   return "a special file";
 }
 
-async function walk(root: string, rel: string, prefix: string, out: ObjectMeta[]): Promise<void> {
+/** Objects under `prefix` into `out`; with `hidden`, the folder store's own `.relcast-*` files there instead. */
+async function walk(root: string, rel: string, prefix: string, out: ObjectMeta[], hidden = false): Promise<void> {
   // Only descend into folders that can hold keys with the prefix.
   if (rel && !prefix.startsWith(rel) && !rel.startsWith(prefix)) return;
   // The starting folder is reached through real folders only; below it, links are never entered (Dirent is lstat-based).
@@ -299,9 +307,10 @@ async function walk(root: string, rel: string, prefix: string, out: ObjectMeta[]
   const entries = await entriesOf(path.join(root, rel));
   for (const entry of entries) {
     const key = rel + entry.name;
-    if (FOLDER_STORE_INTERNAL.test(key)) continue;
-    if (entry.isDirectory()) await walk(root, key + "/", prefix, out);
-    else if (entry.isFile() && key.startsWith(prefix)) {
+    const internal = FOLDER_STORE_INTERNAL.test(key);
+    if (entry.isDirectory()) {
+      if (!internal) await walk(root, key + "/", prefix, out, hidden);
+    } else if (internal === hidden && entry.isFile() && key.startsWith(prefix)) {
       const st = await lstat(path.join(root, key)).catch(() => undefined);
       if (st?.isFile()) out.push(metaFrom(key, st));
     }

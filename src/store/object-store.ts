@@ -51,6 +51,13 @@ export interface OpenedObject {
   meta: ObjectMeta;
   /** The open descriptor: positioned reads (pread) from any thread of this process, until `close`. */
   fd: number;
+  /**
+   * Equal for two opened objects only when they are one and the same file,
+   * unchanged in between (the folder store: device, inode, size, and the
+   * modification and change times; a hard-link copy shares them). Never
+   * made into a key or a path.
+   */
+  sameFile?: string;
   close(): Promise<void>;
 }
 
@@ -92,6 +99,13 @@ export interface ObjectStore {
    */
   copy(fromKey: string, toKey: string, options: PutOptions, source?: CopySourceMeta): Promise<{ etag: string }>;
   list(prefix: string): AsyncIterable<ObjectMeta>;
+  /**
+   * The folder store's own temp and lock files (`.relcast-*`) under `prefix`,
+   * which `list` leaves out; their metadata, never made into paths. A static
+   * host serving the folder serves them like any file, so `relcast verify`
+   * reports those on the public site. Stores without such files leave it out.
+   */
+  hiddenFiles?(prefix: string): Promise<ObjectMeta[]>;
   delete(key: string): Promise<void>;
   /** Throws a RelcastError E_STORE naming the fix when the store cannot be used. */
   checkReachable(): Promise<void>;

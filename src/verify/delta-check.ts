@@ -6,10 +6,9 @@ import { applyDelta } from "../sparkle/delta/delta-apply.js";
 import { limitsForNewTree } from "../sparkle/delta/delta-limits.js";
 import { hashTree } from "../sparkle/delta/tree-hash.js";
 import { extractBundleZip } from "../sparkle/delta/zip-tree.js";
-import { challengePrefix, verifyEd25519Challenge } from "../sparkle/ed25519-stream.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { signatureProblem } from "./appcast-reader.js";
-import { downloadObject, type HashTally } from "./download-object.js";
+import { downloadObject, signatureHolds, type HashTally } from "./download-object.js";
 
 /** Downloads a release's zip, checks it against its record, unpacks it; undefined (with a problem) when it cannot be trusted. */
 async function trustedTree(store: ObjectStore, record: ReleaseRecord, pluginId: string, into: string, problems: string[], tally?: HashTally): Promise<string | undefined> {
@@ -54,8 +53,8 @@ export async function checkDeltas(
       const syntax = signatureProblem(delta.edSignature);
       const signature = Buffer.from(delta.edSignature, "base64");
       // The signature's challenge hash is computed in the same read as the SHA-256.
-      const prefix = publicKey && !syntax ? challengePrefix(publicKey, signature) : undefined;
-      const got = await downloadObject(store, key, { toFile: file, ...(tally ? { tally } : {}), ...(prefix ? { challengePrefix: prefix } : {}) });
+      const ed25519 = publicKey && !syntax ? { publicKey, signature } : undefined;
+      const got = await downloadObject(store, key, { toFile: file, ...(tally ? { tally } : {}), ...(ed25519 ? { ed25519 } : {}) });
       if (!got) {
         problems.push(`delta ${key} is missing`);
         continue;
@@ -65,8 +64,8 @@ export async function checkDeltas(
       if (got.sha256 !== delta.sha256) problems.push(`delta ${key} has SHA-256 ${got.sha256.slice(0, 12)}…, the record says ${delta.sha256.slice(0, 12)}…`);
       if (!delta.url.endsWith(`/downloads/${name}`)) problems.push(`delta from ${delta.fromVersion}: url ${delta.url} does not name ${name}`);
       if (syntax) problems.push(`delta from ${delta.fromVersion}: ${syntax}`);
-      else if (publicKey && !(got.challenge && verifyEd25519Challenge(publicKey, signature, got.challenge))) {
-        problems.push(`delta ${key}: edSignature does not verify with public key ${publicKey.toString("base64")}`);
+      else if (ed25519 && (await signatureHolds(got, ed25519)) !== true) {
+        problems.push(`delta ${key}: edSignature does not verify with public key ${ed25519.publicKey.toString("base64")}`);
       }
       // Bytes that are not the ones the record pins and signs are never opened, let alone applied.
       const trusted = problems.length === before;

@@ -1,13 +1,19 @@
 import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
 import type { Readable } from "node:stream";
-import { hashFileOffThread, hashOffThread, type FileDigests } from "../core/hash-pool.js";
+import { hashFileOffThread, hashOffThread, type Ed25519Check, type FileDigests } from "../core/hash-pool.js";
+import { challengePrefix, verifyEd25519Buffered, verifyEd25519Challenge } from "../sparkle/ed25519-stream.js";
 import type { ObjectStore } from "../store/object-store.js";
+import type { ReadMemo } from "./read-memo.js";
 
-/** How many objects and bytes a verify run hashed. */
+/** How many objects and bytes a verify run checked against what a record pins. */
 export interface HashTally {
   objects: number;
   bytes: number;
+  /** Of those, the objects that were the very file of one already hashed (a folder store's hard-link copy), not read again. */
+  sameFile?: number;
+  /** What this run read, for `DownloadOptions.sameAs`. */
+  memo?: ReadMemo;
 }
 
 export interface Downloaded {
@@ -16,8 +22,10 @@ export interface Downloaded {
   etag: string;
   /** The whole object, when it was small enough to read into memory (`keepUpTo`). */
   body?: Buffer;
-  /** SHA-512 of `challengePrefix` ‖ the object, when a prefix was asked for and the object was streamed. */
+  /** SHA-512 of R ‖ A ‖ the object for `ed25519`, when the object was not kept. */
   challenge?: Buffer;
+  /** Whether `ed25519` verifies over the object, when it was checked in the pass that read it. */
+  signatureValid?: boolean;
 }
 
 export interface DownloadOptions {
@@ -26,11 +34,18 @@ export interface DownloadOptions {
   tally?: HashTally;
   /** Objects up to this size are read into memory and returned as `body` (hashed on the thread pool). */
   keepUpTo?: number;
-  /** R ‖ A of an Ed25519 signature: a streamed object's challenge hash is computed in the same read. */
-  challengePrefix?: Uint8Array;
+  /** An Ed25519 signature of the object, checked in the same read (see {@link signatureHolds}). */
+  ed25519?: Ed25519Check;
+  /**
+   * Keys this object is a copy of (itself included, for a second look at
+   * it): when the store says it is the very file one of them was read from
+   * in this run (`tally.memo`), unchanged, their digests stand for it and it
+   * is not read again. Not with `keepUpTo` or `ed25519`, which need the bytes.
+   */
+  sameAs?: readonly string[];
 }
 
-/** Objects up to this size are hashed here (and kept whole when asked); larger ones stream through a hash worker, so big disk images hash on every core. */
+/** Objects up to this size are kept whole when asked (`keepUpTo`); larger ones are only hashed, on a worker, so big disk images hash on every core. */
 export const IN_MEMORY_BYTES = 16 << 20;
 
 async function* writtenThrough(stream: Readable, file: string): AsyncGenerator<Uint8Array> {
@@ -49,11 +64,13 @@ async function* writtenThrough(stream: Readable, file: string): AsyncGenerator<U
 
 /**
  * Hashes the stream on this thread (native SHA-256, cheap next to moving the
- * bytes) and keeps its chunks while they stay within `keep`; past `limit`
- * it hands over what it read and the rest, to go on elsewhere.
+ * bytes) and keeps its chunks while they stay within `keep` (else, with a
+ * challenge prefix, hashes that too); past `limit` it hands over what it
+ * read and the rest, to go on elsewhere.
  */
-async function hashHere(stream: Readable, limit: number, keep: boolean): Promise<{ sha256: string; size: number; body?: Buffer } | { rest: AsyncIterable<Uint8Array> }> {
+async function hashHere(stream: Readable, limit: number, keep: boolean, prefix: Buffer | undefined): Promise<{ sha256: string; size: number; body?: Buffer; challenge?: Buffer } | { rest: AsyncIterable<Uint8Array> }> {
   const hash = createHash("sha256");
+  const challenge = prefix && !keep ? createHash("sha512").update(prefix) : undefined;
   const parts: Buffer[] = [];
   let size = 0;
   const it = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
@@ -69,35 +86,51 @@ async function hashHere(stream: Readable, limit: number, keep: boolean): Promise
       };
     }
     hash.update(next.value);
+    challenge?.update(next.value);
     if (!keep) parts.length = 0;
   }
-  return { sha256: hash.digest("hex"), size, ...(keep ? { body: parts.length === 1 ? parts[0]! : Buffer.concat(parts, size) } : {}) };
+  return {
+    sha256: hash.digest("hex"), size,
+    ...(keep ? { body: parts.length === 1 ? parts[0]! : Buffer.concat(parts, size) } : {}), ...(challenge ? { challenge: challenge.digest() } : {}),
+  };
 }
 
 /**
- * Reads one object out of the store once and hashes it: a small object (up
- * to `keepUpTo`, or 16 MiB) read in place by a hash worker when the store
- * can (`openRead`: pread of the descriptor into a reused buffer, or one of
- * the object's size that is handed back when kept; no buffer per chunk, so
- * no garbage, and the main thread neither reads nor hashes), else streamed
- * and kept whole when asked; a larger one streamed through a hash worker (with the
- * signature's challenge hash in the same pass when asked), optionally also
- * into `toFile`. Nothing is read twice and memory stays bounded, so large
- * disk images are fine. Undefined when the object does not exist.
+ * Reads one object out of the store once and hashes it. Where the store can
+ * (`openRead`: the folder store) a hash worker reads it in place by pread
+ * into one buffer of its size when it is kept (up to `keepUpTo`), else
+ * through a reused one, with the signature checked over the kept bytes or
+ * its challenge hash computed in the same pass: no buffer per chunk, no
+ * copy, and the main thread neither reads nor hashes. Else it is streamed:
+ * hashed here and kept whole when small, through a hash worker when larger,
+ * optionally also into `toFile`. Nothing is read twice, and a copy that is
+ * the very file of one already read (`sameAs`) is not read at all. Memory
+ * stays bounded, so large disk images are fine. Undefined when the object
+ * does not exist.
  */
 export async function downloadObject(store: ObjectStore, key: string, options: DownloadOptions = {}): Promise<Downloaded | undefined> {
   const limit = options.keepUpTo ?? IN_MEMORY_BYTES;
+  const prefix = options.ed25519 ? challengePrefix(options.ed25519.publicKey, options.ed25519.signature) : undefined;
   if (store.openRead && !options.toFile) {
     const opened = await store.openRead(key);
     if (!opened) return undefined;
-    let here: FileDigests | undefined;
+    const memo = options.tally?.memo;
+    let here: FileDigests;
     try {
-      // A larger object is streamed below (with the signature's challenge hash when asked).
-      if (opened.meta.size <= limit) here = await hashFileOffThread(opened.fd, opened.meta.size, options.keepUpTo !== undefined);
+      if (opened.sameFile !== undefined && options.sameAs && options.keepUpTo === undefined && !options.ed25519) {
+        const known = memo?.recall(options.sameAs, opened.sameFile);
+        if (known) return tallied({ sizeBytes: known.sizeBytes, sha256: known.sha256, etag: opened.meta.etag }, options.tally, true);
+      }
+      // Kept when asked and small enough; any size is read in place, with the signature checked or its challenge hashed in that pass.
+      here = await hashFileOffThread(opened.fd, opened.meta.size, options.keepUpTo !== undefined && opened.meta.size <= limit, options.ed25519);
     } finally {
       await opened.close();
     }
-    if (here) return tallied({ ...here, etag: opened.meta.etag }, options.tally);
+    if (opened.sameFile !== undefined) memo?.remember(key, { sameFile: opened.sameFile, sizeBytes: here.sizeBytes, sha256: here.sha256 });
+    return tallied({
+      sizeBytes: here.sizeBytes, sha256: here.sha256, etag: opened.meta.etag,
+      ...(here.body ? { body: here.body } : {}), ...(here.sha512 ? { challenge: here.sha512 } : {}), ...(here.signatureValid !== undefined ? { signatureValid: here.signatureValid } : {}),
+    }, options.tally);
   }
   const got = await store.getStream(key);
   if (!got) return undefined;
@@ -107,15 +140,15 @@ export async function downloadObject(store: ObjectStore, key: string, options: D
     if (options.toFile) source = writtenThrough(got.stream, options.toFile);
     else if (got.meta.size <= limit) {
       // The size is the store's word: a body larger than announced goes on to the worker from where it got.
-      const here = await hashHere(got.stream, limit, options.keepUpTo !== undefined);
+      const here = await hashHere(got.stream, limit, options.keepUpTo !== undefined, prefix);
       if ("rest" in here) source = here.rest;
       else {
         source = undefined;
-        result = { sizeBytes: here.size, sha256: here.sha256, etag: got.meta.etag, ...(here.body ? { body: here.body } : {}) };
+        result = { sizeBytes: here.size, sha256: here.sha256, etag: got.meta.etag, ...(here.body ? { body: here.body } : {}), ...(here.challenge ? { challenge: here.challenge } : {}) };
       }
     }
     if (source) {
-      const digests = await hashOffThread(source, { transfer: !options.toFile, ...(options.challengePrefix ? { sha512Prefix: options.challengePrefix } : {}) });
+      const digests = await hashOffThread(source, { transfer: !options.toFile, ...(prefix ? { sha512Prefix: prefix } : {}) });
       result = { sizeBytes: digests.sizeBytes, sha256: digests.sha256, etag: got.meta.etag, ...(digests.sha512 ? { challenge: digests.sha512 } : {}) };
     }
   } finally {
@@ -125,11 +158,24 @@ export async function downloadObject(store: ObjectStore, key: string, options: D
   return tallied(result, options.tally);
 }
 
-function tallied(result: Downloaded, tally: HashTally | undefined): Downloaded {
+/**
+ * Whether the signature asked for in `ed25519` verifies over the object as
+ * it was read: the verdict of that pass, else checked over the kept bytes (by
+ * OpenSSL on libuv's thread pool), else from the challenge hash; undefined
+ * when the read gave none of them (a streamed object with other bytes kept).
+ */
+export async function signatureHolds(got: Downloaded, check: Ed25519Check): Promise<boolean | undefined> {
+  if (got.signatureValid !== undefined) return got.signatureValid;
+  if (got.body) return verifyEd25519Buffered(check.publicKey, check.signature, got.body);
+  if (got.challenge) return verifyEd25519Challenge(check.publicKey, check.signature, got.challenge);
+  return undefined;
+}
+
+function tallied(result: Downloaded, tally: HashTally | undefined, sameFile = false): Downloaded {
   if (tally) {
     tally.objects++;
     tally.bytes += result.sizeBytes;
+    if (sameFile) tally.sameFile = (tally.sameFile ?? 0) + 1;
   }
   return result;
 }
-

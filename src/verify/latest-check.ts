@@ -7,8 +7,16 @@ import type { ObjectStore } from "../store/object-store.js";
 import { downloadObject, type HashTally } from "./download-object.js";
 
 
+/**
+ * Both read and hashed; a folder store's copy is a hard link to the original, and when both are that very file,
+ * already hashed in this run (`tally.memo`), neither is read again. The original is not counted a second time.
+ */
 async function sameBytes(store: ObjectStore, copyKey: string, originalKey: string, tally?: HashTally): Promise<boolean> {
-  const [copy, original] = await Promise.all([downloadObject(store, copyKey, tally ? { tally } : {}), downloadObject(store, originalKey)]);
+  const uncounted: HashTally = { objects: 0, bytes: 0, ...(tally?.memo ? { memo: tally.memo } : {}) };
+  const [copy, original] = await Promise.all([
+    downloadObject(store, copyKey, { ...(tally ? { tally } : {}), sameAs: [originalKey] }),
+    downloadObject(store, originalKey, { tally: uncounted, sameAs: [originalKey] }),
+  ]);
   return !copy || !original || (copy.sha256 === original.sha256 && copy.sizeBytes === original.sizeBytes);
 }
 

@@ -2,13 +2,20 @@ import { hostedNotesPages } from "../domain/notes/notes-page.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import { quotedFolder } from "../domain/record-keys.js";
 import {
-  DOWNLOADS_PREFIX, downloadKey, ICONS_PREFIX, LATEST_PREFIX, latestDownloadName, latestDownloadStateKey, publicApiPrefix, publicAppcastKey, publicCatalogKey, RELEASE_NOTES_PREFIX,
+  CHANGELOG_KEY, DOWNLOADS_PREFIX, downloadKey, ICONS_PREFIX, INDEX_KEY, LATEST_PREFIX, latestDownloadName, latestDownloadStateKey, publicApiPrefix, publicAppcastKey, publicCatalogKey,
+  RELEASE_NOTES_PREFIX, RELEASES_PREFIX,
 } from "../domain/release-layout.js";
+import { ARCHIVE_NAME } from "../site/archive-plan.js";
 import { downloadCopies } from "../site/site-plan.js";
 import type { ObjectStore } from "../store/object-store.js";
 
-/** The public prefixes the site step writes under `{app_url}` (pages at the root are the site's own, checked page by page). */
+/** The folders the site step writes under `{app_url}`, beside its pages at the root. */
 const PUBLIC_PREFIXES = [DOWNLOADS_PREFIX, RELEASE_NOTES_PREFIX, ICONS_PREFIX, "api/"];
+
+/** The site's pages at the root, checked page by page against what relcast renders (public-feeds.ts). */
+function isSitePage(key: string): boolean {
+  return key === INDEX_KEY || key === CHANGELOG_KEY || ARCHIVE_NAME.test(key);
+}
 
 /**
  * The key a record's own link names when it points into the site (`{appUrl}/<key>`): a release-notes or
@@ -54,29 +61,38 @@ export function underOwnNames(key: string, pluginId: string): boolean {
 const shown = (keys: readonly string[]) => keys.slice(0, 4).map((k) => quotedFolder(k)).join(", ") + (keys.length > 4 ? ` and ${keys.length - 4} more` : "");
 
 /**
- * Objects under the site's public prefixes that no release explains. One
- * under the plugin's own names (`downloads/<id>-…`, `icons/<id>-…`,
- * `release-notes/…`, `api/v1/plugins/<id>/…`) is served from the official
- * host as if the publisher had published it: a problem. Anything else there
- * (another plugin's feed, a file of another name) is a warning. A publish
- * copies its downloads before it writes its feeds, so one running now shows
- * its new copies here for a moment; the repair says so.
+ * Every object of the public site that no release explains: the whole store
+ * but `releases/` (the record inventory's), listed once. One under the
+ * plugin's own names (`downloads/<id>-…`, `icons/<id>-…`, `release-notes/…`,
+ * `api/v1/plugins/<id>/…`) is served from the official host as if the
+ * publisher had published it; anything else there (a page beside index.html,
+ * a folder relcast never makes, another plugin's feed) is served from the
+ * same host just the same: both are problems. So are the folder store's own
+ * temp and lock files (`.relcast-*`) on the site, which a static host serves
+ * too. A publish copies its downloads before it writes its feeds, so one
+ * running now shows its new copies (and temp files) here for a moment; the
+ * repairs say so.
  */
 export async function publicInventory(store: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], appUrl: string | undefined): Promise<{ problems: string[]; warnings: string[] }> {
   const explained = explainedKeys(pluginId, records, appUrl);
   const own: string[] = [];
   const other: string[] = [];
-  for (const prefix of PUBLIC_PREFIXES) {
-    for await (const meta of store.list(prefix)) {
-      if (explained.has(meta.key)) continue;
-      (underOwnNames(meta.key, pluginId) ? own : other).push(meta.key);
-    }
+  for await (const meta of store.list("")) {
+    if (meta.key.startsWith(RELEASES_PREFIX) || explained.has(meta.key) || isSitePage(meta.key)) continue;
+    (underOwnNames(meta.key, pluginId) ? own : other).push(meta.key);
   }
-  const problems = own.length === 0 ? [] : [
-    `${own.length} public object(s) under the plugin's own names that no release in the catalog names (${shown(own)}): they are served from the official host as if published; if no publish is running now, delete them (or re-run the publish they belong to)`,
-  ];
-  const warnings = other.length === 0 ? [] : [
-    `${other.length} object(s) under the site's public folders that relcast did not write for ${pluginId} (${shown(other)}): nothing links them; delete them if nothing else uses them`,
-  ];
-  return { problems, warnings };
+  const hidden: string[] = [];
+  // The folder store's leftovers at the root and under the site's folders (`releases/` holds its locks and is the record inventory's).
+  for (const prefix of [".relcast-", ...PUBLIC_PREFIXES]) for (const meta of (await store.hiddenFiles?.(prefix)) ?? []) hidden.push(meta.key);
+  const problems: string[] = [];
+  if (own.length > 0) {
+    problems.push(`${own.length} public object(s) under the plugin's own names that no release in the catalog names (${shown(own)}): they are served from the official host as if published; if no publish is running now, delete them (or re-run the publish they belong to)`);
+  }
+  if (other.length > 0) {
+    problems.push(`${other.length} object(s) on the public site that relcast did not write for ${pluginId} (${shown(other)}): the site's host serves them beside its pages as the publisher's; delete them (relcast gc never removes objects)`);
+  }
+  if (hidden.length > 0) {
+    problems.push(`${hidden.length} temp or lock file(s) of the folder store on the public site (${shown(hidden)}): an interrupted write left them (if no publish, yank or site sync is running now), and a static host serving the folder serves them; run \`relcast gc\` (it removes those older than a day; \`--older-than 0\` when nothing is running)`);
+  }
+  return { problems, warnings: [] };
 }

@@ -3,14 +3,13 @@ import { expectedLatest } from "../domain/latest-choice.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import {
   CATALOG_KEY,
-  CHANGELOG_KEY, deltaFileName, downloadKey, INDEX_KEY, latestDownloadName, latestDownloadStateKey, publicAppcastKey, publicCatalogKey, zipFileName,
+  CHANGELOG_KEY, deltaFileName, downloadKey, INDEX_KEY, latestDownloadName, latestDownloadStateKey, publicAppcastKey, publicCatalogKey, versionedKey, zipFileName,
   appUrlOfPublicAppcastUrl,
 } from "../domain/release-layout.js";
-import { challengePrefix, verifyEd25519Buffered, verifyEd25519Challenge } from "../sparkle/ed25519-stream.js";
 import { signatureProblem } from "./appcast-reader.js";
 import { checkPublicFeeds, REPAIR, type PublicFeedInputs } from "./public-feeds.js";
 import type { ObjectStore } from "../store/object-store.js";
-import { downloadObject, IN_MEMORY_BYTES, type HashTally } from "./download-object.js";
+import { downloadObject, IN_MEMORY_BYTES, signatureHolds, type HashTally } from "./download-object.js";
 import { runPool } from "./run-pool.js";
 import { iconProblems } from "./icon-check.js";
 import { publicInventory } from "./public-inventory.js";
@@ -49,20 +48,26 @@ interface Artifact {
   name: string;
   sizeBytes: number;
   sha256: string | undefined;
+  /** The release's own object this is a public copy of (a folder store links the copy to it). */
+  original: string;
   /** A delta update's: its edSignature, checked over the public copy too. */
   edSignature?: string;
 }
 
 /** The disk image and (when there is one) the update zip a record pins, by file name, size and SHA-256. */
 export function artifactsOf(r: ReleaseRecord): Artifact[] {
-  const found: Artifact[] = [{ name: r.objectStore.artifactFileName, sizeBytes: r.sizeBytes, sha256: r.sha256 }];
-  if (r.autoupdate) found.push({ name: zipFileName(r.pluginId, r.version), sizeBytes: r.autoupdate.sizeBytes, sha256: r.autoupdate.sha256 });
+  const found: Artifact[] = [{ name: r.objectStore.artifactFileName, sizeBytes: r.sizeBytes, sha256: r.sha256, original: r.objectStore.objectPath }];
+  const zip = zipFileName(r.pluginId, r.version);
+  if (r.autoupdate) found.push({ name: zip, sizeBytes: r.autoupdate.sizeBytes, sha256: r.autoupdate.sha256, original: versionedKey(r.version, zip) });
   return found;
 }
 
-/** Hashes one public object and compares it with what a record pins; a problem sentence, or undefined when it matches. */
+/**
+ * Hashes one public object and compares it with what a record pins; a problem sentence, or undefined when it matches.
+ * A copy that is the very file of the release's own object (a folder store's hard link), hashed already, is not read again.
+ */
 async function hashProblem(store: ObjectStore, key: string, want: Artifact, whose: string, tally: HashTally, missing = `${key} is missing`): Promise<string | undefined> {
-  const got = await downloadObject(store, key, tally ? { tally } : {});
+  const got = await downloadObject(store, key, { tally, sameAs: [want.original] });
   if (!got) return missing;
   if (got.sizeBytes !== want.sizeBytes) return `${key} is ${got.sizeBytes} bytes; ${whose} says ${want.sizeBytes}`;
   if (want.sha256 !== undefined && got.sha256 !== want.sha256) return `${key} has SHA-256 ${got.sha256.slice(0, 12)}…; ${whose} says ${want.sha256.slice(0, 12)}…`;
@@ -71,7 +76,10 @@ async function hashProblem(store: ObjectStore, key: string, want: Artifact, whos
 
 /** The delta updates a record names, as the public copies `downloads/<id>-<v>-from-<old>.delta` that its appcast item links. */
 export function deltaArtifactsOf(r: ReleaseRecord): Artifact[] {
-  return (r.autoupdate?.deltas ?? []).map((d) => ({ name: deltaFileName(r.pluginId, r.version, d.fromVersion), sizeBytes: d.sizeBytes, sha256: d.sha256, edSignature: d.edSignature }));
+  return (r.autoupdate?.deltas ?? []).map((d) => {
+    const name = deltaFileName(r.pluginId, r.version, d.fromVersion);
+    return { name, sizeBytes: d.sizeBytes, sha256: d.sha256, edSignature: d.edSignature, original: versionedKey(r.version, name) };
+  });
 }
 
 /**
@@ -82,16 +90,15 @@ export function deltaArtifactsOf(r: ReleaseRecord): Artifact[] {
 async function deltaCopyProblems(store: ObjectStore, key: string, want: Artifact, whose: string, key32: Buffer | undefined, tally: HashTally): Promise<string[]> {
   const syntax = signatureProblem(want.edSignature);
   const signature = syntax ? undefined : Buffer.from(want.edSignature!.trim(), "base64");
-  const prefix = key32 && signature ? challengePrefix(key32, signature) : undefined;
-  const got = await downloadObject(store, key, { tally, keepUpTo: IN_MEMORY_BYTES, ...(prefix ? { challengePrefix: prefix } : {}) });
+  const ed25519 = key32 && signature ? { publicKey: key32, signature } : undefined;
+  const got = await downloadObject(store, key, { tally, keepUpTo: IN_MEMORY_BYTES, ...(ed25519 ? { ed25519 } : {}) });
   if (!got) return [`${key} is missing, but the appcast item of ${whose.replace(/^the record of /, "")} names it`];
   const found: string[] = [];
   if (got.sizeBytes !== want.sizeBytes) found.push(`${key} is ${got.sizeBytes} bytes; ${whose} says ${want.sizeBytes}`);
   if (want.sha256 !== undefined && got.sha256 !== want.sha256) found.push(`${key} has SHA-256 ${got.sha256.slice(0, 12)}…; ${whose} says ${want.sha256.slice(0, 12)}…`);
   if (syntax) found.push(`${key}: ${syntax}`);
-  else if (key32) {
-    const valid = got.body ? await verifyEd25519Buffered(key32, signature!, got.body) : got.challenge !== undefined && verifyEd25519Challenge(key32, signature!, got.challenge);
-    if (!valid) found.push(`${key}: the edSignature ${whose} gives does not verify over it with public key ${key32.toString("base64")}`);
+  else if (ed25519 && (await signatureHolds(got, ed25519)) !== true) {
+    found.push(`${key}: the edSignature ${whose} gives does not verify over it with public key ${ed25519.publicKey.toString("base64")}`);
   }
   return found;
 }

@@ -15,6 +15,7 @@ import { checkArchive } from "./archive-check.js";
 import { checkDeltas } from "./delta-check.js";
 import { treeManifestProblems } from "./tree-manifest-check.js";
 import { downloadObject, type HashTally } from "./download-object.js";
+import { ReadMemo } from "./read-memo.js";
 import { strictXmlProblem } from "./strict-xml.js";
 import { checkFeedAgreement, type FeedExpectations } from "./feed-agreement.js";
 import { expectedLatest } from "../domain/latest-choice.js";
@@ -50,8 +51,8 @@ export interface VerifyReport {
   store: string[];
   /** What the store holds that nothing offers but that harms no release (objects no record names, an upload stopped before its disk image). */
   storeWarnings: string[];
-  /** Objects hashed (SHA-256 and size compared with a record) and their bytes. */
-  checked: HashTally;
+  /** Objects checked (SHA-256 and size compared with a record) and their bytes; `sameFile` of them were a hard link to a file already hashed, not read again. */
+  checked: { objects: number; bytes: number; sameFile: number };
   ok: boolean;
 }
 
@@ -105,9 +106,10 @@ async function guarded(what: string, fn: () => Promise<string[]>): Promise<strin
  */
 export async function verifyStore(store: ObjectStore, options: VerifyOptions = {}): Promise<VerifyReport> {
   const [catalogObj, appcastObj] = await Promise.all([store.get(CATALOG_KEY), store.get(APPCAST_KEY)]);
-  const tally: HashTally = { objects: 0, bytes: 0 };
+  const tally: HashTally = { objects: 0, bytes: 0, memo: new ReadMemo() };
+  const checked = () => ({ objects: tally.objects, bytes: tally.bytes, sameFile: tally.sameFile ?? 0 });
   const storeProblems = (await store.strayEntries?.()) ?? [];
-  const empty = { releases: [], latest: { version: undefined, problems: [], warnings: [] }, site: { problems: [], warnings: [] }, checked: tally };
+  const empty = { releases: [], latest: { version: undefined, problems: [], warnings: [] }, site: { problems: [], warnings: [] }, checked: checked() };
   if (!catalogObj) {
     // Nothing to verify is a failure: a mistyped --store must never read as "verified".
     const feed = [
@@ -194,5 +196,5 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
     settings: options.site, appUrl: options.appUrl, maxItemsPerChannel: options.maxItemsPerChannel, keyOf: (version) => options.publicKey ?? keys.get(version),
   }, tally);
   const ok = feed.length === 0 && storeProblems.length === 0 && latest.problems.length === 0 && site.problems.length === 0 && releases.every((r) => rowProblems(r).length === 0);
-  return { pluginId, releases, feed, latest, site, store: storeProblems, storeWarnings: inventory.warnings, checked: tally, ok };
+  return { pluginId, releases, feed, latest, site, store: storeProblems, storeWarnings: inventory.warnings, checked: checked(), ok };
 }

@@ -32,7 +32,8 @@ export function formatVerifyReport(report: VerifyReport): string {
   lines.push(`feed: ${report.feed.length === 0 ? "ok" : "FAIL"}`);
   lines.push(`site: ${report.site.problems.length === 0 ? "ok" : "FAIL"}`);
   lines.push(`store: ${report.store.length === 0 ? "ok" : "FAIL"}`);
-  lines.push(`hashed ${report.checked.objects} object(s), ${report.checked.bytes} bytes: SHA-256 and size compared with the records`);
+  const linked = report.checked.sameFile > 0 ? ` (${report.checked.sameFile} of them the very file of one already hashed, a hard-link copy, so not read twice)` : "";
+  lines.push(`checked ${report.checked.objects} object(s), ${report.checked.bytes} bytes: SHA-256 and size compared with the records${linked}`);
   const problems = [
     ...report.store.map((p) => `store: ${p}`),
     ...report.feed.map((p) => `feed: ${p}`),

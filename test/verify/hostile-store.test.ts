@@ -67,7 +67,7 @@ describe("verify, serve, site and publish against a store someone tampered with"
       }
     }
     expect(objects).toBe(2 * 4 + 2 + 2);
-    expect(res.stdout).toContain(`hashed ${objects} object(s), ${bytes} bytes: SHA-256 and size compared with the records`);
+    expect(res.stdout).toContain(`checked ${objects} object(s), ${bytes} bytes: SHA-256 and size compared with the records`);
   });
 
   it.each([

@@ -18,7 +18,7 @@ function record(version: string, autoupdate: Record<string, unknown> = {}): Rele
   } as unknown as ReleaseRecord;
 }
 
-/** Objects the records explain pass; under the plugin's own names others are problems, elsewhere warnings. */
+/** Objects the records explain pass; every other object on the public site is a problem, named. */
 describe("verify's inventory of the site's public folders", () => {
   let dir: string;
   const put = async (key: string) => {
@@ -45,10 +45,25 @@ describe("verify's inventory of the site's public folders", () => {
     await put(`downloads/${ID}-9.9.9.dmg`);
     await put("api/v1/plugins/other/appcast.xml");
     const found = await publicInventory(createFolderStore(dir), ID, [record("1.0.0")], APP);
-    expect(found.problems).toHaveLength(1);
+    expect(found.problems).toHaveLength(2);
     expect(found.problems[0]).toMatch(/^3 public object\(s\) under the plugin's own names that no release in the catalog names/);
     expect(found.problems[0]).toContain(`downloads/${ID}-9.9.9.dmg`);
-    expect(found.warnings).toHaveLength(1);
-    expect(found.warnings[0]).toContain("api/v1/plugins/other/appcast.xml");
+    expect(found.problems[1]).toMatch(/^1 object\(s\) on the public site that relcast did not write for bridge-plugin \("api\/v1\/plugins\/other\/appcast\.xml"\): .*delete them/);
+    expect(found.warnings).toEqual([]);
+  });
+
+  it("leaves the site's pages and releases/ to their own checks, and reports anything else at the root, and the folder store's hidden files on the site", async () => {
+    for (const key of ["index.html", "changelog.html", "changelog-1.html", "releases/1.0.0/other.bin"]) await put(key);
+    const clean = await publicInventory(createFolderStore(dir), ID, [record("1.0.0", { fullReleaseNotesLink: `${APP}/release-notes/history.html`, releaseNotesLink: `${APP}/downloads/${ID}-notes%201.0.0.html` })], APP);
+    expect(clean.problems.join("\n")).not.toMatch(/index\.html|changelog|releases\//);
+    await put("evil.html");
+    await put(`downloads/.relcast-tmp-1-${ID}-1.0.0.dmg`);
+    await put(".relcast-lock");
+    // The folder store's own files under releases/ (its lock) are not the site's.
+    await put("releases/.relcast-lock");
+    const found = await publicInventory(createFolderStore(dir), ID, [record("1.0.0")], APP);
+    expect(found.problems.join("\n")).toContain("evil.html");
+    const hidden = found.problems.find((p) => p.includes("temp or lock file(s) of the folder store"));
+    expect(hidden).toMatch(/^2 temp or lock file\(s\) .*\(\.relcast-lock, "downloads\/\.relcast-tmp-1-bridge-plugin-1\.0\.0\.dmg"\).*run `relcast gc`/);
   });
 });

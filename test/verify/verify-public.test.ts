@@ -272,7 +272,7 @@ describe("verify checks what installed copies and people read: the public feeds,
     });
   });
 
-  it("objects under the public folders that no release names: under the plugin's names exit 11, others a warning", async () => {
+  it("objects on the public site that no release names: exit 11, under the plugin's names and beside them", async () => {
     const store = await copyStore();
     const put = async (key: string, text: string) => {
       await mkdir(path.dirname(path.join(store, key)), { recursive: true });
@@ -285,7 +285,48 @@ describe("verify checks what installed copies and people read: the public feeds,
     await put("api/v1/plugins/other/appcast.xml", "<rss/>");
     await put("downloads/readme.txt", "hello");
     const out = await expectProblem(store, /site: 4 public object\(s\) under the plugin's own names that no release in the catalog names \(.*downloads\/bridge-plugin-9\.9\.9\.dmg/);
-    expect(out).toMatch(/2 object\(s\) under the site's public folders that relcast did not write for bridge-plugin \(.*api\/v1\/plugins\/other\/appcast\.xml/);
+    expect(out).toMatch(/site: 2 object\(s\) on the public site that relcast did not write for bridge-plugin \(.*api\/v1\/plugins\/other\/appcast\.xml.*\): .*delete them/);
+  });
+
+  it("a page beside index.html and a folder relcast never makes, at the site's root: exit 11, each named with the fix", async () => {
+    const store = await copyStore();
+    await writeFile(path.join(store, "evil.html"), "<script>steal()</script>");
+    await mkdir(path.join(store, "assets"));
+    await writeFile(path.join(store, "assets", "x.js"), "steal()");
+    await expectProblem(store, /site: 2 object\(s\) on the public site that relcast did not write for bridge-plugin \("assets\/x\.js", evil\.html\): the site's host serves them .*delete them/);
+  });
+
+  it("the folder store's temp and lock names (.relcast-*) on the public site: exit 11 naming them and relcast gc, which removes them; verify then passes", async () => {
+    const store = await copyStore();
+    const hidden = ["downloads/.relcast-tmp-1-aa", ".relcast-tmp-2-bb", "api/v1/plugins/bridge-plugin/.relcast-evil.html", "icons/.relcast-x"];
+    for (const key of hidden) {
+      await mkdir(path.dirname(path.join(store, key)), { recursive: true });
+      await writeFile(path.join(store, key), "left behind");
+    }
+    const out = await expectProblem(store, /site: 4 temp or lock file\(s\) of the folder store on the public site \(.*\): an interrupted write left them .*run `relcast gc`/);
+    for (const key of hidden) expect(out).toContain(key);
+    const gc = await runCli(["gc", "--config", ws.configFile, "--store", `file://${store}`, "--older-than", "0"]);
+    expect(gc.code, gc.stdout + gc.stderr).toBe(0);
+    const res = await verify(store);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+  });
+
+  it("a store after relcast gc, a yank, an unyank and a site sync still verifies clean (everything relcast writes is known)", async () => {
+    const store = await copyStore();
+    const steps: string[][] = [
+      ["gc", "--older-than", "0"],
+      ["yank", "1.1.0", "--reason", "broken"],
+      ["site", "sync"],
+      ["unyank", "1.1.0"],
+      ["rebuild"],
+      ["site", "sync"],
+    ];
+    for (const step of steps) {
+      const res = await runCli([...step, "--config", ws.configFile, "--store", `file://${store}`]);
+      expect(res.code, `${step.join(" ")}: ${res.stdout}${res.stderr}`).toBe(0);
+      const checked = await verify(store);
+      expect(checked.code, `after ${step.join(" ")}: ${checked.stdout}${checked.stderr}`).toBe(0);
+    }
   });
 
   describe("the stable latest downloads state", () => {

@@ -52,6 +52,20 @@ describe.skipIf(Boolean(reason))(`relcast verify on S3 (moto_server)${reason ? `
     }
   });
 
+  it("fails an object at the site's root and one under a public folder that relcast did not write, naming both; passes again once they are deleted", async () => {
+    const strays = ["evil.html", "downloads/.relcast-tmp-1-x"];
+    for (const key of strays) await store.put(key, Buffer.from("<script>steal()</script>"), { contentType: "text/html" });
+    try {
+      const res = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
+      expect(res.code, res.stdout + res.stderr).toBe(11);
+      expect(res.stdout).toMatch(/site: 2 object\(s\) on the public site that relcast did not write for bridge-plugin \("downloads\/\.relcast-tmp-1-x", evil\.html\): .*delete them/);
+    } finally {
+      for (const key of strays) await store.delete(key);
+    }
+    const res = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+  });
+
   it("fails a public appcast with one sparkle:version changed and a deleted index.html (what installed copies and people read)", async () => {
     const appcastKey = "api/v1/plugins/bridge-plugin/appcast.xml";
     const [appcast, index] = await Promise.all([store.get(appcastKey), store.get("index.html")]);
