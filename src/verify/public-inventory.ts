@@ -58,6 +58,15 @@ export function underOwnNames(key: string, pluginId: string): boolean {
   return key.startsWith(LATEST_PREFIX) || key.startsWith(`${DOWNLOADS_PREFIX}${pluginId}-`) || key.startsWith(`${ICONS_PREFIX}${pluginId}-`) || key.startsWith(RELEASE_NOTES_PREFIX) || key.startsWith(publicApiPrefix(pluginId));
 }
 
+/**
+ * Files a publisher keeps at a site's root beside any site generator's pages
+ * (crawler rules, the browser's default icon, a host's domain file, the
+ * RFC 8615 folder): relcast writes none of them, but they are the site's,
+ * not an intrusion, so verify names them as warnings and does not fail.
+ */
+const SITE_OWNER_FILES = new Set(["robots.txt", "favicon.ico", "CNAME", "humans.txt", "sitemap.xml"]);
+const isSiteOwnerFile = (key: string) => SITE_OWNER_FILES.has(key) || key.startsWith(".well-known/");
+
 const shown = (keys: readonly string[]) => keys.slice(0, 4).map((k) => quotedFolder(k)).join(", ") + (keys.length > 4 ? ` and ${keys.length - 4} more` : "");
 
 /**
@@ -69,7 +78,8 @@ const shown = (keys: readonly string[]) => keys.slice(0, 4).map((k) => quotedFol
  * a folder relcast never makes, another plugin's feed) is served from the
  * same host just the same: both are problems. So are the folder store's own
  * temp and lock files (`.relcast-*`) on the site, which a static host serves
- * too. A publish copies its downloads before it writes its feeds, so one
+ * too. The usual files of a site's root (robots.txt, favicon.ico, CNAME,
+ * `.well-known/`…) are only warnings. A publish copies its downloads before it writes its feeds, so one
  * running now shows its new copies (and temp files) here for a moment; the
  * repairs say so.
  */
@@ -77,9 +87,10 @@ export async function publicInventory(store: ObjectStore, pluginId: string, reco
   const explained = explainedKeys(pluginId, records, appUrl);
   const own: string[] = [];
   const other: string[] = [];
+  const siteFiles: string[] = [];
   for await (const meta of store.list("")) {
     if (meta.key.startsWith(RELEASES_PREFIX) || explained.has(meta.key) || isSitePage(meta.key)) continue;
-    (underOwnNames(meta.key, pluginId) ? own : other).push(meta.key);
+    (underOwnNames(meta.key, pluginId) ? own : isSiteOwnerFile(meta.key) ? siteFiles : other).push(meta.key);
   }
   const hidden: string[] = [];
   // The folder store's leftovers at the root and under the site's folders (`releases/` holds its locks and is the record inventory's).
@@ -94,5 +105,6 @@ export async function publicInventory(store: ObjectStore, pluginId: string, reco
   if (hidden.length > 0) {
     problems.push(`${hidden.length} temp or lock file(s) of the folder store on the public site (${shown(hidden)}): an interrupted write left them (if no publish, yank or site sync is running now), and a static host serving the folder serves them; run \`relcast gc\` (it removes those older than a day; \`--older-than 0\` when nothing is running)`);
   }
-  return { problems, warnings: [] };
+  const warnings = siteFiles.length === 0 ? [] : [`${siteFiles.length} site file(s) relcast does not write (${shown(siteFiles)}): kept as the publisher's own; delete any you did not put there`];
+  return { problems, warnings };
 }

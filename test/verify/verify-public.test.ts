@@ -296,6 +296,15 @@ describe("verify checks what installed copies and people read: the public feeds,
     await expectProblem(store, /site: 2 object\(s\) on the public site that relcast did not write for bridge-plugin \("assets\/x\.js", evil\.html\): the site's host serves them .*delete them/);
   });
 
+  it("a site's usual root files the publisher keeps (robots.txt, favicon.ico, .well-known/) are named as warnings, not problems", async () => {
+    const store = await copyStore();
+    await writeFile(path.join(store, "robots.txt"), "User-agent: *\nDisallow:\n");
+    await writeFile(path.join(store, "favicon.ico"), "icon");
+    const res = await verify(store);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    expect(res.stdout + res.stderr).toMatch(/2 site file\(s\) relcast does not write \(favicon\.ico, robots\.txt\): kept as the publisher's own/);
+  });
+
   it("the folder store's temp and lock names (.relcast-*) on the public site: exit 11 naming them and relcast gc, which removes them; verify then passes", async () => {
     const store = await copyStore();
     const hidden = ["downloads/.relcast-tmp-1-aa", ".relcast-tmp-2-bb", "api/v1/plugins/bridge-plugin/.relcast-evil.html", "icons/.relcast-x"];
