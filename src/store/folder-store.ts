@@ -309,7 +309,8 @@ async function walk(root: string, rel: string, prefix: string, out: ObjectMeta[]
     const key = rel + entry.name;
     const internal = FOLDER_STORE_INTERNAL.test(key);
     if (entry.isDirectory()) {
-      if (!internal) await walk(root, key + "/", prefix, out, hidden);
+      // A `.relcast-*` folder is never the store's (it makes only files so named), but a static host serves what is in it.
+      if (!internal || hidden) await walk(root, key + "/", prefix, out, hidden);
     } else if (internal === hidden && entry.isFile() && key.startsWith(prefix)) {
       const st = await lstat(path.join(root, key)).catch(() => undefined);
       if (st?.isFile()) out.push(metaFrom(key, st));

@@ -100,8 +100,10 @@ export interface ObjectStore {
   copy(fromKey: string, toKey: string, options: PutOptions, source?: CopySourceMeta): Promise<{ etag: string }>;
   list(prefix: string): AsyncIterable<ObjectMeta>;
   /**
-   * The folder store's own temp and lock files (`.relcast-*`) under `prefix`,
-   * which `list` leaves out; their metadata, never made into paths. A static
+   * The files `list` leaves out under `prefix` as the folder store's own:
+   * every file with a `.relcast-*` name or in a `.relcast-*` folder (its
+   * temp and lock files, and anything else so named); their metadata, never
+   * made into paths. A static
    * host serving the folder serves them like any file, so `relcast verify`
    * reports those on the public site. Stores without such files leave it out.
    */

@@ -9,9 +9,6 @@ import { ARCHIVE_NAME } from "../site/archive-plan.js";
 import { downloadCopies } from "../site/site-plan.js";
 import type { ObjectStore } from "../store/object-store.js";
 
-/** The folders the site step writes under `{app_url}`, beside its pages at the root. */
-const PUBLIC_PREFIXES = [DOWNLOADS_PREFIX, RELEASE_NOTES_PREFIX, ICONS_PREFIX, "api/"];
-
 /** The site's pages at the root, checked page by page against what relcast renders (public-feeds.ts). */
 function isSitePage(key: string): boolean {
   return key === INDEX_KEY || key === CHANGELOG_KEY || ARCHIVE_NAME.test(key);
@@ -67,6 +64,9 @@ export function underOwnNames(key: string, pluginId: string): boolean {
 const SITE_OWNER_FILES = new Set(["robots.txt", "favicon.ico", "CNAME", "humans.txt", "sitemap.xml"]);
 const isSiteOwnerFile = (key: string) => SITE_OWNER_FILES.has(key) || key.startsWith(".well-known/");
 
+/** A file named as the folder store names its temp and lock files (`.relcast-tmp-…`, `.relcast-lock-…`): what gc sweeps (every `.relcast-*` file, in any folder). */
+const STORE_TEMP_NAME = /(^|\/)\.relcast-[^/]*$/;
+
 const shown = (keys: readonly string[]) => keys.slice(0, 4).map((k) => quotedFolder(k)).join(", ") + (keys.length > 4 ? ` and ${keys.length - 4} more` : "");
 
 /**
@@ -92,9 +92,11 @@ export async function publicInventory(store: ObjectStore, pluginId: string, reco
     if (meta.key.startsWith(RELEASES_PREFIX) || explained.has(meta.key) || isSitePage(meta.key)) continue;
     (underOwnNames(meta.key, pluginId) ? own : isSiteOwnerFile(meta.key) ? siteFiles : other).push(meta.key);
   }
+  // Everything the folder store's listing hides, anywhere (`releases/` is served too): its own temp and lock files
+  // (gc removes them), and anything else with such a name or in such a folder (which nothing of relcast's makes).
   const hidden: string[] = [];
-  // The folder store's leftovers at the root and under the site's folders (`releases/` holds its locks and is the record inventory's).
-  for (const prefix of [".relcast-", ...PUBLIC_PREFIXES]) for (const meta of (await store.hiddenFiles?.(prefix)) ?? []) hidden.push(meta.key);
+  const strange: string[] = [];
+  for (const meta of (await store.hiddenFiles?.("")) ?? []) (STORE_TEMP_NAME.test(meta.key) ? hidden : strange).push(meta.key);
   const problems: string[] = [];
   if (own.length > 0) {
     problems.push(`${own.length} public object(s) under the plugin's own names that no release in the catalog names (${shown(own)}): they are served from the official host as if published; if no publish is running now, delete them (or re-run the publish they belong to)`);
@@ -104,6 +106,9 @@ export async function publicInventory(store: ObjectStore, pluginId: string, reco
   }
   if (hidden.length > 0) {
     problems.push(`${hidden.length} temp or lock file(s) of the folder store on the public site (${shown(hidden)}): an interrupted write left them (if no publish, yank or site sync is running now), and a static host serving the folder serves them; run \`relcast gc\` (it removes those older than a day; \`--older-than 0\` when nothing is running)`);
+  }
+  if (strange.length > 0) {
+    problems.push(`${strange.length} file(s) in a folder named as the folder store names its temp files (${shown(strange)}): its listing hides them, but a static host serving the folder serves them; relcast makes no such folder, and relcast gc does not remove what is in it: delete it by hand`);
   }
   const warnings = siteFiles.length === 0 ? [] : [`${siteFiles.length} site file(s) relcast does not write (${shown(siteFiles)}): kept as the publisher's own; delete any you did not put there`];
   return { problems, warnings };

@@ -320,6 +320,25 @@ describe("verify checks what installed copies and people read: the public feeds,
     expect(res.code, res.stdout + res.stderr).toBe(0);
   });
 
+  it("files in a .relcast-* folder, or .relcast-* files under releases/ or any other folder, which the folder store's listing hides: exit 11; gc removes the .relcast-* files, the folder's content is named for deletion by hand", async () => {
+    const store = await copyStore();
+    const named = ["evil/.relcast-x.html", "releases/.relcast-q.html", "releases/1.1.0/.relcast-lock-foo"];
+    const inFolder = ".relcast-d/payload.html";
+    for (const key of [...named, inFolder]) {
+      await mkdir(path.dirname(path.join(store, key)), { recursive: true });
+      await writeFile(path.join(store, key), "<script>alert(1)</script>");
+    }
+    const out = await expectProblem(store, /site: 3 temp or lock file\(s\) of the folder store on the public site .*run `relcast gc`/);
+    for (const key of named) expect(out).toContain(key);
+    expect(out).toMatch(/site: 1 file\(s\) in a folder named as the folder store names its temp files \(".relcast-d\/payload\.html"\).*delete it by hand/);
+    const gc = await runCli(["gc", "--config", ws.configFile, "--store", `file://${store}`, "--older-than", "0"]);
+    expect(gc.code, gc.stdout + gc.stderr).toBe(0);
+    await expectProblem(store, /site: 1 file\(s\) in a folder named as the folder store names its temp files/);
+    await rm(path.join(store, ".relcast-d"), { recursive: true });
+    const res = await verify(store);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+  });
+
   it("a store after relcast gc, a yank, an unyank and a site sync still verifies clean (everything relcast writes is known)", async () => {
     const store = await copyStore();
     const steps: string[][] = [
