@@ -6,7 +6,7 @@ import { badNameError, namePartProblem } from "../core/entry-name-rule.js";
 import { RelcastError } from "../core/errors.js";
 import { resolveInsideBundle } from "../core/inside-tree.js";
 import { linkTargetProblem, type TreeKind } from "../core/link-target-rule.js";
-import { nonUtf8LinkError, nonUtf8NameError, printableBytes as printable } from "../core/utf8-bytes.js";
+import { nonUtf8LinkError, nonUtf8NameError, printableBytes as printable, shownTarget } from "../core/utf8-bytes.js";
 
 export { resolveInsideBundle };
 
@@ -94,7 +94,7 @@ export async function checkBundleTree(bundleDir: string): Promise<void> {
         if (!where.inside || asText) {
           throw new RelcastError(
             "E_INPUT",
-            where.inside ? `symlink ${top}/${rel}: ${asText}` : `symlink ${top}/${rel} -> ${target} ${where.why}`,
+            where.inside ? `symlink ${top}/${rel}: ${asText}` : `symlink ${top}/${rel} -> ${shownTarget(bytes)} ${where.why}`,
             "make every symlink point inside the bundle (relative, e.g. Versions/Current/Resources; a target ending in \"/\" must name a folder), or replace it with the file itself",
           );
         }

@@ -1,6 +1,6 @@
 import { lstat, readdir, readlink } from "node:fs/promises";
 import path from "node:path";
-import { linkTargetBytesProblem, printableBytes } from "./utf8-bytes.js";
+import { linkTargetBytesProblem, shownTarget } from "./utf8-bytes.js";
 
 /** Like the kernel's MAXSYMLINKS: more links than this on one path is a loop. */
 const MAX_LINK_HOPS = 40;
@@ -36,7 +36,7 @@ export async function resolveInsideBundle(root: string, linkRel: string): Promis
       if (++hops > MAX_LINK_HOPS) return { inside: false, why: "is a loop of links" };
       const bytes = await readlink(abs, { encoding: "buffer" });
       const byBytes = linkTargetBytesProblem(bytes);
-      if (byBytes) return { inside: false, why: `reaches ${done.join("/")} -> ${printableBytes(bytes)}, which ${byBytes}` };
+      if (byBytes) return { inside: false, why: `reaches ${done.join("/")} -> ${shownTarget(bytes)}, which ${byBytes}` };
       const target = bytes.toString("utf8");
       if (target.startsWith("/")) return { inside: false, why: `reaches ${done.join("/")} -> ${target}, an absolute path outside the bundle` };
       done.pop();

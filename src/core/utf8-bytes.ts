@@ -15,6 +15,12 @@ export function printableBytes(bytes: Buffer): string {
   return [...bytes].map((b) => (b >= 0x20 && b < 0x7f && b !== 0x5c ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, "0")}`)).join("");
 }
 
+/** A link target for messages: printable (see printableBytes), cut to its first 120 characters. */
+export function shownTarget(bytes: Buffer): string {
+  const shown = printableBytes(bytes);
+  return shown.length > 120 ? `${shown.slice(0, 120)}… (${bytes.length} bytes)` : shown;
+}
+
 const CONVMV = "convmv -f latin1 -t utf8 --notest -r <bundle>";
 
 /** A bundle file name (`shown`: its path for messages, see printableBytes) that is not UTF-8. */

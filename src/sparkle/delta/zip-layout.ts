@@ -64,7 +64,7 @@ export function unixModeOf(versionMadeBy: number, externalFileAttributes: number
 }
 
 export function badZip(zip: string, why: string): RelcastError {
-  return new RelcastError("E_INPUT", `Cannot read ${zip} as a bundle: ${why}.`, "Use the zip relcast published for that release (one top-level bundle folder, relative names).");
+  return new RelcastError("E_INPUT", `Cannot read ${zip} as a bundle: ${why}.`, "Use the zip relcast published for that release, or a zip of the bundle as relcast publishes it (one top-level bundle folder; UTF-8 names without \\; modes its owner can read; links inside the bundle).");
 }
 
 /** Why a zip's symlink entry `name` with target bytes `target` cannot be unpacked as a link; undefined when it can. */
@@ -111,9 +111,9 @@ export function zipEntryKindProblem(name: string, unixMode: number, size: number
   if (!slash && type === S_IFDIR && size > 0) return `${name} has a folder's mode but holds ${size} bytes of data (unzippers disagree on what it is)`;
   const kind: EntryKind = slash || type === S_IFDIR ? "dir" : type === S_IFLNK ? "symlink" : "file";
   const perms = unixMode & PERMISSION_FLAGS || (kind === "dir" ? 0o755 : 0o644);
-  if (kind !== "symlink" && perms & (S_ISUID | S_ISGID)) return `${name} has the setuid or setgid bit (mode ${perms.toString(8)}), which an update must not carry`;
-  if (kind === "dir" && (perms & 0o500) !== 0o500) return `the folder ${name} has mode ${perms.toString(8)}, which its owner cannot list (needs r and x)`;
-  if (kind === "file" && (perms & 0o400) === 0) return `the file ${name} has mode ${perms.toString(8)}, which its owner cannot read`;
+  if (kind !== "symlink" && perms & (S_ISUID | S_ISGID)) return `${name} has the setuid or setgid bit (mode ${perms.toString(8).padStart(4, "0")}), which an update must not carry`;
+  if (kind === "dir" && (perms & 0o500) !== 0o500) return `the folder ${name} has mode ${perms.toString(8).padStart(4, "0")}, which its owner cannot list (needs r and x)`;
+  if (kind === "file" && (perms & 0o400) === 0) return `the file ${name} has mode ${perms.toString(8).padStart(4, "0")}, which its owner cannot read`;
   return { kind, perms };
 }
 

@@ -22,7 +22,7 @@ import { safeNameParts, unixModeOf, zipEntryKindProblem, zipLinkTargetProblem, z
 
 
 function bad(zip: string, why: string): RelcastError {
-  return new RelcastError("E_INPUT", `Cannot unpack ${zip}: ${why}.`, "Use the zip relcast published for that release (one top-level bundle folder, relative names).");
+  return new RelcastError("E_INPUT", `Cannot unpack ${zip}: ${why}.`, "Use the zip relcast published for that release, or a zip of the bundle as relcast publishes it (one top-level bundle folder; UTF-8 names without \\; modes its owner can read; links inside the bundle).");
 }
 
 function openZip(file: string): Promise<yauzl.ZipFile> {
