@@ -51,5 +51,10 @@ describe("an old release whose zip cannot be a delta base", () => {
     expect(second.stderr).toMatch(/delta from 1\.0\.0 skipped: its zip cannot be a delta base \(Cannot read .*1\.0\.0\.zip as a bundle: unsafe entry name .*x\\\\y.*holds a backslash/);
     const published = JSON.parse(second.stdout) as { autoupdate: { deltas?: unknown[] } };
     expect(published.autoupdate.deltas ?? []).toEqual([]);
+
+    // verify names what the stored zip breaks, by the same name rule (its rules column).
+    const verify = await runCli(["verify", "--config", ws.configFile, "--store", `file://${ws.storeDir}`]);
+    expect(verify.code, verify.stdout + verify.stderr).not.toBe(0);
+    expect(verify.stdout + verify.stderr).toMatch(/entry name "[^"]*Resources\/x\\\\y" "x\\\\y" holds a backslash/);
   });
 });
