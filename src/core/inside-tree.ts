@@ -8,6 +8,20 @@ const MAX_LINK_HOPS = 40;
 const TRAILING_SLASH = "";
 
 /**
+ * A name in the same folder that is the missing one in another Unicode form
+ * or case (a target typed as NFD "cafe\u0301" for a file named NFC "café"):
+ * the kernel compares bytes here, so the link goes nowhere, and the message
+ * says which name it almost reached. "" when there is none.
+ */
+async function nearName(root: string, done: readonly string[]): Promise<string> {
+  const key = (name: string): string => name.normalize("NFD").toLowerCase();
+  const wanted = key(done[done.length - 1]!);
+  const names = await readdir(path.join(root, ...done.slice(0, -1))).catch(() => [] as string[]);
+  const near = names.find((name) => key(name) === wanted);
+  return near === undefined ? "" : ` (its folder holds ${JSON.stringify(near)}, the same name in another Unicode normalization or case: make the link's target the same bytes as the name)`;
+}
+
+/**
  * Where a symlink inside the bundle ends up, resolved as the kernel would:
  * component by component, following every link on the way (chains, links to
  * folders, `..` after a link). Returns the path relative to the bundle, or
@@ -31,7 +45,7 @@ export async function resolveInsideBundle(root: string, linkRel: string): Promis
     done.push(part);
     const abs = path.join(root, ...done);
     const st = await lstat(abs).catch(() => undefined);
-    if (!st) return { inside: false, why: `goes to ${done.join("/")}, which does not exist in the bundle` };
+    if (!st) return { inside: false, why: `goes to ${done.join("/")}, which does not exist in the bundle${await nearName(root, done)}` };
     if (st.isSymbolicLink()) {
       if (++hops > MAX_LINK_HOPS) return { inside: false, why: "is a loop of links" };
       const bytes = await readlink(abs, { encoding: "buffer" });

@@ -170,3 +170,14 @@ describe("preflight and the zip's listing: one name rule and one link rule with 
     expect(message).not.toContain("kernel");
   });
 });
+
+describe("preflight: a link that misses a name only by Unicode form or case", () => {
+  it("names the near match (NFD target, NFC file)", async () => {
+    const root = await bundle("nfd-target");
+    await writeFile(path.join(root, "Contents", "caf\u00e9"), "a");
+    await symlink("cafe\u0301", path.join(root, "Contents", "l"));
+    const err = await checkBundleTree(root).catch((e: unknown) => e);
+    expect(isRelcastError(err) && err.code, String(err)).toBe("E_INPUT");
+    expect((err as Error).message).toContain(`goes to Contents/cafe\u0301, which does not exist in the bundle (its folder holds "caf\u00e9", the same name in another Unicode normalization or case`);
+  });
+});
