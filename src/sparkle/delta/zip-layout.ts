@@ -10,13 +10,13 @@
  * a NUL or bytes that are not UTF-8 are refused where the target is read
  * (the unpacker, the stored-zip scan).
  */
-import { isUtf8 } from "node:buffer";
 import { namePathProblem } from "../../core/entry-name-rule.js";
 import { RelcastError } from "../../core/errors.js";
-import { linkTargetBytesProblem, linkTargetLengthProblem, MAX_LINK_TARGET_BYTES, printableBytes } from "../../core/utf8-bytes.js";
-import { S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from "./delta-format.js";
-import { type EntryKind, ftsOrder, type HashedTree, PERMISSION_FLAGS, type TreeEntry } from "./tree-hash.js";
+import { linkTargetBytesProblem, linkTargetLengthProblem, MAX_LINK_TARGET_BYTES } from "../../core/utf8-bytes.js";
+import { S_IFDIR, S_IFLNK, S_IFREG } from "./delta-format.js";
+import { type EntryKind, ftsOrder, type HashedTree, type TreeEntry } from "./tree-hash.js";
 import { indexOfRel } from "./tree-table-hashes.js";
+import { zipEntryKindProblem, zipNameBytesProblem } from "./zip-entry-rule.js";
 import type { RawZipEntry, ZipListing } from "./zip-entry-table.js";
 
 export interface ZipLayout {
@@ -55,8 +55,6 @@ export interface ZipBundleTree extends HashedTree {
 /** The most bytes a link target in a bundle zip may have (the one rule: core/utf8-bytes.ts, macOS's PATH_MAX less its NUL). */
 export const MAX_LINK_TARGET = MAX_LINK_TARGET_BYTES;
 const MADE_BY_UNIX = 3;
-const S_ISUID = 0o4000;
-const S_ISGID = 0o2000;
 
 /** st_mode from a central directory entry's external attributes, 0 when not made on Unix. */
 export function unixModeOf(versionMadeBy: number, externalFileAttributes: number): number {
@@ -87,34 +85,6 @@ export function safeNameParts(zip: string, entryName: string): string[] {
   const why = name.startsWith("/") ? "is absolute" : namePathProblem(parts);
   if (why) throw badZip(zip, `unsafe entry name ${JSON.stringify(entryName)}: ${why}`);
   return parts;
-}
-
-/** Why a stored entry name's bytes cannot be read as a name (not UTF-8: refused, never decoded as CP437 or with U+FFFD). */
-export function zipNameBytesProblem(bytes: Buffer): string | undefined {
-  return isUtf8(bytes) ? undefined : `the entry name ${printableBytes(bytes)} is not valid UTF-8 (a zip written without UTF-8 names; macOS and Sparkle need UTF-8)`;
-}
-
-/**
- * The kind of an entry from its name and Unix mode, and its permission bits,
- * by one rule for both readers (the unpacker and the in-place layout). Refused:
- * a name and a mode that disagree (`D/` with a link's mode; `D` with a
- * folder's mode and data: unzip writes a file, bsdtar a folder), setuid or
- * setgid bits (a delta applied as root would recreate them; relcast's own zips
- * never have them), and modes the owner cannot read (a file without r, a
- * folder without r and x): what unpacks must be readable to be diffed.
- * Returns the kind and permissions, or a sentence saying why not.
- */
-export function zipEntryKindProblem(name: string, unixMode: number, size: number): { kind: EntryKind; perms: number } | string {
-  const type = unixMode & S_IFMT;
-  const slash = name.endsWith("/");
-  if (slash && type !== 0 && type !== S_IFDIR) return `${name} ends in "/" (a folder) but its mode ${unixMode.toString(8)} is not a folder's`;
-  if (!slash && type === S_IFDIR && size > 0) return `${name} has a folder's mode but holds ${size} bytes of data (unzippers disagree on what it is)`;
-  const kind: EntryKind = slash || type === S_IFDIR ? "dir" : type === S_IFLNK ? "symlink" : "file";
-  const perms = unixMode & PERMISSION_FLAGS || (kind === "dir" ? 0o755 : 0o644);
-  if (kind !== "symlink" && perms & (S_ISUID | S_ISGID)) return `${name} has the setuid or setgid bit (mode ${perms.toString(8).padStart(4, "0")}), which an update must not carry`;
-  if (kind === "dir" && (perms & 0o500) !== 0o500) return `the folder ${name} has mode ${perms.toString(8).padStart(4, "0")}, which its owner cannot list (needs r and x)`;
-  if (kind === "file" && (perms & 0o400) === 0) return `the file ${name} has mode ${perms.toString(8).padStart(4, "0")}, which its owner cannot read`;
-  return { kind, perms };
 }
 
 /**

@@ -18,7 +18,8 @@ import { pipeline } from "node:stream/promises";
 import yauzl from "yauzl";
 import { RelcastError } from "../../core/errors.js";
 import { linkTargetLengthProblem } from "../../core/utf8-bytes.js";
-import { safeNameParts, unixModeOf, zipEntryKindProblem, zipLinkTargetProblem, zipNameBytesProblem } from "./zip-layout.js";
+import { zipEntryKindProblem, zipNameBytesProblem } from "./zip-entry-rule.js";
+import { safeNameParts, unixModeOf, zipLinkTargetProblem } from "./zip-layout.js";
 
 
 function bad(zip: string, why: string): RelcastError {
