@@ -2,10 +2,11 @@ import { isUtf8 } from "node:buffer";
 import type { Dirent } from "node:fs";
 import { lstatSync, readdirSync, readlinkSync } from "node:fs";
 import path from "node:path";
+import { badNameError, namePartProblem } from "../core/entry-name-rule.js";
 import { RelcastError } from "../core/errors.js";
 import { resolveInsideBundle } from "../core/inside-tree.js";
-import { linkTargetProblem } from "../core/link-target-rule.js";
-import { nonUtf8LinkError, nonUtf8NameError, printableBytes as printable } from "../core/utf8-bytes.js";
+import { linkTargetProblem, type TreeKind } from "../core/link-target-rule.js";
+import { nonUtf8LinkError, nonUtf8NameError, printableBytes as printable, shownTarget } from "../core/utf8-bytes.js";
 
 export { resolveInsideBundle };
 
@@ -19,6 +20,24 @@ function macOSNameKey(name: string): string {
 }
 
 /**
+ * What the bundle holds at `treeRel` ("/Contents/X") as a zip entry would be
+ * named: undefined when the path goes through a link or a file (a zip has no
+ * entry there), so the answer is the one the zip's listing gives.
+ */
+function kindAsWritten(root: string, treeRel: string): TreeKind | undefined {
+  const parts = treeRel.split("/").filter((p) => p !== "");
+  let at = root;
+  for (let i = 0; i < parts.length; i++) {
+    at = path.join(at, parts[i]!);
+    const st = lstatSync(at, { throwIfNoEntry: false });
+    if (!st) return undefined;
+    if (i === parts.length - 1) return st.isDirectory() ? "dir" : st.isSymbolicLink() ? "symlink" : "file";
+    if (!st.isDirectory()) return undefined;
+  }
+  return "dir";
+}
+
+/**
  * Checks the bundle folder before anything is zipped or uploaded: every name
  * and every symlink target is UTF-8, read as bytes (zip entries and Sparkle
  * need it), no two names in one folder are the same name on macOS's default
@@ -29,6 +48,9 @@ function macOSNameKey(name: string): string {
 export async function checkBundleTree(bundleDir: string): Promise<void> {
   const root = path.resolve(bundleDir);
   const top = path.basename(root);
+  // The bundle folder's own name is the zip's top entry: the same rule.
+  const topName = namePartProblem(top);
+  if (topName) throw badNameError(top, topName);
   async function walk(relParts: Buffer[]): Promise<void> {
     const dirAbs = Buffer.concat([Buffer.from(root), ...relParts.flatMap((p) => [Buffer.from("/"), p])]);
     // Synchronous listing and lstat: through the promise API each call costs about 50 µs of round trips
@@ -42,6 +64,8 @@ export async function checkBundleTree(bundleDir: string): Promise<void> {
         throw nonUtf8NameError(shown);
       }
       const text = name.toString("utf8");
+      const badName = namePartProblem(text);
+      if (badName) throw badNameError(shown, badName);
       const same = macOSNameKey(text);
       const earlier = seen.get(same);
       if (earlier !== undefined) {
@@ -64,11 +88,13 @@ export async function checkBundleTree(bundleDir: string): Promise<void> {
         const where = await resolveInsideBundle(root, rel);
         // Both readings: the kernel's (through the links on the way) and the text's (Sparkle's, the zip rules'):
         // a link only one of them keeps inside would fail later, at the zip step or in an installed copy.
-        const asText = where.inside ? linkTargetProblem(`/${rel}`, target) : undefined;
+        // The text reading takes what the bundle holds at each path as written (a trailing "/" must name a folder),
+        // as the zip rules, the delta step and verify do with the zip's entries.
+        const asText = where.inside ? linkTargetProblem(`/${rel}`, target, (treeRel) => kindAsWritten(root, treeRel)) : undefined;
         if (!where.inside || asText) {
           throw new RelcastError(
             "E_INPUT",
-            where.inside ? `symlink ${top}/${rel}: ${asText}` : `symlink ${top}/${rel} -> ${target} ${where.why}`,
+            where.inside ? `symlink ${top}/${rel}: ${asText}` : `symlink ${top}/${rel} -> ${shownTarget(bytes)} ${where.why}`,
             "make every symlink point inside the bundle (relative, e.g. Versions/Current/Resources; a target ending in \"/\" must name a folder), or replace it with the file itself",
           );
         }

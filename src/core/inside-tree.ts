@@ -1,11 +1,25 @@
 import { lstat, readdir, readlink } from "node:fs/promises";
 import path from "node:path";
-import { linkTargetBytesProblem, printableBytes } from "./utf8-bytes.js";
+import { linkTargetBytesProblem, shownTarget } from "./utf8-bytes.js";
 
 /** Like the kernel's MAXSYMLINKS: more links than this on one path is a loop. */
 const MAX_LINK_HOPS = 40;
 /** Stands for a target's trailing "/" among the parts still to walk (no file name can be empty). */
 const TRAILING_SLASH = "";
+
+/**
+ * A name in the same folder that is the missing one in another Unicode form
+ * or case (a target typed as NFD "cafe\u0301" for a file named NFC "café"):
+ * the kernel compares bytes here, so the link goes nowhere, and the message
+ * says which name it almost reached. "" when there is none.
+ */
+async function nearName(root: string, done: readonly string[]): Promise<string> {
+  const key = (name: string): string => name.normalize("NFD").toLowerCase();
+  const wanted = key(done[done.length - 1]!);
+  const names = await readdir(path.join(root, ...done.slice(0, -1))).catch(() => [] as string[]);
+  const near = names.find((name) => key(name) === wanted);
+  return near === undefined ? "" : ` (its folder holds ${JSON.stringify(near)}, the same name in another Unicode normalization or case: make the link's target the same bytes as the name)`;
+}
 
 /**
  * Where a symlink inside the bundle ends up, resolved as the kernel would:
@@ -31,12 +45,12 @@ export async function resolveInsideBundle(root: string, linkRel: string): Promis
     done.push(part);
     const abs = path.join(root, ...done);
     const st = await lstat(abs).catch(() => undefined);
-    if (!st) return { inside: false, why: `goes to ${done.join("/")}, which does not exist in the bundle` };
+    if (!st) return { inside: false, why: `goes to ${done.join("/")}, which does not exist in the bundle${await nearName(root, done)}` };
     if (st.isSymbolicLink()) {
       if (++hops > MAX_LINK_HOPS) return { inside: false, why: "is a loop of links" };
       const bytes = await readlink(abs, { encoding: "buffer" });
       const byBytes = linkTargetBytesProblem(bytes);
-      if (byBytes) return { inside: false, why: `reaches ${done.join("/")} -> ${printableBytes(bytes)}, which ${byBytes}` };
+      if (byBytes) return { inside: false, why: `reaches ${done.join("/")} -> ${shownTarget(bytes)}, which ${byBytes}` };
       const target = bytes.toString("utf8");
       if (target.startsWith("/")) return { inside: false, why: `reaches ${done.join("/")} -> ${target}, an absolute path outside the bundle` };
       done.pop();

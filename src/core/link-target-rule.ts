@@ -6,7 +6,11 @@
  * creator refuses to make one, and preflight refuses such a link in the
  * bundle (a target like `x/../../..` can stay inside when the kernel follows
  * `x`, and still climb out as text). A target ending in "/" must name a
- * folder: the kernel answers ENOTDIR for `Info.plist/`, a broken link.
+ * folder as written: `Info.plist/` is a broken link to the kernel (ENOTDIR);
+ * `a/../X/` where X is a file may still reach a folder through the link `a`,
+ * but read as text (as the zip rules, the delta tools and `verify` read it,
+ * each ".." from the link's own folder) it names a file, so it is refused
+ * everywhere by this one rule rather than accepted by some readers.
  */
 import path from "node:path";
 import { linkTargetBytesProblem } from "./utf8-bytes.js";
@@ -29,7 +33,7 @@ export function linkTargetProblem(rel: string, target: string | Buffer, kindAt?:
   if (resolved === ".." || resolved.startsWith("../")) return `link ${rel} points at ${shown}, outside the bundle when read as written (each ".." from the link's own folder, as Sparkle reads it)`;
   if (kindAt && text.endsWith("/")) {
     const named = `/${resolved.replace(/\/$/, "")}`;
-    if (named !== "/." && kindAt(named) === "file") return `link ${rel} points at ${shown}, which ends in "/" but names the file ${named}: the kernel reads it as a broken link (not a folder)`;
+    if (named !== "/." && kindAt(named) === "file") return `link ${rel} points at ${shown}, which ends in "/" (a folder) but, read as text, names the file ${named}`;
   }
   return undefined;
 }

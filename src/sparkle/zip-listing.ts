@@ -1,16 +1,22 @@
+import { isUtf8 } from "node:buffer";
 import type { Readable } from "node:stream";
 import yauzl from "yauzl";
+import { printableBytes } from "../core/utf8-bytes.js";
 import { WindowReader } from "./window-reader.js";
 
 /** One entry of a zip as an unzipper on macOS (ditto) would create it. */
 export interface ZipEntryInfo {
+  /** The name as stored, read as UTF-8 (when it is not UTF-8: shown with \xNN, and `nameNotUtf8` is set). */
   name: string;
+  nameNotUtf8?: true;
   kind: "dir" | "file" | "symlink";
   /** Unix permission bits (0 when the zip carries no Unix attributes). */
   mode: number;
   size: number;
   /** For symlinks: the link target (the entry's content). */
   target?: string;
+  /** For symlinks: the target's bytes as stored (the link rule reads bytes: core/utf8-bytes.ts). */
+  targetBytes?: Buffer;
 }
 
 export interface ZipListing {
@@ -26,10 +32,10 @@ const MADE_BY_UNIX = 3;
 /** Info.plist files and link targets are small; anything larger is not read into memory. */
 const MAX_READ_BYTES = 4 * 1024 * 1024;
 
-function kindOf(entry: yauzl.Entry): ZipEntryInfo["kind"] {
+function kindOf(entry: yauzl.Entry, name: string): ZipEntryInfo["kind"] {
   const unixMode = entry.versionMadeBy >> 8 === MADE_BY_UNIX ? entry.externalFileAttributes >>> 16 : 0;
   if ((unixMode & S_IFMT) === S_IFLNK) return "symlink";
-  if (entry.fileName.endsWith("/") || (unixMode & S_IFMT) === S_IFDIR) return "dir";
+  if (name.endsWith("/") || (unixMode & S_IFMT) === S_IFDIR) return "dir";
   return "file";
 }
 
@@ -77,7 +83,9 @@ function rangeReader(source: RangeSource): WindowReader {
  * is damaged or has unsafe names (absolute, `..`, backslashes).
  */
 export async function readZipListing(file: string | RangeSource, wanted: (name: string) => boolean = () => false): Promise<ZipListing> {
-  const options = { lazyEntries: true, autoClose: false };
+  // Names as bytes, not decoded by yauzl (CP437 without the UTF-8 flag; backslashes turned into "/" and unsafe
+  // names thrown): the zip rules (zip-rules.ts) judge the names as stored, by the same rule as the readers.
+  const options = { lazyEntries: true, autoClose: false, decodeStrings: false };
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => {
     const done = (err: Error | null, z: yauzl.ZipFile) => (err ? reject(err) : resolve(z));
     if (typeof file === "string") yauzl.open(file, options, done);
@@ -93,11 +101,16 @@ export async function readZipListing(file: string | RangeSource, wanted: (name: 
       zip.on("end", () => resolve());
       zip.on("entry", (entry: yauzl.Entry) => {
         void (async () => {
-          const kind = kindOf(entry);
+          const nameBytes = entry.fileName as unknown as Buffer;
+          const utf8 = isUtf8(nameBytes);
+          const name = utf8 ? nameBytes.toString("utf8") : printableBytes(nameBytes);
+          const kind = kindOf(entry, name);
           const mode = entry.versionMadeBy >> 8 === MADE_BY_UNIX ? (entry.externalFileAttributes >>> 16) & 0o7777 : 0;
-          const info: ZipEntryInfo = { name: entry.fileName, kind, mode, size: entry.uncompressedSize };
-          if (kind === "symlink") info.target = (await readAll(await open(entry), MAX_READ_BYTES)).toString("utf8");
-          else if (kind === "file" && wanted(entry.fileName)) files.set(entry.fileName, await readAll(await open(entry), MAX_READ_BYTES));
+          const info: ZipEntryInfo = { name, kind, mode, size: entry.uncompressedSize, ...(utf8 ? {} : { nameNotUtf8: true as const }) };
+          if (kind === "symlink") {
+            info.targetBytes = await readAll(await open(entry), MAX_READ_BYTES);
+            info.target = info.targetBytes.toString("utf8");
+          } else if (kind === "file" && utf8 && wanted(name)) files.set(name, await readAll(await open(entry), MAX_READ_BYTES));
           entries.push(info);
           zip.readEntry();
         })().catch(reject);

@@ -1,4 +1,6 @@
 import path from "node:path";
+import { namePathProblem } from "../core/entry-name-rule.js";
+import { linkTargetProblem, type TreeKind } from "../core/link-target-rule.js";
 import type { ZipEntryInfo } from "./zip-listing.js";
 
 /**
@@ -21,21 +23,34 @@ export function zipRuleProblems(entries: readonly ZipEntryInfo[]): string[] {
   if (tops.length === 1 && byName.get(`${top}/Contents/Info.plist`)?.kind !== "file") problems.push(`${top} has no Contents/Info.plist file`);
   for (const e of entries) {
     const parts = e.name.replace(/\/$/, "").split("/");
+    // The one name rule (core/entry-name-rule.ts, core/utf8-bytes.ts), as preflight and relcast's zip readers apply it.
+    const badName = e.nameNotUtf8 ? "is not valid UTF-8" : e.name.startsWith("/") ? "is absolute" : namePathProblem(parts);
+    if (badName) {
+      problems.push(`entry name ${JSON.stringify(e.name)} ${badName}: rename it in the bundle`);
+      continue;
+    }
     if (parts.includes("__MACOSX")) problems.push(`Finder debris in the zip: ${e.name} (__MACOSX)`);
     else if (parts.some((p) => p.startsWith("._"))) problems.push(`AppleDouble file in the zip: ${e.name}`);
-    if (e.kind === "symlink") problems.push(...symlinkProblems(e, top));
+    if (e.kind === "symlink") problems.push(...symlinkProblems(e, top, (treeRel) => byName.get(`${top}${treeRel}`)?.kind));
   }
   problems.push(...frameworkProblems(entries, byName));
   return problems;
 }
 
-function symlinkProblems(e: ZipEntryInfo, top: string): string[] {
+/**
+ * The link rule of preflight, the delta tools and the readers (core/link-target-rule.ts: bytes, length, absolute,
+ * outside as written, a trailing "/" naming a folder among the zip's entries), so a link changed between preflight
+ * and the zip is caught here, and `verify` reports one in a stored zip.
+ */
+function symlinkProblems(e: ZipEntryInfo, top: string, kindAt: (treeRel: string) => TreeKind | undefined): string[] {
   const target = e.target ?? "";
   if (target === "") return [`symlink ${e.name} has no target`];
   if (target.startsWith("/")) return [`symlink ${e.name} points to the absolute path ${target}; codesign and Sparkle need links inside the bundle`];
   const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(e.name), target));
   if (resolved !== top && !resolved.startsWith(`${top}/`)) return [`symlink ${e.name} -> ${target} points outside ${top}`];
-  return [];
+  const rel = e.name.slice(top.length);
+  const problem = linkTargetProblem(rel, e.targetBytes ?? target, kindAt);
+  return problem ? [`in ${top}: ${problem}`] : [];
 }
 
 /** `X.framework/Versions/Current` and the framework's top-level aliases must be symlinks. */

@@ -108,3 +108,76 @@ describe("preflight and the zip's listing: link targets are bytes, and only UTF-
     expect((nameErr as Error).message).toBe("the bundle has a file name that is not valid UTF-8: P.plugin/Contents/caf\\xe9");
   });
 });
+
+describe("preflight and the zip's listing: one name rule and one link rule with the zip readers", () => {
+  async function refusedBoth(root: string): Promise<[string, string]> {
+    const pre = await checkBundleTree(root).catch((e: unknown) => e);
+    expect(isRelcastError(pre) && pre.code, String(pre)).toBe("E_INPUT");
+    const listed = await listBundleEntries(root).catch((e: unknown) => e);
+    expect(isRelcastError(listed) && listed.code, String(listed)).toBe("E_INPUT");
+    return [(pre as Error).message, (listed as Error).message];
+  }
+
+  it("refuses a file, folder or link named with a backslash (the zip readers refuse it, so the release could never be a delta base), naming it and the fix", async () => {
+    for (const [name, make] of [
+      ["bs-file", (p: string) => writeFile(p, "hi")],
+      ["bs-dir", (p: string) => mkdir(p)],
+      ["bs-link", (p: string) => symlink("Info.plist", p)],
+    ] as const) {
+      const root = await bundle(name);
+      await make(path.join(root, "Contents", "x\\y"));
+      const [pre, listed] = await refusedBoth(root);
+      for (const message of [pre, listed]) expect(message).toContain("P.plugin/Contents/x\\y holds a backslash");
+      expect(pre).toContain("P.plugin/Contents/x\\y");
+      const hint = ((await checkBundleTree(root).catch((e: unknown) => e)) as RelcastError).hint;
+      expect(hint).toContain("rename it");
+    }
+  });
+
+  it("refuses a bundle folder whose own name holds a backslash (the zip's top entry)", async () => {
+    const root = path.join(dir, "bs-top", "P\\Q.plugin");
+    await mkdir(path.join(root, "Contents"), { recursive: true });
+    await writeFile(path.join(root, "Contents", "Info.plist"), "<plist/>");
+    const [pre, listed] = await refusedBoth(root);
+    expect(pre).toContain("P\\Q.plugin");
+    expect(listed).toContain("holds a backslash");
+  });
+
+  it("refuses a link target longer than 1023 bytes (macOS's PATH_MAX 1024 with its NUL), accepts one of 1023", async () => {
+    const long = await bundle("long-target");
+    await symlink(`${"./".repeat(550)}Info.plist`, path.join(long, "Contents", "l"));
+    const err = await checkBundleTree(long).catch((e: unknown) => e);
+    expect(isRelcastError(err) && err.code, String(err)).toBe("E_INPUT");
+    expect((err as Error).message).toContain("1110-byte target, longer than the 1023 bytes macOS can make");
+    expect((err as Error).message.length).toBeLessThan(800);
+    const fits = await bundle("fits-target");
+    const target = `${"./".repeat(505)}.//Info.plist`;
+    expect(Buffer.byteLength(target)).toBe(1023);
+    await symlink(target, path.join(fits, "Contents", "l"));
+    await expect(checkBundleTree(fits)).resolves.toBeUndefined();
+  });
+
+  it("refuses a/../X/ where X is a file as written, though the kernel reaches a folder through a: the reason says so, not \"broken link\"", async () => {
+    const root = await bundle("text-names-file");
+    await writeFile(path.join(root, "Contents", "X"), "file");
+    await mkdir(path.join(root, "Contents", "Resources", "X"));
+    await symlink("Resources/deep", path.join(root, "Contents", "a"));
+    await symlink("a/../X/", path.join(root, "Contents", "l"));
+    const err = await checkBundleTree(root).catch((e: unknown) => e);
+    expect(isRelcastError(err) && err.code, String(err)).toBe("E_INPUT");
+    const message = (err as Error).message;
+    expect(message).toContain('symlink P.plugin/Contents/l: link /Contents/l points at "a/../X/", which ends in "/" (a folder) but, read as text, names the file /Contents/X');
+    expect(message).not.toContain("kernel");
+  });
+});
+
+describe("preflight: a link that misses a name only by Unicode form or case", () => {
+  it("names the near match (NFD target, NFC file)", async () => {
+    const root = await bundle("nfd-target");
+    await writeFile(path.join(root, "Contents", "caf\u00e9"), "a");
+    await symlink("cafe\u0301", path.join(root, "Contents", "l"));
+    const err = await checkBundleTree(root).catch((e: unknown) => e);
+    expect(isRelcastError(err) && err.code, String(err)).toBe("E_INPUT");
+    expect((err as Error).message).toContain(`goes to Contents/cafe\u0301, which does not exist in the bundle (its folder holds "caf\u00e9", the same name in another Unicode normalization or case`);
+  });
+});

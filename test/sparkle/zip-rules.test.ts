@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { Readable } from "node:stream";
 import os from "node:os";
 import path from "node:path";
@@ -45,6 +45,12 @@ const BAD: Array<[string, Spec, RegExp]> = [
   ["an AppleDouble file", [...GOOD, ["f", "P.bundle/Contents/._Info.plist", "x"]], /AppleDouble file in the zip: P\.bundle\/Contents\/\._Info\.plist/],
   ["an absolute symlink", [...GOOD, ["l", "P.bundle/Contents/Resources", "/etc"]], /points to the absolute path \/etc/],
   ["a symlink leaving the bundle", [...GOOD, ["l", "P.bundle/Contents/x", "../../other"]], /P\.bundle\/Contents\/x -> \.\.\/\.\.\/other points outside P\.bundle/],
+  // The one name rule (core/entry-name-rule.ts) the zip readers apply: was listed with "\\" turned into "/" by yauzl.
+  ["a name with a backslash", [...GOOD, ["f", "P.bundle/Contents/Resources/x\\y", "hi"]], /entry name "P\.bundle\/Contents\/Resources\/x\\\\y" "x\\\\y" holds a backslash/],
+  ["a name with ..", [...GOOD, ["f", "P.bundle/Contents/../x", "hi"]], /entry name "P\.bundle\/Contents\/\.\.\/x" "\.\." is "\.\.", not a name/],
+  // The link rule with what the zip holds: a trailing "/" naming a file (a link swapped after preflight), a target too long for macOS.
+  ["a link ending in / that names a file", [...GOOD, ["l", "P.bundle/Contents/l", "Info.plist/"]], /in P\.bundle: link \/Contents\/l points at "Info\.plist\/", which ends in "\/" \(a folder\) but, read as text, names the file \/Contents\/Info\.plist/],
+  ["a link target of 1024 bytes", [...GOOD, ["l", "P.bundle/Contents/l", `${"./".repeat(507)}Info.plist`]], /link \/Contents\/l has a 1024-byte target, longer than the 1023 bytes macOS can make/],
   ["a flattened Versions/Current", GOOD.map(([k, name, d]) => (name.endsWith("Current") ? ["d", `${name}/`, ""] : [k, name, d]) as Spec[number]), /Versions\/Current is a dir, not a symlink/],
   ["a flattened framework binary", GOOD.map(([k, name, d]) => (name.endsWith("B.framework/B") ? ["f", name, "bin"] : [k, name, d]) as Spec[number]), /B\.framework\/B is a file at the top of a versioned framework/],
 ];
@@ -90,6 +96,23 @@ describe("zip rules (on zips Python's zipfile wrote)", () => {
     // yauzl reads each central directory record separately; the reader fetches whole blocks instead.
     expect(asked.length).toBeLessThanOrEqual(2);
     await expect(readZipListing({ size: bytes.length, openRange: async () => Readable.from([Buffer.alloc(0)]) })).rejects.toThrow();
+  });
+
+  it("accepts a link ending in / that names a folder, and one of 1023 bytes", async () => {
+    const ok: Spec = [...GOOD, ["l", "P.bundle/Contents/r", "Frameworks/"], ["l", "P.bundle/Contents/l", `${"./".repeat(505)}.//Info.plist`]];
+    const out = path.join(dir, "ok-links.zip");
+    execFileSync("python3", ["-c", PY_ZIP], { input: JSON.stringify({ [out]: ok }) });
+    expect(zipRuleProblems((await readZipListing(out)).entries)).toEqual([]);
+  });
+
+  it("refuses a name that is not UTF-8 (written without the UTF-8 flag), showing its bytes, and still lists the zip", async () => {
+    const out = path.join(dir, "latin1.zip");
+    execFileSync("python3", ["-c", PY_ZIP], { input: JSON.stringify({ [out]: [...GOOD, ["f", "P.bundle/Contents/cafeX", "a"]] }) });
+    const bytes = await readFile(out);
+    await writeFile(out, Buffer.from(bytes.toString("latin1").replaceAll("cafeX", "caf\xe9X"), "latin1"));
+    const listing = await readZipListing(out);
+    expect(listing.entries.find((e) => e.name.includes("caf"))).toMatchObject({ name: "P.bundle/Contents/caf\\xe9X", nameNotUtf8: true });
+    expect(zipRuleProblems(listing.entries)).toEqual(['entry name "P.bundle/Contents/caf\\\\xe9X" is not valid UTF-8: rename it in the bundle']);
   });
 
   it.each(BAD)("refuses %s", async (name, _spec, message) => {

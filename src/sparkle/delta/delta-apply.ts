@@ -228,7 +228,7 @@ export interface ApplyOptions {
 }
 
 /** File system errors an item's own paths cause (a disk that is full or unwritable stays what it is). */
-const ITEM_FS_ERRORS = new Set(["ENOENT", "EEXIST", "ENOTDIR", "EISDIR", "ENOTEMPTY", "ELOOP"]);
+const ITEM_FS_ERRORS = new Set(["ENOENT", "EEXIST", "ENOTDIR", "EISDIR", "ENOTEMPTY", "ELOOP", "ENAMETOOLONG"]);
 
 export async function applyDelta(oldRoot: string, outRoot: string, deltaFile: string, options: ApplyOptions = {}): Promise<ApplyResult> {
   if (await lstatOrUndefined(outRoot)) throw new RelcastError("E_INPUT", `${outRoot} already exists.`, "Name a new folder for the patched bundle.");

@@ -35,7 +35,7 @@ import { type ContentHashes, CUSTOM_ICON_PATH, ftsOrder, type HashedTree, hashTr
 function linkInside(rel: string, target: Buffer, tree: HashedTree): Buffer {
   // As bytes (a target that is not UTF-8 is refused, not decoded), and a target ending in "/" must name a folder.
   const problem = linkTargetProblem(rel, target, (named) => tree.entries[indexOfRel(tree.entries, named)]?.kind);
-  if (problem) throw new RelcastError("E_INPUT", `The new bundle cannot be delta-updated to: ${problem}; Sparkle's applier refuses such a delta.`, "Make the link relative and inside the bundle, or remove it.");
+  if (problem) throw new RelcastError("E_INPUT", `The new bundle cannot be delta-updated to: ${problem}; relcast makes no delta that would install such a link.`, "Make the link relative and inside the bundle, or remove it.");
   return target;
 }
 
@@ -160,7 +160,7 @@ export async function createDelta(oldRoot: string, newRoot: string, outFile: str
   // The applier resolves every link of the result as the kernel would and refuses the delta when one leaves the
   // bundle or goes nowhere (delta-apply.ts): a delta to such a tree could never be applied, so none is made.
   const leaving = await linkLeavingTree(newRoot);
-  if (leaving) throw new RelcastError("E_INPUT", `The new bundle cannot be delta-updated to: its link /${leaving.rel} ${leaving.why}; Sparkle's applier refuses such a delta.`, "Make the link point at something inside the bundle, or remove it.");
+  if (leaving) throw new RelcastError("E_INPUT", `The new bundle cannot be delta-updated to: its link /${leaving.rel} ${leaving.why}; relcast makes no delta that would install such a link.`, "Make the link point at something inside the bundle, or remove it.");
   const before = options.oldTree ?? (await hashTree(oldRoot));
   const after = options.newTree ?? (await hashTree(newRoot));
   return createDeltaFromTrees(before, after, outFile, options);

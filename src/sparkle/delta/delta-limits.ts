@@ -42,7 +42,8 @@ export const DEFAULT_DELTA_LIMITS: DeltaLimits = { maxFileBytes: 64 * GIB, maxDa
 export const MAX_DIFF_FILE_BYTES = 1 * GIB;
 /** Path table: PATH_MAX (1024) bytes for each of a million paths at most. */
 export const MAX_PATH_TABLE_BYTES = 64 * 1024 * 1024;
-export const MAX_LINK_TARGET_BYTES = 4096;
+/** A link target: the one rule of core/utf8-bytes.ts (macOS's PATH_MAX, 1024 with its NUL). */
+export { MAX_LINK_TARGET_BYTES } from "../../core/utf8-bytes.js";
 /** bsdiff's control block: 24 bytes per run; a patch this far over its new size is not one bsdiff wrote. */
 const PATCH_SLACK_BYTES = 1024 * 1024;
 

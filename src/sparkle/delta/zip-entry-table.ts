@@ -28,6 +28,8 @@ export interface ZipListing {
   readonly length: number;
   /** The entry's name as stored ("Demo.bundle/Contents/", "Demo.bundle/Contents/Info.plist"). */
   name(index: number): string;
+  /** The name's bytes as stored (a view, valid until the next add): checked to be UTF-8 before `name` is trusted. */
+  nameView(index: number): Buffer;
   /** st_mode from the Unix attributes, 0 when the zip has none. */
   unixMode(index: number): number;
   size(index: number): number;
@@ -74,6 +76,10 @@ export class ZipEntryTable implements ZipListing {
 
   name(index: number): string {
     return this.names.text(index);
+  }
+
+  nameView(index: number): Buffer {
+    return this.names.view(index);
   }
 
   unixMode(index: number): number {

@@ -10,11 +10,13 @@
  * a NUL or bytes that are not UTF-8 are refused where the target is read
  * (the unpacker, the stored-zip scan).
  */
+import { namePathProblem } from "../../core/entry-name-rule.js";
 import { RelcastError } from "../../core/errors.js";
-import { linkTargetBytesProblem } from "../../core/utf8-bytes.js";
-import { S_IFDIR, S_IFLNK, S_IFMT, S_IFREG } from "./delta-format.js";
-import { type EntryKind, ftsOrder, type HashedTree, PERMISSION_FLAGS, type TreeEntry } from "./tree-hash.js";
+import { linkTargetBytesProblem, linkTargetLengthProblem, MAX_LINK_TARGET_BYTES } from "../../core/utf8-bytes.js";
+import { S_IFDIR, S_IFLNK, S_IFREG } from "./delta-format.js";
+import { type EntryKind, ftsOrder, type HashedTree, type TreeEntry } from "./tree-hash.js";
 import { indexOfRel } from "./tree-table-hashes.js";
+import { zipEntryKindProblem, zipNameBytesProblem } from "./zip-entry-rule.js";
 import type { RawZipEntry, ZipListing } from "./zip-entry-table.js";
 
 export interface ZipLayout {
@@ -50,8 +52,8 @@ export interface ZipBundleTree extends HashedTree {
   close(): Promise<void>;
 }
 
-/** The most bytes a link target in a bundle zip may have (macOS's PATH_MAX). */
-export const MAX_LINK_TARGET = 4096;
+/** The most bytes a link target in a bundle zip may have (the one rule: core/utf8-bytes.ts, macOS's PATH_MAX less its NUL). */
+export const MAX_LINK_TARGET = MAX_LINK_TARGET_BYTES;
 const MADE_BY_UNIX = 3;
 
 /** st_mode from a central directory entry's external attributes, 0 when not made on Unix. */
@@ -60,12 +62,11 @@ export function unixModeOf(versionMadeBy: number, externalFileAttributes: number
 }
 
 export function badZip(zip: string, why: string): RelcastError {
-  return new RelcastError("E_INPUT", `Cannot read ${zip} as a bundle: ${why}.`, "Use the zip relcast published for that release (one top-level bundle folder, relative names).");
+  return new RelcastError("E_INPUT", `Cannot read ${zip} as a bundle: ${why}.`, "Use the zip relcast published for that release, or a zip of the bundle as relcast publishes it (one top-level bundle folder; UTF-8 names without \\; modes its owner can read; links inside the bundle).");
 }
 
 /** Why a zip's symlink entry `name` with target bytes `target` cannot be unpacked as a link; undefined when it can. */
 export function zipLinkTargetProblem(name: string, target: Buffer, options: { showBytes?: boolean } = {}): string | undefined {
-  if (target.length > MAX_LINK_TARGET) return `symlink ${name} has a ${target.length}-byte target`;
   const problem = linkTargetBytesProblem(target, options);
   return problem && `symlink ${name} ${problem}`;
 }
@@ -77,13 +78,12 @@ export function relOfZipName(name: string): string {
   return slash < 0 ? "" : trimmed.slice(slash);
 }
 
-/** The components of an entry name, refused when it could point outside the target folder. */
+/** The components of an entry name, refused when one is not a name (core/entry-name-rule.ts: "", ".", "..", "\\", NUL) or it is absolute. */
 export function safeNameParts(zip: string, entryName: string): string[] {
   const name = entryName.replace(/\/$/, "");
   const parts = name.split("/");
-  if (name === "" || name.startsWith("/") || name.includes("\\") || parts.some((p) => p === "" || p === "." || p === ".." || p.includes("\0"))) {
-    throw badZip(zip, `unsafe entry name ${JSON.stringify(entryName)}`);
-  }
+  const why = name.startsWith("/") ? "is absolute" : namePathProblem(parts);
+  if (why) throw badZip(zip, `unsafe entry name ${JSON.stringify(entryName)}: ${why}`);
   return parts;
 }
 
@@ -114,14 +114,16 @@ export function layOutZip(zip: string, listing: ZipListing): ZipLayout {
     }
   };
   for (let index = 0; index < listing.length; index++) {
+    const nameBytes = zipNameBytesProblem(listing.nameView(index));
+    if (nameBytes) throw badZip(zip, nameBytes);
     const itemName = listing.name(index);
     const parts = safeNameParts(zip, itemName);
     const name = parts.join("/");
     if (top === undefined) top = parts[0];
     else if (parts[0] !== top) throw badZip(zip, `more than one top-level entry (${top}, ${parts[0]})`);
-    const unixMode = listing.unixMode(index);
-    const type = unixMode & S_IFMT;
-    const kind: EntryKind = itemName.endsWith("/") || type === S_IFDIR ? "dir" : type === S_IFLNK ? "symlink" : "file";
+    const kindAndPerms = zipEntryKindProblem(itemName, listing.unixMode(index), listing.size(index));
+    if (typeof kindAndPerms === "string") throw badZip(zip, kindAndPerms);
+    const { kind, perms } = kindAndPerms;
     if (parts.length === 1) {
       if (kind !== "dir") throw badZip(zip, `the top-level entry ${name} is not a folder`);
       continue;
@@ -137,9 +139,9 @@ export function layOutZip(zip: string, listing: ZipListing): ZipLayout {
     const existing = position.get(rel);
     if (existing !== undefined && (zipOf[existing]! >= 0 || kind !== "dir")) throw badZip(zip, `duplicate entry ${name}`);
     const size = listing.size(index);
-    if (kind === "symlink" && size > MAX_LINK_TARGET) throw badZip(zip, `symlink ${name} has a ${size}-byte target`);
-    if (kind === "symlink" && size === 0) throw badZip(zip, zipLinkTargetProblem(name, Buffer.alloc(0))!);
-    const perms = unixMode & PERMISSION_FLAGS || (kind === "dir" ? 0o755 : 0o644);
+    // The target's length, known from the listing, is checked here by the one rule; its bytes where they are read.
+    const byLength = kind === "symlink" ? linkTargetLengthProblem(size) : undefined;
+    if (byLength) throw badZip(zip, `symlink ${name} ${byLength}`);
     add(rel, kind, perms, kind === "dir" ? 0 : size, index);
   }
   if (top === undefined) throw badZip(zip, "the zip is empty");

@@ -17,17 +17,19 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import yauzl from "yauzl";
 import { RelcastError } from "../../core/errors.js";
-import { S_IFDIR, S_IFLNK, S_IFMT } from "./delta-format.js";
-import { MAX_LINK_TARGET, safeNameParts, unixModeOf, zipLinkTargetProblem } from "./zip-layout.js";
+import { linkTargetLengthProblem } from "../../core/utf8-bytes.js";
+import { zipEntryKindProblem, zipNameBytesProblem } from "./zip-entry-rule.js";
+import { safeNameParts, unixModeOf, zipLinkTargetProblem } from "./zip-layout.js";
 
 
 function bad(zip: string, why: string): RelcastError {
-  return new RelcastError("E_INPUT", `Cannot unpack ${zip}: ${why}.`, "Use the zip relcast published for that release (one top-level bundle folder, relative names).");
+  return new RelcastError("E_INPUT", `Cannot unpack ${zip}: ${why}.`, "Use the zip relcast published for that release, or a zip of the bundle as relcast publishes it (one top-level bundle folder; UTF-8 names without \\; modes its owner can read; links inside the bundle).");
 }
 
 function openZip(file: string): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) =>
-    yauzl.open(file, { lazyEntries: true, decodeStrings: true, validateEntrySizes: true, strictFileNames: true }, (err, zip) => (err ? reject(err) : resolve(zip!))),
+    // Names as bytes: yauzl would read a name without the UTF-8 flag as CP437; the one rule is UTF-8 or refused.
+    yauzl.open(file, { lazyEntries: true, decodeStrings: false, validateEntrySizes: true }, (err, zip) => (err ? reject(err) : resolve(zip!))),
   );
 }
 
@@ -62,6 +64,7 @@ export async function extractBundleZip(zipFile: string, into: string): Promise<s
       made.add(sub);
     }
   };
+  let current = "";
   try {
     for (;;) {
       const entry = await new Promise<yauzl.Entry | undefined>((resolve, reject) => {
@@ -86,14 +89,20 @@ export async function extractBundleZip(zipFile: string, into: string): Promise<s
         zip.readEntry();
       });
       if (!entry) break;
-      const parts = safeNameParts(zipFile, entry.fileName);
+      const nameBytes = entry.fileName as unknown as Buffer;
+      const notUtf8 = zipNameBytesProblem(nameBytes);
+      if (notUtf8) throw bad(zipFile, notUtf8);
+      const fileName = nameBytes.toString("utf8");
+      const parts = safeNameParts(zipFile, fileName);
       const name = parts.join("/");
+      current = name;
       if (top === undefined) top = parts[0];
       else if (parts[0] !== top) throw bad(zipFile, `more than one top-level entry (${top}, ${parts[0]})`);
-      const unixMode = unixModeOf(entry.versionMadeBy, entry.externalFileAttributes);
-      const type = unixMode & S_IFMT;
+      const kindAndPerms = zipEntryKindProblem(fileName, unixModeOf(entry.versionMadeBy, entry.externalFileAttributes), entry.uncompressedSize);
+      if (typeof kindAndPerms === "string") throw bad(zipFile, kindAndPerms);
+      const { kind, perms } = kindAndPerms;
       const abs = path.join(into, name);
-      const isDir = entry.fileName.endsWith("/") || type === S_IFDIR;
+      const isDir = kind === "dir";
       // The top entry is the bundle folder: a link there would make the "bundle" any folder on this machine.
       if (parts.length === 1 && !isDir) throw bad(zipFile, `the top-level entry ${name} is not a folder`);
       const parent = parts.slice(0, -1).join("/");
@@ -103,9 +112,10 @@ export async function extractBundleZip(zipFile: string, into: string): Promise<s
       if (isDir) {
         await ensureDir(name, name);
         listedDirs.add(name);
-        dirModes.push({ abs, depth: parts.length, mode: unixMode & 0o7777 || 0o755 });
-      } else if (type === S_IFLNK) {
-        if (entry.uncompressedSize > MAX_LINK_TARGET) throw bad(zipFile, `symlink ${name} has a ${entry.uncompressedSize}-byte target`);
+        dirModes.push({ abs, depth: parts.length, mode: perms });
+      } else if (kind === "symlink") {
+        const byLength = linkTargetLengthProblem(entry.uncompressedSize);
+        if (byLength) throw bad(zipFile, `symlink ${name} ${byLength}`);
         const chunks: Buffer[] = [];
         for await (const chunk of await readStream(zip, entry)) chunks.push(chunk as Buffer);
         const target = Buffer.concat(chunks);
@@ -115,13 +125,17 @@ export async function extractBundleZip(zipFile: string, into: string): Promise<s
         links.add(name);
       } else {
         await pipeline(await readStream(zip, entry), createWriteStream(abs, { flags: "wx", mode: 0o600 }));
-        await chmod(abs, unixMode & 0o7777 || 0o644);
+        await chmod(abs, perms);
         files.add(name);
       }
     }
     // Deepest first: a folder keeps its search permission until every folder below it has its mode.
     dirModes.sort((a, b) => b.depth - a.depth);
     for (const d of dirModes) await chmod(d.abs, d.mode);
+  } catch (err) {
+    // A path or link target this system cannot make is the zip's doing: name the entry (not an internal error).
+    if ((err as NodeJS.ErrnoException).code === "ENAMETOOLONG") throw bad(zipFile, `${current} cannot be made here (ENAMETOOLONG: its path or link target is too long)`);
+    throw err;
   } finally {
     zip.close();
   }

@@ -179,7 +179,18 @@ export const deltasStep: Step = {
         const work = path.join(root, `from-${candidate.version}`);
         await mkdir(work);
         try {
-          const oldTree = await openOldTree(ctx.store, record, newTree, work, diffLimitBytes, (line) => ctx.logger.warn(line));
+          const oldTree = await openOldTree(ctx.store, record, newTree, work, diffLimitBytes, (line) => ctx.logger.warn(line)).catch((err: unknown) => {
+            // An old zip that relcast's readers refuse as a bundle (a name or link today's rules refuse, published
+            // before they did) can be no delta's base: that delta is skipped with a warning, not every later publish
+            // blocked. A re-run must remake the deltas its record names, so there it stays an error.
+            if (existing || !(err instanceof RelcastError) || err.code !== "E_INPUT") throw err;
+            return err;
+          });
+          if (oldTree instanceof RelcastError) {
+            const line = `delta from ${candidate.version} skipped: its zip cannot be a delta base (${oldTree.message}); \`relcast verify\` names what it breaks`;
+            ctx.logger.warn(line);
+            return { log: line };
+          }
           try {
             const fileName = deltaFileName(config.pluginId, inputs.version, candidate.version);
             const file = path.join(root, fileName);

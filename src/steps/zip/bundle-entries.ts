@@ -1,6 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import { lstatSync, readdirSync, readlinkSync } from "node:fs";
 import path from "node:path";
+import { badNameError, namePartProblem } from "../../core/entry-name-rule.js";
 import { BytePool, float64Column, uint8Column } from "../../core/compact-columns.js";
 import { nonUtf8LinkError, nonUtf8NameError, printableBytes } from "../../core/utf8-bytes.js";
 
@@ -101,6 +102,8 @@ export class BundleListing {
  */
 export async function listBundleEntries(bundleDir: string): Promise<{ entries: BundleListing; skipped: string[] }> {
   const top = path.basename(path.resolve(bundleDir));
+  const topName = namePartProblem(top);
+  if (topName) throw badNameError(top, topName);
   const entries = new BundleListing();
   entries.addDir(`${top}/`);
   const skipped: string[] = [];
@@ -113,6 +116,8 @@ export async function listBundleEntries(bundleDir: string): Promise<{ entries: B
     for (const bytes of names) {
       if (!isUtf8(bytes)) throw nonUtf8NameError(`${rel}${printableBytes(bytes)}`);
       const name = bytes.toString("utf8");
+      const badName = namePartProblem(name);
+      if (badName) throw badNameError(`${rel}${name}`, badName);
       const childAbs = path.join(abs, name);
       const childRel = `${rel}${name}`;
       if (isJunkName(name)) {

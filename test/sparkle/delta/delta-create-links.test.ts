@@ -82,7 +82,7 @@ describe("delta create: links the applier would refuse", () => {
     expect((err as Error).message).toContain('link /Contents/Resources/link ends in "/" but reaches Contents/Info.plist, which is not a folder');
     const fromTrees = await createDeltaFromTrees(await hashTree(t.oldRoot), await hashTree(t.newRoot), t.out, { compression: "zlib" }).catch((e: unknown) => e);
     expect(isRelcastError(fromTrees) && fromTrees.code, String(fromTrees)).toBe("E_INPUT");
-    expect((fromTrees as Error).message).toContain('link /Contents/Resources/link points at "../Info.plist/", which ends in "/" but names the file /Contents/Info.plist');
+    expect((fromTrees as Error).message).toContain('link /Contents/Resources/link points at "../Info.plist/", which ends in "/" (a folder) but, read as text, names the file /Contents/Info.plist');
     expect(await readdir(path.dirname(t.out))).toEqual(["new", "old"]);
   });
 

@@ -210,6 +210,26 @@ describe("links in a delta", () => {
     await expect(applyDeltaToTree(tree, file)).rejects.toThrow(/link \/Contents\/Resources\/evil has a target that is not valid UTF-8/);
   });
 
+  it("a link target over 1023 bytes (macOS's PATH_MAX with its NUL) is refused by delta info and both appliers (exit 4, was exit 70 ENAMETOOLONG at 4096), and nothing is left", async () => {
+    const old = await oldBundle("long-old");
+    const tree = await hashTree(old);
+    for (const length of [1024, 4096]) {
+      const target = Buffer.from(`${"./".repeat((length - 10) / 2)}Info.plist`);
+      expect(target.length).toBe(length);
+      const file = path.join(dir, `long-${length}.delta`);
+      await writeRawDelta(file, rawBody(tree.hash.toString("hex"), ZEROS, [{ rel: "/Contents/l", commands: CMD.extract, mode: S_IFLNK | 0o755, data: target }]), "none");
+      const out = path.join(dir, `long-${length}-out`, "Demo.bundle");
+      for (const args of [["delta", "apply", old, out, file], ["delta", "info", file]]) {
+        const r = await runCli(args);
+        expect(r.code, r.stderr).toBe(4);
+        expect(r.stderr).toContain(`the link /Contents/l claims ${length} bytes, more than the 1023 bytes a link target may have`);
+        expect(r.stderr.length).toBeLessThan(1000);
+      }
+      await expect(lstat(out)).rejects.toThrow();
+      await expect(applyDeltaToTree(tree, file)).rejects.toThrow(/the link \/Contents\/l claims \d+ bytes, more than the 1023 bytes/);
+    }
+  });
+
   it("a link that stays inside the tree is applied", async () => {
     const { old, file, out } = await linkDelta("inside", "../Info.plist");
     const r = await runCli(["delta", "apply", old, out, file]);

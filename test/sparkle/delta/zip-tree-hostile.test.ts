@@ -211,3 +211,97 @@ describe("delta create from third-party zips with read-only folders, as a user o
     await removeTree(work);
   });
 });
+
+/**
+ * One reading of a zip's names, kinds and modes in both readers (the unpacker `delta create` uses, and the in-place
+ * layout publish uses for old zips): what one refuses the other refuses, with the same reason, and what both take
+ * is the same tree.
+ */
+describe("both zip readers: one rule for names, kinds, modes and link lengths", () => {
+  async function refusedByBoth(zip: string, why: string): Promise<void> {
+    const err = await openZipBundleTree(zip).catch((e: unknown) => e);
+    expect(isRelcastError(err) && err.code, String(err)).toBe("E_INPUT");
+    expect((err as Error).message).toContain(why);
+    expect(await refused(zip, path.join(dir, `both-${path.basename(zip)}`))).toContain(why);
+  }
+
+  /** A zip whose name `from` (ASCII, so written without the UTF-8 flag) is then replaced by the same number of raw bytes. */
+  async function withRawName(name: string, from: string, to: Buffer): Promise<string> {
+    const zip = makeZip(name, [["P.plugin/Contents/Info.plist", "file", "<plist/>"], [`P.plugin/Contents/${from}`, "file", "a"]]);
+    const bytes = await readFile(zip);
+    const needle = Buffer.from(from);
+    let at = bytes.indexOf(needle);
+    expect(at).toBeGreaterThan(0);
+    for (; at >= 0; at = bytes.indexOf(needle, at + 1)) to.copy(bytes, at);
+    await writeFile(zip, bytes);
+    return zip;
+  }
+
+  it("a UTF-8 name stored without the UTF-8 flag (as ditto writes) is read as UTF-8 by both: one tree, not CP437 in one of them", async () => {
+    const zip = await withRawName("noflag", "cafXX", Buffer.from("café"));
+    // Python, an independent reader, sees the flag clear (it decodes such a name as CP437).
+    const flags = execFileSync("python3", ["-c", "import sys, zipfile; print([i.flag_bits & 0x800 for i in zipfile.ZipFile(sys.argv[1]).infolist()])", zip], { encoding: "utf8" }).trim();
+    expect(flags).toBe("[0, 0]");
+    const into = path.join(dir, "u-noflag");
+    const root = await extractBundleZip(zip, into);
+    try {
+      expect((await readdir(path.join(root, "Contents"))).sort()).toEqual(["Info.plist", "café"]);
+      const inPlace = await openZipBundleTree(zip);
+      try {
+        expect(inPlace.entries.map((e) => e.rel)).toContain("/Contents/café");
+        expect(inPlace.hash.toString("hex")).toBe((await hashTree(root)).hash.toString("hex"));
+      } finally {
+        await inPlace.close();
+      }
+    } finally {
+      await removeTree(into);
+    }
+  });
+
+  it("a name that is not UTF-8 is refused by both (never CP437, never U+FFFD), its bytes shown", async () => {
+    const zip = await withRawName("latin1-name", "cafeX", Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x58]));
+    await refusedByBoth(zip, "the entry name P.plugin/Contents/caf\\xe9X is not valid UTF-8");
+  });
+
+  it("a link target longer than 1023 bytes (macOS's PATH_MAX 1024 with its NUL) is refused by both; 1023 bytes unpack", async () => {
+    const long = makeZip("link-1024", [["P.plugin/Contents/Info.plist", "file", "<plist/>"], ["P.plugin/Contents/l", "link", `${"./".repeat(507)}Info.plist`]]);
+    await refusedByBoth(long, "symlink P.plugin/Contents/l has a 1024-byte target, longer than the 1023 bytes macOS can make");
+    const fits = makeZip("link-1023", [["P.plugin/Contents/Info.plist", "file", "<plist/>"], ["P.plugin/Contents/l", "link", `${"./".repeat(505)}.//Info.plist`]]);
+    const into = path.join(dir, "u-1023");
+    const root = await extractBundleZip(fits, into);
+    expect((await lstat(path.join(root, "Contents", "l"))).isSymbolicLink()).toBe(true);
+    await removeTree(into);
+    const inPlace = await openZipBundleTree(fits);
+    await inPlace.close();
+  });
+
+  it("modes the owner cannot read (folder 0644 or 01000, file 0200 or 01000) are refused by both, naming the entry and mode (was exit 70, EACCES, when not root)", async () => {
+    const cases: Array<[string, [string, "dir" | "file", string?, number?], string]> = [
+      ["dir0644", ["P.plugin/Contents/D/", "dir", undefined, 0o644], "the folder P.plugin/Contents/D/ has mode 0644, which its owner cannot list"],
+      ["dirsticky", ["P.plugin/Contents/D/", "dir", undefined, 0o1000], "the folder P.plugin/Contents/D/ has mode 1000, which its owner cannot list"],
+      ["file0200", ["P.plugin/Contents/f", "file", "f", 0o200], "the file P.plugin/Contents/f has mode 0200, which its owner cannot read"],
+      ["filesticky", ["P.plugin/Contents/f", "file", "f", 0o1000], "the file P.plugin/Contents/f has mode 1000, which its owner cannot read"],
+    ];
+    for (const [name, entry, why] of cases) {
+      await refusedByBoth(makeZip(`mode-${name}`, [["P.plugin/Contents/Info.plist", "file", "<plist/>"], entry, ["P.plugin/Contents/D/f", "file", "f"]]), why);
+    }
+  });
+
+  it("setuid and setgid bits are refused by both (a delta applied as root would recreate them)", async () => {
+    await refusedByBoth(makeZip("setuid-file", [["P.plugin/Contents/Info.plist", "file", "<plist/>"], ["P.plugin/Contents/f", "file", "f", 0o4755]]), "P.plugin/Contents/f has the setuid or setgid bit (mode 4755)");
+    await refusedByBoth(makeZip("setgid-dir", [["P.plugin/Contents/Info.plist", "file", "<plist/>"], ["P.plugin/Contents/D/", "dir", undefined, 0o2755]]), "P.plugin/Contents/D/ has the setuid or setgid bit (mode 2755)");
+  });
+
+  it("an entry whose name and mode disagree is refused by both (unzip and bsdtar would lay it out differently)", async () => {
+    await refusedByBoth(makeZip("noslash-dirmode", [["P.plugin/Contents/Info.plist", "file", "<plist/>"], ["P.plugin/Contents/D", "dir", "junk"]]), "P.plugin/Contents/D has a folder's mode but holds 4 bytes of data");
+    await refusedByBoth(makeZip("slash-linkmode", [["P.plugin/Contents/Info.plist", "file", "<plist/>"], ["P.plugin/Contents/D/", "link", ""]]), 'P.plugin/Contents/D/ ends in "/" (a folder) but its mode 120755 is not a folder\'s');
+  });
+
+  it("delta create refuses such a zip with exit 4 naming the entry, never an internal error (exit 70)", () => {
+    const old = makeZip("cli-old", [["P.plugin/Contents/Info.plist", "file", "<plist/>"]]);
+    const bad = makeZip("cli-dir0644", [["P.plugin/Contents/Info.plist", "file", "<plist/>"], ["P.plugin/Contents/D/", "dir", undefined, 0o644], ["P.plugin/Contents/D/f", "file", "f"]]);
+    const res = spawnSync(process.execPath, [CLI, "delta", "create", old, bad, path.join(dir, "cli.delta"), "--compression", "zlib"], { encoding: "utf8" });
+    expect(res.status, res.stderr).toBe(4);
+    expect(res.stderr).toContain("the folder P.plugin/Contents/D/ has mode 0644");
+  });
+});
