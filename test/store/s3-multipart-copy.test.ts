@@ -108,6 +108,35 @@ describe.skipIf(Boolean(reason))("S3 store: server-side copies of big objects in
       await proxy.stop();
     }
   });
+  it("a copy whose Complete gets NoSuchUpload while another writer copied the same bytes with other headers: not claimed, E_STORE says another writer wrote it", async () => {
+    const proxy = await startFaultProxy(moto!.endpoint, { rate: 0, seed: 13 });
+    const o = storeOptions({ endpoint: proxy.endpoint });
+    const store = createS3Store(o);
+    const other = createS3Store({ ...o, endpoint: moto!.endpoint, conditionalWrites: "unverified-single-writer", onWarning: () => undefined });
+    try {
+      await store.put("releases/1.0.0/big.zip", randomBytes(12 * MiB), { contentType: "application/zip" });
+      const isComplete = (r: RequestInfo) => r.method === "POST" && r.url.includes("/downloads/big.zip?uploadId=");
+      const held = proxy.hold(isComplete);
+      proxy.target({ name: "gone", match: isComplete, fault: "404-no-such-upload", times: 1 });
+      const copying = store.copy("releases/1.0.0/big.zip", "downloads/big.zip", { contentType: "application/zip", cacheControl: "no-cache" }).then(() => "copied", (e: unknown) => e);
+      await held.arrived;
+      // Same source, same 5 MiB parts: the same multipart ETag and size as this copy's parts make.
+      await other.copy("releases/1.0.0/big.zip", "downloads/big.zip", { contentType: "text/html", cacheControl: "no-store" });
+      held.release();
+      const outcome = await copying;
+      expect(proxy.stats.targeted["gone"]).toBe(1);
+      expect(outcome).toBeInstanceOf(RelcastError);
+      expect((outcome as RelcastError).message).toMatch(/downloads\/big\.zip was written meanwhile by another writer: .*NoSuchUpload.*the same bytes but other headers/);
+      const head = await aws("s3api", "head-object", "--bucket", BUCKET, "--key", `${o.prefix}/downloads/big.zip`);
+      expect(head!.ContentType).toBe("text/html");
+      expect(await openUploads(o.prefix!)).toEqual([]);
+    } finally {
+      await store.close?.();
+      await other.close?.();
+      await proxy.stop();
+    }
+  });
+
   describe("a source replaced while it is copied", () => {
     // The test server refuses a copy whose x-amz-copy-source-if-match is not the source's ETag, as S3 does (moto alone
     // ignores it); `dropPin` puts a proxy in front that drops the header, as a server that ignores it would.
