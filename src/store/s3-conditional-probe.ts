@@ -6,11 +6,13 @@ import {
   DeleteObjectCommand,
   PutObjectCommand,
   UploadPartCommand,
+  UploadPartCopyCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { PreconditionFailedError, RelcastError } from "../core/errors.js";
 import { redactUrl } from "../core/redact-url.js";
-import { isNotFound, mapS3Error, type WriteCondition } from "./s3-errors.js";
+import { httpStatusOf, isNotFound, mapS3Error, type WriteCondition } from "./s3-errors.js";
+import { copySource } from "./s3-object-meta.js";
 import { fullKey } from "./s3-options.js";
 
 /** Keys of relcast's own under the store's prefix; nothing else ever lives there. */
@@ -36,6 +38,20 @@ interface Check {
   run(): Promise<unknown>;
 }
 
+/** What the proof found beyond the conditions it requires. */
+export interface ProvedStore {
+  /**
+   * The store refuses an UploadPartCopy whose `x-amz-copy-source-if-match`
+   * names an ETag its source does not have. Only then may a copy go in
+   * parts: each part is one request, and a server that ignores the pin copies
+   * each from whatever version is there when it arrives, so a source replaced
+   * and put back (A, B, A: the same ETag again) while it is copied gives an
+   * object joined from two versions, which no check of the source before or
+   * after can see.
+   */
+  partCopyPinned: boolean;
+}
+
 /**
  * Proves the store enforces the conditions relcast's concurrency rests on,
  * on a key of its own (`<prefix>/.relcast/probe/<random>`, removed
@@ -43,9 +59,12 @@ interface Check {
  * for three writes that must be refused: a second create-only PutObject
  * (`If-None-Match: *`), a PutObject whose `If-Match` names a wrong ETag,
  * and a create-only CompleteMultipartUpload (how a disk image is written).
- * A store that accepts any of them is refused with E_STORE.
+ * A store that accepts any of them is refused with E_STORE. Then, in the
+ * multipart upload left open by the refused Complete, one UploadPartCopy
+ * whose source pin names a wrong ETag: its answer only decides how copies
+ * are made ({@link ProvedStore}).
  */
-export async function proveConditionalWrites(t: ProbeTarget): Promise<void> {
+export async function proveConditionalWrites(t: ProbeTarget): Promise<ProvedStore> {
   const Key = fullKey(t.prefix, `${PROBE_PREFIX}${randomBytes(12).toString("hex")}`);
   const uri = `s3://${t.bucket}/${Key}`;
   const where = (operation: string, condition?: WriteCondition) => ({
@@ -97,6 +116,8 @@ export async function proveConditionalWrites(t: ProbeTarget): Promise<void> {
         if (!(err instanceof PreconditionFailedError)) throw err;
       }
     }
+    // Only worth asking once the multipart check was refused (its upload is still open, the key still the probe's).
+    const partCopyPinned = accepted.length === 0 && uploadId !== undefined ? await refusesWrongCopyPin(t, Key, uploadId) : false;
     // Interrupted: the answers may be about a key the cleanup removed; conclude nothing (the process is ending).
     if (t.stopped()) await new Promise<never>(() => undefined);
     if (accepted.length > 0) {
@@ -109,8 +130,29 @@ export async function proveConditionalWrites(t: ProbeTarget): Promise<void> {
           'only if nothing else ever writes to this store, set "s3": { "conditionalWrites": "unverified-single-writer" } in the config',
       );
     }
+    return { partCopyPinned };
   } finally {
     await cleanUp(t, Key, uploadId);
+  }
+}
+
+/**
+ * Copies the probe key into a part of the probe's open upload, naming a wrong
+ * ETag in `x-amz-copy-source-if-match`: S3 refuses it (412). Accepted (a
+ * proxy that drops the header, a server that ignores it) or not implemented,
+ * copies on this store must not go in parts (s3-multipart-copy.ts).
+ */
+async function refusesWrongCopyPin(t: ProbeTarget, Key: string, UploadId: string): Promise<boolean> {
+  try {
+    await t.client.send(new UploadPartCopyCommand({
+      Bucket: t.bucket, Key, UploadId, PartNumber: 2, CopySource: copySource(t.bucket, Key), CopySourceIfMatch: WRONG_ETAG,
+    }));
+    return false;
+  } catch (err) {
+    const code = httpStatusOf(err);
+    if (code === 412) return true;
+    if (code === 501 || code === 400 || code === 405) return false;
+    throw mapS3Error(err, { operation: "UploadPartCopy", bucket: t.bucket, key: Key, ...(t.endpoint !== undefined && { endpoint: t.endpoint }) });
   }
 }
 

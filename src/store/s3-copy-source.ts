@@ -49,10 +49,12 @@ export async function explainCopyFailure(src: PinnedSource, err: unknown): Promi
 
 /**
  * Before the parts of a multipart copy are joined: the source must still be
- * the version pinned, with the size the ranges were cut from. Servers that
- * ignore the pin on UploadPartCopy (moto, and any proxy that drops the
- * header) are kept from joining two versions by this check: every part was
- * copied before it, so a source still unchanged now was unchanged for all.
+ * the version pinned, with the size the ranges were cut from. A second
+ * check only, never the guarantee: a source replaced and put back with the
+ * same bytes (A, B, A) shows the pinned ETag again, though parts copied
+ * meanwhile are B's. Only a server that enforces the pin on every part copy
+ * keeps them apart, so copies go in parts only on a store the proof found
+ * enforcing it (s3-conditional-probe.ts, s3-multipart-copy.ts).
  */
 export async function assertSourceUnchanged(src: PinnedSource): Promise<void> {
   const now = await headSource(src);

@@ -63,6 +63,13 @@ export function mapS3Error(err: unknown, ctx: S3ErrorContext): Error {
   const detail = `${name || "error"}${status ? ` (HTTP ${status})` : ""}: ${ctx.endpoint ? said.split(ctx.endpoint).join(redactUrl(ctx.endpoint)) : said}`;
   const fail = (message: string, hint: string) => new RelcastError("E_STORE", `${ctx.operation} ${where(ctx)} failed: ${message}`, hint, { cause: err });
 
+  if (name === "NoSuchUpload") {
+    // Raised where a Complete (or a part) found its upload gone and no object of its own at the key (s3-complete-recovery.ts).
+    return fail(
+      "the multipart upload was no longer there (NoSuchUpload): it was aborted before it was completed, and nothing was written to this key",
+      "another relcast run, `relcast gc` or a bucket lifecycle rule that aborts incomplete multipart uploads may have aborted it; run the same command again (it uploads the file anew)",
+    );
+  }
   if (ctx.condition) {
     // 409 ConditionalRequestConflict: a concurrent write raced ours; callers re-read and retry.
     if (status === 412 || name === "PreconditionFailed" || status === 409 || name === "ConditionalRequestConflict") {

@@ -1,11 +1,12 @@
 import {
-  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, HeadObjectCommand, UploadPartCopyCommand,
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, UploadPartCopyCommand,
   type CompletedPart, type S3Client,
 } from "@aws-sdk/client-s3";
+import { RelcastError } from "../core/errors.js";
+import { recoverFailedComplete } from "./s3-complete-recovery.js";
 import { assertSourceUnchanged, explainCopyFailure, type PinnedSource } from "./s3-copy-source.js";
 import { copySource } from "./s3-object-meta.js";
 import { serverWorkTimeout } from "./s3-server-work.js";
-import { completedMeanwhile, multipartEtag, status } from "./s3-staged-upload.js";
 
 /**
  * A server-side copy of any size. S3 copies an object of at most 5 GiB in
@@ -20,9 +21,12 @@ import { completedMeanwhile, multipartEtag, status } from "./s3-staged-upload.js
  *
  * The condition is evaluated where S3 evaluates it, on CopyObject or on
  * CompleteMultipartUpload. Every request copies the version the copy began
- * with (the source's ETag, `CopySourceIfMatch`), and the parts are joined
- * only once a HEAD shows the source unchanged (s3-copy-source.ts): a source
- * replaced midway stops the copy with SourceChangedError, nothing made.
+ * with (the source's ETag, `CopySourceIfMatch`): a source replaced midway
+ * stops the copy with SourceChangedError, nothing made. Parts are used only
+ * on a store that enforces that pin on UploadPartCopy (the proof asks);
+ * elsewhere each part would copy whatever version is there when it arrives,
+ * and a source put back with the same bytes (A, B, A) would pass any check.
+ * A HEAD before the parts are joined is a second check (s3-copy-source.ts).
  * A failed multipart copy is aborted; the store's
  * open-upload tracker (a middleware on the client) aborts it too should the
  * process be stopped first.
@@ -45,6 +49,15 @@ export interface CopyRequest {
   /** Defaults {@link MULTIPART_COPY_ABOVE} and {@link COPY_PART_BYTES}. */
   multipartAbove?: number | undefined;
   partBytes?: number | undefined;
+  /** Default {@link MAX_SINGLE_COPY}: the largest source one CopyObject copies. */
+  singleCopyUpTo?: number | undefined;
+  /**
+   * The store refuses an UploadPartCopy whose source pin names another ETag
+   * (proved by s3-conditional-probe.ts). Default true. When false, a copy
+   * never goes in parts: up to {@link MAX_SINGLE_COPY} it is one CopyObject
+   * (one request copies one version), above that it is refused.
+   */
+  partCopyPinned?: boolean | undefined;
   /** The store's idle timeout for one request (s3.requestTimeoutMs). */
   requestTimeoutMs: number;
   /** Awaited before each request: once the run is stopping it never resolves (no new request goes out). */
@@ -68,6 +81,18 @@ const MAX_PARTS = 10_000;
 /** A copy request's idle timeout grows with the bytes it copies (or joins, for Complete): s3-server-work.ts. */
 const copyTimeout = serverWorkTimeout;
 
+/** A source too big for one CopyObject, on a store that copies parts from whatever version is there. */
+function unpinnedTooBig(req: CopyRequest, limit: number): RelcastError {
+  return new RelcastError(
+    "E_STORE",
+    `cannot copy s3://${req.bucket}/${req.fromKey} to s3://${req.bucket}/${req.toKey}: at ${req.size} bytes it is over the ${limit} bytes one CopyObject copies, ` +
+      "so it must be copied in parts, and this store accepts a part copy whose x-amz-copy-source-if-match names a wrong ETag " +
+      "(found by the conditional-write proof at the start of this run): a source replaced while it is copied could give an object joined from two versions; nothing was written",
+    "use a store that enforces x-amz-copy-source-if-match on UploadPartCopy (Amazon S3 does), or remove the proxy or gateway that drops the header; " +
+      'only if nothing else ever writes to this store, set "s3": { "conditionalWrites": "unverified-single-writer" } in the config (see docs/s3-store.md)',
+  );
+}
+
 export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
   const conditions = {
     ...(req.ifNoneMatch !== undefined && { IfNoneMatch: req.ifNoneMatch }),
@@ -81,7 +106,9 @@ export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
     req.finishing?.(made);
     return made;
   };
-  if (req.size <= Math.min(req.multipartAbove ?? MULTIPART_COPY_ABOVE, MAX_SINGLE_COPY)) {
+  const singleUpTo = req.singleCopyUpTo ?? MAX_SINGLE_COPY;
+  if (req.partCopyPinned === false && req.size > singleUpTo) throw unpinnedTooBig(req, singleUpTo);
+  if (req.size <= (req.partCopyPinned === false ? singleUpTo : Math.min(req.multipartAbove ?? MULTIPART_COPY_ABOVE, singleUpTo))) {
     await gate();
     try {
       const res = await finishing(req.client.send(
@@ -141,13 +168,12 @@ export async function copyObject(req: CopyRequest): Promise<{ etag: string }> {
       if (!res.ETag) throw new Error(`CompleteMultipartUpload of ${req.toKey} returned no ETag`);
       return { etag: res.ETag };
     } catch (err) {
-      // A lost condition may be this copy's own Complete, retried after its answer was lost: the object there
-      // then has exactly the ETag these parts make (as for a staged upload, s3-staged-upload.ts); so may NoSuchUpload.
-      const expected = status(err) === 412 || completedMeanwhile(err) ? multipartEtag(parts) : undefined;
-      if (expected === undefined) throw err;
-      const there = await req.client.send(new HeadObjectCommand({ Bucket: req.bucket, Key: req.toKey })).catch(() => undefined);
-      if (there?.ETag === expected && there.ContentLength === req.size) return { etag: expected };
-      throw err;
+      // A lost condition may be this copy's own Complete, retried after its answer was lost; so may NoSuchUpload. The
+      // object there is ours only if it is exactly what these parts and headers make (s3-complete-recovery.ts).
+      return await recoverFailedComplete({
+        client: req.client, bucket: req.bucket, key: req.toKey, parts, size: req.size, contentType: req.contentType, cacheControl: req.cacheControl,
+        condition: req.ifNoneMatch !== undefined ? "if-none-match" : req.ifMatch !== undefined ? "if-match" : undefined, recover412: true,
+      }, err);
     }
   } catch (err) {
     await req.client.send(new AbortMultipartUploadCommand({ Bucket: req.bucket, Key: req.toKey, UploadId: uploadId })).catch(() => undefined);

@@ -34,6 +34,8 @@ export interface S3StoreOptions {
   multipartCopyAboveBytes?: number;
   /** Part size of a multipart copy (at least 5 MiB); a knob for tests. */
   copyPartBytes?: number;
+  /** The largest source one CopyObject copies (S3: 5 GiB); a knob for tests. */
+  maxSingleCopyBytes?: number;
   onProgress?: (progress: UploadProgress) => void;
   /** Default `prove`: the first write waits until the store has shown it enforces If-None-Match and If-Match. */
   conditionalWrites?: ConditionalWritesMode;

@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
 import { open, type FileHandle } from "node:fs/promises";
 import {
-  AbortMultipartUploadCommand, ChecksumAlgorithm, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, HeadObjectCommand, UploadPartCommand,
+  AbortMultipartUploadCommand, ChecksumAlgorithm, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, UploadPartCommand,
   type CompletedPart, type S3Client, type UploadPartCommandOutput,
 } from "@aws-sdk/client-s3";
+import { recoverFailedComplete } from "./s3-complete-recovery.js";
 import type { UploadProgress } from "./s3-options.js";
 import type { PartBuffers } from "./s3-part-buffers.js";
 import { serverWorkTimeout } from "./s3-server-work.js";
@@ -66,17 +66,6 @@ function checksumsOf(res: UploadPartCommandOutput): Partial<CompletedPart> {
   };
 }
 
-/**
- * The ETag S3 gives the object these parts make: the MD5 of the parts' MD5s,
- * then the part count. Undefined when a part's ETag is not an MD5 (SSE-KMS).
- */
-export function multipartEtag(parts: readonly CompletedPart[]): string | undefined {
-  const digests = parts.map((p) => /^"?([0-9a-f]{32})"?$/i.exec(p.ETag ?? "")?.[1]);
-  if (digests.some((d) => d === undefined)) return undefined;
-  const md5 = createHash("md5").update(Buffer.concat(digests.map((d) => Buffer.from(d!, "hex")))).digest("hex");
-  return `"${md5}-${parts.length}"`;
-}
-
 /** Reads `length` bytes at `start` of the open file into `buffer`; a file that became shorter is refused. */
 export async function readPart(fh: FileHandle, buffer: Buffer, length: number, start: number, file: string): Promise<void> {
   for (let got = 0; got < length; ) {
@@ -85,10 +74,6 @@ export async function readPart(fh: FileHandle, buffer: Buffer, length: number, s
     got += bytesRead;
   }
 }
-
-export const status = (err: unknown) => (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-/** A Complete answered NoSuchUpload: the upload is gone, completed (by a retried Complete of ours) or aborted. */
-export const completedMeanwhile = (err: unknown) => status(err) === 404 && (err as { name?: string }).name === "NoSuchUpload";
 
 /**
  * Starts uploading `file` as the parts of a new multipart upload, `queueSize`
@@ -184,15 +169,13 @@ export function stageUpload(req: StageRequest): StagedUpload {
         return { etag: res.ETag };
       } catch (err) {
         // A lost condition may be our own Complete, retried after its answer was lost (a server that assembles a big
-        // object slowly, past the idle timeout): the object there then has exactly the ETag these parts make. So may
-        // NoSuchUpload: a Complete that made the object but answered 500 is retried, and S3 may no longer know the
-        // upload; no one else completes our upload id, so an object with these parts' ETag is ours.
-        const ownLost = (status(err) === 412 && req.recoverLostComplete !== false) || completedMeanwhile(err);
-        const expected = ownLost ? multipartEtag(parts) : undefined;
-        if (expected === undefined) throw err;
-        const there = await req.client.send(new HeadObjectCommand({ Bucket: req.bucket, Key: req.key })).catch(() => undefined);
-        if (there?.ETag === expected && there.ContentLength === req.size) return { etag: expected };
-        throw err;
+        // object slowly, past the idle timeout); so may NoSuchUpload (a Complete that made the object but answered 500,
+        // retried). The object there is ours only if it is exactly what these parts and headers make.
+        const cond = condition.ifNoneMatch !== undefined ? "if-none-match" : condition.ifMatch !== undefined ? "if-match" : undefined;
+        return recoverFailedComplete({
+          client: req.client, bucket: req.bucket, key: req.key, parts, size: req.size, contentType: req.contentType,
+          cacheControl: req.cacheControl, condition: cond, recover412: req.recoverLostComplete !== false,
+        }, err);
       }
     },
   };

@@ -58,14 +58,19 @@ export function createS3Store(options: S3StoreOptions): S3Store {
   let stopping = false;
   // The proof while it runs: close() lets it finish (stopped midway, it would leave its probe upload behind).
   let proof: Promise<void> | undefined;
+  // Whether the proof found UploadPartCopy's source pin enforced; unknown (not proved: the single-writer opt-out) counts as yes.
+  let partCopyPinned: boolean | undefined;
   const writable = writeGuard(
     options.conditionalWrites ?? "prove",
     () => proof = cleanUpOnSignal(
-      () => proveConditionalWrites({
-        client, bucket, prefix, endpoint: options.endpoint,
-        onKey: (key, present) => void (present ? probeKeys.add(key) : probeKeys.delete(key)),
-        stopped: () => stopping,
-      }),
+      async () => {
+        const proved = await proveConditionalWrites({
+          client, bucket, prefix, endpoint: options.endpoint,
+          onKey: (key, present) => void (present ? probeKeys.add(key) : probeKeys.delete(key)),
+          stopped: () => stopping,
+        });
+        partCopyPinned = proved.partCopyPinned;
+      },
       () => abortInFlight(),
     ),
     options.onWarning ?? ((m) => process.stderr.write(`relcast: warning: ${m}\n`)),
@@ -217,7 +222,8 @@ export function createS3Store(options: S3StoreOptions): S3Store {
       return await copyObject({
         client, bucket, fromKey: abs(fromKey), toKey: abs(toKey), size: source.size, sourceEtag: source.etag, contentType: opts.contentType, queueSize,
         cacheControl: opts.cacheControl, ifNoneMatch: opts.ifNoneMatch, ifMatch: opts.ifMatch,
-        multipartAbove: options.multipartCopyAboveBytes, partBytes: options.copyPartBytes,
+        multipartAbove: options.multipartCopyAboveBytes, partBytes: options.copyPartBytes, singleCopyUpTo: options.maxSingleCopyBytes,
+        partCopyPinned: partCopyPinned !== false,
         requestTimeoutMs,
         gate: unlessStopping,
         // A stop waits for the request that makes the object and says whether it did (abortInFlight).

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PreconditionFailedError, RelcastError } from "../../src/core/errors.js";
 import { createS3Store } from "../../src/store/s3-store.js";
 import { startFaultProxy, type FaultProxy, type RequestInfo } from "../helpers/fault-proxy.js";
 import { MOTO_ENV, motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
@@ -89,5 +90,75 @@ describe.skipIf(Boolean(reason))("S3 store: a CompleteMultipartUpload that made 
       proxy!.clearTargets();
       await store.close?.();
     }
+  });
+
+  describe("a Complete that meets NoSuchUpload where another writer's object is (or nothing is)", () => {
+    // Another writer puts the same bytes with the same part size (so the same multipart ETag) while this store's
+    // Complete is held; the Complete then gets NoSuchUpload. The object there is not this upload's: its headers differ.
+    async function raced(o: { staged: boolean; ifNoneMatch: boolean }) {
+      const prefix = `p-${randomBytes(4).toString("hex")}`;
+      const base = { bucket: BUCKET, prefix, region: "us-east-1", forcePathStyle: true, partSizeBytes: 5 * MiB, queueSize: 2 };
+      const store = createS3Store({ ...base, endpoint: proxy!.endpoint });
+      const other = createS3Store({ ...base, endpoint: moto!.endpoint, conditionalWrites: "unverified-single-writer", onWarning: () => undefined });
+      const file = path.join(os.tmpdir(), `${prefix}.zip`);
+      await writeFile(file, randomBytes(12 * MiB));
+      const key = "releases/9.0.0/x.zip";
+      try {
+        const held = proxy!.hold(isComplete(`${prefix}/${key}`));
+        proxy!.target({ name: `${prefix} gone`, match: isComplete(`${prefix}/${key}`), fault: "404-no-such-upload", times: 1 });
+        const headers = { contentType: "application/zip", cacheControl: "public, max-age=31536000, immutable" };
+        if (o.staged) store.stage!(key, file, headers);
+        const putting = store.put(key, { file }, { ...headers, ...(o.ifNoneMatch && { ifNoneMatch: "*" as const }) }).then((x) => x, (e: unknown) => e);
+        await held.arrived;
+        await other.put(key, { file }, { contentType: "text/html", cacheControl: "no-store" });
+        held.release();
+        const outcome = await putting;
+        const head = JSON.parse((await aws("s3api", "head-object", "--bucket", BUCKET, "--key", `${prefix}/${key}`)).toString());
+        const open = JSON.parse((await aws("s3api", "list-multipart-uploads", "--bucket", BUCKET, "--prefix", `${prefix}/`)).toString() || "{}");
+        return { outcome, head, open: open.Uploads ?? [] };
+      } finally {
+        proxy!.clearTargets();
+        await store.close?.();
+        await other.close?.();
+      }
+    }
+
+    it.each([["a file put at once", false], ["a staged upload", true]])("%s, create-only: the put loses its condition (the object is another writer's), not success", async (_name, staged) => {
+      const { outcome, head, open } = await raced({ staged, ifNoneMatch: true });
+      expect(outcome).toBeInstanceOf(PreconditionFailedError);
+      expect((outcome as PreconditionFailedError).key).toBe("releases/9.0.0/x.zip");
+      // The other writer's object stays as it was.
+      expect(head.ContentType).toBe("text/html");
+      expect(head.CacheControl).toBe("no-store");
+      expect(open).toEqual([]);
+    });
+
+    it("a file put at once, unconditional: E_STORE says the key was written meanwhile by another writer", async () => {
+      const { outcome, head } = await raced({ staged: false, ifNoneMatch: false });
+      expect(outcome).toBeInstanceOf(RelcastError);
+      expect((outcome as RelcastError).message).toMatch(/x\.zip was written meanwhile by another writer: .*NoSuchUpload.*the same bytes but other headers.*text\/html.*this upload wrote nothing/);
+      expect(head.ContentType).toBe("text/html");
+    });
+
+    it("NoSuchUpload and no object at the key: E_STORE says nothing was written, why, and to run the command again", async () => {
+      const prefix = `p-${randomBytes(4).toString("hex")}`;
+      const store = createS3Store({ bucket: BUCKET, prefix, region: "us-east-1", endpoint: proxy!.endpoint, forcePathStyle: true, partSizeBytes: 5 * MiB, queueSize: 2 });
+      const file = path.join(os.tmpdir(), `${prefix}.zip`);
+      await writeFile(file, randomBytes(11 * MiB));
+      const key = "releases/1.0.0/gone.zip";
+      try {
+        proxy!.target({ name: `${prefix} gone`, match: isComplete(`${prefix}/${key}`), fault: "404-no-such-upload", times: 10 });
+        const err = await store.put(key, { file }, { contentType: "application/zip", ifNoneMatch: "*" }).then(() => undefined, (e: unknown) => e);
+        expect(err).toBeInstanceOf(RelcastError);
+        expect((err as RelcastError).code).toBe("E_STORE");
+        expect((err as RelcastError).message).toMatch(/NoSuchUpload.*aborted before it was completed, and nothing was written/);
+        expect((err as RelcastError).hint).toMatch(/relcast gc.*run the same command again/);
+        expect((err as RelcastError).hint).not.toMatch(/error code above/);
+        expect(await store.head(key)).toBeUndefined();
+      } finally {
+        proxy!.clearTargets();
+        await store.close?.();
+      }
+    });
   });
 });

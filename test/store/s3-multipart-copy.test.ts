@@ -4,7 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PreconditionFailedError, SourceChangedError } from "../../src/core/errors.js";
+import { PreconditionFailedError, RelcastError, SourceChangedError } from "../../src/core/errors.js";
 import { CACHE_IMMUTABLE } from "../../src/store/content-types.js";
 import { createS3Store } from "../../src/store/s3-store.js";
 import type { S3StoreOptions } from "../../src/store/s3-options.js";
@@ -108,6 +108,35 @@ describe.skipIf(Boolean(reason))("S3 store: server-side copies of big objects in
       await proxy.stop();
     }
   });
+  it("a copy whose Complete gets NoSuchUpload while another writer copied the same bytes with other headers: not claimed, E_STORE says another writer wrote it", async () => {
+    const proxy = await startFaultProxy(moto!.endpoint, { rate: 0, seed: 13 });
+    const o = storeOptions({ endpoint: proxy.endpoint });
+    const store = createS3Store(o);
+    const other = createS3Store({ ...o, endpoint: moto!.endpoint, conditionalWrites: "unverified-single-writer", onWarning: () => undefined });
+    try {
+      await store.put("releases/1.0.0/big.zip", randomBytes(12 * MiB), { contentType: "application/zip" });
+      const isComplete = (r: RequestInfo) => r.method === "POST" && r.url.includes("/downloads/big.zip?uploadId=");
+      const held = proxy.hold(isComplete);
+      proxy.target({ name: "gone", match: isComplete, fault: "404-no-such-upload", times: 1 });
+      const copying = store.copy("releases/1.0.0/big.zip", "downloads/big.zip", { contentType: "application/zip", cacheControl: "no-cache" }).then(() => "copied", (e: unknown) => e);
+      await held.arrived;
+      // Same source, same 5 MiB parts: the same multipart ETag and size as this copy's parts make.
+      await other.copy("releases/1.0.0/big.zip", "downloads/big.zip", { contentType: "text/html", cacheControl: "no-store" });
+      held.release();
+      const outcome = await copying;
+      expect(proxy.stats.targeted["gone"]).toBe(1);
+      expect(outcome).toBeInstanceOf(RelcastError);
+      expect((outcome as RelcastError).message).toMatch(/downloads\/big\.zip was written meanwhile by another writer: .*NoSuchUpload.*the same bytes but other headers/);
+      const head = await aws("s3api", "head-object", "--bucket", BUCKET, "--key", `${o.prefix}/downloads/big.zip`);
+      expect(head!.ContentType).toBe("text/html");
+      expect(await openUploads(o.prefix!)).toEqual([]);
+    } finally {
+      await store.close?.();
+      await other.close?.();
+      await proxy.stop();
+    }
+  });
+
   describe("a source replaced while it is copied", () => {
     // The test server refuses a copy whose x-amz-copy-source-if-match is not the source's ETag, as S3 does (moto alone
     // ignores it); `dropPin` puts a proxy in front that drops the header, as a server that ignores it would.
@@ -135,17 +164,14 @@ describe.skipIf(Boolean(reason))("S3 store: server-side copies of big objects in
     }
     const isCopyOf = (r: RequestInfo) => r.method === "PUT" && r.headers["x-amz-copy-source"] !== undefined;
 
-    it.each([
-      ["between the HEAD and the parts (each part names the ETag: the server refuses them)", false, (r: RequestInfo) => r.method === "POST" && /downloads\/big\.zip\?uploads/.test(r.url)],
-      ["between two parts, on a server that ignores the ETag on part copies (caught before the parts are joined)", true, (r: RequestInfo) => isCopyOf(r) && /[?&]partNumber=2\b/.test(r.url)],
-    ])("in parts, %s: the copy stops with SourceChangedError, no object, no upload open", async (_when, dropPin, holdAt) => {
-      const { outcome, prefix, store, proxy, etag } = await replacedMidway({ dropPin, size: 12 * MiB, holdAt });
+    it("in parts, between the HEAD and the parts (each part names the ETag: the server refuses them): the copy stops with SourceChangedError, no object, no upload open", async () => {
+      const holdAt = (r: RequestInfo) => r.method === "POST" && /downloads\/big\.zip\?uploads/.test(r.url);
+      const { outcome, prefix, store, proxy, etag } = await replacedMidway({ dropPin: false, size: 12 * MiB, holdAt });
       try {
-        const partCopies = proxy.seen.filter(isCopyOf);
-        if (!dropPin) {
-          // Every part copy names the ETag the copy began with; the first one refused ends it (a 412 is not retried).
-          expect(partCopies.map((r) => r.headers["x-amz-copy-source-if-match"])).toEqual([etag]);
-        } else expect(partCopies).toHaveLength(3);
+        // (The proof's own part copy, of its probe key, is not the copy's.)
+        const partCopies = proxy.seen.filter((r) => isCopyOf(r) && r.url.includes("/downloads/"));
+        // Every part copy names the ETag the copy began with; the first one refused ends it (a 412 is not retried).
+        expect(partCopies.map((r) => r.headers["x-amz-copy-source-if-match"])).toEqual([etag]);
         // The parts were never joined.
         expect(proxy.seen.filter((r) => r.method === "POST" && r.url.includes("downloads/big.zip?uploadId="))).toEqual([]);
         expect(outcome).toBeInstanceOf(SourceChangedError);
@@ -153,6 +179,67 @@ describe.skipIf(Boolean(reason))("S3 store: server-side copies of big objects in
         expect((outcome as SourceChangedError).exitCode).toBe(9);
         expect((await aws("s3api", "list-objects-v2", "--bucket", BUCKET, "--prefix", `${prefix}/downloads/`))?.Contents).toBeUndefined();
         expect(await openUploads(prefix)).toEqual([]);
+      } finally {
+        await store.close?.();
+        await proxy.stop();
+      }
+    });
+
+    it("on a server that ignores the ETag on part copies (the proof finds it), a source replaced and put back (A, B, A) while it is copied: the copy is one whole version, never parts of two", async () => {
+      const proxy = await startFaultProxy(moto!.endpoint, { rate: 0, seed: 7, dropHeaders: ["x-amz-copy-source-if-match"] });
+      const opts = storeOptions({ endpoint: proxy.endpoint, queueSize: 1 });
+      const store = createS3Store(opts);
+      const other = createS3Store({ ...opts, endpoint: moto!.endpoint, conditionalWrites: "unverified-single-writer", onWarning: () => undefined });
+      try {
+        const v1 = randomBytes(12 * MiB);
+        const v2 = randomBytes(12 * MiB);
+        await store.put("releases/1.0.0/big.zip", v1, { contentType: "application/zip" });
+        // The first copy request past the source's first bytes: a part 2 when copied in parts, else the one CopyObject.
+        const range = (r: RequestInfo) => String(r.headers["x-amz-copy-source-range"] ?? "");
+        const held = proxy.hold((r) => isCopyOf(r) && !range(r).startsWith("bytes=0-"));
+        const copying = store.copy("releases/1.0.0/big.zip", "downloads/big.zip", { contentType: "application/zip" }).then(() => "copied", (e: unknown) => e);
+        const at = await held.arrived;
+        await other.put("releases/1.0.0/big.zip", v2, { contentType: "application/zip" });
+        if (range(at) !== "") {
+          // In parts: the rest is copied from v2, and v1 (the same bytes, so the same ETag) is back before the check.
+          const check = proxy.hold((r) => r.method === "HEAD" && r.url.includes("releases/1.0.0/big.zip"));
+          held.release();
+          await check.arrived;
+          await other.put("releases/1.0.0/big.zip", v1, { contentType: "application/zip" });
+          check.release();
+        } else {
+          await other.put("releases/1.0.0/big.zip", v1, { contentType: "application/zip" });
+          held.release();
+        }
+        const outcome = await copying;
+        // The proof found the pin ignored, so nothing was copied in parts.
+        expect(proxy.seen.filter((r) => isCopyOf(r) && r.url.includes("/downloads/") && range(r) !== "")).toEqual([]);
+        expect(outcome).toBe("copied");
+        const { stdout } = await promisify(execFile)("aws", ["--endpoint-url", moto!.endpoint, "s3", "cp", `s3://${BUCKET}/${opts.prefix}/downloads/big.zip`, "-"], { env: { ...process.env, ...MOTO_ENV }, encoding: "buffer", maxBuffer: 64 * MiB });
+        expect([sha256(v1), sha256(v2)]).toContain(sha256(stdout));
+        expect(await openUploads(opts.prefix!)).toEqual([]);
+      } finally {
+        await store.close?.();
+        await other.close?.();
+        await proxy.stop();
+      }
+    });
+
+    it("on a server that ignores the ETag on part copies, a source too big for one CopyObject is refused (E_STORE), nothing written, no upload open", async () => {
+      const proxy = await startFaultProxy(moto!.endpoint, { rate: 0, seed: 9, dropHeaders: ["x-amz-copy-source-if-match"] });
+      const opts = storeOptions({ endpoint: proxy.endpoint, maxSingleCopyBytes: 8 * MiB });
+      const store = createS3Store(opts);
+      try {
+        await store.put("releases/1.0.0/big.zip", randomBytes(12 * MiB), { contentType: "application/zip" });
+        const from = proxy.seen.length;
+        const err = await store.copy("releases/1.0.0/big.zip", "downloads/big.zip", { contentType: "application/zip" }).then(() => undefined, (e: unknown) => e);
+        expect(err).toBeInstanceOf(RelcastError);
+        expect((err as RelcastError).code).toBe("E_STORE");
+        expect((err as RelcastError).message).toMatch(/must be copied in parts, and this store accepts a part copy whose x-amz-copy-source-if-match names a wrong ETag.*nothing was written/);
+        expect((err as RelcastError).hint).toMatch(/enforces x-amz-copy-source-if-match/);
+        expect(proxy.seen.slice(from).filter((r) => r.method !== "HEAD" && r.method !== "GET")).toEqual([]);
+        expect(await store.head("downloads/big.zip")).toBeUndefined();
+        expect(await openUploads(opts.prefix!)).toEqual([]);
       } finally {
         await store.close?.();
         await proxy.stop();
