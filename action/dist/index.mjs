@@ -8265,6 +8265,35 @@ const catalogSchema = looseObject({
 	versions: array(releaseRecordSchema)
 });
 
+// src/core/utf8-bytes.ts
+init_errors$4();
+function printableBytes(bytes) {
+	if (isUtf8(bytes)) return bytes.toString("utf8");
+	return [...bytes].map((b) => b >= 32 && b < 127 && b !== 92 ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, "0")}`).join("");
+}
+function shownTarget(bytes) {
+	const shown = printableBytes(bytes);
+	return shown.length > 120 ? `${shown.slice(0, 120)}… (${bytes.length} bytes)` : shown;
+}
+const CONVMV = "convmv -f latin1 -t utf8 --notest -r <bundle>";
+function nonUtf8NameError(shown) {
+	return new RelcastError("E_INPUT", `the bundle has a file name that is not valid UTF-8: ${shown}`, `rename it to UTF-8 (e.g. ${CONVMV}); zip entries and macOS need UTF-8 names`);
+}
+function nonUtf8LinkError(shown, target) {
+	return new RelcastError("E_INPUT", `the bundle has a symlink whose target is not valid UTF-8: ${shown} -> ${printableBytes(target)}`, `point it at a UTF-8 name (rename what it names to UTF-8, e.g. ${CONVMV}, then remake the link with ln -sfn); zip entries and macOS need UTF-8 names, and a zip would store the target changed`);
+}
+const MAX_LINK_TARGET_BYTES = 1023;
+function linkTargetLengthProblem(length) {
+	if (length === 0) return "has an empty or NUL-holding target";
+	if (length > 1023) return `has a ${length}-byte target, longer than the ${MAX_LINK_TARGET_BYTES} bytes macOS can make (PATH_MAX 1024, with its NUL)`;
+}
+function linkTargetBytesProblem(target, options = {}) {
+	if (target.length === 0 || target.includes(0)) return "has an empty or NUL-holding target";
+	const tooLong = linkTargetLengthProblem(target.length);
+	if (tooLong) return tooLong;
+	if (!isUtf8(target)) return options.showBytes === false ? "has a target that is not valid UTF-8" : `has a target that is not valid UTF-8 (${printableBytes(target).slice(0, 200)})`;
+}
+
 // src/sparkle/delta/delta-limits.ts
 init_errors$4();
 const GIB = 1024 ** 3;
@@ -8274,7 +8303,6 @@ const DEFAULT_DELTA_LIMITS = {
 };
 const MAX_DIFF_FILE_BYTES = 1 * GIB;
 const MAX_PATH_TABLE_BYTES = 67108864;
-const MAX_LINK_TARGET_BYTES = 4096;
 const PATCH_SLACK_BYTES = 1048576;
 function limitsForNewTree(tree) {
 	let largest = 0;
@@ -8376,27 +8404,15 @@ function applyBsdiffPatch(old, patch, maxNewBytes = MAX_DIFF_FILE_BYTES) {
 	return out;
 }
 
-// src/core/utf8-bytes.ts
-init_errors$4();
-function printableBytes(bytes) {
-	if (isUtf8(bytes)) return bytes.toString("utf8");
-	return [...bytes].map((b) => b >= 32 && b < 127 && b !== 92 ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, "0")}`).join("");
-}
-const CONVMV = "convmv -f latin1 -t utf8 --notest -r <bundle>";
-function nonUtf8NameError(shown) {
-	return new RelcastError("E_INPUT", `the bundle has a file name that is not valid UTF-8: ${shown}`, `rename it to UTF-8 (e.g. ${CONVMV}); zip entries and macOS need UTF-8 names`);
-}
-function nonUtf8LinkError(shown, target) {
-	return new RelcastError("E_INPUT", `the bundle has a symlink whose target is not valid UTF-8: ${shown} -> ${printableBytes(target)}`, `point it at a UTF-8 name (rename what it names to UTF-8, e.g. ${CONVMV}, then remake the link with ln -sfn); zip entries and macOS need UTF-8 names, and a zip would store the target changed`);
-}
-function linkTargetBytesProblem(target, options = {}) {
-	if (target.length === 0 || target.includes(0)) return "has an empty or NUL-holding target";
-	if (!isUtf8(target)) return options.showBytes === false ? "has a target that is not valid UTF-8" : `has a target that is not valid UTF-8 (${printableBytes(target).slice(0, 200)})`;
-}
-
 // src/core/inside-tree.ts
 const MAX_LINK_HOPS = 40;
 const TRAILING_SLASH = "";
+async function nearName(root, done) {
+	const key = (name) => name.normalize("NFD").toLowerCase();
+	const wanted = key(done[done.length - 1]);
+	const near = (await readdir(path.join(root, ...done.slice(0, -1))).catch(() => [])).find((name) => key(name) === wanted);
+	return near === void 0 ? "" : ` (its folder holds ${JSON.stringify(near)}, the same name in another Unicode normalization or case: make the link's target the same bytes as the name)`;
+}
 async function resolveInsideBundle(root, linkRel) {
 	const done = [];
 	const todo = linkRel.split("/").filter((p) => p !== "");
@@ -8417,7 +8433,7 @@ async function resolveInsideBundle(root, linkRel) {
 		const st = await lstat(abs).catch(() => void 0);
 		if (!st) return {
 			inside: false,
-			why: `goes to ${done.join("/")}, which does not exist in the bundle`
+			why: `goes to ${done.join("/")}, which does not exist in the bundle${await nearName(root, done)}`
 		};
 		if (st.isSymbolicLink()) {
 			if (++hops > MAX_LINK_HOPS) return {
@@ -8428,7 +8444,7 @@ async function resolveInsideBundle(root, linkRel) {
 			const byBytes = linkTargetBytesProblem(bytes);
 			if (byBytes) return {
 				inside: false,
-				why: `reaches ${done.join("/")} -> ${printableBytes(bytes)}, which ${byBytes}`
+				why: `reaches ${done.join("/")} -> ${shownTarget(bytes)}, which ${byBytes}`
 			};
 			const target = bytes.toString("utf8");
 			if (target.startsWith("/")) return {
@@ -8941,7 +8957,7 @@ function linkTargetProblem(rel, target, kindAt) {
 	if (resolved === ".." || resolved.startsWith("../")) return `link ${rel} points at ${shown}, outside the bundle when read as written (each ".." from the link's own folder, as Sparkle reads it)`;
 	if (kindAt && text.endsWith("/")) {
 		const named = `/${resolved.replace(/\/$/, "")}`;
-		if (named !== "/." && kindAt(named) === "file") return `link ${rel} points at ${shown}, which ends in "/" but names the file ${named}: the kernel reads it as a broken link (not a folder)`;
+		if (named !== "/." && kindAt(named) === "file") return `link ${rel} points at ${shown}, which ends in "/" (a folder) but, read as text, names the file ${named}`;
 	}
 }
 
@@ -9015,7 +9031,7 @@ function checkClaims(file, items, limits) {
 			if (item.dataLength > maxPatchBytes(limits)) throw claimTooLarge(file, `the patch for ${item.rel}`, item.dataLength, maxPatchBytes(limits), `a patch to a file of at most ${maxPatchedFileBytes(limits)} bytes (${basis}; relcast patches files up to 1 GiB, larger ones are shipped whole) can need`);
 		} else if (c & Command$2.extract && (item.mode & 61440) === 32768) {
 			if (item.dataLength > limits.maxFileBytes) throw claimTooLarge(file, `the file ${item.rel}`, item.dataLength, limits.maxFileBytes, `bytes ${basis} for one file`);
-		} else if (item.dataLength > 4096) throw claimTooLarge(file, `the link ${item.rel}`, item.dataLength, MAX_LINK_TARGET_BYTES, "bytes a link target may have");
+		} else if (item.dataLength > 1023) throw claimTooLarge(file, `the link ${item.rel}`, item.dataLength, MAX_LINK_TARGET_BYTES, "bytes a link target may have");
 		total += item.dataLength;
 	}
 	if (total > limits.maxDataBytes) throw claimTooLarge(file, "its items' data", total, limits.maxDataBytes, `bytes ${basis} in all`);
@@ -9880,7 +9896,7 @@ var BlockJudge = class {
 init_errors$4();
 function linkInside(rel, target, tree) {
 	const problem = linkTargetProblem(rel, target, (named) => tree.entries[indexOfRel(tree.entries, named)]?.kind);
-	if (problem) throw new RelcastError("E_INPUT", `The new bundle cannot be delta-updated to: ${problem}; Sparkle's applier refuses such a delta.`, "Make the link relative and inside the bundle, or remove it.");
+	if (problem) throw new RelcastError("E_INPUT", `The new bundle cannot be delta-updated to: ${problem}; relcast makes no delta that would install such a link.`, "Make the link relative and inside the bundle, or remove it.");
 	return target;
 }
 const DEFAULT_DIFF_LIMIT_BYTES = 16777216;
@@ -10750,20 +10766,52 @@ function wholeFilesNotes(summary) {
 	return lines;
 }
 
+// src/core/entry-name-rule.ts
+init_errors$4();
+function namePartProblem(part) {
+	if (part === "" || part === "." || part === "..") return `is ${JSON.stringify(part)}, not a name`;
+	if (part.includes("\\")) return "holds a backslash (\"\\\"), a folder separator to some unzippers (relcast's zip readers refuse it)";
+	if (part.includes("\0")) return "holds a NUL";
+}
+function namePathProblem(parts) {
+	for (const part of parts) {
+		const why = namePartProblem(part);
+		if (why) return `${JSON.stringify(part)} ${why}`;
+	}
+}
+function badNameError(shown, why) {
+	return new RelcastError("E_INPUT", `the bundle has a name that cannot be in an update zip: ${shown} ${why}`, "rename it (without \"\\\"), then build and publish again");
+}
+
+// src/sparkle/delta/zip-entry-rule.ts
+function zipNameBytesProblem(bytes) {
+	return isUtf8(bytes) ? void 0 : `the entry name ${printableBytes(bytes)} is not valid UTF-8 (a zip written without UTF-8 names; macOS and Sparkle need UTF-8)`;
+}
+function zipEntryKindProblem(name, unixMode, size) {
+	const type = unixMode & S_IFMT$1;
+	const slash = name.endsWith("/");
+	if (slash && type !== 0 && type !== 16384) return `${name} ends in "/" (a folder) but its mode ${unixMode.toString(8)} is not a folder's`;
+	if (!slash && type === 16384 && size > 0) return `${name} has a folder's mode but holds ${size} bytes of data (unzippers disagree on what it is)`;
+	const kind = slash || type === 16384 ? "dir" : type === 40960 ? "symlink" : "file";
+	const perms = unixMode & 4095 || (kind === "dir" ? 493 : 420);
+	if (kind !== "symlink" && perms & 3072) return `${name} has the setuid or setgid bit (mode ${perms.toString(8).padStart(4, "0")}), which an update must not carry`;
+	if (kind === "dir" && (perms & 320) !== 320) return `the folder ${name} has mode ${perms.toString(8).padStart(4, "0")}, which its owner cannot list (needs r and x)`;
+	if (kind === "file" && (perms & 256) === 0) return `the file ${name} has mode ${perms.toString(8).padStart(4, "0")}, which its owner cannot read`;
+	return {
+		kind,
+		perms
+	};
+}
+
 // src/sparkle/delta/zip-layout.ts
 init_errors$4();
-const MAX_LINK_TARGET = 4096;
+const MAX_LINK_TARGET = MAX_LINK_TARGET_BYTES;
 const MADE_BY_UNIX$2 = 3;
 function unixModeOf(versionMadeBy, externalFileAttributes) {
 	return versionMadeBy >> 8 === MADE_BY_UNIX$2 ? externalFileAttributes >>> 16 : 0;
 }
 function badZip(zip, why) {
-	return new RelcastError("E_INPUT", `Cannot read ${zip} as a bundle: ${why}.`, "Use the zip relcast published for that release (one top-level bundle folder, relative names).");
-}
-function zipLinkTargetProblem(name, target, options = {}) {
-	if (target.length > 4096) return `symlink ${name} has a ${target.length}-byte target`;
-	const problem = linkTargetBytesProblem(target, options);
-	return problem && `symlink ${name} ${problem}`;
+	return new RelcastError("E_INPUT", `Cannot read ${zip} as a bundle: ${why}.`, "Use the zip relcast published for that release, or a zip of the bundle as relcast publishes it (one top-level bundle folder; UTF-8 names without \\; modes its owner can read; links inside the bundle).");
 }
 function relOfZipName(name) {
 	const trimmed = name.replace(/\/$/, "");
@@ -10773,7 +10821,8 @@ function relOfZipName(name) {
 function safeNameParts(zip, entryName) {
 	const name = entryName.replace(/\/$/, "");
 	const parts = name.split("/");
-	if (name === "" || name.startsWith("/") || name.includes("\\") || parts.some((p) => p === "" || p === "." || p === ".." || p.includes("\0"))) throw badZip(zip, `unsafe entry name ${JSON.stringify(entryName)}`);
+	const why = name.startsWith("/") ? "is absolute" : namePathProblem(parts);
+	if (why) throw badZip(zip, `unsafe entry name ${JSON.stringify(entryName)}: ${why}`);
 	return parts;
 }
 function layOutZip(zip, listing) {
@@ -10802,14 +10851,16 @@ function layOutZip(zip, listing) {
 		}
 	};
 	for (let index = 0; index < listing.length; index++) {
+		const nameBytes = zipNameBytesProblem(listing.nameView(index));
+		if (nameBytes) throw badZip(zip, nameBytes);
 		const itemName = listing.name(index);
 		const parts = safeNameParts(zip, itemName);
 		const name = parts.join("/");
 		if (top === void 0) top = parts[0];
 		else if (parts[0] !== top) throw badZip(zip, `more than one top-level entry (${top}, ${parts[0]})`);
-		const unixMode = listing.unixMode(index);
-		const type = unixMode & S_IFMT$1;
-		const kind = itemName.endsWith("/") || type === 16384 ? "dir" : type === 40960 ? "symlink" : "file";
+		const kindAndPerms = zipEntryKindProblem(itemName, listing.unixMode(index), listing.size(index));
+		if (typeof kindAndPerms === "string") throw badZip(zip, kindAndPerms);
+		const { kind, perms } = kindAndPerms;
 		if (parts.length === 1) {
 			if (kind !== "dir") throw badZip(zip, `the top-level entry ${name} is not a folder`);
 			continue;
@@ -10824,9 +10875,9 @@ function layOutZip(zip, listing) {
 		const existing = position.get(rel);
 		if (existing !== void 0 && (zipOf[existing] >= 0 || kind !== "dir")) throw badZip(zip, `duplicate entry ${name}`);
 		const size = listing.size(index);
-		if (kind === "symlink" && size > 4096) throw badZip(zip, `symlink ${name} has a ${size}-byte target`);
-		if (kind === "symlink" && size === 0) throw badZip(zip, zipLinkTargetProblem(name, Buffer.alloc(0)));
-		add(rel, kind, unixMode & 4095 || (kind === "dir" ? 493 : 420), kind === "dir" ? 0 : size, index);
+		const byLength = kind === "symlink" ? linkTargetLengthProblem(size) : void 0;
+		if (byLength) throw badZip(zip, `symlink ${name} ${byLength}`);
+		add(rel, kind, perms, kind === "dir" ? 0 : size, index);
 	}
 	if (top === void 0) throw badZip(zip, "the zip is empty");
 	position.clear();
@@ -10992,6 +11043,9 @@ var ZipEntryTable = class {
 	name(index) {
 		return this.names.text(index);
 	}
+	nameView(index) {
+		return this.names.view(index);
+	}
 	unixMode(index) {
 		return this.modes.get(index);
 	}
@@ -11106,7 +11160,7 @@ var EntryScan = class {
 		this.same = !!twin && twin.method === entry.method && twin.crc32 === entry.crc32 && twin.compressedSize === entry.compressedSize && twin.size === entry.size;
 		if (entry.method !== METHOD_STORE && entry.method !== METHOD_DEFLATE$1) throw badZip(zipName, `${entry.name} uses compression method ${entry.method}`);
 		this.oneShot = entry.compressedSize <= ONE_SHOT_BYTES && entry.size <= ONE_SHOT_BYTES * 8;
-		this.linkBytes = entry.size <= 4096 ? [] : void 0;
+		this.linkBytes = entry.size <= MAX_LINK_TARGET ? [] : void 0;
 	}
 	async write(bytes) {
 		if (this.same) {
@@ -15322,7 +15376,15 @@ const deltasStep = {
 				const work = path.join(root, `from-${candidate.version}`);
 				await mkdir(work);
 				try {
-					const oldTree = await openOldTree(ctx.store, record, newTree, work, diffLimitBytes, (line) => ctx.logger.warn(line));
+					const oldTree = await openOldTree(ctx.store, record, newTree, work, diffLimitBytes, (line) => ctx.logger.warn(line)).catch((err) => {
+						if (existing || !(err instanceof RelcastError) || err.code !== "E_INPUT") throw err;
+						return err;
+					});
+					if (oldTree instanceof RelcastError) {
+						const line = `delta from ${candidate.version} skipped: its zip cannot be a delta base (${oldTree.message}); \`relcast verify\` names what it breaks`;
+						ctx.logger.warn(line);
+						return { log: line };
+					}
 					try {
 						const fileName = deltaFileName(config.pluginId, inputs.version, candidate.version);
 						const file = path.join(root, fileName);
@@ -15501,7 +15563,7 @@ async function applyCopy(t, from, to, options) {
 	if (t.source === t.target) {
 		const etag = t.etags.get(from);
 		const size = t.sizes?.get(from);
-		const source = etag !== void 0 && size !== void 0 ? {
+		const source = etag && size !== void 0 ? {
 			size,
 			etag
 		} : await t.source.head(from);
@@ -15567,7 +15629,7 @@ async function applyWrites(t, writes) {
 // src/steps/apply-planned.ts
 function plannedSizes(plan) {
 	const sizes = /* @__PURE__ */ new Map();
-	for (const w of plan?.writes ?? []) if (w.op === "put" && w.sizeBytes !== void 0) sizes.set(w.key, w.sizeBytes);
+	for (const w of plan?.writes ?? []) if (w.op === "put" && w.precondition.kind === "create-only" && w.sizeBytes !== void 0) sizes.set(w.key, w.sizeBytes);
 	return sizes;
 }
 function contextTarget(ctx) {
@@ -29010,9 +29072,23 @@ init_errors$4();
 function macOSNameKey(name) {
 	return name.normalize("NFD").toLowerCase().normalize("NFD");
 }
+function kindAsWritten(root, treeRel) {
+	const parts = treeRel.split("/").filter((p) => p !== "");
+	let at = root;
+	for (let i = 0; i < parts.length; i++) {
+		at = path.join(at, parts[i]);
+		const st = lstatSync(at, { throwIfNoEntry: false });
+		if (!st) return void 0;
+		if (i === parts.length - 1) return st.isDirectory() ? "dir" : st.isSymbolicLink() ? "symlink" : "file";
+		if (!st.isDirectory()) return void 0;
+	}
+	return "dir";
+}
 async function checkBundleTree(bundleDir) {
 	const root = path.resolve(bundleDir);
 	const top = path.basename(root);
+	const topName = namePartProblem(top);
+	if (topName) throw badNameError(top, topName);
 	async function walk(relParts) {
 		const dirAbs = Buffer.concat([Buffer.from(root), ...relParts.flatMap((p) => [Buffer.from("/"), p])]);
 		const children = readdirSync(dirAbs, {
@@ -29029,6 +29105,8 @@ async function checkBundleTree(bundleDir) {
 			].join("/");
 			if (!isUtf8(name)) throw nonUtf8NameError(shown);
 			const text = name.toString("utf8");
+			const badName = namePartProblem(text);
+			if (badName) throw badNameError(shown, badName);
 			const same = macOSNameKey(text);
 			const earlier = seen.get(same);
 			if (earlier !== void 0) {
@@ -29044,8 +29122,8 @@ async function checkBundleTree(bundleDir) {
 				if (!isUtf8(bytes)) throw nonUtf8LinkError(shown, bytes);
 				const target = bytes.toString("utf8");
 				const where = await resolveInsideBundle(root, rel);
-				const asText = where.inside ? linkTargetProblem(`/${rel}`, target) : void 0;
-				if (!where.inside || asText) throw new RelcastError("E_INPUT", where.inside ? `symlink ${top}/${rel}: ${asText}` : `symlink ${top}/${rel} -> ${target} ${where.why}`, "make every symlink point inside the bundle (relative, e.g. Versions/Current/Resources; a target ending in \"/\" must name a folder), or replace it with the file itself");
+				const asText = where.inside ? linkTargetProblem(`/${rel}`, target, (treeRel) => kindAsWritten(root, treeRel)) : void 0;
+				if (!where.inside || asText) throw new RelcastError("E_INPUT", where.inside ? `symlink ${top}/${rel}: ${asText}` : `symlink ${top}/${rel} -> ${shownTarget(bytes)} ${where.why}`, "make every symlink point inside the bundle (relative, e.g. Versions/Current/Resources; a target ending in \"/\" must name a folder), or replace it with the file itself");
 			} else if (st.isDirectory()) await walk([...relParts, name]);
 		}
 	}
@@ -29572,10 +29650,10 @@ const S_IFLNK = 40960;
 const S_IFDIR = 16384;
 const MADE_BY_UNIX$1 = 3;
 const MAX_READ_BYTES = 4194304;
-function kindOf(entry) {
+function kindOf(entry, name) {
 	const unixMode = entry.versionMadeBy >> 8 === MADE_BY_UNIX$1 ? entry.externalFileAttributes >>> 16 : 0;
 	if ((unixMode & S_IFMT) === S_IFLNK) return "symlink";
-	if (entry.fileName.endsWith("/") || (unixMode & S_IFMT) === S_IFDIR) return "dir";
+	if (name.endsWith("/") || (unixMode & S_IFMT) === S_IFDIR) return "dir";
 	return "file";
 }
 async function readAll(stream, limit) {
@@ -29610,7 +29688,8 @@ function rangeReader(source) {
 async function readZipListing(file, wanted = () => false) {
 	const options = {
 		lazyEntries: true,
-		autoClose: false
+		autoClose: false,
+		decodeStrings: false
 	};
 	const zip = await new Promise((resolve, reject) => {
 		const done = (err, z) => err ? reject(err) : resolve(z);
@@ -29626,16 +29705,21 @@ async function readZipListing(file, wanted = () => false) {
 			zip.on("end", () => resolve());
 			zip.on("entry", (entry) => {
 				(async () => {
-					const kind = kindOf(entry);
-					const mode = entry.versionMadeBy >> 8 === MADE_BY_UNIX$1 ? entry.externalFileAttributes >>> 16 & 4095 : 0;
+					const nameBytes = entry.fileName;
+					const utf8 = isUtf8(nameBytes);
+					const name = utf8 ? nameBytes.toString("utf8") : printableBytes(nameBytes);
+					const kind = kindOf(entry, name);
 					const info = {
-						name: entry.fileName,
+						name,
 						kind,
-						mode,
-						size: entry.uncompressedSize
+						mode: entry.versionMadeBy >> 8 === MADE_BY_UNIX$1 ? entry.externalFileAttributes >>> 16 & 4095 : 0,
+						size: entry.uncompressedSize,
+						...utf8 ? {} : { nameNotUtf8: true }
 					};
-					if (kind === "symlink") info.target = (await readAll(await open(entry), MAX_READ_BYTES)).toString("utf8");
-					else if (kind === "file" && wanted(entry.fileName)) files.set(entry.fileName, await readAll(await open(entry), MAX_READ_BYTES));
+					if (kind === "symlink") {
+						info.targetBytes = await readAll(await open(entry), MAX_READ_BYTES);
+						info.target = info.targetBytes.toString("utf8");
+					} else if (kind === "file" && utf8 && wanted(name)) files.set(name, await readAll(await open(entry), MAX_READ_BYTES));
 					entries.push(info);
 					zip.readEntry();
 				})().catch(reject);
@@ -30017,6 +30101,8 @@ var BundleListing = class {
 };
 async function listBundleEntries(bundleDir) {
 	const top = path.basename(path.resolve(bundleDir));
+	const topName = namePartProblem(top);
+	if (topName) throw badNameError(top, topName);
 	const entries = new BundleListing();
 	entries.addDir(`${top}/`);
 	const skipped = [];
@@ -30025,6 +30111,8 @@ async function listBundleEntries(bundleDir) {
 		for (const bytes of names) {
 			if (!isUtf8(bytes)) throw nonUtf8NameError(`${rel}${printableBytes(bytes)}`);
 			const name = bytes.toString("utf8");
+			const badName = namePartProblem(name);
+			if (badName) throw badNameError(`${rel}${name}`, badName);
 			const childAbs = path.join(abs, name);
 			const childRel = `${rel}${name}`;
 			if (isJunkName(name)) {
@@ -30829,20 +30917,27 @@ function zipRuleProblems(entries) {
 	if (tops.length === 1 && byName.get(`${top}/Contents/Info.plist`)?.kind !== "file") problems.push(`${top} has no Contents/Info.plist file`);
 	for (const e of entries) {
 		const parts = e.name.replace(/\/$/, "").split("/");
+		const badName = e.nameNotUtf8 ? "is not valid UTF-8" : e.name.startsWith("/") ? "is absolute" : namePathProblem(parts);
+		if (badName) {
+			problems.push(`entry name ${JSON.stringify(e.name)} ${badName}: rename it in the bundle`);
+			continue;
+		}
 		if (parts.includes("__MACOSX")) problems.push(`Finder debris in the zip: ${e.name} (__MACOSX)`);
 		else if (parts.some((p) => p.startsWith("._"))) problems.push(`AppleDouble file in the zip: ${e.name}`);
-		if (e.kind === "symlink") problems.push(...symlinkProblems(e, top));
+		if (e.kind === "symlink") problems.push(...symlinkProblems(e, top, (treeRel) => byName.get(`${top}${treeRel}`)?.kind));
 	}
 	problems.push(...frameworkProblems(entries, byName));
 	return problems;
 }
-function symlinkProblems(e, top) {
+function symlinkProblems(e, top, kindAt) {
 	const target = e.target ?? "";
 	if (target === "") return [`symlink ${e.name} has no target`];
 	if (target.startsWith("/")) return [`symlink ${e.name} points to the absolute path ${target}; codesign and Sparkle need links inside the bundle`];
 	const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(e.name), target));
 	if (resolved !== top && !resolved.startsWith(`${top}/`)) return [`symlink ${e.name} -> ${target} points outside ${top}`];
-	return [];
+	const rel = e.name.slice(top.length);
+	const problem = linkTargetProblem(rel, e.targetBytes ?? target, kindAt);
+	return problem ? [`in ${top}: ${problem}`] : [];
 }
 function frameworkProblems(entries, byName) {
 	const problems = [];
@@ -32130,9 +32225,11 @@ function createFolderStore(root) {
 			const opened = await openNoFollow(absRoot, partsOf(key));
 			if (!opened) return void 0;
 			const { fh, st } = opened;
+			const sameFile = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
 			return {
 				meta: metaFrom(key, st),
 				fd: fh.fd,
+				sameFile,
 				close: () => fh.close()
 			};
 		},
@@ -32145,6 +32242,11 @@ function createFolderStore(root) {
 			await walk(absRoot, prefix.slice(0, prefix.lastIndexOf("/") + 1), prefix, results);
 			results.sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 			yield* results;
+		},
+		async hiddenFiles(prefix) {
+			const results = [];
+			await walk(absRoot, prefix.slice(0, prefix.lastIndexOf("/") + 1), prefix, results, true);
+			return results.sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 		},
 		async delete(key) {
 			if (!await foldersAreReal(absRoot, partsOf(key))) return;
@@ -32249,15 +32351,16 @@ function specialKind(entry) {
 	if (entry.isSocket()) return "a socket";
 	return "a special file";
 }
-async function walk(root, rel, prefix, out) {
+async function walk(root, rel, prefix, out, hidden = false) {
 	if (rel && !prefix.startsWith(rel) && !rel.startsWith(prefix)) return;
 	if (rel && !await foldersAreReal(root, [...rel.split("/").filter(Boolean), "x"])) return;
 	const entries = await entriesOf(path.join(root, rel));
 	for (const entry of entries) {
 		const key = rel + entry.name;
-		if (FOLDER_STORE_INTERNAL.test(key)) continue;
-		if (entry.isDirectory()) await walk(root, key + "/", prefix, out);
-		else if (entry.isFile() && key.startsWith(prefix)) {
+		const internal = FOLDER_STORE_INTERNAL.test(key);
+		if (entry.isDirectory()) {
+			if (!internal || hidden) await walk(root, key + "/", prefix, out, hidden);
+		} else if (internal === hidden && entry.isFile() && key.startsWith(prefix)) {
 			const st = await lstat(path.join(root, key)).catch(() => void 0);
 			if (st?.isFile()) out.push(metaFrom(key, st));
 		}
@@ -32591,10 +32694,10 @@ var require_dist_cjs$15 = /* @__PURE__ */ __commonJSMin(((exports) => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/transport/getSmithyContext.js
-var import_dist_cjs$30, getSmithyContext;
+var import_dist_cjs$31, getSmithyContext;
 var init_getSmithyContext = __esmMin((() => {
-	import_dist_cjs$30 = require_dist_cjs$15();
-	getSmithyContext = (context) => context[import_dist_cjs$30.SMITHY_CONTEXT_KEY] || (context[import_dist_cjs$30.SMITHY_CONTEXT_KEY] = {});
+	import_dist_cjs$31 = require_dist_cjs$15();
+	getSmithyContext = (context) => context[import_dist_cjs$31.SMITHY_CONTEXT_KEY] || (context[import_dist_cjs$31.SMITHY_CONTEXT_KEY] = {});
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/transport/hasOwn.js
@@ -33676,17 +33779,17 @@ var init_getSSOTokenFromFile = __esmMin((() => {
 var init_constants$6 = __esmMin((() => {}));
 
 // node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getConfigData.js
-var import_dist_cjs$29, getConfigData;
+var import_dist_cjs$30, getConfigData;
 var init_getConfigData = __esmMin((() => {
-	import_dist_cjs$29 = require_dist_cjs$15();
+	import_dist_cjs$30 = require_dist_cjs$15();
 	init_constants$6();
 	getConfigData = (data) => Object.entries(data).filter(([key]) => {
 		const indexOfSeparator = key.indexOf(".");
 		if (indexOfSeparator === -1) return false;
-		return Object.values(import_dist_cjs$29.IniSectionType).includes(key.substring(0, indexOfSeparator));
+		return Object.values(import_dist_cjs$30.IniSectionType).includes(key.substring(0, indexOfSeparator));
 	}).reduce((acc, [key, value]) => {
 		const indexOfSeparator = key.indexOf(".");
-		const updatedKey = key.substring(0, indexOfSeparator) === import_dist_cjs$29.IniSectionType.PROFILE ? key.substring(indexOfSeparator + 1) : key;
+		const updatedKey = key.substring(0, indexOfSeparator) === import_dist_cjs$30.IniSectionType.PROFILE ? key.substring(indexOfSeparator + 1) : key;
 		acc[updatedKey] = value;
 		return acc;
 	}, { ...data.default && { default: data.default } });
@@ -33709,9 +33812,9 @@ var init_getCredentialsFilepath = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/parseIni.js
-var import_dist_cjs$28, prefixKeyRegex, profileNameBlockList, parseIni;
+var import_dist_cjs$29, prefixKeyRegex, profileNameBlockList, parseIni;
 var init_parseIni = __esmMin((() => {
-	import_dist_cjs$28 = require_dist_cjs$15();
+	import_dist_cjs$29 = require_dist_cjs$15();
 	init_constants$6();
 	prefixKeyRegex = /^([\w-]+)\s(["'])?([\w-@+.%:/]+)\2$/;
 	profileNameBlockList = ["__proto__", "profile __proto__"];
@@ -33728,7 +33831,7 @@ var init_parseIni = __esmMin((() => {
 				const matches = prefixKeyRegex.exec(sectionName);
 				if (matches) {
 					const [, prefix, , name] = matches;
-					if (Object.values(import_dist_cjs$28.IniSectionType).includes(prefix)) currentSection = [prefix, name].join(".");
+					if (Object.values(import_dist_cjs$29.IniSectionType).includes(prefix)) currentSection = [prefix, name].join(".");
 				} else currentSection = sectionName;
 				if (profileNameBlockList.includes(sectionName)) throw new Error(`Found invalid profile name "${sectionName}"`);
 			} else if (currentSection) {
@@ -33789,11 +33892,11 @@ var init_loadSharedConfigFiles = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/config/shared-ini-file-loader/getSsoSessionData.js
-var import_dist_cjs$27, getSsoSessionData;
+var import_dist_cjs$28, getSsoSessionData;
 var init_getSsoSessionData = __esmMin((() => {
-	import_dist_cjs$27 = require_dist_cjs$15();
+	import_dist_cjs$28 = require_dist_cjs$15();
 	init_loadSharedConfigFiles();
-	getSsoSessionData = (data) => Object.entries(data).filter(([key]) => key.startsWith(import_dist_cjs$27.IniSectionType.SSO_SESSION + ".")).reduce((acc, [key, value]) => ({
+	getSsoSessionData = (data) => Object.entries(data).filter(([key]) => key.startsWith(import_dist_cjs$28.IniSectionType.SSO_SESSION + ".")).reduce((acc, [key, value]) => ({
 		...acc,
 		[key.substring(key.indexOf(".") + 1)]: value
 	}), {});
@@ -35150,9 +35253,9 @@ var init_schemaLogFilter = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/client/smithy-client/command.js
-var import_dist_cjs$26, operationEventStreamMarker, Command$1, ClassBuilder;
+var import_dist_cjs$27, operationEventStreamMarker, Command$1, ClassBuilder;
 var init_command = __esmMin((() => {
-	import_dist_cjs$26 = require_dist_cjs$15();
+	import_dist_cjs$27 = require_dist_cjs$15();
 	init_MiddlewareStack();
 	init_schemaLogFilter();
 	init_schema();
@@ -35167,7 +35270,7 @@ var init_command = __esmMin((() => {
 			for (const mw of middlewareFn.bind(this)(CommandCtor, clientStack, configuration, options)) this.middlewareStack.use(mw);
 			const stack = clientStack.concat(this.middlewareStack);
 			const { logger } = configuration;
-			const additionalSmithyContext = additionalContext[import_dist_cjs$26.SMITHY_CONTEXT_KEY];
+			const additionalSmithyContext = additionalContext[import_dist_cjs$27.SMITHY_CONTEXT_KEY];
 			const handlerExecutionContext = {
 				logger,
 				clientName,
@@ -35175,7 +35278,7 @@ var init_command = __esmMin((() => {
 				inputFilterSensitiveLog,
 				outputFilterSensitiveLog,
 				...additionalContext,
-				[import_dist_cjs$26.SMITHY_CONTEXT_KEY]: {
+				[import_dist_cjs$27.SMITHY_CONTEXT_KEY]: {
 					...additionalSmithyContext,
 					commandInstance: this,
 					...smithyContext,
@@ -35475,16 +35578,16 @@ var init_emitWarningIfUnsupportedVersion = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/client/smithy-client/extensions/checksum.js
-var import_dist_cjs$25, knownAlgorithms, getChecksumConfiguration, resolveChecksumRuntimeConfig;
+var import_dist_cjs$26, knownAlgorithms, getChecksumConfiguration, resolveChecksumRuntimeConfig;
 var init_checksum$1 = __esmMin((() => {
 	init_transport();
-	import_dist_cjs$25 = require_dist_cjs$15();
-	knownAlgorithms = Object.values(import_dist_cjs$25.AlgorithmId);
+	import_dist_cjs$26 = require_dist_cjs$15();
+	knownAlgorithms = Object.values(import_dist_cjs$26.AlgorithmId);
 	getChecksumConfiguration = (runtimeConfig) => {
 		const checksumAlgorithms = [];
-		for (const id in import_dist_cjs$25.AlgorithmId) {
-			if (!hasOwn(import_dist_cjs$25.AlgorithmId, id)) continue;
-			const algorithmId = import_dist_cjs$25.AlgorithmId[id];
+		for (const id in import_dist_cjs$26.AlgorithmId) {
+			if (!hasOwn(import_dist_cjs$26.AlgorithmId, id)) continue;
+			const algorithmId = import_dist_cjs$26.AlgorithmId[id];
 			if (runtimeConfig[algorithmId] === void 0) continue;
 			checksumAlgorithms.push({
 				algorithmId: () => algorithmId,
@@ -35720,7 +35823,7 @@ var init_client_command_builder = __esmMin((() => {
 
 // node_modules/@smithy/core/dist-es/submodules/client/index.js
 var client_exports$1 = /* @__PURE__ */ __exportAll$1({
-	AlgorithmId: () => import_dist_cjs$25.AlgorithmId,
+	AlgorithmId: () => import_dist_cjs$26.AlgorithmId,
 	Client: () => Client,
 	Command: () => Command$1,
 	NoOpLogger: () => NoOpLogger,
@@ -36674,13 +36777,13 @@ var init_isIpAddress$1 = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/submodules/endpoints/util-endpoints/lib/parseURL.js
-var import_dist_cjs$24, DEFAULT_PORTS, parseURL;
+var import_dist_cjs$25, DEFAULT_PORTS, parseURL;
 var init_parseURL = __esmMin((() => {
-	import_dist_cjs$24 = require_dist_cjs$15();
+	import_dist_cjs$25 = require_dist_cjs$15();
 	init_isIpAddress$1();
 	DEFAULT_PORTS = {
-		[import_dist_cjs$24.EndpointURLScheme.HTTP]: 80,
-		[import_dist_cjs$24.EndpointURLScheme.HTTPS]: 443
+		[import_dist_cjs$25.EndpointURLScheme.HTTP]: 80,
+		[import_dist_cjs$25.EndpointURLScheme.HTTPS]: 443
 	};
 	parseURL = (value) => {
 		const whatwgURL = (() => {
@@ -36705,7 +36808,7 @@ var init_parseURL = __esmMin((() => {
 		const { host, hostname, pathname, protocol, search } = whatwgURL;
 		if (search) return null;
 		const scheme = protocol.slice(0, -1);
-		if (!Object.values(import_dist_cjs$24.EndpointURLScheme).includes(scheme)) return null;
+		if (!Object.values(import_dist_cjs$25.EndpointURLScheme).includes(scheme)) return null;
 		const isIp = isIpAddress(hostname);
 		return {
 			scheme,
@@ -40674,14 +40777,14 @@ function determineTimestampFormat(ns, settings) {
 var init_determineTimestampFormat = __esmMin((() => {}));
 
 // node_modules/@smithy/core/dist-es/submodules/protocols/protocol-http/Field.js
-var import_dist_cjs$23, Field;
+var import_dist_cjs$24, Field;
 var init_Field = __esmMin((() => {
-	import_dist_cjs$23 = require_dist_cjs$15();
+	import_dist_cjs$24 = require_dist_cjs$15();
 	Field = class {
 		name;
 		kind;
 		values;
-		constructor({ name, kind = import_dist_cjs$23.FieldPosition.HEADER, values = [] }) {
+		constructor({ name, kind = import_dist_cjs$24.FieldPosition.HEADER, values = [] }) {
 			this.name = name;
 			this.kind = kind;
 			this.values = values;
@@ -42807,10 +42910,10 @@ var init_DefaultIdentityProviderConfig = __esmMin((() => {
 }));
 
 // node_modules/@smithy/core/dist-es/legacy-root-exports/util-identity-and-auth/httpAuthSchemes/httpApiKeyAuth.js
-var import_dist_cjs$22, HttpApiKeyAuthSigner;
+var import_dist_cjs$23, HttpApiKeyAuthSigner;
 var init_httpApiKeyAuth = __esmMin((() => {
 	init_protocols$1();
-	import_dist_cjs$22 = require_dist_cjs$15();
+	import_dist_cjs$23 = require_dist_cjs$15();
 	HttpApiKeyAuthSigner = class {
 		async sign(httpRequest, identity, signingProperties) {
 			if (!signingProperties) throw new Error("request could not be signed with `apiKey` since the `name` and `in` signer properties are missing");
@@ -42818,8 +42921,8 @@ var init_httpApiKeyAuth = __esmMin((() => {
 			if (!signingProperties.in) throw new Error("request could not be signed with `apiKey` since the `in` signer property is missing");
 			if (!identity.apiKey) throw new Error("request could not be signed with `apiKey` since the `apiKey` is not defined");
 			const clonedRequest = HttpRequest.clone(httpRequest);
-			if (signingProperties.in === import_dist_cjs$22.HttpApiKeyAuthLocation.QUERY) clonedRequest.query[signingProperties.name] = identity.apiKey;
-			else if (signingProperties.in === import_dist_cjs$22.HttpApiKeyAuthLocation.HEADER) clonedRequest.headers[signingProperties.name] = signingProperties.scheme ? `${signingProperties.scheme} ${identity.apiKey}` : identity.apiKey;
+			if (signingProperties.in === import_dist_cjs$23.HttpApiKeyAuthLocation.QUERY) clonedRequest.query[signingProperties.name] = identity.apiKey;
+			else if (signingProperties.in === import_dist_cjs$23.HttpApiKeyAuthLocation.HEADER) clonedRequest.headers[signingProperties.name] = signingProperties.scheme ? `${signingProperties.scheme} ${identity.apiKey}` : identity.apiKey;
 			else throw new Error("request can only be signed with `apiKey` locations `query` or `header`, but found: `" + signingProperties.in + "`");
 			return clonedRequest;
 		}
@@ -43358,7 +43461,7 @@ function bindRetryMiddleware(isStreamingPayload) {
 	return (options) => (next, context) => async (args) => {
 		let retryStrategy = await options.retryStrategy();
 		const maxAttempts = await options.maxAttempts();
-		const abortSignal = context[import_dist_cjs$21.SMITHY_CONTEXT_KEY]?.abortSignal;
+		const abortSignal = context[import_dist_cjs$22.SMITHY_CONTEXT_KEY]?.abortSignal;
 		if (isRetryStrategyV2(retryStrategy)) {
 			retryStrategy = retryStrategy;
 			const retryTokenScope = (context["partition_id"] ?? "") + (context.__retryLongPoll ? ":longpoll" : "");
@@ -43413,12 +43516,12 @@ function bindGetRetryPlugin(isStreamingPayload) {
 		clientStack.add(retryMiddleware(options), retryMiddlewareOptions);
 	} });
 }
-var import_dist_cjs$21, isRetryStrategyV2, getRetryErrorInfo, getRetryErrorType, retryMiddlewareOptions;
+var import_dist_cjs$22, isRetryStrategyV2, getRetryErrorInfo, getRetryErrorType, retryMiddlewareOptions;
 var init_retryMiddleware = __esmMin((() => {
 	init_client$1();
 	init_protocols$1();
 	init_serde();
-	import_dist_cjs$21 = require_dist_cjs$15();
+	import_dist_cjs$22 = require_dist_cjs$15();
 	init_service_error_classification();
 	init_race();
 	init_constants$2();
@@ -48074,10 +48177,10 @@ var require_dist_cjs$13 = /* @__PURE__ */ __commonJSMin(((exports) => {
 }));
 
 // node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/classes/SignatureV4S3Express.js
-var import_dist_cjs$20, SignatureV4S3Express;
+var import_dist_cjs$21, SignatureV4S3Express;
 var init_SignatureV4S3Express = __esmMin((() => {
-	import_dist_cjs$20 = require_dist_cjs$13();
-	SignatureV4S3Express = class extends import_dist_cjs$20.SignatureV4SignWithCredentials {};
+	import_dist_cjs$21 = require_dist_cjs$13();
+	SignatureV4S3Express = class extends import_dist_cjs$21.SignatureV4SignWithCredentials {};
 }));
 
 // node_modules/@aws-sdk/middleware-sdk-s3/dist-es/submodules/s3/middleware-s3-express/constants.js
@@ -48869,9 +48972,9 @@ function writeKey(obj) {
 var init_writeKey = __esmMin((() => {}));
 
 // node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlShapeDeserializer.js
-var import_dist_cjs$19, XmlShapeDeserializer;
+var import_dist_cjs$20, XmlShapeDeserializer;
 var init_XmlShapeDeserializer = __esmMin((() => {
-	import_dist_cjs$19 = require_dist_cjs$12();
+	import_dist_cjs$20 = require_dist_cjs$12();
 	init_client$1();
 	init_protocols$1();
 	init_schema();
@@ -48966,7 +49069,7 @@ var init_XmlShapeDeserializer = __esmMin((() => {
 			if (xml.length) {
 				let parsedObj;
 				try {
-					parsedObj = (0, import_dist_cjs$19.parseXML)(xml);
+					parsedObj = (0, import_dist_cjs$20.parseXML)(xml);
 				} catch (e) {
 					if (e && typeof e === "object") Object.defineProperty(e, "$responseBodyText", { value: xml });
 					throw e;
@@ -49267,9 +49370,9 @@ var init_parseXmlBody = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/core/dist-es/submodules/protocols/xml/XmlShapeSerializer.js
-var import_dist_cjs$18, XmlShapeSerializer;
+var import_dist_cjs$19, XmlShapeSerializer;
 var init_XmlShapeSerializer = __esmMin((() => {
-	import_dist_cjs$18 = require_dist_cjs$12();
+	import_dist_cjs$19 = require_dist_cjs$12();
 	init_protocols$1();
 	init_schema();
 	init_serde();
@@ -49315,7 +49418,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			const traits = ns.getMergedTraits();
 			const name = ns.isMemberSchema() && !traits.httpPayload ? ns.getMemberTraits().xmlName ?? ns.getMemberName() : traits.xmlName ?? ns.getName();
 			if (!name || !ns.isStructSchema()) throw new Error(`@aws-sdk/core/protocols - xml serializer, cannot write struct with empty name or non-struct, schema=${ns.getName(true)}.`);
-			const structXmlNode = import_dist_cjs$18.XmlNode.of(name);
+			const structXmlNode = import_dist_cjs$19.XmlNode.of(name);
 			const [xmlnsAttr, xmlns] = this.getXmlnsAttribute(ns, parentXmlns);
 			for (const [memberName, memberSchema] of ns.structIterator()) {
 				const val = value[memberName];
@@ -49328,7 +49431,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 					else if (memberSchema.isMapSchema()) this.writeMap(memberSchema, val, structXmlNode, xmlns);
 					else if (memberSchema.isStructSchema()) structXmlNode.addChildNode(this.writeStruct(memberSchema, val, xmlns));
 					else {
-						const memberNode = import_dist_cjs$18.XmlNode.of(memberSchema.getMergedTraits().xmlName ?? memberSchema.getMemberName());
+						const memberNode = import_dist_cjs$19.XmlNode.of(memberSchema.getMergedTraits().xmlName ?? memberSchema.getMemberName());
 						this.writeSimpleInto(memberSchema, val, memberNode, xmlns);
 						structXmlNode.addChildNode(memberNode);
 					}
@@ -49337,9 +49440,9 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			const { $unknown } = value;
 			if ($unknown && ns.isUnionSchema() && Array.isArray($unknown) && Object.keys(value).length === 1) {
 				const [k, v] = $unknown;
-				const node = import_dist_cjs$18.XmlNode.of(k);
+				const node = import_dist_cjs$19.XmlNode.of(k);
 				if (typeof v !== "string") {
-					if (value instanceof import_dist_cjs$18.XmlNode || value instanceof import_dist_cjs$18.XmlText) structXmlNode.addChildNode(value);
+					if (value instanceof import_dist_cjs$19.XmlNode || value instanceof import_dist_cjs$19.XmlText) structXmlNode.addChildNode(value);
 					else throw new Error("@aws-sdk - $unknown union member in XML requires value of type string, @aws-sdk/xml-builder::XmlNode or XmlText.");
 				}
 				this.writeSimpleInto(0, v, node, xmlns);
@@ -49363,7 +49466,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 					const struct = this.writeStruct(listValueSchema, value, xmlns);
 					container.addChildNode(struct.withName(flat ? listTraits.xmlName ?? listMember.getMemberName() : listValueTraits.xmlName ?? "member"));
 				} else {
-					const listItemNode = import_dist_cjs$18.XmlNode.of(flat ? listTraits.xmlName ?? listMember.getMemberName() : listValueTraits.xmlName ?? "member");
+					const listItemNode = import_dist_cjs$19.XmlNode.of(flat ? listTraits.xmlName ?? listMember.getMemberName() : listValueTraits.xmlName ?? "member");
 					this.writeSimpleInto(listValueSchema, value, listItemNode, xmlns);
 					container.addChildNode(listItemNode);
 				}
@@ -49371,7 +49474,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			if (flat) {
 				for (const value of array) if (sparse || value != null) writeItem(container, value);
 			} else {
-				const listNode = import_dist_cjs$18.XmlNode.of(listTraits.xmlName ?? listMember.getMemberName());
+				const listNode = import_dist_cjs$19.XmlNode.of(listTraits.xmlName ?? listMember.getMemberName());
 				if (xmlns) listNode.addAttribute(xmlnsAttr, xmlns);
 				for (const value of array) if (sparse || value != null) writeItem(listNode, value);
 				container.addChildNode(listNode);
@@ -49389,11 +49492,11 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			const flat = !!mapTraits.xmlFlattened;
 			const [xmlnsAttr, xmlns] = this.getXmlnsAttribute(mapMember, parentXmlns);
 			const addKeyValue = (entry, key, val) => {
-				const keyNode = import_dist_cjs$18.XmlNode.of(keyTag, key);
+				const keyNode = import_dist_cjs$19.XmlNode.of(keyTag, key);
 				const [keyXmlnsAttr, keyXmlns] = this.getXmlnsAttribute(mapKeySchema, xmlns);
 				if (keyXmlns) keyNode.addAttribute(keyXmlnsAttr, keyXmlns);
 				entry.addChildNode(keyNode);
-				let valueNode = import_dist_cjs$18.XmlNode.of(valueTag);
+				let valueNode = import_dist_cjs$19.XmlNode.of(valueTag);
 				if (mapValueSchema.isListSchema()) this.writeList(mapValueSchema, val, valueNode, xmlns);
 				else if (mapValueSchema.isMapSchema()) this.writeMap(mapValueSchema, val, valueNode, xmlns, true);
 				else if (mapValueSchema.isStructSchema()) valueNode = this.writeStruct(mapValueSchema, val, xmlns);
@@ -49403,7 +49506,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			if (flat) for (const key in map) {
 				const val = map[key];
 				if (sparse || val != null) {
-					const entry = import_dist_cjs$18.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
+					const entry = import_dist_cjs$19.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
 					addKeyValue(entry, key, val);
 					container.addChildNode(entry);
 				}
@@ -49411,14 +49514,14 @@ var init_XmlShapeSerializer = __esmMin((() => {
 			else {
 				let mapNode;
 				if (!containerIsMap) {
-					mapNode = import_dist_cjs$18.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
+					mapNode = import_dist_cjs$19.XmlNode.of(mapTraits.xmlName ?? mapMember.getMemberName());
 					if (xmlns) mapNode.addAttribute(xmlnsAttr, xmlns);
 					container.addChildNode(mapNode);
 				}
 				for (const key in map) {
 					const val = map[key];
 					if (sparse || val != null) {
-						const entry = import_dist_cjs$18.XmlNode.of("entry");
+						const entry = import_dist_cjs$19.XmlNode.of("entry");
 						addKeyValue(entry, key, val);
 						(containerIsMap ? container : mapNode).addChildNode(entry);
 					}
@@ -49462,7 +49565,7 @@ var init_XmlShapeSerializer = __esmMin((() => {
 		writeSimpleInto(_schema, value, into, parentXmlns) {
 			const nodeContents = this.writeSimple(_schema, value);
 			const ns = NormalizedSchema.of(_schema);
-			const content = new import_dist_cjs$18.XmlText(nodeContents);
+			const content = new import_dist_cjs$19.XmlText(nodeContents);
 			const [xmlnsAttr, xmlns] = this.getXmlnsAttribute(ns, parentXmlns);
 			if (xmlns) into.addAttribute(xmlnsAttr, xmlns);
 			into.addChildNode(content);
@@ -50188,17 +50291,17 @@ var init_utils = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/core/dist-es/submodules/httpAuthSchemes/aws_sdk/AwsSdkSigV4Signer.js
-var import_dist_cjs$17, throwSigningPropertyError, hasEventStreamOutput, validateSigningProperties, AwsSdkSigV4Signer, AWSSDKSigV4Signer;
+var import_dist_cjs$18, throwSigningPropertyError, hasEventStreamOutput, validateSigningProperties, AwsSdkSigV4Signer, AWSSDKSigV4Signer;
 var init_AwsSdkSigV4Signer = __esmMin((() => {
 	init_protocols$1();
-	import_dist_cjs$17 = require_dist_cjs$15();
+	import_dist_cjs$18 = require_dist_cjs$15();
 	init_utils();
 	throwSigningPropertyError = (name, property) => {
 		if (!property) throw new Error(`Property \`${name}\` is not resolved for AWS SDK SigV4Auth`);
 		return property;
 	};
 	hasEventStreamOutput = (signingProperties) => {
-		return (signingProperties.context?.[import_dist_cjs$17.SMITHY_CONTEXT_KEY]?.eventStream)?.output === true;
+		return (signingProperties.context?.[import_dist_cjs$18.SMITHY_CONTEXT_KEY]?.eventStream)?.output === true;
 	};
 	validateSigningProperties = async (signingProperties) => {
 		const context = throwSigningPropertyError("context", signingProperties.context);
@@ -50378,11 +50481,11 @@ function bindCallerConfig(config, credentialsProvider) {
 	fn.configBound = true;
 	return fn;
 }
-var import_dist_cjs$16, bindResolveAwsSdkSigV4Config;
+var import_dist_cjs$17, bindResolveAwsSdkSigV4Config;
 var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 	init_client();
 	init_dist_es();
-	import_dist_cjs$16 = require_dist_cjs$14();
+	import_dist_cjs$17 = require_dist_cjs$14();
 	bindResolveAwsSdkSigV4Config = (defaultDisableClockSkewCorrection) => (config) => {
 		let inputCredentials = config.credentials;
 		let isUserSupplied = !!config.credentials;
@@ -50432,7 +50535,7 @@ var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 				sha256,
 				uriEscapePath: signingEscapePath
 			};
-			return new (config.signerConstructor || import_dist_cjs$16.SignatureV4)(params);
+			return new (config.signerConstructor || import_dist_cjs$17.SignatureV4)(params);
 		});
 		else signer = async (authScheme) => {
 			authScheme = Object.assign({}, {
@@ -50453,7 +50556,7 @@ var init_resolveAwsSdkSigV4Config = __esmMin((() => {
 				sha256,
 				uriEscapePath: signingEscapePath
 			};
-			return new (config.signerConstructor || import_dist_cjs$16.SignatureV4)(params);
+			return new (config.signerConstructor || import_dist_cjs$17.SignatureV4)(params);
 		};
 		return Object.assign(config, {
 			systemClockOffset,
@@ -52512,7 +52615,7 @@ var init_runtimeConfig_shared$3 = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso-oidc/runtimeConfig.js
-var import_dist_cjs$15, getRuntimeConfig$6;
+var import_dist_cjs$16, getRuntimeConfig$6;
 var init_runtimeConfig$3 = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -52520,7 +52623,7 @@ var init_runtimeConfig$3 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$15 = require_dist_cjs$9();
+	import_dist_cjs$16 = require_dist_cjs$9();
 	init_runtimeConfig_shared$3();
 	getRuntimeConfig$6 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -52549,12 +52652,12 @@ var init_runtimeConfig$3 = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$15.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$16.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$15.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$16.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -53394,7 +53497,7 @@ var init_runtimeConfig_shared$2 = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sso/runtimeConfig.js
-var import_dist_cjs$14, getRuntimeConfig$4;
+var import_dist_cjs$15, getRuntimeConfig$4;
 var init_runtimeConfig$2 = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -53402,7 +53505,7 @@ var init_runtimeConfig$2 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$14 = require_dist_cjs$9();
+	import_dist_cjs$15 = require_dist_cjs$9();
 	init_runtimeConfig_shared$2();
 	getRuntimeConfig$4 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -53431,12 +53534,12 @@ var init_runtimeConfig$2 = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$14.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$15.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$14.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$15.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -54020,10 +54123,10 @@ function createAwsAuthSigv4aHttpAuthOption(authParameters) {
 function createSmithyApiNoAuthHttpAuthOption$1(authParameters) {
 	return { schemeId: "smithy.api#noAuth" };
 }
-var import_dist_cjs$13, createEndpointRuleSetHttpAuthSchemeParametersProvider, _defaultSTSHttpAuthSchemeParametersProvider, defaultSTSHttpAuthSchemeParametersProvider, createEndpointRuleSetHttpAuthSchemeProvider, _defaultSTSHttpAuthSchemeProvider, defaultSTSHttpAuthSchemeProvider, resolveHttpAuthSchemeConfig$1;
+var import_dist_cjs$14, createEndpointRuleSetHttpAuthSchemeParametersProvider, _defaultSTSHttpAuthSchemeParametersProvider, defaultSTSHttpAuthSchemeParametersProvider, createEndpointRuleSetHttpAuthSchemeProvider, _defaultSTSHttpAuthSchemeProvider, defaultSTSHttpAuthSchemeProvider, resolveHttpAuthSchemeConfig$1;
 var init_httpAuthSchemeProvider$1 = __esmMin((() => {
 	init_httpAuthSchemes();
-	import_dist_cjs$13 = require_dist_cjs$13();
+	import_dist_cjs$14 = require_dist_cjs$13();
 	init_client$1();
 	init_endpoints();
 	init_endpointResolver$1();
@@ -54060,7 +54163,7 @@ var init_httpAuthSchemeProvider$1 = __esmMin((() => {
 						const name = s.name.toLowerCase();
 						return name !== "sigv4a" && name.startsWith("sigv4");
 					});
-					if (import_dist_cjs$13.SignatureV4MultiRegion.sigv4aDependency() === "none" && sigv4Present) continue;
+					if (import_dist_cjs$14.SignatureV4MultiRegion.sigv4aDependency() === "none" && sigv4Present) continue;
 				} else if (name.startsWith("sigv4")) schemeId = "aws.auth#sigv4";
 				else throw new Error(`Unknown HttpAuthScheme found in '@smithy.rules#endpointRuleSet': '${name}'`);
 				const createOption = createHttpAuthOptionFunctions[schemeId];
@@ -54641,11 +54744,11 @@ var init_schemas_0$1 = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeConfig.shared.js
-var import_dist_cjs$12, getRuntimeConfig$3;
+var import_dist_cjs$13, getRuntimeConfig$3;
 var init_runtimeConfig_shared$1 = __esmMin((() => {
 	init_httpAuthSchemes();
 	init_protocols();
-	import_dist_cjs$12 = require_dist_cjs$13();
+	import_dist_cjs$13 = require_dist_cjs$13();
 	init_dist_es();
 	init_checksum();
 	init_client$1();
@@ -54691,7 +54794,7 @@ var init_runtimeConfig_shared$1 = __esmMin((() => {
 			},
 			serviceId: config?.serviceId ?? "STS",
 			sha256: config?.sha256 ?? Sha256Node,
-			signerConstructor: config?.signerConstructor ?? import_dist_cjs$12.SignatureV4MultiRegion,
+			signerConstructor: config?.signerConstructor ?? import_dist_cjs$13.SignatureV4MultiRegion,
 			urlParser: config?.urlParser ?? parseUrl,
 			utf8Decoder: config?.utf8Decoder ?? fromUtf8$1,
 			utf8Encoder: config?.utf8Encoder ?? toUtf8$1
@@ -54700,7 +54803,7 @@ var init_runtimeConfig_shared$1 = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/sts/runtimeConfig.js
-var import_dist_cjs$11, getRuntimeConfig$2;
+var import_dist_cjs$12, getRuntimeConfig$2;
 var init_runtimeConfig$1 = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -54709,7 +54812,7 @@ var init_runtimeConfig$1 = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$11 = require_dist_cjs$9();
+	import_dist_cjs$12 = require_dist_cjs$9();
 	init_runtimeConfig_shared$1();
 	getRuntimeConfig$2 = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -54755,13 +54858,13 @@ var init_runtimeConfig$1 = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$11.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$12.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
 			sigv4aSigningRegionSet: config?.sigv4aSigningRegionSet ?? loadConfig(NODE_SIGV4A_CONFIG_OPTIONS, loaderConfig),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$11.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$12.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -55805,7 +55908,7 @@ var init_runtimeConfig_shared = __esmMin((() => {
 }));
 
 // node_modules/@aws-sdk/nested-clients/dist-es/submodules/signin/runtimeConfig.js
-var import_dist_cjs$10, getRuntimeConfig;
+var import_dist_cjs$11, getRuntimeConfig;
 var init_runtimeConfig = __esmMin((() => {
 	init_client();
 	init_httpAuthSchemes();
@@ -55813,7 +55916,7 @@ var init_runtimeConfig = __esmMin((() => {
 	init_config$1();
 	init_retry();
 	init_serde();
-	import_dist_cjs$10 = require_dist_cjs$9();
+	import_dist_cjs$11 = require_dist_cjs$9();
 	init_runtimeConfig_shared();
 	getRuntimeConfig = (config) => {
 		emitWarningIfUnsupportedVersion(process.version);
@@ -55842,12 +55945,12 @@ var init_runtimeConfig = __esmMin((() => {
 				...NODE_REGION_CONFIG_FILE_OPTIONS,
 				...loaderConfig
 			}),
-			requestHandler: import_dist_cjs$10.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
+			requestHandler: import_dist_cjs$11.NodeHttpHandler.create(config?.requestHandler ?? defaultConfigProvider),
 			retryMode: config?.retryMode ?? loadConfig({
 				...NODE_RETRY_MODE_CONFIG_OPTIONS,
 				default: async () => (await defaultConfigProvider()).retryMode || DEFAULT_RETRY_MODE
 			}, config),
-			streamCollector: config?.streamCollector ?? import_dist_cjs$10.streamCollector,
+			streamCollector: config?.streamCollector ?? import_dist_cjs$11.streamCollector,
 			useDualstackEndpoint: config?.useDualstackEndpoint ?? loadConfig(NODE_USE_DUALSTACK_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			useFipsEndpoint: config?.useFipsEndpoint ?? loadConfig(NODE_USE_FIPS_ENDPOINT_CONFIG_OPTIONS, loaderConfig),
 			userAgentAppId: config?.userAgentAppId ?? loadConfig(NODE_APP_ID_CONFIG_OPTIONS, loaderConfig)
@@ -70658,7 +70761,7 @@ var init_s3_options = __esmMin((() => {
 function createS3Client(options) {
 	process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 	const checksum = options.requestChecksumCalculation ?? "WHEN_SUPPORTED";
-	return new import_dist_cjs$9.S3Client({
+	return new import_dist_cjs$10.S3Client({
 		...options.region !== void 0 && { region: options.region },
 		...options.endpoint !== void 0 && { endpoint: options.endpoint },
 		forcePathStyle: options.forcePathStyle ?? false,
@@ -70681,9 +70784,9 @@ function createS3Client(options) {
 		}
 	});
 }
-var import_dist_cjs$9;
+var import_dist_cjs$10;
 var init_s3_client = __esmMin((() => {
-	import_dist_cjs$9 = require_dist_cjs();
+	import_dist_cjs$10 = require_dist_cjs();
 	init_s3_options();
 }));
 
@@ -70714,6 +70817,7 @@ function mapS3Error(err, ctx) {
 	const said = err?.message ?? String(err);
 	const detail = `${name || "error"}${status ? ` (HTTP ${status})` : ""}: ${ctx.endpoint ? said.split(ctx.endpoint).join(redactUrl(ctx.endpoint)) : said}`;
 	const fail = (message, hint) => new RelcastError("E_STORE", `${ctx.operation} ${where(ctx)} failed: ${message}`, hint, { cause: err });
+	if (name === "NoSuchUpload") return fail("the multipart upload was no longer there (NoSuchUpload): it was aborted before it was completed, and nothing was written to this key", "another relcast run, `relcast gc` or a bucket lifecycle rule that aborts incomplete multipart uploads may have aborted it; run the same command again (it uploads the file anew)");
 	if (ctx.condition) {
 		if (status === 412 || name === "PreconditionFailed" || status === 409 || name === "ConditionalRequestConflict") return new PreconditionFailedError(ctx.key ?? "", ctx.condition);
 		if (ctx.condition === "if-match" && isNotFound(err)) return new PreconditionFailedError(ctx.key ?? "", ctx.condition);
@@ -70754,6 +70858,34 @@ var init_s3_errors = __esmMin((() => {
 	]);
 }));
 
+// src/store/s3-complete-recovery.ts
+function multipartEtag(parts) {
+	const digests = parts.map((p) => /^"?([0-9a-f]{32})"?$/i.exec(p.ETag ?? "")?.[1]);
+	if (digests.some((d) => d === void 0)) return void 0;
+	return `"${createHash("md5").update(Buffer.concat(digests.map((d) => Buffer.from(d, "hex")))).digest("hex")}-${parts.length}"`;
+}
+async function recoverFailedComplete(u, err) {
+	const gone = completedMeanwhile(err);
+	const expected = gone || status(err) === 412 && u.recover412 ? multipartEtag(u.parts) : void 0;
+	if (expected === void 0) throw err;
+	const there = await u.client.send(new import_dist_cjs$9.HeadObjectCommand({
+		Bucket: u.bucket,
+		Key: u.key
+	})).catch(() => void 0);
+	if (there?.ETag === expected && there.ContentLength === u.size && there.ContentType === u.contentType && (there.CacheControl ?? void 0) === u.cacheControl) return { etag: expected };
+	if (!gone || there === void 0) throw err;
+	if (u.condition !== void 0) throw new PreconditionFailedError(u.key, u.condition);
+	const same = there.ETag === expected && there.ContentLength === u.size ? "the same bytes but other headers" : "other bytes";
+	throw new RelcastError("E_STORE", `s3://${u.bucket}/${u.key} was written meanwhile by another writer: this run's multipart upload of it was gone when it was completed (NoSuchUpload), and the object now there has ${same} (ETag ${there.ETag ?? "none"}, Content-Type ${there.ContentType ?? "none"}, Cache-Control ${there.CacheControl ?? "none"}); this upload wrote nothing`, "check what else writes to this store; run the same command again to write this run's object");
+}
+var import_dist_cjs$9, status, completedMeanwhile;
+var init_s3_complete_recovery = __esmMin((() => {
+	import_dist_cjs$9 = require_dist_cjs();
+	init_errors$4();
+	status = (err) => err.$metadata?.httpStatusCode;
+	completedMeanwhile = (err) => status(err) === 404 && err.name === "NoSuchUpload";
+}));
+
 // src/store/s3-server-work.ts
 function serverWorkTimeout(base, bytes) {
 	return { requestTimeout: base + Math.ceil(bytes / FLOOR_BYTES_PER_SECOND * 1e3) };
@@ -70772,11 +70904,6 @@ function checksumsOf(res) {
 		...res.ChecksumSHA1 && { ChecksumSHA1: res.ChecksumSHA1 },
 		...res.ChecksumSHA256 && { ChecksumSHA256: res.ChecksumSHA256 }
 	};
-}
-function multipartEtag(parts) {
-	const digests = parts.map((p) => /^"?([0-9a-f]{32})"?$/i.exec(p.ETag ?? "")?.[1]);
-	if (digests.some((d) => d === void 0)) return void 0;
-	return `"${createHash("md5").update(Buffer.concat(digests.map((d) => Buffer.from(d, "hex")))).digest("hex")}-${parts.length}"`;
 }
 async function readPart(fh, buffer, length, start, file) {
 	for (let got = 0; got < length;) {
@@ -70879,25 +71006,28 @@ function stageUpload(req) {
 				if (!res.ETag) throw new Error(`CompleteMultipartUpload of ${req.key} returned no ETag`);
 				return { etag: res.ETag };
 			} catch (err) {
-				const expected = status(err) === 412 && req.recoverLostComplete !== false || completedMeanwhile(err) ? multipartEtag(parts) : void 0;
-				if (expected === void 0) throw err;
-				const there = await req.client.send(new import_dist_cjs$8.HeadObjectCommand({
-					Bucket: req.bucket,
-					Key: req.key
-				})).catch(() => void 0);
-				if (there?.ETag === expected && there.ContentLength === req.size) return { etag: expected };
-				throw err;
+				const cond = condition.ifNoneMatch !== void 0 ? "if-none-match" : condition.ifMatch !== void 0 ? "if-match" : void 0;
+				return recoverFailedComplete({
+					client: req.client,
+					bucket: req.bucket,
+					key: req.key,
+					parts,
+					size: req.size,
+					contentType: req.contentType,
+					cacheControl: req.cacheControl,
+					condition: cond,
+					recover412: req.recoverLostComplete !== false
+				}, err);
 			}
 		}
 	};
 }
-var import_dist_cjs$8, MAX_PARTS$1, status, completedMeanwhile;
+var import_dist_cjs$8, MAX_PARTS$1;
 var init_s3_staged_upload = __esmMin((() => {
 	import_dist_cjs$8 = require_dist_cjs();
+	init_s3_complete_recovery();
 	init_s3_server_work();
 	MAX_PARTS$1 = 1e4;
-	status = (err) => err.$metadata?.httpStatusCode;
-	completedMeanwhile = (err) => status(err) === 404 && err.name === "NoSuchUpload";
 }));
 
 // src/store/s3-file-upload.ts
@@ -71074,6 +71204,9 @@ var init_s3_copy_source = __esmMin((() => {
 }));
 
 // src/store/s3-multipart-copy.ts
+function unpinnedTooBig(req, limit) {
+	return new RelcastError("E_STORE", `cannot copy s3://${req.bucket}/${req.fromKey} to s3://${req.bucket}/${req.toKey}: at ${req.size} bytes it is over the ${limit} bytes one CopyObject copies, so it must be copied in parts, and this store accepts a part copy whose x-amz-copy-source-if-match names a wrong ETag (found by the conditional-write proof at the start of this run): a source replaced while it is copied could give an object joined from two versions; nothing was written`, "use a store that enforces x-amz-copy-source-if-match on UploadPartCopy (Amazon S3 does), or remove the proxy or gateway that drops the header; only if nothing else ever writes to this store, set \"s3\": { \"conditionalWrites\": \"unverified-single-writer\" } in the config (see docs/s3-store.md)");
+}
 async function copyObject(req) {
 	const conditions = {
 		...req.ifNoneMatch !== void 0 && { IfNoneMatch: req.ifNoneMatch },
@@ -71100,7 +71233,9 @@ async function copyObject(req) {
 		req.finishing?.(made);
 		return made;
 	};
-	if (req.size <= Math.min(req.multipartAbove ?? 1073741824, 5368709120)) {
+	const singleUpTo = req.singleCopyUpTo ?? 5368709120;
+	if (req.partCopyPinned === false && req.size > singleUpTo) throw unpinnedTooBig(req, singleUpTo);
+	if (req.size <= (req.partCopyPinned === false ? singleUpTo : Math.min(req.multipartAbove ?? 1073741824, singleUpTo))) {
 		await gate();
 		try {
 			return { etag: (await finishing(req.client.send(new import_dist_cjs$5.CopyObjectCommand({
@@ -71169,14 +71304,17 @@ async function copyObject(req) {
 			if (!res.ETag) throw new Error(`CompleteMultipartUpload of ${req.toKey} returned no ETag`);
 			return { etag: res.ETag };
 		} catch (err) {
-			const expected = status(err) === 412 || completedMeanwhile(err) ? multipartEtag(parts) : void 0;
-			if (expected === void 0) throw err;
-			const there = await req.client.send(new import_dist_cjs$5.HeadObjectCommand({
-				Bucket: req.bucket,
-				Key: req.toKey
-			})).catch(() => void 0);
-			if (there?.ETag === expected && there.ContentLength === req.size) return { etag: expected };
-			throw err;
+			return await recoverFailedComplete({
+				client: req.client,
+				bucket: req.bucket,
+				key: req.toKey,
+				parts,
+				size: req.size,
+				contentType: req.contentType,
+				cacheControl: req.cacheControl,
+				condition: req.ifNoneMatch !== void 0 ? "if-none-match" : req.ifMatch !== void 0 ? "if-match" : void 0,
+				recover412: true
+			}, err);
 		}
 	} catch (err) {
 		await req.client.send(new import_dist_cjs$5.AbortMultipartUploadCommand({
@@ -71190,10 +71328,11 @@ async function copyObject(req) {
 var import_dist_cjs$5, MULTIPART_COPY_ABOVE, MAX_SINGLE_COPY, COPY_PART_BYTES, MAX_PARTS, copyTimeout;
 var init_s3_multipart_copy = __esmMin((() => {
 	import_dist_cjs$5 = require_dist_cjs();
+	init_errors$4();
+	init_s3_complete_recovery();
 	init_s3_copy_source();
 	init_s3_object_meta();
 	init_s3_server_work();
-	init_s3_staged_upload();
 	MULTIPART_COPY_ABOVE = 1073741824;
 	MAX_SINGLE_COPY = 5368709120;
 	COPY_PART_BYTES = 268435456;
@@ -71329,10 +71468,35 @@ async function proveConditionalWrites(t) {
 		} catch (err) {
 			if (!(err instanceof PreconditionFailedError)) throw err;
 		}
+		const partCopyPinned = accepted.length === 0 && uploadId !== void 0 ? await refusesWrongCopyPin(t, Key, uploadId) : false;
 		if (t.stopped()) await new Promise(() => void 0);
 		if (accepted.length > 0) throw new RelcastError("E_STORE", `the store at s3://${t.bucket}${t.prefix ? `/${t.prefix}` : ""}${t.endpoint ? ` (endpoint ${redactUrl(t.endpoint)})` : ""} does not enforce conditional writes: on a probe key of relcast's own (${uri}, removed again) it accepted ${accepted.join("; and ")}, which it must refuse (HTTP 412). Concurrent publishes, yanks or rebuilds to it could silently lose releases from the catalog, or replace a published file with other bytes; nothing was written`, "use a store that enforces If-None-Match and If-Match (Amazon S3, Cloudflare R2, a current MinIO: see docs/s3-store.md), or remove the proxy or gateway that drops these headers; only if nothing else ever writes to this store, set \"s3\": { \"conditionalWrites\": \"unverified-single-writer\" } in the config");
+		return { partCopyPinned };
 	} finally {
 		await cleanUp(t, Key, uploadId);
+	}
+}
+async function refusesWrongCopyPin(t, Key, UploadId) {
+	try {
+		await t.client.send(new import_dist_cjs$3.UploadPartCopyCommand({
+			Bucket: t.bucket,
+			Key,
+			UploadId,
+			PartNumber: 2,
+			CopySource: copySource(t.bucket, Key),
+			CopySourceIfMatch: WRONG_ETAG
+		}));
+		return false;
+	} catch (err) {
+		const code = httpStatusOf(err);
+		if (code === 412) return true;
+		if (code === 501 || code === 400 || code === 405) return false;
+		throw mapS3Error(err, {
+			operation: "UploadPartCopy",
+			bucket: t.bucket,
+			key: Key,
+			...t.endpoint !== void 0 && { endpoint: t.endpoint }
+		});
 	}
 }
 async function cleanUp(t, Key, uploadId) {
@@ -71357,6 +71521,7 @@ var init_s3_conditional_probe = __esmMin((() => {
 	init_errors$4();
 	init_redact_url();
 	init_s3_errors();
+	init_s3_object_meta();
 	init_s3_options();
 	PROBE_PREFIX = ".relcast/probe/";
 	WRONG_ETAG = `"${"0".repeat(32)}"`;
@@ -71608,14 +71773,17 @@ function createS3Store(options) {
 	const probeKeys = /* @__PURE__ */ new Set();
 	let stopping = false;
 	let proof;
-	const writable = writeGuard(options.conditionalWrites ?? "prove", () => proof = cleanUpOnSignal(() => proveConditionalWrites({
-		client,
-		bucket,
-		prefix,
-		endpoint: options.endpoint,
-		onKey: (key, present) => void (present ? probeKeys.add(key) : probeKeys.delete(key)),
-		stopped: () => stopping
-	}), () => abortInFlight()), options.onWarning ?? ((m) => process.stderr.write(`relcast: warning: ${m}\n`)));
+	let partCopyPinned;
+	const writable = writeGuard(options.conditionalWrites ?? "prove", () => proof = cleanUpOnSignal(async () => {
+		partCopyPinned = (await proveConditionalWrites({
+			client,
+			bucket,
+			prefix,
+			endpoint: options.endpoint,
+			onKey: (key, present) => void (present ? probeKeys.add(key) : probeKeys.delete(key)),
+			stopped: () => stopping
+		})).partCopyPinned;
+	}, () => abortInFlight()), options.onWarning ?? ((m) => process.stderr.write(`relcast: warning: ${m}\n`)));
 	const rekey = (err, key) => err instanceof PreconditionFailedError ? new PreconditionFailedError(key, err.condition) : err;
 	async function head(key) {
 		try {
@@ -71785,6 +71953,8 @@ function createS3Store(options) {
 				ifMatch: opts.ifMatch,
 				multipartAbove: options.multipartCopyAboveBytes,
 				partBytes: options.copyPartBytes,
+				singleCopyUpTo: options.maxSingleCopyBytes,
+				partCopyPinned: partCopyPinned !== false,
 				requestTimeoutMs,
 				gate: unlessStopping,
 				finishing: (made) => {
