@@ -23,6 +23,7 @@ import { checkLatest } from "./latest-check.js";
 import { recordProblems } from "./record-check.js";
 import { recordBidiProblems } from "./record-bidi.js";
 import { recordInventory } from "./record-inventory.js";
+import { catalogIndexFindings } from "./catalog-index-check.js";
 import { NOT_RUN, outcome, rowProblems, type ReleaseRow } from "./release-row.js";
 import { bundleIdProblems, keyChangeProblems } from "./bundle-id-check.js";
 import { runPool } from "./run-pool.js";
@@ -137,6 +138,9 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
   if (!appcast && records.some((r) => r.autoupdate && !isYanked(r) && !isPaused(r))) feed.push(`${APPCAST_KEY} is missing`);
   const inventory = await recordInventory(store, catalog);
   feed.push(...inventory.problems);
+  const index = await catalogIndexFindings(store, catalog, catalogObj.body, catalogObj.meta.etag);
+  feed.push(...index.problems);
+  inventory.warnings.push(...index.warnings);
 
   const workDir = await mkdtemp(path.join(os.tmpdir(), "relcast-verify-"));
   const byVersion = new Map(records.map((r) => [r.version, r]));
