@@ -1,5 +1,5 @@
-import { DOWNLOADS_PREFIX, ICONS_PREFIX, LATEST_PREFIX, RELEASES_PREFIX } from "../domain/release-layout.js";
-import { contentTypeFor } from "../store/content-types.js";
+import { derivedCacheControl } from "../site/serve/site-server.js";
+import { CACHE_IMMUTABLE, contentTypeFor } from "../store/content-types.js";
 import type { ObjectMeta, ObjectStore } from "../store/object-store.js";
 
 /** The Cache-Control values relcast writes (the config's, else its defaults). */
@@ -11,8 +11,8 @@ export interface CacheControlSettings {
 /**
  * The store wrapped so that every answer verify already asks for (a HEAD, a
  * GET, a ranged GET) leaves the object's headers in `seen`: the headers are
- * checked without a request of their own. Stores with no headers (the
- * folder store) report no Content-Type, and are not checked.
+ * checked without a request of their own. The folder store keeps no headers,
+ * so there is nothing to compare there (see {@link headerProblems}).
  */
 export function recordingHeaders(store: ObjectStore): { store: ObjectStore; seen: Map<string, ObjectMeta> } {
   const seen = new Map<string, ObjectMeta>();
@@ -33,12 +33,9 @@ export function recordingHeaders(store: ObjectStore): { store: ObjectStore; seen
   return { store: wrapped, seen };
 }
 
-/** Objects that never change once written: a release's own files and their versioned public copies. */
+/** Objects that never change once written (a release's own files, their versioned public copies): the rule `relcast serve` derives headers by. */
 function isImmutable(key: string): boolean {
-  const inRelease = /^releases\/([^/]+)\/(.+)$/s.exec(key);
-  if (inRelease) return `${RELEASES_PREFIX}${inRelease[1]}/` !== LATEST_PREFIX && inRelease[2] !== "yank.json" && inRelease[2] !== "rollout.json";
-  if (key.startsWith(DOWNLOADS_PREFIX) || key.startsWith(ICONS_PREFIX)) return !/-latest\.[^/.]+$/.test(key);
-  return false;
+  return derivedCacheControl(key) === CACHE_IMMUTABLE;
 }
 
 /** Only what relcast writes has headers relcast chose: the publisher's own files at the root (robots.txt…) are theirs. */
@@ -57,6 +54,8 @@ interface Mismatch { header: "Content-Type" | "Cache-Control"; has: string | und
  * `cacheControl` undefined (no config): only Content-Type is compared.
  */
 export function headerProblems(store: ObjectStore, seen: ReadonlyMap<string, ObjectMeta>, cacheControl: CacheControlSettings | undefined): string[] {
+  // The folder store keeps no headers: it reports a Content-Type made from the name, and a static server derives both the same way.
+  if (store.location.scheme === "file") return [];
   const groups = new Map<string, Mismatch>();
   const add = (header: Mismatch["header"], has: string | undefined, wants: string, key: string) => {
     const id = JSON.stringify([header, has ?? null, wants]);
