@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { isDeepStrictEqual } from "node:util";
 import { CatalogEntries, entryOf } from "../catalog/catalog-entry.js";
 import { CATALOG_INDEX_KEY, readIndexText } from "../catalog/catalog-index.js";
 import { viewOfCatalog } from "../catalog/catalog-view.js";
@@ -61,11 +62,12 @@ function rowDifferences(entries: CatalogEntries, versions: readonly ReleaseRecor
 /** The full records it carries: each as the catalog has it, and those a publish writes from (the newest, the appcast's, latest, yanked and paused). */
 function recordDifferences(records: readonly ReleaseRecord[], expected: readonly ReleaseRecord[], versions: readonly ReleaseRecord[]): string[] {
   const found: string[] = [];
+  // Field by field, in any key order: a yank's record is re-made with its fields in another order than a parse gives.
   const inCatalog = new Map(versions.map((r) => [r.version, r]));
   for (const r of records) {
     const theirs = inCatalog.get(r.version);
     if (!theirs) found.push(`it holds a record of ${r.version}, which the catalog does not list`);
-    else if (JSON.stringify(theirs) !== JSON.stringify(r)) found.push(`its record of ${r.version} differs from the catalog's (${changedFields(r, theirs)})`);
+    else if (!isDeepStrictEqual(theirs, r)) found.push(`its record of ${r.version} differs from the catalog's (${changedFields(r, theirs)})`);
   }
   const held = new Set(records.map((r) => r.version));
   const missing = expected.filter((r) => !held.has(r.version)).map((r) => r.version);
@@ -75,6 +77,6 @@ function recordDifferences(records: readonly ReleaseRecord[], expected: readonly
 
 function changedFields(a: ReleaseRecord, b: ReleaseRecord): string {
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  const changed = [...keys].filter((k) => JSON.stringify((a as Record<string, unknown>)[k]) !== JSON.stringify((b as Record<string, unknown>)[k]));
+  const changed = [...keys].filter((k) => !isDeepStrictEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
   return changed.slice(0, 4).join(", ");
 }
