@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { RELEASES_PREFIX } from "../domain/release-layout.js";
 import { releaseRecordSchema, type ReleaseRecord } from "../domain/record-schema.js";
 import type { ObjectStore } from "../store/object-store.js";
@@ -9,9 +10,19 @@ import { CatalogEntries, type CatalogView } from "./catalog-entry.js";
  * from). A publish reads it instead of parsing a catalog of thousands of
  * releases; it is only trusted while the catalog still has that ETag, so a
  * stale or lost index costs one full read of the catalog, never a wrong answer.
+ *
+ * An ETag names the catalog's bytes, not the index's, so the head also
+ * carries the catalog's SHA-256 and a SHA-256 `digest` over everything else
+ * the index holds: an index edited by hand or by another tool (a row's
+ * build changed, a record changed) no longer matches its digest and is not
+ * used (the catalog is read in full instead), and a publish that reads the
+ * catalog's bytes anyway checks them against `catalogSha256` (feeds-plan.ts).
+ * The digest has no key: whoever rewrites it on purpose gets past the
+ * publish, and `relcast verify` compares every row and record with the
+ * catalog itself (verify/catalog-index-check.ts).
  */
 export const CATALOG_INDEX_KEY = `${RELEASES_PREFIX}catalog-index.json`;
-const FORMAT = 2;
+const FORMAT = 3;
 
 /** Views known to be in the store's index already (read from it, or written to it). */
 const indexed = new WeakSet<CatalogView>();
@@ -23,11 +34,19 @@ export function isIndexed(view: CatalogView): boolean {
 interface IndexHead {
   format: number;
   catalogEtag: string;
+  catalogSha256: string;
   limit: number | null;
   pluginId: string;
   count: number;
   firstOffset: number | null;
   records: unknown[];
+  digest: string;
+}
+
+/** SHA-256 over what the index says of the catalog (all but the ETag, stamped in after the catalog is written). */
+function digestOf(head: Omit<IndexHead, "format" | "catalogEtag" | "digest">, rows: string): string {
+  const { catalogSha256, limit, pluginId, count, firstOffset, records } = head;
+  return createHash("sha256").update(JSON.stringify([FORMAT, catalogSha256, limit, pluginId, count, firstOffset, records])).update("\n").update(rows).digest("hex");
 }
 
 /**
@@ -35,11 +54,10 @@ interface IndexHead {
  * then one entry row a line (see {@link CatalogEntries}), then `]}`. So a
  * publish reads the head with JSON.parse and keeps the rows as text.
  */
-export function serializeCatalogIndex(view: CatalogView, limit: number | undefined): string {
-  const head: IndexHead = {
-    format: FORMAT, catalogEtag: view.etag, limit: limit ?? null, pluginId: view.pluginId, count: view.count, firstOffset: view.firstOffset ?? null, records: view.records,
-  };
+export function serializeCatalogIndex(view: CatalogView, limit: number | undefined, catalogSha256: string): string {
   const rows = view.entries.text;
+  const facts = { catalogSha256, limit: limit ?? null, pluginId: view.pluginId, count: view.count, firstOffset: view.firstOffset ?? null, records: view.records };
+  const head: IndexHead = { format: FORMAT, catalogEtag: view.etag, ...facts, digest: digestOf(facts, rows) };
   return `${JSON.stringify(head).slice(0, -1)},"entries":[\n${rows}${rows === "" ? "" : "\n"}]}\n`;
 }
 
@@ -47,34 +65,66 @@ const isInt = (v: unknown): v is number => typeof v === "number" && Number.isInt
 const ENTRIES = ',"entries":[';
 const END = "]}\n";
 
-/** The view the index holds, if it describes the catalog with this ETag under this appcast limit; else undefined. */
-export function parseCatalogIndex(text: string, catalogEtag: string, limit: number | undefined): CatalogView | undefined {
+/** An index file as it reads: its head and its view, or why it cannot be used at all. */
+export type ReadIndex =
+  | { ok: true; catalogEtag: string; catalogSha256: string; limit: number | undefined; view: IndexedView }
+  | { ok: false; why: string };
+
+/** A view read from the index: it also names the SHA-256 of the catalog it was made from. */
+export type IndexedView = CatalogView & { catalogSha256: string };
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+/** Reads an index file whatever catalog it names (verify compares it with the catalog; a publish uses {@link parseCatalogIndex}). */
+export function readIndexText(text: string): ReadIndex {
   const firstLine = text.indexOf("\n");
-  if (firstLine === -1 || !text.endsWith(END) || !text.slice(0, firstLine).endsWith(ENTRIES)) return undefined;
+  if (firstLine === -1 || !text.endsWith(END) || !text.slice(0, firstLine).endsWith(ENTRIES)) return { ok: false, why: "it is not laid out as relcast writes it" };
   let file: Partial<IndexHead>;
   try {
     file = JSON.parse(`${text.slice(0, firstLine - ENTRIES.length)}}`) as Partial<IndexHead>;
   } catch {
-    return undefined;
+    return { ok: false, why: "its first line is not JSON" };
   }
-  if (file.format !== FORMAT || file.catalogEtag !== catalogEtag || file.limit !== (limit ?? null)) return undefined;
-  if (typeof file.pluginId !== "string" || !isInt(file.count) || !Array.isArray(file.records)) return undefined;
+  if (file.format !== FORMAT) return { ok: false, why: `its format is ${JSON.stringify(file.format)}, not ${FORMAT}` };
+  const limit = file.limit;
+  if (typeof file.catalogEtag !== "string" || typeof file.catalogSha256 !== "string" || !SHA256.test(file.catalogSha256) || typeof file.digest !== "string"
+    || typeof file.pluginId !== "string" || !isInt(file.count) || !Array.isArray(file.records) || !(limit === null || isInt(limit))
+    || !(file.firstOffset === null || isInt(file.firstOffset))) {
+    return { ok: false, why: "its head lacks a field or has one of the wrong type" };
+  }
   const rows = text.slice(firstLine + 1, -END.length);
-  if (rows !== "" && !rows.endsWith("\n")) return undefined;
+  if (rows !== "" && !rows.endsWith("\n")) return { ok: false, why: "its rows are not laid out as relcast writes them" };
+  const facts = { catalogSha256: file.catalogSha256, limit, pluginId: file.pluginId, count: file.count, firstOffset: file.firstOffset, records: file.records };
+  if (digestOf(facts, rows.slice(0, -1)) !== file.digest) return { ok: false, why: "its digest does not match what it holds (edited after relcast wrote it)" };
   const entries = CatalogEntries.fromText(rows.slice(0, -1));
-  if (!entries || entries.length !== file.count) return undefined;
+  if (!entries) return { ok: false, why: "a row is not a valid entry" };
+  if (entries.length !== file.count) return { ok: false, why: `it says count ${file.count} but has ${entries.length} rows` };
   const records: ReleaseRecord[] = [];
   for (const r of file.records) {
     const parsed = releaseRecordSchema.safeParse(r);
-    if (!parsed.success) return undefined;
+    if (!parsed.success) return { ok: false, why: "a record it holds is not a valid release record" };
     records.push(parsed.data);
   }
-  const view: CatalogView = { etag: catalogEtag, pluginId: file.pluginId, count: file.count, entries, records, firstOffset: isInt(file.firstOffset) ? file.firstOffset : undefined };
-  indexed.add(view);
-  return view;
+  const view: IndexedView = {
+    etag: file.catalogEtag, catalogSha256: file.catalogSha256, pluginId: file.pluginId, count: file.count, entries, records, firstOffset: file.firstOffset ?? undefined,
+  };
+  return { ok: true, catalogEtag: file.catalogEtag, catalogSha256: file.catalogSha256, limit: limit ?? undefined, view };
 }
 
-export async function readCatalogIndex(store: ObjectStore, catalogEtag: string, limit: number | undefined): Promise<CatalogView | undefined> {
+/** The view the index holds, if it describes the catalog with this ETag under this appcast limit and is as relcast wrote it; else undefined. */
+export function parseCatalogIndex(text: string, catalogEtag: string, limit: number | undefined): IndexedView | undefined {
+  const read = readIndexText(text);
+  if (!read.ok || read.catalogEtag !== catalogEtag || read.limit !== limit) return undefined;
+  indexed.add(read.view);
+  return read.view;
+}
+
+/** The catalog SHA-256 a view read from the index names; undefined for a view made from the catalog itself. */
+export function indexedSha256(view: CatalogView): string | undefined {
+  return indexed.has(view) ? (view as IndexedView).catalogSha256 : undefined;
+}
+
+export async function readCatalogIndex(store: ObjectStore, catalogEtag: string, limit: number | undefined): Promise<IndexedView | undefined> {
   const got = await store.get(CATALOG_INDEX_KEY);
   return got ? parseCatalogIndex(got.body.toString("utf8"), catalogEtag, limit) : undefined;
 }

@@ -18,7 +18,7 @@ import { feedSigningKey, notesPageSignatures, signingReason, type FeedSigning } 
 import { APPCAST_CONTENT_TYPE, CACHE_NO_CACHE } from "../store/content-types.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { CatalogView } from "./catalog-entry.js";
-import { CATALOG_INDEX_KEY, isIndexed, serializeCatalogIndex } from "./catalog-index.js";
+import { CATALOG_INDEX_KEY, indexedSha256, isIndexed, serializeCatalogIndex } from "./catalog-index.js";
 import { goesFirst, readCatalogView, viewOfCatalog, viewWithNewest } from "./catalog-view.js";
 import { writeCatalog, writeWithNewest } from "./catalog-write.js";
 import { readAllRecords } from "./stored-records.js";
@@ -48,6 +48,37 @@ const sha256Of = (bytes: Buffer) => createHash("sha256").update(bytes).digest("h
 
 function notPublished(store: ObjectStore): RelcastError {
   return new RelcastError("E_VERSION", `nothing is published in ${store.uriFor(CATALOG_KEY)}`, "check --store / the config's store");
+}
+
+/**
+ * A view read from the catalog index names the SHA-256 of the catalog it was
+ * made from; the bytes a plan reads must be those. If not, the index was
+ * written for other bytes or edited with its digest recomputed, and this
+ * publish may already have been checked against its rows (build order):
+ * stop before anything is published from it.
+ */
+function checkIndexAgainst(store: ObjectStore, view: CatalogView, sha256: string): void {
+  const named = indexedSha256(view);
+  if (named === undefined || named === sha256) return;
+  throw new RelcastError(
+    "E_CATALOG",
+    `${store.uriFor(CATALOG_INDEX_KEY)} names a catalog with SHA-256 ${named.slice(0, 12)}…, but ${store.uriFor(CATALOG_KEY)} has ${sha256.slice(0, 12)}…: the index was edited or written for other bytes, so nothing was published from it`,
+    "the index is only a cache: run relcast rebuild (or delete releases/catalog-index.json), run relcast verify, then re-run this command",
+  );
+}
+
+/** Passes `chunks` on unchanged, hashing them; `done()` gives the SHA-256 of all that passed. */
+function hashing(chunks: AsyncIterable<Buffer>): { chunks: AsyncIterable<Buffer>; done: () => string } {
+  const hash = createHash("sha256");
+  return {
+    chunks: (async function* () {
+      for await (const chunk of chunks) {
+        hash.update(chunk);
+        yield chunk;
+      }
+    })(),
+    done: () => hash.digest("hex"),
+  };
 }
 
 const readAt = promisify(read);
@@ -133,8 +164,10 @@ export async function planFeeds(store: ObjectStore, config: RelcastConfig, chang
     const file = newCatalogFile(workDir, attempt);
     let result;
     try {
-      const chunks = opened ? readInPlace(opened.fd) : (got!.stream as AsyncIterable<Buffer>);
-      result = await writeWithNewest(where, chunks, splice, change.record, file, { reusedChunks: opened !== undefined });
+      // Every byte of the catalog passes here anyway: hashing them costs a few ms for 20 MB, parsing them would cost the index's gain.
+      const read = hashing(opened ? readInPlace(opened.fd) : (got!.stream as AsyncIterable<Buffer>));
+      result = await writeWithNewest(where, read.chunks, splice, change.record, file, { reusedChunks: opened !== undefined });
+      checkIndexAgainst(store, viewNow!, read.done());
     } finally {
       await opened?.close();
       got?.stream.destroy();
@@ -146,6 +179,7 @@ export async function planFeeds(store: ObjectStore, config: RelcastConfig, chang
     // A first release, a backport or re-publish, a yank or a rebuild: the whole catalog, parsed and written in full.
     const current = etagNow !== undefined ? await store.get(CATALOG_KEY) : undefined;
     if (etagNow !== undefined && current?.meta.etag !== etagNow) throw new PreconditionFailedError(CATALOG_KEY, "if-match");
+    if (current && viewNow) checkIndexAgainst(store, viewNow, sha256Of(current.body));
     const next = await changedCatalog(store, config, change, current?.body);
     if (change.kind === "add") {
       // A record at a time into a file: the new catalog is not held as a 20 MB string and a copy of it.
@@ -181,7 +215,7 @@ export async function planFeeds(store: ObjectStore, config: RelcastConfig, chang
     },
   ];
   // The index names the catalog's ETag: a new catalog's is known only once it is written.
-  const indexText = serializeCatalogIndex(view, limit);
+  const indexText = serializeCatalogIndex(view, limit, catalog.sha256);
   writes.push({
     step: "feeds", op: "put", key: CATALOG_INDEX_KEY,
     source: changed ? { kind: "stamped", template: indexText, etagOf: CATALOG_KEY } : { kind: "bytes", bytes: Buffer.from(indexText) },

@@ -23,6 +23,8 @@ import { checkLatest } from "./latest-check.js";
 import { recordProblems } from "./record-check.js";
 import { recordBidiProblems } from "./record-bidi.js";
 import { recordInventory } from "./record-inventory.js";
+import { catalogIndexFindings } from "./catalog-index-check.js";
+import { headerProblems, recordingHeaders, type CacheControlSettings } from "./object-headers.js";
 import { NOT_RUN, outcome, rowProblems, type ReleaseRow } from "./release-row.js";
 import { bundleIdProblems, keyChangeProblems } from "./bundle-id-check.js";
 import { runPool } from "./run-pool.js";
@@ -38,6 +40,8 @@ export interface VerifyOptions extends Partial<FeedExpectations> {
   concurrency?: number;
   /** The config's `appcast.signedFeed`: true, both appcasts must be signed. */
   signedFeed?: boolean | undefined;
+  /** The Cache-Control values the config makes relcast write; undefined (no config): Cache-Control is not compared. */
+  cacheControl?: CacheControlSettings | undefined;
 }
 
 export interface VerifyReport {
@@ -104,7 +108,9 @@ async function guarded(what: string, fn: () => Promise<string[]>): Promise<strin
  * Downloads everything the catalog and the appcast point at and checks it
  * as an installed copy of the plugin would meet it. Never writes.
  */
-export async function verifyStore(store: ObjectStore, options: VerifyOptions = {}): Promise<VerifyReport> {
+export async function verifyStore(source: ObjectStore, options: VerifyOptions = {}): Promise<VerifyReport> {
+  // Every HEAD and GET below leaves its headers here (no request of its own), compared at the end.
+  const { store, seen } = recordingHeaders(source);
   const [catalogObj, appcastObj] = await Promise.all([store.get(CATALOG_KEY), store.get(APPCAST_KEY)]);
   const tally: HashTally = { objects: 0, bytes: 0, memo: new ReadMemo() };
   const checked = () => ({ objects: tally.objects, bytes: tally.bytes, sameFile: tally.sameFile ?? 0 });
@@ -137,6 +143,9 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
   if (!appcast && records.some((r) => r.autoupdate && !isYanked(r) && !isPaused(r))) feed.push(`${APPCAST_KEY} is missing`);
   const inventory = await recordInventory(store, catalog);
   feed.push(...inventory.problems);
+  const index = await catalogIndexFindings(store, catalog, catalogObj.body, catalogObj.meta.etag);
+  feed.push(...index.problems);
+  inventory.warnings.push(...index.warnings);
 
   const workDir = await mkdtemp(path.join(os.tmpdir(), "relcast-verify-"));
   const byVersion = new Map(records.map((r) => [r.version, r]));
@@ -195,6 +204,7 @@ export async function verifyStore(store: ObjectStore, options: VerifyOptions = {
     appcast: appcastObj ? { bytes: appcastObj.body, channel: appcast?.channel } : undefined,
     settings: options.site, appUrl: options.appUrl, maxItemsPerChannel: options.maxItemsPerChannel, keyOf: (version) => options.publicKey ?? keys.get(version),
   }, tally);
+  storeProblems.push(...headerProblems(source, seen, options.cacheControl));
   const ok = feed.length === 0 && storeProblems.length === 0 && latest.problems.length === 0 && site.problems.length === 0 && releases.every((r) => rowProblems(r).length === 0);
   return { pluginId, releases, feed, latest, site, store: storeProblems, storeWarnings: inventory.warnings, checked: checked(), ok };
 }

@@ -173,7 +173,7 @@ describe.concurrent.each([
     const original = (await store.get(key))!.body;
     const damaged = Buffer.from(original);
     damaged[damaged.length - 3] = damaged[damaged.length - 3]! ^ 0xff;
-    await store.put(key, damaged, { contentType: "application/octet-stream" });
+    await store.put(key, damaged, { contentType: "application/octet-stream", cacheControl: "public, max-age=31536000, immutable" });
     try {
       const bad = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
       expect(bad.code, bad.stdout + bad.stderr).toBe(11);
@@ -182,7 +182,7 @@ describe.concurrent.each([
       // Bytes the record does not pin are never opened, let alone applied (issue 33).
       expect(bad.stdout).not.toMatch(/delta from 1\.0\.1 does not apply/);
     } finally {
-      await store.put(key, original, { contentType: "application/octet-stream" });
+      await store.put(key, original, { contentType: "application/octet-stream", cacheControl: "public, max-age=31536000, immutable" });
     }
   });
 
@@ -193,12 +193,12 @@ describe.concurrent.each([
     // Consistent in itself (the tree hash does not cover CRC-32s), wrong about the zip.
     const plist = manifest.entries.find((e) => e.path === "/Contents/Info.plist")!;
     plist.zip!.crc32 = (plist.zip!.crc32 + 1) >>> 0;
-    await store.put(key, Buffer.from(JSON.stringify(manifest)), { contentType: "application/json" });
+    await store.put(key, Buffer.from(JSON.stringify(manifest)), { contentType: "application/json", cacheControl: "public, max-age=31536000, immutable" });
     try {
       const bad = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
       expect(bad.code, bad.stdout + bad.stderr).toBe(11);
       expect(bad.stdout).toMatch(/1\.1\.0: tree manifest releases\/1\.1\.0\/tree\.json does not describe the zip's tree: "\/Contents\/Info\.plist" differ/);
-      await store.put(key, Buffer.from("{ not json"), { contentType: "application/json" });
+      await store.put(key, Buffer.from("{ not json"), { contentType: "application/json", cacheControl: "public, max-age=31536000, immutable" });
       const broken = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
       expect(broken.stdout).toMatch(/1\.1\.0: .*tree\.json is not a valid tree manifest: it is not JSON/);
       const p = await ws.plugin("1.4.0", 140);
@@ -206,7 +206,7 @@ describe.concurrent.each([
       expect(res.code, res.stderr).toBe(0);
       expect(res.stderr).toMatch(/tree\.json is not a valid tree manifest: it is not JSON: its zip was read whole instead/);
     } finally {
-      await store.put(key, original, { contentType: "application/json" });
+      await store.put(key, original, { contentType: "application/json", cacheControl: "public, max-age=31536000, immutable" });
     }
     const ok = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);
@@ -221,7 +221,7 @@ describe.concurrent.each([
     const bridge = (JSON.parse(manifest.toString()) as { entries: Array<{ path: string; zip?: { offset: number } }> }).entries.find((e) => e.path.endsWith("/Versions/A/Bridge"))!.zip!.offset;
     const damaged = Buffer.from(original);
     damaged.write("TAMPERED", bridge + 30 + original.readUInt16LE(bridge + 26) + original.readUInt16LE(bridge + 28));
-    await store.put(key, damaged, { contentType: "application/zip" });
+    await store.put(key, damaged, { contentType: "application/zip", cacheControl: "public, max-age=31536000, immutable" });
     try {
       const p = await ws.plugin("1.4.0", 140);
       const viaManifest = await runCli(ws.publishArgs(p, "1.4.0"));
@@ -237,8 +237,8 @@ describe.concurrent.each([
       expect(await store.head("releases/1.4.0/release.json")).toBeUndefined();
       expect(await store.head("releases/1.4.0/bridge-plugin-1.4.0.zip")).toBeUndefined();
     } finally {
-      await store.put(key, original, { contentType: "application/zip" });
-      await store.put(manifestKey, manifest, { contentType: "application/json" });
+      await store.put(key, original, { contentType: "application/zip", cacheControl: "public, max-age=31536000, immutable" });
+      await store.put(manifestKey, manifest, { contentType: "application/json", cacheControl: "public, max-age=31536000, immutable" });
     }
   });
 });

@@ -72,7 +72,7 @@ describe.skipIf(Boolean(reason))(`relcast verify on S3 (moto_server)${reason ? `
     const xml = appcast!.body.toString("utf8");
     const damaged = xml.replace("<sparkle:version>100</sparkle:version>", "<sparkle:version>999</sparkle:version>");
     expect(damaged).not.toBe(xml);
-    await store.put(appcastKey, damaged, { contentType: "application/xml" });
+    await store.put(appcastKey, damaged, { contentType: "application/xml", cacheControl: "no-cache" });
     await store.delete("index.html");
     try {
       const res = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
@@ -81,8 +81,9 @@ describe.skipIf(Boolean(reason))(`relcast verify on S3 (moto_server)${reason ? `
       expect(res.stdout).toMatch(/site: index\.html is missing/);
       expect(res.stderr).toMatch(/verify found problems in site/);
     } finally {
-      await store.put(appcastKey, appcast!.body, { contentType: "application/xml" });
-      await store.put("index.html", index!.body, { contentType: "text/html; charset=utf-8" });
+      // Put back with the headers relcast writes (verify compares them too).
+      await store.put(appcastKey, appcast!.body, { contentType: "application/xml", cacheControl: "no-cache" });
+      await store.put("index.html", index!.body, { contentType: "text/html; charset=utf-8", cacheControl: "no-cache" });
     }
     const again = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
     expect(again.code, again.stdout + again.stderr).toBe(0);
@@ -93,8 +94,8 @@ describe.skipIf(Boolean(reason))(`relcast verify on S3 (moto_server)${reason ? `
     const original = (await store.get(key))!.body;
     const damaged = Buffer.from(original);
     damaged.write("DAMAGED!", 1500);
-    await store.put(key, damaged, { contentType: "application/zip" });
-    await store.put("releases/latest/bridge-plugin-1.1.0.dmg", "stale", { contentType: "application/x-apple-diskimage" });
+    await store.put(key, damaged, { contentType: "application/zip", cacheControl: "public, max-age=31536000, immutable" });
+    await store.put("releases/latest/bridge-plugin-1.1.0.dmg", "stale", { contentType: "application/x-apple-diskimage", cacheControl: "no-cache" });
     const res = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
     expect(res.code, res.stdout + res.stderr).toBe(11);
     expect(res.stdout).toMatch(/1\.0\.0: update zip releases\/1\.0\.0\/bridge-plugin-1\.0\.0\.zip has SHA-256/);

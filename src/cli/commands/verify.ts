@@ -5,6 +5,7 @@ import { DEFAULT_CONFIG_FILE, loadConfig } from "../../config/load-config.js";
 import type { RelcastConfig } from "../../config/schema.js";
 import { RelcastError } from "../../core/errors.js";
 import { openStore } from "../../store/open-store.js";
+import { CACHE_IMMUTABLE, CACHE_NO_CACHE } from "../../store/content-types.js";
 import { verifyStore } from "../../verify/verify-store.js";
 import { failingNames, formatVerifyReport } from "../../verify/verify-table.js";
 import { printableJson } from "../../core/printable.js";
@@ -49,6 +50,7 @@ export function registerVerify(program: Command): void {
       try {
         const report = await verifyStore(store, {
           publicKey, pluginId: config?.pluginId, appUrl: config?.appUrl, notesPages: config?.appcast?.releaseNotes === "page", maxItemsPerChannel: appcastLimit(config ?? {}), signedFeed: config?.appcast?.signedFeed, site: config,
+          cacheControl: config && { immutable: config.cacheControl?.immutable ?? CACHE_IMMUTABLE, mutable: config.cacheControl?.mutable ?? CACHE_NO_CACHE },
         });
         process.stdout.write(flags.json ? printableJson(report, 2) + "\n" : formatVerifyReport(report));
         if (!report.ok) {

@@ -1,0 +1,82 @@
+import { createHash } from "node:crypto";
+import { isDeepStrictEqual } from "node:util";
+import { CatalogEntries, entryOf } from "../catalog/catalog-entry.js";
+import { CATALOG_INDEX_KEY, readIndexText } from "../catalog/catalog-index.js";
+import { viewOfCatalog } from "../catalog/catalog-view.js";
+import { firstEntryOffset } from "../domain/catalog.js";
+import type { Catalog, ReleaseRecord } from "../domain/record-schema.js";
+import type { ObjectStore } from "../store/object-store.js";
+
+const FIX = "it is only a cache: run relcast rebuild (it writes the index anew from the catalog) or delete releases/catalog-index.json";
+
+/**
+ * `releases/catalog-index.json` held against the catalog it names. A publish
+ * trusts the index in place of the catalog while the catalog keeps its ETag
+ * (its rows decide the build-order check, its records what the appcast and
+ * pages say), and its digest has no key, so verify compares every row and
+ * record with the catalog it parsed (which the release rows compare with each
+ * `release.json`).
+ */
+export async function catalogIndexFindings(store: ObjectStore, catalog: Catalog, bytes: Buffer, etag: string): Promise<{ problems: string[]; warnings: string[] }> {
+  const got = await store.get(CATALOG_INDEX_KEY);
+  if (!got) return { problems: [], warnings: [] };
+  const where = store.uriFor(CATALOG_INDEX_KEY);
+  const read = readIndexText(got.body.toString("utf8"));
+  if (!read.ok) return { problems: [`${where} is not an index relcast wrote: ${read.why}; ${FIX}`], warnings: [] };
+  // For another catalog: stale, not wrong (a publish stopped between the catalog and the index). No publish uses it; the next rewrites it.
+  if (read.catalogEtag !== etag) return { problems: [], warnings: [] };
+  const { view } = read;
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  const found: string[] = [];
+  if (read.catalogSha256 !== sha256) found.push(`names a catalog with SHA-256 ${read.catalogSha256.slice(0, 12)}…, the catalog has ${sha256.slice(0, 12)}…`);
+  if (view.pluginId !== catalog.pluginId) found.push(`says plugin ${view.pluginId}, the catalog ${catalog.pluginId}`);
+  if (view.count !== catalog.versions.length) found.push(`says ${view.count} releases, the catalog lists ${catalog.versions.length}`);
+  found.push(...rowDifferences(view.entries, catalog.versions));
+  const offset = firstEntryOffset(bytes, catalog);
+  if (view.firstOffset !== offset) found.push(`says the first entry starts at byte ${view.firstOffset ?? "none"}, in the catalog it is ${offset ?? "none"}`);
+  found.push(...recordDifferences(view.records, viewOfCatalog(catalog, etag, read.limit).records, catalog.versions));
+  if (found.length === 0) return { problems: [], warnings: [] };
+  const shown = found.slice(0, 4).join("; ") + (found.length > 4 ? `; and ${found.length - 4} more` : "");
+  return { problems: [`${where} does not match the catalog it names (ETag ${etag}), and the next publish would trust it: ${shown}; ${FIX}`], warnings: [] };
+}
+
+const rowOf = (e: { version: string; channel: string; build: string | undefined; yanked: boolean; publishedAt: ReleaseRecord["publishedAt"] }) =>
+  `channel ${e.channel}, build ${e.build ?? "none"}, ${e.yanked ? "yanked" : "not yanked"}, published ${e.publishedAt._seconds}.${e.publishedAt._nanoseconds}`;
+
+/** Row by row, in catalog order: what the index says of each release against what the catalog says. */
+function rowDifferences(entries: CatalogEntries, versions: readonly ReleaseRecord[]): string[] {
+  if (entries.text === CatalogEntries.of(versions.map(entryOf)).text) return [];
+  const found: string[] = [];
+  const rows = [...entries];
+  for (let i = 0; i < Math.max(rows.length, versions.length); i++) {
+    const row = rows[i];
+    const record = versions[i];
+    if (!row) found.push(`it has no row for ${record!.version}`);
+    else if (!record) found.push(`row ${row.version} is not in the catalog`);
+    else if (row.version !== record.version) found.push(`row ${i + 1} is ${row.version}, the catalog's entry ${i + 1} is ${record.version}`);
+    else if (rowOf(row) !== rowOf(entryOf(record))) found.push(`row ${row.version} says ${rowOf(row)}; the catalog says ${rowOf(entryOf(record))}`);
+  }
+  return found;
+}
+
+/** The full records it carries: each as the catalog has it, and those a publish writes from (the newest, the appcast's, latest, yanked and paused). */
+function recordDifferences(records: readonly ReleaseRecord[], expected: readonly ReleaseRecord[], versions: readonly ReleaseRecord[]): string[] {
+  const found: string[] = [];
+  // Field by field, in any key order: a yank's record is re-made with its fields in another order than a parse gives.
+  const inCatalog = new Map(versions.map((r) => [r.version, r]));
+  for (const r of records) {
+    const theirs = inCatalog.get(r.version);
+    if (!theirs) found.push(`it holds a record of ${r.version}, which the catalog does not list`);
+    else if (!isDeepStrictEqual(theirs, r)) found.push(`its record of ${r.version} differs from the catalog's (${changedFields(r, theirs)})`);
+  }
+  const held = new Set(records.map((r) => r.version));
+  const missing = expected.filter((r) => !held.has(r.version)).map((r) => r.version);
+  if (missing.length > 0) found.push(`it lacks the record${missing.length === 1 ? "" : "s"} of ${missing.slice(0, 4).join(", ")}${missing.length > 4 ? "…" : ""} a publish renders from`);
+  return found;
+}
+
+function changedFields(a: ReleaseRecord, b: ReleaseRecord): string {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  const changed = [...keys].filter((k) => !isDeepStrictEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return changed.slice(0, 4).join(", ");
+}

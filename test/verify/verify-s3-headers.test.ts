@@ -1,0 +1,77 @@
+import "../helpers/python-without-shim.js"; // python3 and the aws cli without a version manager's shim (see there)
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MOTO_ENV, motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
+import { runCli } from "../helpers/run-cli.js";
+import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
+
+const reason = motoUnavailableReason();
+const IMMUTABLE = "public, max-age=31536000, immutable";
+
+/**
+ * Headers are part of what the store serves: an appcast made immutable freezes
+ * Sparkle clients behind a CDN, a zip served as text/html is a page. verify
+ * compares each object's Content-Type and Cache-Control (from the HEAD/GET it
+ * makes anyway) with what relcast writes for that key.
+ */
+describe.skipIf(Boolean(reason))(`verify compares S3 objects' headers with what relcast writes${reason ? ` — skipped: ${reason}` : ""}`, () => {
+  let moto: MotoServer;
+  let ws: Workspace;
+  const bucket = `hdr-${randomBytes(4).toString("hex")}`;
+  const aws = async (...args: string[]) => (await promisify(execFile)("aws", ["--endpoint-url", moto.endpoint, ...args], { env: { ...process.env, ...MOTO_ENV } })).stdout;
+  const head = async (key: string) => JSON.parse(await aws("s3api", "head-object", "--bucket", bucket, "--key", `site/${key}`)) as { ContentType: string; CacheControl?: string };
+  const setHeaders = (key: string, headers: { ContentType: string; CacheControl?: string | undefined }) =>
+    aws("s3api", "copy-object", "--bucket", bucket, "--key", `site/${key}`, "--copy-source", `${bucket}/site/${key}`, "--metadata-directive", "REPLACE",
+      "--content-type", headers.ContentType, ...(headers.CacheControl ? ["--cache-control", headers.CacheControl] : []));
+  const verify = async () => {
+    const r = await runCli(["verify", "--config", ws.configFile]);
+    return { code: r.code, out: r.stdout + r.stderr };
+  };
+
+  beforeAll(async () => {
+    moto = await startMotoServer();
+    const s3 = { endpoint: moto.endpoint, forcePathStyle: true, region: "us-east-1" };
+    ws = await makeWorkspace({ store: `s3://${bucket}/site`, s3 });
+    await aws("s3api", "create-bucket", "--bucket", bucket);
+    for (const [v, b] of [["1.0.0", 100], ["1.1.0", 110]] as const) {
+      const r = await runCli(ws.publishArgs(await ws.plugin(v, b), v, ["--quiet"]));
+      expect(r.code, r.stderr).toBe(0);
+    }
+  }, 240_000);
+
+  afterAll(async () => {
+    await moto?.stop();
+  });
+
+  it("a store relcast wrote passes: every header it reads is the one relcast wrote", async () => {
+    const r = await verify();
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).not.toMatch(/served with/);
+  }, 120_000);
+
+  const cases: Array<{ key: string; set: { ContentType: string; CacheControl?: string }; expect: RegExp }> = [
+    { key: "releases/catalog.json", set: { ContentType: "application/json", CacheControl: IMMUTABLE }, expect: /releases\/catalog\.json is served with Cache-Control "public, max-age=31536000, immutable"; relcast writes "no-cache" \(a CDN/ },
+    { key: "api/v1/plugins/bridge-plugin/appcast.xml", set: { ContentType: "application/xml", CacheControl: IMMUTABLE }, expect: /appcast\.xml is served with Cache-Control "public, max-age=31536000, immutable"; relcast writes "no-cache"/ },
+    { key: "downloads/bridge-plugin-1.1.0.zip", set: { ContentType: "text/html", CacheControl: IMMUTABLE }, expect: /downloads\/bridge-plugin-1\.1\.0\.zip is served with Content-Type "text\/html"; relcast writes "application\/zip"/ },
+    { key: "downloads/bridge-plugin-latest.json", set: { ContentType: "text/html", CacheControl: IMMUTABLE }, expect: /bridge-plugin-latest\.json is served with Content-Type "text\/html"; relcast writes "application\/json".*bridge-plugin-latest\.json is served with Cache-Control "public, max-age=31536000, immutable"; relcast writes "no-cache"/s },
+    { key: "index.html", set: { ContentType: "application/octet-stream" }, expect: /index\.html is served with Content-Type "application\/octet-stream"; relcast writes "text\/html; charset=utf-8"[\s\S]*index\.html is served with Cache-Control \(none\)/ },
+    { key: "releases/1.0.0/bridge-plugin-1.0.0.dmg", set: { ContentType: "application/x-apple-diskimage", CacheControl: "no-store" }, expect: /bridge-plugin-1\.0\.0\.dmg is served with Cache-Control "no-store"; relcast writes "public, max-age=31536000, immutable"/ },
+  ];
+
+  it.each(cases)("$key with other headers is a problem naming what it has, what it should have and the aws command that fixes it", async ({ key, set, expect: message }) => {
+    const before = await head(key);
+    await setHeaders(key, set);
+    try {
+      const r = await verify();
+      expect(r.code, r.out).toBe(11);
+      expect(r.out).toMatch(message);
+      expect(r.out).toContain(`aws s3 cp s3://${bucket}/site/${key} s3://${bucket}/site/${key} --metadata-directive REPLACE`);
+    } finally {
+      await setHeaders(key, before);
+    }
+    // The fix the problem names puts the store back as relcast wrote it.
+    expect((await verify()).code).toBe(0);
+  }, 120_000);
+});
