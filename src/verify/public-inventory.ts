@@ -8,6 +8,7 @@ import {
 import { ARCHIVE_NAME } from "../site/archive-plan.js";
 import { downloadCopies } from "../site/site-plan.js";
 import type { ObjectStore } from "../store/object-store.js";
+import { PROBE_PREFIX } from "../store/s3-conditional-probe.js";
 
 /** The site's pages at the root, checked page by page against what relcast renders (public-feeds.ts). */
 function isSitePage(key: string): boolean {
@@ -88,9 +89,10 @@ export async function publicInventory(store: ObjectStore, pluginId: string, reco
   const own: string[] = [];
   const other: string[] = [];
   const siteFiles: string[] = [];
+  const probes: string[] = [];
   for await (const meta of store.list("")) {
     if (meta.key.startsWith(RELEASES_PREFIX) || explained.has(meta.key) || isSitePage(meta.key)) continue;
-    (underOwnNames(meta.key, pluginId) ? own : isSiteOwnerFile(meta.key) ? siteFiles : other).push(meta.key);
+    (meta.key.startsWith(PROBE_PREFIX) ? probes : underOwnNames(meta.key, pluginId) ? own : isSiteOwnerFile(meta.key) ? siteFiles : other).push(meta.key);
   }
   // Everything the folder store's listing hides, anywhere (`releases/` is served too): its own temp and lock files
   // (gc removes them), and anything else with such a name or in such a folder (which nothing of relcast's makes).
@@ -111,5 +113,7 @@ export async function publicInventory(store: ObjectStore, pluginId: string, reco
     problems.push(`${strange.length} file(s) in a folder named as the folder store names its temp files (${shown(strange)}): its listing hides them, but a static host serving the folder serves them; relcast makes no such folder, and relcast gc does not remove what is in it: delete it by hand`);
   }
   const warnings = siteFiles.length === 0 ? [] : [`${siteFiles.length} site file(s) relcast does not write (${shown(siteFiles)}): kept as the publisher's own; delete any you did not put there`];
+  // A run's conditional-write proof object, left by a run that was killed: relcast's own, holding nothing of a release.
+  if (probes.length > 0) warnings.push(`${probes.length} conditional-write probe object(s) an interrupted run left (${shown(probes)}): relcast gc removes them once they are a day old (\`--older-than 0\` when nothing is running)`);
   return { problems, warnings };
 }

@@ -66,4 +66,10 @@ describe("verify's inventory of the site's public folders", () => {
     const hidden = found.problems.find((p) => p.includes("temp or lock file(s) of the folder store"));
     expect(hidden).toMatch(/^3 temp or lock file\(s\) .*\(\.relcast-lock, "downloads\/\.relcast-tmp-1-bridge-plugin-1\.0\.0\.dmg", "releases\/\.relcast-lock"\).*run `relcast gc`/);
   });
+  it("a conditional-write probe object an interrupted S3 run left (.relcast/probe/…) is relcast's own: a warning naming gc, not a problem", async () => {
+    await put(".relcast/probe/35f03fb5a7efa2e05a895fd4");
+    const found = await publicInventory(createFolderStore(dir), ID, [record("1.0.0")], APP);
+    expect(found.problems.join("\n")).not.toContain(".relcast/probe/");
+    expect(found.warnings.join("\n")).toMatch(/1 conditional-write probe object\(s\) an interrupted run left \(".relcast\/probe\/35f03fb5a7efa2e05a895fd4"\): relcast gc removes them/);
+  });
 });
