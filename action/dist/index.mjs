@@ -15898,58 +15898,128 @@ function* lines(text) {
 
 // src/catalog/catalog-index.ts
 const CATALOG_INDEX_KEY = `${RELEASES_PREFIX}catalog-index.json`;
-const FORMAT = 2;
+const FORMAT = 3;
 const indexed = /* @__PURE__ */ new WeakSet();
 function isIndexed(view) {
 	return indexed.has(view);
 }
-function serializeCatalogIndex(view, limit) {
-	const head = {
-		format: FORMAT,
-		catalogEtag: view.etag,
+function digestOf(head, rows) {
+	const { catalogSha256, limit, pluginId, count, firstOffset, records } = head;
+	return createHash("sha256").update(JSON.stringify([
+		FORMAT,
+		catalogSha256,
+		limit,
+		pluginId,
+		count,
+		firstOffset,
+		records
+	])).update("\n").update(rows).digest("hex");
+}
+function serializeCatalogIndex(view, limit, catalogSha256) {
+	const rows = view.entries.text;
+	const facts = {
+		catalogSha256,
 		limit: limit ?? null,
 		pluginId: view.pluginId,
 		count: view.count,
 		firstOffset: view.firstOffset ?? null,
 		records: view.records
 	};
-	const rows = view.entries.text;
+	const head = {
+		format: FORMAT,
+		catalogEtag: view.etag,
+		...facts,
+		digest: digestOf(facts, rows)
+	};
 	return `${JSON.stringify(head).slice(0, -1)},"entries":[\n${rows}${rows === "" ? "" : "\n"}]}\n`;
 }
 const isInt = (v) => typeof v === "number" && Number.isInteger(v);
 const ENTRIES = ",\"entries\":[";
 const END = "]}\n";
-function parseCatalogIndex(text, catalogEtag, limit) {
+const SHA256 = /^[0-9a-f]{64}$/;
+function readIndexText(text) {
 	const firstLine = text.indexOf("\n");
-	if (firstLine === -1 || !text.endsWith(END) || !text.slice(0, firstLine).endsWith(ENTRIES)) return void 0;
+	if (firstLine === -1 || !text.endsWith(END) || !text.slice(0, firstLine).endsWith(ENTRIES)) return {
+		ok: false,
+		why: "it is not laid out as relcast writes it"
+	};
 	let file;
 	try {
 		file = JSON.parse(`${text.slice(0, firstLine - 12)}}`);
 	} catch {
-		return;
+		return {
+			ok: false,
+			why: "its first line is not JSON"
+		};
 	}
-	if (file.format !== FORMAT || file.catalogEtag !== catalogEtag || file.limit !== (limit ?? null)) return void 0;
-	if (typeof file.pluginId !== "string" || !isInt(file.count) || !Array.isArray(file.records)) return void 0;
+	if (file.format !== FORMAT) return {
+		ok: false,
+		why: `its format is ${JSON.stringify(file.format)}, not ${FORMAT}`
+	};
+	const limit = file.limit;
+	if (typeof file.catalogEtag !== "string" || typeof file.catalogSha256 !== "string" || !SHA256.test(file.catalogSha256) || typeof file.digest !== "string" || typeof file.pluginId !== "string" || !isInt(file.count) || !Array.isArray(file.records) || !(limit === null || isInt(limit)) || !(file.firstOffset === null || isInt(file.firstOffset))) return {
+		ok: false,
+		why: "its head lacks a field or has one of the wrong type"
+	};
 	const rows = text.slice(firstLine + 1, -3);
-	if (rows !== "" && !rows.endsWith("\n")) return void 0;
+	if (rows !== "" && !rows.endsWith("\n")) return {
+		ok: false,
+		why: "its rows are not laid out as relcast writes them"
+	};
+	if (digestOf({
+		catalogSha256: file.catalogSha256,
+		limit,
+		pluginId: file.pluginId,
+		count: file.count,
+		firstOffset: file.firstOffset,
+		records: file.records
+	}, rows.slice(0, -1)) !== file.digest) return {
+		ok: false,
+		why: "its digest does not match what it holds (edited after relcast wrote it)"
+	};
 	const entries = CatalogEntries.fromText(rows.slice(0, -1));
-	if (!entries || entries.length !== file.count) return void 0;
+	if (!entries) return {
+		ok: false,
+		why: "a row is not a valid entry"
+	};
+	if (entries.length !== file.count) return {
+		ok: false,
+		why: `it says count ${file.count} but has ${entries.length} rows`
+	};
 	const records = [];
 	for (const r of file.records) {
 		const parsed = releaseRecordSchema.safeParse(r);
-		if (!parsed.success) return void 0;
+		if (!parsed.success) return {
+			ok: false,
+			why: "a record it holds is not a valid release record"
+		};
 		records.push(parsed.data);
 	}
 	const view = {
-		etag: catalogEtag,
+		etag: file.catalogEtag,
+		catalogSha256: file.catalogSha256,
 		pluginId: file.pluginId,
 		count: file.count,
 		entries,
 		records,
-		firstOffset: isInt(file.firstOffset) ? file.firstOffset : void 0
+		firstOffset: file.firstOffset ?? void 0
 	};
-	indexed.add(view);
-	return view;
+	return {
+		ok: true,
+		catalogEtag: file.catalogEtag,
+		catalogSha256: file.catalogSha256,
+		limit: limit ?? void 0,
+		view
+	};
+}
+function parseCatalogIndex(text, catalogEtag, limit) {
+	const read = readIndexText(text);
+	if (!read.ok || read.catalogEtag !== catalogEtag || read.limit !== limit) return void 0;
+	indexed.add(read.view);
+	return read.view;
+}
+function indexedSha256(view) {
+	return indexed.has(view) ? view.catalogSha256 : void 0;
 }
 async function readCatalogIndex(store, catalogEtag, limit) {
 	const got = await store.get(CATALOG_INDEX_KEY);
@@ -22254,6 +22324,23 @@ const sha256Of$1 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 function notPublished(store) {
 	return new RelcastError("E_VERSION", `nothing is published in ${store.uriFor(CATALOG_KEY)}`, "check --store / the config's store");
 }
+function checkIndexAgainst(store, view, sha256) {
+	const named = indexedSha256(view);
+	if (named === void 0 || named === sha256) return;
+	throw new RelcastError("E_CATALOG", `${store.uriFor(CATALOG_INDEX_KEY)} names a catalog with SHA-256 ${named.slice(0, 12)}…, but ${store.uriFor(CATALOG_KEY)} has ${sha256.slice(0, 12)}…: the index was edited or written for other bytes, so nothing was published from it`, "the index is only a cache: run relcast rebuild (or delete releases/catalog-index.json), run relcast verify, then re-run this command");
+}
+function hashing(chunks) {
+	const hash = createHash("sha256");
+	return {
+		chunks: (async function* () {
+			for await (const chunk of chunks) {
+				hash.update(chunk);
+				yield chunk;
+			}
+		})(),
+		done: () => hash.digest("hex")
+	};
+}
 const readAt = promisify(read);
 async function* readInPlace(fd) {
 	const buffer = Buffer.allocUnsafeSlow(1 << 20);
@@ -22316,8 +22403,9 @@ async function planFeeds(store, config, change, workDir, attempt = 1, signing = 
 		const file = newCatalogFile(workDir, attempt);
 		let result;
 		try {
-			const chunks = opened ? readInPlace(opened.fd) : got.stream;
-			result = await writeWithNewest(where, chunks, splice, change.record, file, { reusedChunks: opened !== void 0 });
+			const read = hashing(opened ? readInPlace(opened.fd) : got.stream);
+			result = await writeWithNewest(where, read.chunks, splice, change.record, file, { reusedChunks: opened !== void 0 });
+			checkIndexAgainst(store, viewNow, read.done());
 		} finally {
 			await opened?.close();
 			got?.stream.destroy();
@@ -22336,6 +22424,7 @@ async function planFeeds(store, config, change, workDir, attempt = 1, signing = 
 	} else {
 		const current = etagNow !== void 0 ? await store.get(CATALOG_KEY) : void 0;
 		if (etagNow !== void 0 && current?.meta.etag !== etagNow) throw new PreconditionFailedError(CATALOG_KEY, "if-match");
+		if (current && viewNow) checkIndexAgainst(store, viewNow, sha256Of$1(current.body));
 		const next = await changedCatalog(store, config, change, current?.body);
 		if (change.kind === "add") {
 			const file = newCatalogFile(workDir, attempt);
@@ -22399,7 +22488,7 @@ async function planFeeds(store, config, change, workDir, attempt = 1, signing = 
 		needed: !appcastNow?.body.equals(appcast),
 		why: appcastNow?.body.equals(appcast) ? "unchanged" : "rendered from the new catalog"
 	}];
-	const indexText = serializeCatalogIndex(view, limit);
+	const indexText = serializeCatalogIndex(view, limit, catalog.sha256);
 	writes.push({
 		step: "feeds",
 		op: "put",
