@@ -1,4 +1,4 @@
-import { derivedCacheControl } from "../site/serve/site-server.js";
+import { derivedCacheControl } from "../site/cache-control.js";
 import { CACHE_IMMUTABLE, contentTypeFor } from "../store/content-types.js";
 import type { ObjectMeta, ObjectStore } from "../store/object-store.js";
 

@@ -1,23 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { pipeline } from "node:stream/promises";
-import { CACHE_IMMUTABLE, CACHE_NO_CACHE, contentTypeFor } from "../../store/content-types.js";
+import { contentTypeFor } from "../../store/content-types.js";
+import { derivedCacheControl } from "../cache-control.js";
 import type { ObjectMeta, ObjectStore } from "../../store/object-store.js";
-import { ICONS_PREFIX } from "../../domain/release-layout.js";
 import { parseRange } from "./byte-range.js";
 import { notModified, quotedEtag, rangeStillValid } from "./conditional.js";
 import { keyForRequestTarget } from "./request-key.js";
-
-/**
- * Versioned objects never change (a release's files, its download copies,
- * its icon's public copy under icons/, named by version); everything else
- * (latest, feeds, pages, yank and rollout state) must be revalidated.
- */
-export function derivedCacheControl(key: string): string {
-  const versioned = /^releases\/(?!latest\/)[^/]+\/(?!(?:yank|rollout)\.json$)[^/]+$/.test(key)
-    || /^downloads\/(?!.*-latest\.(dmg|zip|json)$)[^/]+$/.test(key)
-    || (key.startsWith(ICONS_PREFIX) && !key.slice(ICONS_PREFIX.length).includes("/") && key.endsWith(".png"));
-  return versioned ? CACHE_IMMUTABLE : CACHE_NO_CACHE;
-}
 
 function plain(res: ServerResponse, status: number, text: string, extra: Record<string, string> = {}): void {
   res.writeHead(status, { "content-type": "text/plain; charset=utf-8", "content-length": Buffer.byteLength(text + "\n"), "x-content-type-options": "nosniff", ...extra });
