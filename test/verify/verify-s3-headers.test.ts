@@ -51,27 +51,36 @@ describe.skipIf(Boolean(reason))(`verify compares S3 objects' headers with what 
     expect(r.out).not.toMatch(/served with/);
   }, 120_000);
 
-  const cases: Array<{ key: string; set: { ContentType: string; CacheControl?: string }; expect: RegExp }> = [
-    { key: "releases/catalog.json", set: { ContentType: "application/json", CacheControl: IMMUTABLE }, expect: /releases\/catalog\.json is served with Cache-Control "public, max-age=31536000, immutable"; relcast writes "no-cache" \(a CDN/ },
-    { key: "api/v1/plugins/bridge-plugin/appcast.xml", set: { ContentType: "application/xml", CacheControl: IMMUTABLE }, expect: /appcast\.xml is served with Cache-Control "public, max-age=31536000, immutable"; relcast writes "no-cache"/ },
-    { key: "downloads/bridge-plugin-1.1.0.zip", set: { ContentType: "text/html", CacheControl: IMMUTABLE }, expect: /downloads\/bridge-plugin-1\.1\.0\.zip is served with Content-Type "text\/html"; relcast writes "application\/zip"/ },
-    { key: "downloads/bridge-plugin-latest.json", set: { ContentType: "text/html", CacheControl: IMMUTABLE }, expect: /bridge-plugin-latest\.json is served with Content-Type "text\/html"; relcast writes "application\/json".*bridge-plugin-latest\.json is served with Cache-Control "public, max-age=31536000, immutable"; relcast writes "no-cache"/s },
-    { key: "index.html", set: { ContentType: "application/octet-stream" }, expect: /index\.html is served with Content-Type "application\/octet-stream"; relcast writes "text\/html; charset=utf-8"[\s\S]*index\.html is served with Cache-Control \(none\)/ },
-    { key: "releases/1.0.0/bridge-plugin-1.0.0.dmg", set: { ContentType: "application/x-apple-diskimage", CacheControl: "no-store" }, expect: /bridge-plugin-1\.0\.0\.dmg is served with Cache-Control "no-store"; relcast writes "public, max-age=31536000, immutable"/ },
+  // Each case: the headers it is given, and each problem it must be named in (objects with the same wrong value share one line).
+  const cases: Array<{ key: string; set: { ContentType: string; CacheControl?: string }; expect: RegExp[] }> = [
+    { key: "releases/catalog.json", set: { ContentType: "application/json", CacheControl: IMMUTABLE }, expect: [/served with Cache-Control "public, max-age=31536000, immutable"; relcast writes "no-cache" \(a CDN/] },
+    { key: "api/v1/plugins/bridge-plugin/appcast.xml", set: { ContentType: "application/xml", CacheControl: IMMUTABLE }, expect: [/served with Cache-Control "public, max-age=31536000, immutable"; relcast writes "no-cache"/] },
+    { key: "downloads/bridge-plugin-1.1.0.zip", set: { ContentType: "text/html", CacheControl: IMMUTABLE }, expect: [/served with Content-Type "text\/html"; relcast writes "application\/zip"/] },
+    { key: "downloads/bridge-plugin-latest.json", set: { ContentType: "text/html", CacheControl: IMMUTABLE }, expect: [/served with Content-Type "text\/html"; relcast writes "application\/json"/, /served with Cache-Control "public, max-age=31536000, immutable"; relcast writes "no-cache"/] },
+    { key: "index.html", set: { ContentType: "application/octet-stream" }, expect: [/served with Content-Type "application\/octet-stream"; relcast writes "text\/html; charset=utf-8"/, /served with Cache-Control \(none\); relcast writes "no-cache"/] },
+    { key: "releases/1.0.0/bridge-plugin-1.0.0.dmg", set: { ContentType: "application/x-apple-diskimage", CacheControl: "no-store" }, expect: [/served with Cache-Control "no-store"; relcast writes "public, max-age=31536000, immutable"/] },
   ];
 
-  it.each(cases)("$key with other headers is a problem naming what it has, what it should have and the aws command that fixes it", async ({ key, set, expect: message }) => {
-    const before = await head(key);
-    await setHeaders(key, set);
+  // All six changed at once and judged by one verify run (each object's own message is asserted), then put back.
+  it("each object with other headers is a problem naming what it has, what it should have and the aws command that fixes it; the fix puts the store back", async () => {
+    const before = await Promise.all(cases.map((c) => head(c.key)));
+    for (const c of cases) await setHeaders(c.key, c.set);
     try {
       const r = await verify();
       expect(r.code, r.out).toBe(11);
-      expect(r.out).toMatch(message);
-      expect(r.out).toContain(`aws s3 cp s3://${bucket}/site/${key} s3://${bucket}/site/${key} --metadata-directive REPLACE`);
+      const lines = r.out.split("\n").filter((line) => line.includes("is served with") || line.includes("are served with"));
+      for (const c of cases) {
+        for (const message of c.expect) {
+          // The object is named (by its full URI, so no other key's name contains it) on a line with that mismatch and the aws fix.
+          const line = lines.find((l) => message.test(l) && new RegExp(`s3://${bucket}/site/${c.key.replace(/[.]/g, "\\.")}(,| is| are)`).test(l));
+          expect(line, `${c.key} ${message}\n${r.out}`).toBeDefined();
+          expect(line).toMatch(/aws s3 cp s3:\/\/\S+ s3:\/\/\S+ --metadata-directive REPLACE/);
+        }
+      }
     } finally {
-      await setHeaders(key, before);
+      for (const [i, c] of cases.entries()) await setHeaders(c.key, before[i]!);
     }
-    // The fix the problem names puts the store back as relcast wrote it.
-    expect((await verify()).code).toBe(0);
-  }, 120_000);
+    const after = await verify();
+    expect(after.code, after.out).toBe(0);
+  }, 240_000);
 });
