@@ -11,6 +11,8 @@ import { defineConfig } from "vitest/config";
 const LONGEST_FIRST = [
   "test/verify/verify-public.test.ts",
   "test/release/delta-publish.test.ts",
+  "test/store/s3-complete-faults.test.ts",
+  "test/store/s3-multipart-copy.test.ts",
   "test/release/s3-conditional-writes.test.ts",
   "test/release/s3-faults-random.test.ts",
   "test/release/s3-publish.test.ts",
