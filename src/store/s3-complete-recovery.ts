@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { HeadObjectCommand, type CompletedPart, type S3Client } from "@aws-sdk/client-s3";
 import { PreconditionFailedError, RelcastError } from "../core/errors.js";
+import { httpStatusOf as status } from "./s3-errors.js";
 
 /**
  * The ETag S3 gives the object these parts make: the MD5 of the parts' MD5s,
@@ -13,9 +14,8 @@ export function multipartEtag(parts: readonly CompletedPart[]): string | undefin
   return `"${md5}-${parts.length}"`;
 }
 
-export const status = (err: unknown) => (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 /** A Complete answered NoSuchUpload: the upload is gone, completed (by a retried Complete of ours) or aborted. */
-export const completedMeanwhile = (err: unknown) => status(err) === 404 && (err as { name?: string }).name === "NoSuchUpload";
+const completedMeanwhile = (err: unknown) => status(err) === 404 && (err as { name?: string }).name === "NoSuchUpload";
 
 /** The upload whose CompleteMultipartUpload failed, and what its object must look like to be its own. */
 export interface CompletedUpload {
