@@ -70955,7 +70955,7 @@ function multipartEtag(parts) {
 }
 async function recoverFailedComplete(u, err) {
 	const gone = completedMeanwhile(err);
-	const expected = gone || status(err) === 412 && u.recover412 ? multipartEtag(u.parts) : void 0;
+	const expected = gone || httpStatusOf(err) === 412 && u.recover412 ? multipartEtag(u.parts) : void 0;
 	if (expected === void 0) throw err;
 	const there = await u.client.send(new import_dist_cjs$9.HeadObjectCommand({
 		Bucket: u.bucket,
@@ -70967,12 +70967,12 @@ async function recoverFailedComplete(u, err) {
 	const same = there.ETag === expected && there.ContentLength === u.size ? "the same bytes but other headers" : "other bytes";
 	throw new RelcastError("E_STORE", `s3://${u.bucket}/${u.key} was written meanwhile by another writer: this run's multipart upload of it was gone when it was completed (NoSuchUpload), and the object now there has ${same} (ETag ${there.ETag ?? "none"}, Content-Type ${there.ContentType ?? "none"}, Cache-Control ${there.CacheControl ?? "none"}); this upload wrote nothing`, "check what else writes to this store; run the same command again to write this run's object");
 }
-var import_dist_cjs$9, status, completedMeanwhile;
+var import_dist_cjs$9, completedMeanwhile;
 var init_s3_complete_recovery = __esmMin((() => {
 	import_dist_cjs$9 = require_dist_cjs();
 	init_errors$4();
-	status = (err) => err.$metadata?.httpStatusCode;
-	completedMeanwhile = (err) => status(err) === 404 && err.name === "NoSuchUpload";
+	init_s3_errors();
+	completedMeanwhile = (err) => httpStatusOf(err) === 404 && err.name === "NoSuchUpload";
 }));
 
 // src/store/s3-server-work.ts
