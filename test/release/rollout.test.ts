@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumPath, launchChromium } from "../helpers/chromium.js";
 import { runCli, startCli } from "../helpers/run-cli.js";
 import { startServe, type ServeProcess } from "../helpers/serve-process.js";
+import { treeBytes } from "../helpers/st4r-tree-bytes.js";
 import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
 
 type FeedItem = { version: string; pubDate: string; interval: string | null };
@@ -128,6 +129,7 @@ describe("relcast rollout pause / resume / status", { timeout: 120_000 }, () => 
   });
 
   it("verify names a paused release put back in the appcast, with the repair", async () => {
+    const before = await treeBytes(ws.storeDir);
     const feed = await readFile(canonical(), "utf8");
     const pub = await readFile(publicFeed(), "utf8");
     const item = `<item>\n      <title>Version 1.1.0</title>`;
@@ -140,7 +142,8 @@ describe("relcast rollout pause / resume / status", { timeout: 120_000 }, () => 
     expect(res.stdout).toMatch(/1\.1\.0: the appcast offers 1\.1\.0 but its rollout is paused .*relcast rebuild/);
     await writeFile(canonical(), feed);
     await writeFile(publicFeed(), pub);
-    await verifyOk();
+    // Byte for byte the store the pause test's verify accepted: another verify would repeat that one.
+    expect(await treeBytes(ws.storeDir), "the store is put back").toEqual(before);
   });
 
   it("status while paused: groups reached before the pause, the rest as a resume now would place them", async () => {
@@ -189,29 +192,30 @@ describe("relcast rollout pause / resume / status", { timeout: 120_000 }, () => 
   });
 
   it("verify catches a tampered pubDate and a tampered rollout state, each with its repair", async () => {
+    const before = await treeBytes(ws.storeDir);
     const feed = await readFile(canonical(), "utf8");
     const original = appcastItems(canonical())[0]!.pubDate;
-    await writeFile(canonical(), feed.replace(/<pubDate>[^<]*<\/pubDate>/, "<pubDate>Thu, 01 Oct 2026 09:00:00 +0000</pubDate>"));
-    let res = await cli("verify");
-    expect(res.code).toBe(11);
-    expect(res.stdout).toMatch(/1\.1\.0: appcast pubDate is "Thu, 01 Oct 2026 09:00:00 \+0000" but the catalog says ".*" \(the original pubDate plus \d+ s paused\): run `relcast rebuild`/);
-    await writeFile(canonical(), feed);
-    expect(appcastItems(canonical())[0]!.pubDate).toBe(original);
-
     const markerFile = path.join(ws.storeDir, "releases/1.1.0/rollout.json");
     const marker = await readFile(markerFile, "utf8");
+    // Two independent faults (the appcast's pubDate, the rollout state's pause count), found by one verify.
+    await writeFile(canonical(), feed.replace(/<pubDate>[^<]*<\/pubDate>/, "<pubDate>Thu, 01 Oct 2026 09:00:00 +0000</pubDate>"));
     const state = JSON.parse(marker);
     state.pauses.pop();
     await writeFile(markerFile, JSON.stringify(state, null, 2) + "\n");
-    res = await cli("verify");
+    let res = await cli("verify");
     expect(res.code).toBe(11);
-    expect(res.stdout).toMatch(/rollout state releases\/1\.1\.0\/rollout\.json \(running, 1 pause\(s\)\) disagrees with the catalog \(running, 2 pause\(s\)\)/);
+    expect(res.stdout, "a tampered pubDate").toMatch(/1\.1\.0: appcast pubDate is "Thu, 01 Oct 2026 09:00:00 \+0000" but the catalog says ".*" \(the original pubDate plus \d+ s paused\): run `relcast rebuild`/);
+    expect(res.stdout, "a tampered rollout state").toMatch(/rollout state releases\/1\.1\.0\/rollout\.json \(running, 1 pause\(s\)\) disagrees with the catalog \(running, 2 pause\(s\)\)/);
+    await writeFile(canonical(), feed);
+    expect(appcastItems(canonical())[0]!.pubDate).toBe(original);
+
     await writeFile(markerFile, '{"paused": false, "pauses": []}\n');
     res = await cli("verify");
     expect(res.code).toBe(11);
     expect(res.stdout).toContain("rollout state releases/1.1.0/rollout.json is not valid");
     await writeFile(markerFile, marker);
-    await verifyOk();
+    // Byte for byte the store the second-pause test's verify accepted: another verify would repeat that one.
+    expect(await treeBytes(ws.storeDir), "the store is put back").toEqual(before);
   });
 
   it("refuses a release without a phased rollout, and an unknown one, writing nothing", async () => {
