@@ -205,22 +205,31 @@ describe.concurrent("publish: the remaining Sparkle item elements and localized 
     const ok = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
     expect(ok.code, ok.stdout + ok.stderr).toBe(0);
     const good = await readFile(appcastFile(), "utf8");
-    const tamper = async (from: string, to: string, expected: RegExp) => {
-      expect(good).toContain(from);
-      await writeFile(appcastFile(), good.replace(from, to));
+    // Each tamper is [from, to, what verify must say]. verify lists every disagreement of every item, so the
+    // independent tampers go into one feed and one verify; the language swap cannot share a feed with the edited
+    // German text (it removes that description), so it has a verify of its own.
+    const tamper = async (changes: Array<[string, string, RegExp]>) => {
+      let feed = good;
+      for (const [from, to] of changes) {
+        expect(feed).toContain(from);
+        feed = feed.replace(from, to);
+      }
+      await writeFile(appcastFile(), feed);
       const res = await runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
       expect(res.code, res.stdout + res.stderr).toBe(11);
-      expect(res.stdout + res.stderr).toMatch(expected);
+      for (const [from, to, expected] of changes) expect(res.stdout + res.stderr, `${from} -> ${to}`).toMatch(expected);
     };
     try {
-      await tamper("<sparkle:maximumSystemVersion>15.9<", "<sparkle:maximumSystemVersion>16.0<", /sparkle:maximumSystemVersion is "16\.0" but the catalog says "15\.9"/);
-      await tamper("<sparkle:minimumUpdateVersion>100<", "<sparkle:minimumUpdateVersion>90<", /sparkle:minimumUpdateVersion is "90" but the catalog says "100"/);
-      await tamper("<sparkle:ignoreSkippedUpgradesBelowVersion>105<", "<sparkle:ignoreSkippedUpgradesBelowVersion>1<", /sparkle:ignoreSkippedUpgradesBelowVersion is "1"/);
-      await tamper("<sparkle:belowVersion>100</sparkle:belowVersion>", "<sparkle:version>100</sparkle:version>", /sparkle:informationalUpdate is "100,101,105" but the catalog says "101,105,<100"/);
-      await tamper("<link>https://updates.example.com/releases/1.1.0</link>", "", /(?=[\s\S]*appcast link is missing but the catalog says "https:\/\/updates\.example\.com\/releases\/1\.1\.0")[\s\S]*informationalUpdate but no http\(s\) <link>/);
-      await tamper("Startet schneller", "Startet langsamer", /appcast <description xml:lang="de"> is not the record's de notes as relcast renders them/);
-      await tamper('<description xml:lang="de">', '<description xml:lang="fr">', /<description> languages is "en, fr, pt-BR" but the catalog says "en, de, pt-BR"/);
-      await tamper("<sparkle:informationalUpdate/>", "", /sparkle:informationalUpdate is missing but the catalog says ""/);
+      await tamper([
+        ["<sparkle:maximumSystemVersion>15.9<", "<sparkle:maximumSystemVersion>16.0<", /sparkle:maximumSystemVersion is "16\.0" but the catalog says "15\.9"/],
+        ["<sparkle:minimumUpdateVersion>100<", "<sparkle:minimumUpdateVersion>90<", /sparkle:minimumUpdateVersion is "90" but the catalog says "100"/],
+        ["<sparkle:ignoreSkippedUpgradesBelowVersion>105<", "<sparkle:ignoreSkippedUpgradesBelowVersion>1<", /sparkle:ignoreSkippedUpgradesBelowVersion is "1"/],
+        ["<sparkle:belowVersion>100</sparkle:belowVersion>", "<sparkle:version>100</sparkle:version>", /sparkle:informationalUpdate is "100,101,105" but the catalog says "101,105,<100"/],
+        ["<link>https://updates.example.com/releases/1.1.0</link>", "", /(?=[\s\S]*appcast link is missing but the catalog says "https:\/\/updates\.example\.com\/releases\/1\.1\.0")[\s\S]*informationalUpdate but no http\(s\) <link>/],
+        ["Startet schneller", "Startet langsamer", /appcast <description xml:lang="de"> is not the record's de notes as relcast renders them/],
+        ["<sparkle:informationalUpdate/>", "", /sparkle:informationalUpdate is missing but the catalog says ""/],
+      ]);
+      await tamper([['<description xml:lang="de">', '<description xml:lang="fr">', /<description> languages is "en, fr, pt-BR" but the catalog says "en, de, pt-BR"/]]);
     } finally {
       await writeFile(appcastFile(), good);
     }
