@@ -3,6 +3,7 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { limit } from "../helpers/release-kit.js";
 import { REPO_ROOT, runCli } from "../helpers/run-cli.js";
 import { registerSecret } from "../helpers/secrets.js";
 
@@ -97,7 +98,10 @@ describe("relcast init", () => {
     expect((await readFile(path.join(repo, ".gitignore"), "utf8")).match(/relcast-signing-key/g)).toHaveLength(1);
   });
 
-  it.each([
+  // Independent refusals, each in a folder of its own that it checks is left empty: they run three at a time
+  // (each its own CLI process).
+  const slot = limit(3);
+  it.concurrent.each([
     [["--app-url", 'https://x.example/a"b'], /appUrl.*U\+0022.*percent-encode/s],
     [["--app-url", "https://ünï.example"], /appUrl.*U\+00FC.*punycode/s],
     [["--app-url", "https://x.example/%zz"], /appUrl.*%25/s],
@@ -107,7 +111,7 @@ describe("relcast init", () => {
     [["--store", "file://host/x"], /store.*has a host part/s],
     [["--display-name", "Bridge \u202Egnp.exe"], /displayName.*U\+202E \(RIGHT-TO-LEFT OVERRIDE\)/s],
     [["--publisher", "Example \u2066Tools\u2069"], /publisher.*U\+2066 \(LEFT-TO-RIGHT ISOLATE\)/s],
-  ])("refuses %j (what every later command would refuse, or Sparkle could not read), naming it, and writes nothing", async (flags, message) => {
+  ])("refuses %j (what every later command would refuse, or Sparkle could not read), naming it, and writes nothing", (flags, message) => slot(async () => {
     const empty = await mkdtemp(path.join(os.tmpdir(), "relcast-init-"));
     try {
       const res = await runCli(["init", ...flags], { cwd: empty });
@@ -117,19 +121,20 @@ describe("relcast init", () => {
     } finally {
       await rm(empty, { recursive: true, force: true });
     }
-  });
+  }));
 
   it("--key-file edge cases: control characters and folder names are refused with nothing written, a missing folder is created, a key outside the repository touches nothing outside it", async () => {
     const base = path.join(path.dirname(dir), "edges");
     const repo = path.join(base, "repo");
     await mkdir(repo, { recursive: true });
     execFileSync("git", ["init", "-q"], { cwd: repo });
-    for (const bad of ["evil\nname.txt", "tab\tkey.txt", "keys/"]) {
+    // Three refusals that write nothing (each run checks the repository after it): run at once.
+    await Promise.all(["evil\nname.txt", "tab\tkey.txt", "keys/"].map(async (bad) => {
       const res = await runCli(["init", "--key-file", bad], { cwd: repo });
       expect(res.code, res.stderr).toBe(2);
       expect(res.stderr).toMatch(/control character|name a file/);
       expect((await readdir(repo)).sort()).toEqual([".git"]);
-    }
+    }));
     const nested = await runCli(["init", "--key-file", "secrets/deep/key.txt"], { cwd: repo });
     expect(nested.code, nested.stderr).toBe(0);
     registerSecret((await readFile(path.join(repo, "secrets/deep/key.txt"), "utf8")).trim());
