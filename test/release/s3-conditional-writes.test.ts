@@ -99,14 +99,15 @@ describe.skipIf(Boolean(reason))(`conditional writes are proved, not assumed (mo
       match: (r) => r.method === "PUT" && r.url.split("?")[0]!.endsWith("/site/releases/catalog.json"),
       fault: "200-not-stored",
     });
-    const lost = await runCli(ws.publishArgs(await ws.plugin("3.1.0", 310), "3.1.0", ["--quiet"]));
+    const p31 = await ws.plugin("3.1.0", 310);
+    const lost = await runCli(ws.publishArgs(p31, "3.1.0", ["--quiet"]));
     expect(dropping.stats.targeted["catalog write lost"]).toBe(1);
     expect(lost.code, lost.stderr).toBe(9);
     expect(lost.stderr).toMatch(/relcast: error \[E_STORE\]: the store lost this publish's write: the catalog read back from s3:\/\/cw-\w+\/site\/releases\/catalog\.json after the feeds were written does not hold this release \(it does not list 3\.1\.0\)/);
     expect(lost.stderr).toMatch(/fix: run `relcast verify`/);
     expect((await catalogVersions(direct)).map((e: { version: string }) => e.version)).toEqual(["3.0.0"]);
     // The record is there: the same command run again adds the release.
-    const again = await runCli(ws.publishArgs(await ws.plugin("3.1.0", 310), "3.1.0", ["--quiet"]));
+    const again = await runCli(ws.publishArgs(p31, "3.1.0", ["--quiet"]));
     expect(again.code, again.stderr).toBe(0);
     expect((await catalogVersions(direct)).map((e: { version: string }) => e.version)).toEqual(["3.1.0", "3.0.0"]);
   }, 600_000);

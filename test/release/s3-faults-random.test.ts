@@ -24,8 +24,8 @@ describe.skipIf(Boolean(reason))(`S3 faults at random: 500/503/drops/stalls/lost
     s3.proxy.setRate(0.1);
     try {
       for (const [i, version] of versions.entries()) {
-        // Two releases large enough for multipart (three 5 MiB parts), the rest small.
-        const p = await ws.plugin(version, 4000 + i, i % 3 === 0 ? { dmgBytes: 12 * MiB } : {});
+        // Two releases large enough for multipart (three 5 MiB parts: 10 MiB and a byte, the last part short), the rest small.
+        const p = await ws.plugin(version, 4000 + i, i % 3 === 0 ? { dmgBytes: 10 * MiB + 1 } : {});
         let done = false;
         for (let attempt = 1; attempt <= 8 && !done; attempt++) {
           outcomes.attempts++;

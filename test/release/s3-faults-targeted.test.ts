@@ -18,14 +18,15 @@ describe.skipIf(Boolean(reason))(`S3 faults at chosen requests (moto behind a fa
 
   it("targeted: a part failing mid-multipart is retried; a part that keeps failing fails the run clearly, the re-run completes and gc aborts the orphaned upload", async () => {
     const { ws, direct, directConfig, bucket } = await s3.setup();
-    const p = await ws.plugin("5.0.0", 5000, { dmgBytes: 12 * MiB });
+    const p = await ws.plugin("5.0.0", 5000, { dmgBytes: 10 * MiB + 1 });
+    // 10 MiB and a byte: three 5 MiB parts (the last one short), so there is a part 2 mid-upload.
     const isPart2 = (r: { method: string; url: string }) => r.method === "PUT" && /[?&]partNumber=2(&|$)/.test(r.url) && r.url.includes(".dmg");
     s3.proxy.target({ name: "part 2 answers 503 twice", match: isPart2, fault: "503-slowdown", times: 2 });
     const retried = await runCli(ws.publishArgs(p, "5.0.0", ["--quiet"]));
     expect(retried.code, retried.stderr).toBe(0);
     expect(s3.proxy.stats.targeted["part 2 answers 503 twice"]).toBe(2);
 
-    const q = await ws.plugin("5.1.0", 5100, { dmgBytes: 12 * MiB });
+    const q = await ws.plugin("5.1.0", 5100, { dmgBytes: 10 * MiB + 1 });
     s3.proxy.target({ name: "part 2 dropped every time", match: isPart2, fault: "drop", times: 1000 });
     const failed = await runCli(ws.publishArgs(q, "5.1.0", ["--quiet"]));
     expect(failed.code).not.toBe(0);

@@ -1,14 +1,14 @@
-import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PreconditionFailedError, RelcastError } from "../../src/core/errors.js";
 import { createS3Store } from "../../src/store/s3-store.js";
 import { startFaultProxy, type FaultProxy, type RequestInfo } from "../helpers/fault-proxy.js";
-import { MOTO_ENV, motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
+import { startS3Probe, type S3Probe } from "../helpers/boto3-probe.js";
+import { motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
+import { bucketReader, type BucketReader } from "../helpers/moto-http.js";
 
 /**
  * A CompleteMultipartUpload that made the object but answered 500 (moto
@@ -16,17 +16,21 @@ import { MOTO_ENV, motoUnavailableReason, startMotoServer, type MotoServer } fro
  * and the retry meets either the server's idempotent answer (moto) or
  * NoSuchUpload (the upload is gone: S3 may answer so). Either way the object
  * is this upload's own: the put succeeds with its ETag, the bytes are the
- * file's (read back with the aws cli), and no upload is left open.
+ * file's (read back over plain HTTP, past the SDK), and no upload is left open.
+ * Headers and open uploads are read with boto3 (one Python for the file, not
+ * an aws cli start per check). 10 MiB + a few bytes in 5 MiB parts is three
+ * parts, the last one short, as the 12 MiB these once used.
  */
 const BUCKET = "relcast-completes";
 const MiB = 1024 * 1024;
 const reason = motoUnavailableReason();
 let moto: MotoServer | undefined;
 let proxy: FaultProxy | undefined;
+let probe: S3Probe | undefined;
+let reader: BucketReader | undefined;
 
-async function aws(...args: string[]): Promise<Buffer> {
-  return (await promisify(execFile)("aws", ["--endpoint-url", moto!.endpoint, ...args], { env: { ...process.env, ...MOTO_ENV }, encoding: "buffer", maxBuffer: 64 * MiB })).stdout;
-}
+const headObject = (key: string) => probe!.call<{ ETag: string; ContentType: string; CacheControl?: string }>("head_object", { Bucket: BUCKET, Key: key });
+const openUploads = async (prefix: string) => (await probe!.call<{ Uploads?: unknown[] }>("list_multipart_uploads", { Bucket: BUCKET, Prefix: `${prefix}/` })).Uploads ?? [];
 const sha256 = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 const isComplete = (key: string) => (r: RequestInfo) => r.method === "POST" && r.url.includes(`${key}?uploadId=`);
 
@@ -35,9 +39,12 @@ describe.skipIf(Boolean(reason))("S3 store: a CompleteMultipartUpload that made 
   beforeAll(async () => {
     moto = await startMotoServer();
     proxy = await startFaultProxy(moto.endpoint, { rate: 0, seed: 3 });
-    await aws("s3api", "create-bucket", "--bucket", BUCKET);
+    probe = startS3Probe(moto.endpoint);
+    reader = bucketReader(moto.endpoint, BUCKET);
+    await probe.call("create_bucket", { Bucket: BUCKET });
   });
   afterAll(async () => {
+    await probe?.close();
     await proxy?.stop();
     await moto?.stop();
   });
@@ -49,7 +56,7 @@ describe.skipIf(Boolean(reason))("S3 store: a CompleteMultipartUpload that made 
     const prefix = `p-${randomBytes(4).toString("hex")}`;
     const store = createS3Store({ bucket: BUCKET, prefix, region: "us-east-1", endpoint: proxy!.endpoint, forcePathStyle: true, partSizeBytes: 5 * MiB, queueSize: 2 });
     const file = path.join(os.tmpdir(), `${prefix}.dmg`);
-    const data = randomBytes(12 * MiB + 5);
+    const data = randomBytes(10 * MiB + 5);
     await writeFile(file, data);
     const key = "releases/1.0.0/big.dmg";
     try {
@@ -59,14 +66,13 @@ describe.skipIf(Boolean(reason))("S3 store: a CompleteMultipartUpload that made 
       const { etag } = await store.put(key, { file }, { contentType: "application/x-apple-diskimage", ifNoneMatch: "*" });
       expect(proxy!.stats.targeted[`${prefix} made, answered 500`]).toBe(1);
       if (retryFault) expect(proxy!.stats.targeted[`${prefix} retry`]).toBeGreaterThan(0);
-      const head = JSON.parse((await aws("s3api", "head-object", "--bucket", BUCKET, "--key", `${prefix}/${key}`)).toString());
+      const head = await headObject(`${prefix}/${key}`);
       expect(head.ETag).toBe(etag);
       expect(etag).toMatch(/-3"$/);
-      expect(sha256(await aws("s3", "cp", `s3://${BUCKET}/${prefix}/${key}`, "-"))).toBe(sha256(data));
+      expect(await reader!.sha256(`${prefix}/${key}`)).toBe(sha256(data));
       // One Complete made it; the parts were not sent again (no second upload).
       expect(proxy!.seen.filter((r) => r.method === "POST" && r.url.includes(`${prefix}/${key}?uploads`))).toHaveLength(1);
-      const open = JSON.parse((await aws("s3api", "list-multipart-uploads", "--bucket", BUCKET, "--prefix", `${prefix}/`)).toString() || "{}");
-      expect(open.Uploads ?? []).toEqual([]);
+      expect(await openUploads(prefix)).toEqual([]);
     } finally {
       proxy!.clearTargets();
       await store.close?.();
@@ -77,7 +83,7 @@ describe.skipIf(Boolean(reason))("S3 store: a CompleteMultipartUpload that made 
     const prefix = `p-${randomBytes(4).toString("hex")}`;
     const store = createS3Store({ bucket: BUCKET, prefix, region: "us-east-1", endpoint: proxy!.endpoint, forcePathStyle: true, partSizeBytes: 5 * MiB, queueSize: 2 });
     const file = path.join(os.tmpdir(), `${prefix}.zip`);
-    const data = randomBytes(11 * MiB);
+    const data = randomBytes(10 * MiB + 1);
     await writeFile(file, data);
     const key = "releases/1.0.0/big.zip";
     try {
@@ -85,7 +91,7 @@ describe.skipIf(Boolean(reason))("S3 store: a CompleteMultipartUpload that made 
       proxy!.target({ name: `${prefix} retry`, match: isComplete(`${prefix}/${key}`), fault: "404-no-such-upload", times: 10 });
       const { etag } = await store.put(key, { file }, { contentType: "application/zip", ifNoneMatch: "*" });
       expect((await store.head(key))?.etag).toBe(etag);
-      expect(sha256(await aws("s3", "cp", `s3://${BUCKET}/${prefix}/${key}`, "-"))).toBe(sha256(data));
+      expect(await reader!.sha256(`${prefix}/${key}`)).toBe(sha256(data));
     } finally {
       proxy!.clearTargets();
       await store.close?.();
@@ -101,7 +107,7 @@ describe.skipIf(Boolean(reason))("S3 store: a CompleteMultipartUpload that made 
       const store = createS3Store({ ...base, endpoint: proxy!.endpoint });
       const other = createS3Store({ ...base, endpoint: moto!.endpoint, conditionalWrites: "unverified-single-writer", onWarning: () => undefined });
       const file = path.join(os.tmpdir(), `${prefix}.zip`);
-      await writeFile(file, randomBytes(12 * MiB));
+      await writeFile(file, randomBytes(10 * MiB + 3));
       const key = "releases/9.0.0/x.zip";
       try {
         const held = proxy!.hold(isComplete(`${prefix}/${key}`));
@@ -113,9 +119,8 @@ describe.skipIf(Boolean(reason))("S3 store: a CompleteMultipartUpload that made 
         await other.put(key, { file }, { contentType: "text/html", cacheControl: "no-store" });
         held.release();
         const outcome = await putting;
-        const head = JSON.parse((await aws("s3api", "head-object", "--bucket", BUCKET, "--key", `${prefix}/${key}`)).toString());
-        const open = JSON.parse((await aws("s3api", "list-multipart-uploads", "--bucket", BUCKET, "--prefix", `${prefix}/`)).toString() || "{}");
-        return { outcome, head, open: open.Uploads ?? [] };
+        const head = await headObject(`${prefix}/${key}`);
+        return { outcome, head, open: await openUploads(prefix) };
       } finally {
         proxy!.clearTargets();
         await store.close?.();
@@ -144,7 +149,7 @@ describe.skipIf(Boolean(reason))("S3 store: a CompleteMultipartUpload that made 
       const prefix = `p-${randomBytes(4).toString("hex")}`;
       const store = createS3Store({ bucket: BUCKET, prefix, region: "us-east-1", endpoint: proxy!.endpoint, forcePathStyle: true, partSizeBytes: 5 * MiB, queueSize: 2 });
       const file = path.join(os.tmpdir(), `${prefix}.zip`);
-      await writeFile(file, randomBytes(11 * MiB));
+      await writeFile(file, randomBytes(10 * MiB + 1));
       const key = "releases/1.0.0/gone.zip";
       try {
         proxy!.target({ name: `${prefix} gone`, match: isComplete(`${prefix}/${key}`), fault: "404-no-such-upload", times: 10 });

@@ -1,32 +1,33 @@
-import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PreconditionFailedError, RelcastError, SourceChangedError } from "../../src/core/errors.js";
 import { CACHE_IMMUTABLE } from "../../src/store/content-types.js";
 import { createS3Store } from "../../src/store/s3-store.js";
 import type { S3StoreOptions } from "../../src/store/s3-options.js";
 import { startFaultProxy, type FaultProxy, type RequestInfo } from "../helpers/fault-proxy.js";
-import { MOTO_ENV, motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
+import { startS3Probe, type S3Probe } from "../helpers/boto3-probe.js";
+import { motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
+import { bucketReader, type BucketReader } from "../helpers/moto-http.js";
 
 /**
  * Server-side copies of big objects go in parts (UploadPartCopy), as S3 refuses a single copy of more than
  * 5 GiB: the threshold and the part size are lowered here (store knobs) so a 12 MiB object takes the path a
- * 6 GiB zip takes. Checked with the aws cli (an independent client): headers, size, bytes, the multipart
- * ETag, and no upload left open.
+ * 6 GiB zip takes. Checked with independent clients: boto3 (one Python for the file, not an aws cli start
+ * per check) for headers, size, the multipart ETag and uploads left open; plain HTTP for the bytes. Big
+ * objects are 10 MiB and a few bytes: three 5 MiB parts, the last one short.
  */
 const BUCKET = "relcast-copies";
 const MiB = 1024 * 1024;
 const reason = motoUnavailableReason();
+const BIG = 10 * MiB + 1;
 let moto: MotoServer | undefined;
+let probe: S3Probe | undefined;
+let reader: BucketReader | undefined;
 
-async function aws(...args: string[]): Promise<Record<string, unknown> | undefined> {
-  const { stdout } = await promisify(execFile)("aws", ["--endpoint-url", moto!.endpoint, "--output", "json", ...args], { env: { ...process.env, ...MOTO_ENV }, encoding: "buffer", maxBuffer: 64 * MiB });
-  const text = stdout.toString("utf8");
-  return text.trim() === "" ? undefined : JSON.parse(text);
-}
+const headObject = (key: string) => probe!.call("head_object", { Bucket: BUCKET, Key: key });
+const listedUnder = async (prefix: string) => (await probe!.call<{ Contents?: unknown[] }>("list_objects_v2", { Bucket: BUCKET, Prefix: prefix })).Contents;
 
 const prefixes: string[] = [];
 function storeOptions(extra: Partial<S3StoreOptions> = {}): S3StoreOptions {
@@ -39,7 +40,7 @@ function storeOptions(extra: Partial<S3StoreOptions> = {}): S3StoreOptions {
 }
 
 async function openUploads(prefix: string): Promise<unknown[]> {
-  return ((await aws("s3api", "list-multipart-uploads", "--bucket", BUCKET, "--prefix", `${prefix}/`)) as { Uploads?: unknown[] } | undefined)?.Uploads ?? [];
+  return (await probe!.call<{ Uploads?: unknown[] }>("list_multipart_uploads", { Bucket: BUCKET, Prefix: `${prefix}/` })).Uploads ?? [];
 }
 
 const sha256 = (b: Buffer) => createHash("sha256").update(b).digest("hex");
@@ -48,23 +49,25 @@ if (reason) console.warn(`S3 multipart copy tests skipped: ${reason}`);
 describe.skipIf(Boolean(reason))("S3 store: server-side copies of big objects in parts", () => {
   beforeAll(async () => {
     moto = await startMotoServer();
-    await aws("s3api", "create-bucket", "--bucket", BUCKET);
+    probe = startS3Probe(moto.endpoint);
+    reader = bucketReader(moto.endpoint, BUCKET);
+    await probe.call("create_bucket", { Bucket: BUCKET });
   });
   afterAll(async () => {
+    await probe?.close();
     await moto?.stop();
   });
 
-  it("copies a source over the threshold in parts: the aws cli sees the same bytes, the new headers and a 3-part ETag; nothing left open", async () => {
+  it("copies a source over the threshold in parts: an independent client sees the same bytes, the new headers and a 3-part ETag; nothing left open", async () => {
     const o = storeOptions();
     const store = createS3Store(o);
-    const data = randomBytes(12 * MiB + 17);
+    const data = randomBytes(10 * MiB + 17);
     await store.put("releases/1.0.0/big.zip", data, { contentType: "application/zip" });
     const { etag } = await store.copy("releases/1.0.0/big.zip", "downloads/big.zip", { contentType: "application/x-apple-diskimage", cacheControl: CACHE_IMMUTABLE, ifNoneMatch: "*" });
     expect(etag).toMatch(/-3"?$/);
-    const head = (await aws("s3api", "head-object", "--bucket", BUCKET, "--key", `${o.prefix}/downloads/big.zip`))!;
+    const head = await headObject(`${o.prefix}/downloads/big.zip`);
     expect(head).toMatchObject({ ContentLength: data.length, ContentType: "application/x-apple-diskimage", CacheControl: CACHE_IMMUTABLE, ETag: etag });
-    const { stdout } = await promisify(execFile)("aws", ["--endpoint-url", moto!.endpoint, "s3", "cp", `s3://${BUCKET}/${o.prefix}/downloads/big.zip`, "-"], { env: { ...process.env, ...MOTO_ENV }, encoding: "buffer", maxBuffer: 64 * MiB });
-    expect(sha256(stdout)).toBe(sha256(data));
+    expect(await reader!.sha256(`${o.prefix}/downloads/big.zip`)).toBe(sha256(data));
     expect(await openUploads(o.prefix!)).toEqual([]);
     await store.close?.();
   });
@@ -83,7 +86,7 @@ describe.skipIf(Boolean(reason))("S3 store: server-side copies of big objects in
   it("a create-only copy onto an existing object is refused as a precondition, leaves the object as it was and no upload open", async () => {
     const o = storeOptions();
     const store = createS3Store(o);
-    const data = randomBytes(11 * MiB);
+    const data = randomBytes(BIG);
     await store.put("releases/1.0.0/big.zip", data, { contentType: "application/zip" });
     await store.put("downloads/big.zip", "already here", { contentType: "application/zip" });
     await expect(store.copy("releases/1.0.0/big.zip", "downloads/big.zip", { contentType: "application/zip", ifNoneMatch: "*" })).rejects.toBeInstanceOf(PreconditionFailedError);
@@ -97,7 +100,7 @@ describe.skipIf(Boolean(reason))("S3 store: server-side copies of big objects in
     const o = storeOptions({ endpoint: proxy.endpoint });
     const store = createS3Store(o);
     try {
-      await store.put("releases/1.0.0/big.zip", randomBytes(16 * MiB), { contentType: "application/zip" });
+      await store.put("releases/1.0.0/big.zip", randomBytes(BIG), { contentType: "application/zip" });
       proxy.target({ name: "part 2 copy", match: (r) => r.method === "PUT" && /[?&]partNumber=2\b/.test(r.url) && r.headers["x-amz-copy-source"] !== undefined, fault: "500", times: 50 });
       await expect(store.copy("releases/1.0.0/big.zip", "downloads/big.zip", { contentType: "application/zip", ifNoneMatch: "*" })).rejects.toThrow();
       expect(proxy.stats.targeted["part 2 copy"]).toBeGreaterThan(0);
@@ -114,7 +117,7 @@ describe.skipIf(Boolean(reason))("S3 store: server-side copies of big objects in
     const store = createS3Store(o);
     const other = createS3Store({ ...o, endpoint: moto!.endpoint, conditionalWrites: "unverified-single-writer", onWarning: () => undefined });
     try {
-      await store.put("releases/1.0.0/big.zip", randomBytes(12 * MiB), { contentType: "application/zip" });
+      await store.put("releases/1.0.0/big.zip", randomBytes(BIG), { contentType: "application/zip" });
       const isComplete = (r: RequestInfo) => r.method === "POST" && r.url.includes("/downloads/big.zip?uploadId=");
       const held = proxy.hold(isComplete);
       proxy.target({ name: "gone", match: isComplete, fault: "404-no-such-upload", times: 1 });
@@ -127,8 +130,8 @@ describe.skipIf(Boolean(reason))("S3 store: server-side copies of big objects in
       expect(proxy.stats.targeted["gone"]).toBe(1);
       expect(outcome).toBeInstanceOf(RelcastError);
       expect((outcome as RelcastError).message).toMatch(/downloads\/big\.zip was written meanwhile by another writer: .*NoSuchUpload.*the same bytes but other headers/);
-      const head = await aws("s3api", "head-object", "--bucket", BUCKET, "--key", `${o.prefix}/downloads/big.zip`);
-      expect(head!.ContentType).toBe("text/html");
+      const head = await headObject(`${o.prefix}/downloads/big.zip`);
+      expect(head.ContentType).toBe("text/html");
       expect(await openUploads(o.prefix!)).toEqual([]);
     } finally {
       await store.close?.();
@@ -166,7 +169,7 @@ describe.skipIf(Boolean(reason))("S3 store: server-side copies of big objects in
 
     it("in parts, between the HEAD and the parts (each part names the ETag: the server refuses them): the copy stops with SourceChangedError, no object, no upload open", async () => {
       const holdAt = (r: RequestInfo) => r.method === "POST" && /downloads\/big\.zip\?uploads/.test(r.url);
-      const { outcome, prefix, store, proxy, etag } = await replacedMidway({ dropPin: false, size: 12 * MiB, holdAt });
+      const { outcome, prefix, store, proxy, etag } = await replacedMidway({ dropPin: false, size: BIG, holdAt });
       try {
         // (The proof's own part copy, of its probe key, is not the copy's.)
         const partCopies = proxy.seen.filter((r) => isCopyOf(r) && r.url.includes("/downloads/"));
@@ -177,7 +180,7 @@ describe.skipIf(Boolean(reason))("S3 store: server-side copies of big objects in
         expect(outcome).toBeInstanceOf(SourceChangedError);
         expect((outcome as SourceChangedError).message).toMatch(/was replaced while it was copied .*nothing was written/);
         expect((outcome as SourceChangedError).exitCode).toBe(9);
-        expect((await aws("s3api", "list-objects-v2", "--bucket", BUCKET, "--prefix", `${prefix}/downloads/`))?.Contents).toBeUndefined();
+        expect(await listedUnder(`${prefix}/downloads/`)).toBeUndefined();
         expect(await openUploads(prefix)).toEqual([]);
       } finally {
         await store.close?.();
@@ -191,8 +194,8 @@ describe.skipIf(Boolean(reason))("S3 store: server-side copies of big objects in
       const store = createS3Store(opts);
       const other = createS3Store({ ...opts, endpoint: moto!.endpoint, conditionalWrites: "unverified-single-writer", onWarning: () => undefined });
       try {
-        const v1 = randomBytes(12 * MiB);
-        const v2 = randomBytes(12 * MiB);
+        const v1 = randomBytes(BIG);
+        const v2 = randomBytes(BIG);
         await store.put("releases/1.0.0/big.zip", v1, { contentType: "application/zip" });
         // The first copy request past the source's first bytes: a part 2 when copied in parts, else the one CopyObject.
         const range = (r: RequestInfo) => String(r.headers["x-amz-copy-source-range"] ?? "");
@@ -215,8 +218,7 @@ describe.skipIf(Boolean(reason))("S3 store: server-side copies of big objects in
         // The proof found the pin ignored, so nothing was copied in parts.
         expect(proxy.seen.filter((r) => isCopyOf(r) && r.url.includes("/downloads/") && range(r) !== "")).toEqual([]);
         expect(outcome).toBe("copied");
-        const { stdout } = await promisify(execFile)("aws", ["--endpoint-url", moto!.endpoint, "s3", "cp", `s3://${BUCKET}/${opts.prefix}/downloads/big.zip`, "-"], { env: { ...process.env, ...MOTO_ENV }, encoding: "buffer", maxBuffer: 64 * MiB });
-        expect([sha256(v1), sha256(v2)]).toContain(sha256(stdout));
+        expect([sha256(v1), sha256(v2)]).toContain(await reader!.sha256(`${opts.prefix}/downloads/big.zip`));
         expect(await openUploads(opts.prefix!)).toEqual([]);
       } finally {
         await store.close?.();
@@ -230,7 +232,7 @@ describe.skipIf(Boolean(reason))("S3 store: server-side copies of big objects in
       const opts = storeOptions({ endpoint: proxy.endpoint, maxSingleCopyBytes: 8 * MiB });
       const store = createS3Store(opts);
       try {
-        await store.put("releases/1.0.0/big.zip", randomBytes(12 * MiB), { contentType: "application/zip" });
+        await store.put("releases/1.0.0/big.zip", randomBytes(BIG), { contentType: "application/zip" });
         const from = proxy.seen.length;
         const err = await store.copy("releases/1.0.0/big.zip", "downloads/big.zip", { contentType: "application/zip" }).then(() => undefined, (e: unknown) => e);
         expect(err).toBeInstanceOf(RelcastError);
@@ -250,7 +252,7 @@ describe.skipIf(Boolean(reason))("S3 store: server-side copies of big objects in
       const { outcome, prefix, store, proxy } = await replacedMidway({ dropPin: false, size: 2 * MiB, holdAt: isCopyOf });
       try {
         expect(outcome).toBeInstanceOf(SourceChangedError);
-        expect((await aws("s3api", "list-objects-v2", "--bucket", BUCKET, "--prefix", `${prefix}/downloads/`))?.Contents).toBeUndefined();
+        expect(await listedUnder(`${prefix}/downloads/`)).toBeUndefined();
       } finally {
         await store.close?.();
         await proxy.stop();
@@ -263,7 +265,7 @@ describe.skipIf(Boolean(reason))("S3 store: server-side copies of big objects in
     const o = storeOptions({ endpoint: proxy.endpoint });
     const store = createS3Store(o);
     try {
-      const data = randomBytes(12 * MiB);
+      const data = randomBytes(BIG);
       const { etag } = await store.put("releases/1.0.0/big.zip", data, { contentType: "application/zip" });
       const from = proxy.seen.length;
       const headsOfSources = () => proxy.seen.slice(from).filter((r) => r.method === "HEAD" && r.url.includes("releases/1.0.0/"));
@@ -276,8 +278,7 @@ describe.skipIf(Boolean(reason))("S3 store: server-side copies of big objects in
       // In parts: the one HEAD is the check before the parts are joined.
       await store.copy("releases/1.0.0/big.zip", "downloads/big.zip", { contentType: "application/zip" }, { size: data.length, etag });
       expect(headsOfSources()).toHaveLength(1);
-      const { stdout } = await promisify(execFile)("aws", ["--endpoint-url", moto!.endpoint, "s3", "cp", `s3://${BUCKET}/${o.prefix}/downloads/big.zip`, "-"], { env: { ...process.env, ...MOTO_ENV }, encoding: "buffer", maxBuffer: 64 * MiB });
-      expect(sha256(stdout)).toBe(sha256(data));
+      expect(await reader!.sha256(`${o.prefix}/downloads/big.zip`)).toBe(sha256(data));
       await expect(store.copy("releases/1.0.0/big.zip", "downloads/other.zip", { contentType: "application/zip" }, { size: data.length, etag: `"${"0".repeat(32)}"` })).rejects.toBeInstanceOf(SourceChangedError);
       expect(await store.head("downloads/other.zip")).toBeUndefined();
       expect(await openUploads(o.prefix!)).toEqual([]);
@@ -325,7 +326,7 @@ describe.skipIf(Boolean(reason))("S3 store: server-side copies of big objects in
       const lines = await stopping;
       expect(lines).toContain(`${o.prefix}/downloads/big.zip was being completed when the run stopped: that object is in the store`);
       expect(lines.join("\n")).not.toMatch(/aborted the multipart upload of .*downloads\/big\.zip/);
-      expect((await aws("s3api", "head-object", "--bucket", BUCKET, "--key", `${o.prefix}/downloads/big.zip`))!.ContentLength).toBe(10 * MiB + 1);
+      expect((await headObject(`${o.prefix}/downloads/big.zip`)).ContentLength).toBe(10 * MiB + 1);
       void copying;
     } finally {
       await store.close?.();
