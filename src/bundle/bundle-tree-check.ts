@@ -16,6 +16,8 @@ export { resolveInsideBundle };
  * and NFD spellings are one name) and case folded.
  */
 function macOSNameKey(name: string): string {
+  // ASCII (nearly every name) is its own NFD form and stays ASCII when lower-cased: no trip through ICU.
+  if (/^[\x00-\x7f]*$/.test(name)) return name.toLowerCase();
   return name.normalize("NFD").toLowerCase().normalize("NFD");
 }
 
@@ -51,25 +53,24 @@ export async function checkBundleTree(bundleDir: string): Promise<void> {
   // The bundle folder's own name is the zip's top entry: the same rule.
   const topName = namePartProblem(top);
   if (topName) throw badNameError(top, topName);
-  async function walk(relParts: Buffer[]): Promise<void> {
+  // `rel`: the folder's path below the bundle ("" or ending in "/"); every part of it passed the checks below, so it is UTF-8.
+  async function walk(relParts: Buffer[], rel: string): Promise<void> {
     const dirAbs = Buffer.concat([Buffer.from(root), ...relParts.flatMap((p) => [Buffer.from("/"), p])]);
     // Synchronous listing and lstat: through the promise API each call costs about 50 µs of round trips
     // (150 ms for a 3,000-file bundle, before the zip can start), ten times the system calls themselves.
     const children = readdirSync(dirAbs, { withFileTypes: true, encoding: "buffer" }) as unknown as Array<Dirent<Buffer>>;
     const seen = new Map<string, string>();
+    // Names for messages are made only when there is one to give: this loop runs for every entry of the bundle.
+    const folder = rel === "" ? top : `${top}/${rel.slice(0, -1)}`;
     for (const child of children) {
       const name = child.name;
-      const shown = [top, ...relParts.map(printable), printable(name)].join("/");
-      if (!isUtf8(name)) {
-        throw nonUtf8NameError(shown);
-      }
+      if (!isUtf8(name)) throw nonUtf8NameError(`${folder}/${printable(name)}`);
       const text = name.toString("utf8");
       const badName = namePartProblem(text);
-      if (badName) throw badNameError(shown, badName);
+      if (badName) throw badNameError(`${folder}/${text}`, badName);
       const same = macOSNameKey(text);
       const earlier = seen.get(same);
       if (earlier !== undefined) {
-        const folder = [top, ...relParts.map(printable)].join("/");
         throw new RelcastError(
           "E_INPUT",
           `${folder} holds "${earlier}" and "${text}", one name on macOS's default file system (it ignores case and Unicode normalization): unpacking the update would keep only one of them`,
@@ -77,29 +78,31 @@ export async function checkBundleTree(bundleDir: string): Promise<void> {
         );
       }
       seen.set(same, text);
-      const rel = [...relParts.map((p) => p.toString("utf8")), name.toString("utf8")].join("/");
-      const abs = path.join(root, rel);
+      const childRel = `${rel}${text}`;
+      // A plain join: root is resolved and the name is one checked component (no "/", ".", ".." or NUL).
+      const abs = `${root}/${childRel}`;
       const st = lstatSync(abs);
       if (st.isSymbolicLink()) {
+        const shown = `${folder}/${text}`;
         // As bytes: a target that is not UTF-8 would be stored decoded (U+FFFD) in the zip, not as codesign sealed it.
         const bytes = readlinkSync(abs, { encoding: "buffer" });
         if (!isUtf8(bytes)) throw nonUtf8LinkError(shown, bytes);
         const target = bytes.toString("utf8");
-        const where = await resolveInsideBundle(root, rel);
+        const where = await resolveInsideBundle(root, childRel);
         // Both readings: the kernel's (through the links on the way) and the text's (Sparkle's, the zip rules'):
         // a link only one of them keeps inside would fail later, at the zip step or in an installed copy.
         // The text reading takes what the bundle holds at each path as written (a trailing "/" must name a folder),
         // as the zip rules, the delta step and verify do with the zip's entries.
-        const asText = where.inside ? linkTargetProblem(`/${rel}`, target, (treeRel) => kindAsWritten(root, treeRel)) : undefined;
+        const asText = where.inside ? linkTargetProblem(`/${childRel}`, target, (treeRel) => kindAsWritten(root, treeRel)) : undefined;
         if (!where.inside || asText) {
           throw new RelcastError(
             "E_INPUT",
-            where.inside ? `symlink ${top}/${rel}: ${asText}` : `symlink ${top}/${rel} -> ${shownTarget(bytes)} ${where.why}`,
+            where.inside ? `symlink ${top}/${childRel}: ${asText}` : `symlink ${top}/${childRel} -> ${shownTarget(bytes)} ${where.why}`,
             "make every symlink point inside the bundle (relative, e.g. Versions/Current/Resources; a target ending in \"/\" must name a folder), or replace it with the file itself",
           );
         }
-      } else if (st.isDirectory()) await walk([...relParts, name]);
+      } else if (st.isDirectory()) await walk([...relParts, name], `${childRel}/`);
     }
   }
-  await walk([]);
+  await walk([], "");
 }

@@ -118,7 +118,8 @@ export async function listBundleEntries(bundleDir: string): Promise<{ entries: B
       const name = bytes.toString("utf8");
       const badName = namePartProblem(name);
       if (badName) throw badNameError(`${rel}${name}`, badName);
-      const childAbs = path.join(abs, name);
+      // A plain join: `abs` is resolved and the name is one checked component (no "/", ".", ".." or NUL).
+      const childAbs = `${abs}/${name}`;
       const childRel = `${rel}${name}`;
       if (isJunkName(name)) {
         skipped.push(childRel);
