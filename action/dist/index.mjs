@@ -14791,11 +14791,28 @@ async function digestStream(stream) {
 		sizeBytes
 	};
 }
-function digestFile(file, signal) {
-	return digestStream(createReadStream(file, {
-		highWaterMark: 1 << 20,
-		...signal ? { signal } : {}
-	}));
+const READ_BYTES = 1 << 20;
+async function digestFile(file, signal) {
+	signal?.throwIfAborted();
+	const handle = await open(file, "r");
+	try {
+		const hash = createHash("sha256");
+		const buffer = Buffer.allocUnsafeSlow(READ_BYTES);
+		let sizeBytes = 0;
+		for (;;) {
+			const { bytesRead } = await handle.read(buffer, 0, READ_BYTES, sizeBytes);
+			signal?.throwIfAborted();
+			if (bytesRead === 0) break;
+			hash.update(buffer.subarray(0, bytesRead));
+			sizeBytes += bytesRead;
+		}
+		return {
+			sha256: hash.digest("hex"),
+			sizeBytes
+		};
+	} finally {
+		await handle.close();
+	}
 }
 
 // src/steps/release-context.ts
@@ -29159,6 +29176,7 @@ function publicEdKeyProblem(value) {
 // src/bundle/bundle-tree-check.ts
 init_errors$4();
 function macOSNameKey(name) {
+	if (/^[\x00-\x7f]*$/.test(name)) return name.toLowerCase();
 	return name.normalize("NFD").toLowerCase().normalize("NFD");
 }
 function kindAsWritten(root, treeRel) {
@@ -29178,45 +29196,39 @@ async function checkBundleTree(bundleDir) {
 	const top = path.basename(root);
 	const topName = namePartProblem(top);
 	if (topName) throw badNameError(top, topName);
-	async function walk(relParts) {
+	async function walk(relParts, rel) {
 		const dirAbs = Buffer.concat([Buffer.from(root), ...relParts.flatMap((p) => [Buffer.from("/"), p])]);
 		const children = readdirSync(dirAbs, {
 			withFileTypes: true,
 			encoding: "buffer"
 		});
 		const seen = /* @__PURE__ */ new Map();
+		const folder = rel === "" ? top : `${top}/${rel.slice(0, -1)}`;
 		for (const child of children) {
 			const name = child.name;
-			const shown = [
-				top,
-				...relParts.map(printableBytes),
-				printableBytes(name)
-			].join("/");
-			if (!isUtf8(name)) throw nonUtf8NameError(shown);
+			if (!isUtf8(name)) throw nonUtf8NameError(`${folder}/${printableBytes(name)}`);
 			const text = name.toString("utf8");
 			const badName = namePartProblem(text);
-			if (badName) throw badNameError(shown, badName);
+			if (badName) throw badNameError(`${folder}/${text}`, badName);
 			const same = macOSNameKey(text);
 			const earlier = seen.get(same);
-			if (earlier !== void 0) {
-				const folder = [top, ...relParts.map(printableBytes)].join("/");
-				throw new RelcastError("E_INPUT", `${folder} holds "${earlier}" and "${text}", one name on macOS's default file system (it ignores case and Unicode normalization): unpacking the update would keep only one of them`, "rename or remove one of the two in the bundle, then build and publish again");
-			}
+			if (earlier !== void 0) throw new RelcastError("E_INPUT", `${folder} holds "${earlier}" and "${text}", one name on macOS's default file system (it ignores case and Unicode normalization): unpacking the update would keep only one of them`, "rename or remove one of the two in the bundle, then build and publish again");
 			seen.set(same, text);
-			const rel = [...relParts.map((p) => p.toString("utf8")), name.toString("utf8")].join("/");
-			const abs = path.join(root, rel);
+			const childRel = `${rel}${text}`;
+			const abs = `${root}/${childRel}`;
 			const st = lstatSync(abs);
 			if (st.isSymbolicLink()) {
+				const shown = `${folder}/${text}`;
 				const bytes = readlinkSync(abs, { encoding: "buffer" });
 				if (!isUtf8(bytes)) throw nonUtf8LinkError(shown, bytes);
 				const target = bytes.toString("utf8");
-				const where = await resolveInsideBundle(root, rel);
-				const asText = where.inside ? linkTargetProblem(`/${rel}`, target, (treeRel) => kindAsWritten(root, treeRel)) : void 0;
-				if (!where.inside || asText) throw new RelcastError("E_INPUT", where.inside ? `symlink ${top}/${rel}: ${asText}` : `symlink ${top}/${rel} -> ${shownTarget(bytes)} ${where.why}`, "make every symlink point inside the bundle (relative, e.g. Versions/Current/Resources; a target ending in \"/\" must name a folder), or replace it with the file itself");
-			} else if (st.isDirectory()) await walk([...relParts, name]);
+				const where = await resolveInsideBundle(root, childRel);
+				const asText = where.inside ? linkTargetProblem(`/${childRel}`, target, (treeRel) => kindAsWritten(root, treeRel)) : void 0;
+				if (!where.inside || asText) throw new RelcastError("E_INPUT", where.inside ? `symlink ${top}/${childRel}: ${asText}` : `symlink ${top}/${childRel} -> ${shownTarget(bytes)} ${where.why}`, "make every symlink point inside the bundle (relative, e.g. Versions/Current/Resources; a target ending in \"/\" must name a folder), or replace it with the file itself");
+			} else if (st.isDirectory()) await walk([...relParts, name], `${childRel}/`);
 		}
 	}
-	await walk([]);
+	await walk([], "");
 }
 
 // src/bundle/mach-o.ts
@@ -30202,7 +30214,7 @@ async function listBundleEntries(bundleDir) {
 			const name = bytes.toString("utf8");
 			const badName = namePartProblem(name);
 			if (badName) throw badNameError(`${rel}${name}`, badName);
-			const childAbs = path.join(abs, name);
+			const childAbs = `${abs}/${name}`;
 			const childRel = `${rel}${name}`;
 			if (isJunkName(name)) {
 				skipped.push(childRel);
