@@ -116,13 +116,18 @@ function missingVersioned(source: ObjectStore, from: string, record: ReleaseReco
   return new RelcastError("E_VERIFY", `${source.uriFor(from)} is missing, but the catalog lists ${record.version}`, "run `relcast verify` to see what else is missing; re-run that version's publish to restore it");
 }
 
+const RELEASES_AT_ONCE = 4;
+
 /** Every release's download copies, from the catalog parsed in full. */
 async function planAllDownloads(source: ObjectStore, target: ObjectStore, cacheControl: string, repair: string[] | undefined): Promise<CopyWrite[]> {
   const got = await source.get(CATALOG_KEY);
   if (!got) return [];
   const writes: CopyWrite[] = [];
-  for (const record of parseCatalog(got.body.toString("utf8"), source.uriFor(CATALOG_KEY)).versions) {
-    writes.push(...(await planDownloads(source, target, record, cacheControl, "site", new Set(), repair)));
+  const records = parseCatalog(got.body.toString("utf8"), source.uriFor(CATALOG_KEY)).versions;
+  // A few releases at once (a repair reads and hashes each copy: on S3 the reads overlap); the plan keeps catalog order.
+  for (let i = 0; i < records.length; i += RELEASES_AT_ONCE) {
+    const batch = await Promise.all(records.slice(i, i + RELEASES_AT_ONCE).map((record) => planDownloads(source, target, record, cacheControl, "site", new Set(), repair)));
+    writes.push(...batch.flat());
   }
   return writes;
 }
