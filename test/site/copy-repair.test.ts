@@ -194,6 +194,24 @@ describe("verify's inventory lines", () => {
     }
   });
 
+  it("a damaged release object is named in its row, not blamed on its right latest copy; --repair leaves the right copies alone", async () => {
+    const key = versionedKey("1.1.0", "bridge-plugin-1.1.0.dmg");
+    const good = (await store.get(key))!.body;
+    // A put replaces the file: the copies (hard links to the old file) keep the record's bytes.
+    await store.put(key, damaged(good), { contentType: "application/x-apple-diskimage" });
+    try {
+      const res = await runCli(["verify", "--config", ws.configFile]);
+      expect(res.code).toBe(11);
+      expect(res.stdout).toContain(`1.1.0: disk image ${key} has SHA-256`);
+      expect(res.stdout).toContain("latest: 1.1.0 ok");
+      const repair = await runCli(["site", "sync", "--config", ws.configFile, "--repair"]);
+      expect(repair.code, repair.stderr).toBe(0);
+      expect(repair.stderr).toContain("already up to date");
+    } finally {
+      await store.put(key, good, { contentType: "application/x-apple-diskimage" });
+    }
+  });
+
   it("an archive page on a site that has none is named without a range of pages 1 to 0", async () => {
     await store.put("changelog-1.html", Buffer.from("<html></html>"), { contentType: "text/html; charset=utf-8" });
     try {
