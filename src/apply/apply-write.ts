@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
-import { PreconditionFailedError, RelcastError } from "../core/errors.js";
+import { PreconditionFailedError, RelcastError, SourceChangedError } from "../core/errors.js";
 import { ETAG_PLACEHOLDER, type PlannedWrite, type PutWrite } from "../domain/release-plan.js";
 import type { ObjectStore, PutBody, PutOptions } from "../store/object-store.js";
 import { storedDigest } from "../store/stored-digest.js";
@@ -80,19 +80,23 @@ async function applyPut(t: ApplyTarget, w: PutWrite): Promise<void> {
 }
 
 /** A copy inside one store is server-side; across stores it streams through a temp file (never held in memory). */
-async function applyCopy(t: ApplyTarget, from: string, to: string, options: PutOptions): Promise<void> {
+async function applyCopy(t: ApplyTarget, from: string, to: string, options: PutOptions, pinned?: { size: number; etag: string }): Promise<void> {
   if (t.source === t.target) {
     // The source's size and ETag: from this run's own put of it (the plan's size, the ETag the put returned),
     // else one HEAD. The store copies exactly that version (a source replaced meanwhile fails the copy).
     const etag = t.etags.get(from);
     const size = t.sizes?.get(from);
-    const source = etag && size !== undefined ? { size, etag } : await t.source.head(from);
+    const source = pinned ?? (etag && size !== undefined ? { size, etag } : await t.source.head(from));
     if (!source) throw missingSource(t.source, from);
     await t.target.copy(from, to, options, { size: source.size, etag: source.etag });
     return;
   }
   const got = await t.source.getStream(from);
   if (!got) throw missingSource(t.source, from);
+  if (pinned && got.meta.etag !== pinned.etag) {
+    got.stream.destroy();
+    throw new SourceChangedError(from, to, `the source was replaced after it was checked (ETag ${pinned.etag} then, ${got.meta.etag} now)`);
+  }
   const dir = await mkdtemp(path.join(os.tmpdir(), "relcast-transfer-"));
   try {
     const file = path.join(dir, "object");
@@ -111,7 +115,7 @@ export async function applyWrite(t: ApplyTarget, w: PlannedWrite): Promise<void>
   if (!w.needed) return;
   if (w.op === "put") return applyPut(t, w);
   if (w.op === "copy") {
-    await applyCopy(t, w.from, w.key, { contentType: w.contentType, cacheControl: w.cacheControl });
+    await applyCopy(t, w.from, w.key, { contentType: w.contentType, cacheControl: w.cacheControl }, w.pinned);
     t.written.push(w.key);
     t.log(`copied ${w.from} to ${w.key}`);
     return;

@@ -59,6 +59,8 @@ export interface CopyWrite extends WriteBase {
   from: string;
   contentType: string;
   cacheControl: string;
+  /** The source's size and ETag as a repair hashed it: exactly that version is copied, or nothing (`site sync --repair`). */
+  pinned?: { size: number; etag: string };
 }
 
 export interface DeleteWrite extends WriteBase {

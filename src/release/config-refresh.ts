@@ -26,7 +26,7 @@ function withoutSignatures(text: string): string {
  * compared without the signatures only the key can make; an unsigned one the
  * config wants signed (`appcast.signedFeed` switched on) is stale.
  */
-async function appcastDrift(store: ObjectStore, config: RelcastConfig): Promise<{ stale: boolean; signed: string | undefined }> {
+export async function appcastDrift(store: ObjectStore, config: RelcastConfig): Promise<{ stale: boolean; signed: string | undefined }> {
   const view = await readCatalogView(store, appcastLimit(config));
   const stored = await store.get(APPCAST_KEY);
   if (!view || !stored) return { stale: false, signed: undefined };

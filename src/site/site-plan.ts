@@ -26,6 +26,7 @@ import type { ObjectStore } from "../store/object-store.js";
 import { sitePages } from "./site-pages.js";
 import { plannedArchivePages, type ArchiveScope } from "./archive-plan.js";
 import { sameObjects, targetHolds } from "./same-bytes.js";
+import { judgeCopy, type Pin } from "./copy-check.js";
 
 /** The feeds the site is written from: as a plan will leave them, or as the source store holds them. */
 export interface SiteFeeds {
@@ -45,66 +46,120 @@ export interface SitePlanOptions {
   allDownloads?: boolean;
   /** Keys the earlier steps of the same plan write: they count as there, and are not planned twice. */
   planned?: ReadonlySet<string>;
+  /** With `allDownloads`: judge every download copy by its bytes against its record, not only its size (`site sync --repair`). */
+  repair?: boolean;
+  /** With `allDownloads`: where the copies not rewritten because their source does not hold the record's bytes are named. */
+  refused?: string[];
 }
 
 const sha256Of = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
 
-/** The public copies of one release: `downloads/<id>-<v>.dmg|.zip`, its delta updates, and `icons/<id>-<v>-icon.png`. */
-export function downloadCopies(record: ReleaseRecord): Array<{ from: string; to: string }> {
-  const names = [
-    record.objectStore.artifactFileName,
-    ...(record.autoupdate ? [zipFileName(record.pluginId, record.version)] : []),
-    ...(record.autoupdate?.deltas ?? []).map((d) => deltaFileName(record.pluginId, record.version, d.fromVersion)),
+/** The public copies of one release: `downloads/<id>-<v>.dmg|.zip`, its delta updates, and `icons/<id>-<v>-icon.png`, with what its record pins of each. */
+export function downloadCopies(record: ReleaseRecord): Array<{ from: string; to: string; pin: Pin }> {
+  const au = record.autoupdate;
+  const named: Array<{ name: string; pin: Pin }> = [
+    { name: record.objectStore.artifactFileName, pin: { sizeBytes: record.sizeBytes, sha256: record.sha256 } },
+    ...(au ? [{ name: zipFileName(record.pluginId, record.version), pin: { sizeBytes: au.sizeBytes, sha256: au.sha256 } }] : []),
+    ...(au?.deltas ?? []).map((d) => ({ name: deltaFileName(record.pluginId, record.version, d.fromVersion), pin: { sizeBytes: d.sizeBytes, sha256: d.sha256 } })),
   ];
-  const copies = names.map((name) => ({ from: versionedKey(record.version, name), to: downloadKey(name) }));
-  if (record.icon) copies.push({ from: versionedKey(record.version, record.icon.fileName), to: iconKey(record.icon.fileName) });
+  const copies = named.map(({ name, pin }) => ({ from: versionedKey(record.version, name), to: downloadKey(name), pin }));
+  if (record.icon) copies.push({ from: versionedKey(record.version, record.icon.fileName), to: iconKey(record.icon.fileName), pin: { sizeBytes: record.icon.sizeBytes, sha256: record.icon.sha256 } });
   return copies;
 }
 
-/** The copies of a release's downloads that are missing (or a different size) in the target. */
-export async function planDownloads(source: ObjectStore, target: ObjectStore, record: ReleaseRecord, cacheControl: string, step: ApplyStepName, planned: ReadonlySet<string> = new Set()): Promise<CopyWrite[]> {
+/** The disk image and (when there is one) the update zip of `want`, by file name, with what its record pins. */
+function latestArtifacts(pluginId: string, want: ReleaseRecord): Array<{ name: string; ext: "dmg" | "zip"; pin: Pin }> {
+  return [
+    { name: want.objectStore.artifactFileName, ext: "dmg" as const, pin: { sizeBytes: want.sizeBytes, sha256: want.sha256 } },
+    ...(want.autoupdate ? [{ name: zipFileName(pluginId, want.version), ext: "zip" as const, pin: { sizeBytes: want.autoupdate.sizeBytes, sha256: want.autoupdate.sha256 } }] : []),
+  ];
+}
+
+/**
+ * A copy planned from a judgement of its bytes (judgeCopy): skipped when it holds what the record pins,
+ * rewritten from the hash-checked source (pinned to that version), or left alone with the refusal noted.
+ */
+async function judgedCopy(source: ObjectStore, target: ObjectStore, from: string, to: string, pin: Pin, base: Omit<CopyWrite, "from" | "key" | "needed" | "why" | "op">, why: string, refused: string[]): Promise<CopyWrite | "no-source" | undefined> {
+  const verdict = await judgeCopy(source, target, from, to, pin);
+  if (verdict.kind === "no-source") return "no-source";
+  if (verdict.kind === "refused") {
+    refused.push(verdict.problem);
+    return undefined;
+  }
+  if (verdict.kind === "same") return { ...base, op: "copy", from, key: to, needed: false, why: "already there" };
+  return { ...base, op: "copy", from, key: to, needed: true, why, pinned: verdict.source };
+}
+
+/**
+ * The copies of a release's downloads that are missing (or a different size) in the target; with `repair`, also those
+ * whose bytes are not what the record pins (each copy read and hashed: the whole store's downloads).
+ */
+export async function planDownloads(source: ObjectStore, target: ObjectStore, record: ReleaseRecord, cacheControl: string, step: ApplyStepName, planned: ReadonlySet<string> = new Set(), repair?: string[]): Promise<CopyWrite[]> {
   const writes: CopyWrite[] = [];
-  for (const { from, to } of downloadCopies(record)) {
-    const [src, copy] = await Promise.all([source.head(from), target.head(to)]);
-    if (!src && !planned.has(from)) {
-      throw new RelcastError("E_VERIFY", `${source.uriFor(from)} is missing, but the catalog lists ${record.version}`, "run `relcast verify` to see what else is missing; re-run that version's publish to restore it");
+  for (const { from, to, pin } of downloadCopies(record)) {
+    const base = { step, contentType: contentTypeFor(to), cacheControl };
+    if (repair && !planned.has(from)) {
+      const judged = await judgedCopy(source, target, from, to, pin, base, "public download whose bytes differ from the record", repair);
+      if (judged === "no-source") throw missingVersioned(source, from, record);
+      if (judged) writes.push(judged);
+      continue;
     }
+    const [src, copy] = await Promise.all([source.head(from), target.head(to)]);
+    if (!src && !planned.has(from)) throw missingVersioned(source, from, record);
     const same = Boolean(src && copy && copy.size === src.size);
-    writes.push({ step, op: "copy", from, key: to, contentType: contentTypeFor(to), cacheControl, needed: !same, why: same ? "already there" : "public download" });
+    writes.push({ ...base, op: "copy", from, key: to, needed: !same, why: same ? "already there" : "public download" });
   }
   return writes;
 }
 
+function missingVersioned(source: ObjectStore, from: string, record: ReleaseRecord): RelcastError {
+  return new RelcastError("E_VERIFY", `${source.uriFor(from)} is missing, but the catalog lists ${record.version}`, "run `relcast verify` to see what else is missing; re-run that version's publish to restore it");
+}
+
+const RELEASES_AT_ONCE = 4;
+
 /** Every release's download copies, from the catalog parsed in full. */
-async function planAllDownloads(source: ObjectStore, target: ObjectStore, cacheControl: string): Promise<CopyWrite[]> {
+async function planAllDownloads(source: ObjectStore, target: ObjectStore, cacheControl: string, repair: string[] | undefined): Promise<CopyWrite[]> {
   const got = await source.get(CATALOG_KEY);
   if (!got) return [];
   const writes: CopyWrite[] = [];
-  for (const record of parseCatalog(got.body.toString("utf8"), source.uriFor(CATALOG_KEY)).versions) {
-    writes.push(...(await planDownloads(source, target, record, cacheControl, "site")));
+  const records = parseCatalog(got.body.toString("utf8"), source.uriFor(CATALOG_KEY)).versions;
+  // A few releases at once (a repair reads and hashes each copy: on S3 the reads overlap); the plan keeps catalog order.
+  for (let i = 0; i < records.length; i += RELEASES_AT_ONCE) {
+    const batch = await Promise.all(records.slice(i, i + RELEASES_AT_ONCE).map((record) => planDownloads(source, target, record, cacheControl, "site", new Set(), repair)));
+    writes.push(...batch.flat());
   }
   return writes;
 }
 
 /**
  * `releases/latest/` as the catalog says: the expected latest release's files
- * (copied when missing or a different size), nothing yanked, paused or lower. A
- * higher version not in the catalog yet belongs to a publish still under way
- * and is left alone.
+ * (copied when missing or a different size; `thorough`, in site sync and
+ * site build: also when their bytes are not what the record pins), nothing
+ * yanked, paused or lower. A higher version not in the catalog yet belongs
+ * to a publish still under way and is left alone.
  */
-async function planLatestReconcile(store: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], cacheControl: string, planned: ReadonlySet<string>, thorough: boolean): Promise<PlannedWrite[]> {
+async function planLatestReconcile(store: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], cacheControl: string, planned: ReadonlySet<string>, refused: string[] | undefined): Promise<PlannedWrite[]> {
   const writes: PlannedWrite[] = [];
   const want = expectedLatest(records);
   if (want) {
-    for (const name of [dmgFileName(pluginId, want.version), ...(want.autoupdate ? [zipFileName(pluginId, want.version)] : [])]) {
+    const names = [{ name: dmgFileName(pluginId, want.version), pin: { sizeBytes: want.sizeBytes, sha256: want.sha256 } }];
+    if (want.autoupdate) names.push({ name: zipFileName(pluginId, want.version), pin: { sizeBytes: want.autoupdate.sizeBytes, sha256: want.autoupdate.sha256 } });
+    for (const { name, pin } of names) {
       const from = versionedKey(want.version, name);
       const to = `${LATEST_PREFIX}${name}`;
       if (planned.has(to)) continue;
+      const base = { step: "site" as const, contentType: contentTypeFor(name), cacheControl };
+      // A publish trusts the size (it wrote the copy); a repair (site sync, site build) hashes it against the record.
+      if (refused && !planned.has(from)) {
+        const judged = await judgedCopy(store, store, from, to, pin, base, `${want.version} is latest`, refused);
+        if (judged && judged !== "no-source" && judged.needed) writes.push(judged);
+        continue;
+      }
       const [source, copy] = await Promise.all([store.head(from), store.head(to)]);
       if (!source && !planned.has(from)) continue;
-      // A publish trusts the size (it wrote the copy); a repair (site sync, site build) compares the bytes.
-      if (source && copy && copy.size === source.size && (!thorough || (await sameObjects(store, store, from, to)))) continue;
-      writes.push({ step: "site", op: "copy", from, key: to, contentType: contentTypeFor(name), cacheControl, needed: true, why: `${want.version} is latest` });
+      if (source && copy && copy.size === source.size) continue;
+      writes.push({ ...base, op: "copy", from, key: to, needed: true, why: `${want.version} is latest` });
     }
   }
   const withheld = new Map(records.filter((r) => r.yanked || isPaused(r)).map((r) => [r.version, r.yanked ? "yanked" : "a paused rollout"]));
@@ -127,9 +182,12 @@ export function latestDownloadStateBytes(want: ReleaseRecord): Buffer {
 /**
  * The stable latest URLs `downloads/<id>-latest.dmg|.zip`: copies of the
  * catalog's latest stable release. A small state object, written after the
- * copies, says which version they hold, so an unchanged latest costs one read.
+ * copies, says which version they hold, so an unchanged latest costs one read
+ * (`refused` set, in site sync and site build: the copies are hashed against
+ * the record too, since a same-size copy of another release, or damaged
+ * bytes, pass a size check).
  */
-async function planLatestDownloads(source: ObjectStore, target: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], cacheControl: string, planned: ReadonlySet<string>, thorough: boolean): Promise<PlannedWrite[]> {
+async function planLatestDownloads(source: ObjectStore, target: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], cacheControl: string, planned: ReadonlySet<string>, refused: string[] | undefined): Promise<PlannedWrite[]> {
   const want = expectedLatest(records);
   const stateKey = latestDownloadStateKey(pluginId);
   const dmg = downloadKey(latestDownloadName(pluginId, "dmg"));
@@ -139,27 +197,36 @@ async function planLatestDownloads(source: ObjectStore, target: ObjectStore, plu
     const present = await Promise.all([dmg, zip, stateKey].map(async (key) => ((await target.head(key)) ? key : undefined)));
     return present.filter((k): k is string => k !== undefined).map((key) => ({ step: "site", op: "delete", key, needed: true, why: "no stable release" }));
   }
-  const dmgFrom = versionedKey(want.version, want.objectStore.artifactFileName);
-  const zipFrom = versionedKey(want.version, zipFileName(pluginId, want.version));
-  // Current when the state is byte for byte what this plan writes for `want` and the copies are there (a repair
-  // compares their bytes with the versioned objects too: a same-size copy of another release passes a size check).
-  const stateCurrent = current?.body.equals(latestDownloadStateBytes(want)) ?? false;
-  const heads = await Promise.all([target.head(dmg), want.autoupdate ? target.head(zip) : undefined]);
-  const copiesThere = Boolean(heads[0]) && (!want.autoupdate || Boolean(heads[1]));
-  if (stateCurrent && copiesThere && (!thorough || ((await sameObjects(source, target, dmgFrom, dmg)) && (!want.autoupdate || (await sameObjects(source, target, zipFrom, zip)))))) return [];
-  const writes: PlannedWrite[] = [];
-  const copy = async (from: string, to: string) => {
-    if (!planned.has(from) && !(await source.head(from))) return;
-    writes.push({ step: "site", op: "copy", from, key: to, contentType: contentTypeFor(to), cacheControl, needed: true, why: `latest is ${want.version}` });
-  };
-  await copy(dmgFrom, dmg);
-  if (want.autoupdate) await copy(zipFrom, zip);
-  else writes.push({ step: "site", op: "delete", key: zip, needed: true, why: `${want.version} has no update archive` });
   const next = latestDownloadStateBytes(want);
-  const same = current?.body.equals(next) ?? false;
+  const stateCurrent = current?.body.equals(next) ?? false;
+  const copies = latestArtifacts(pluginId, want).map(({ name, ext, pin }) => ({ from: versionedKey(want.version, name), to: ext === "dmg" ? dmg : zip, pin }));
+  const why = `latest is ${want.version}`;
+  const writes: PlannedWrite[] = [];
+  let complete = true;
+  if (refused) {
+    for (const { from, to, pin } of copies) {
+      const base = { step: "site" as const, contentType: contentTypeFor(to), cacheControl };
+      const judged = planned.has(from) ? ({ ...base, op: "copy", from, key: to, needed: true, why } as const) : await judgedCopy(source, target, from, to, pin, base, why, refused);
+      if (judged === "no-source") continue;
+      if (judged) writes.push(judged);
+      else complete = false;
+    }
+    if (stateCurrent && writes.every((w) => !w.needed) && complete) return [];
+  } else {
+    // Current when the state is byte for byte what this plan writes for `want` and the copies are there.
+    const heads = await Promise.all(copies.map((c) => target.head(c.to)));
+    if (stateCurrent && heads.every(Boolean)) return [];
+    for (const { from, to } of copies) {
+      if (!planned.has(from) && !(await source.head(from))) continue;
+      writes.push({ step: "site", op: "copy", from, key: to, contentType: contentTypeFor(to), cacheControl, needed: true, why });
+    }
+  }
+  if (!want.autoupdate) writes.push({ step: "site", op: "delete", key: zip, needed: true, why: `${want.version} has no update archive` });
+  // A copy refused (its source damaged) is not what the state would say it holds: the state waits for it.
+  if (!complete) return writes;
   writes.push({
     step: "site", op: "put", key: stateKey, source: { kind: "bytes", bytes: next }, sizeBytes: next.length, sha256: sha256Of(next),
-    contentType: "application/json", cacheControl, precondition: { kind: "overwrite" }, needed: !same, why: same ? "unchanged" : `latest is ${want.version}`,
+    contentType: "application/json", cacheControl, precondition: { kind: "overwrite" }, needed: !stateCurrent, why: stateCurrent ? "unchanged" : why,
   });
   return writes;
 }
@@ -183,11 +250,12 @@ export async function planSite(source: ObjectStore, target: ObjectStore, config:
   const immutable = config.cacheControl?.immutable ?? CACHE_IMMUTABLE;
   const planned = options.planned ?? new Set<string>();
   const writes: PlannedWrite[] = [];
-  if (options.allDownloads) writes.push(...(await planAllDownloads(source, target, immutable)));
-  // `allDownloads` is a repair (site sync, site build): it compares copies by their bytes, not only their size.
-  const thorough = options.allDownloads === true;
-  if (source === target) writes.push(...(await planLatestReconcile(target, config.pluginId, feeds.view.records, mutable, planned, thorough)));
-  writes.push(...(await planLatestDownloads(source, target, config.pluginId, feeds.view.records, mutable, planned, thorough)));
+  // `allDownloads` (site sync, site build) hashes the latest copies against their records (a few objects); `repair`
+  // hashes every download copy too (the whole store's downloads). A refused copy is noted, never written.
+  const refused = options.allDownloads ? (options.refused ?? []) : undefined;
+  if (options.allDownloads) writes.push(...(await planAllDownloads(source, target, immutable, options.repair ? refused : undefined)));
+  if (source === target) writes.push(...(await planLatestReconcile(target, config.pluginId, feeds.view.records, mutable, planned, refused)));
+  writes.push(...(await planLatestDownloads(source, target, config.pluginId, feeds.view.records, mutable, planned, refused)));
   // Notes pages before the public appcast that links them (and, when signed, carries their signatures).
   for (const page of feeds.pages) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));
   if (feeds.appcast) writes.push(await pagePut(target, publicAppcastKey(config.pluginId), feeds.appcast, APPCAST_CONTENT_TYPE, mutable));

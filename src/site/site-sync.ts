@@ -4,9 +4,28 @@ import { applyWrites, type ApplyTarget } from "../apply/apply-write.js";
 import { planLatestCleanup } from "../catalog/latest-plan.js";
 import { APPCAST_KEY, CATALOG_KEY, LATEST_PREFIX } from "../domain/release-layout.js";
 import type { PlannedWrite } from "../domain/release-plan.js";
+import type { ObjectStore } from "../store/object-store.js";
 import { planSite, storedFeeds, type SitePlanOptions } from "./site-plan.js";
 
 const MAX_ROUNDS = 30;
+
+/** After the rest is written: the copies left alone because their source is damaged fail the run, each named. */
+function refusedCopies(refused: readonly string[]): void {
+  if (refused.length === 0) return;
+  throw new RelcastError(
+    "E_VERIFY",
+    `${refused.length} public cop${refused.length === 1 ? "y was" : "ies were"} not rewritten, because the release's own object does not hold the bytes its record pins:\n${refused.map((r) => `  ${r}`).join("\n")}`,
+    "everything else was written; restore each damaged object under releases/ from a backup (then run this again), or publish that build again under a new version",
+  );
+}
+
+/** What `site sync` (or `site build`) would write now, and the copies it would refuse; nothing is written. */
+export async function planSiteSync(source: ObjectStore, target: ObjectStore, config: RelcastConfig, options: SitePlanOptions): Promise<{ writes: PlannedWrite[]; refused: string[] } | undefined> {
+  const refused: string[] = [];
+  const feeds = await storedFeeds(source, config);
+  if (!feeds) return undefined;
+  return { writes: await planSite(source, target, config, feeds, { ...options, refused }), refused };
+}
 
 /** A site plan and the ETags of the feeds it was rendered from. */
 export interface PlannedSite {
@@ -31,11 +50,13 @@ export interface PlannedSite {
  */
 export async function syncSite(t: ApplyTarget, config: RelcastConfig, options: SitePlanOptions, first?: PlannedSite): Promise<void> {
   let planned = first;
+  let refused: string[] = [];
   for (let round = 1; round <= MAX_ROUNDS; round++) {
     if (!planned) {
+      refused = [];
       const feeds = await storedFeeds(t.source, config);
       if (!feeds) return;
-      planned = { writes: await planSite(t.source, t.target, config, feeds, options), catalogEtag: feeds.catalogEtag, appcastEtag: feeds.appcastEtag };
+      planned = { writes: await planSite(t.source, t.target, config, feeds, { ...options, refused }), catalogEtag: feeds.catalogEtag, appcastEtag: feeds.appcastEtag };
     }
     try {
       await applyWrites(t, planned.writes);
@@ -51,7 +72,7 @@ export async function syncSite(t: ApplyTarget, config: RelcastConfig, options: S
       await applyWrites(t, cleanup.map((w) => ({ ...w, step: "site" })));
     }
     const [catalogNow, appcastNow] = await Promise.all([t.source.head(CATALOG_KEY), t.source.head(APPCAST_KEY)]);
-    if (catalogNow?.etag === planned.catalogEtag && appcastNow?.etag === planned.appcastEtag) return;
+    if (catalogNow?.etag === planned.catalogEtag && appcastNow?.etag === planned.appcastEtag) return refusedCopies(refused);
     planned = undefined;
   }
   throw new RelcastError("E_STORE", `the catalog kept changing while the public site was written (${MAX_ROUNDS} rounds)`, "many publishes at once: run `relcast site sync` when they are done");

@@ -20,6 +20,19 @@ async function sameBytes(store: ObjectStore, copyKey: string, originalKey: strin
   return !copy || !original || (copy.sha256 === original.sha256 && copy.sizeBytes === original.sizeBytes);
 }
 
+/**
+ * Whether a latest copy holds the bytes the record pins (size and SHA-256): judged against the record, as the
+ * repair judges it, so a damaged original (named in its release's row) does not make a right copy look wrong.
+ * Without a SHA-256 in the record (older disk images), against the original's bytes.
+ */
+async function holdsRecordBytes(store: ObjectStore, key: string, want: ReleaseRecord, name: string, tally?: HashTally): Promise<boolean> {
+  const pin = name.endsWith(".zip") ? { sha256: want.autoupdate?.sha256, sizeBytes: want.autoupdate?.sizeBytes } : { sha256: want.sha256, sizeBytes: want.sizeBytes };
+  const original = versionedKey(want.version, name);
+  if (pin.sha256 === undefined) return sameBytes(store, key, original, tally);
+  const copy = await downloadObject(store, key, { ...(tally ? { tally } : {}), sameAs: [original] });
+  return !copy || (copy.sha256 === pin.sha256 && copy.sizeBytes === pin.sizeBytes);
+}
+
 export interface LatestFindings {
   problems: string[];
   /** States an interrupted publish leaves and its re-run clears; reported, not failed. */
@@ -65,7 +78,7 @@ export async function checkLatest(store: ObjectStore, pluginId: string, records:
   for (const name of expectedNames) {
     const key = `${LATEST_PREFIX}${name}`;
     if (!present.has(key)) found.problems.push(`${key} is missing; latest must hold ${want!.version}, the highest stable version`);
-    else if (!(await sameBytes(store, key, versionedKey(want!.version, name), tally))) found.problems.push(`${key} differs from ${versionedKey(want!.version, name)}: run \`relcast site sync\` to copy it again`);
+    else if (!(await holdsRecordBytes(store, key, want!, name, tally))) found.problems.push(`${key} differs from ${versionedKey(want!.version, name)}: run \`relcast site sync\` to copy it again`);
   }
   for (const key of present) {
     if (!expectedNames.some((n) => key === `${LATEST_PREFIX}${n}`)) found.problems.push(`${key} should not be in latest/ (latest is ${want?.version ?? "empty: no stable release"})`);

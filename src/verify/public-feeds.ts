@@ -8,6 +8,7 @@ import { APPCAST_KEY, CATALOG_KEY, publicAppcastKey, publicCatalogKey } from "..
 import { sitePages } from "../site/site-pages.js";
 import { allArchivePages, archivePageCount, archivePageKey, archivePages } from "../site/archive-pages.js";
 import { archivePagesPast } from "../site/archive-plan.js";
+import { PAGE_RELEASES } from "../catalog/catalog-view.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { readAppcast, type FeedChannel } from "./appcast-reader.js";
 import { checkFeedAgreement, type FeedExpectations } from "./feed-agreement.js";
@@ -38,6 +39,12 @@ export interface PublicFeedFindings {
 }
 
 export const REPAIR = "re-run the interrupted publish or `relcast site sync`";
+/**
+ * The fix for a public copy of a release's object (`downloads/`, a delta, an icon) whose bytes are not what the
+ * record pins: a publish cannot rewrite it (versions are immutable) and plain `site sync` judges these copies by
+ * size, so the repair mode that hashes them is named.
+ */
+export const COPY_REPAIR = "run `relcast site sync --repair` (it rewrites each public copy whose bytes differ from its record, from the release's own object once that hashes right)";
 /**
  * The fix for a public file with content no publish writes. `site sync`
  * copies the canonical appcast as it is; after a change of displayName or
@@ -165,7 +172,11 @@ export async function checkPublicFeeds(store: ObjectStore, inputs: PublicFeedInp
   }
   // Every page past the last one (a release is never removed, but a rebuild may list fewer): nothing links it, and it must go.
   const lastPage = Math.max(archivePageCount(current.versions.length), previous ? archivePageCount(previous.catalog.versions.length) : 0);
-  for (const key of await archivePagesPast(store, lastPage)) problems.push(`${key} is not one of the archive pages 1 to ${lastPage} of ${CATALOG_KEY} (past the last, or a name relcast never writes); ${REWRITE}`);
+  // With 50 releases or fewer there are no archive pages at all: "pages 1 to 0" would name a range that does not exist.
+  const notAPage = lastPage === 0
+    ? `is not an archive page: ${CATALOG_KEY} lists ${current.versions.length} release(s), and archive pages start past ${PAGE_RELEASES}, so the site has none`
+    : `is not one of the archive pages 1 to ${lastPage} of ${CATALOG_KEY} (past the last, or a name relcast never writes)`;
+  for (const key of await archivePagesPast(store, lastPage)) problems.push(`${key} ${notAPage}; ${REWRITE}`);
   if (!settings) warnings.push(`index.html, changelog.html and the archive pages were not compared with what relcast renders: ${APPCAST_KEY} does not name the display name and publisher; pass --config`);
   const behind = previous && stale.length > 0 ? [`${stale.join(", ")} still ${stale.length === 1 ? "holds" : "hold"} the state before the last change (${describeStep(previous.step)}): ${REPAIR}`] : [];
   return { problems, warnings, behind, listed };

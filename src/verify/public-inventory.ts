@@ -1,6 +1,6 @@
 import { hostedNotesPages } from "../domain/notes/notes-page.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
-import { quotedFolder } from "../domain/record-keys.js";
+import { shownNames } from "./name-list.js";
 import {
   CHANGELOG_KEY, DOWNLOADS_PREFIX, downloadKey, ICONS_PREFIX, INDEX_KEY, LATEST_PREFIX, latestDownloadName, latestDownloadStateKey, publicApiPrefix, publicAppcastKey, publicCatalogKey,
   RELEASE_NOTES_PREFIX, RELEASES_PREFIX,
@@ -68,7 +68,6 @@ const isSiteOwnerFile = (key: string) => SITE_OWNER_FILES.has(key) || key.starts
 /** A file named as the folder store names its temp and lock files (`.relcast-tmp-…`, `.relcast-lock-…`): what gc sweeps (every `.relcast-*` file, in any folder). */
 const STORE_TEMP_NAME = /(^|\/)\.relcast-[^/]*$/;
 
-const shown = (keys: readonly string[]) => keys.slice(0, 4).map((k) => quotedFolder(k)).join(", ") + (keys.length > 4 ? ` and ${keys.length - 4} more` : "");
 
 /**
  * Every object of the public site that no release explains: the whole store
@@ -84,7 +83,8 @@ const shown = (keys: readonly string[]) => keys.slice(0, 4).map((k) => quotedFol
  * running now shows its new copies (and temp files) here for a moment; the
  * repairs say so.
  */
-export async function publicInventory(store: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], appUrl: string | undefined): Promise<{ problems: string[]; warnings: string[] }> {
+export async function publicInventory(store: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], appUrl: string | undefined, listAll = false): Promise<{ problems: string[]; warnings: string[] }> {
+  const shown = (keys: readonly string[]) => shownNames(keys, listAll);
   const explained = explainedKeys(pluginId, records, appUrl);
   const own: string[] = [];
   const other: string[] = [];

@@ -9,6 +9,7 @@ import { isReleaseVersion } from "../domain/record-fields.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { underOwnNames } from "./public-inventory.js";
+import { shownNames } from "./name-list.js";
 
 /**
  * Every `releases/<v>/release.json` and `releases/<v>/yank.json` in the
@@ -18,7 +19,8 @@ import { underOwnNames } from "./public-inventory.js";
  * another version's folder would be listed twice. Each is named with its
  * repair. `catalog` undefined: the store has none.
  */
-export async function recordInventory(store: ObjectStore, catalog: Catalog | undefined): Promise<{ problems: string[]; warnings: string[] }> {
+export async function recordInventory(store: ObjectStore, catalog: Catalog | undefined, listAll = false): Promise<{ problems: string[]; warnings: string[] }> {
+  const shown = (names: readonly string[]) => shownNames(names, listAll);
   const listed = new Map((catalog?.versions ?? []).map((r) => [r.version, r]));
   const problems: string[] = [];
   const recordFolders = new Set<string>();
@@ -95,7 +97,7 @@ export async function recordInventory(store: ObjectStore, catalog: Catalog | und
     }
     if (entry.yanked && !yankFolders.has(version)) problems.push(`the catalog shows ${version} as yanked but releases/${version}/yank.json is missing (an interrupted unyank): run \`relcast rebuild\`, or \`relcast yank ${version}\` to yank it again`);
   }
-  const unrecorded = unrecordedObjects(objects, recordFolders, listed, records);
+  const unrecorded = unrecordedObjects(objects, recordFolders, listed, records, shown);
   const warnings = [...unrecorded.warnings];
   if (loose.length > 0) {
     warnings.push(`releases/ holds ${loose.length} object(s) outside any version folder (${shown(loose)}): relcast keeps only the catalog, its index and the appcast there, so nothing offers them; delete them, or move a release's file into releases/<version>/`);
@@ -126,7 +128,6 @@ function versionObjectOf(key: string): { folder: string; name: string } | undefi
   return { folder: found[1]!, name: found[2]! };
 }
 
-const shown = (names: readonly string[]) => names.slice(0, 4).map((n) => quotedFolder(n)).join(", ") + (names.length > 4 ? ` and ${names.length - 4} more` : "");
 
 /**
  * Objects no record explains. A version folder with objects but no record
@@ -141,6 +142,7 @@ const shown = (names: readonly string[]) => names.slice(0, 4).map((n) => quotedF
  */
 function unrecordedObjects(
   objects: ReadonlyMap<string, string[]>, recordFolders: ReadonlySet<string>, listed: ReadonlyMap<string, Catalog["versions"][number]>, records: ReadonlyMap<string, ReleaseRecord>,
+  shown: (names: readonly string[]) => string,
 ): { warnings: string[]; problems: string[] } {
   const problems: string[] = [];
   const warnings: string[] = [];

@@ -7,7 +7,7 @@ import {
   appUrlOfPublicAppcastUrl,
 } from "../domain/release-layout.js";
 import { signatureProblem } from "./appcast-reader.js";
-import { checkPublicFeeds, REPAIR, type PublicFeedInputs } from "./public-feeds.js";
+import { checkPublicFeeds, COPY_REPAIR, REPAIR, type PublicFeedInputs } from "./public-feeds.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { downloadObject, IN_MEMORY_BYTES, signatureHolds, type HashTally } from "./download-object.js";
 import { runPool } from "./run-pool.js";
@@ -92,10 +92,10 @@ async function deltaCopyProblems(store: ObjectStore, key: string, want: Artifact
   const signature = syntax ? undefined : Buffer.from(want.edSignature!.trim(), "base64");
   const ed25519 = key32 && signature ? { publicKey: key32, signature } : undefined;
   const got = await downloadObject(store, key, { tally, keepUpTo: IN_MEMORY_BYTES, ...(ed25519 ? { ed25519 } : {}) });
-  if (!got) return [`${key} is missing, but the appcast item of ${whose.replace(/^the record of /, "")} names it`];
+  if (!got) return [`${key} is missing, but the appcast item of ${whose.replace(/^the record of /, "")} names it; ${REPAIR}`];
   const found: string[] = [];
-  if (got.sizeBytes !== want.sizeBytes) found.push(`${key} is ${got.sizeBytes} bytes; ${whose} says ${want.sizeBytes}`);
-  if (want.sha256 !== undefined && got.sha256 !== want.sha256) found.push(`${key} has SHA-256 ${got.sha256.slice(0, 12)}…; ${whose} says ${want.sha256.slice(0, 12)}…`);
+  if (got.sizeBytes !== want.sizeBytes) found.push(`${key} is ${got.sizeBytes} bytes; ${whose} says ${want.sizeBytes}; ${COPY_REPAIR}`);
+  else if (want.sha256 !== undefined && got.sha256 !== want.sha256) found.push(`${key} has SHA-256 ${got.sha256.slice(0, 12)}…; ${whose} says ${want.sha256.slice(0, 12)}…; ${COPY_REPAIR}`);
   if (syntax) found.push(`${key}: ${syntax}`);
   else if (ed25519 && (await signatureHolds(got, ed25519)) !== true) {
     found.push(`${key}: the edSignature ${whose} gives does not verify over it with public key ${ed25519.publicKey.toString("base64")}`);
@@ -118,7 +118,8 @@ async function downloadProblems(store: ObjectStore, records: readonly ReleaseRec
     const key = downloadKey(artifact.name);
     if (delta) return deltaCopyProblems(store, key, artifact, `the record of ${r.version}`, keyOf?.(r.version), tally);
     const problem = await hashProblem(store, key, artifact, `the record of ${r.version}`, tally, `${key} is missing, but the public catalog lists ${r.version}`);
-    return problem ? [problem] : [];
+    if (!problem) return [];
+    return [`${problem}; ${problem.endsWith(`lists ${r.version}`) ? REPAIR : COPY_REPAIR}`];
   });
   return problems.flat();
 }
@@ -146,6 +147,8 @@ export interface SiteInputs extends Omit<PublicFeedInputs, "expect"> {
   appUrl?: string | undefined;
   /** The key each release's signatures are checked with (--public-key, else the one its archive ships). */
   keyOf?: (version: string) => Buffer | undefined;
+  /** Every object's name in the inventory lines, not the first four (`--json`). */
+  listAll?: boolean | undefined;
 }
 
 /**
@@ -170,8 +173,8 @@ export async function checkSite(store: ObjectStore, pluginId: string, records: r
   const behind = [...feeds.behind];
   const listed = feeds.listed;
   found.problems.push(...(await downloadProblems(store, listed, tally, inputs.keyOf)));
-  found.problems.push(...(await iconProblems(store, listed, tally, REPAIR)));
-  const inventory = await publicInventory(store, pluginId, [...records, ...listed], inputs.appUrl ?? (records[0] && appUrlOfPublicAppcastUrl(records[0].publicAppcastUrl, pluginId)));
+  found.problems.push(...(await iconProblems(store, listed, tally, { missing: REPAIR, bytes: COPY_REPAIR })));
+  const inventory = await publicInventory(store, pluginId, [...records, ...listed], inputs.appUrl ?? (records[0] && appUrlOfPublicAppcastUrl(records[0].publicAppcastUrl, pluginId)), inputs.listAll === true);
   found.problems.push(...inventory.problems);
   found.warnings.push(...inventory.warnings);
   const want = expectedLatest(records);

@@ -42,6 +42,8 @@ export interface VerifyOptions extends Partial<FeedExpectations> {
   signedFeed?: boolean | undefined;
   /** The Cache-Control values the config makes relcast write; undefined (no config): Cache-Control is not compared. */
   cacheControl?: CacheControlSettings | undefined;
+  /** Name every object in the inventory findings (stray objects, unrecorded folders), not the first four: `--json`. */
+  listAll?: boolean | undefined;
 }
 
 export interface VerifyReport {
@@ -123,7 +125,7 @@ export async function verifyStore(source: ObjectStore, options: VerifyOptions = 
         ? `${APPCAST_KEY} exists but ${CATALOG_KEY} does not; run relcast rebuild`
         : `${store.uriFor(CATALOG_KEY)} does not exist: nothing is published in this store (check --store or the config's store)`,
     ];
-    const inventory = await recordInventory(store, undefined);
+    const inventory = await recordInventory(store, undefined, options.listAll === true);
     feed.push(...inventory.problems);
     return { pluginId: options.pluginId, ...empty, feed, store: storeProblems, storeWarnings: inventory.warnings, ok: false };
   }
@@ -141,7 +143,7 @@ export async function verifyStore(source: ObjectStore, options: VerifyOptions = 
   const agreement = checkFeedAgreement(records, appcast, { pluginId, appUrl: options.appUrl, maxItemsPerChannel: options.maxItemsPerChannel, notesPages: options.notesPages });
   const feed = [...(strict ? [strict] : []), ...catalogProblems(catalog, options.pluginId), ...agreement.feed];
   if (!appcast && records.some((r) => r.autoupdate && !isYanked(r) && !isPaused(r))) feed.push(`${APPCAST_KEY} is missing`);
-  const inventory = await recordInventory(store, catalog);
+  const inventory = await recordInventory(store, catalog, options.listAll === true);
   feed.push(...inventory.problems);
   const index = await catalogIndexFindings(store, catalog, catalogObj.body, catalogObj.meta.etag);
   feed.push(...index.problems);
@@ -202,7 +204,7 @@ export async function verifyStore(source: ObjectStore, options: VerifyOptions = 
   const site = await checkSite(store, pluginId, records, {
     catalog: { bytes: catalogObj.body, parsed: catalog },
     appcast: appcastObj ? { bytes: appcastObj.body, channel: appcast?.channel } : undefined,
-    settings: options.site, appUrl: options.appUrl, maxItemsPerChannel: options.maxItemsPerChannel, keyOf: (version) => options.publicKey ?? keys.get(version),
+    settings: options.site, appUrl: options.appUrl, maxItemsPerChannel: options.maxItemsPerChannel, keyOf: (version) => options.publicKey ?? keys.get(version), listAll: options.listAll,
   }, tally);
   storeProblems.push(...headerProblems(source, seen, options.cacheControl));
   const ok = feed.length === 0 && storeProblems.length === 0 && latest.problems.length === 0 && site.problems.length === 0 && releases.every((r) => rowProblems(r).length === 0);

@@ -4,8 +4,9 @@ import type { Command } from "commander";
 import { RelcastError } from "../../core/errors.js";
 import { applyTarget } from "../../apply/apply-write.js";
 import type { RelcastConfig } from "../../config/schema.js";
-import { syncSite } from "../../site/site-sync.js";
-import { refreshFeedsForConfig } from "../../release/config-refresh.js";
+import { planSiteSync, syncSite } from "../../site/site-sync.js";
+import { appcastDrift, refreshFeedsForConfig } from "../../release/config-refresh.js";
+import { printable } from "../../core/printable.js";
 import type { ObjectStore } from "../../store/object-store.js";
 import { openStore } from "../../store/open-store.js";
 import { withConfiguredStore } from "../configured-store.js";
@@ -14,6 +15,8 @@ interface SiteFlags {
   config?: string;
   store?: string;
   out?: string;
+  repair?: boolean;
+  dryRun?: boolean;
 }
 
 /**
@@ -24,10 +27,21 @@ interface SiteFlags {
  * with the old appcast. Then the site is planned from the source store's
  * feeds (every release's downloads too) and applied to the target.
  */
-async function syncPublicSite(source: ObjectStore, target: ObjectStore, config: RelcastConfig): Promise<string[]> {
+async function syncPublicSite(source: ObjectStore, target: ObjectStore, config: RelcastConfig, repair = false): Promise<string[]> {
   const done = await refreshFeedsForConfig(source, config);
-  await syncSite(applyTarget(source, (line) => done.push(line), target), config, { allDownloads: true });
+  await syncSite(applyTarget(source, (line) => done.push(line), target), config, { allDownloads: true, repair });
   return done;
+}
+
+/** `site sync --dry-run`: what it would write now (and refuse), from the store's feeds as they are; nothing is written. */
+async function previewSync(store: ObjectStore, config: RelcastConfig, repair: boolean): Promise<void> {
+  const out = (line: string) => process.stderr.write(`${printable(line)}\n`);
+  if ((await appcastDrift(store, config)).stale) out("would first render the feeds again: the config changes what the appcast says (the pages below are planned from the feeds as stored)");
+  const plan = await planSiteSync(store, store, config, { allDownloads: true, repair });
+  const writes = plan?.writes.filter((w) => w.needed) ?? [];
+  for (const w of writes) out(w.op === "copy" ? `would copy ${w.from} to ${w.key} (${w.why})` : w.op === "put" ? `would write ${w.key} (${w.why})` : `would remove ${w.key} (${w.why})`);
+  for (const r of plan?.refused ?? []) out(`would refuse: ${r}`);
+  out(`dry run: ${writes.length} write(s)${plan && plan.refused.length > 0 ? `, ${plan.refused.length} refused` : ""}; nothing was written`);
 }
 
 /** The real path of a folder, or of its nearest existing ancestor with the rest appended (the folder may not exist yet). */
@@ -65,10 +79,13 @@ export function registerSite(program: Command): void {
     .description("write the public site into the store itself (older stores, repair); publish does this on its own")
     .option("--config <file>", "config file", "relcast.config.json")
     .option("--store <url>", "store URL (overrides config)")
+    .option("--repair", "also hash every public download copy (downloads/, deltas, icons) against its record and rewrite those whose bytes differ, from the release's own hash-checked object (reads every download: slow on big stores)")
+    .option("--dry-run", "print what it would write (and, with --repair, rewrite or refuse); write nothing")
     .action(async (flags: SiteFlags) => {
       await withConfiguredStore(flags, {}, {}, async (config, store) => {
         await store.checkReachable();
-        report(await syncPublicSite(store, store, config), store.uriFor("index.html").replace(/\/index\.html$/, ""));
+        if (flags.dryRun) return previewSync(store, config, Boolean(flags.repair));
+        report(await syncPublicSite(store, store, config, Boolean(flags.repair)), store.uriFor("index.html").replace(/\/index\.html$/, ""));
       });
     });
   site

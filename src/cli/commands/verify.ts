@@ -49,12 +49,12 @@ export function registerVerify(program: Command): void {
         : await openStore(flags.store!, process.cwd());
       try {
         const report = await verifyStore(store, {
-          publicKey, pluginId: config?.pluginId, appUrl: config?.appUrl, notesPages: config?.appcast?.releaseNotes === "page", maxItemsPerChannel: appcastLimit(config ?? {}), signedFeed: config?.appcast?.signedFeed, site: config,
+          publicKey, pluginId: config?.pluginId, appUrl: config?.appUrl, notesPages: config?.appcast?.releaseNotes === "page", maxItemsPerChannel: appcastLimit(config ?? {}), signedFeed: config?.appcast?.signedFeed, site: config, listAll: flags.json === true,
           cacheControl: config && { immutable: config.cacheControl?.immutable ?? CACHE_IMMUTABLE, mutable: config.cacheControl?.mutable ?? CACHE_NO_CACHE },
         });
         process.stdout.write(flags.json ? printableJson(report, 2) + "\n" : formatVerifyReport(report));
         if (!report.ok) {
-          throw new RelcastError("E_VERIFY", `verify found problems in ${failingNames(report).join(", ")}`, "read the problem lines above; `relcast rebuild` repairs feeds, damaged objects need the release re-published under a new version");
+          throw new RelcastError("E_VERIFY", `verify found problems in ${failingNames(report).join(", ")}`, "read the problem lines above: each names its fix (`relcast rebuild` repairs feeds, `relcast site sync --repair` public copies whose bytes are wrong; a damaged object under releases/ must be restored from a backup or the build published again under a new version)");
         }
       } finally {
         await store.close?.();
