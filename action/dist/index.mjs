@@ -15576,14 +15576,14 @@ async function applyPut(t, w) {
 	t.written.push(w.key);
 	t.log(`wrote ${w.key}${w.sizeBytes !== void 0 ? ` (${w.sizeBytes} bytes)` : ""}`);
 }
-async function applyCopy(t, from, to, options) {
+async function applyCopy(t, from, to, options, pinned) {
 	if (t.source === t.target) {
 		const etag = t.etags.get(from);
 		const size = t.sizes?.get(from);
-		const source = etag && size !== void 0 ? {
+		const source = pinned ?? (etag && size !== void 0 ? {
 			size,
 			etag
-		} : await t.source.head(from);
+		} : await t.source.head(from));
 		if (!source) throw missingSource(t.source, from);
 		await t.target.copy(from, to, options, {
 			size: source.size,
@@ -15593,6 +15593,10 @@ async function applyCopy(t, from, to, options) {
 	}
 	const got = await t.source.getStream(from);
 	if (!got) throw missingSource(t.source, from);
+	if (pinned && got.meta.etag !== pinned.etag) {
+		got.stream.destroy();
+		throw new SourceChangedError(from, to, `the source was replaced after it was checked (ETag ${pinned.etag} then, ${got.meta.etag} now)`);
+	}
 	const dir = await mkdtemp(path.join(os.tmpdir(), "relcast-transfer-"));
 	try {
 		const file = path.join(dir, "object");
@@ -15618,7 +15622,7 @@ async function applyWrite(t, w) {
 		await applyCopy(t, w.from, w.key, {
 			contentType: w.contentType,
 			cacheControl: w.cacheControl
-		});
+		}, w.pinned);
 		t.written.push(w.key);
 		t.log(`copied ${w.from} to ${w.key}`);
 		return;
@@ -23002,71 +23006,236 @@ async function sameObjects(source, target, from, to) {
 	}
 }
 
+// src/site/copy-check.ts
+async function storedHash(store, key) {
+	const got = await store.getStream(key);
+	if (!got) return void 0;
+	try {
+		return {
+			...await digestStream(got.stream),
+			etag: got.meta.etag
+		};
+	} finally {
+		got.stream.destroy();
+	}
+}
+const short = (sha) => `${sha.slice(0, 12)}…`;
+async function judgeCopy(source, target, from, to, pin) {
+	const copy = await target.head(to);
+	if (pin.sha256 === void 0) {
+		const head = await source.head(from);
+		if (!head) return { kind: "no-source" };
+		if (copy && head.size === pin.sizeBytes && await sameObjects(source, target, from, to)) return { kind: "same" };
+		if (head.size !== pin.sizeBytes) return {
+			kind: "refused",
+			problem: refusal$1(source, from, to, `is ${head.size} bytes; its record says ${pin.sizeBytes}`)
+		};
+		return {
+			kind: "rewrite",
+			source: {
+				size: head.size,
+				etag: head.etag
+			}
+		};
+	}
+	if (copy && copy.size === pin.sizeBytes) {
+		const held = await storedHash(target, to);
+		if (held && held.sizeBytes === pin.sizeBytes && held.sha256 === pin.sha256) return { kind: "same" };
+	}
+	const src = await storedHash(source, from);
+	if (!src) return { kind: "no-source" };
+	if (src.sizeBytes !== pin.sizeBytes) return {
+		kind: "refused",
+		problem: refusal$1(source, from, to, `is ${src.sizeBytes} bytes; its record says ${pin.sizeBytes}`)
+	};
+	if (src.sha256 !== pin.sha256) return {
+		kind: "refused",
+		problem: refusal$1(source, from, to, `has SHA-256 ${short(src.sha256)}; its record says ${short(pin.sha256)}`)
+	};
+	return {
+		kind: "rewrite",
+		source: {
+			size: src.sizeBytes,
+			etag: src.etag
+		}
+	};
+}
+function refusal$1(source, from, to, what) {
+	return `${source.uriFor(from)} ${what}, so ${to} was not rewritten from it (nothing was written for it): the release's own object is damaged; restore it from a backup, or publish that build again under a new version`;
+}
+
 // src/site/site-plan.ts
 init_errors$4();
 init_content_types();
 const sha256Of = (bytes) => createHash("sha256").update(bytes).digest("hex");
 function downloadCopies(record) {
+	const au = record.autoupdate;
 	const copies = [
-		record.objectStore.artifactFileName,
-		...record.autoupdate ? [zipFileName(record.pluginId, record.version)] : [],
-		...(record.autoupdate?.deltas ?? []).map((d) => deltaFileName(record.pluginId, record.version, d.fromVersion))
-	].map((name) => ({
+		{
+			name: record.objectStore.artifactFileName,
+			pin: {
+				sizeBytes: record.sizeBytes,
+				sha256: record.sha256
+			}
+		},
+		...au ? [{
+			name: zipFileName(record.pluginId, record.version),
+			pin: {
+				sizeBytes: au.sizeBytes,
+				sha256: au.sha256
+			}
+		}] : [],
+		...(au?.deltas ?? []).map((d) => ({
+			name: deltaFileName(record.pluginId, record.version, d.fromVersion),
+			pin: {
+				sizeBytes: d.sizeBytes,
+				sha256: d.sha256
+			}
+		}))
+	].map(({ name, pin }) => ({
 		from: versionedKey(record.version, name),
-		to: downloadKey(name)
+		to: downloadKey(name),
+		pin
 	}));
 	if (record.icon) copies.push({
 		from: versionedKey(record.version, record.icon.fileName),
-		to: iconKey(record.icon.fileName)
+		to: iconKey(record.icon.fileName),
+		pin: {
+			sizeBytes: record.icon.sizeBytes,
+			sha256: record.icon.sha256
+		}
 	});
 	return copies;
 }
-async function planDownloads(source, target, record, cacheControl, step, planned = /* @__PURE__ */ new Set()) {
+function latestArtifacts(pluginId, want) {
+	return [{
+		name: want.objectStore.artifactFileName,
+		ext: "dmg",
+		pin: {
+			sizeBytes: want.sizeBytes,
+			sha256: want.sha256
+		}
+	}, ...want.autoupdate ? [{
+		name: zipFileName(pluginId, want.version),
+		ext: "zip",
+		pin: {
+			sizeBytes: want.autoupdate.sizeBytes,
+			sha256: want.autoupdate.sha256
+		}
+	}] : []];
+}
+async function judgedCopy(source, target, from, to, pin, base, why, refused) {
+	const verdict = await judgeCopy(source, target, from, to, pin);
+	if (verdict.kind === "no-source") return "no-source";
+	if (verdict.kind === "refused") {
+		refused.push(verdict.problem);
+		return;
+	}
+	if (verdict.kind === "same") return {
+		...base,
+		op: "copy",
+		from,
+		key: to,
+		needed: false,
+		why: "already there"
+	};
+	return {
+		...base,
+		op: "copy",
+		from,
+		key: to,
+		needed: true,
+		why,
+		pinned: verdict.source
+	};
+}
+async function planDownloads(source, target, record, cacheControl, step, planned = /* @__PURE__ */ new Set(), repair) {
 	const writes = [];
-	for (const { from, to } of downloadCopies(record)) {
+	for (const { from, to, pin } of downloadCopies(record)) {
+		const base = {
+			step,
+			contentType: contentTypeFor(to),
+			cacheControl
+		};
+		if (repair && !planned.has(from)) {
+			const judged = await judgedCopy(source, target, from, to, pin, base, "public download whose bytes differ from the record", repair);
+			if (judged === "no-source") throw missingVersioned(source, from, record);
+			if (judged) writes.push(judged);
+			continue;
+		}
 		const [src, copy] = await Promise.all([source.head(from), target.head(to)]);
-		if (!src && !planned.has(from)) throw new RelcastError("E_VERIFY", `${source.uriFor(from)} is missing, but the catalog lists ${record.version}`, "run `relcast verify` to see what else is missing; re-run that version's publish to restore it");
+		if (!src && !planned.has(from)) throw missingVersioned(source, from, record);
 		const same = Boolean(src && copy && copy.size === src.size);
 		writes.push({
-			step,
+			...base,
 			op: "copy",
 			from,
 			key: to,
-			contentType: contentTypeFor(to),
-			cacheControl,
 			needed: !same,
 			why: same ? "already there" : "public download"
 		});
 	}
 	return writes;
 }
-async function planAllDownloads(source, target, cacheControl) {
+function missingVersioned(source, from, record) {
+	return new RelcastError("E_VERIFY", `${source.uriFor(from)} is missing, but the catalog lists ${record.version}`, "run `relcast verify` to see what else is missing; re-run that version's publish to restore it");
+}
+const RELEASES_AT_ONCE = 4;
+async function planAllDownloads(source, target, cacheControl, repair) {
 	const got = await source.get(CATALOG_KEY);
 	if (!got) return [];
 	const writes = [];
-	for (const record of parseCatalog(got.body.toString("utf8"), source.uriFor(CATALOG_KEY)).versions) writes.push(...await planDownloads(source, target, record, cacheControl, "site"));
+	const records = parseCatalog(got.body.toString("utf8"), source.uriFor(CATALOG_KEY)).versions;
+	for (let i = 0; i < records.length; i += RELEASES_AT_ONCE) {
+		const batch = await Promise.all(records.slice(i, i + RELEASES_AT_ONCE).map((record) => planDownloads(source, target, record, cacheControl, "site", /* @__PURE__ */ new Set(), repair)));
+		writes.push(...batch.flat());
+	}
 	return writes;
 }
-async function planLatestReconcile(store, pluginId, records, cacheControl, planned, thorough) {
+async function planLatestReconcile(store, pluginId, records, cacheControl, planned, refused) {
 	const writes = [];
 	const want = expectedLatest(records);
-	if (want) for (const name of [dmgFileName(pluginId, want.version), ...want.autoupdate ? [zipFileName(pluginId, want.version)] : []]) {
-		const from = versionedKey(want.version, name);
-		const to = `${LATEST_PREFIX}${name}`;
-		if (planned.has(to)) continue;
-		const [source, copy] = await Promise.all([store.head(from), store.head(to)]);
-		if (!source && !planned.has(from)) continue;
-		if (source && copy && copy.size === source.size && (!thorough || await sameObjects(store, store, from, to))) continue;
-		writes.push({
-			step: "site",
-			op: "copy",
-			from,
-			key: to,
-			contentType: contentTypeFor(name),
-			cacheControl,
-			needed: true,
-			why: `${want.version} is latest`
+	if (want) {
+		const names = [{
+			name: dmgFileName(pluginId, want.version),
+			pin: {
+				sizeBytes: want.sizeBytes,
+				sha256: want.sha256
+			}
+		}];
+		if (want.autoupdate) names.push({
+			name: zipFileName(pluginId, want.version),
+			pin: {
+				sizeBytes: want.autoupdate.sizeBytes,
+				sha256: want.autoupdate.sha256
+			}
 		});
+		for (const { name, pin } of names) {
+			const from = versionedKey(want.version, name);
+			const to = `${LATEST_PREFIX}${name}`;
+			if (planned.has(to)) continue;
+			const base = {
+				step: "site",
+				contentType: contentTypeFor(name),
+				cacheControl
+			};
+			if (refused && !planned.has(from)) {
+				const judged = await judgedCopy(store, store, from, to, pin, base, `${want.version} is latest`, refused);
+				if (judged && judged !== "no-source" && judged.needed) writes.push(judged);
+				continue;
+			}
+			const [source, copy] = await Promise.all([store.head(from), store.head(to)]);
+			if (!source && !planned.has(from)) continue;
+			if (source && copy && copy.size === source.size) continue;
+			writes.push({
+				...base,
+				op: "copy",
+				from,
+				key: to,
+				needed: true,
+				why: `${want.version} is latest`
+			});
+		}
 	}
 	const withheld = new Map(records.filter((r) => r.yanked || isPaused(r)).map((r) => [r.version, r.yanked ? "yanked" : "a paused rollout"]));
 	const neverLatest = new Map(records.filter((r) => !mayBeLatest(r.version, r.channel)).map((r) => [r.version, r]));
@@ -23104,7 +23273,7 @@ function latestDownloadStateBytes(want) {
 		...want.autoupdate?.sha256 && { zipSha256: want.autoupdate.sha256 }
 	}, null, 2) + "\n");
 }
-async function planLatestDownloads(source, target, pluginId, records, cacheControl, planned, thorough) {
+async function planLatestDownloads(source, target, pluginId, records, cacheControl, planned, refused) {
 	const want = expectedLatest(records);
 	const stateKey = latestDownloadStateKey(pluginId);
 	const dmg = downloadKey(latestDownloadName(pluginId, "dmg"));
@@ -23121,37 +23290,61 @@ async function planLatestDownloads(source, target, pluginId, records, cacheContr
 		needed: true,
 		why: "no stable release"
 	}));
-	const dmgFrom = versionedKey(want.version, want.objectStore.artifactFileName);
-	const zipFrom = versionedKey(want.version, zipFileName(pluginId, want.version));
-	const stateCurrent = current?.body.equals(latestDownloadStateBytes(want)) ?? false;
-	const heads = await Promise.all([target.head(dmg), want.autoupdate ? target.head(zip) : void 0]);
-	const copiesThere = Boolean(heads[0]) && (!want.autoupdate || Boolean(heads[1]));
-	if (stateCurrent && copiesThere && (!thorough || await sameObjects(source, target, dmgFrom, dmg) && (!want.autoupdate || await sameObjects(source, target, zipFrom, zip)))) return [];
+	const next = latestDownloadStateBytes(want);
+	const stateCurrent = current?.body.equals(next) ?? false;
+	const copies = latestArtifacts(pluginId, want).map(({ name, ext, pin }) => ({
+		from: versionedKey(want.version, name),
+		to: ext === "dmg" ? dmg : zip,
+		pin
+	}));
+	const why = `latest is ${want.version}`;
 	const writes = [];
-	const copy = async (from, to) => {
-		if (!planned.has(from) && !await source.head(from)) return;
-		writes.push({
-			step: "site",
-			op: "copy",
-			from,
-			key: to,
-			contentType: contentTypeFor(to),
-			cacheControl,
-			needed: true,
-			why: `latest is ${want.version}`
-		});
-	};
-	await copy(dmgFrom, dmg);
-	if (want.autoupdate) await copy(zipFrom, zip);
-	else writes.push({
+	let complete = true;
+	if (refused) {
+		for (const { from, to, pin } of copies) {
+			const base = {
+				step: "site",
+				contentType: contentTypeFor(to),
+				cacheControl
+			};
+			const judged = planned.has(from) ? {
+				...base,
+				op: "copy",
+				from,
+				key: to,
+				needed: true,
+				why
+			} : await judgedCopy(source, target, from, to, pin, base, why, refused);
+			if (judged === "no-source") continue;
+			if (judged) writes.push(judged);
+			else complete = false;
+		}
+		if (stateCurrent && writes.every((w) => !w.needed) && complete) return [];
+	} else {
+		const heads = await Promise.all(copies.map((c) => target.head(c.to)));
+		if (stateCurrent && heads.every(Boolean)) return [];
+		for (const { from, to } of copies) {
+			if (!planned.has(from) && !await source.head(from)) continue;
+			writes.push({
+				step: "site",
+				op: "copy",
+				from,
+				key: to,
+				contentType: contentTypeFor(to),
+				cacheControl,
+				needed: true,
+				why
+			});
+		}
+	}
+	if (!want.autoupdate) writes.push({
 		step: "site",
 		op: "delete",
 		key: zip,
 		needed: true,
 		why: `${want.version} has no update archive`
 	});
-	const next = latestDownloadStateBytes(want);
-	const same = current?.body.equals(next) ?? false;
+	if (!complete) return writes;
 	writes.push({
 		step: "site",
 		op: "put",
@@ -23165,8 +23358,8 @@ async function planLatestDownloads(source, target, pluginId, records, cacheContr
 		contentType: "application/json",
 		cacheControl,
 		precondition: { kind: "overwrite" },
-		needed: !same,
-		why: same ? "unchanged" : `latest is ${want.version}`
+		needed: !stateCurrent,
+		why: stateCurrent ? "unchanged" : why
 	});
 	return writes;
 }
@@ -23197,10 +23390,10 @@ async function planSite(source, target, config, feeds, options = {}) {
 	const immutable = config.cacheControl?.immutable ?? "public, max-age=31536000, immutable";
 	const planned = options.planned ?? /* @__PURE__ */ new Set();
 	const writes = [];
-	if (options.allDownloads) writes.push(...await planAllDownloads(source, target, immutable));
-	const thorough = options.allDownloads === true;
-	if (source === target) writes.push(...await planLatestReconcile(target, config.pluginId, feeds.view.records, mutable, planned, thorough));
-	writes.push(...await planLatestDownloads(source, target, config.pluginId, feeds.view.records, mutable, planned, thorough));
+	const refused = options.allDownloads ? options.refused ?? [] : void 0;
+	if (options.allDownloads) writes.push(...await planAllDownloads(source, target, immutable, options.repair ? refused : void 0));
+	if (source === target) writes.push(...await planLatestReconcile(target, config.pluginId, feeds.view.records, mutable, planned, refused));
+	writes.push(...await planLatestDownloads(source, target, config.pluginId, feeds.view.records, mutable, planned, refused));
 	for (const page of feeds.pages) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));
 	if (feeds.appcast) writes.push(await pagePut(target, publicAppcastKey(config.pluginId), feeds.appcast, APPCAST_CONTENT_TYPE, mutable));
 	const archive = await plannedArchivePages(config, {
@@ -30068,14 +30261,23 @@ const signStep = {
 // src/site/site-sync.ts
 init_errors$4();
 const MAX_ROUNDS = 30;
+function refusedCopies(refused) {
+	if (refused.length === 0) return;
+	throw new RelcastError("E_VERIFY", `${refused.length} public cop${refused.length === 1 ? "y was" : "ies were"} not rewritten, because the release's own object does not hold the bytes its record pins:\n${refused.map((r) => `  ${r}`).join("\n")}`, "everything else was written; restore each damaged object under releases/ from a backup (then run this again), or publish that build again under a new version");
+}
 async function syncSite(t, config, options, first) {
 	let planned = first;
+	let refused = [];
 	for (let round = 1; round <= MAX_ROUNDS; round++) {
 		if (!planned) {
+			refused = [];
 			const feeds = await storedFeeds(t.source, config);
 			if (!feeds) return;
 			planned = {
-				writes: await planSite(t.source, t.target, config, feeds, options),
+				writes: await planSite(t.source, t.target, config, feeds, {
+					...options,
+					refused
+				}),
 				catalogEtag: feeds.catalogEtag,
 				appcastEtag: feeds.appcastEtag
 			};
@@ -30095,7 +30297,7 @@ async function syncSite(t, config, options, first) {
 			})));
 		}
 		const [catalogNow, appcastNow] = await Promise.all([t.source.head(CATALOG_KEY), t.source.head(APPCAST_KEY)]);
-		if (catalogNow?.etag === planned.catalogEtag && appcastNow?.etag === planned.appcastEtag) return;
+		if (catalogNow?.etag === planned.catalogEtag && appcastNow?.etag === planned.appcastEtag) return refusedCopies(refused);
 		planned = void 0;
 	}
 	throw new RelcastError("E_STORE", `the catalog kept changing while the public site was written (${MAX_ROUNDS} rounds)`, "many publishes at once: run `relcast site sync` when they are done");
