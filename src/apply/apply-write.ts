@@ -35,7 +35,8 @@ async function bodyOf(t: ApplyTarget, w: PutWrite): Promise<PutBody> {
   if (s.kind === "bytes") return s.bytes;
   const etag = t.etags.get(s.etagOf) ?? (await t.target.head(s.etagOf))?.etag;
   if (etag === undefined) throw new Error(`pipeline bug: ${w.key} is stamped with the ETag of ${s.etagOf}, which is not there`);
-  return s.template.replace(JSON.stringify(ETAG_PLACEHOLDER), JSON.stringify(etag));
+  const stamped = s.template.replace(JSON.stringify(ETAG_PLACEHOLDER), JSON.stringify(etag));
+  return s.seal ? s.seal(stamped) : stamped;
 }
 
 /**
