@@ -3,10 +3,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
-import { PreconditionFailedError, RelcastError, SourceChangedError } from "../core/errors.js";
+import { RelcastError, SourceChangedError } from "../core/errors.js";
 import { ETAG_PLACEHOLDER, type PlannedWrite, type PutWrite } from "../domain/release-plan.js";
 import type { ObjectStore, PutBody, PutOptions } from "../store/object-store.js";
-import { storedDigest } from "../store/stored-digest.js";
+import { putCreateOnly } from "./create-only.js";
 
 /**
  * Carries out planned writes, one at a time, exactly as planned: the body,
@@ -35,33 +35,8 @@ async function bodyOf(t: ApplyTarget, w: PutWrite): Promise<PutBody> {
   if (s.kind === "bytes") return s.bytes;
   const etag = t.etags.get(s.etagOf) ?? (await t.target.head(s.etagOf))?.etag;
   if (etag === undefined) throw new Error(`pipeline bug: ${w.key} is stamped with the ETag of ${s.etagOf}, which is not there`);
-  return s.template.replace(JSON.stringify(ETAG_PLACEHOLDER), JSON.stringify(etag));
-}
-
-/**
- * A create-only write that loses the race: no conflict when the winner
- * wrote the same bytes (a concurrent identical run). S3 answers 409 while a
- * concurrent upload of the same key is still completing: the object is not
- * there yet, so wait and try again.
- */
-async function putCreateOnly(t: ApplyTarget, w: PutWrite, body: PutBody, options: PutOptions): Promise<string | undefined> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return (await t.target.put(w.key, body, { ...options, ifNoneMatch: "*" })).etag;
-    } catch (err) {
-      if (!(err instanceof PreconditionFailedError)) throw err;
-      const stored = w.sha256 ? await storedDigest(t.target, w.key) : undefined;
-      if (w.sha256 && stored?.sha256 === w.sha256) {
-        t.log(`${w.key} was written meanwhile with the same bytes; keeping it`);
-        return undefined;
-      }
-      if (w.sha256 && stored === undefined && attempt < 10) {
-        await new Promise((r) => setTimeout(r, 100 * attempt + Math.random() * 100));
-        continue;
-      }
-      throw new RelcastError("E_CONFLICT", `${w.key} was created by another run while this one ran`, "another pipeline published this version; check the catalog and bump the version if needed");
-    }
-  }
+  const stamped = s.template.replace(JSON.stringify(ETAG_PLACEHOLDER), JSON.stringify(etag));
+  return s.seal ? s.seal(stamped) : stamped;
 }
 
 async function applyPut(t: ApplyTarget, w: PutWrite): Promise<void> {
@@ -72,7 +47,7 @@ async function applyPut(t: ApplyTarget, w: PutWrite): Promise<void> {
   if (p.kind === "create-only") etag = await putCreateOnly(t, w, body, options);
   else if (p.kind === "if-match") etag = (await t.target.put(w.key, body, p.etag === null ? { ...options, ifNoneMatch: "*" } : { ...options, ifMatch: p.etag })).etag;
   else etag = (await t.target.put(w.key, body, options)).etag;
-  // A create-only put another run had already made with the same bytes wrote nothing (putCreateOnly said so).
+  // A create-only put another run had already made with the same bytes and headers wrote nothing (putCreateOnly said so).
   if (etag === undefined) return;
   t.etags.set(w.key, etag);
   t.written.push(w.key);

@@ -7,7 +7,7 @@ import { appcastRecords } from "../domain/appcast-selection.js";
 import { isYanked } from "../domain/yank-state.js";
 import { isPaused } from "../domain/rollout-state.js";
 import { CatalogEntries, entryOf, type CatalogView } from "./catalog-entry.js";
-import { readCatalogIndex } from "./catalog-index.js";
+import { readTrustedIndex, type IndexTrust } from "./catalog-index-signature.js";
 import { compareNewestFirst, firstEntryOffset, parseCatalog } from "../domain/catalog.js";
 
 /** How many of the newest releases index.html shows (the catalog JSON lists them all). */
@@ -72,13 +72,18 @@ function rememberView(store: ObjectStore, view: CatalogView, maxPerChannel: numb
   cache.set(cacheKey(store, view.etag, maxPerChannel), view);
 }
 
-/** The store's current catalog as a view; undefined when nothing is published yet. */
-export async function readCatalogView(store: ObjectStore, maxPerChannel: number | undefined): Promise<CatalogView | undefined> {
+/**
+ * The store's current catalog as a view; undefined when nothing is published
+ * yet. From the catalog index only when `trust` is given and the run's key
+ * signed it (catalog-index-signature.ts): a run without the key reads the
+ * catalog itself.
+ */
+export async function readCatalogView(store: ObjectStore, maxPerChannel: number | undefined, trust?: IndexTrust): Promise<CatalogView | undefined> {
   const head = await store.head(CATALOG_KEY);
   if (!head) return undefined;
   const hit = cache.get(cacheKey(store, head.etag, maxPerChannel));
   if (hit) return hit;
-  const indexed = await readCatalogIndex(store, head.etag, maxPerChannel);
+  const indexed = trust ? await readTrustedIndex(store, head.etag, maxPerChannel, trust) : undefined;
   if (indexed) {
     rememberView(store, indexed, maxPerChannel);
     return indexed;

@@ -1,4 +1,5 @@
 import type { RelcastConfig } from "../config/schema.js";
+import type { IndexTrust } from "./catalog-index-signature.js";
 import { RelcastError } from "../core/errors.js";
 import type { NotesSignature } from "../domain/appcast-item.js";
 import type { NotesPage } from "../domain/notes/notes-page.js";
@@ -13,6 +14,13 @@ export interface FeedSigning {
   requiredBy?: string | undefined;
   /** The key was already checked against the bundle's SUPublicEDKey (a publish): no check against the stored feed's signature. */
   keyCheckedByBundle?: boolean | undefined;
+  /** Where the run says it did not trust the catalog index (see catalog-index-signature.ts); unset: said nowhere. */
+  warn?: ((line: string) => void) | undefined;
+}
+
+/** How a run with this signing trusts the catalog index: only with a key (which signed it); without one it reads the catalog. */
+export function indexTrustOf(signing: FeedSigning): IndexTrust | undefined {
+  return signing.key ? { publicKey: signing.key.publicKey, warn: signing.warn ?? (() => {}) } : undefined;
 }
 
 /**

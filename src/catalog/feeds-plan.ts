@@ -14,7 +14,8 @@ import { withRolloutState } from "../domain/rollout-state.js";
 import { appcastRecords } from "../domain/appcast-selection.js";
 import { hostedNotesPages, type NotesPage } from "../domain/notes/notes-page.js";
 import { signFeed } from "../sparkle/feed-signature.js";
-import { feedSigningKey, notesPageSignatures, signingReason, type FeedSigning } from "./feed-signing.js";
+import { feedSigningKey, indexTrustOf, notesPageSignatures, signingReason, type FeedSigning } from "./feed-signing.js";
+import { signCatalogIndex } from "./catalog-index-signature.js";
 import { APPCAST_CONTENT_TYPE, CACHE_NO_CACHE } from "../store/content-types.js";
 import type { ObjectStore } from "../store/object-store.js";
 import type { CatalogView } from "./catalog-entry.js";
@@ -143,7 +144,7 @@ export async function planFeeds(store: ObjectStore, config: RelcastConfig, chang
   const where = store.uriFor(CATALOG_KEY);
   const appcastNow = await store.get(APPCAST_KEY);
   // A rebuild replaces the catalog whatever it holds (even invalid JSON): it needs only its ETag, never its contents.
-  const viewNow = change.kind === "replace" ? undefined : await readCatalogView(store, limit);
+  const viewNow = change.kind === "replace" ? undefined : await readCatalogView(store, limit, indexTrustOf(signing));
   const etagNow = change.kind === "replace" ? (await store.head(CATALOG_KEY))?.etag : viewNow?.etag;
   const precondition: Precondition = { kind: "if-match", etag: etagNow ?? null };
 
@@ -214,13 +215,19 @@ export async function planFeeds(store: ObjectStore, config: RelcastConfig, chang
       needed: !appcastNow?.body.equals(appcast), why: appcastNow?.body.equals(appcast) ? "unchanged" : "rendered from the new catalog",
     },
   ];
-  // The index names the catalog's ETag: a new catalog's is known only once it is written.
-  const indexText = serializeCatalogIndex(view, limit, catalog.sha256);
+  // The index names the catalog's ETag (a new catalog's is known only once it is written) and is signed with the release key
+  // after it is stamped in. A run without the key writes none: no run would trust it (an older index names another ETag).
+  const indexKey = signing.key;
+  const indexText = serializeCatalogIndex(view, limit, catalog.sha256, indexKey?.publicKeyBase64 ?? "");
+  const seal = indexKey ? (text: string) => signCatalogIndex(text, indexKey) : undefined;
+  const signedNow = !changed && indexKey ? await signCatalogIndex(indexText, indexKey) : indexText;
   writes.push({
     step: "feeds", op: "put", key: CATALOG_INDEX_KEY,
-    source: changed ? { kind: "stamped", template: indexText, etagOf: CATALOG_KEY } : { kind: "bytes", bytes: Buffer.from(indexText) },
-    sizeBytes: Buffer.byteLength(indexText), contentType: "application/json", cacheControl, precondition: { kind: "overwrite" },
-    needed: changed || !isIndexed(view), why: changed ? "index of the new catalog" : isIndexed(view) ? "unchanged" : "index of the current catalog",
+    source: changed ? { kind: "stamped", template: indexText, etagOf: CATALOG_KEY, seal } : { kind: "bytes", bytes: Buffer.from(signedNow) },
+    // The signature's 88 base64 characters are part of the size (a stamped ETag may differ in length from the placeholder anyway).
+    sizeBytes: Buffer.byteLength(indexText) + (indexKey ? 88 : 0), contentType: "application/json", cacheControl, precondition: { kind: "overwrite" },
+    needed: indexKey !== undefined && (changed || !isIndexed(view)),
+    why: !indexKey ? "not written: no signing key to sign it with" : changed ? "index of the new catalog" : isIndexed(view) ? "unchanged" : "index of the current catalog",
   });
   return { writes, view, catalog, appcast, pages, signedBecause };
 }

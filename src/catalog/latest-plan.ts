@@ -1,17 +1,33 @@
 import semver from "semver";
 import { isPrerelease } from "../domain/version-input.js";
 import { DEFAULT_CHANNEL } from "../domain/build-order.js";
-import { LATEST_PREFIX } from "../domain/release-layout.js";
+import { LATEST_PREFIX, recordKey } from "../domain/release-layout.js";
 import type { PlannedWrite } from "../domain/release-plan.js";
 import { contentTypeFor } from "../store/content-types.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { latestObjects, yankedAmong } from "./latest-objects.js";
 import { pausedAmong } from "./rollout-marker.js";
 
-/** Versions that may not be latest now, and why: yanked, or a paused rollout. */
-async function withheldAmong(store: ObjectStore, versions: readonly string[]): Promise<Map<string, string>> {
-  const [yanked, paused] = await Promise.all([yankedAmong(store, versions), pausedAmong(store, versions)]);
-  return new Map([...[...paused].map((v) => [v, "rollout paused"] as const), ...[...yanked].map((v) => [v, "yanked"] as const)]);
+/**
+ * Versions in `releases/latest/` that no release record backs. Every publish
+ * writes its record before its latest copies, so such an object was put
+ * there by hand or by another tool: it never counts as the latest (else a
+ * planted `p-9.9.9.dmg` would keep every later publish from replacing it)
+ * and is removed like an older one. `adding`'s record is written by this run.
+ */
+async function unrecordedAmong(store: ObjectStore, versions: readonly string[], adding: string | undefined): Promise<Set<string>> {
+  const missing = await Promise.all(versions.filter((v) => v !== adding).map(async (v) => ((await store.head(recordKey(v))) ? undefined : v)));
+  return new Set(missing.filter((v): v is string => v !== undefined));
+}
+
+/** Versions that may not be latest now, and why: yanked, a paused rollout, or no release record. */
+async function withheldAmong(store: ObjectStore, versions: readonly string[], adding: string | undefined): Promise<Map<string, string>> {
+  const [yanked, paused, unrecorded] = await Promise.all([yankedAmong(store, versions), pausedAmong(store, versions), unrecordedAmong(store, versions, adding)]);
+  return new Map([
+    ...[...unrecorded].map((v) => [v, "no release record backs it (not published by relcast)"] as const),
+    ...[...paused].map((v) => [v, "rollout paused"] as const),
+    ...[...yanked].map((v) => [v, "yanked"] as const),
+  ]);
 }
 
 /**
@@ -24,7 +40,7 @@ async function withheldAmong(store: ObjectStore, versions: readonly string[]): P
 export async function planLatestCleanup(store: ObjectStore, pluginId: string, adding?: string): Promise<PlannedWrite[]> {
   const present = await latestObjects(store, pluginId);
   const versions = [...new Set([...present.map((p) => p.version), ...(adding ? [adding] : [])])];
-  const withheld = await withheldAmong(store, versions);
+  const withheld = await withheldAmong(store, versions, adding);
   const highest = semver.rsort(versions.filter((v) => !withheld.has(v)))[0];
   return present
     .filter((o) => withheld.has(o.version) || (highest !== undefined && semver.lt(o.version, highest)))
@@ -38,7 +54,7 @@ export async function planLatestCleanup(store: ObjectStore, pluginId: string, ad
  */
 export async function planLatest(store: ObjectStore, pluginId: string, version: string, channel: string, versionedKeys: readonly string[], cacheControl: string): Promise<{ latest: { update: boolean; reason: string }; writes: PlannedWrite[] }> {
   const present = [...new Set((await latestObjects(store, pluginId)).map((o) => o.version))];
-  const withheld = await withheldAmong(store, [...new Set([...present, version])]);
+  const withheld = await withheldAmong(store, [...new Set([...present, version])], version);
   const highest = semver.rsort(present.filter((v) => !withheld.has(v)))[0];
   const copies = versionedKeys.map((from) => ({ from, to: `${LATEST_PREFIX}${from.split("/").pop()}` }));
   const complete = async () => {

@@ -24,7 +24,8 @@ export type ContentSource =
   /** handOver: the file is this run's own (its work folder) and nothing changes it after: a folder store may keep it as the object instead of copying. */
   | { kind: "file"; file: string; handOver?: boolean }
   | { kind: "bytes"; bytes: Buffer }
-  | { kind: "stamped"; template: string; etagOf: string };
+  /** seal: turns the stamped text into the bytes written (the catalog index is signed once its ETag is in). */
+  | { kind: "stamped"; template: string; etagOf: string; seal?: ((stamped: string) => Promise<string>) | undefined };
 
 /**
  * create-only: If-None-Match: * for immutable objects (records, artifacts; losing to the same bytes is fine);

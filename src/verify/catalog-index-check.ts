@@ -2,29 +2,37 @@ import { createHash } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import { CatalogEntries, entryOf } from "../catalog/catalog-entry.js";
 import { CATALOG_INDEX_KEY, readIndexText } from "../catalog/catalog-index.js";
+import { indexSignatureProblem } from "../catalog/catalog-index-signature.js";
 import { viewOfCatalog } from "../catalog/catalog-view.js";
 import { firstEntryOffset } from "../domain/catalog.js";
 import type { Catalog, ReleaseRecord } from "../domain/record-schema.js";
 import type { ObjectStore } from "../store/object-store.js";
 
-const FIX = "it is only a cache: run relcast rebuild (it writes the index anew from the catalog) or delete releases/catalog-index.json";
+const FIX = "it is only a cache: delete releases/catalog-index.json, or run relcast rebuild --key-file <release key> (it writes the index anew from the catalog, signed)";
 
 /**
  * `releases/catalog-index.json` held against the catalog it names. A publish
  * trusts the index in place of the catalog while the catalog keeps its ETag
  * (its rows decide the build-order check, its records what the appcast and
- * pages say), and its digest has no key, so verify compares every row and
- * record with the catalog it parsed (which the release rows compare with each
- * `release.json`).
+ * pages say) and the run's release key signed it, so verify checks the
+ * signature with the key installed copies have (`publicKey`: --public-key,
+ * else the newest bundle's SUPublicEDKey) and compares every row and record
+ * with the catalog it parsed (which the release rows compare with each
+ * `release.json`). An unsigned index (an older relcast) no publish trusts:
+ * a warning, the next publish replaces it.
  */
-export async function catalogIndexFindings(store: ObjectStore, catalog: Catalog, bytes: Buffer, etag: string): Promise<{ problems: string[]; warnings: string[] }> {
+export async function catalogIndexFindings(store: ObjectStore, catalog: Catalog, bytes: Buffer, etag: string, publicKey: Uint8Array | undefined): Promise<{ problems: string[]; warnings: string[] }> {
   const got = await store.get(CATALOG_INDEX_KEY);
   if (!got) return { problems: [], warnings: [] };
   const where = store.uriFor(CATALOG_INDEX_KEY);
   const read = readIndexText(got.body.toString("utf8"));
+  // For another catalog: stale, not wrong (a publish stopped between the catalog and the index, or a run had no key). No publish uses it; the next rewrites it.
+  if (read.catalogEtag !== undefined && read.catalogEtag !== etag) return { problems: [], warnings: [] };
+  if (!read.ok && read.why.startsWith("it is unsigned")) return { problems: [], warnings: [`${where} ${read.why.slice(3)}: no publish trusts it, the next one writes a signed index`] };
   if (!read.ok) return { problems: [`${where} is not an index relcast wrote: ${read.why}; ${FIX}`], warnings: [] };
-  // For another catalog: stale, not wrong (a publish stopped between the catalog and the index). No publish uses it; the next rewrites it.
-  if (read.catalogEtag !== etag) return { problems: [], warnings: [] };
+  const signature = publicKey ? await indexSignatureProblem(read, publicKey) : undefined;
+  const signatureProblems = signature ? [`${where} cannot be trusted: ${signature}; ${FIX}`] : [];
+  const signatureWarnings = publicKey ? [] : [`${where}: its signature was not checked (no public key: pass --public-key or publish bundles with SUPublicEDKey)`];
   const { view } = read;
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   const found: string[] = [];
@@ -35,9 +43,10 @@ export async function catalogIndexFindings(store: ObjectStore, catalog: Catalog,
   const offset = firstEntryOffset(bytes, catalog);
   if (view.firstOffset !== offset) found.push(`says the first entry starts at byte ${view.firstOffset ?? "none"}, in the catalog it is ${offset ?? "none"}`);
   found.push(...recordDifferences(view.records, viewOfCatalog(catalog, etag, read.limit).records, catalog.versions));
-  if (found.length === 0) return { problems: [], warnings: [] };
+  if (found.length === 0) return { problems: signatureProblems, warnings: signatureWarnings };
   const shown = found.slice(0, 4).join("; ") + (found.length > 4 ? `; and ${found.length - 4} more` : "");
-  return { problems: [`${where} does not match the catalog it names (ETag ${etag}), and the next publish would trust it: ${shown}; ${FIX}`], warnings: [] };
+  const trusted = signature === undefined && publicKey ? "and the next publish would trust it (it is signed with the release key)" : "which no publish trusts unless it is signed with its key";
+  return { problems: [...signatureProblems, `${where} does not match the catalog it names (ETag ${etag}), ${trusted}: ${shown}; ${FIX}`], warnings: signatureWarnings };
 }
 
 const rowOf = (e: { version: string; channel: string; build: string | undefined; yanked: boolean; publishedAt: ReleaseRecord["publishedAt"] }) =>

@@ -145,9 +145,6 @@ export async function verifyStore(source: ObjectStore, options: VerifyOptions = 
   if (!appcast && records.some((r) => r.autoupdate && !isYanked(r) && !isPaused(r))) feed.push(`${APPCAST_KEY} is missing`);
   const inventory = await recordInventory(store, catalog, options.listAll === true);
   feed.push(...inventory.problems);
-  const index = await catalogIndexFindings(store, catalog, catalogObj.body, catalogObj.meta.etag);
-  feed.push(...index.problems);
-  inventory.warnings.push(...index.warnings);
 
   const workDir = await mkdtemp(path.join(os.tmpdir(), "relcast-verify-"));
   const byVersion = new Map(records.map((r) => [r.version, r]));
@@ -199,7 +196,12 @@ export async function verifyStore(source: ObjectStore, options: VerifyOptions = 
     }
   }
   for (const [version, problem] of [...bundleIdProblems(bundles), ...keyChangeProblems(keyHistory)]) rowOf.get(version)!.checks.plist = outcome([...rowOf.get(version)!.checks.plist.problems, problem]);
-  feed.push(...(await guarded("the feed signatures", () => feedSignatureProblems(store, pluginId, records, signatureExpectations(records, feedKeys, options)))));
+  const expected = signatureExpectations(records, feedKeys, options);
+  feed.push(...(await guarded("the feed signatures", () => feedSignatureProblems(store, pluginId, records, expected))));
+  // The catalog index is checked with the key the feeds are: a publish trusts it only when signed with the release key.
+  const index = await catalogIndexFindings(store, catalog, catalogObj.body, catalogObj.meta.etag, expected.publicKey);
+  feed.push(...index.problems);
+  inventory.warnings.push(...index.warnings);
   const latest = { version: expectedLatest(records)?.version, ...(await checkLatest(store, pluginId, records, tally)) };
   const site = await checkSite(store, pluginId, records, {
     catalog: { bytes: catalogObj.body, parsed: catalog },

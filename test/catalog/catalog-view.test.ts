@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CatalogEntries, entryOf } from "../../src/catalog/catalog-entry.js";
-import { CATALOG_INDEX_KEY, parseCatalogIndex, serializeCatalogIndex } from "../../src/catalog/catalog-index.js";
+import { CATALOG_INDEX_KEY, readIndexText, serializeCatalogIndex } from "../../src/catalog/catalog-index.js";
 import { goesFirst, readCatalogView, viewFromBytes } from "../../src/catalog/catalog-view.js";
 import { writeCatalog, writeWithNewest } from "../../src/catalog/catalog-write.js";
 import { planFeeds } from "../../src/catalog/feeds-plan.js";
@@ -202,28 +202,25 @@ describe("catalog: view, index and merge", () => {
 
   const SHA = "ab".repeat(32);
 
-  it("trusts the index only for the catalog ETag and appcast limit it was written for", async () => {
+  it("the index is one JSON object: its head on the first line, one entry row a line; a damaged one does not read", () => {
     const catalog = buildCatalog("p", [record(1), record(2, { yanked: true })]);
     const view = viewFromBytes("t", '"abc"', Buffer.from(serializeCatalog(catalog)), 100);
-    const text = serializeCatalogIndex(view, 100, SHA);
-    expect(parseCatalogIndex(text, '"abc"', 100)).toMatchObject({ count: 2, entries: view.entries, records: view.records, catalogSha256: SHA });
-    expect(parseCatalogIndex(text, '"other"', 100)).toBeUndefined();
-    expect(parseCatalogIndex(text, '"abc"', undefined)).toBeUndefined();
-    expect(parseCatalogIndex(text.slice(0, 50), '"abc"', 100)).toBeUndefined();
-    expect(parseCatalogIndex(text.replace('"1.0.1"', "17"), '"abc"', 100)).toBeUndefined();
-    // One JSON object (any JSON reader takes it), one entry row a line after the head.
-    // A row or a record edited with the head left alone (its ETag still the catalog's) no longer matches the head's digest.
+    const text = serializeCatalogIndex(view, 100, SHA, "");
+    expect(readIndexText(text)).toMatchObject({ ok: true, catalogEtag: '"abc"', limit: 100, view: { count: 2, entries: view.entries, records: view.records, catalogSha256: SHA } });
+    expect(readIndexText(text.slice(0, 50)).ok).toBe(false);
+    expect(readIndexText(text.replace('"1.0.1"', "17")).ok).toBe(false);
+    // A row or a record edited with the head left alone no longer matches the head's digest.
     for (const edited of [text.replace('"102",1700000120', '"50",1700000120'), text.replace('"buildNumber":102', '"buildNumber":50')]) {
       expect(edited).not.toBe(text);
-      expect(parseCatalogIndex(edited, '"abc"', 100), edited).toBeUndefined();
+      expect(readIndexText(edited), edited).toMatchObject({ ok: false, why: expect.stringContaining("digest") });
     }
-    expect(JSON.parse(text)).toMatchObject({ format: 3, catalogSha256: SHA, catalogEtag: '"abc"', count: 2, entries: [["1.0.2", "stable", "102", 1_700_000_120, 15838, 1], ["1.0.1", "stable", "101", 1_700_000_060, 7919, 0]] });
+    expect(JSON.parse(text)).toMatchObject({ format: 4, catalogSha256: SHA, catalogEtag: '"abc"', count: 2, signature: "", entries: [["1.0.2", "stable", "102", 1_700_000_120, 15838, 1], ["1.0.1", "stable", "101", 1_700_000_060, 7919, 0]] });
     expect(text.split("\n").slice(1)).toEqual(['["1.0.2","stable","102",1700000120,15838,1],', '["1.0.1","stable","101",1700000060,7919,0]', "]}", ""]);
     for (const damaged of [text.replace('["1.0.1",', "[17,"), text.replace('["1.0.1",', '["../x",'), text.replace(",0]\n", ",2]\n"), text.replace("],\n[", "]\n["), text.replace("\n]}", "]}"), text.replace(/\n\["1\.0\.1".*/, "")]) {
-      expect(parseCatalogIndex(damaged, '"abc"', 100), damaged).toBeUndefined();
+      expect(readIndexText(damaged).ok, damaged).toBe(false);
     }
     const empty = viewFromBytes("t", '"abc"', Buffer.from(serializeCatalog(buildCatalog("p", []))), 100);
-    expect(parseCatalogIndex(serializeCatalogIndex(empty, 100, SHA), '"abc"', 100)).toMatchObject({ count: 0, entries: empty.entries, records: [] });
+    expect(readIndexText(serializeCatalogIndex(empty, 100, SHA, ""))).toMatchObject({ ok: true, view: { count: 0, entries: empty.entries, records: [] } });
   });
 
   it("entries are kept as rows of text, read one at a time", () => {
@@ -247,7 +244,7 @@ describe("catalog: view, index and merge", () => {
     const first = buildCatalog("p", [record(1)]);
     await store.put("releases/catalog.json", serializeCatalog(first), { contentType: "application/json" });
     const v1 = await readCatalogView(store, 100);
-    await store.put(CATALOG_INDEX_KEY, serializeCatalogIndex(v1!, 100, SHA), { contentType: "application/json" });
+    await store.put(CATALOG_INDEX_KEY, serializeCatalogIndex(v1!, 100, SHA, ""), { contentType: "application/json" });
     // The catalog changes behind the index's back (another tool, a restore): the index no longer matches.
     await store.put("releases/catalog.json", serializeCatalog(buildCatalog("p", [record(1), record(2)])), { contentType: "application/json" });
     const v2 = await readCatalogView(store, 100);

@@ -47,10 +47,12 @@ async function dryRunThenPublish(ws: Workspace, store: ObjectStore): Promise<voi
     const stored = await store.get(w.key);
     expect(stored?.body.toString("utf8"), w.key).toBe(planned.contents[w.key]);
   }
-  // The stamped catalog index holds the planned bytes with the ETag the catalog write returned.
+  // The stamped catalog index holds the planned bytes with the ETag the catalog write returned, then signed (its signature's value is filled in).
   const index = planned.contents["releases/catalog-index.json"]!;
   const etag = (await store.head("releases/catalog.json"))!.etag;
-  expect((await store.get("releases/catalog-index.json"))!.body.toString("utf8")).toBe(index.replace(JSON.stringify("(the ETag this write returns)"), JSON.stringify(etag)));
+  const stored = (await store.get("releases/catalog-index.json"))!.body.toString("utf8");
+  expect(stored).toMatch(/,"signature":"[A-Za-z0-9+/]{86}==","entries":\[\n/);
+  expect(stored.replace(/"signature":"[^"]*"/, '"signature":""')).toBe(index.replace(JSON.stringify("(the ETag this write returns)"), JSON.stringify(etag)));
 }
 
 // The folder store and the S3 store (with its moto server) are independent: the two run at the same time.

@@ -50,4 +50,15 @@ describe("latest is the newest stable release", () => {
     await writeFile(state, good);
     expect((await runCli(["verify", "--config", ws.configFile])).code).toBe(0);
   });
+
+  it("an object in releases/latest/ that no release record backs never counts as latest: the next publish replaces and removes it", async () => {
+    // Planted by hand or another tool (anyone who can write the store): a higher version with no releases/9.9.9/release.json.
+    await cp(path.join(ws.storeDir, "releases", "1.0.0", "bridge-plugin-1.0.0.dmg"), path.join(latestDir(), "bridge-plugin-9.9.9.dmg"));
+    const res = await runCli(ws.publishArgs(await ws.plugin("1.0.1", 101), "1.0.1"));
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).not.toContain("9.9.9 is higher");
+    expect((await readdir(latestDir())).sort()).toEqual(["bridge-plugin-1.0.1.dmg", "bridge-plugin-1.0.1.zip"]);
+    const verify = await runCli(["verify", "--config", ws.configFile]);
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+  });
 });

@@ -3,13 +3,17 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CatalogEntries } from "../../src/catalog/catalog-entry.js";
 import { readIndexText, serializeCatalogIndex } from "../../src/catalog/catalog-index.js";
+import { signCatalogIndex } from "../../src/catalog/catalog-index-signature.js";
+import { parseSigningKey } from "../../src/sparkle/signing-key.js";
 import { runCli } from "../helpers/run-cli.js";
 import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
 
 /**
  * `releases/catalog-index.json` stands in for the catalog while the catalog
- * keeps its ETag. An index edited behind relcast's back must neither pass
- * verify nor change what the next publish checks or writes.
+ * keeps its ETag, signed with the release key. An index edited behind
+ * relcast's back (even by someone who can write the store and recomputes its
+ * digest) must neither pass verify nor change what the next publish checks
+ * or writes.
  */
 describe("a catalog index that does not match the catalog", () => {
   let ws: Workspace;
@@ -49,30 +53,42 @@ describe("a catalog index that does not match the catalog", () => {
     const p = await publish105();
     expect(p.code, p.stderr).toBe(5);
     expect(p.stderr).toContain("E_VERSION");
+    expect(p.stderr).toMatch(/warning: not using .*catalog-index\.json: its digest does not match/);
     await writeFile(indexFile, original);
   }, 120_000);
 
-  it("a forged index with its digest recomputed: verify compares each row and record with the catalog", async () => {
+  it("a forged index with its digest recomputed and the old signature kept: verify says the signature fails, the publish does not trust it and refuses build 105 after 110", async () => {
     const read = readIndexText(original);
     if (!read.ok) throw new Error(read.why);
     const { view } = read;
     const rows = view.entries.text.replace('"110"', '"50"');
     const records = view.records.map((r) => (r.version === "1.1.0" ? { ...r, autoupdate: { ...r.autoupdate!, buildNumber: 50 } } : r));
-    const forged = serializeCatalogIndex({ ...view, entries: CatalogEntries.fromText(rows)!, records }, read.limit, read.catalogSha256);
+    const forged = serializeCatalogIndex({ ...view, entries: CatalogEntries.fromText(rows)!, records }, read.limit, read.catalogSha256, read.seal.publicKey)
+      .replace('"signature":""', `"signature":${JSON.stringify(read.seal.signature)}`);
     await writeFile(indexFile, forged);
     const v = await verify();
     expect(v.code).toBe(11);
     const out = v.stdout + v.stderr;
+    expect(out).toMatch(/catalog-index\.json cannot be trusted: its signature does not verify .*delete releases\/catalog-index\.json/);
     expect(out).toContain("does not match the catalog it names");
     expect(out).toMatch(/row 1\.1\.0 says channel stable, build 50, .*; the catalog says channel stable, build 110/);
     expect(out).toMatch(/its record of 1\.1\.0 differs from the catalog's \(autoupdate\)/);
+    // The publish reads the catalog instead (one warning line) and its build-order check sees build 110.
+    const catalogBefore = await readFile(path.join(ws.storeDir, "releases", "catalog.json"));
+    const p = await publish105();
+    expect(p.code, p.stderr).toBe(5);
+    expect(p.stderr).toContain("E_VERSION");
+    expect(p.stderr.match(/warning: not using .*catalog-index\.json: its signature does not verify.*reading the catalog in full instead/g)).toHaveLength(1);
+    expect(await readFile(path.join(ws.storeDir, "releases", "catalog.json"))).toEqual(catalogBefore);
     await writeFile(indexFile, original);
-  }, 120_000);
+  }, 180_000);
 
   it("an index naming other catalog bytes stops the publish before the feeds (E_CATALOG), nothing published from it", async () => {
     const read = readIndexText(original);
     if (!read.ok) throw new Error(read.why);
-    await writeFile(indexFile, serializeCatalogIndex(read.view, read.limit, "0".repeat(64)));
+    // Signed with the release key (as if relcast itself had written it for other bytes): the SHA-256 check still stops the publish.
+    const key = parseSigningKey(ws.key.seedBase64, "test key");
+    await writeFile(indexFile, await signCatalogIndex(serializeCatalogIndex(read.view, read.limit, "0".repeat(64), key.publicKeyBase64), key));
     const v = await verify();
     expect(v.code).toBe(11);
     expect(v.stdout + v.stderr).toMatch(/names a catalog with SHA-256 000000000000…, the catalog has [0-9a-f]{12}…/);
@@ -83,7 +99,7 @@ describe("a catalog index that does not match the catalog", () => {
     expect(p.stderr).toContain("the index was edited or written for other bytes");
     expect(await readFile(path.join(ws.storeDir, "releases", "catalog.json"))).toEqual(catalogBefore);
     // The fix it names: rebuild writes the index anew; verify is clean again.
-    expect((await runCli(["rebuild", "--config", ws.configFile])).code).toBe(0);
+    expect((await runCli(["rebuild", "--config", ws.configFile, "--key-file", ws.keyFile])).code).toBe(0);
     const after = await verify();
     expect(after.code, after.stdout + after.stderr).toBe(0);
   }, 180_000);

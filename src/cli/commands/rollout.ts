@@ -1,3 +1,4 @@
+import { createLogger } from "../../core/logger.js";
 import { printableJson } from "../../core/printable.js";
 import { Option, type Command } from "commander";
 import { RelcastError } from "../../core/errors.js";
@@ -75,7 +76,7 @@ export function registerRollout(program: Command): void {
         await withConfiguredStore(flags, {}, {}, async (config, store) => {
           await store.checkReachable();
           const key = await loadOptionalSigningKey(flags.keyFile);
-          report(await run(store, config, v, now, { key }), Boolean(command.optsWithGlobals().debug));
+          report(await run(store, config, v, now, { key, warn: createLogger().warn }), Boolean(command.optsWithGlobals().debug));
         });
       });
   }

@@ -1,3 +1,4 @@
+import { createLogger } from "../../core/logger.js";
 import type { Command } from "commander";
 import { RelcastError } from "../../core/errors.js";
 import { normalizeVersion } from "../../domain/version-input.js";
@@ -37,7 +38,7 @@ export function registerYank(program: Command): void {
       await withConfiguredStore(flags, {}, {}, async (config, store) => {
         await store.checkReachable();
         const key = await loadOptionalSigningKey(flags.keyFile);
-        report(await yankRelease(store, config, v, flags.reason?.trim(), new Date(), { key }), "yanked", Boolean(command.optsWithGlobals().debug));
+        report(await yankRelease(store, config, v, flags.reason?.trim(), new Date(), { key, warn: createLogger().warn }), "yanked", Boolean(command.optsWithGlobals().debug));
       });
     });
   program
@@ -51,7 +52,7 @@ export function registerYank(program: Command): void {
       await withConfiguredStore(flags, {}, {}, async (config, store) => {
         await store.checkReachable();
         const key = await loadOptionalSigningKey(flags.keyFile);
-        report(await unyankRelease(store, config, v, { key }), "unyanked", Boolean(command.optsWithGlobals().debug));
+        report(await unyankRelease(store, config, v, { key, warn: createLogger().warn }), "unyanked", Boolean(command.optsWithGlobals().debug));
       });
     });
 }

@@ -9,6 +9,7 @@ import { bundleIconArtifact } from "./bundle-icon-artifact.js";
 import { hardwareRequirementsOf } from "../../bundle/mach-o.js";
 import { appcastLimit } from "../../domain/appcast.js";
 import { buildOrderEntriesOf, readCatalogView } from "../../catalog/catalog-view.js";
+import { indexTrustOf } from "../../catalog/feed-signing.js";
 import { loadReleaseNotes } from "./notes-file.js";
 import { parseLocalizedNotesArgs, readLocalizedNotes } from "./localized-notes.js";
 import { requireXmlText } from "../../core/xml-text.js";
@@ -135,7 +136,7 @@ export const preflightStep: Step = {
     }
     ctx.feedSigning = {
       key, requiredBy: ctx.bundle.requireSignedFeed ? "SURequireSignedFeed is set in the bundle's Info.plist" : undefined,
-      keyCheckedByBundle: ctx.bundle.publicEdKey === key.publicKeyBase64,
+      keyCheckedByBundle: ctx.bundle.publicEdKey === key.publicKeyBase64, warn: (line) => ctx.logger.warn(line),
     };
     ctx.buildNumber = resolveBuildNumber(ctx);
     ctx.autoupdateOptions = resolveAutoupdateOptions(
@@ -150,7 +151,7 @@ export const preflightStep: Step = {
       throw new RelcastError("E_STORE", `the store holds what relcast never writes: ${stray[0]}${stray.length > 1 ? ` (and ${stray.length - 1} more)` : ""}`, "remove each from the store (the links, devices, pipes or sockets named; relcast verify lists them all) and publish again");
     }
     // A catalog someone broke by hand stops the run here, before any upload.
-    ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config));
+    ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config), indexTrustOf(ctx.feedSigning ?? {}));
     // One store (or prefix) holds one plugin: its catalog, feeds and pages are that plugin's.
     if (ctx.catalog !== undefined && ctx.catalog.pluginId !== ctx.config.pluginId) {
       throw new RelcastError(
