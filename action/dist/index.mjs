@@ -5,7 +5,7 @@ import os, { homedir, platform, release } from "node:os";
 import * as zlib from "node:zlib";
 import { constants, crc32, createDeflateRaw, createInflate, createInflateRaw, deflateRawSync, inflateRaw } from "node:zlib";
 import * as crypto$1 from "node:crypto";
-import { createHash, createHmac, createPrivateKey, createPublicKey, getRandomValues, randomBytes, randomUUID } from "node:crypto";
+import { createHash, createHmac, createPrivateKey, createPublicKey, getRandomValues, randomBytes, randomUUID, verify } from "node:crypto";
 import { spawn, spawnSync } from "node:child_process";
 import { isUtf8 } from "node:buffer";
 import * as fs from "node:fs";
@@ -14777,6 +14777,31 @@ async function verifyEd25519(publicKey, signature, message) {
 	return verifyWithChallenge(publicKey, signature, modL(challengeHash.digest()));
 }
 const SPKI_ED25519_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+async function verifyEd25519Buffered(publicKey, signature, message) {
+	if (publicKey.length !== 32 || signature.length !== 64) return false;
+	const key = publicKeyObject(publicKey);
+	if (!key) return false;
+	return new Promise((resolve) => verify(null, message, key, signature, (err, ok) => resolve(!err && ok)));
+}
+let lastKey;
+function publicKeyObject(publicKey) {
+	if (lastKey?.bytes.equals(publicKey)) return lastKey.key;
+	let key;
+	try {
+		key = createPublicKey({
+			key: Buffer.concat([SPKI_ED25519_PREFIX, publicKey]),
+			format: "der",
+			type: "spki"
+		});
+	} catch {
+		key = void 0;
+	}
+	lastKey = {
+		bytes: Buffer.from(publicKey),
+		key
+	};
+	return key;
+}
 
 // src/core/file-digest.ts
 async function digestStream(stream) {
@@ -15505,11 +15530,60 @@ function formatPlan(plan) {
 	return lines.join("\n");
 }
 
-// src/store/stored-digest.ts
-async function storedDigest(store, key) {
+// src/apply/create-only.ts
+init_errors$4();
+async function storedVersion(store, key) {
 	const got = await store.getStream(key);
 	if (!got) return void 0;
-	return digestStream(got.stream);
+	return {
+		sha256: (await digestStream(got.stream)).sha256,
+		meta: got.meta
+	};
+}
+function headerDifferences(store, meta, options) {
+	if (store.location.scheme === "file") return [];
+	const found = [];
+	const show = (v) => v === void 0 ? "none" : JSON.stringify(v);
+	if (meta.contentType !== options.contentType) found.push(`Content-Type ${show(meta.contentType)} (relcast writes ${show(options.contentType)})`);
+	if (meta.cacheControl !== options.cacheControl) found.push(`Cache-Control ${show(meta.cacheControl)} (relcast writes ${show(options.cacheControl)})`);
+	return found;
+}
+async function putCreateOnly(t, w, body, options) {
+	for (let attempt = 1;; attempt++) try {
+		return (await t.target.put(w.key, body, {
+			...options,
+			ifNoneMatch: "*"
+		})).etag;
+	} catch (err) {
+		if (!(err instanceof PreconditionFailedError)) throw err;
+		const stored = w.sha256 ? await storedVersion(t.target, w.key) : void 0;
+		if (w.sha256 && stored?.sha256 === w.sha256) {
+			const wrong = headerDifferences(t.target, stored.meta, options);
+			if (wrong.length === 0) {
+				t.log(`${w.key} was written meanwhile with the same bytes; keeping it`);
+				return;
+			}
+			try {
+				const { etag } = await t.target.copy(w.key, w.key, {
+					...options,
+					ifMatch: stored.meta.etag
+				}, {
+					size: stored.meta.size,
+					etag: stored.meta.etag
+				});
+				t.log(`${w.key} was written meanwhile with the same bytes but ${wrong.join(" and ")}; rewrote its headers in place (not a byte changed)`);
+				return etag;
+			} catch (copyErr) {
+				if (!(copyErr instanceof PreconditionFailedError || copyErr instanceof SourceChangedError) || attempt >= 10) throw copyErr;
+				continue;
+			}
+		}
+		if (w.sha256 && stored === void 0 && attempt < 10) {
+			await new Promise((r) => setTimeout(r, 100 * attempt + Math.random() * 100));
+			continue;
+		}
+		throw new RelcastError("E_CONFLICT", `${w.key} was created by another run while this one ran`, "another pipeline published this version; check the catalog and bump the version if needed");
+	}
 }
 
 // src/apply/apply-write.ts
@@ -15532,27 +15606,8 @@ async function bodyOf(t, w) {
 	if (s.kind === "bytes") return s.bytes;
 	const etag = t.etags.get(s.etagOf) ?? (await t.target.head(s.etagOf))?.etag;
 	if (etag === void 0) throw new Error(`pipeline bug: ${w.key} is stamped with the ETag of ${s.etagOf}, which is not there`);
-	return s.template.replace(JSON.stringify(ETAG_PLACEHOLDER), JSON.stringify(etag));
-}
-async function putCreateOnly(t, w, body, options) {
-	for (let attempt = 1;; attempt++) try {
-		return (await t.target.put(w.key, body, {
-			...options,
-			ifNoneMatch: "*"
-		})).etag;
-	} catch (err) {
-		if (!(err instanceof PreconditionFailedError)) throw err;
-		const stored = w.sha256 ? await storedDigest(t.target, w.key) : void 0;
-		if (w.sha256 && stored?.sha256 === w.sha256) {
-			t.log(`${w.key} was written meanwhile with the same bytes; keeping it`);
-			return;
-		}
-		if (w.sha256 && stored === void 0 && attempt < 10) {
-			await new Promise((r) => setTimeout(r, 100 * attempt + Math.random() * 100));
-			continue;
-		}
-		throw new RelcastError("E_CONFLICT", `${w.key} was created by another run while this one ran`, "another pipeline published this version; check the catalog and bump the version if needed");
-	}
+	const stamped = s.template.replace(JSON.stringify(ETAG_PLACEHOLDER), JSON.stringify(etag));
+	return s.seal ? s.seal(stamped) : stamped;
 }
 async function applyPut(t, w) {
 	const body = await bodyOf(t, w);
@@ -15919,7 +15974,7 @@ function* lines(text) {
 
 // src/catalog/catalog-index.ts
 const CATALOG_INDEX_KEY = `${RELEASES_PREFIX}catalog-index.json`;
-const FORMAT = 3;
+const FORMAT = 4;
 const indexed = /* @__PURE__ */ new WeakSet();
 function isIndexed(view) {
 	return indexed.has(view);
@@ -15936,7 +15991,7 @@ function digestOf(head, rows) {
 		records
 	])).update("\n").update(rows).digest("hex");
 }
-function serializeCatalogIndex(view, limit, catalogSha256) {
+function serializeCatalogIndex(view, limit, catalogSha256, publicKeyBase64) {
 	const rows = view.entries.text;
 	const facts = {
 		catalogSha256,
@@ -15950,7 +16005,9 @@ function serializeCatalogIndex(view, limit, catalogSha256) {
 		format: FORMAT,
 		catalogEtag: view.etag,
 		...facts,
-		digest: digestOf(facts, rows)
+		digest: digestOf(facts, rows),
+		publicKey: publicKeyBase64,
+		signature: ""
 	};
 	return `${JSON.stringify(head).slice(0, -1)},"entries":[\n${rows}${rows === "" ? "" : "\n"}]}\n`;
 }
@@ -15973,19 +16030,37 @@ function readIndexText(text) {
 			why: "its first line is not JSON"
 		};
 	}
+	const limit = file.limit;
+	const names = {
+		catalogEtag: typeof file.catalogEtag === "string" ? file.catalogEtag : void 0,
+		limit: isInt(limit) ? limit : void 0
+	};
 	if (file.format !== FORMAT) return {
 		ok: false,
-		why: `its format is ${JSON.stringify(file.format)}, not ${FORMAT}`
+		why: isInt(file.format) && file.format < FORMAT ? `it is unsigned (format ${file.format}, written by an older relcast)` : `its format is ${JSON.stringify(file.format)}, not ${FORMAT}`,
+		...names
 	};
-	const limit = file.limit;
-	if (typeof file.catalogEtag !== "string" || typeof file.catalogSha256 !== "string" || !SHA256.test(file.catalogSha256) || typeof file.digest !== "string" || typeof file.pluginId !== "string" || !isInt(file.count) || !Array.isArray(file.records) || !(limit === null || isInt(limit)) || !(file.firstOffset === null || isInt(file.firstOffset))) return {
+	if (typeof file.catalogEtag !== "string" || typeof file.catalogSha256 !== "string" || !SHA256.test(file.catalogSha256) || typeof file.digest !== "string" || typeof file.pluginId !== "string" || !isInt(file.count) || !Array.isArray(file.records) || !(limit === null || isInt(limit)) || !(file.firstOffset === null || isInt(file.firstOffset)) || typeof file.publicKey !== "string" || typeof file.signature !== "string") return {
 		ok: false,
-		why: "its head lacks a field or has one of the wrong type"
+		why: "its head lacks a field or has one of the wrong type",
+		...names
+	};
+	const sealed = `,"signature":${JSON.stringify(file.signature)}${ENTRIES}`;
+	if (!text.slice(0, firstLine).endsWith(sealed)) return {
+		ok: false,
+		why: "its signature is not the last field of its head",
+		...names
+	};
+	const seal = {
+		publicKey: file.publicKey,
+		signature: file.signature,
+		signed: `${text.slice(0, firstLine - sealed.length)},"signature":""${ENTRIES}${text.slice(firstLine)}`
 	};
 	const rows = text.slice(firstLine + 1, -3);
 	if (rows !== "" && !rows.endsWith("\n")) return {
 		ok: false,
-		why: "its rows are not laid out as relcast writes them"
+		why: "its rows are not laid out as relcast writes them",
+		...names
 	};
 	if (digestOf({
 		catalogSha256: file.catalogSha256,
@@ -15996,23 +16071,27 @@ function readIndexText(text) {
 		records: file.records
 	}, rows.slice(0, -1)) !== file.digest) return {
 		ok: false,
-		why: "its digest does not match what it holds (edited after relcast wrote it)"
+		why: "its digest does not match what it holds (edited after relcast wrote it)",
+		...names
 	};
 	const entries = CatalogEntries.fromText(rows.slice(0, -1));
 	if (!entries) return {
 		ok: false,
-		why: "a row is not a valid entry"
+		why: "a row is not a valid entry",
+		...names
 	};
 	if (entries.length !== file.count) return {
 		ok: false,
-		why: `it says count ${file.count} but has ${entries.length} rows`
+		why: `it says count ${file.count} but has ${entries.length} rows`,
+		...names
 	};
 	const records = [];
 	for (const r of file.records) {
 		const parsed = releaseRecordSchema.safeParse(r);
 		if (!parsed.success) return {
 			ok: false,
-			why: "a record it holds is not a valid release record"
+			why: "a record it holds is not a valid release record",
+			...names
 		};
 		records.push(parsed.data);
 	}
@@ -16030,21 +16109,41 @@ function readIndexText(text) {
 		catalogEtag: file.catalogEtag,
 		catalogSha256: file.catalogSha256,
 		limit: limit ?? void 0,
-		view
+		view,
+		seal
 	};
-}
-function parseCatalogIndex(text, catalogEtag, limit) {
-	const read = readIndexText(text);
-	if (!read.ok || read.catalogEtag !== catalogEtag || read.limit !== limit) return void 0;
-	indexed.add(read.view);
-	return read.view;
 }
 function indexedSha256(view) {
 	return indexed.has(view) ? view.catalogSha256 : void 0;
 }
-async function readCatalogIndex(store, catalogEtag, limit) {
+function markIndexed(view) {
+	indexed.add(view);
+	return view;
+}
+
+// src/catalog/catalog-index-signature.ts
+const PLACEHOLDER = ",\"signature\":\"\",\"entries\":[\n";
+async function signCatalogIndex(text, key) {
+	const at = text.indexOf("\n") + 1;
+	if (!text.slice(0, at).endsWith(PLACEHOLDER) || !text.includes(`"publicKey":${JSON.stringify(key.publicKeyBase64)}`)) throw new Error("pipeline bug: the catalog index to sign is not an unsigned index for this key");
+	const signature = (await signEd25519(key, Buffer.from(text))).toString("base64");
+	return `${text.slice(0, at - 28)},"signature":${JSON.stringify(signature)}${text.slice(at - 28 + 15)}`;
+}
+async function indexSignatureProblem(read, publicKey) {
+	const mine = Buffer.from(publicKey).toString("base64");
+	const { seal } = read;
+	if (seal.signature === "") return "it is not signed";
+	if (seal.publicKey !== mine) return `it is signed by another key (public key ${seal.publicKey}), not by this key (${mine})`;
+	return await verifyEd25519Buffered(publicKey, Buffer.from(seal.signature, "base64"), Buffer.from(seal.signed)) ? void 0 : "its signature does not verify (it was changed after it was signed)";
+}
+async function readTrustedIndex(store, catalogEtag, limit, trust) {
 	const got = await store.get(CATALOG_INDEX_KEY);
-	return got ? parseCatalogIndex(got.body.toString("utf8"), catalogEtag, limit) : void 0;
+	if (!got) return void 0;
+	const read = readIndexText(got.body.toString("utf8"));
+	if (read.catalogEtag !== void 0 && (read.catalogEtag !== catalogEtag || read.limit !== limit)) return void 0;
+	const problem = read.ok ? await indexSignatureProblem(read, trust.publicKey) : read.why;
+	if (problem === void 0 && read.ok) return markIndexed(read.view);
+	trust.warn(`not using ${store.uriFor(CATALOG_INDEX_KEY)}: ${problem}; reading the catalog in full instead (this run writes a new index signed with its key)`);
 }
 
 // src/domain/catalog.ts
@@ -16162,12 +16261,12 @@ function rememberView(store, view, maxPerChannel) {
 	if (cache$5.size >= 4) cache$5.delete(cache$5.keys().next().value);
 	cache$5.set(cacheKey(store, view.etag, maxPerChannel), view);
 }
-async function readCatalogView(store, maxPerChannel) {
+async function readCatalogView(store, maxPerChannel, trust) {
 	const head = await store.head(CATALOG_KEY);
 	if (!head) return void 0;
 	const hit = cache$5.get(cacheKey(store, head.etag, maxPerChannel));
 	if (hit) return hit;
-	const indexed = await readCatalogIndex(store, head.etag, maxPerChannel);
+	const indexed = trust ? await readTrustedIndex(store, head.etag, maxPerChannel, trust) : void 0;
 	if (indexed) {
 		rememberView(store, indexed, maxPerChannel);
 		return indexed;
@@ -22086,6 +22185,12 @@ async function loadSigningKey(keyFile, env = process.env) {
 
 // src/catalog/feed-signing.ts
 init_errors$4();
+function indexTrustOf(signing) {
+	return signing.key ? {
+		publicKey: signing.key.publicKey,
+		warn: signing.warn ?? (() => {})
+	} : void 0;
+}
 function signingReason(config, signing, stored) {
 	const setting = config.appcast?.signedFeed;
 	if (setting === false) {
@@ -22403,7 +22508,7 @@ async function planFeeds(store, config, change, workDir, attempt = 1, signing = 
 	const cacheControl = config.cacheControl?.mutable ?? "no-cache";
 	const where = store.uriFor(CATALOG_KEY);
 	const appcastNow = await store.get(APPCAST_KEY);
-	const viewNow = change.kind === "replace" ? void 0 : await readCatalogView(store, limit);
+	const viewNow = change.kind === "replace" ? void 0 : await readCatalogView(store, limit, indexTrustOf(signing));
 	const etagNow = change.kind === "replace" ? (await store.head(CATALOG_KEY))?.etag : viewNow?.etag;
 	const precondition = {
 		kind: "if-match",
@@ -22509,7 +22614,10 @@ async function planFeeds(store, config, change, workDir, attempt = 1, signing = 
 		needed: !appcastNow?.body.equals(appcast),
 		why: appcastNow?.body.equals(appcast) ? "unchanged" : "rendered from the new catalog"
 	}];
-	const indexText = serializeCatalogIndex(view, limit, catalog.sha256);
+	const indexKey = signing.key;
+	const indexText = serializeCatalogIndex(view, limit, catalog.sha256, indexKey?.publicKeyBase64 ?? "");
+	const seal = indexKey ? (text) => signCatalogIndex(text, indexKey) : void 0;
+	const signedNow = !changed && indexKey ? await signCatalogIndex(indexText, indexKey) : indexText;
 	writes.push({
 		step: "feeds",
 		op: "put",
@@ -22517,17 +22625,18 @@ async function planFeeds(store, config, change, workDir, attempt = 1, signing = 
 		source: changed ? {
 			kind: "stamped",
 			template: indexText,
-			etagOf: CATALOG_KEY
+			etagOf: CATALOG_KEY,
+			seal
 		} : {
 			kind: "bytes",
-			bytes: Buffer.from(indexText)
+			bytes: Buffer.from(signedNow)
 		},
-		sizeBytes: Buffer.byteLength(indexText),
+		sizeBytes: Buffer.byteLength(indexText) + (indexKey ? 88 : 0),
 		contentType: "application/json",
 		cacheControl,
 		precondition: { kind: "overwrite" },
-		needed: changed || !isIndexed(view),
-		why: changed ? "index of the new catalog" : isIndexed(view) ? "unchanged" : "index of the current catalog"
+		needed: indexKey !== void 0 && (changed || !isIndexed(view)),
+		why: !indexKey ? "not written: no signing key to sign it with" : changed ? "index of the new catalog" : isIndexed(view) ? "unchanged" : "index of the current catalog"
 	});
 	return {
 		writes,
@@ -23544,14 +23653,26 @@ const feedsStep = {
 
 // src/catalog/latest-plan.ts
 init_content_types();
-async function withheldAmong(store, versions) {
-	const [yanked, paused] = await Promise.all([yankedAmong(store, versions), pausedAmong(store, versions)]);
-	return new Map([...[...paused].map((v) => [v, "rollout paused"]), ...[...yanked].map((v) => [v, "yanked"])]);
+async function unrecordedAmong(store, versions, adding) {
+	const missing = await Promise.all(versions.filter((v) => v !== adding).map(async (v) => await store.head(recordKey(v)) ? void 0 : v));
+	return new Set(missing.filter((v) => v !== void 0));
+}
+async function withheldAmong(store, versions, adding) {
+	const [yanked, paused, unrecorded] = await Promise.all([
+		yankedAmong(store, versions),
+		pausedAmong(store, versions),
+		unrecordedAmong(store, versions, adding)
+	]);
+	return new Map([
+		...[...unrecorded].map((v) => [v, "no release record backs it (not published by relcast)"]),
+		...[...paused].map((v) => [v, "rollout paused"]),
+		...[...yanked].map((v) => [v, "yanked"])
+	]);
 }
 async function planLatestCleanup(store, pluginId, adding) {
 	const present = await latestObjects(store, pluginId);
 	const versions = [.../* @__PURE__ */ new Set([...present.map((p) => p.version), ...adding ? [adding] : []])];
-	const withheld = await withheldAmong(store, versions);
+	const withheld = await withheldAmong(store, versions, adding);
 	const highest = import_semver.default.rsort(versions.filter((v) => !withheld.has(v)))[0];
 	return present.filter((o) => withheld.has(o.version) || highest !== void 0 && import_semver.default.lt(o.version, highest)).map((o) => ({
 		step: "latest",
@@ -23563,7 +23684,7 @@ async function planLatestCleanup(store, pluginId, adding) {
 }
 async function planLatest(store, pluginId, version, channel, versionedKeys, cacheControl) {
 	const present = [...new Set((await latestObjects(store, pluginId)).map((o) => o.version))];
-	const withheld = await withheldAmong(store, [.../* @__PURE__ */ new Set([...present, version])]);
+	const withheld = await withheldAmong(store, [.../* @__PURE__ */ new Set([...present, version])], version);
 	const highest = import_semver.default.rsort(present.filter((v) => !withheld.has(v)))[0];
 	const copies = versionedKeys.map((from) => ({
 		from,
@@ -23715,6 +23836,13 @@ function recordDifferences(stored, fresh) {
 	const out = [];
 	compare(stored, fresh, "", out);
 	return out;
+}
+
+// src/store/stored-digest.ts
+async function storedDigest(store, key) {
+	const got = await store.getStream(key);
+	if (!got) return void 0;
+	return digestStream(got.stream);
 }
 
 // src/steps/plan/index.ts
@@ -30203,7 +30331,8 @@ const preflightStep = {
 		ctx.feedSigning = {
 			key,
 			requiredBy: ctx.bundle.requireSignedFeed ? "SURequireSignedFeed is set in the bundle's Info.plist" : void 0,
-			keyCheckedByBundle: ctx.bundle.publicEdKey === key.publicKeyBase64
+			keyCheckedByBundle: ctx.bundle.publicEdKey === key.publicKeyBase64,
+			warn: (line) => ctx.logger.warn(line)
 		};
 		ctx.buildNumber = resolveBuildNumber(ctx);
 		ctx.autoupdateOptions = resolveAutoupdateOptions(ctx.config, {
@@ -30214,7 +30343,7 @@ const preflightStep = {
 		if (!inputs.dryRun) await ctx.store.proveConditionalWrites?.();
 		const stray = await ctx.store.strayEntries?.(publishFolders(ctx.config.pluginId, inputs.version, ctx.localizedNotes.map((l) => l.lang))) ?? [];
 		if (stray.length > 0) throw new RelcastError("E_STORE", `the store holds what relcast never writes: ${stray[0]}${stray.length > 1 ? ` (and ${stray.length - 1} more)` : ""}`, "remove each from the store (the links, devices, pipes or sockets named; relcast verify lists them all) and publish again");
-		ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config));
+		ctx.catalog = await readCatalogView(ctx.store, appcastLimit(ctx.config), indexTrustOf(ctx.feedSigning ?? {}));
 		if (ctx.catalog !== void 0 && ctx.catalog.pluginId !== ctx.config.pluginId) throw new RelcastError("E_CONFIG", `this store holds plugin "${ctx.catalog.pluginId}" (its catalog says so), but the config (${ctx.config.source}) publishes "${ctx.config.pluginId}"`, `use another store or prefix for "${ctx.config.pluginId}", or set pluginId to "${ctx.catalog.pluginId}" if this is that plugin`);
 		const where = describeStoreLocation(ctx.store.location, ctx.config.s3?.endpoint);
 		ctx.catalog ??= await recordsWithoutCatalog(ctx.store, ctx.config.pluginId, inputs.version, where, appcastLimit(ctx.config), (m) => ctx.logger.warn(m));
