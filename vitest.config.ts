@@ -30,6 +30,7 @@ const LONGEST_FIRST = [
   "test/release/s3-early-upload.test.ts",
   "test/package/pack-install.test.ts",
   "test/verify/verify-s3.test.ts",
+  "test/site/copy-repair.test.ts",
   "test/site/site-build.test.ts",
   "test/release/kill-points-folder.test.ts",
   "test/site/config-change-sync.test.ts",
@@ -41,7 +42,6 @@ const LONGEST_FIRST = [
   "test/site/serve.test.ts",
   "test/verify/hostile-store.test.ts",
   "test/site/product-site-verify.test.ts",
-  "test/store/s3-multipart-copy.test.ts",
   "test/store/s3-store.test.ts",
 ];
 
