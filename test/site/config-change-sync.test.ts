@@ -13,13 +13,19 @@ import { cp, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publishVersions } from "../helpers/published-store.js";
-import { runCli } from "../helpers/run-cli.js";
+import { limit } from "../helpers/release-kit.js";
+import { runCli as runCliNow } from "../helpers/run-cli.js";
+import { ownWorkspace } from "../helpers/st4v-own-workspace.js";
 import { cloneWorkspace } from "../helpers/clone-workspace.js";
 import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
 
-let ws: Workspace;
+// Each test changes a workspace of its own (the config beside a copy of the published store), so the tests run at
+// the same time; at most three CLI runs of this file at once (each waits on its child).
+const slot = limit(3);
+const runCli = (...args: Parameters<typeof runCliNow>) => slot(() => runCliNow(...args));
+
+let base: Workspace;
 let published: string;
-let baseConfig: Record<string, unknown>;
 
 /** Each file's channel as Python's expat (xml.etree) reads it, one line of JSON per file: one interpreter for the list. */
 const PY_CHANNEL = `
@@ -33,14 +39,13 @@ const channelsOf = (...files: string[]) => execFileSync("python3", ["-c", PY_CHA
 const channelOf = (file: string) => channelsOf(file)[0];
 
 beforeAll(async () => {
-  ws = await makeWorkspace();
-  await publishVersions(ws, [["1.0.0", 100], ["1.1.0", 110]]);
-  published = path.join(ws.dir, "published");
-  await cp(ws.storeDir, published, { recursive: true, verbatimSymlinks: true });
-  baseConfig = JSON.parse(await readFile(ws.configFile, "utf8"));
+  base = await makeWorkspace();
+  await publishVersions(base, [["1.0.0", 100], ["1.1.0", 110]]);
+  published = path.join(base.dir, "published");
+  await cp(base.storeDir, published, { recursive: true, verbatimSymlinks: true });
 });
 afterAll(async () => {
-  await rm(ws.dir, { recursive: true, force: true });
+  await rm(base.dir, { recursive: true, force: true });
 });
 
 const CHANGES: Array<{ field: string; change: Record<string, unknown>; appcast: (c: any) => void; pages: string[] }> = [
@@ -49,38 +54,29 @@ const CHANGES: Array<{ field: string; change: Record<string, unknown>; appcast: 
   { field: "appcast.maxAppcastItems", change: { appcast: { maxAppcastItems: 1 } }, appcast: (c) => expect(c.items).toHaveLength(1), pages: [] },
 ];
 
-describe("site sync after a config change", () => {
+describe.concurrent("site sync after a config change", () => {
   it.each(CHANGES)("$field: appcast, public appcast and pages show the new value, and verify passes", async ({ change, appcast, pages }) => {
-    await rm(ws.storeDir, { recursive: true, force: true });
-    await cp(published, ws.storeDir, { recursive: true, verbatimSymlinks: true });
-    await writeFile(ws.configFile, JSON.stringify({ ...baseConfig, ...change }, null, 2));
-    try {
-      const sync = await runCli(["site", "sync", "--config", ws.configFile]);
-      expect(sync.code, sync.stderr).toBe(0);
-      const files = ["releases/appcast.xml", "api/v1/plugins/bridge-plugin/appcast.xml"];
-      const channels = channelsOf(...files.map((file) => path.join(ws.storeDir, file)));
-      expect(channels).toHaveLength(files.length);
-      for (const channel of channels) appcast(channel);
-      for (const page of ["index.html", "changelog.html"]) {
-        const html = await readFile(path.join(ws.storeDir, page), "utf8");
-        for (const text of pages) expect(html, page).toContain(text);
-      }
-      const verify = await runCli(["verify", "--config", ws.configFile]);
-      expect(verify.code, verify.stdout + verify.stderr).toBe(0);
-    } finally {
-      await writeFile(ws.configFile, JSON.stringify(baseConfig, null, 2));
+    const ws = await ownWorkspace(base, published, change);
+    const sync = await runCli(["site", "sync", "--config", ws.configFile]);
+    expect(sync.code, sync.stderr).toBe(0);
+    const files = ["releases/appcast.xml", "api/v1/plugins/bridge-plugin/appcast.xml"];
+    const channels = channelsOf(...files.map((file) => path.join(ws.storeDir, file)));
+    expect(channels).toHaveLength(files.length);
+    for (const channel of channels) appcast(channel);
+    for (const page of ["index.html", "changelog.html"]) {
+      const html = await readFile(path.join(ws.storeDir, page), "utf8");
+      for (const text of pages) expect(html, page).toContain(text);
     }
+    const verify = await runCli(["verify", "--config", ws.configFile]);
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   });
 });
 
-describe("site build --out after a config change", () => {
+describe.concurrent("site build --out after a config change", () => {
   // One field is enough here: both commands call the same function (the fields are covered above).
   it.each(CHANGES.slice(0, 1))("$field: the same rule as site sync: the folder's appcast and pages show the new value, and the folder's appcast is the store's", async ({ change, appcast, pages }) => {
-    await rm(ws.storeDir, { recursive: true, force: true });
-    await cp(published, ws.storeDir, { recursive: true, verbatimSymlinks: true });
+    const ws = await ownWorkspace(base, published, change);
     const out = path.join(ws.dir, "site-out");
-    await rm(out, { recursive: true, force: true });
-    await writeFile(ws.configFile, JSON.stringify({ ...baseConfig, ...change }, null, 2));
     try {
       const build = await runCli(["site", "build", "--out", out, "--config", ws.configFile]);
       expect(build.code, build.stderr).toBe(0);
@@ -94,13 +90,12 @@ describe("site build --out after a config change", () => {
       const verify = await runCli(["verify", "--config", ws.configFile]);
       expect(verify.code, verify.stdout + verify.stderr).toBe(0);
     } finally {
-      await writeFile(ws.configFile, JSON.stringify(baseConfig, null, 2));
       await rm(out, { recursive: true, force: true });
     }
   });
 });
 
-describe("site sync after a config change on a signed appcast", () => {
+describe.concurrent("site sync after a config change on a signed appcast", () => {
   // 1.0.0 published once with a signed appcast; the two tests that start from that store each take a copy.
   let signedOne: Workspace;
   beforeAll(async () => {
@@ -149,23 +144,17 @@ describe("site sync after a config change on a signed appcast", () => {
   });
 
   it("appcast.signedFeed switched on over an unsigned appcast: site sync is refused (E_KEY), not called up to date; rebuild with the key signs it", async () => {
-    await rm(ws.storeDir, { recursive: true, force: true });
-    await cp(published, ws.storeDir, { recursive: true, verbatimSymlinks: true });
-    await writeFile(ws.configFile, JSON.stringify({ ...baseConfig, appcast: { signedFeed: true } }, null, 2));
-    try {
-      const before = await snapshotTree(ws.storeDir);
-      const sync = await runCli(["site", "sync", "--config", ws.configFile]);
-      expect(sync.code, sync.stdout + sync.stderr).toBe(6);
-      expect(sync.stderr).toContain("relcast rebuild --key-file");
-      expect(await snapshotTree(ws.storeDir)).toEqual(before);
-      const rebuilt = await runCli(["rebuild", "--config", ws.configFile, "--key-file", ws.keyFile]);
-      expect(rebuilt.code, rebuilt.stderr).toBe(0);
-      const text = await readFile(path.join(ws.storeDir, "releases/appcast.xml"), "utf8");
-      expect(text).toContain("<!-- sparkle-signatures:\nedSignature: ");
-      expect((await runCli(["verify", "--config", ws.configFile])).code).toBe(0);
-    } finally {
-      await writeFile(ws.configFile, JSON.stringify(baseConfig, null, 2));
-    }
+    const ws = await ownWorkspace(base, published, { appcast: { signedFeed: true } });
+    const before = await snapshotTree(ws.storeDir);
+    const sync = await runCli(["site", "sync", "--config", ws.configFile]);
+    expect(sync.code, sync.stdout + sync.stderr).toBe(6);
+    expect(sync.stderr).toContain("relcast rebuild --key-file");
+    expect(await snapshotTree(ws.storeDir)).toEqual(before);
+    const rebuilt = await runCli(["rebuild", "--config", ws.configFile, "--key-file", ws.keyFile]);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    const text = await readFile(path.join(ws.storeDir, "releases/appcast.xml"), "utf8");
+    expect(text).toContain("<!-- sparkle-signatures:\nedSignature: ");
+    expect((await runCli(["verify", "--config", ws.configFile])).code).toBe(0);
   });
 
   it("with hosted notes pages: an unchanged config syncs without the key, and a maxAppcastItems change (items, not the channel) is refused", async () => {

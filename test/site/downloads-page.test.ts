@@ -55,6 +55,10 @@ describe.skipIf(!browserPath.path)(`the product site in headless Chromium${brows
   const overflow = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
   beforeAll(async () => {
+    // Chromium starts while the releases publish (it waits on nothing of theirs); awaited below. Set as soon as it is
+    // up, so afterAll closes it even when a publish fails first.
+    const launched = launchChromium(browserPath.path!).then((b) => (browser = b));
+    launched.catch(() => {}); // a failed launch is reported where it is awaited, not as an unhandled rejection first
     const ws = await storeWorkspace();
     for (const r of RELEASES) {
       const p = await ws.plugin(r.version, r.build, r.icon ? { icon: { file: "AppIcon.icns", bytes: typicalIcns() } } : {});
@@ -64,7 +68,7 @@ describe.skipIf(!browserPath.path)(`the product site in headless Chromium${brows
     }
     expect((await runCli(["yank", "1.1.0", "--reason", "corrupt <b>download</b>", "--config", ws.configFile])).code).toBe(0);
     server = await startServe(["--config", ws.configFile]);
-    browser = await launchChromium(browserPath.path!);
+    await launched;
     await mkdir(ARTIFACTS, { recursive: true });
   });
   afterAll(async () => {

@@ -27,6 +27,27 @@ const PUBLIC_FILES = [
   "downloads/bridge-plugin-latest.dmg", "downloads/bridge-plugin-latest.json", "downloads/bridge-plugin-latest.zip", "index.html",
 ].sort();
 
+const motoReason = motoUnavailableReason();
+
+/**
+ * The S3 test's moto server and its demo publishes, started when the file starts (a file-level beforeAll that does
+ * not wait for them), so they run while the folder tests run instead of after them. Its test awaits it.
+ */
+let s3Ready: Promise<{ moto: MotoServer; ws: Workspace; records: Array<Record<string, any>> }> | undefined;
+beforeAll(() => {
+  if (motoReason) return;
+  s3Ready = (async () => {
+    const moto = await startMotoServer();
+    const ws = await storeWorkspace(moto);
+    return { moto, ws, records: await publishDemoReleases(ws) };
+  })();
+  // Failures are reported by the test that awaits it; this only keeps an early one from being an unhandled rejection.
+  s3Ready.catch(() => {});
+});
+afterAll(async () => {
+  await (await s3Ready?.catch(() => undefined))?.moto.stop();
+});
+
 // The demo releases published once into a folder store; each folder test works on its own copy of that workspace.
 let published: { ws: Workspace; records: Array<Record<string, any>> };
 beforeAll(async () => {
@@ -34,7 +55,7 @@ beforeAll(async () => {
   published = { ws, records: await publishDemoReleases(ws) };
 });
 
-describe("relcast site sync on an older folder store", () => {
+describe.concurrent("relcast site sync on an older folder store", () => {
   it("an old store (no public files) gets a verify warning; site sync writes the public site; a missing download is a problem", async () => {
     const ws = await cloneWorkspace(published.ws);
     const { records } = published;
@@ -57,7 +78,7 @@ describe("relcast site sync on an older folder store", () => {
   });
 });
 
-describe("relcast site build --out", () => {
+describe.concurrent("relcast site build --out", () => {
   it("is refused inside a folder store (or through a link to it), and nothing is written", async () => {
     const ws = await cloneWorkspace(published.ws);
     const before = await files(ws.storeDir);
@@ -76,17 +97,9 @@ describe("relcast site build --out", () => {
   });
 });
 
-const motoReason = motoUnavailableReason();
 describe.skipIf(Boolean(motoReason))(`relcast site build from an S3 store (moto)${motoReason ? ` — skipped: ${motoReason}` : ""}`, () => {
-  let moto: MotoServer;
-  beforeAll(async () => {
-    moto = await startMotoServer();
-  });
-  afterAll(async () => moto?.stop());
-
   it("exports exactly the public tree, byte for byte, and a plain folder server answers it", async () => {
-    const ws = await storeWorkspace(moto);
-    const records = await publishDemoReleases(ws);
+    const { ws, records } = await s3Ready!;
     const out = await mkdtemp(path.join(os.tmpdir(), "relcast-site-"));
     const res = await runCli(["site", "build", "--out", out, "--config", ws.configFile]);
     expect(res.code, res.stderr).toBe(0);

@@ -107,20 +107,34 @@ describe("relcast yank / unyank on a folder store", () => {
 });
 
 const motoReason = motoUnavailableReason();
-describe.skipIf(Boolean(motoReason))(`relcast yank on an S3 store (moto)${motoReason ? ` — skipped: ${motoReason}` : ""}`, () => {
-  let moto: MotoServer;
-  beforeAll(async () => {
-    moto = await startMotoServer();
-  });
-  afterAll(async () => moto?.stop());
 
-  it("moves latest back and out of the appcast, and unyank restores it; verify passes after each", async () => {
+/**
+ * The S3 scenario's moto server and its two publishes, started when the file starts (a file-level beforeAll that
+ * does not wait for them), so they run while the folder tests above run instead of after them. Its test awaits it.
+ */
+let s3Ready: Promise<{ moto: MotoServer; ws: Workspace }> | undefined;
+beforeAll(() => {
+  if (motoReason) return;
+  s3Ready = (async () => {
+    const moto = await startMotoServer();
     const ws = await storeWorkspace(moto);
     // The two newest demo releases: yanking the newer moves latest back to the older (the folder store above has the third).
     for (const r of DEMO_RELEASES.slice(1)) {
       const res = await runCli(ws.publishArgs(await ws.plugin(r.version, r.build), r.version, ["--published-at", r.at]));
       expect(res.code, res.stderr).toBe(0);
     }
+    return { moto, ws };
+  })();
+  // Failures are reported by the test that awaits it; this only keeps an early one from being an unhandled rejection.
+  s3Ready.catch(() => {});
+});
+afterAll(async () => {
+  await (await s3Ready?.catch(() => undefined))?.moto.stop();
+});
+
+describe.skipIf(Boolean(motoReason))(`relcast yank on an S3 store (moto)${motoReason ? ` — skipped: ${motoReason}` : ""}`, () => {
+  it("moves latest back and out of the appcast, and unyank restores it; verify passes after each", async () => {
+    const { ws } = await s3Ready!;
     expect((await cli(ws, "yank", "1.2.0")).code).toBe(0);
     const afterYank = await cli(ws, "verify", "--json");
     expect(afterYank.code, afterYank.stdout).toBe(0);

@@ -2,7 +2,8 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile, access } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../helpers/run-cli.js";
+import { limit, pluginIn } from "../helpers/release-kit.js";
+import { runCli as runCliNow } from "../helpers/run-cli.js";
 import { startServe } from "../helpers/serve-process.js";
 import { walkFiles } from "../helpers/walk-files.js";
 import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
@@ -24,7 +25,12 @@ const curl = (url: string) => {
 };
 const exists = (f: string) => access(f).then(() => true, () => false);
 
-describe("verify, serve, site and publish against a store someone tampered with", () => {
+// The tests each work on a store copy of their own and run at the same time; at most three CLI runs of this file
+// at once (each waits on its child). The publishes in beforeAll still run one after the other.
+const slot = limit(3);
+const runCli = (...args: Parameters<typeof runCliNow>) => slot(() => runCliNow(...args));
+
+describe.concurrent("verify, serve, site and publish against a store someone tampered with", () => {
   let ws: Workspace;
   let copies: string;
   let n = 0;
@@ -127,7 +133,7 @@ describe("verify, serve, site and publish against a store someone tampered with"
     expect(res.code, res.stdout).toBe(11);
     expect(res.stdout).toMatch(/versions\.0\.summary has a character feeds cannot hold \(line 1, column 6: character U\+001B/);
     const before = await snapshotTree(store);
-    const pub = await runCli([...ws.publishArgs(await ws.plugin("1.2.0", 120), "1.2.0"), "--store", `file://${store}`]);
+    const pub = await runCli([...ws.publishArgs(await pluginIn(ws, "refused-read", "1.2.0", 120), "1.2.0"), "--store", `file://${store}`]);
     expect(pub.code, pub.stderr).toBe(12);
     expect(await snapshotTree(store)).toEqual(before);
   });
@@ -223,7 +229,7 @@ describe("verify, serve, site and publish against a store someone tampered with"
       // (walkFiles would read the link as a file: snapshot the real folders.)
       const before = await snapshotTree(path.join(s, "releases"));
       const outsideBefore = await snapshotTree(outside);
-      const res = await runCli([...ws.publishArgs(await ws.plugin("1.2.0", 120), "1.2.0"), "--store", `file://${s}`]);
+      const res = await runCli([...ws.publishArgs(await pluginIn(ws, "refused-link", "1.2.0", 120), "1.2.0"), "--store", `file://${s}`]);
       expect(res.code, res.stderr).toBe(9);
       expect(res.stderr).toMatch(/E_STORE\]: the store holds what relcast never writes: downloads is a symbolic link/);
       expect(await snapshotTree(path.join(s, "releases"))).toEqual(before);

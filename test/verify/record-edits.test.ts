@@ -1,18 +1,27 @@
-import { cp, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../helpers/run-cli.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { limit } from "../helpers/release-kit.js";
+import { runCli as runCliNow } from "../helpers/run-cli.js";
+import { ownWorkspace } from "../helpers/st4v-own-workspace.js";
 import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
 
 /**
  * A release record is written once at publish. An edit to it afterwards (a summary, a Sparkle option, a time
  * field) must show in verify, and a rebuild that copies it into catalog, appcast and pages must say so.
  */
-describe("edited release records", () => {
-  let ws: Workspace;
-  const rel = (...parts: string[]) => path.join(ws.storeDir, "releases", ...parts);
-  const verify = () => runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]);
-  const rebuild = (...more: string[]) => runCli(["rebuild", "--config", ws.configFile, ...more]);
+// Each test edits a workspace of its own (a copy of the published store beside the config), so the tests run at the
+// same time; at most three CLI runs of this file at once (each waits on its child).
+const slot = limit(3);
+const runCli = (...args: Parameters<typeof runCliNow>) => slot(() => runCliNow(...args));
+
+describe.concurrent("edited release records", () => {
+  let base: Workspace;
+  const tools = (ws: Workspace) => ({
+    rel: (...parts: string[]) => path.join(ws.storeDir, "releases", ...parts),
+    verify: () => runCli(["verify", "--config", ws.configFile, "--public-key", ws.key.publicKeyBase64]),
+    rebuild: (...more: string[]) => runCli(["rebuild", "--config", ws.configFile, ...more]),
+  });
 
   async function editJson(file: string, edit: (value: Record<string, any>) => void): Promise<void> {
     const value = JSON.parse(await readFile(file, "utf8"));
@@ -20,10 +29,12 @@ describe("edited release records", () => {
     await writeFile(file, JSON.stringify(value, null, 2) + "\n");
   }
 
-  // Each test starts from the store as published (a copy, not a rebuild: the tests' own rebuilds are what they check).
-  const published = () => path.join(ws.dir, "published");
+  // Each test starts from a copy of the store as published (a copy, not a rebuild: the tests' own rebuilds are what they check).
+  const published = () => path.join(base.dir, "published");
+  const own = async () => tools(await ownWorkspace(base, published()));
   beforeAll(async () => {
-    ws = await makeWorkspace({ timezone: "Europe/Berlin" });
+    base = await makeWorkspace({ timezone: "Europe/Berlin" });
+    const ws = base;
     for (const [version, build] of [["1.0.0", 100], ["1.1.0", 110]] as const) {
       const p = await ws.plugin(version, build, { plist: { LSMinimumSystemVersion: "12.0" } });
       const res = await runCli(ws.publishArgs(p, version, ["--summary", `Release ${version}`, "--quiet"]));
@@ -33,17 +44,15 @@ describe("edited release records", () => {
     expect(yank.code, yank.stderr).toBe(0);
     await cp(ws.storeDir, published(), { recursive: true, verbatimSymlinks: true });
   });
-  afterEach(async () => {
-    await rm(ws.storeDir, { recursive: true, force: true });
-    await cp(published(), ws.storeDir, { recursive: true, verbatimSymlinks: true });
-  });
 
   it("passes the untouched store: the yank state is the catalog's alone", async () => {
+    const { verify } = await own();
     const res = await verify();
     expect(res.code, res.stdout + res.stderr).toBe(0);
   });
 
   it("names each edited field in verify, and rebuild --dry-run and rebuild name the release they change", async () => {
+    const { rel, verify, rebuild } = await own();
     const record = rel("1.0.0", "release.json");
     await editJson(record, (r) => {
       r.autoupdate.minimumSystemVersion = "9.0";
@@ -81,6 +90,7 @@ describe("edited release records", () => {
   });
 
   it("names a record whose notes or times disagree with themselves, also after a rebuild copied them", async () => {
+    const { rel, verify, rebuild } = await own();
     const record = rel("1.0.0", "release.json");
     await editJson(record, (r) => {
       r.releaseNotesList = [...r.releaseNotesList, "Added by hand"];
@@ -94,6 +104,7 @@ describe("edited release records", () => {
   });
 
   it("names a bidirectional control in a stored record (here its summary, copied into catalog and pages by a rebuild) as a problem of that release", async () => {
+    const { rel, verify, rebuild } = await own();
     const record = rel("1.0.0", "release.json");
     await editJson(record, (r) => { r.summary = "Release \u202E0.0.2"; });
     expect((await rebuild()).code).toBe(0);
@@ -104,6 +115,7 @@ describe("edited release records", () => {
   });
 
   it("names a character reference in stored Markdown notes that renders as a bidirectional control (the appcast and pages show it decoded)", async () => {
+    const { rel, verify, rebuild } = await own();
     const record = rel("1.0.0", "release.json");
     await editJson(record, (r) => { r.releaseNotesMarkdown = "- Fixed &#x202E;gpj.exe crash\n"; });
     expect((await rebuild()).code).toBe(0);

@@ -8,55 +8,61 @@
 import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../helpers/run-cli.js";
+import { limit } from "../helpers/release-kit.js";
+import { runCli as runCliNow } from "../helpers/run-cli.js";
+import { ownWorkspace } from "../helpers/st4v-own-workspace.js";
 import { makeWorkspace, snapshotTree, type Workspace } from "../helpers/workspace.js";
 
-let ws: Workspace;
+// Every test works on a workspace of its own (the config, whose store is `file://./store`, beside a copy of a saved
+// store), so the tests run at the same time; at most three CLI runs of this file at once (each waits on its child).
+const slot = limit(3);
+const runCli = (...args: Parameters<typeof runCliNow>) => slot(() => runCliNow(...args));
+
+let base: Workspace;
 let afterFirst: string;
 let afterBoth: string;
 
-async function restore(from: string): Promise<void> {
-  await rm(ws.storeDir, { recursive: true, force: true });
-  await cp(from, ws.storeDir, { recursive: true, verbatimSymlinks: true });
-}
+const restore = (from: string) => ownWorkspace(base, from);
 
 beforeAll(async () => {
-  ws = await makeWorkspace();
-  afterFirst = path.join(ws.dir, "after-first");
-  afterBoth = path.join(ws.dir, "after-both");
+  base = await makeWorkspace();
+  afterFirst = path.join(base.dir, "after-first");
+  afterBoth = path.join(base.dir, "after-both");
   for (const [v, b] of [["1.0.0", 100], ["1.1.0", 110]] as const) {
-    const p = await ws.plugin(v, b);
-    const res = await runCli(ws.publishArgs(p, v, ["--published-at", `2026-0${b === 100 ? 1 : 2}-01T00:00:00Z`]));
+    const p = await base.plugin(v, b);
+    const res = await runCli(base.publishArgs(p, v, ["--published-at", `2026-0${b === 100 ? 1 : 2}-01T00:00:00Z`]));
     expect(res.code, res.stderr).toBe(0);
-    await cp(ws.storeDir, v === "1.0.0" ? afterFirst : afterBoth, { recursive: true, verbatimSymlinks: true });
+    await cp(base.storeDir, v === "1.0.0" ? afterFirst : afterBoth, { recursive: true, verbatimSymlinks: true });
   }
 });
 afterAll(async () => {
-  await rm(ws.dir, { recursive: true, force: true });
+  await rm(base.dir, { recursive: true, force: true });
 });
 
 /** The store as a publish of 1.1.0 leaves it when it stops after the record, before the feeds. */
-async function interruptedPublish(): Promise<void> {
-  await restore(afterBoth);
+async function interruptedPublish(): Promise<Workspace> {
+  const ws = await restore(afterBoth);
   for (const key of ["catalog.json", "appcast.xml"]) await cp(path.join(afterFirst, "releases", key), path.join(ws.storeDir, "releases", key));
+  return ws;
 }
 
 /** The store after 1.0.0, plus these objects of 1.1.0 as an upload that stopped before the record leaves them. */
-async function uploadedWithoutRecord(names: readonly string[]): Promise<void> {
-  await restore(afterFirst);
+async function uploadedWithoutRecord(names: readonly string[]): Promise<Workspace> {
+  const ws = await restore(afterFirst);
   await mkdir(path.join(ws.storeDir, "releases", "1.1.0"));
   for (const name of names) await cp(path.join(afterBoth, "releases", "1.1.0", name), path.join(ws.storeDir, "releases", "1.1.0", name));
+  return ws;
 }
 
-describe("verify accounts for every record", () => {
+describe.concurrent("verify accounts for every record", () => {
   it("the published store verifies", async () => {
-    await restore(afterBoth);
+    const ws = await restore(afterBoth);
     const r = await runCli(["verify", "--config", ws.configFile]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
   });
 
   it("a record the catalog does not list is a problem (exit 11) naming the version and the repair", async () => {
-    await interruptedPublish();
+    const ws = await interruptedPublish();
     const r = await runCli(["verify", "--config", ws.configFile]);
     expect(r.code, r.stdout + r.stderr).toBe(11);
     expect(r.stdout + r.stderr).toContain("release 1.1.0 has a record (releases/1.1.0/release.json) but the catalog does not list it");
@@ -64,7 +70,7 @@ describe("verify accounts for every record", () => {
   });
 
   it("a yank marker that does not parse, or disagrees with the catalog, is a problem", async () => {
-    await restore(afterBoth);
+    const ws = await restore(afterBoth);
     const yank = await runCli(["yank", "1.0.0", "--reason", "broken", "--config", ws.configFile]);
     expect(yank.code, yank.stderr).toBe(0);
     const marker = path.join(ws.storeDir, "releases", "1.0.0", "yank.json");
@@ -82,7 +88,7 @@ describe("verify accounts for every record", () => {
   });
 
   it("a record under another version's folder is a problem naming both", async () => {
-    await restore(afterBoth);
+    const ws = await restore(afterBoth);
     await mkdir(path.join(ws.storeDir, "releases", "2.0.0"));
     await cp(path.join(ws.storeDir, "releases", "1.0.0", "release.json"), path.join(ws.storeDir, "releases", "2.0.0", "release.json"));
     const r = await runCli(["verify", "--config", ws.configFile]);
@@ -92,7 +98,7 @@ describe("verify accounts for every record", () => {
 
   it("a version folder with a disk image but no record, that the catalog does not list, is a problem naming the objects and both repairs", async () => {
     // An upload stopped after its objects, before its record (or the record deleted): a release no feed will ever show.
-    await uploadedWithoutRecord(["bridge-plugin-1.1.0.dmg", "bridge-plugin-1.1.0.zip"]);
+    const ws = await uploadedWithoutRecord(["bridge-plugin-1.1.0.dmg", "bridge-plugin-1.1.0.zip"]);
     const r = await runCli(["verify", "--config", ws.configFile]);
     expect(r.code, r.stdout + r.stderr).toBe(11);
     expect(r.stdout).toMatch(/feed: releases\/1\.1\.0\/ holds \d+ object\(s\) \(.*bridge-plugin-1\.1\.0\.dmg.*\) but no record, and the catalog does not list 1\.1\.0/);
@@ -104,7 +110,7 @@ describe("verify accounts for every record", () => {
   });
 
   it("a record-less folder without a disk image (an upload stopped before it) and an object no record names are warnings, not failures", async () => {
-    await uploadedWithoutRecord(["bridge-plugin-1.1.0.zip"]);
+    const ws = await uploadedWithoutRecord(["bridge-plugin-1.1.0.zip"]);
     await writeFile(path.join(ws.storeDir, "releases", "1.0.0", "notes-draft.txt"), "left here by hand\n");
     const r = await runCli(["verify", "--config", ws.configFile, "--json"]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -116,7 +122,7 @@ describe("verify accounts for every record", () => {
   });
 
   it("folder names read from the store are printed escaped: no newline-started workflow command, no ESC, no bidi control reaches the log", async () => {
-    await restore(afterBoth);
+    const ws = await restore(afterBoth);
     const evil = "x\n::error title=pwned::injected\n\x1b[31mRED\u202E";
     await mkdir(path.join(ws.storeDir, "releases", evil));
     await cp(path.join(afterBoth, "releases", "1.1.0", "bridge-plugin-1.1.0.dmg"), path.join(ws.storeDir, "releases", evil, "x.DMG"));
@@ -136,7 +142,7 @@ describe("verify accounts for every record", () => {
   });
 
   it("many warnings: the text report prints the first 20 and counts the rest, --json lists them all", async () => {
-    await restore(afterBoth);
+    const ws = await restore(afterBoth);
     const strays = Array.from({ length: 25 }, (_, i) => `9.${i}.0`);
     for (const v of strays) {
       await mkdir(path.join(ws.storeDir, "releases", v));
@@ -155,7 +161,7 @@ describe("verify accounts for every record", () => {
   });
 
   it("records left in a store whose catalog is gone are named", async () => {
-    await restore(afterBoth);
+    const ws = await restore(afterBoth);
     await rm(path.join(ws.storeDir, "releases", "catalog.json"));
     const r = await runCli(["verify", "--config", ws.configFile]);
     expect(r.code).toBe(11);
@@ -163,9 +169,9 @@ describe("verify accounts for every record", () => {
   });
 });
 
-describe("rebuild says what it changes", () => {
+describe.concurrent("rebuild says what it changes", () => {
   it("--dry-run prints the release it would add and writes nothing; the rebuild then adds it and verify passes", async () => {
-    await interruptedPublish();
+    const ws = await interruptedPublish();
     const before = await snapshotTree(ws.storeDir);
     const dry = await runCli(["rebuild", "--config", ws.configFile, "--dry-run"]);
     expect(dry.code, dry.stderr).toBe(0);
@@ -183,7 +189,7 @@ describe("rebuild says what it changes", () => {
   });
 
   it("prints a release it drops (its record is gone)", async () => {
-    await restore(afterBoth);
+    const ws = await restore(afterBoth);
     await rm(path.join(ws.storeDir, "releases", "1.1.0", "release.json"));
     const dry = await runCli(["rebuild", "--config", ws.configFile, "--dry-run"]);
     expect(dry.code, dry.stderr).toBe(0);
@@ -191,14 +197,14 @@ describe("rebuild says what it changes", () => {
   });
 
   it("an unchanged store: rebuild says it changes no release", async () => {
-    await restore(afterBoth);
+    const ws = await restore(afterBoth);
     const dry = await runCli(["rebuild", "--config", ws.configFile, "--dry-run"]);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stderr).toContain("would change no release in the catalog");
   });
 
   it("refuses a record in another version's folder (exit 12), with or without --dry-run, and writes nothing", async () => {
-    await restore(afterBoth);
+    const ws = await restore(afterBoth);
     await mkdir(path.join(ws.storeDir, "releases", "2.0.0"));
     await cp(path.join(ws.storeDir, "releases", "1.0.0", "release.json"), path.join(ws.storeDir, "releases", "2.0.0", "release.json"));
     const before = await snapshotTree(ws.storeDir);
@@ -214,9 +220,9 @@ describe("rebuild says what it changes", () => {
   });
 });
 
-describe("objects no version folder or key explains", () => {
+describe.concurrent("objects no version folder or key explains", () => {
   it("an object directly under releases/ (not the catalog, its index or the appcast) is a warning naming it; exit 0", async () => {
-    await restore(afterBoth);
+    const ws = await restore(afterBoth);
     await writeFile(path.join(ws.storeDir, "releases", "bridge-plugin-1.1.0.dmg"), "stray");
     await writeFile(path.join(ws.storeDir, "releases", "notes.txt"), "stray");
     const res = await runCli(["verify", "--json", "--config", ws.configFile]);
@@ -228,7 +234,7 @@ describe("objects no version folder or key explains", () => {
   });
 
   it("a file or folder whose name is not UTF-8 (folder store) is a warning showing its bytes; exit 0", async () => {
-    await restore(afterBoth);
+    const ws = await restore(afterBoth);
     const dir = path.join(ws.storeDir, "releases", "1.1.0");
     // "café.dmg" in Latin-1: the byte 0xE9 alone is not UTF-8.
     await writeFile(Buffer.concat([Buffer.from(`${dir}/caf`), Buffer.from([0xe9]), Buffer.from(".dmg")]), "stray");
@@ -243,7 +249,7 @@ describe("objects no version folder or key explains", () => {
   });
 
   it("a file whose name is not UTF-8 under the plugin's own public names is a problem (a static host serves it); exit 11", async () => {
-    await restore(afterBoth);
+    const ws = await restore(afterBoth);
     await writeFile(Buffer.concat([Buffer.from(`${ws.storeDir}/downloads/bridge-plugin-`), Buffer.from([0xff]), Buffer.from(".dmg")]), "not published");
     await writeFile(Buffer.concat([Buffer.from(`${ws.storeDir}/releases/latest/bridge-plugin-`), Buffer.from([0xfe]), Buffer.from(".zip")]), "not published");
     const res = await runCli(["verify", "--json", "--config", ws.configFile]);

@@ -7,7 +7,8 @@ import { renderAppcast } from "../../src/domain/appcast.js";
 import { appcastOptionsFor } from "../../src/domain/appcast.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { newKey } from "../helpers/workspace.js";
-import { runCli } from "../helpers/run-cli.js";
+import { limit, pluginIn } from "../helpers/release-kit.js";
+import { runCli as runCliNow } from "../helpers/run-cli.js";
 import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
 
 /** Rewrites a bundle's Info.plist as a binary plist with Python's plistlib (an independent writer). */
@@ -31,7 +32,12 @@ for r in json.load(open(store + "/releases/catalog.json"))["versions"]:
         print(r["version"], "bad")
 `;
 
-describe("relcast verify on a folder store", () => {
+// The tests each work on a store copy of their own and run at the same time; at most three CLI runs of this file
+// at once (each waits on its child). The publishes in beforeAll still run one after the other.
+const slot = limit(3);
+const runCli = (...args: Parameters<typeof runCliNow>) => slot(() => runCliNow(...args));
+
+describe.concurrent("relcast verify on a folder store", () => {
   let ws: Workspace;
   let copies: string;
   let n = 0;
@@ -144,7 +150,7 @@ describe("relcast verify on a folder store", () => {
   it("names both releases of a build-order violation that two pipelines wrote past each other", async () => {
     const store = await copyStore();
     const side = path.join(copies, `side-${n++}`);
-    const p = await ws.plugin("1.0.2", 112);
+    const p = await pluginIn(ws, "v102", "1.0.2", 112);
     const pub = await runCli([...ws.publishArgs(p, "1.0.2"), "--store", `file://${side}`, "--quiet"]);
     expect(pub.code, pub.stderr).toBe(0);
     await mkdir(rel(store, "1.0.2"));
@@ -160,7 +166,7 @@ describe("relcast verify on a folder store", () => {
 
   it("names the release whose archive's Info.plist does not carry the item's build", async () => {
     const store = await copyStore();
-    const p = await ws.plugin("1.3.0", 130);
+    const p = await pluginIn(ws, "v130", "1.3.0", 130);
     const plist = path.join(p.app, "Contents", "Info.plist");
     await writeFile(plist, (await readFile(plist, "utf8")).replace("<string>130</string>", "<string>130b</string>"));
     const pub = await runCli([...ws.publishArgs(p, "1.3.0", ["--build-number", "130"]), "--store", `file://${store}`]);
@@ -201,7 +207,7 @@ describe("relcast verify on a folder store", () => {
 
   it("fails on a publish killed between its latest and feeds steps, naming the release and the repair (issue 33)", async () => {
     const store = await copyStore();
-    const p = await ws.plugin("1.4.0", 140);
+    const p = await pluginIn(ws, "v140", "1.4.0", 140);
     const killed = await runCli([...ws.publishArgs(p, "1.4.0"), "--store", `file://${store}`], { env: { RELCAST_FAILPOINT: "before:feeds" } });
     expect(killed.signal).toBe("SIGKILL");
     const res = await verify(store);

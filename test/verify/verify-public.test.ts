@@ -3,7 +3,8 @@ import { execFileSync } from "node:child_process";
 import { cp, mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../helpers/run-cli.js";
+import { limit, pluginIn } from "../helpers/release-kit.js";
+import { runCli as runCliNow } from "../helpers/run-cli.js";
 import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
 
 /** Each feed as Sparkle reads it, by Python's expat (xml.etree): one entry per item, a line of JSON per file (one interpreter for the list). */
@@ -56,7 +57,12 @@ const CATALOG = "api/v1/plugins/bridge-plugin/releases.json";
 const DELTA = "downloads/bridge-plugin-1.2.0-from-1.1.0.delta";
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
-describe("verify checks what installed copies and people read: the public feeds, pages and delta copies", () => {
+// The tests each verify a copy of their own and run at the same time; at most three CLI runs of this file at once
+// (each waits on its child). Only the three publishes in beforeAll run one after the other.
+const slot = limit(3);
+const runCli = (...args: Parameters<typeof runCliNow>) => slot(() => runCliNow(...args));
+
+describe.concurrent("verify checks what installed copies and people read: the public feeds, pages and delta copies", () => {
   let ws: Workspace;
   let copies: string;
   let n = 0;
@@ -453,7 +459,7 @@ describe("verify checks what installed copies and people read: the public feeds,
 
     beforeAll(async () => {
       killed = await copyStore();
-      const res = await runCli([...ws.publishArgs(await ws.plugin("1.3.0", 130), "1.3.0"), "--store", `file://${killed}`], { env: { RELCAST_FAILPOINT: "before:site" } });
+      const res = await runCli([...ws.publishArgs(await pluginIn(ws, "v130", "1.3.0", 130), "1.3.0"), "--store", `file://${killed}`], { env: { RELCAST_FAILPOINT: "before:site" } });
       expect(res.signal).toBe("SIGKILL");
     }, 120_000);
 
@@ -508,7 +514,7 @@ describe("verify checks what installed copies and people read: the public feeds,
 
     it("two publishes behind (both killed before their site step): exit 11", async () => {
       const store = await copyStore(killed);
-      const res = await runCli([...ws.publishArgs(await ws.plugin("1.4.0", 140), "1.4.0"), "--store", `file://${store}`], { env: { RELCAST_FAILPOINT: "before:site" } });
+      const res = await runCli([...ws.publishArgs(await pluginIn(ws, "v140", "1.4.0", 140), "1.4.0"), "--store", `file://${store}`], { env: { RELCAST_FAILPOINT: "before:site" } });
       expect(res.signal).toBe("SIGKILL");
       await expectProblem(store, /releases\.json differs from releases\/catalog\.json and is not the catalog as it was before the last publish, yank or unyank: it lists 3 releases; the catalog lists 5/);
       const synced = await runCli(["site", "sync", "--config", ws.configFile, "--store", `file://${store}`]);

@@ -1,9 +1,8 @@
 import "../helpers/python-without-shim.js"; // python3 and the aws cli without a version manager's shim (see there)
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MOTO_ENV, motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
+import { startS3Probe, type S3Probe } from "../helpers/boto3-probe.js";
+import { motoUnavailableReason, startMotoServer, type MotoServer } from "../helpers/moto-server.js";
 import { runCli } from "../helpers/run-cli.js";
 import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
 
@@ -20,11 +19,13 @@ describe.skipIf(Boolean(reason))(`verify compares S3 objects' headers with what 
   let moto: MotoServer;
   let ws: Workspace;
   const bucket = `hdr-${randomBytes(4).toString("hex")}`;
-  const aws = async (...args: string[]) => (await promisify(execFile)("aws", ["--endpoint-url", moto.endpoint, ...args], { env: { ...process.env, ...MOTO_ENV } })).stdout;
-  const head = async (key: string) => JSON.parse(await aws("s3api", "head-object", "--bucket", bucket, "--key", `site/${key}`)) as { ContentType: string; CacheControl?: string };
+  // The objects' headers are read and set by boto3 (botocore, what the aws cli is made of), one Python for the file
+  // instead of an aws cli process per call.
+  let s3: S3Probe;
+  const head = (key: string) => s3.call<{ ContentType: string; CacheControl?: string }>("head_object", { Bucket: bucket, Key: `site/${key}` });
   const setHeaders = (key: string, headers: { ContentType: string; CacheControl?: string | undefined }) =>
-    aws("s3api", "copy-object", "--bucket", bucket, "--key", `site/${key}`, "--copy-source", `${bucket}/site/${key}`, "--metadata-directive", "REPLACE",
-      "--content-type", headers.ContentType, ...(headers.CacheControl ? ["--cache-control", headers.CacheControl] : []));
+    s3.call("copy_object", { Bucket: bucket, Key: `site/${key}`, CopySource: `${bucket}/site/${key}`, MetadataDirective: "REPLACE",
+      ContentType: headers.ContentType, ...(headers.CacheControl ? { CacheControl: headers.CacheControl } : {}) });
   const verify = async () => {
     const r = await runCli(["verify", "--config", ws.configFile]);
     return { code: r.code, out: r.stdout + r.stderr };
@@ -32,9 +33,9 @@ describe.skipIf(Boolean(reason))(`verify compares S3 objects' headers with what 
 
   beforeAll(async () => {
     moto = await startMotoServer();
-    const s3 = { endpoint: moto.endpoint, forcePathStyle: true, region: "us-east-1" };
-    ws = await makeWorkspace({ store: `s3://${bucket}/site`, s3 });
-    await aws("s3api", "create-bucket", "--bucket", bucket);
+    s3 = startS3Probe(moto.endpoint);
+    ws = await makeWorkspace({ store: `s3://${bucket}/site`, s3: { endpoint: moto.endpoint, forcePathStyle: true, region: "us-east-1" } });
+    await s3.call("create_bucket", { Bucket: bucket });
     for (const [v, b] of [["1.0.0", 100], ["1.1.0", 110]] as const) {
       const r = await runCli(ws.publishArgs(await ws.plugin(v, b), v, ["--quiet"]));
       expect(r.code, r.stderr).toBe(0);
@@ -42,6 +43,7 @@ describe.skipIf(Boolean(reason))(`verify compares S3 objects' headers with what 
   }, 240_000);
 
   afterAll(async () => {
+    await s3?.close();
     await moto?.stop();
   });
 
