@@ -8,6 +8,14 @@ export interface ObjectMeta {
   lastModified: Date;
   contentType?: string;
   cacheControl?: string;
+  /**
+   * Headers relcast never writes that change what a client gets (S3 only):
+   * Content-Encoding (a client decompresses the bytes), Content-Disposition
+   * (another file name, or a download shown inline) and
+   * x-amz-website-redirect-location (website hosting answers a redirect
+   * instead of the object), by their HTTP names.
+   */
+  foreignHeaders?: Readonly<Record<string, string>>;
 }
 
 /**

@@ -8,6 +8,22 @@ export interface S3ObjectHeaders {
   LastModified?: Date | undefined;
   ContentType?: string | undefined;
   CacheControl?: string | undefined;
+  ContentEncoding?: string | undefined;
+  ContentDisposition?: string | undefined;
+  WebsiteRedirectLocation?: string | undefined;
+}
+
+/** The headers relcast never writes that change what a client gets, by their HTTP names (see ObjectMeta.foreignHeaders). */
+function foreignHeaders(h: S3ObjectHeaders): Record<string, string> | undefined {
+  const found: Record<string, string> = {};
+  const add = (name: string, value: string | undefined) => {
+    if (value !== undefined && value !== "") found[name] = value;
+  };
+  // `identity` is no encoding at all; Content-Language changes no byte a client gets.
+  if (h.ContentEncoding?.trim().toLowerCase() !== "identity") add("Content-Encoding", h.ContentEncoding);
+  add("Content-Disposition", h.ContentDisposition);
+  add("x-amz-website-redirect-location", h.WebsiteRedirectLocation);
+  return Object.keys(found).length > 0 ? found : undefined;
 }
 
 /**
@@ -15,6 +31,7 @@ export interface S3ObjectHeaders {
  * whole object's (from Content-Range `bytes a-b/total`), not the slice's.
  */
 export function metaFromHeaders(key: string, h: S3ObjectHeaders): ObjectMeta {
+  const foreign = foreignHeaders(h);
   const total = h.ContentRange ? Number(h.ContentRange.split("/")[1]) : NaN;
   return {
     key,
@@ -23,6 +40,7 @@ export function metaFromHeaders(key: string, h: S3ObjectHeaders): ObjectMeta {
     lastModified: h.LastModified ?? new Date(0),
     ...(h.ContentType !== undefined && { contentType: h.ContentType }),
     ...(h.CacheControl !== undefined && { cacheControl: h.CacheControl }),
+    ...(foreign && { foreignHeaders: foreign }),
   };
 }
 

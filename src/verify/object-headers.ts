@@ -1,5 +1,6 @@
 import { derivedCacheControl } from "../site/cache-control.js";
 import { CACHE_IMMUTABLE, contentTypeFor } from "../store/content-types.js";
+import { headerFixCommand } from "../store/header-fix.js";
 import type { ObjectMeta, ObjectStore } from "../store/object-store.js";
 
 /** The Cache-Control values relcast writes (the config's, else its defaults). */
@@ -43,11 +44,21 @@ function isRelcasts(key: string): boolean {
   return /^(releases|downloads|icons|release-notes|api)\//.test(key) || /^[^/]+\.html$/.test(key);
 }
 
-interface Mismatch { header: "Content-Type" | "Cache-Control"; has: string | undefined; wants: string; keys: string[] }
+/** Why a header relcast never writes is a problem: what it does to a client. */
+function harm(header: string): string {
+  if (header === "Content-Encoding") return " (a client decodes the bytes before it reads them: a feed, catalog or zip turns to garbage and signatures fail)";
+  if (header === "Content-Disposition") return " (a browser saves or shows the object otherwise than relcast's pages mean)";
+  if (header === "x-amz-website-redirect-location") return " (S3 website hosting answers a redirect elsewhere instead of the object)";
+  return "";
+}
+
+interface Mismatch { header: string; has: string | undefined; wants: string | undefined; keys: string[] }
 
 /**
  * Each object's Content-Type and Cache-Control, as the store served them, held
- * against what relcast writes for its key. A feed made `immutable` freezes
+ * against what relcast writes for its key, and any header relcast never
+ * writes that changes what a client gets (Content-Encoding,
+ * Content-Disposition, a website redirect). A feed made `immutable` freezes
  * Sparkle clients behind a CDN for a year; a zip served as `text/html` is a
  * page to a browser. Nothing relcast runs rewrites the headers of an object
  * whose bytes are right, so the fix is a copy onto itself with new headers.
@@ -57,7 +68,7 @@ export function headerProblems(store: ObjectStore, seen: ReadonlyMap<string, Obj
   // The folder store keeps no headers: it reports a Content-Type made from the name, and a static server derives both the same way.
   if (store.location.scheme === "file") return [];
   const groups = new Map<string, Mismatch>();
-  const add = (header: Mismatch["header"], has: string | undefined, wants: string, key: string) => {
+  const add = (header: string, has: string | undefined, wants: string | undefined, key: string) => {
     const id = JSON.stringify([header, has ?? null, wants]);
     const group = groups.get(id) ?? { header, has, wants, keys: [] };
     group.keys.push(key);
@@ -69,16 +80,17 @@ export function headerProblems(store: ObjectStore, seen: ReadonlyMap<string, Obj
     if (meta.contentType !== type) add("Content-Type", meta.contentType, type, key);
     const cache = cacheControl && (isImmutable(key) ? cacheControl.immutable : cacheControl.mutable);
     if (cache !== undefined && meta.cacheControl !== cache) add("Cache-Control", meta.cacheControl, cache, key);
+    for (const [name, value] of Object.entries(meta.foreignHeaders ?? {})) add(name, value, undefined, key);
   }
   return [...groups.values()].map(({ header, has, wants, keys }) => {
     const named = keys.slice(0, 4).map((k) => store.uriFor(k)).join(", ") + (keys.length > 4 ? ` and ${keys.length - 4} more` : "");
-    const meta = seen.get(keys[0]!)!;
-    const fix = `aws s3 cp ${store.uriFor(keys[0]!)} ${store.uriFor(keys[0]!)} --metadata-directive REPLACE --content-type "${contentTypeFor(keys[0]!)}"`
-      + (cacheControl ? ` --cache-control "${isImmutable(keys[0]!) ? cacheControl.immutable : cacheControl.mutable}"` : meta.cacheControl ? ` --cache-control "${meta.cacheControl}"` : "");
+    const first = keys[0]!;
+    const cache = cacheControl ? (isImmutable(first) ? cacheControl.immutable : cacheControl.mutable) : seen.get(first)!.cacheControl;
+    const fix = headerFixCommand(store, first, { contentType: contentTypeFor(first), cacheControl: cache });
     const why = header === "Cache-Control" && has !== undefined && /immutable/.test(has) && wants !== has
       ? " (a CDN and Sparkle may keep an immutable copy for its max-age: invalidate it after the fix)"
       : "";
-    return `${named} ${keys.length === 1 ? "is" : "are"} served with ${header} ${has === undefined ? "(none)" : JSON.stringify(has)}; relcast writes ${JSON.stringify(wants)}${why}. `
-      + `No relcast command rewrites the headers of an object whose bytes are right: copy ${keys.length === 1 ? "it" : "each"} onto itself with the right headers, e.g. ${fix}`;
+    return `${named} ${keys.length === 1 ? "is" : "are"} served with ${header} ${has === undefined ? "(none)" : JSON.stringify(has)}; relcast writes ${wants === undefined ? "none" : JSON.stringify(wants)}${why}${harm(header)}. `
+      + `No relcast command rewrites the headers of an object whose bytes are right (it may be another run's): copy ${keys.length === 1 ? "it" : "each"} onto itself with relcast's headers only, e.g. ${fix}`;
   });
 }

@@ -1,7 +1,7 @@
 import "../helpers/python-without-shim.js"; // python3 (moto) without a version manager's shim (see there)
 import { createHash, randomBytes } from "node:crypto";
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import os from "node:os";
 import path from "node:path";
@@ -48,6 +48,11 @@ describe("a create-only put that finds the same bytes already there", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  const writeTemp = async (bytes: Buffer) => {
+    const file = path.join(dir, `body-${randomBytes(4).toString("hex")}`);
+    await writeFile(file, bytes);
+    return file;
+  };
   const run = async (w: PutWrite) => {
     const lines: string[] = [];
     const t = applyTarget(store, (l) => lines.push(l));
@@ -55,15 +60,29 @@ describe("a create-only put that finds the same bytes already there", () => {
     return { lines, t };
   };
 
-  it("with other headers (S3): rewrites them in place, same bytes, so no wrong-typed or wrongly cached object stays", async () => {
+  // The object may be the release of a run that won the race (with another cacheControl setting): a rewrite in place
+  // would change its ETag under that run's pinned copies and leave this run's headers on its release.
+  it("with other headers (S3): E_CONFLICT naming them and the aws fix; the object, its headers and its ETag are left alone", async () => {
     const bytes = Buffer.from('{"version":"1.2.0"}\n');
     await store.put("releases/1.2.0/release.json", bytes, { contentType: "text/plain", cacheControl: "no-cache" });
-    const { lines, t } = await run(recordWrite("releases/1.2.0/release.json", bytes));
-    expect(lines.join("\n")).toMatch(/release\.json was written meanwhile with the same bytes but Content-Type "text\/plain" \(relcast writes "application\/json"\) and Cache-Control "no-cache" \(relcast writes "public, max-age=31536000, immutable"\); rewrote its headers in place/);
-    const after = await awsGet(moto.server.endpoint, bucket, "releases/1.2.0/release.json", dir);
-    expect(after).toMatchObject({ type: "application/json", cache: IMMUTABLE });
-    expect(after.body).toEqual(bytes);
-    expect(t.etags.get("releases/1.2.0/release.json")).toBe(after.etag);
+    const before = await awsGet(moto.server.endpoint, bucket, "releases/1.2.0/release.json", dir);
+    const failed = run(recordWrite("releases/1.2.0/release.json", bytes));
+    await expect(failed).rejects.toMatchObject({ code: "E_CONFLICT" });
+    const err = (await failed.catch((e: unknown) => e)) as { message: string; hint: string };
+    expect(err.message).toMatch(/release\.json is already there with the same bytes but Content-Type "text\/plain" \(relcast writes "application\/json"\) and Cache-Control "no-cache" \(relcast writes "public, max-age=31536000, immutable"\); relcast left it as it is/);
+    expect(err.hint).toMatch(/aws s3 cp s3:\/\/\S+\/site\/releases\/1\.2\.0\/release\.json \S+ --metadata-directive REPLACE --content-type "application\/json" --cache-control "public, max-age=31536000, immutable"/);
+    expect(await awsGet(moto.server.endpoint, bucket, "releases/1.2.0/release.json", dir)).toEqual(before);
+  });
+
+  it("the same bytes with a header relcast never writes (Content-Encoding: gzip): E_CONFLICT, not kept silently, left alone", async () => {
+    const bytes = Buffer.from('{"version":"1.2.1"}\n');
+    const key = "site/releases/1.2.1/release.json";
+    await promisify(execFile)("aws", ["--endpoint-url", moto.server.endpoint, "s3api", "put-object", "--bucket", bucket, "--key", key, "--body", await writeTemp(bytes),
+      "--content-type", "application/json", "--cache-control", IMMUTABLE, "--content-encoding", "gzip"], { env: { ...process.env, ...MOTO_ENV } });
+    const before = await awsGet(moto.server.endpoint, bucket, "releases/1.2.1/release.json", dir);
+    const failed = run(recordWrite("releases/1.2.1/release.json", bytes));
+    await expect(failed).rejects.toMatchObject({ code: "E_CONFLICT", message: expect.stringMatching(/Content-Encoding "gzip" \(relcast writes none\)/) });
+    expect(await awsGet(moto.server.endpoint, bucket, "releases/1.2.1/release.json", dir)).toEqual(before);
   });
 
   it("with the same headers: kept as it is, nothing written", async () => {
