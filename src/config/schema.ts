@@ -45,6 +45,21 @@ export const xmlText = () => z.string().superRefine((value, ctx) => {
   if (bidi) ctx.addIssue({ code: "custom", message: `${bidi}; remove it` });
 });
 
+/**
+ * A value relcast sends as an HTTP header (Cache-Control): printable ASCII,
+ * spaces inside only. S3 trims surrounding whitespace (so verify would find
+ * the stored value unequal forever) and the upload refuses a control
+ * character or a newline; refused here, where the fix is.
+ */
+const headerValue = () => z.string().min(1).superRefine((value, ctx) => {
+  if (value.trim() !== value) ctx.addIssue({ code: "custom", message: `starts or ends with whitespace, which S3 drops from the header it stores; write ${JSON.stringify(value.trim())}` });
+  const bad = [...value].find((c) => c < " " || c > "~");
+  if (bad !== undefined) {
+    const code = `U+${bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+    ctx.addIssue({ code: "custom", message: `holds ${code}, which an HTTP header cannot carry (printable ASCII and inner spaces only); remove it` });
+  }
+});
+
 const httpUrlTemplate = z.string().superRefine((value, ctx) => {
   const problem = httpUrlTemplateProblem(value);
   if (problem) ctx.addIssue({ code: "custom", message: `${problem} ({version} is replaced by the release's version)` });
@@ -164,9 +179,9 @@ export const configSchema = z.strictObject({
     .meta(doc("Settings of an s3:// store (docs/s3-store.md). Credentials always come from the standard AWS chain (environment, profile, OIDC role), never from this file.")),
   cacheControl: z
     .strictObject({
-      immutable: z.string().min(1).optional()
+      immutable: headerValue().optional()
         .meta(doc("Cache-Control of objects that never change (versioned downloads, records).", "public, max-age=31536000, immutable")),
-      mutable: z.string().min(1).optional()
+      mutable: headerValue().optional()
         .meta(doc("Cache-Control of objects that change with each publish (catalog, appcast, pages, latest downloads).", "no-cache")),
     })
     .optional()
