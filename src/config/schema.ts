@@ -180,9 +180,9 @@ export const configSchema = z.strictObject({
   cacheControl: z
     .strictObject({
       immutable: headerValue().optional()
-        .meta(doc("Cache-Control of objects that never change (versioned downloads, records).", "public, max-age=31536000, immutable")),
+        .meta(doc("Cache-Control of objects that never change (versioned downloads, records). Sent as an HTTP header: printable ASCII, no surrounding whitespace.", "public, max-age=31536000, immutable")),
       mutable: headerValue().optional()
-        .meta(doc("Cache-Control of objects that change with each publish (catalog, appcast, pages, latest downloads).", "no-cache")),
+        .meta(doc("Cache-Control of objects that change with each publish (catalog, appcast, pages, latest downloads). Sent as an HTTP header: printable ASCII, no surrounding whitespace.", "no-cache")),
     })
     .optional()
     .meta(doc("Cache-Control headers given to the objects a publish writes (an S3 store serves them with each object).")),
