@@ -9,6 +9,8 @@ import { makeWorkspace, type Workspace } from "../helpers/workspace.js";
 const reason = motoUnavailableReason();
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
+interface Headers { ContentType: string; CacheControl?: string | undefined; ContentEncoding?: string; ContentDisposition?: string; WebsiteRedirectLocation?: string }
+
 /**
  * Headers are part of what the store serves: an appcast made immutable freezes
  * Sparkle clients behind a CDN, a zip served as text/html is a page. verify
@@ -22,10 +24,13 @@ describe.skipIf(Boolean(reason))(`verify compares S3 objects' headers with what 
   // The objects' headers are read and set by boto3 (botocore, what the aws cli is made of), one Python for the file
   // instead of an aws cli process per call.
   let s3: S3Probe;
-  const head = (key: string) => s3.call<{ ContentType: string; CacheControl?: string }>("head_object", { Bucket: bucket, Key: `site/${key}` });
-  const setHeaders = (key: string, headers: { ContentType: string; CacheControl?: string | undefined }) =>
-    s3.call("copy_object", { Bucket: bucket, Key: `site/${key}`, CopySource: `${bucket}/site/${key}`, MetadataDirective: "REPLACE",
-      ContentType: headers.ContentType, ...(headers.CacheControl ? { CacheControl: headers.CacheControl } : {}) });
+  const head = async (key: string): Promise<Headers> => {
+    const h = await s3.call<Headers>("head_object", { Bucket: bucket, Key: `site/${key}` });
+    return { ContentType: h.ContentType, ...(h.CacheControl !== undefined && { CacheControl: h.CacheControl }) };
+  };
+  // A REPLACE copy sets exactly the headers given: any other one the object had (Content-Encoding…) is dropped.
+  const setHeaders = (key: string, headers: Headers) =>
+    s3.call("copy_object", { Bucket: bucket, Key: `site/${key}`, CopySource: `${bucket}/site/${key}`, MetadataDirective: "REPLACE", ...headers });
   const verify = async () => {
     const r = await runCli(["verify", "--config", ws.configFile]);
     return { code: r.code, out: r.stdout + r.stderr };
@@ -54,16 +59,20 @@ describe.skipIf(Boolean(reason))(`verify compares S3 objects' headers with what 
   }, 120_000);
 
   // Each case: the headers it is given, and each problem it must be named in (objects with the same wrong value share one line).
-  const cases: Array<{ key: string; set: { ContentType: string; CacheControl?: string }; expect: RegExp[] }> = [
+  const cases: Array<{ key: string; set: Headers; expect: RegExp[] }> = [
     { key: "releases/catalog.json", set: { ContentType: "application/json", CacheControl: IMMUTABLE }, expect: [/served with Cache-Control "public, max-age=31536000, immutable"; relcast writes "no-cache" \(a CDN/] },
     { key: "api/v1/plugins/bridge-plugin/appcast.xml", set: { ContentType: "application/xml", CacheControl: IMMUTABLE }, expect: [/served with Cache-Control "public, max-age=31536000, immutable"; relcast writes "no-cache"/] },
     { key: "downloads/bridge-plugin-1.1.0.zip", set: { ContentType: "text/html", CacheControl: IMMUTABLE }, expect: [/served with Content-Type "text\/html"; relcast writes "application\/zip"/] },
     { key: "downloads/bridge-plugin-latest.json", set: { ContentType: "text/html", CacheControl: IMMUTABLE }, expect: [/served with Content-Type "text\/html"; relcast writes "application\/json"/, /served with Cache-Control "public, max-age=31536000, immutable"; relcast writes "no-cache"/] },
     { key: "index.html", set: { ContentType: "application/octet-stream" }, expect: [/served with Content-Type "application\/octet-stream"; relcast writes "text\/html; charset=utf-8"/, /served with Cache-Control \(none\); relcast writes "no-cache"/] },
     { key: "releases/1.0.0/bridge-plugin-1.0.0.dmg", set: { ContentType: "application/x-apple-diskimage", CacheControl: "no-store" }, expect: [/served with Cache-Control "no-store"; relcast writes "public, max-age=31536000, immutable"/] },
+    // Headers relcast never writes that change what a client gets: a feed Sparkle would gunzip, a page saved as a file, a download redirected away.
+    { key: "releases/appcast.xml", set: { ContentType: "application/xml", CacheControl: "no-cache", ContentEncoding: "gzip" }, expect: [/served with Content-Encoding "gzip"; relcast writes none \(a client decodes/] },
+    { key: "releases/1.0.0/bridge-plugin-1.0.0.zip", set: { ContentType: "application/zip", CacheControl: IMMUTABLE, ContentDisposition: "inline; filename=\"other.zip\"" }, expect: [/served with Content-Disposition "inline; filename=\\"other\.zip\\""; relcast writes none/] },
+    { key: "downloads/bridge-plugin-1.0.0.zip", set: { ContentType: "application/zip", CacheControl: IMMUTABLE, WebsiteRedirectLocation: "https://example.com/evil.zip" }, expect: [/served with x-amz-website-redirect-location "https:\/\/example\.com\/evil\.zip"; relcast writes none \(S3 website hosting/] },
   ];
 
-  // All six changed at once and judged by one verify run (each object's own message is asserted), then put back.
+  // All changed at once and judged by one verify run (each object's own message is asserted), then put back.
   it("each object with other headers is a problem naming what it has, what it should have and the aws command that fixes it; the fix puts the store back", async () => {
     const before = await Promise.all(cases.map((c) => head(c.key)));
     for (const c of cases) await setHeaders(c.key, c.set);
