@@ -14,6 +14,6 @@ export const latestStep: Step = {
   skip: (ctx) => (ctx.plan?.latest?.update ? false : ctx.plan?.latest?.reason ?? "no plan"),
   async run(ctx) {
     await applyPlanned(ctx, "latest");
-    await applyWrites(contextTarget(ctx), await planLatestCleanup(ctx.store, ctx.config.pluginId));
+    await applyWrites(contextTarget(ctx), await planLatestCleanup(ctx.store, ctx.config.pluginId, ctx.inputs.version, ctx.catalog?.entries));
   },
 };
