@@ -48,8 +48,10 @@ export async function unrecordedAmong(store: ObjectStore, pluginId: string, vers
  * Versions that may not be latest now, and why: yanked, a paused rollout, no
  * valid release record, or (`catalog`: the versions the run's catalog lists,
  * the authority) not in the catalog. A version about to be published
- * (`adding`) is not in the catalog yet; one another publish is adding right
- * now may be removed here and is copied back by that publish's site step.
+ * (`adding`) is not in the catalog yet. The plan passes the catalog (a
+ * planted record that passes the schema still is not listed); the cleanups
+ * after the copies pass none, so a publish under way (record written, feeds
+ * not yet) keeps what it copied.
  */
 async function withheldAmong(store: ObjectStore, pluginId: string, versions: readonly string[], adding: string | undefined, catalog: CatalogVersions | undefined): Promise<Map<string, string>> {
   const [yanked, paused, unrecorded] = await Promise.all([yankedAmong(store, versions), pausedAmong(store, versions), unrecordedAmong(store, pluginId, versions, adding)]);

@@ -1,7 +1,7 @@
 import type { RelcastConfig } from "../config/schema.js";
 import { RelcastError, SourceChangedError } from "../core/errors.js";
 import { applyWrites, type ApplyTarget } from "../apply/apply-write.js";
-import { planLatestCleanup, type CatalogVersions } from "../catalog/latest-plan.js";
+import { planLatestCleanup } from "../catalog/latest-plan.js";
 import { APPCAST_KEY, CATALOG_KEY, LATEST_PREFIX } from "../domain/release-layout.js";
 import type { PlannedWrite } from "../domain/release-plan.js";
 import type { ObjectStore } from "../store/object-store.js";
@@ -32,8 +32,6 @@ export interface PlannedSite {
   writes: PlannedWrite[];
   catalogEtag: string | undefined;
   appcastEtag: string | undefined;
-  /** The versions the catalog it was rendered from lists (undefined: not known; only records then decide what may be latest). */
-  versions?: CatalogVersions | undefined;
 }
 
 /**
@@ -58,7 +56,7 @@ export async function syncSite(t: ApplyTarget, config: RelcastConfig, options: S
       refused = [];
       const feeds = await storedFeeds(t.source, config);
       if (!feeds) return;
-      planned = { writes: await planSite(t.source, t.target, config, feeds, { ...options, refused }), catalogEtag: feeds.catalogEtag, appcastEtag: feeds.appcastEtag, versions: feeds.view.entries };
+      planned = { writes: await planSite(t.source, t.target, config, feeds, { ...options, refused }), catalogEtag: feeds.catalogEtag, appcastEtag: feeds.appcastEtag };
     }
     try {
       await applyWrites(t, planned.writes);
@@ -70,7 +68,9 @@ export async function syncSite(t: ApplyTarget, config: RelcastConfig, options: S
       continue;
     }
     if (t.source === t.target && planned.writes.some((w) => w.op === "copy" && w.needed && w.key.startsWith(LATEST_PREFIX))) {
-      const cleanup = await planLatestCleanup(t.target, config.pluginId, undefined, planned.versions);
+      // Records decide here, not the catalog this plan read: a higher version another publish is adding (its record written,
+      // its feeds not yet) stays; one no valid record backs goes.
+      const cleanup = await planLatestCleanup(t.target, config.pluginId, undefined, undefined);
       await applyWrites(t, cleanup.map((w) => ({ ...w, step: "site" })));
     }
     const [catalogNow, appcastNow] = await Promise.all([t.source.head(CATALOG_KEY), t.source.head(APPCAST_KEY)]);

@@ -14,9 +14,6 @@ export const siteStep: Step = {
   name: "site",
   async run(ctx) {
     const left = need(ctx.feedsLeft, "feeds written");
-    // The catalog this run's feeds left: the one preflight read, plus this release (a concurrent publish's are copied back by its own site step).
-    const listed = ctx.catalog?.entries;
-    const versions = listed ? { has: (v: string) => v === ctx.inputs.version || listed.has(v) } : undefined;
-    await syncSite(contextTarget(ctx), ctx.config, {}, { writes: writesOf(need(ctx.plan, "plan"), "site"), ...left, versions });
+    await syncSite(contextTarget(ctx), ctx.config, {}, { writes: writesOf(need(ctx.plan, "plan"), "site"), ...left });
   },
 };
