@@ -5,21 +5,11 @@ import path from "node:path";
 import { badNameError, namePartProblem } from "../core/entry-name-rule.js";
 import { RelcastError } from "../core/errors.js";
 import { resolveInsideBundle } from "../core/inside-tree.js";
+import { MacOSNames, sameMacOSNameError } from "../core/macos-name.js";
 import { linkTargetProblem, type TreeKind } from "../core/link-target-rule.js";
 import { nonUtf8LinkError, nonUtf8NameError, printableBytes as printable, shownTarget } from "../core/utf8-bytes.js";
 
 export { resolveInsideBundle };
-
-/**
- * The form under which APFS and HFS+ as macOS formats them by default
- * (case-insensitive) compare names: Unicode canonical decomposition (NFC
- * and NFD spellings are one name) and case folded.
- */
-function macOSNameKey(name: string): string {
-  // ASCII (nearly every name) is its own NFD form and stays ASCII when lower-cased: no trip through ICU.
-  if (/^[\x00-\x7f]*$/.test(name)) return name.toLowerCase();
-  return name.normalize("NFD").toLowerCase().normalize("NFD");
-}
 
 /**
  * What the bundle holds at `treeRel` ("/Contents/X") as a zip entry would be
@@ -59,7 +49,7 @@ export async function checkBundleTree(bundleDir: string): Promise<void> {
     // Synchronous listing and lstat: through the promise API each call costs about 50 µs of round trips
     // (150 ms for a 3,000-file bundle, before the zip can start), ten times the system calls themselves.
     const children = readdirSync(dirAbs, { withFileTypes: true, encoding: "buffer" }) as unknown as Array<Dirent<Buffer>>;
-    const seen = new Map<string, string>();
+    const seen = new MacOSNames();
     // Names for messages are made only when there is one to give: this loop runs for every entry of the bundle.
     const folder = rel === "" ? top : `${top}/${rel.slice(0, -1)}`;
     for (const child of children) {
@@ -68,16 +58,8 @@ export async function checkBundleTree(bundleDir: string): Promise<void> {
       const text = name.toString("utf8");
       const badName = namePartProblem(text);
       if (badName) throw badNameError(`${folder}/${text}`, badName);
-      const same = macOSNameKey(text);
-      const earlier = seen.get(same);
-      if (earlier !== undefined) {
-        throw new RelcastError(
-          "E_INPUT",
-          `${folder} holds "${earlier}" and "${text}", one name on macOS's default file system (it ignores case and Unicode normalization): unpacking the update would keep only one of them`,
-          "rename or remove one of the two in the bundle, then build and publish again",
-        );
-      }
-      seen.set(same, text);
+      const earlier = seen.twinOf(text);
+      if (earlier !== undefined) throw sameMacOSNameError(folder, earlier, text);
       const childRel = `${rel}${text}`;
       // A plain join: root is resolved and the name is one checked component (no "/", ".", ".." or NUL).
       const abs = `${root}/${childRel}`;

@@ -100,6 +100,18 @@ function newCatalogFile(workDir: string, attempt: number): string {
   return path.join(workDir, `catalog-${attempt}-${randomBytes(6).toString("hex")}.json`);
 }
 
+/**
+ * The ETag a view names: a catalog this plan rewrites gets the placeholder
+ * (its write stamps the new ETag into the index); an unchanged one keeps the
+ * ETag it has now, since its index is written as plain bytes and nothing
+ * stamps it (an index naming the placeholder is one no run ever trusts).
+ */
+function etagOfView(changed: boolean, etagNow: string | undefined): string {
+  if (changed) return ETAG_PLACEHOLDER;
+  if (etagNow === undefined) throw new Error("an unchanged catalog has an ETag");
+  return etagNow;
+}
+
 /** The view, if `record` goes in front of every entry and the view knows where its first entry starts. */
 function spliceAt(view: CatalogView, record: ReleaseRecord): (CatalogView & { firstOffset: number }) | undefined {
   const { firstOffset } = view;
@@ -187,12 +199,12 @@ export async function planFeeds(store: ObjectStore, config: RelcastConfig, chang
       const file = newCatalogFile(workDir, attempt);
       const result = await writeCatalog(next, file);
       changed = !current || current.body.length !== result.sizeBytes || sha256Of(current.body) !== result.sha256;
-      view = changed || !viewNow ? viewOfCatalog(next, ETAG_PLACEHOLDER, limit, result.firstOffset) : viewNow;
+      view = changed || !viewNow ? viewOfCatalog(next, etagOfView(changed, etagNow), limit, result.firstOffset) : viewNow;
       catalog = { source: { kind: "file", file, handOver: true }, sizeBytes: result.sizeBytes, sha256: result.sha256 };
     } else {
       const bytes = Buffer.from(serializeCatalog(next));
       changed = !current?.body.equals(bytes);
-      view = changed || !viewNow ? viewOfCatalog(next, ETAG_PLACEHOLDER, limit, firstEntryOffset(bytes, next)) : viewNow;
+      view = changed || !viewNow ? viewOfCatalog(next, etagOfView(changed, etagNow), limit, firstEntryOffset(bytes, next)) : viewNow;
       catalog = { source: { kind: "bytes", bytes }, sizeBytes: bytes.length, sha256: sha256Of(bytes) };
     }
   }

@@ -2,29 +2,63 @@ import semver from "semver";
 import { isPrerelease } from "../domain/version-input.js";
 import { DEFAULT_CHANNEL } from "../domain/build-order.js";
 import { LATEST_PREFIX, recordKey } from "../domain/release-layout.js";
+import { releaseRecordSchema } from "../domain/record-schema.js";
 import type { PlannedWrite } from "../domain/release-plan.js";
 import { contentTypeFor } from "../store/content-types.js";
 import type { ObjectStore } from "../store/object-store.js";
 import { latestObjects, yankedAmong } from "./latest-objects.js";
 import { pausedAmong } from "./rollout-marker.js";
 
-/**
- * Versions in `releases/latest/` that no release record backs. Every publish
- * writes its record before its latest copies, so such an object was put
- * there by hand or by another tool: it never counts as the latest (else a
- * planted `p-9.9.9.dmg` would keep every later publish from replacing it)
- * and is removed like an older one. `adding`'s record is written by this run.
- */
-async function unrecordedAmong(store: ObjectStore, versions: readonly string[], adding: string | undefined): Promise<Set<string>> {
-  const missing = await Promise.all(versions.filter((v) => v !== adding).map(async (v) => ((await store.head(recordKey(v))) ? undefined : v)));
-  return new Set(missing.filter((v): v is string => v !== undefined));
+/** The versions a catalog lists (a view's entries, or a set). */
+export type CatalogVersions = Pick<ReadonlySet<string>, "has">;
+
+/** Why `version`'s stored record does not back it, or undefined: a record relcast wrote for this version and plugin. */
+async function recordProblem(store: ObjectStore, pluginId: string, version: string): Promise<string | undefined> {
+  const got = await store.get(recordKey(version));
+  if (!got) return "no release record backs it (not published by relcast)";
+  let raw: unknown;
+  try {
+    raw = JSON.parse(got.body.toString("utf8"));
+  } catch {
+    return "its release record is not JSON (not published by relcast)";
+  }
+  const parsed = releaseRecordSchema.safeParse(raw);
+  if (!parsed.success) return "its release record is not one relcast writes";
+  if (parsed.data.version !== version) return `its release record is that of ${parsed.data.version}`;
+  if (parsed.data.pluginId !== pluginId) return `its release record belongs to plugin ${parsed.data.pluginId}`;
+  return undefined;
 }
 
-/** Versions that may not be latest now, and why: yanked, a paused rollout, or no release record. */
-async function withheldAmong(store: ObjectStore, versions: readonly string[], adding: string | undefined): Promise<Map<string, string>> {
-  const [yanked, paused, unrecorded] = await Promise.all([yankedAmong(store, versions), pausedAmong(store, versions), unrecordedAmong(store, versions, adding)]);
+/**
+ * Versions in `releases/latest/` that no valid release record backs: none,
+ * an unreadable one, or one of another version or plugin. Every publish
+ * writes its record before its latest copies, so such an object was put
+ * there by hand or by another tool: it never counts as the latest (else a
+ * planted `p-9.9.9.dmg` beside a planted record would keep every later
+ * publish from replacing it) and is removed like an older one. `adding`'s
+ * record is written by this run. Exported for the site plan, which holds
+ * `releases/latest/` to the same rule.
+ */
+export async function unrecordedAmong(store: ObjectStore, pluginId: string, versions: readonly string[], adding: string | undefined): Promise<Map<string, string>> {
+  const found = await Promise.all(versions.filter((v) => v !== adding).map(async (v) => [v, await recordProblem(store, pluginId, v)] as const));
+  return new Map(found.filter((f): f is readonly [string, string] => f[1] !== undefined));
+}
+
+/**
+ * Versions that may not be latest now, and why: yanked, a paused rollout, no
+ * valid release record, or (`catalog`: the versions the run's catalog lists,
+ * the authority) not in the catalog. A version about to be published
+ * (`adding`) is not in the catalog yet. The plan passes the catalog (a
+ * planted record that passes the schema still is not listed); the cleanups
+ * after the copies pass none, so a publish under way (record written, feeds
+ * not yet) keeps what it copied.
+ */
+async function withheldAmong(store: ObjectStore, pluginId: string, versions: readonly string[], adding: string | undefined, catalog: CatalogVersions | undefined): Promise<Map<string, string>> {
+  const [yanked, paused, unrecorded] = await Promise.all([yankedAmong(store, versions), pausedAmong(store, versions), unrecordedAmong(store, pluginId, versions, adding)]);
+  const unlisted = catalog ? versions.filter((v) => v !== adding && !catalog.has(v)) : [];
   return new Map([
-    ...[...unrecorded].map((v) => [v, "no release record backs it (not published by relcast)"] as const),
+    ...unlisted.map((v) => [v, "not in the catalog"] as const),
+    ...unrecorded,
     ...[...paused].map((v) => [v, "rollout paused"] as const),
     ...[...yanked].map((v) => [v, "yanked"] as const),
   ]);
@@ -37,10 +71,10 @@ async function withheldAmong(store: ObjectStore, versions: readonly string[], ad
  * concurrent publishers converge on the highest version without a shared
  * pointer.
  */
-export async function planLatestCleanup(store: ObjectStore, pluginId: string, adding?: string): Promise<PlannedWrite[]> {
+export async function planLatestCleanup(store: ObjectStore, pluginId: string, adding: string | undefined, catalog: CatalogVersions | undefined): Promise<PlannedWrite[]> {
   const present = await latestObjects(store, pluginId);
   const versions = [...new Set([...present.map((p) => p.version), ...(adding ? [adding] : [])])];
-  const withheld = await withheldAmong(store, versions, adding);
+  const withheld = await withheldAmong(store, pluginId, versions, adding, catalog);
   const highest = semver.rsort(versions.filter((v) => !withheld.has(v)))[0];
   return present
     .filter((o) => withheld.has(o.version) || (highest !== undefined && semver.lt(o.version, highest)))
@@ -52,9 +86,9 @@ export async function planLatestCleanup(store: ObjectStore, pluginId: string, ad
  * the stable channel that is neither a prerelease nor yanked), the copies that make it so, and the deletes
  * of what it replaces.
  */
-export async function planLatest(store: ObjectStore, pluginId: string, version: string, channel: string, versionedKeys: readonly string[], cacheControl: string): Promise<{ latest: { update: boolean; reason: string }; writes: PlannedWrite[] }> {
+export async function planLatest(store: ObjectStore, pluginId: string, version: string, channel: string, versionedKeys: readonly string[], cacheControl: string, catalog: CatalogVersions | undefined): Promise<{ latest: { update: boolean; reason: string }; writes: PlannedWrite[] }> {
   const present = [...new Set((await latestObjects(store, pluginId)).map((o) => o.version))];
-  const withheld = await withheldAmong(store, [...new Set([...present, version])], version);
+  const withheld = await withheldAmong(store, pluginId, [...new Set([...present, version])], version, catalog);
   const highest = semver.rsort(present.filter((v) => !withheld.has(v)))[0];
   const copies = versionedKeys.map((from) => ({ from, to: `${LATEST_PREFIX}${from.split("/").pop()}` }));
   const complete = async () => {
@@ -74,7 +108,7 @@ export async function planLatest(store: ObjectStore, pluginId: string, version: 
   const writes: PlannedWrite[] = copies.map(({ from, to }) => ({
     step: "latest", op: "copy", from, key: to, contentType: contentTypeFor(to), cacheControl, needed: true, why: `${version} is the highest stable version`,
   }));
-  writes.push(...(await planLatestCleanup(store, pluginId, version)));
+  writes.push(...(await planLatestCleanup(store, pluginId, version, catalog)));
   return {
     latest: { update: true, reason: `${LATEST_PREFIX}${pluginId}-${version}.dmg|.zip${highest && highest !== version ? ` (replaces ${highest})` : ""}` },
     writes,

@@ -7,6 +7,7 @@ import { compareAndSwap } from "../apply/compare-and-swap.js";
 import { readCatalogView } from "../catalog/catalog-view.js";
 import { planFeeds, type FeedChange, type FeedsPlan } from "../catalog/feeds-plan.js";
 import { latestObjects } from "../catalog/latest-objects.js";
+import { unrecordedAmong, type CatalogVersions } from "../catalog/latest-plan.js";
 import { appcastLimit } from "../domain/appcast.js";
 import { appcastRecords } from "../domain/appcast-selection.js";
 import { hostedNotesPages, type NotesPage } from "../domain/notes/notes-page.js";
@@ -137,9 +138,10 @@ async function planAllDownloads(source: ObjectStore, target: ObjectStore, cacheC
  * (copied when missing or a different size; `thorough`, in site sync and
  * site build: also when their bytes are not what the record pins), nothing
  * yanked, paused or lower. A higher version not in the catalog yet belongs
- * to a publish still under way and is left alone.
+ * to a publish still under way and is left alone while its release record
+ * is valid; without one it was planted, and is removed.
  */
-async function planLatestReconcile(store: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], cacheControl: string, planned: ReadonlySet<string>, refused: string[] | undefined): Promise<PlannedWrite[]> {
+async function planLatestReconcile(store: ObjectStore, pluginId: string, records: readonly ReleaseRecord[], listed: CatalogVersions, cacheControl: string, planned: ReadonlySet<string>, refused: string[] | undefined): Promise<PlannedWrite[]> {
   const writes: PlannedWrite[] = [];
   const want = expectedLatest(records);
   if (want) {
@@ -164,10 +166,15 @@ async function planLatestReconcile(store: ObjectStore, pluginId: string, records
   }
   const withheld = new Map(records.filter((r) => r.yanked || isPaused(r)).map((r) => [r.version, r.yanked ? "yanked" : "a paused rollout"]));
   const neverLatest = new Map(records.filter((r) => !mayBeLatest(r.version, r.channel)).map((r) => [r.version, r]));
-  for (const obj of await latestObjects(store, pluginId)) {
+  const present = await latestObjects(store, pluginId);
+  // Higher than the catalog's latest and not in the catalog: a publish under way (its record is there, valid), or planted (no valid record: removed).
+  const unlisted = [...new Set(present.filter((o) => !listed.has(o.version) && (!want || semver.gt(o.version, want.version))).map((o) => o.version))];
+  const unrecorded = await unrecordedAmong(store, pluginId, unlisted, undefined);
+  for (const obj of present) {
     if (planned.has(obj.key)) continue;
     const other = neverLatest.get(obj.version);
-    if (withheld.has(obj.version)) writes.push({ step: "site", op: "delete", key: obj.key, needed: true, why: `${obj.version} is ${withheld.get(obj.version)}` });
+    if (unrecorded.has(obj.version)) writes.push({ step: "site", op: "delete", key: obj.key, needed: true, why: `${obj.version} is not in the catalog and ${unrecorded.get(obj.version)}` });
+    else if (withheld.has(obj.version)) writes.push({ step: "site", op: "delete", key: obj.key, needed: true, why: `${obj.version} is ${withheld.get(obj.version)}` });
     else if (other) writes.push({ step: "site", op: "delete", key: obj.key, needed: true, why: `${obj.version} is ${other.channel !== DEFAULT_CHANNEL ? `on the ${other.channel} channel` : "a prerelease"}` });
     else if (want && semver.lt(obj.version, want.version)) writes.push({ step: "site", op: "delete", key: obj.key, needed: true, why: `older than ${want.version}` });
   }
@@ -254,7 +261,7 @@ export async function planSite(source: ObjectStore, target: ObjectStore, config:
   // hashes every download copy too (the whole store's downloads). A refused copy is noted, never written.
   const refused = options.allDownloads ? (options.refused ?? []) : undefined;
   if (options.allDownloads) writes.push(...(await planAllDownloads(source, target, immutable, options.repair ? refused : undefined)));
-  if (source === target) writes.push(...(await planLatestReconcile(target, config.pluginId, feeds.view.records, mutable, planned, refused)));
+  if (source === target) writes.push(...(await planLatestReconcile(target, config.pluginId, feeds.view.records, feeds.view.entries, mutable, planned, refused)));
   writes.push(...(await planLatestDownloads(source, target, config.pluginId, feeds.view.records, mutable, planned, refused)));
   // Notes pages before the public appcast that links them (and, when signed, carries their signatures).
   for (const page of feeds.pages) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));

@@ -68,7 +68,9 @@ export async function syncSite(t: ApplyTarget, config: RelcastConfig, options: S
       continue;
     }
     if (t.source === t.target && planned.writes.some((w) => w.op === "copy" && w.needed && w.key.startsWith(LATEST_PREFIX))) {
-      const cleanup = await planLatestCleanup(t.target, config.pluginId);
+      // Records decide here, not the catalog this plan read: a higher version another publish is adding (its record written,
+      // its feeds not yet) stays; one no valid record backs goes.
+      const cleanup = await planLatestCleanup(t.target, config.pluginId, undefined, undefined);
       await applyWrites(t, cleanup.map((w) => ({ ...w, step: "site" })));
     }
     const [catalogNow, appcastNow] = await Promise.all([t.source.head(CATALOG_KEY), t.source.head(APPCAST_KEY)]);

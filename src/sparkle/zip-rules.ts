@@ -1,5 +1,6 @@
 import path from "node:path";
 import { namePathProblem } from "../core/entry-name-rule.js";
+import { MacOSNames } from "../core/macos-name.js";
 import { linkTargetProblem, type TreeKind } from "../core/link-target-rule.js";
 import type { ZipEntryInfo } from "./zip-listing.js";
 
@@ -10,7 +11,7 @@ import type { ZipEntryInfo } from "./zip-listing.js";
  * symlinks stored as symlinks that stay inside the bundle (codesign refuses
  * links that leave it), and framework layouts whose `Versions/Current` and
  * top-level aliases are links, not copies (a flattened framework breaks the
- * signature). Returns one sentence per problem; empty when the zip is fine.
+ * signature), and no two entries that are one name on macOS (case, NFC/NFD). Returns one sentence per problem; empty when the zip is fine.
  */
 export function zipRuleProblems(entries: readonly ZipEntryInfo[]): string[] {
   const problems: string[] = [];
@@ -21,8 +22,12 @@ export function zipRuleProblems(entries: readonly ZipEntryInfo[]): string[] {
   const byName = new Map(entries.map((e) => [e.name.replace(/\/$/, ""), e]));
   if (byName.get(top)?.kind === "file" || byName.get(top)?.kind === "symlink") problems.push(`the top-level entry ${top} is not a folder`);
   if (tops.length === 1 && byName.get(`${top}/Contents/Info.plist`)?.kind !== "file") problems.push(`${top} has no Contents/Info.plist file`);
+  const seen = new MacOSNames();
   for (const e of entries) {
     const parts = e.name.replace(/\/$/, "").split("/");
+    // Two entries that unpack to one file or folder on a Mac (case, NFC/NFD, or the same name twice): only one survives.
+    const twin = seen.twinOf(parts.join("/"));
+    if (twin !== undefined) problems.push(twin === parts.join("/") ? `the zip holds ${e.name} twice` : `entries ${JSON.stringify(twin)} and ${JSON.stringify(e.name)} are one name on macOS (it ignores case and Unicode normalization): unpacking keeps only one; rename or remove one in the bundle`);
     // The one name rule (core/entry-name-rule.ts, core/utf8-bytes.ts), as preflight and relcast's zip readers apply it.
     const badName = e.nameNotUtf8 ? "is not valid UTF-8" : e.name.startsWith("/") ? "is absolute" : namePathProblem(parts);
     if (badName) {

@@ -26,15 +26,18 @@ export async function catalogIndexFindings(store: ObjectStore, catalog: Catalog,
   if (!got) return { problems: [], warnings: [] };
   const where = store.uriFor(CATALOG_INDEX_KEY);
   const read = readIndexText(got.body.toString("utf8"));
-  // For another catalog: stale, not wrong (a publish stopped between the catalog and the index, or a run had no key). No publish uses it; the next rewrites it.
-  if (read.catalogEtag !== undefined && read.catalogEtag !== etag) return { problems: [], warnings: [] };
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  if (read.catalogEtag !== undefined && read.catalogEtag !== etag) {
+    const wrong = wrongEtag(read.catalogEtag, read.ok ? read.catalogSha256 : undefined, sha256, etag);
+    // For another catalog: stale, not wrong (a publish stopped between the catalog and the index, or a run had no key). No publish uses it; the next rewrites it.
+    return { problems: wrong ? [`${where} ${wrong}, so no publish ever trusts it; ${FIX}`] : [], warnings: [] };
+  }
   if (!read.ok && read.why.startsWith("it is unsigned")) return { problems: [], warnings: [`${where} ${read.why.slice(3)}: no publish trusts it, the next one writes a signed index`] };
   if (!read.ok) return { problems: [`${where} is not an index relcast wrote: ${read.why}; ${FIX}`], warnings: [] };
   const signature = publicKey ? await indexSignatureProblem(read, publicKey) : undefined;
   const signatureProblems = signature ? [`${where} cannot be trusted: ${signature}; ${FIX}`] : [];
   const signatureWarnings = publicKey ? [] : [`${where}: its signature was not checked (no public key: pass --public-key or publish bundles with SUPublicEDKey)`];
   const { view } = read;
-  const sha256 = createHash("sha256").update(bytes).digest("hex");
   const found: string[] = [];
   if (read.catalogSha256 !== sha256) found.push(`names a catalog with SHA-256 ${read.catalogSha256.slice(0, 12)}…, the catalog has ${sha256.slice(0, 12)}…`);
   if (view.pluginId !== catalog.pluginId) found.push(`says plugin ${view.pluginId}, the catalog ${catalog.pluginId}`);
@@ -47,6 +50,22 @@ export async function catalogIndexFindings(store: ObjectStore, catalog: Catalog,
   const shown = found.slice(0, 4).join("; ") + (found.length > 4 ? `; and ${found.length - 4} more` : "");
   const trusted = signature === undefined && publicKey ? "and the next publish would trust it (it is signed with the release key)" : "which no publish trusts unless it is signed with its key";
   return { problems: [...signatureProblems, `${where} does not match the catalog it names (ETag ${etag}), ${trusted}: ${shown}; ${FIX}`], warnings: signatureWarnings };
+}
+
+/** An entity tag as HTTP writes one (RFC 9110): optional W/, then a quoted run of visible characters without quotes. */
+const ETAG = /^(W\/)?"[\x21\x23-\x7e\x80-\xff]*"$/;
+
+/**
+ * Why an index naming another ETag than the catalog's is wrong rather than
+ * stale, or undefined: stale. A catalog ETag is never the placeholder a
+ * write stamps or other text that is no ETag; and an index made from the
+ * catalog's very bytes (its SHA-256) that names another ETag was written for
+ * a catalog that has not moved since, with an ETag it never had.
+ */
+function wrongEtag(named: string, namedSha256: string | undefined, sha256: string, etag: string): string | undefined {
+  if (!ETAG.test(named)) return `names the catalog's ETag as ${JSON.stringify(named.slice(0, 60))}, which is no ETag`;
+  if (namedSha256 === sha256) return `was made from the catalog's bytes as they are (SHA-256 ${sha256.slice(0, 12)}…) but names ETag ${named}, not the catalog's ${etag}`;
+  return undefined;
 }
 
 const rowOf = (e: { version: string; channel: string; build: string | undefined; yanked: boolean; publishedAt: ReleaseRecord["publishedAt"] }) =>

@@ -134,6 +134,21 @@ describe("preflight and the zip's listing: one name rule and one link rule with 
     }
   });
 
+  it("refuses two spellings of one macOS name in a folder (case; NFC and NFD), the listing as preflight, nothing listed", async () => {
+    for (const [name, a, b] of [["twin-case", "README.txt", "readme.TXT"], ["twin-nfd", "caf\u00e9", "cafe\u0301"]] as const) {
+      const root = await bundle(name);
+      await writeFile(path.join(root, "Contents", "Resources", a), "a");
+      await writeFile(path.join(root, "Contents", "Resources", b), "b");
+      const [pre, listed] = await refusedBoth(root);
+      for (const message of [pre, listed]) {
+        expect(message).toContain("P.plugin/Contents/Resources holds");
+        expect(message).toContain("one name on macOS's default file system");
+        expect(message).toContain(`"${a}"`);
+        expect(message).toContain(`"${b}"`);
+      }
+    }
+  });
+
   it("refuses a bundle folder whose own name holds a backslash (the zip's top entry)", async () => {
     const root = path.join(dir, "bs-top", "P\\Q.plugin");
     await mkdir(path.join(root, "Contents"), { recursive: true });

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { copyFile, readdir, readFile, rm } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
@@ -32,6 +32,9 @@ describe("20 publishes at once into one folder store", () => {
     expect((await runCli(ws.publishArgs(p, "1.0.0", ["--quiet"]))).code).toBe(0);
     const latest = path.join(ws.storeDir, "releases", "latest");
     await copyFile(path.join(ws.storeDir, "releases", "1.0.0", "bridge-plugin-1.0.0.dmg"), path.join(latest, "bridge-plugin-1.1.0.dmg"));
+    // B wrote its record before its copies (a higher version no valid record backs would be planted, and removed).
+    await mkdir(path.join(ws.storeDir, "releases", "1.1.0"));
+    await writeFile(path.join(ws.storeDir, "releases", "1.1.0", "release.json"), (await readFile(path.join(ws.storeDir, "releases", "1.0.0", "release.json"), "utf8")).replaceAll("1.0.0", "1.1.0"));
     for (const name of ["bridge-plugin-1.0.0.dmg", "bridge-plugin-1.0.0.zip"]) await rm(path.join(latest, name));
     const sync = await runCli(["site", "sync", "--config", ws.configFile]);
     expect(sync.code, sync.stderr).toBe(0);

@@ -1,4 +1,4 @@
-import { cp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli.js";
@@ -58,6 +58,31 @@ describe("latest is the newest stable release", () => {
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).not.toContain("9.9.9 is higher");
     expect((await readdir(latestDir())).sort()).toEqual(["bridge-plugin-1.0.1.dmg", "bridge-plugin-1.0.1.zip"]);
+    const verify = await runCli(["verify", "--config", ws.configFile]);
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+  });
+
+  it("a planted record beside the planted object (empty, or another version's) does not make it latest: the publish replaces it, and site sync removes it", async () => {
+    const recordDir = path.join(ws.storeDir, "releases", "9.9.9");
+    const plant = async (record: string | Buffer) => {
+      await mkdir(recordDir, { recursive: true });
+      await writeFile(path.join(recordDir, "release.json"), record);
+      await cp(path.join(ws.storeDir, "releases", "1.0.0", "bridge-plugin-1.0.0.dmg"), path.join(latestDir(), "bridge-plugin-9.9.9.dmg"));
+    };
+    const copyOf101 = await readFile(path.join(ws.storeDir, "releases", "1.0.1", "release.json"));
+    for (const [record, version, build] of [["", "1.0.2", 102], [copyOf101, "1.0.3", 103]] as const) {
+      await plant(record);
+      const res = await runCli(ws.publishArgs(await ws.plugin(version, build), version));
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stderr + res.stdout).not.toContain("9.9.9 is higher");
+      expect((await readdir(latestDir())).sort()).toEqual([`bridge-plugin-${version}.dmg`, `bridge-plugin-${version}.zip`]);
+    }
+    // site sync holds releases/latest/ to the same rule: a higher version with no valid record is removed, the catalog's latest kept.
+    await plant(copyOf101);
+    const sync = await runCli(["site", "sync", "--config", ws.configFile]);
+    expect(sync.code, sync.stdout + sync.stderr).toBe(0);
+    expect((await readdir(latestDir())).sort()).toEqual(["bridge-plugin-1.0.3.dmg", "bridge-plugin-1.0.3.zip"]);
+    await rm(recordDir, { recursive: true });
     const verify = await runCli(["verify", "--config", ws.configFile]);
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   });

@@ -51,6 +51,10 @@ const BAD: Array<[string, Spec, RegExp]> = [
   // The link rule with what the zip holds: a trailing "/" naming a file (a link swapped after preflight), a target too long for macOS.
   ["a link ending in / that names a file", [...GOOD, ["l", "P.bundle/Contents/l", "Info.plist/"]], /in P\.bundle: link \/Contents\/l points at "Info\.plist\/", which ends in "\/" \(a folder\) but, read as text, names the file \/Contents\/Info\.plist/],
   ["a link target of 1024 bytes", [...GOOD, ["l", "P.bundle/Contents/l", `${"./".repeat(507)}Info.plist`]], /link \/Contents\/l has a 1024-byte target, longer than the 1023 bytes macOS can make/],
+  // Two entries one Mac unpacks to one file: a bundle changed between preflight and the zip, or a zip edited in the store.
+  ["two names differing in case", [...GOOD, ["f", "P.bundle/Contents/README.txt", "a"], ["f", "P.bundle/Contents/readme.TXT", "b"]], /entries "P\.bundle\/Contents\/README\.txt" and "P\.bundle\/Contents\/readme\.TXT" are one name on macOS/],
+  ["NFC and NFD spellings of one name", [...GOOD, ["f", "P.bundle/Contents/caf\u00e9", "a"], ["f", "P.bundle/Contents/cafe\u0301", "b"]], /entries "P\.bundle\/Contents\/caf\u00e9" and "P\.bundle\/Contents\/cafe\u0301" are one name on macOS/],
+  ["folders differing in case", [...GOOD, ["d", "P.bundle/Contents/Res/", ""], ["d", "P.bundle/Contents/res/", ""]], /entries "P\.bundle\/Contents\/Res" and "P\.bundle\/Contents\/res\/" are one name on macOS/],
   ["a flattened Versions/Current", GOOD.map(([k, name, d]) => (name.endsWith("Current") ? ["d", `${name}/`, ""] : [k, name, d]) as Spec[number]), /Versions\/Current is a dir, not a symlink/],
   ["a flattened framework binary", GOOD.map(([k, name, d]) => (name.endsWith("B.framework/B") ? ["f", name, "bin"] : [k, name, d]) as Spec[number]), /B\.framework\/B is a file at the top of a versioned framework/],
 ];

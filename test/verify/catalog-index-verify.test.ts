@@ -103,4 +103,36 @@ describe("a catalog index that does not match the catalog", () => {
     const after = await verify();
     expect(after.code, after.stdout + after.stderr).toBe(0);
   }, 180_000);
+
+  it("rebuild over a damaged index writes one naming the catalog's real ETag, which the next publish trusts; an index naming no ETag, or another one for the same bytes, is a problem", async () => {
+    const damaged = (await readFile(indexFile, "utf8")).replace("publisher", "publishes");
+    await writeFile(indexFile, damaged);
+    const v = await verify();
+    expect(v.code).toBe(11);
+    expect(v.stdout + v.stderr).toContain("relcast rebuild");
+    expect((await runCli(["rebuild", "--config", ws.configFile, "--key-file", ws.keyFile])).code).toBe(0);
+    const rebuilt = await readFile(indexFile, "utf8");
+    const head = readIndexText(rebuilt);
+    if (!head.ok) throw new Error(head.why);
+    expect(head.catalogEtag).not.toContain("the ETag this write returns");
+    expect(head.catalogEtag).toMatch(/^"[^"]+"$/);
+    expect((await verify()).code).toBe(0);
+
+    // What an older rebuild wrote (the placeholder), and an ETag the catalog never had for its very bytes: both flagged.
+    const key = parseSigningKey(ws.key.seedBase64, "test key");
+    for (const [etag, said] of [["(the ETag this write returns)", /names the catalog's ETag as "\(the ETag this write returns\)", which is no ETag/], ['"0-0-0"', /was made from the catalog's bytes as they are .* but names ETag "0-0-0"/]] as const) {
+      const text = await signCatalogIndex(serializeCatalogIndex({ ...head.view, etag }, head.limit, head.catalogSha256, key.publicKeyBase64), key);
+      await writeFile(indexFile, text);
+      const bad = await verify();
+      expect(bad.code, bad.stdout + bad.stderr).toBe(11);
+      expect(bad.stdout + bad.stderr).toMatch(said);
+      expect(bad.stdout + bad.stderr).toContain("relcast rebuild --key-file");
+    }
+    await writeFile(indexFile, rebuilt);
+    // The rebuilt index is trusted: the publish reads no catalog in full (no "not using" warning).
+    const p = await runCli(ws.publishArgs(await ws.plugin("1.4.0", 140), "1.4.0"));
+    expect(p.code, p.stderr).toBe(0);
+    expect(p.stderr).not.toContain("not using");
+    expect((await verify()).code).toBe(0);
+  }, 240_000);
 });

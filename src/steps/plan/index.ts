@@ -117,7 +117,7 @@ export const planStep: Step = {
     if (ctx.treeManifest) writes.splice(2, 0, await planArtifact(ctx, treeManifestKey(inputs.version), ctx.treeManifest, immutable));
     const manifests = ctx.treeManifest ? 1 : 0;
     writes.push(...(await planDownloads(ctx.store, ctx.store, record, immutable, "downloads", new Set([dmgKey, zipKey, ...ownKeys]))));
-    const latest = await planLatest(ctx.store, config.pluginId, inputs.version, record.channel, [dmgKey, zipKey], mutable);
+    const latest = await planLatest(ctx.store, config.pluginId, inputs.version, record.channel, [dmgKey, zipKey], mutable, ctx.catalog?.entries);
     writes.push(...latest.writes);
     const { feeds, site } = await planFeedsAndSite(ctx.store, config, { kind: "add", record }, ctx.workDir, keysBeforeFeeds(writes), 1, ctx.feedSigning);
     writes.push(...feeds.writes, ...site);

@@ -2,6 +2,7 @@ import { isUtf8 } from "node:buffer";
 import { lstatSync, readdirSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { badNameError, namePartProblem } from "../../core/entry-name-rule.js";
+import { MacOSNames, sameMacOSNameError } from "../../core/macos-name.js";
 import { BytePool, float64Column, uint8Column } from "../../core/compact-columns.js";
 import { nonUtf8LinkError, nonUtf8NameError, printableBytes } from "../../core/utf8-bytes.js";
 
@@ -113,11 +114,15 @@ export async function listBundleEntries(bundleDir: string): Promise<{ entries: B
   // them, but the bundle may have changed since, and decoding would store U+FFFD instead of what was signed.
   function walk(abs: string, rel: string): void {
     const names = readdirSync(abs, { encoding: "buffer" }).sort(Buffer.compare);
+    // Preflight refused two spellings of one macOS name; the bundle may have gained one since (as with the names' bytes).
+    const seen = new MacOSNames();
     for (const bytes of names) {
       if (!isUtf8(bytes)) throw nonUtf8NameError(`${rel}${printableBytes(bytes)}`);
       const name = bytes.toString("utf8");
       const badName = namePartProblem(name);
       if (badName) throw badNameError(`${rel}${name}`, badName);
+      const earlier = seen.twinOf(name);
+      if (earlier !== undefined) throw sameMacOSNameError(rel.slice(0, -1), earlier, name);
       // A plain join: `abs` is resolved and the name is one checked component (no "/", ".", ".." or NUL).
       const childAbs = `${abs}/${name}`;
       const childRel = `${rel}${name}`;
