@@ -30,7 +30,10 @@ export async function catalogIndexFindings(store: ObjectStore, catalog: Catalog,
   if (read.catalogEtag !== undefined && read.catalogEtag !== etag) {
     const wrong = wrongEtag(read.catalogEtag, read.ok ? read.catalogSha256 : undefined, sha256, etag);
     // For another catalog: stale, not wrong (a publish stopped between the catalog and the index, or a run had no key). No publish uses it; the next rewrites it.
-    return { problems: wrong ? [`${where} ${wrong}, so no publish ever trusts it; ${FIX}`] : [], warnings: [] };
+    // Naming no ETag, or another one for the very bytes (an older rebuild wrote the placeholder; a folder store copied
+    // elsewhere gives every file a new ETag): a warning, not a problem. No publish trusts such an index, so it costs
+    // one full read of the catalog and misleads nothing; the next publish with the key replaces it.
+    return { problems: [], warnings: wrong ? [`${where} ${wrong}, so no publish trusts it (each reads the catalog in full until it is replaced); ${FIX}`] : [] };
   }
   if (!read.ok && read.why.startsWith("it is unsigned")) return { problems: [], warnings: [`${where} ${read.why.slice(3)}: no publish trusts it, the next one writes a signed index`] };
   if (!read.ok) return { problems: [`${where} is not an index relcast wrote: ${read.why}; ${FIX}`], warnings: [] };
