@@ -113,6 +113,11 @@ export function createFolderStore(root: string): ObjectStore {
       }
     } catch (err) {
       await unlink(temp).catch(() => undefined);
+      // A folder where the object belongs (rename onto a directory): a store problem to name, not a crash.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "EISDIR" || code === "ENOTEMPTY") {
+        throw new RelcastError("E_STORE", `${file} is a folder, where the object ${key} belongs`, `remove that folder (it is not relcast's: look at what is inside first), then run the command again`);
+      }
       throw err;
     } finally {
       inFlight.delete(temp);

@@ -8,6 +8,10 @@ export interface ObjectMeta {
   lastModified: Date;
   contentType?: string;
   cacheControl?: string;
+  /** Headers relcast never writes (S3 only): a copy carrying one is not as relcast wrote it. */
+  contentEncoding?: string;
+  contentDisposition?: string;
+  websiteRedirectLocation?: string;
 }
 
 /**

@@ -8,6 +8,9 @@ export interface S3ObjectHeaders {
   LastModified?: Date | undefined;
   ContentType?: string | undefined;
   CacheControl?: string | undefined;
+  ContentEncoding?: string | undefined;
+  ContentDisposition?: string | undefined;
+  WebsiteRedirectLocation?: string | undefined;
 }
 
 /**
@@ -23,6 +26,9 @@ export function metaFromHeaders(key: string, h: S3ObjectHeaders): ObjectMeta {
     lastModified: h.LastModified ?? new Date(0),
     ...(h.ContentType !== undefined && { contentType: h.ContentType }),
     ...(h.CacheControl !== undefined && { cacheControl: h.CacheControl }),
+    ...(h.ContentEncoding !== undefined && { contentEncoding: h.ContentEncoding }),
+    ...(h.ContentDisposition !== undefined && { contentDisposition: h.ContentDisposition }),
+    ...(h.WebsiteRedirectLocation !== undefined && { websiteRedirectLocation: h.WebsiteRedirectLocation }),
   };
 }
 

@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { RelcastError } from "../../core/errors.js";
 import { applyTarget } from "../../apply/apply-write.js";
 import type { RelcastConfig } from "../../config/schema.js";
-import { planSiteSync, syncSite } from "../../site/site-sync.js";
+import { planSiteSync, refusedCopies, syncSite } from "../../site/site-sync.js";
 import { appcastDrift, refreshFeedsForConfig } from "../../release/config-refresh.js";
 import { printable } from "../../core/printable.js";
 import type { ObjectStore } from "../../store/object-store.js";
@@ -42,6 +42,8 @@ async function previewSync(store: ObjectStore, config: RelcastConfig, repair: bo
   for (const w of writes) out(w.op === "copy" ? `would copy ${w.from} to ${w.key} (${w.why})` : w.op === "put" ? `would write ${w.key} (${w.why})` : `would remove ${w.key} (${w.why})`);
   for (const r of plan?.refused ?? []) out(`would refuse: ${r}`);
   out(`dry run: ${writes.length} write(s)${plan && plan.refused.length > 0 ? `, ${plan.refused.length} refused` : ""}; nothing was written`);
+  // The dry run exits as the real run would: a refused copy fails it.
+  refusedCopies(plan?.refused ?? [], true);
 }
 
 /** The real path of a folder, or of its nearest existing ancestor with the rest appended (the folder may not exist yet). */
@@ -94,6 +96,7 @@ export function registerSite(program: Command): void {
     .requiredOption("--out <dir>", "folder to write (created; files relcast writes are replaced)")
     .option("--config <file>", "config file", "relcast.config.json")
     .option("--store <url>", "store URL to read (overrides config)")
+    .option("--repair", "also hash every download copy already in --out against its record and rewrite those whose bytes differ (a same-size damaged file passes the size check otherwise)")
     .action(async (flags: SiteFlags) => {
       const out = path.resolve(flags.out!);
       await withConfiguredStore(flags, {}, {}, async (config, store) => {
@@ -102,7 +105,7 @@ export function registerSite(program: Command): void {
         const target = await openStore(`file://${out}`, process.cwd(), {});
         try {
           await target.checkReachable();
-          report(await syncPublicSite(store, target, config), out);
+          report(await syncPublicSite(store, target, config, Boolean(flags.repair)), out);
         } finally {
           await target.close?.();
         }
