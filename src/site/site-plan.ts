@@ -28,6 +28,7 @@ import { plannedArchivePages, type ArchiveScope } from "./archive-plan.js";
 import { sameObjects, targetHolds } from "./same-bytes.js";
 import { judgeCopy, sourceMissing, type Pin } from "./copy-check.js";
 import { assertCatalogAgreesWithRecords } from "./record-agreement.js";
+import { planLatestStrays } from "./latest-strays.js";
 
 /** The feeds the site is written from: as a plan will leave them, or as the source store holds them. */
 export interface SiteFeeds {
@@ -262,6 +263,8 @@ export async function planSite(source: ObjectStore, target: ObjectStore, config:
   const refused = options.allDownloads ? (options.refused ?? []) : undefined;
   if (options.allDownloads) writes.push(...(await planAllDownloads(source, target, immutable, options.repair ? refused : undefined)));
   if (source === target) writes.push(...(await planLatestReconcile(target, config.pluginId, feeds.view.records, mutable, planned, refused)));
+  // Only site sync and site build clean up what is not a release's copy at all (a publish leaves it to them).
+  if (source === target && options.allDownloads) writes.push(...(await planLatestStrays(target, config.pluginId, planned)));
   writes.push(...(await planLatestDownloads(source, target, config.pluginId, feeds.view.records, mutable, planned, refused)));
   // Notes pages before the public appcast that links them (and, when signed, carries their signatures).
   for (const page of feeds.pages) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));

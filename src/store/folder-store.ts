@@ -175,6 +175,13 @@ export function createFolderStore(root: string): ObjectStore {
       await walk(absRoot, prefix.slice(0, prefix.lastIndexOf("/") + 1), prefix, results, true);
       return results.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     },
+    async writeBlocked(key) {
+      const parts = partsOf(key);
+      const blocked = await blockedFolder(absRoot, parts.slice(0, -1));
+      if (blocked !== undefined) return `${path.join(absRoot, blocked)} in the folder store is a symbolic link or not a folder; relcast never writes through links: remove it from the store (relcast verify lists every link in a store) and run again`;
+      const st = await lstat(fileFor(key)).catch(() => undefined);
+      return st?.isDirectory() ? `${fileFor(key)} is a folder, where the object ${key} belongs: remove that folder (it is not relcast's: look at what is inside first), then run the command again` : undefined;
+    },
     async delete(key) {
       // unlink() never follows the last component; the folders on the way must be real ones.
       if (!(await foldersAreReal(absRoot, partsOf(key)))) return;

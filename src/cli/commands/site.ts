@@ -41,7 +41,11 @@ async function previewSync(store: ObjectStore, config: RelcastConfig, repair: bo
   const writes = plan?.writes.filter((w) => w.needed) ?? [];
   for (const w of writes) out(w.op === "copy" ? `would copy ${w.from} to ${w.key} (${w.why})` : w.op === "put" ? `would write ${w.key} (${w.why})` : `would remove ${w.key} (${w.why})`);
   for (const r of plan?.refused ?? []) out(`would refuse: ${r}`);
+  // What the store would refuse to write (a link on the way, a folder at the key), checked as the real run meets it.
+  const blocked = (await Promise.all(writes.filter((w) => w.op !== "delete").map((w) => store.writeBlocked?.(w.key)))).filter((b): b is string => b !== undefined);
+  for (const b of new Set(blocked)) out(`would fail: ${b}`);
   out(`dry run: ${writes.length} write(s)${plan && plan.refused.length > 0 ? `, ${plan.refused.length} refused` : ""}; nothing was written`);
+  if (blocked.length > 0) throw new RelcastError("E_STORE", `the store would refuse ${blocked.length} of these writes:\n${[...new Set(blocked)].map((b) => `  ${b}`).join("\n")}`, "fix what each line names, then run this again");
   // The dry run exits as the real run would: a refused copy fails it.
   refusedCopies(plan?.refused ?? [], true);
 }
