@@ -27,7 +27,9 @@ import type { ObjectStore } from "../store/object-store.js";
 import { sitePages } from "./site-pages.js";
 import { plannedArchivePages, type ArchiveScope } from "./archive-plan.js";
 import { sameObjects, targetHolds } from "./same-bytes.js";
-import { judgeCopy, type Pin } from "./copy-check.js";
+import { judgeCopy, sourceMissing, type Pin } from "./copy-check.js";
+import { assertCatalogAgreesWithRecords } from "./record-agreement.js";
+import { planLatestStrays } from "./latest-strays.js";
 
 /** The feeds the site is written from: as a plan will leave them, or as the source store holds them. */
 export interface SiteFeeds {
@@ -81,14 +83,15 @@ function latestArtifacts(pluginId: string, want: ReleaseRecord): Array<{ name: s
  * rewritten from the hash-checked source (pinned to that version), or left alone with the refusal noted.
  */
 async function judgedCopy(source: ObjectStore, target: ObjectStore, from: string, to: string, pin: Pin, base: Omit<CopyWrite, "from" | "key" | "needed" | "why" | "op">, why: string, refused: string[]): Promise<CopyWrite | "no-source" | undefined> {
-  const verdict = await judgeCopy(source, target, from, to, pin);
+  const verdict = await judgeCopy(source, target, from, to, pin, { contentType: base.contentType, cacheControl: base.cacheControl });
   if (verdict.kind === "no-source") return "no-source";
   if (verdict.kind === "refused") {
     refused.push(verdict.problem);
     return undefined;
   }
   if (verdict.kind === "same") return { ...base, op: "copy", from, key: to, needed: false, why: "already there" };
-  return { ...base, op: "copy", from, key: to, needed: true, why, pinned: verdict.source };
+  const because = { missing: "missing", headers: "served with headers relcast does not write", bytes: "bytes differ from the record" }[verdict.reason];
+  return { ...base, op: "copy", from, key: to, needed: true, why: `${why}: ${because}`, pinned: verdict.source };
 }
 
 /**
@@ -100,7 +103,7 @@ export async function planDownloads(source: ObjectStore, target: ObjectStore, re
   for (const { from, to, pin } of downloadCopies(record)) {
     const base = { step, contentType: contentTypeFor(to), cacheControl };
     if (repair && !planned.has(from)) {
-      const judged = await judgedCopy(source, target, from, to, pin, base, "public download whose bytes differ from the record", repair);
+      const judged = await judgedCopy(source, target, from, to, pin, base, "public download", repair);
       if (judged === "no-source") throw missingVersioned(source, from, record);
       if (judged) writes.push(judged);
       continue;
@@ -125,6 +128,8 @@ async function planAllDownloads(source: ObjectStore, target: ObjectStore, cacheC
   if (!got) return [];
   const writes: CopyWrite[] = [];
   const records = parseCatalog(got.body.toString("utf8"), source.uriFor(CATALOG_KEY)).versions;
+  // The pins every copy is checked against, and every page renders, come from the catalog: it must agree with the records.
+  await assertCatalogAgreesWithRecords(source, records);
   // A few releases at once (a repair reads and hashes each copy: on S3 the reads overlap); the plan keeps catalog order.
   for (let i = 0; i < records.length; i += RELEASES_AT_ONCE) {
     const batch = await Promise.all(records.slice(i, i + RELEASES_AT_ONCE).map((record) => planDownloads(source, target, record, cacheControl, "site", new Set(), repair)));
@@ -155,7 +160,9 @@ async function planLatestReconcile(store: ObjectStore, pluginId: string, records
       // A publish trusts the size (it wrote the copy); a repair (site sync, site build) hashes it against the record.
       if (refused && !planned.has(from)) {
         const judged = await judgedCopy(store, store, from, to, pin, base, `${want.version} is latest`, refused);
-        if (judged && judged !== "no-source" && judged.needed) writes.push(judged);
+        // The copy cannot be made: refused like a damaged source, never taken as done.
+        if (judged === "no-source") refused.push(sourceMissing(store, from, to));
+        else if (judged?.needed) writes.push(judged);
         continue;
       }
       const [source, copy] = await Promise.all([store.head(from), store.head(to)]);
@@ -214,8 +221,9 @@ async function planLatestDownloads(source: ObjectStore, target: ObjectStore, plu
     for (const { from, to, pin } of copies) {
       const base = { step: "site" as const, contentType: contentTypeFor(to), cacheControl };
       const judged = planned.has(from) ? ({ ...base, op: "copy", from, key: to, needed: true, why } as const) : await judgedCopy(source, target, from, to, pin, base, why, refused);
-      if (judged === "no-source") continue;
-      if (judged) writes.push(judged);
+      // A copy that cannot be made (its source gone) is refused, and the state does not claim it.
+      if (judged === "no-source") refused.push(sourceMissing(source, from, to));
+      if (judged && judged !== "no-source") writes.push(judged);
       else complete = false;
     }
     if (stateCurrent && writes.every((w) => !w.needed) && complete) return [];
@@ -262,6 +270,8 @@ export async function planSite(source: ObjectStore, target: ObjectStore, config:
   const refused = options.allDownloads ? (options.refused ?? []) : undefined;
   if (options.allDownloads) writes.push(...(await planAllDownloads(source, target, immutable, options.repair ? refused : undefined)));
   if (source === target) writes.push(...(await planLatestReconcile(target, config.pluginId, feeds.view.records, feeds.view.entries, mutable, planned, refused)));
+  // Only site sync and site build clean up what is not a release's copy at all (a publish leaves it to them).
+  if (source === target && options.allDownloads) writes.push(...(await planLatestStrays(target, config.pluginId, planned)));
   writes.push(...(await planLatestDownloads(source, target, config.pluginId, feeds.view.records, mutable, planned, refused)));
   // Notes pages before the public appcast that links them (and, when signed, carries their signatures).
   for (const page of feeds.pages) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));

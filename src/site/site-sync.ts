@@ -9,13 +9,13 @@ import { planSite, storedFeeds, type SitePlanOptions } from "./site-plan.js";
 
 const MAX_ROUNDS = 30;
 
-/** After the rest is written: the copies left alone because their source is damaged fail the run, each named. */
-function refusedCopies(refused: readonly string[]): void {
+/** After the rest is written (or planned, in a dry run): the copies left alone because their source is damaged fail the run, each named. */
+export function refusedCopies(refused: readonly string[], dryRun = false): void {
   if (refused.length === 0) return;
   throw new RelcastError(
     "E_VERIFY",
-    `${refused.length} public cop${refused.length === 1 ? "y was" : "ies were"} not rewritten, because the release's own object does not hold the bytes its record pins:\n${refused.map((r) => `  ${r}`).join("\n")}`,
-    "everything else was written; restore each damaged object under releases/ from a backup (then run this again), or publish that build again under a new version",
+    `${refused.length} public cop${refused.length === 1 ? "y was" : "ies were"} not ${dryRun ? "planned" : "written"}, because the release's own object is missing or does not hold the bytes its record pins:\n${refused.map((r) => `  ${r}`).join("\n")}`,
+    `${dryRun ? "a real run writes everything else and fails the same way" : "everything else was written"}; restore each missing or damaged object under releases/ from a backup (then run this again), or publish that build again under a new version`,
   );
 }
 

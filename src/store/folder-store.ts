@@ -113,6 +113,11 @@ export function createFolderStore(root: string): ObjectStore {
       }
     } catch (err) {
       await unlink(temp).catch(() => undefined);
+      // A folder where the object belongs (rename onto a directory): a store problem to name, not a crash.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "EISDIR" || code === "ENOTEMPTY") {
+        throw new RelcastError("E_STORE", `${file} is a folder, where the object ${key} belongs`, `remove that folder (it is not relcast's: look at what is inside first), then run the command again`);
+      }
       throw err;
     } finally {
       inFlight.delete(temp);
@@ -169,6 +174,13 @@ export function createFolderStore(root: string): ObjectStore {
       const results: ObjectMeta[] = [];
       await walk(absRoot, prefix.slice(0, prefix.lastIndexOf("/") + 1), prefix, results, true);
       return results.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    },
+    async writeBlocked(key) {
+      const parts = partsOf(key);
+      const blocked = await blockedFolder(absRoot, parts.slice(0, -1));
+      if (blocked !== undefined) return `${path.join(absRoot, blocked)} in the folder store is a symbolic link or not a folder; relcast never writes through links: remove it from the store (relcast verify lists every link in a store) and run again`;
+      const st = await lstat(fileFor(key)).catch(() => undefined);
+      return st?.isDirectory() ? `${fileFor(key)} is a folder, where the object ${key} belongs: remove that folder (it is not relcast's: look at what is inside first), then run the command again` : undefined;
     },
     async delete(key) {
       // unlink() never follows the last component; the folders on the way must be real ones.

@@ -120,6 +120,12 @@ export interface ObjectStore {
   /** Throws a RelcastError E_STORE naming the fix when the store cannot be used. */
   checkReachable(): Promise<void>;
   /**
+   * Why a write to `key` would be refused before any byte is written (the
+   * folder store: a link or a file on the way, a folder at the key), for a
+   * dry run to fail as the real run would; undefined: nothing in the way.
+   */
+  writeBlocked?(key: string): Promise<string | undefined>;
+  /**
    * Stores whose conditional writes are the server's word (S3): resolves once
    * the store has shown it refuses a losing `If-None-Match: *` and `If-Match`
    * (checked once per opened store; every write waits for it), else throws

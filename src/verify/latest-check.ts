@@ -81,7 +81,7 @@ export async function checkLatest(store: ObjectStore, pluginId: string, records:
     else if (!(await holdsRecordBytes(store, key, want!, name, tally))) found.problems.push(`${key} differs from ${versionedKey(want!.version, name)}: run \`relcast site sync\` to copy it again`);
   }
   for (const key of present) {
-    if (!expectedNames.some((n) => key === `${LATEST_PREFIX}${n}`)) found.problems.push(`${key} should not be in latest/ (latest is ${want?.version ?? "empty: no stable release"})`);
+    if (!expectedNames.some((n) => key === `${LATEST_PREFIX}${n}`)) found.problems.push(`${key} should not be in latest/ (latest is ${want?.version ?? "empty: no stable release"}): run \`relcast site sync\` to remove it`);
   }
   return found;
 }

@@ -68,10 +68,33 @@ export function artifactsOf(r: ReleaseRecord): Artifact[] {
  */
 async function hashProblem(store: ObjectStore, key: string, want: Artifact, whose: string, tally: HashTally, missing = `${key} is missing`): Promise<string | undefined> {
   const got = await downloadObject(store, key, { tally, sameAs: [want.original] });
-  if (!got) return missing;
+  if (!got) return (await folderAt(store, key)) ?? missing;
   if (got.sizeBytes !== want.sizeBytes) return `${key} is ${got.sizeBytes} bytes; ${whose} says ${want.sizeBytes}`;
   if (want.sha256 !== undefined && got.sha256 !== want.sha256) return `${key} has SHA-256 ${got.sha256.slice(0, 12)}…; ${whose} says ${want.sha256.slice(0, 12)}…`;
   return undefined;
+}
+
+/**
+ * A folder (on S3: keys under `key/`) where a public copy belongs: no copy can be written there until it goes,
+ * so it is named as such, with its fix, rather than as a missing copy.
+ */
+async function folderAt(store: ObjectStore, key: string): Promise<string | undefined> {
+  for await (const inside of store.list(`${key}/`)) {
+    return `${key} is a folder (holding ${inside.key}), where an object belongs: no copy can be written there; remove that folder (look at what is in it first), then run \`relcast site sync\``;
+  }
+  return undefined;
+}
+
+/** Whether the release's own object still holds what its record pins (the source a repair copies from). */
+async function originalHolds(store: ObjectStore, want: Artifact, tally: HashTally): Promise<boolean> {
+  const got = await downloadObject(store, want.original, { tally: { objects: 0, bytes: 0, ...(tally.memo ? { memo: tally.memo } : {}) }, sameAs: [want.original] });
+  return Boolean(got && got.sizeBytes === want.sizeBytes && (want.sha256 === undefined || got.sha256 === want.sha256));
+}
+
+/** The fix for a public copy whose bytes are wrong: the repair, or, when its source is damaged too, the backup first. */
+async function copyFix(store: ObjectStore, want: Artifact, tally: HashTally): Promise<string> {
+  if (await originalHolds(store, want, tally)) return COPY_REPAIR;
+  return `its source ${want.original} does not hold the record's bytes either (or is missing), so \`relcast site sync --repair\` cannot rewrite it: restore ${want.original} from a backup first, then run \`relcast site sync --repair\``;
 }
 
 /** The delta updates a record names, as the public copies `downloads/<id>-<v>-from-<old>.delta` that its appcast item links. */
@@ -94,8 +117,8 @@ async function deltaCopyProblems(store: ObjectStore, key: string, want: Artifact
   const got = await downloadObject(store, key, { tally, keepUpTo: IN_MEMORY_BYTES, ...(ed25519 ? { ed25519 } : {}) });
   if (!got) return [`${key} is missing, but the appcast item of ${whose.replace(/^the record of /, "")} names it; ${REPAIR}`];
   const found: string[] = [];
-  if (got.sizeBytes !== want.sizeBytes) found.push(`${key} is ${got.sizeBytes} bytes; ${whose} says ${want.sizeBytes}; ${COPY_REPAIR}`);
-  else if (want.sha256 !== undefined && got.sha256 !== want.sha256) found.push(`${key} has SHA-256 ${got.sha256.slice(0, 12)}…; ${whose} says ${want.sha256.slice(0, 12)}…; ${COPY_REPAIR}`);
+  if (got.sizeBytes !== want.sizeBytes) found.push(`${key} is ${got.sizeBytes} bytes; ${whose} says ${want.sizeBytes}; ${await copyFix(store, want, tally)}`);
+  else if (want.sha256 !== undefined && got.sha256 !== want.sha256) found.push(`${key} has SHA-256 ${got.sha256.slice(0, 12)}…; ${whose} says ${want.sha256.slice(0, 12)}…; ${await copyFix(store, want, tally)}`);
   if (syntax) found.push(`${key}: ${syntax}`);
   else if (ed25519 && (await signatureHolds(got, ed25519)) !== true) {
     found.push(`${key}: the edSignature ${whose} gives does not verify over it with public key ${ed25519.publicKey.toString("base64")}`);
@@ -119,7 +142,8 @@ async function downloadProblems(store: ObjectStore, records: readonly ReleaseRec
     if (delta) return deltaCopyProblems(store, key, artifact, `the record of ${r.version}`, keyOf?.(r.version), tally);
     const problem = await hashProblem(store, key, artifact, `the record of ${r.version}`, tally, `${key} is missing, but the public catalog lists ${r.version}`);
     if (!problem) return [];
-    return [`${problem}; ${problem.endsWith(`lists ${r.version}`) ? REPAIR : COPY_REPAIR}`];
+    if (problem.includes("where an object belongs")) return [problem];
+    return [`${problem}; ${problem.endsWith(`lists ${r.version}`) ? REPAIR : await copyFix(store, artifact, tally)}`];
   });
   return problems.flat();
 }

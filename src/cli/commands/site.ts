@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { RelcastError } from "../../core/errors.js";
 import { applyTarget } from "../../apply/apply-write.js";
 import type { RelcastConfig } from "../../config/schema.js";
-import { planSiteSync, syncSite } from "../../site/site-sync.js";
+import { planSiteSync, refusedCopies, syncSite } from "../../site/site-sync.js";
 import { appcastDrift, refreshFeedsForConfig } from "../../release/config-refresh.js";
 import { printable } from "../../core/printable.js";
 import type { ObjectStore } from "../../store/object-store.js";
@@ -41,7 +41,13 @@ async function previewSync(store: ObjectStore, config: RelcastConfig, repair: bo
   const writes = plan?.writes.filter((w) => w.needed) ?? [];
   for (const w of writes) out(w.op === "copy" ? `would copy ${w.from} to ${w.key} (${w.why})` : w.op === "put" ? `would write ${w.key} (${w.why})` : `would remove ${w.key} (${w.why})`);
   for (const r of plan?.refused ?? []) out(`would refuse: ${r}`);
+  // What the store would refuse to write (a link on the way, a folder at the key), checked as the real run meets it.
+  const blocked = (await Promise.all(writes.filter((w) => w.op !== "delete").map((w) => store.writeBlocked?.(w.key)))).filter((b): b is string => b !== undefined);
+  for (const b of new Set(blocked)) out(`would fail: ${b}`);
   out(`dry run: ${writes.length} write(s)${plan && plan.refused.length > 0 ? `, ${plan.refused.length} refused` : ""}; nothing was written`);
+  if (blocked.length > 0) throw new RelcastError("E_STORE", `the store would refuse ${blocked.length} of these writes:\n${[...new Set(blocked)].map((b) => `  ${b}`).join("\n")}`, "fix what each line names, then run this again");
+  // The dry run exits as the real run would: a refused copy fails it.
+  refusedCopies(plan?.refused ?? [], true);
 }
 
 /** The real path of a folder, or of its nearest existing ancestor with the rest appended (the folder may not exist yet). */
@@ -94,6 +100,7 @@ export function registerSite(program: Command): void {
     .requiredOption("--out <dir>", "folder to write (created; files relcast writes are replaced)")
     .option("--config <file>", "config file", "relcast.config.json")
     .option("--store <url>", "store URL to read (overrides config)")
+    .option("--repair", "also hash every download copy already in --out against its record and rewrite those whose bytes differ (a same-size damaged file passes the size check otherwise)")
     .action(async (flags: SiteFlags) => {
       const out = path.resolve(flags.out!);
       await withConfiguredStore(flags, {}, {}, async (config, store) => {
@@ -102,7 +109,7 @@ export function registerSite(program: Command): void {
         const target = await openStore(`file://${out}`, process.cwd(), {});
         try {
           await target.checkReachable();
-          report(await syncPublicSite(store, target, config), out);
+          report(await syncPublicSite(store, target, config, Boolean(flags.repair)), out);
         } finally {
           await target.close?.();
         }
