@@ -28,11 +28,12 @@ export async function catalogIndexFindings(store: ObjectStore, catalog: Catalog,
   const read = readIndexText(got.body.toString("utf8"));
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   if (read.catalogEtag !== undefined && read.catalogEtag !== etag) {
-    const wrong = wrongEtag(read.catalogEtag, read.ok ? read.catalogSha256 : undefined, sha256, etag);
+    const wrong = wrongEtag(read.catalogEtag);
     // For another catalog: stale, not wrong (a publish stopped between the catalog and the index, or a run had no key). No publish uses it; the next rewrites it.
-    // Naming no ETag, or another one for the very bytes (an older rebuild wrote the placeholder; a folder store copied
-    // elsewhere gives every file a new ETag): a warning, not a problem. No publish trusts such an index, so it costs
-    // one full read of the catalog and misleads nothing; the next publish with the key replaces it.
+    // Naming no ETag at all (an older rebuild wrote the placeholder): a warning, not a problem. No publish trusts such
+    // an index, so it costs one full read of the catalog and misleads nothing; the next publish with the key replaces
+    // it. Another real ETag for the very same catalog bytes is stale like any other: a folder store copied elsewhere
+    // (a backup restored) gives every file a new ETag, and that must not be reported.
     return { problems: [], warnings: wrong ? [`${where} ${wrong}, so no publish trusts it (each reads the catalog in full until it is replaced); ${FIX}`] : [] };
   }
   if (!read.ok && read.why.startsWith("it is unsigned")) return { problems: [], warnings: [`${where} ${read.why.slice(3)}: no publish trusts it, the next one writes a signed index`] };
@@ -61,13 +62,10 @@ const ETAG = /^(W\/)?"[\x21\x23-\x7e\x80-\xff]*"$/;
 /**
  * Why an index naming another ETag than the catalog's is wrong rather than
  * stale, or undefined: stale. A catalog ETag is never the placeholder a
- * write stamps or other text that is no ETag; and an index made from the
- * catalog's very bytes (its SHA-256) that names another ETag was written for
- * a catalog that has not moved since, with an ETag it never had.
+ * write stamps or other text that is no ETag.
  */
-function wrongEtag(named: string, namedSha256: string | undefined, sha256: string, etag: string): string | undefined {
+function wrongEtag(named: string): string | undefined {
   if (!ETAG.test(named)) return `names the catalog's ETag as ${JSON.stringify(named.slice(0, 60))}, which is no ETag`;
-  if (namedSha256 === sha256) return `was made from the catalog's bytes as they are (SHA-256 ${sha256.slice(0, 12)}…) but names ETag ${named}, not the catalog's ${etag}`;
   return undefined;
 }
 
