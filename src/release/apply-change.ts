@@ -10,6 +10,9 @@ import type { ObjectStore } from "../store/object-store.js";
 import { applyFeeds } from "../site/feeds-apply.js";
 import { planFeedsAndSite } from "../site/site-plan.js";
 import { syncSite } from "../site/site-sync.js";
+import { appcastLimit } from "../domain/appcast.js";
+import { readCatalogView } from "../catalog/catalog-view.js";
+import { checkAppKey, type KeyedRelease } from "../steps/preflight/release-key.js";
 
 /**
  * A change of the feeds other than a publish (yank, unyank, rebuild), on
@@ -22,6 +25,8 @@ export async function applyChange(
   store: ObjectStore, config: RelcastConfig, title: string, change: FeedChange, before: readonly PlannedWrite[], options: { site: boolean; signing?: FeedSigning | undefined },
 ): Promise<{ plan: ReleasePlan; feeds: FeedsPlan; actions: string[] }> {
   const signing = options.signing ?? {};
+  // Before any write (the yank or rollout marker included): a key installed copies would not accept stops the run here.
+  if (signing.key && !signing.keyCheckedByBundle) await checkAppKey(store, config.pluginId, signing.key, await releasesOf(store, config, change));
   const workDir = await mkdtemp(path.join(os.tmpdir(), "relcast-"));
   try {
     const planned = new Set(before.map((w) => w.key));
@@ -37,4 +42,12 @@ export async function applyChange(
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
+}
+
+/** The releases whose bundles say which key installed copies hold: a rebuild's records, else the catalog's entries. */
+export async function releasesOf(store: ObjectStore, config: RelcastConfig, change: FeedChange): Promise<KeyedRelease[]> {
+  if (change.kind === "replace") return change.records.flatMap((r) => (r.autoupdate ? [{ version: r.version, build: r.autoupdate.buildNumber }] : []));
+  // Read without the index: the key that would vouch for it is the one being checked.
+  const view = await readCatalogView(store, appcastLimit(config));
+  return [...(view?.entries ?? [])].flatMap((e) => (e.build !== undefined ? [{ version: e.version, build: Number(e.build) }] : []));
 }

@@ -5,11 +5,12 @@ import { CATALOG_KEY } from "../domain/release-layout.js";
 import { compareNewestFirst, parseCatalog } from "../domain/catalog.js";
 import type { ReleaseRecord } from "../domain/record-schema.js";
 import { isYanked } from "../domain/yank-state.js";
-import { applyChange } from "./apply-change.js";
+import { applyChange, releasesOf } from "./apply-change.js";
 import { readAllRecords, type StoredRecords } from "../catalog/stored-records.js";
 import { recordEntryDifferences } from "../domain/record-vs-entry.js";
 import { refuseStoredBuildOrder } from "../domain/build-order.js";
 import type { FeedSigning } from "../catalog/feed-signing.js";
+import { checkAppKey } from "../steps/preflight/release-key.js";
 
 export type RebuildResult = Omit<StoredRecords, "objectKeys">;
 
@@ -87,6 +88,8 @@ export async function rebuildFeeds(store: ObjectStore, config: RelcastConfig, op
   // A catalog lost and republished into can hold records whose builds rank against their versions.
   refuseStoredBuildOrder(result.records, `${store.uriFor(CATALOG_KEY)} cannot be rebuilt`);
   const compared = await changesAgainstCurrent(store, result.records);
+  // A dry run says what the real one would refuse.
+  if (options.dryRun && options.signing?.key) await checkAppKey(store, config.pluginId, options.signing.key, await releasesOf(store, config, { kind: "replace", records: result.records }));
   if (options.dryRun) return { ...result, ...compared, written: false };
   await applyChange(store, config, "rebuild", { kind: "replace", records: result.records }, [], { site: true, signing: options.signing });
   return { ...result, ...compared, written: true };

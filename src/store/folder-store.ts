@@ -1,17 +1,17 @@
 import { constants, unlinkSync } from "node:fs";
-import { access, copyFile, link, lstat, mkdir, open, readdir, readlink, rename, stat, unlink, writeFile } from "node:fs/promises";
-import { pipeline } from "node:stream/promises";
-import type { Dirent, Stats } from "node:fs";
+import { access, copyFile, link, lstat, mkdir, readdir, readlink, rename, stat, unlink, writeFile } from "node:fs/promises";
+import type { Dirent } from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { PreconditionFailedError, RelcastError } from "../core/errors.js";
 import { withFileLock } from "./folder-lock.js";
 import { undecodableNamesBelow } from "./undecodable-names.js";
 import { assertSafeKey, FOLDER_STORE_INTERNAL } from "./object-key.js";
-import { contentTypeFor } from "./content-types.js";
-import { linkOpened, linkOrCopy } from "./link-or-copy.js";
+import { folderMeta } from "./folder-meta.js";
+import { copyObjectInto } from "./folder-copy.js";
+import { linkOrCopy } from "./link-or-copy.js";
 import { blockedFolder, foldersAreReal, makeFoldersNoFollow, openNoFollow, statNoFollow } from "./no-follow.js";
-import type { ByteRange, ObjectMeta, ObjectStore, PutBody, PutOptions, StoreLocation } from "./object-store.js";
+import type { ByteRange, CopySourceMeta, ObjectMeta, ObjectStore, PutBody, PutOptions, StoreLocation } from "./object-store.js";
 
 /**
  * A local folder laid out exactly like the bucket. Writes go to a temp file
@@ -20,52 +20,28 @@ import type { ByteRange, ObjectMeta, ObjectStore, PutBody, PutOptions, StoreLoca
  * reader therefore never sees a half-written object. No path inside the
  * store is followed through a symbolic link (see no-follow.ts).
  */
-function metaFrom(key: string, st: Stats): ObjectMeta {
-  return {
-    key,
-    size: st.size,
-    etag: `"${st.ino.toString(16)}-${st.size.toString(16)}-${st.mtimeMs.toString(16).replace(".", "")}"`,
-    lastModified: st.mtime,
-    contentType: contentTypeFor(key),
-  };
-}
-
 export function createFolderStore(root: string): ObjectStore {
   const absRoot = path.resolve(root);
   const location: StoreLocation = { scheme: "file", bucket: absRoot, prefix: "" };
   const partsOf = (key: string) => assertSafeKey(key).split("/");
   const fileFor = (key: string) => path.join(absRoot, ...partsOf(key));
+  const uriFor = (key: string) => `file://${absRoot}/${assertSafeKey(key)}`;
 
   /** Temp files this process is writing: an interrupted run removes them at once. */
   const inFlight = new Set<string>();
 
   /** Copies a local file (or, with `fromKey`, a store object opened without following links) into a new temp file. */
-  async function writeTemp(key: string, body: PutBody, fromKey?: string): Promise<string> {
+  async function writeTemp(key: string, body: PutBody, fromKey?: string, pin?: CopySourceMeta): Promise<string> {
     await mkdir(absRoot, { recursive: true });
     await makeFoldersNoFollow(absRoot, partsOf(key));
     const temp = path.join(path.dirname(fileFor(key)), `.relcast-tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
     inFlight.add(temp);
     if (fromKey !== undefined) {
-      const opened = await openNoFollow(absRoot, partsOf(fromKey));
-      if (!opened) throw Object.assign(new Error(`no object ${fromKey} to copy (missing or a link)`), { code: "ENOENT" });
-      const source = opened.fh;
-      // Objects are never changed in place, so the copy can be the same inode (see link-or-copy.ts).
-      if (await linkOpened(fileFor(fromKey), opened.st, temp).catch(async (err: unknown) => {
-        await source.close().catch(() => undefined);
-        throw err;
-      })) {
-        await source.close();
-        return temp;
-      }
-      const target = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
       try {
-        await pipeline(source.createReadStream({ highWaterMark: 1 << 20 }), target.createWriteStream());
+        await copyObjectInto({ root: absRoot, fromKey, fromParts: partsOf(fromKey), fromPath: fileFor(fromKey), toKey: key, uriFor }, temp, pin);
       } catch (err) {
-        await unlink(temp).catch(() => undefined);
+        inFlight.delete(temp);
         throw err;
-      } finally {
-        await source.close().catch(() => undefined);
-        await target.close().catch(() => undefined);
       }
       return temp;
     }
@@ -83,9 +59,9 @@ export function createFolderStore(root: string): ObjectStore {
     return temp;
   }
 
-  async function put(key: string, body: PutBody, options: PutOptions, fromKey?: string): Promise<{ etag: string }> {
+  async function put(key: string, body: PutBody, options: PutOptions, fromKey?: string, pin?: CopySourceMeta): Promise<{ etag: string }> {
     const file = fileFor(key);
-    const temp = await writeTemp(key, body, fromKey);
+    const temp = await writeTemp(key, body, fromKey, pin);
     // link() and rename() keep the inode and mtime, so the temp file's stat is the
     // object's ETag; stat-ing the key afterwards would race with a concurrent delete.
     const written = await stat(temp);
@@ -102,7 +78,7 @@ export function createFolderStore(root: string): ObjectStore {
         await withFileLock(path.join(path.dirname(file), `.relcast-lock-${path.basename(file)}`), async () => {
           if (options.ifMatch !== undefined) {
             const current = await statNoFollow(absRoot, partsOf(key));
-            if (!current || metaFrom(key, current).etag !== options.ifMatch) throw new PreconditionFailedError(key, "if-match");
+            if (!current || folderMeta(key, current).etag !== options.ifMatch) throw new PreconditionFailedError(key, "if-match");
           }
           await rename(temp, file);
         });
@@ -122,15 +98,15 @@ export function createFolderStore(root: string): ObjectStore {
     } finally {
       inFlight.delete(temp);
     }
-    return { etag: metaFrom(key, written).etag };
+    return { etag: folderMeta(key, written).etag };
   }
 
   return {
     location,
-    uriFor: (key) => `file://${absRoot}/${assertSafeKey(key)}`,
+    uriFor,
     async head(key) {
       const st = await statNoFollow(absRoot, partsOf(key));
-      return st ? metaFrom(key, st) : undefined;
+      return st ? folderMeta(key, st) : undefined;
     },
     async get(key) {
       // Read through one descriptor so body and ETag describe the same file.
@@ -138,7 +114,7 @@ export function createFolderStore(root: string): ObjectStore {
       if (!opened) return undefined;
       try {
         const body = await opened.fh.readFile();
-        return { body, meta: metaFrom(key, opened.st) };
+        return { body, meta: folderMeta(key, opened.st) };
       } finally {
         await opened.fh.close();
       }
@@ -148,7 +124,7 @@ export function createFolderStore(root: string): ObjectStore {
       const opened = await openNoFollow(absRoot, partsOf(key));
       if (!opened) return undefined;
       const stream = opened.fh.createReadStream({ highWaterMark: 1 << 20, ...(range ? { start: range.start, end: range.end } : {}) });
-      return { stream, meta: metaFrom(key, opened.st) };
+      return { stream, meta: folderMeta(key, opened.st) };
     },
     async openRead(key: string) {
       // One descriptor, opened without following links, for the bytes and the ETag.
@@ -157,11 +133,12 @@ export function createFolderStore(root: string): ObjectStore {
       const { fh, st } = opened;
       // ctime moves with every write to the inode and cannot be set back by a user: equal values, same bytes.
       const sameFile = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-      return { meta: metaFrom(key, st), fd: fh.fd, sameFile, close: () => fh.close() };
+      return { meta: folderMeta(key, st), fd: fh.fd, sameFile, close: () => fh.close() };
     },
     put,
-    async copy(fromKey, toKey, options) {
-      return put(toKey, "", options, fromKey);
+    async copy(fromKey, toKey, options, source) {
+      // `source` pins the version the caller checked: any other is refused (folder-copy.ts), as on S3.
+      return put(toKey, "", options, fromKey, source);
     },
     async *list(prefix) {
       const results: ObjectMeta[] = [];
@@ -325,7 +302,7 @@ async function walk(root: string, rel: string, prefix: string, out: ObjectMeta[]
       if (!internal || hidden) await walk(root, key + "/", prefix, out, hidden);
     } else if (internal === hidden && entry.isFile() && key.startsWith(prefix)) {
       const st = await lstat(path.join(root, key)).catch(() => undefined);
-      if (st?.isFile()) out.push(metaFrom(key, st));
+      if (st?.isFile()) out.push(folderMeta(key, st));
     }
   }
 }

@@ -103,7 +103,8 @@ export interface ObjectStore {
    * `source`: the source's size and ETag when the caller knows them (it has just written or read it),
    * so the store need not read them again. The S3 store copies that version only (its copy requests
    * name the ETag): a source replaced or removed before the copy is done fails it with
-   * SourceChangedError, and nothing is written. (The folder store's objects never change in place.)
+   * SourceChangedError, and nothing is written. The folder store does the same: the source's
+   * descriptor must show the pinned ETag (and size) before and after its bytes are linked or copied.
    */
   copy(fromKey: string, toKey: string, options: PutOptions, source?: CopySourceMeta): Promise<{ etag: string }>;
   list(prefix: string): AsyncIterable<ObjectMeta>;

@@ -151,7 +151,8 @@ describe.concurrent("signed appcasts (Sparkle 2.9)", () => {
     await writeFile(other, (await import("../helpers/workspace.js")).newKey().seedBase64);
     const wrong = await runCli(["yank", "1.1.0", "--config", ws.configFile, "--key-file", other]);
     expect(wrong.code).toBe(6);
-    expect(wrong.stderr).toMatch(/does not verify the signature of the appcast in the store/);
+    // Checked as a publish checks it, against the newest bundle's SUPublicEDKey, before the stored feed's signature.
+    expect(wrong.stderr).toMatch(/carries SUPublicEDKey .*installed copies check the appcast, its notes pages and the catalog index with their key/s);
     expect(await snapshotTree(ws.storeDir)).toEqual(before);
 
     const yanked = await runCli(["yank", "1.1.0", "--config", ws.configFile, "--key-file", ws.keyFile]);

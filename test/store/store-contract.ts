@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { PreconditionFailedError } from "../../src/core/errors.js";
+import { PreconditionFailedError, SourceChangedError } from "../../src/core/errors.js";
 import { CACHE_IMMUTABLE, CACHE_NO_CACHE } from "../../src/store/content-types.js";
 import type { ObjectStore } from "../../src/store/object-store.js";
 import { collect, headerCheck, streamToBuffer, writeRandomFile } from "./store-contract-helpers.js";
@@ -100,6 +100,33 @@ export function runStoreContract(name: string, makeStore: () => Promise<ObjectSt
         store.copy("releases/1.0.0/p.dmg", "releases/latest/p.dmg", { contentType: "application/x-apple-diskimage", ifNoneMatch: "*" }),
       ).rejects.toBeInstanceOf(PreconditionFailedError);
       await expect(store.copy("nope/missing", "x/y", { contentType: "text/plain" })).rejects.toThrow();
+    });
+
+    it("a copy pinned to the version the caller checked refuses a source replaced since (same size), writing nothing; an unchanged one is copied", async () => {
+      const store = await fresh();
+      const dmg = { contentType: "application/x-apple-diskimage", cacheControl: CACHE_IMMUTABLE };
+      await store.put("releases/1.0.0/p.dmg", "checked bytes", dmg);
+      const checked = (await store.head("releases/1.0.0/p.dmg"))!;
+      await store.put("downloads/p.dmg", "damaged bytes", dmg);
+      const before = (await store.get("downloads/p.dmg"))!;
+      // Someone replaces the source between the caller's hash and its copy: same size, other bytes.
+      await store.put("releases/1.0.0/p.dmg", "planted bytes", dmg);
+      const outcome = await store.copy("releases/1.0.0/p.dmg", "downloads/p.dmg", dmg, { size: checked.size, etag: checked.etag }).catch((err: unknown) => err);
+      expect(outcome).toBeInstanceOf(SourceChangedError);
+      expect((outcome as Error).message).toMatch(/nothing was written/);
+      const after = (await store.get("downloads/p.dmg"))!;
+      expect(after.body.toString()).toBe("damaged bytes");
+      expect(after.meta.etag).toBe(before.meta.etag);
+      // A source removed after the check is refused the same way.
+      await store.delete("releases/1.0.0/p.dmg");
+      await expect(store.copy("releases/1.0.0/p.dmg", "downloads/p.dmg", dmg, { size: checked.size, etag: checked.etag })).rejects.toThrow();
+      expect((await store.get("downloads/p.dmg"))?.body.toString()).toBe("damaged bytes");
+      // The version pinned is still there: copied.
+      await store.put("releases/1.0.0/p.dmg", "checked bytes", dmg);
+      const now = (await store.head("releases/1.0.0/p.dmg"))!;
+      await store.copy("releases/1.0.0/p.dmg", "downloads/p.dmg", dmg, { size: now.size, etag: now.etag });
+      expect((await store.get("downloads/p.dmg"))?.body.toString()).toBe("checked bytes");
+      if (store.hiddenFiles) expect(await store.hiddenFiles("")).toEqual([]);
     });
 
     it("If-None-Match: * creates once; the second create fails and changes nothing", async () => {

@@ -1,8 +1,8 @@
 import { RelcastError } from "../../core/errors.js";
-import { parseInfoPlist, type BundleInfo } from "../../bundle/info-plist.js";
+import type { BundleInfo } from "../../bundle/info-plist.js";
 import type { CatalogView } from "../../catalog/catalog-entry.js";
-import { readStoredInfoPlist } from "../../catalog/stored-bundle.js";
-import { publicAppcastUrl, versionedKey, zipFileName } from "../../domain/release-layout.js";
+import { publicAppcastUrl } from "../../domain/release-layout.js";
+import { MAX_RELEASES_READ, otherKeyError, storedBundleInfo } from "./release-key.js";
 import type { ReleaseContext } from "../release-context.js";
 
 /**
@@ -37,7 +37,7 @@ export async function checkContinuity(ctx: ReleaseContext, bundle: BundleInfo, c
     .slice(0, MAX_RELEASES_READ);
   let identifierChecked = false;
   for (const previous of earlier) {
-    const before = await storedBundleInfo(ctx, previous.version);
+    const before = await storedBundleInfo(ctx.store, config.pluginId, previous.version);
     if (!identifierChecked && before.bundleIdentifier !== undefined) {
       identifierChecked = true;
       if (bundle.bundleIdentifier !== undefined && before.bundleIdentifier !== bundle.bundleIdentifier) {
@@ -51,37 +51,11 @@ export async function checkContinuity(ctx: ReleaseContext, bundle: BundleInfo, c
     if (before.publicEdKey === undefined) continue;
     if (before.publicEdKey !== key.publicKeyBase64) {
       if (!inputs.allowKeyChange) {
-        throw new RelcastError(
-          "E_KEY",
-          `the signing key's public key is ${key.publicKeyBase64}, but ${previous.version} (the newest earlier release with a key) carries SUPublicEDKey ${before.publicEdKey}: installed copies check this update with their key and would reject it`,
-          "sign with the key of the previous releases; to rotate the key on purpose, pass --allow-key-change (docs/sparkle.md, \"Rotating the signing key\", says when Sparkle accepts it)",
-        );
+        throw otherKeyError(key, `${previous.version} (the newest earlier release with a key) carries SUPublicEDKey`, before.publicEdKey, "this update");
       }
       logger.warn(`--allow-key-change: ${previous.version} carries SUPublicEDKey ${before.publicEdKey}, this release ${key.publicKeyBase64}; installed copies accept it only if its Apple code signature satisfies theirs`);
       ctx.keyChangeAllowed = true;
     }
     return;
   }
-}
-
-/** Earlier releases read, newest first, looking for the key their bundles carry. */
-const MAX_RELEASES_READ = 10;
-
-/** An earlier release's Info.plist, from its zip in the store; one that cannot be read stops the publish (the check cannot be made). */
-async function storedBundleInfo(ctx: ReleaseContext, version: string): Promise<BundleInfo> {
-  const zipKey = versionedKey(version, zipFileName(ctx.config.pluginId, version));
-  let why: string;
-  try {
-    const plist = await readStoredInfoPlist(ctx.store, zipKey);
-    if (plist) return parseInfoPlist(plist, `Contents/Info.plist in ${zipKey}`);
-    why = "the zip or its Contents/Info.plist is missing";
-  } catch (err) {
-    if (err instanceof RelcastError && err.code === "E_STORE") throw err;
-    why = (err as Error).message;
-  }
-  throw new RelcastError(
-    "E_STORE",
-    `cannot read the bundle of ${version}, an earlier release, from ${zipKey} (${why}): relcast checks that installed copies of it can take this update, and cannot without it`,
-    "run relcast verify to see what is wrong with the store, repair it, and publish again",
-  );
 }
