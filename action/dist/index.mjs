@@ -5785,6 +5785,20 @@ const xmlText = () => string().superRefine((value, ctx) => {
 		message: `${bidi}; remove it`
 	});
 });
+const headerValue = () => string().min(1).superRefine((value, ctx) => {
+	if (value.trim() !== value) ctx.addIssue({
+		code: "custom",
+		message: `starts or ends with whitespace, which S3 drops from the header it stores; write ${JSON.stringify(value.trim())}`
+	});
+	const bad = [...value].find((c) => c < " " || c > "~");
+	if (bad !== void 0) {
+		const code = `U+${bad.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+		ctx.addIssue({
+			code: "custom",
+			message: `holds ${code}, which an HTTP header cannot carry (printable ASCII and inner spaces only); remove it`
+		});
+	}
+});
 const httpUrlTemplate = string().superRefine((value, ctx) => {
 	const problem = httpUrlTemplateProblem(value);
 	if (problem) ctx.addIssue({
@@ -5853,8 +5867,8 @@ const configSchema = strictObject({
 		conditionalWrites: _enum(["prove", "unverified-single-writer"]).optional().meta(doc("\"prove\": the first write of a run waits until the store has shown it refuses losing If-None-Match/If-Match writes. \"unverified-single-writer\": skip that, only where nothing else ever writes to the store (docs/s3-store.md says what it risks); every writing run warns.", "prove"))
 	}).optional().meta(doc("Settings of an s3:// store (docs/s3-store.md). Credentials always come from the standard AWS chain (environment, profile, OIDC role), never from this file.")),
 	cacheControl: strictObject({
-		immutable: string().min(1).optional().meta(doc("Cache-Control of objects that never change (versioned downloads, records).", "public, max-age=31536000, immutable")),
-		mutable: string().min(1).optional().meta(doc("Cache-Control of objects that change with each publish (catalog, appcast, pages, latest downloads).", "no-cache"))
+		immutable: headerValue().optional().meta(doc("Cache-Control of objects that never change (versioned downloads, records). Sent as an HTTP header: printable ASCII, no surrounding whitespace.", "public, max-age=31536000, immutable")),
+		mutable: headerValue().optional().meta(doc("Cache-Control of objects that change with each publish (catalog, appcast, pages, latest downloads). Sent as an HTTP header: printable ASCII, no surrounding whitespace.", "no-cache"))
 	}).optional().meta(doc("Cache-Control headers given to the objects a publish writes (an S3 store serves them with each object)."))
 }).meta({
 	title: "relcast.config.json",
@@ -15530,6 +15544,21 @@ function formatPlan(plan) {
 	return lines.join("\n");
 }
 
+// src/store/header-fix.ts
+const show = (v) => v === void 0 ? "(none)" : JSON.stringify(v);
+function servedHeaderDifferences(store, meta, wants) {
+	if (store.location.scheme === "file") return [];
+	const found = [];
+	if (meta.contentType !== wants.contentType) found.push(`Content-Type ${show(meta.contentType)} (relcast writes ${show(wants.contentType)})`);
+	if (wants.cacheControl !== void 0 && meta.cacheControl !== wants.cacheControl) found.push(`Cache-Control ${show(meta.cacheControl)} (relcast writes ${show(wants.cacheControl)})`);
+	for (const [name, value] of Object.entries(meta.foreignHeaders ?? {})) found.push(`${name} ${show(value)} (relcast writes none)`);
+	return found;
+}
+function headerFixCommand(store, key, wants) {
+	const uri = store.uriFor(key);
+	return `aws s3 cp ${uri} ${uri} --metadata-directive REPLACE --content-type "${wants.contentType}"` + (wants.cacheControl !== void 0 ? ` --cache-control "${wants.cacheControl}"` : "");
+}
+
 // src/apply/create-only.ts
 init_errors$4();
 async function storedVersion(store, key) {
@@ -15539,14 +15568,6 @@ async function storedVersion(store, key) {
 		sha256: (await digestStream(got.stream)).sha256,
 		meta: got.meta
 	};
-}
-function headerDifferences(store, meta, options) {
-	if (store.location.scheme === "file") return [];
-	const found = [];
-	const show = (v) => v === void 0 ? "none" : JSON.stringify(v);
-	if (meta.contentType !== options.contentType) found.push(`Content-Type ${show(meta.contentType)} (relcast writes ${show(options.contentType)})`);
-	if (meta.cacheControl !== options.cacheControl) found.push(`Cache-Control ${show(meta.cacheControl)} (relcast writes ${show(options.cacheControl)})`);
-	return found;
 }
 async function putCreateOnly(t, w, body, options) {
 	for (let attempt = 1;; attempt++) try {
@@ -15558,25 +15579,12 @@ async function putCreateOnly(t, w, body, options) {
 		if (!(err instanceof PreconditionFailedError)) throw err;
 		const stored = w.sha256 ? await storedVersion(t.target, w.key) : void 0;
 		if (w.sha256 && stored?.sha256 === w.sha256) {
-			const wrong = headerDifferences(t.target, stored.meta, options);
+			const wrong = servedHeaderDifferences(t.target, stored.meta, options);
 			if (wrong.length === 0) {
 				t.log(`${w.key} was written meanwhile with the same bytes; keeping it`);
 				return;
 			}
-			try {
-				const { etag } = await t.target.copy(w.key, w.key, {
-					...options,
-					ifMatch: stored.meta.etag
-				}, {
-					size: stored.meta.size,
-					etag: stored.meta.etag
-				});
-				t.log(`${w.key} was written meanwhile with the same bytes but ${wrong.join(" and ")}; rewrote its headers in place (not a byte changed)`);
-				return etag;
-			} catch (copyErr) {
-				if (!(copyErr instanceof PreconditionFailedError || copyErr instanceof SourceChangedError) || attempt >= 10) throw copyErr;
-				continue;
-			}
+			throw new RelcastError("E_CONFLICT", `${t.target.uriFor(w.key)} is already there with the same bytes but ${wrong.join(" and ")}; relcast left it as it is, since another run may own it`, `if another run published this version meanwhile, this run lost the race: check the catalog. If the release is yours (an upload by hand, a run with another cacheControl setting), give it relcast's headers without changing a byte, then run again: ${headerFixCommand(t.target, w.key, options)}`);
 		}
 		if (w.sha256 && stored === void 0 && attempt < 10) {
 			await new Promise((r) => setTimeout(r, 100 * attempt + Math.random() * 100));
@@ -22480,6 +22488,11 @@ async function* readInPlace(fd) {
 function newCatalogFile(workDir, attempt) {
 	return path.join(workDir, `catalog-${attempt}-${randomBytes(6).toString("hex")}.json`);
 }
+function etagOfView(changed, etagNow) {
+	if (changed) return ETAG_PLACEHOLDER;
+	if (etagNow === void 0) throw new Error("an unchanged catalog has an ETag");
+	return etagNow;
+}
 function spliceAt(view, record) {
 	const { firstOffset } = view;
 	return firstOffset !== void 0 && goesFirst(view, record) ? {
@@ -22556,7 +22569,7 @@ async function planFeeds(store, config, change, workDir, attempt = 1, signing = 
 			const file = newCatalogFile(workDir, attempt);
 			const result = await writeCatalog(next, file);
 			changed = !current || current.body.length !== result.sizeBytes || sha256Of$1(current.body) !== result.sha256;
-			view = changed || !viewNow ? viewOfCatalog(next, ETAG_PLACEHOLDER, limit, result.firstOffset) : viewNow;
+			view = changed || !viewNow ? viewOfCatalog(next, etagOfView(changed, etagNow), limit, result.firstOffset) : viewNow;
 			catalog = {
 				source: {
 					kind: "file",
@@ -22569,7 +22582,7 @@ async function planFeeds(store, config, change, workDir, attempt = 1, signing = 
 		} else {
 			const bytes = Buffer.from(serializeCatalog(next));
 			changed = !current?.body.equals(bytes);
-			view = changed || !viewNow ? viewOfCatalog(next, ETAG_PLACEHOLDER, limit, firstEntryOffset(bytes, next)) : viewNow;
+			view = changed || !viewNow ? viewOfCatalog(next, etagOfView(changed, etagNow), limit, firstEntryOffset(bytes, next)) : viewNow;
 			catalog = {
 				source: {
 					kind: "bytes",
@@ -22670,6 +22683,101 @@ async function latestObjects(store, pluginId) {
 async function yankedAmong(store, versions) {
 	const marked = await Promise.all(versions.map(async (v) => await store.head(yankKey(v)) ? v : void 0));
 	return new Set(marked.filter((v) => v !== void 0));
+}
+
+// src/catalog/latest-plan.ts
+init_content_types();
+async function recordProblem(store, pluginId, version) {
+	const got = await store.get(recordKey(version));
+	if (!got) return "no release record backs it (not published by relcast)";
+	let raw;
+	try {
+		raw = JSON.parse(got.body.toString("utf8"));
+	} catch {
+		return "its release record is not JSON (not published by relcast)";
+	}
+	const parsed = releaseRecordSchema.safeParse(raw);
+	if (!parsed.success) return "its release record is not one relcast writes";
+	if (parsed.data.version !== version) return `its release record is that of ${parsed.data.version}`;
+	if (parsed.data.pluginId !== pluginId) return `its release record belongs to plugin ${parsed.data.pluginId}`;
+}
+async function unrecordedAmong(store, pluginId, versions, adding) {
+	const found = await Promise.all(versions.filter((v) => v !== adding).map(async (v) => [v, await recordProblem(store, pluginId, v)]));
+	return new Map(found.filter((f) => f[1] !== void 0));
+}
+async function withheldAmong(store, pluginId, versions, adding, catalog) {
+	const [yanked, paused, unrecorded] = await Promise.all([
+		yankedAmong(store, versions),
+		pausedAmong(store, versions),
+		unrecordedAmong(store, pluginId, versions, adding)
+	]);
+	const unlisted = catalog ? versions.filter((v) => v !== adding && !catalog.has(v)) : [];
+	return new Map([
+		...unlisted.map((v) => [v, "not in the catalog"]),
+		...unrecorded,
+		...[...paused].map((v) => [v, "rollout paused"]),
+		...[...yanked].map((v) => [v, "yanked"])
+	]);
+}
+async function planLatestCleanup(store, pluginId, adding, catalog) {
+	const present = await latestObjects(store, pluginId);
+	const versions = [.../* @__PURE__ */ new Set([...present.map((p) => p.version), ...adding ? [adding] : []])];
+	const withheld = await withheldAmong(store, pluginId, versions, adding, catalog);
+	const highest = import_semver.default.rsort(versions.filter((v) => !withheld.has(v)))[0];
+	return present.filter((o) => withheld.has(o.version) || highest !== void 0 && import_semver.default.lt(o.version, highest)).map((o) => ({
+		step: "latest",
+		op: "delete",
+		key: o.key,
+		needed: true,
+		why: withheld.get(o.version) ?? `older than ${highest}`
+	}));
+}
+async function planLatest(store, pluginId, version, channel, versionedKeys, cacheControl, catalog) {
+	const present = [...new Set((await latestObjects(store, pluginId)).map((o) => o.version))];
+	const withheld = await withheldAmong(store, pluginId, [.../* @__PURE__ */ new Set([...present, version])], version, catalog);
+	const highest = import_semver.default.rsort(present.filter((v) => !withheld.has(v)))[0];
+	const copies = versionedKeys.map((from) => ({
+		from,
+		to: `${LATEST_PREFIX}${from.split("/").pop()}`
+	}));
+	const complete = async () => {
+		for (const { from, to } of copies) {
+			const [source, copy] = await Promise.all([store.head(from), store.head(to)]);
+			if (!source || !copy || source.size !== copy.size) return false;
+		}
+		return true;
+	};
+	let reason;
+	if (withheld.has(version)) reason = `unchanged: ${version} is ${withheld.get(version)}`;
+	else if (isPrerelease(version)) reason = `unchanged: ${version} is a prerelease`;
+	else if (channel !== "stable") reason = `unchanged: ${version} is on the ${channel} channel`;
+	else if (highest && import_semver.default.gt(highest, version)) reason = `unchanged: ${highest} is higher than ${version}`;
+	else if (highest === version && await complete()) reason = `unchanged: ${version} is already latest`;
+	if (reason) return {
+		latest: {
+			update: false,
+			reason
+		},
+		writes: []
+	};
+	const writes = copies.map(({ from, to }) => ({
+		step: "latest",
+		op: "copy",
+		from,
+		key: to,
+		contentType: contentTypeFor(to),
+		cacheControl,
+		needed: true,
+		why: `${version} is the highest stable version`
+	}));
+	writes.push(...await planLatestCleanup(store, pluginId, version, catalog));
+	return {
+		latest: {
+			update: true,
+			reason: `${LATEST_PREFIX}${pluginId}-${version}.dmg|.zip${highest && highest !== version ? ` (replaces ${highest})` : ""}`
+		},
+		writes
+	};
 }
 
 // src/site/page-head.ts
@@ -23128,9 +23236,16 @@ async function storedHash(store, key) {
 		got.stream.destroy();
 	}
 }
+function headersAsWritten(meta, want) {
+	if (meta.foreignHeaders !== void 0) return false;
+	if (meta.contentType !== void 0 && meta.contentType !== want.contentType) return false;
+	return meta.cacheControl === void 0 || meta.cacheControl === want.cacheControl;
+}
 const short = (sha) => `${sha.slice(0, 12)}…`;
-async function judgeCopy(source, target, from, to, pin) {
-	const copy = await target.head(to);
+async function judgeCopy(source, target, from, to, pin, headers) {
+	const found = await target.head(to);
+	const copy = found && (!headers || headersAsWritten(found, headers)) ? found : void 0;
+	const reason = !found ? "missing" : !copy ? "headers" : "bytes";
 	if (pin.sha256 === void 0) {
 		const head = await source.head(from);
 		if (!head) return { kind: "no-source" };
@@ -23144,7 +23259,8 @@ async function judgeCopy(source, target, from, to, pin) {
 			source: {
 				size: head.size,
 				etag: head.etag
-			}
+			},
+			reason
 		};
 	}
 	if (copy && copy.size === pin.sizeBytes) {
@@ -23166,11 +23282,77 @@ async function judgeCopy(source, target, from, to, pin) {
 		source: {
 			size: src.sizeBytes,
 			etag: src.etag
-		}
+		},
+		reason
 	};
 }
 function refusal$1(source, from, to, what) {
 	return `${source.uriFor(from)} ${what}, so ${to} was not rewritten from it (nothing was written for it): the release's own object is damaged; restore it from a backup, or publish that build again under a new version`;
+}
+function sourceMissing(source, from, to) {
+	return `${source.uriFor(from)} is missing, so ${to} could not be written from it (nothing was written for it): restore the release's own object from a backup, or publish that build again under a new version`;
+}
+
+// src/site/record-agreement.ts
+init_errors$4();
+function pinsOf(r) {
+	const au = r.autoupdate;
+	return {
+		artifactFileName: r.objectStore.artifactFileName,
+		objectPath: r.objectStore.objectPath,
+		sizeBytes: r.sizeBytes,
+		sha256: r.sha256,
+		autoupdate: au && {
+			sizeBytes: au.sizeBytes,
+			sha256: au.sha256,
+			edSignature: au.edSignature,
+			deltas: (au.deltas ?? []).map((d) => ({
+				fromVersion: d.fromVersion,
+				sizeBytes: d.sizeBytes,
+				sha256: d.sha256,
+				edSignature: d.edSignature
+			}))
+		},
+		icon: r.icon && {
+			fileName: r.icon.fileName,
+			sizeBytes: r.icon.sizeBytes,
+			sha256: r.icon.sha256
+		}
+	};
+}
+async function disagreement(store, entry) {
+	const key = recordKey(entry.version);
+	const got = await store.get(key);
+	if (!got) return `${store.uriFor(key)} is missing, but the catalog lists ${entry.version}`;
+	const record = parseStoredJson(got.body, releaseRecordSchema);
+	if (!record || record.version !== entry.version) return `${store.uriFor(key)} is not a valid release record of ${entry.version}`;
+	if (!isDeepStrictEqual(pinsOf(record), pinsOf(entry))) return `the catalog's entry for ${entry.version} pins other bytes (size, SHA-256, signature or file name) than its record ${store.uriFor(key)}`;
+}
+const RECORDS_AT_ONCE = 8;
+async function assertCatalogAgreesWithRecords(store, entries) {
+	const found = [];
+	for (let i = 0; i < entries.length; i += RECORDS_AT_ONCE) {
+		const batch = await Promise.all(entries.slice(i, i + RECORDS_AT_ONCE).map((entry) => disagreement(store, entry)));
+		found.push(...batch.filter((p) => p !== void 0));
+	}
+	if (found.length === 0) return;
+	throw new RelcastError("E_VERIFY", `the catalog does not agree with the release records, so the public site was not written (nothing was):\n${found.map((p) => `  ${p}`).join("\n")}`, "run `relcast rebuild` to write the catalog again from the records (restore a missing or damaged record from a backup first), then run this again");
+}
+
+// src/site/latest-strays.ts
+async function planLatestStrays(store, pluginId, planned) {
+	const writes = [];
+	for await (const meta of store.list(LATEST_PREFIX)) {
+		if (planned.has(meta.key) || versionOfLatestKey(meta.key, pluginId) !== void 0) continue;
+		writes.push({
+			step: "site",
+			op: "delete",
+			key: meta.key,
+			needed: true,
+			why: "not a copy of any release (its name is no version of this plugin)"
+		});
+	}
+	return writes;
 }
 
 // src/site/site-plan.ts
@@ -23234,7 +23416,10 @@ function latestArtifacts(pluginId, want) {
 	}] : []];
 }
 async function judgedCopy(source, target, from, to, pin, base, why, refused) {
-	const verdict = await judgeCopy(source, target, from, to, pin);
+	const verdict = await judgeCopy(source, target, from, to, pin, {
+		contentType: base.contentType,
+		cacheControl: base.cacheControl
+	});
 	if (verdict.kind === "no-source") return "no-source";
 	if (verdict.kind === "refused") {
 		refused.push(verdict.problem);
@@ -23248,13 +23433,18 @@ async function judgedCopy(source, target, from, to, pin, base, why, refused) {
 		needed: false,
 		why: "already there"
 	};
+	const because = {
+		missing: "missing",
+		headers: "served with headers relcast does not write",
+		bytes: "bytes differ from the record"
+	}[verdict.reason];
 	return {
 		...base,
 		op: "copy",
 		from,
 		key: to,
 		needed: true,
-		why,
+		why: `${why}: ${because}`,
 		pinned: verdict.source
 	};
 }
@@ -23267,7 +23457,7 @@ async function planDownloads(source, target, record, cacheControl, step, planned
 			cacheControl
 		};
 		if (repair && !planned.has(from)) {
-			const judged = await judgedCopy(source, target, from, to, pin, base, "public download whose bytes differ from the record", repair);
+			const judged = await judgedCopy(source, target, from, to, pin, base, "public download", repair);
 			if (judged === "no-source") throw missingVersioned(source, from, record);
 			if (judged) writes.push(judged);
 			continue;
@@ -23295,13 +23485,14 @@ async function planAllDownloads(source, target, cacheControl, repair) {
 	if (!got) return [];
 	const writes = [];
 	const records = parseCatalog(got.body.toString("utf8"), source.uriFor(CATALOG_KEY)).versions;
+	await assertCatalogAgreesWithRecords(source, records);
 	for (let i = 0; i < records.length; i += RELEASES_AT_ONCE) {
 		const batch = await Promise.all(records.slice(i, i + RELEASES_AT_ONCE).map((record) => planDownloads(source, target, record, cacheControl, "site", /* @__PURE__ */ new Set(), repair)));
 		writes.push(...batch.flat());
 	}
 	return writes;
 }
-async function planLatestReconcile(store, pluginId, records, cacheControl, planned, refused) {
+async function planLatestReconcile(store, pluginId, records, listed, cacheControl, planned, refused) {
 	const writes = [];
 	const want = expectedLatest(records);
 	if (want) {
@@ -23330,7 +23521,8 @@ async function planLatestReconcile(store, pluginId, records, cacheControl, plann
 			};
 			if (refused && !planned.has(from)) {
 				const judged = await judgedCopy(store, store, from, to, pin, base, `${want.version} is latest`, refused);
-				if (judged && judged !== "no-source" && judged.needed) writes.push(judged);
+				if (judged === "no-source") refused.push(sourceMissing(store, from, to));
+				else if (judged?.needed) writes.push(judged);
 				continue;
 			}
 			const [source, copy] = await Promise.all([store.head(from), store.head(to)]);
@@ -23348,10 +23540,20 @@ async function planLatestReconcile(store, pluginId, records, cacheControl, plann
 	}
 	const withheld = new Map(records.filter((r) => r.yanked || isPaused(r)).map((r) => [r.version, r.yanked ? "yanked" : "a paused rollout"]));
 	const neverLatest = new Map(records.filter((r) => !mayBeLatest(r.version, r.channel)).map((r) => [r.version, r]));
-	for (const obj of await latestObjects(store, pluginId)) {
+	const present = await latestObjects(store, pluginId);
+	const unlisted = [...new Set(present.filter((o) => !listed.has(o.version) && (!want || import_semver.default.gt(o.version, want.version))).map((o) => o.version))];
+	const unrecorded = await unrecordedAmong(store, pluginId, unlisted, void 0);
+	for (const obj of present) {
 		if (planned.has(obj.key)) continue;
 		const other = neverLatest.get(obj.version);
-		if (withheld.has(obj.version)) writes.push({
+		if (unrecorded.has(obj.version)) writes.push({
+			step: "site",
+			op: "delete",
+			key: obj.key,
+			needed: true,
+			why: `${obj.version} is not in the catalog and ${unrecorded.get(obj.version)}`
+		});
+		else if (withheld.has(obj.version)) writes.push({
 			step: "site",
 			op: "delete",
 			key: obj.key,
@@ -23424,8 +23626,8 @@ async function planLatestDownloads(source, target, pluginId, records, cacheContr
 				needed: true,
 				why
 			} : await judgedCopy(source, target, from, to, pin, base, why, refused);
-			if (judged === "no-source") continue;
-			if (judged) writes.push(judged);
+			if (judged === "no-source") refused.push(sourceMissing(source, from, to));
+			if (judged && judged !== "no-source") writes.push(judged);
 			else complete = false;
 		}
 		if (stateCurrent && writes.every((w) => !w.needed) && complete) return [];
@@ -23501,7 +23703,8 @@ async function planSite(source, target, config, feeds, options = {}) {
 	const writes = [];
 	const refused = options.allDownloads ? options.refused ?? [] : void 0;
 	if (options.allDownloads) writes.push(...await planAllDownloads(source, target, immutable, options.repair ? refused : void 0));
-	if (source === target) writes.push(...await planLatestReconcile(target, config.pluginId, feeds.view.records, mutable, planned, refused));
+	if (source === target) writes.push(...await planLatestReconcile(target, config.pluginId, feeds.view.records, feeds.view.entries, mutable, planned, refused));
+	if (source === target && options.allDownloads) writes.push(...await planLatestStrays(target, config.pluginId, planned));
 	writes.push(...await planLatestDownloads(source, target, config.pluginId, feeds.view.records, mutable, planned, refused));
 	for (const page of feeds.pages) writes.push(await pagePut(target, page.key, page.bytes, contentTypeFor(page.key), mutable));
 	if (feeds.appcast) writes.push(await pagePut(target, publicAppcastKey(config.pluginId), feeds.appcast, APPCAST_CONTENT_TYPE, mutable));
@@ -23651,92 +23854,13 @@ const feedsStep = {
 	}
 };
 
-// src/catalog/latest-plan.ts
-init_content_types();
-async function unrecordedAmong(store, versions, adding) {
-	const missing = await Promise.all(versions.filter((v) => v !== adding).map(async (v) => await store.head(recordKey(v)) ? void 0 : v));
-	return new Set(missing.filter((v) => v !== void 0));
-}
-async function withheldAmong(store, versions, adding) {
-	const [yanked, paused, unrecorded] = await Promise.all([
-		yankedAmong(store, versions),
-		pausedAmong(store, versions),
-		unrecordedAmong(store, versions, adding)
-	]);
-	return new Map([
-		...[...unrecorded].map((v) => [v, "no release record backs it (not published by relcast)"]),
-		...[...paused].map((v) => [v, "rollout paused"]),
-		...[...yanked].map((v) => [v, "yanked"])
-	]);
-}
-async function planLatestCleanup(store, pluginId, adding) {
-	const present = await latestObjects(store, pluginId);
-	const versions = [.../* @__PURE__ */ new Set([...present.map((p) => p.version), ...adding ? [adding] : []])];
-	const withheld = await withheldAmong(store, versions, adding);
-	const highest = import_semver.default.rsort(versions.filter((v) => !withheld.has(v)))[0];
-	return present.filter((o) => withheld.has(o.version) || highest !== void 0 && import_semver.default.lt(o.version, highest)).map((o) => ({
-		step: "latest",
-		op: "delete",
-		key: o.key,
-		needed: true,
-		why: withheld.get(o.version) ?? `older than ${highest}`
-	}));
-}
-async function planLatest(store, pluginId, version, channel, versionedKeys, cacheControl) {
-	const present = [...new Set((await latestObjects(store, pluginId)).map((o) => o.version))];
-	const withheld = await withheldAmong(store, [.../* @__PURE__ */ new Set([...present, version])], version);
-	const highest = import_semver.default.rsort(present.filter((v) => !withheld.has(v)))[0];
-	const copies = versionedKeys.map((from) => ({
-		from,
-		to: `${LATEST_PREFIX}${from.split("/").pop()}`
-	}));
-	const complete = async () => {
-		for (const { from, to } of copies) {
-			const [source, copy] = await Promise.all([store.head(from), store.head(to)]);
-			if (!source || !copy || source.size !== copy.size) return false;
-		}
-		return true;
-	};
-	let reason;
-	if (withheld.has(version)) reason = `unchanged: ${version} is ${withheld.get(version)}`;
-	else if (isPrerelease(version)) reason = `unchanged: ${version} is a prerelease`;
-	else if (channel !== "stable") reason = `unchanged: ${version} is on the ${channel} channel`;
-	else if (highest && import_semver.default.gt(highest, version)) reason = `unchanged: ${highest} is higher than ${version}`;
-	else if (highest === version && await complete()) reason = `unchanged: ${version} is already latest`;
-	if (reason) return {
-		latest: {
-			update: false,
-			reason
-		},
-		writes: []
-	};
-	const writes = copies.map(({ from, to }) => ({
-		step: "latest",
-		op: "copy",
-		from,
-		key: to,
-		contentType: contentTypeFor(to),
-		cacheControl,
-		needed: true,
-		why: `${version} is the highest stable version`
-	}));
-	writes.push(...await planLatestCleanup(store, pluginId, version));
-	return {
-		latest: {
-			update: true,
-			reason: `${LATEST_PREFIX}${pluginId}-${version}.dmg|.zip${highest && highest !== version ? ` (replaces ${highest})` : ""}`
-		},
-		writes
-	};
-}
-
 // src/steps/latest/index.ts
 const latestStep = {
 	name: "latest",
 	skip: (ctx) => ctx.plan?.latest?.update ? false : ctx.plan?.latest?.reason ?? "no plan",
 	async run(ctx) {
 		await applyPlanned(ctx, "latest");
-		await applyWrites(contextTarget(ctx), await planLatestCleanup(ctx.store, ctx.config.pluginId));
+		await applyWrites(contextTarget(ctx), await planLatestCleanup(ctx.store, ctx.config.pluginId, ctx.inputs.version, void 0));
 	}
 };
 
@@ -23960,7 +24084,7 @@ const planStep = {
 			zipKey,
 			...ownKeys
 		])));
-		const latest = await planLatest(ctx.store, config.pluginId, inputs.version, record.channel, [dmgKey, zipKey], mutable);
+		const latest = await planLatest(ctx.store, config.pluginId, inputs.version, record.channel, [dmgKey, zipKey], mutable, ctx.catalog?.entries);
 		writes.push(...latest.writes);
 		const { feeds, site } = await planFeedsAndSite(ctx.store, config, {
 			kind: "add",
@@ -29494,12 +29618,27 @@ function publicEdKeyProblem(value) {
 	return bytes === 32 ? void 0 : `it decodes to ${bytes} bytes, not the 32 of an Ed25519 public key`;
 }
 
-// src/bundle/bundle-tree-check.ts
+// src/core/macos-name.ts
 init_errors$4();
 function macOSNameKey(name) {
 	if (/^[\x00-\x7f]*$/.test(name)) return name.toLowerCase();
 	return name.normalize("NFD").toLowerCase().normalize("NFD");
 }
+var MacOSNames = class {
+	seen = /* @__PURE__ */ new Map();
+	twinOf(name) {
+		const key = macOSNameKey(name);
+		const earlier = this.seen.get(key);
+		if (earlier !== void 0) return earlier;
+		this.seen.set(key, name);
+	}
+};
+function sameMacOSNameError(folder, earlier, name) {
+	return new RelcastError("E_INPUT", `${folder} holds "${earlier}" and "${name}", one name on macOS's default file system (it ignores case and Unicode normalization): unpacking the update would keep only one of them`, "rename or remove one of the two in the bundle, then build and publish again");
+}
+
+// src/bundle/bundle-tree-check.ts
+init_errors$4();
 function kindAsWritten(root, treeRel) {
 	const parts = treeRel.split("/").filter((p) => p !== "");
 	let at = root;
@@ -29523,7 +29662,7 @@ async function checkBundleTree(bundleDir) {
 			withFileTypes: true,
 			encoding: "buffer"
 		});
-		const seen = /* @__PURE__ */ new Map();
+		const seen = new MacOSNames();
 		const folder = rel === "" ? top : `${top}/${rel.slice(0, -1)}`;
 		for (const child of children) {
 			const name = child.name;
@@ -29531,10 +29670,8 @@ async function checkBundleTree(bundleDir) {
 			const text = name.toString("utf8");
 			const badName = namePartProblem(text);
 			if (badName) throw badNameError(`${folder}/${text}`, badName);
-			const same = macOSNameKey(text);
-			const earlier = seen.get(same);
-			if (earlier !== void 0) throw new RelcastError("E_INPUT", `${folder} holds "${earlier}" and "${text}", one name on macOS's default file system (it ignores case and Unicode normalization): unpacking the update would keep only one of them`, "rename or remove one of the two in the bundle, then build and publish again");
-			seen.set(same, text);
+			const earlier = seen.twinOf(text);
+			if (earlier !== void 0) throw sameMacOSNameError(folder, earlier, text);
 			const childRel = `${rel}${text}`;
 			const abs = `${root}/${childRel}`;
 			const st = lstatSync(abs);
@@ -30183,6 +30320,25 @@ async function readStoredInfoPlist(store, zipKey) {
 	return [...(await readZipListing(storeRanges(store, zipKey, head.size, head.etag), (name) => ZIP_INFO_PLIST.test(name))).files.values()][0];
 }
 
+// src/steps/preflight/release-key.ts
+init_errors$4();
+async function storedBundleInfo(store, pluginId, version) {
+	const zipKey = versionedKey(version, zipFileName(pluginId, version));
+	let why;
+	try {
+		const plist = await readStoredInfoPlist(store, zipKey);
+		if (plist) return parseInfoPlist(plist, `Contents/Info.plist in ${zipKey}`);
+		why = "the zip or its Contents/Info.plist is missing";
+	} catch (err) {
+		if (err instanceof RelcastError && err.code === "E_STORE") throw err;
+		why = err.message;
+	}
+	throw new RelcastError("E_STORE", `cannot read the bundle of ${version}, a published release, from ${zipKey} (${why}): relcast checks the signing key against the SUPublicEDKey installed copies hold, and cannot without it`, "run relcast verify to see what is wrong with the store, repair it, and run the command again");
+}
+function otherKeyError(key, what, theirs, writes) {
+	return new RelcastError("E_KEY", `the signing key (${key.source}) has public key ${key.publicKeyBase64}, but ${what} ${theirs}: installed copies check ${writes} with their key and would reject it; nothing was written`, `sign with the release key whose public key is ${theirs} (relcast keys public --key-file <file> prints a key's); to change the key on purpose, publish a release whose bundle carries the new SUPublicEDKey with \`relcast publish --allow-key-change\` (docs/sparkle.md, "Rotating the signing key")`);
+}
+
 // src/steps/preflight/continuity-check.ts
 init_errors$4();
 async function checkContinuity(ctx, bundle, catalog) {
@@ -30190,36 +30346,22 @@ async function checkContinuity(ctx, bundle, catalog) {
 	const feed = publicAppcastUrl(config.appUrl, config.pluginId);
 	if (bundle.feedUrl === void 0) logger.warn(`the bundle's Info.plist has no SUFeedURL: installed copies find updates only if the app sets the feed in code; add SUFeedURL = ${feed}`);
 	else if (bundle.feedUrl !== feed) throw new RelcastError("E_PLIST", `SUFeedURL in the bundle's Info.plist is ${bundle.feedUrl}, but this plugin's public appcast is ${feed}: installed copies would poll the wrong feed for ever`, `set SUFeedURL to ${feed} and rebuild (or fix appUrl/pluginId in the config if the bundle is right)`);
-	const earlier = (catalog?.records ?? []).filter((r) => r.autoupdate && r.version !== inputs.version).sort((a, b) => b.autoupdate.buildNumber - a.autoupdate.buildNumber).slice(0, MAX_RELEASES_READ);
+	const earlier = (catalog?.records ?? []).filter((r) => r.autoupdate && r.version !== inputs.version).sort((a, b) => b.autoupdate.buildNumber - a.autoupdate.buildNumber).slice(0, 10);
 	let identifierChecked = false;
 	for (const previous of earlier) {
-		const before = await storedBundleInfo(ctx, previous.version);
+		const before = await storedBundleInfo(ctx.store, config.pluginId, previous.version);
 		if (!identifierChecked && before.bundleIdentifier !== void 0) {
 			identifierChecked = true;
 			if (bundle.bundleIdentifier !== void 0 && before.bundleIdentifier !== bundle.bundleIdentifier) throw new RelcastError("E_PLIST", `CFBundleIdentifier is ${bundle.bundleIdentifier}, but ${previous.version} (the previous release) is ${before.bundleIdentifier}: Sparkle refuses to install an update with another identifier`, `build the bundle with CFBundleIdentifier ${before.bundleIdentifier}, or publish it as another plugin (its own pluginId and store)`);
 		}
 		if (before.publicEdKey === void 0) continue;
 		if (before.publicEdKey !== key.publicKeyBase64) {
-			if (!inputs.allowKeyChange) throw new RelcastError("E_KEY", `the signing key's public key is ${key.publicKeyBase64}, but ${previous.version} (the newest earlier release with a key) carries SUPublicEDKey ${before.publicEdKey}: installed copies check this update with their key and would reject it`, "sign with the key of the previous releases; to rotate the key on purpose, pass --allow-key-change (docs/sparkle.md, \"Rotating the signing key\", says when Sparkle accepts it)");
+			if (!inputs.allowKeyChange) throw otherKeyError(key, `${previous.version} (the newest earlier release with a key) carries SUPublicEDKey`, before.publicEdKey, "this update");
 			logger.warn(`--allow-key-change: ${previous.version} carries SUPublicEDKey ${before.publicEdKey}, this release ${key.publicKeyBase64}; installed copies accept it only if its Apple code signature satisfies theirs`);
 			ctx.keyChangeAllowed = true;
 		}
 		return;
 	}
-}
-const MAX_RELEASES_READ = 10;
-async function storedBundleInfo(ctx, version) {
-	const zipKey = versionedKey(version, zipFileName(ctx.config.pluginId, version));
-	let why;
-	try {
-		const plist = await readStoredInfoPlist(ctx.store, zipKey);
-		if (plist) return parseInfoPlist(plist, `Contents/Info.plist in ${zipKey}`);
-		why = "the zip or its Contents/Info.plist is missing";
-	} catch (err) {
-		if (err instanceof RelcastError && err.code === "E_STORE") throw err;
-		why = err.message;
-	}
-	throw new RelcastError("E_STORE", `cannot read the bundle of ${version}, an earlier release, from ${zipKey} (${why}): relcast checks that installed copies of it can take this update, and cannot without it`, "run relcast verify to see what is wrong with the store, repair it, and publish again");
 }
 
 // src/steps/preflight/orphan-records.ts
@@ -30390,9 +30532,9 @@ const signStep = {
 // src/site/site-sync.ts
 init_errors$4();
 const MAX_ROUNDS = 30;
-function refusedCopies(refused) {
+function refusedCopies(refused, dryRun = false) {
 	if (refused.length === 0) return;
-	throw new RelcastError("E_VERIFY", `${refused.length} public cop${refused.length === 1 ? "y was" : "ies were"} not rewritten, because the release's own object does not hold the bytes its record pins:\n${refused.map((r) => `  ${r}`).join("\n")}`, "everything else was written; restore each damaged object under releases/ from a backup (then run this again), or publish that build again under a new version");
+	throw new RelcastError("E_VERIFY", `${refused.length} public cop${refused.length === 1 ? "y was" : "ies were"} not ${dryRun ? "planned" : "written"}, because the release's own object is missing or does not hold the bytes its record pins:\n${refused.map((r) => `  ${r}`).join("\n")}`, `${dryRun ? "a real run writes everything else and fails the same way" : "everything else was written"}; restore each missing or damaged object under releases/ from a backup (then run this again), or publish that build again under a new version`);
 }
 async function syncSite(t, config, options, first) {
 	let planned = first;
@@ -30419,7 +30561,7 @@ async function syncSite(t, config, options, first) {
 			continue;
 		}
 		if (t.source === t.target && planned.writes.some((w) => w.op === "copy" && w.needed && w.key.startsWith("releases/latest/"))) {
-			const cleanup = await planLatestCleanup(t.target, config.pluginId);
+			const cleanup = await planLatestCleanup(t.target, config.pluginId, void 0, void 0);
 			await applyWrites(t, cleanup.map((w) => ({
 				...w,
 				step: "site"
@@ -30540,11 +30682,14 @@ async function listBundleEntries(bundleDir) {
 	const skipped = [];
 	function walk(abs, rel) {
 		const names = readdirSync(abs, { encoding: "buffer" }).sort(Buffer.compare);
+		const seen = new MacOSNames();
 		for (const bytes of names) {
 			if (!isUtf8(bytes)) throw nonUtf8NameError(`${rel}${printableBytes(bytes)}`);
 			const name = bytes.toString("utf8");
 			const badName = namePartProblem(name);
 			if (badName) throw badNameError(`${rel}${name}`, badName);
+			const earlier = seen.twinOf(name);
+			if (earlier !== void 0) throw sameMacOSNameError(rel.slice(0, -1), earlier, name);
 			const childAbs = `${abs}/${name}`;
 			const childRel = `${rel}${name}`;
 			if (isJunkName(name)) {
@@ -31347,8 +31492,11 @@ function zipRuleProblems(entries) {
 	const byName = new Map(entries.map((e) => [e.name.replace(/\/$/, ""), e]));
 	if (byName.get(top)?.kind === "file" || byName.get(top)?.kind === "symlink") problems.push(`the top-level entry ${top} is not a folder`);
 	if (tops.length === 1 && byName.get(`${top}/Contents/Info.plist`)?.kind !== "file") problems.push(`${top} has no Contents/Info.plist file`);
+	const seen = new MacOSNames();
 	for (const e of entries) {
 		const parts = e.name.replace(/\/$/, "").split("/");
+		const twin = seen.twinOf(parts.join("/"));
+		if (twin !== void 0) problems.push(twin === parts.join("/") ? `the zip holds ${e.name} twice` : `entries ${JSON.stringify(twin)} and ${JSON.stringify(e.name)} are one name on macOS (it ignores case and Unicode normalization): unpacking keeps only one; rename or remove one in the bundle`);
 		const badName = e.nameNotUtf8 ? "is not valid UTF-8" : e.name.startsWith("/") ? "is absolute" : namePathProblem(parts);
 		if (badName) {
 			problems.push(`entry name ${JSON.stringify(e.name)} ${badName}: rename it in the bundle`);
@@ -32409,6 +32557,20 @@ var init_object_key = __esmMin((() => {
 	FOLDER_STORE_INTERNAL = /(^|\/)\.relcast-/;
 }));
 
+// src/store/folder-meta.ts
+function folderMeta(key, st) {
+	return {
+		key,
+		size: st.size,
+		etag: `"${st.ino.toString(16)}-${st.size.toString(16)}-${st.mtimeMs.toString(16).replace(".", "")}"`,
+		lastModified: st.mtime,
+		contentType: contentTypeFor(key)
+	};
+}
+var init_folder_meta = __esmMin((() => {
+	init_content_types();
+}));
+
 // src/store/link-or-copy.ts
 async function linkOpened(sourcePath, opened, temp) {
 	try {
@@ -32528,16 +32690,51 @@ var init_no_follow = __esmMin((() => {
 	]);
 }));
 
-// src/store/folder-store.ts
-function metaFrom(key, st) {
-	return {
-		key,
-		size: st.size,
-		etag: `"${st.ino.toString(16)}-${st.size.toString(16)}-${st.mtimeMs.toString(16).replace(".", "")}"`,
-		lastModified: st.mtime,
-		contentType: contentTypeFor(key)
-	};
+// src/store/folder-copy.ts
+function checkPin(c, st, pin, when) {
+	if (!pin) return;
+	const now = folderMeta(c.fromKey, st);
+	if (now.etag === pin.etag && now.size === pin.size) return;
+	throw new SourceChangedError(c.uriFor(c.fromKey), c.uriFor(c.toKey), `the source was replaced ${when} (ETag ${pin.etag}, ${pin.size} bytes when it was checked; ${now.etag}, ${now.size} bytes now)`);
 }
+async function copyObjectInto(c, temp, pin) {
+	const opened = await openNoFollow(c.root, c.fromParts);
+	if (!opened) {
+		if (pin) throw new SourceChangedError(c.uriFor(c.fromKey), c.uriFor(c.toKey), "the source was removed (or made a link) after it was checked");
+		throw Object.assign(/* @__PURE__ */ new Error(`no object ${c.fromKey} to copy (missing or a link)`), { code: "ENOENT" });
+	}
+	const source = opened.fh;
+	let made = false;
+	try {
+		checkPin(c, opened.st, pin, "before the copy began");
+		if (!await linkOpened(c.fromPath, opened.st, temp)) {
+			const target = await open(temp, constants$1.O_WRONLY | constants$1.O_CREAT | constants$1.O_EXCL, 420);
+			made = true;
+			try {
+				await pipeline$1(source.createReadStream({
+					highWaterMark: 1 << 20,
+					autoClose: false
+				}), target.createWriteStream());
+			} finally {
+				await target.close().catch(() => void 0);
+			}
+		} else made = true;
+		checkPin(c, await source.stat(), pin, "while it was copied");
+	} catch (err) {
+		if (made) await unlink(temp).catch(() => void 0);
+		throw err;
+	} finally {
+		await source.close().catch(() => void 0);
+	}
+}
+var init_folder_copy = __esmMin((() => {
+	init_errors$4();
+	init_folder_meta();
+	init_link_or_copy();
+	init_no_follow();
+}));
+
+// src/store/folder-store.ts
 function createFolderStore(root) {
 	const absRoot = path.resolve(root);
 	const location = {
@@ -32547,32 +32744,26 @@ function createFolderStore(root) {
 	};
 	const partsOf = (key) => assertSafeKey(key).split("/");
 	const fileFor = (key) => path.join(absRoot, ...partsOf(key));
+	const uriFor = (key) => `file://${absRoot}/${assertSafeKey(key)}`;
 	const inFlight = /* @__PURE__ */ new Set();
-	async function writeTemp(key, body, fromKey) {
+	async function writeTemp(key, body, fromKey, pin) {
 		await mkdir(absRoot, { recursive: true });
 		await makeFoldersNoFollow(absRoot, partsOf(key));
 		const temp = path.join(path.dirname(fileFor(key)), `.relcast-tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
 		inFlight.add(temp);
 		if (fromKey !== void 0) {
-			const opened = await openNoFollow(absRoot, partsOf(fromKey));
-			if (!opened) throw Object.assign(/* @__PURE__ */ new Error(`no object ${fromKey} to copy (missing or a link)`), { code: "ENOENT" });
-			const source = opened.fh;
-			if (await linkOpened(fileFor(fromKey), opened.st, temp).catch(async (err) => {
-				await source.close().catch(() => void 0);
-				throw err;
-			})) {
-				await source.close();
-				return temp;
-			}
-			const target = await open(temp, constants$1.O_WRONLY | constants$1.O_CREAT | constants$1.O_EXCL, 420);
 			try {
-				await pipeline$1(source.createReadStream({ highWaterMark: 1 << 20 }), target.createWriteStream());
+				await copyObjectInto({
+					root: absRoot,
+					fromKey,
+					fromParts: partsOf(fromKey),
+					fromPath: fileFor(fromKey),
+					toKey: key,
+					uriFor
+				}, temp, pin);
 			} catch (err) {
-				await unlink(temp).catch(() => void 0);
+				inFlight.delete(temp);
 				throw err;
-			} finally {
-				await source.close().catch(() => void 0);
-				await target.close().catch(() => void 0);
 			}
 			return temp;
 		}
@@ -32587,9 +32778,9 @@ function createFolderStore(root) {
 		}
 		return temp;
 	}
-	async function put(key, body, options, fromKey) {
+	async function put(key, body, options, fromKey, pin) {
 		const file = fileFor(key);
-		const temp = await writeTemp(key, body, fromKey);
+		const temp = await writeTemp(key, body, fromKey, pin);
 		const written = await stat(temp);
 		try {
 			if (options.ifNoneMatch === "*") {
@@ -32604,7 +32795,7 @@ function createFolderStore(root) {
 				await withFileLock(path.join(path.dirname(file), `.relcast-lock-${path.basename(file)}`), async () => {
 					if (options.ifMatch !== void 0) {
 						const current = await statNoFollow(absRoot, partsOf(key));
-						if (!current || metaFrom(key, current).etag !== options.ifMatch) throw new PreconditionFailedError(key, "if-match");
+						if (!current || folderMeta(key, current).etag !== options.ifMatch) throw new PreconditionFailedError(key, "if-match");
 					}
 					await rename(temp, file);
 				});
@@ -32614,18 +32805,20 @@ function createFolderStore(root) {
 			}
 		} catch (err) {
 			await unlink(temp).catch(() => void 0);
+			const code = err.code;
+			if (code === "EISDIR" || code === "ENOTEMPTY") throw new RelcastError("E_STORE", `${file} is a folder, where the object ${key} belongs`, `remove that folder (it is not relcast's: look at what is inside first), then run the command again`);
 			throw err;
 		} finally {
 			inFlight.delete(temp);
 		}
-		return { etag: metaFrom(key, written).etag };
+		return { etag: folderMeta(key, written).etag };
 	}
 	return {
 		location,
-		uriFor: (key) => `file://${absRoot}/${assertSafeKey(key)}`,
+		uriFor,
 		async head(key) {
 			const st = await statNoFollow(absRoot, partsOf(key));
-			return st ? metaFrom(key, st) : void 0;
+			return st ? folderMeta(key, st) : void 0;
 		},
 		async get(key) {
 			const opened = await openNoFollow(absRoot, partsOf(key));
@@ -32633,7 +32826,7 @@ function createFolderStore(root) {
 			try {
 				return {
 					body: await opened.fh.readFile(),
-					meta: metaFrom(key, opened.st)
+					meta: folderMeta(key, opened.st)
 				};
 			} finally {
 				await opened.fh.close();
@@ -32650,7 +32843,7 @@ function createFolderStore(root) {
 						end: range.end
 					} : {}
 				}),
-				meta: metaFrom(key, opened.st)
+				meta: folderMeta(key, opened.st)
 			};
 		},
 		async openRead(key) {
@@ -32659,15 +32852,15 @@ function createFolderStore(root) {
 			const { fh, st } = opened;
 			const sameFile = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
 			return {
-				meta: metaFrom(key, st),
+				meta: folderMeta(key, st),
 				fd: fh.fd,
 				sameFile,
 				close: () => fh.close()
 			};
 		},
 		put,
-		async copy(fromKey, toKey, options) {
-			return put(toKey, "", options, fromKey);
+		async copy(fromKey, toKey, options, source) {
+			return put(toKey, "", options, fromKey, source);
 		},
 		async *list(prefix) {
 			const results = [];
@@ -32679,6 +32872,12 @@ function createFolderStore(root) {
 			const results = [];
 			await walk(absRoot, prefix.slice(0, prefix.lastIndexOf("/") + 1), prefix, results, true);
 			return results.sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+		},
+		async writeBlocked(key) {
+			const parts = partsOf(key);
+			const blocked = await blockedFolder(absRoot, parts.slice(0, -1));
+			if (blocked !== void 0) return `${path.join(absRoot, blocked)} in the folder store is a symbolic link or not a folder; relcast never writes through links: remove it from the store (relcast verify lists every link in a store) and run again`;
+			return (await lstat(fileFor(key)).catch(() => void 0))?.isDirectory() ? `${fileFor(key)} is a folder, where the object ${key} belongs: remove that folder (it is not relcast's: look at what is inside first), then run the command again` : void 0;
 		},
 		async delete(key) {
 			if (!await foldersAreReal(absRoot, partsOf(key))) return;
@@ -32794,7 +32993,7 @@ async function walk(root, rel, prefix, out, hidden = false) {
 			if (!internal || hidden) await walk(root, key + "/", prefix, out, hidden);
 		} else if (internal === hidden && entry.isFile() && key.startsWith(prefix)) {
 			const st = await lstat(path.join(root, key)).catch(() => void 0);
-			if (st?.isFile()) out.push(metaFrom(key, st));
+			if (st?.isFile()) out.push(folderMeta(key, st));
 		}
 	}
 }
@@ -32803,7 +33002,8 @@ var init_folder_store = __esmMin((() => {
 	init_folder_lock();
 	init_undecodable_names();
 	init_object_key();
-	init_content_types();
+	init_folder_meta();
+	init_folder_copy();
 	init_link_or_copy();
 	init_no_follow();
 }));
@@ -71577,7 +71777,18 @@ var init_s3_part_buffers = __esmMin((() => {
 }));
 
 // src/store/s3-object-meta.ts
+function foreignHeaders(h) {
+	const found = {};
+	const add = (name, value) => {
+		if (value !== void 0 && value !== "") found[name] = value;
+	};
+	if (h.ContentEncoding?.trim().toLowerCase() !== "identity") add("Content-Encoding", h.ContentEncoding);
+	add("Content-Disposition", h.ContentDisposition);
+	add("x-amz-website-redirect-location", h.WebsiteRedirectLocation);
+	return Object.keys(found).length > 0 ? found : void 0;
+}
 function metaFromHeaders(key, h) {
+	const foreign = foreignHeaders(h);
 	const total = h.ContentRange ? Number(h.ContentRange.split("/")[1]) : NaN;
 	return {
 		key,
@@ -71585,7 +71796,8 @@ function metaFromHeaders(key, h) {
 		etag: h.ETag ?? "",
 		lastModified: h.LastModified ?? /* @__PURE__ */ new Date(0),
 		...h.ContentType !== void 0 && { contentType: h.ContentType },
-		...h.CacheControl !== void 0 && { cacheControl: h.CacheControl }
+		...h.CacheControl !== void 0 && { cacheControl: h.CacheControl },
+		...foreign && { foreignHeaders: foreign }
 	};
 }
 function copySource(bucket, key) {
