@@ -15,8 +15,9 @@ import { httpStatusOf, isNotFound, mapS3Error, type WriteCondition } from "./s3-
 import { copySource } from "./s3-object-meta.js";
 import { fullKey } from "./s3-options.js";
 
-/** Keys of relcast's own under the store's prefix; nothing else ever lives there. */
-export const PROBE_PREFIX = ".relcast/probe/";
+// Keys of relcast's own under the store's prefix; nothing else ever lives there. Its own file (no SDK): verify reads it.
+export { PROBE_PREFIX } from "./probe-prefix.js";
+import { PROBE_PREFIX } from "./probe-prefix.js";
 
 /** A well-formed ETag no object has: S3 ETags are MD5 hex, and this is not the MD5 of the probe's bytes. */
 const WRONG_ETAG = `"${"0".repeat(32)}"`;

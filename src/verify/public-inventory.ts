@@ -8,7 +8,7 @@ import {
 import { ARCHIVE_NAME } from "../site/archive-plan.js";
 import { downloadCopies } from "../site/site-plan.js";
 import type { ObjectStore } from "../store/object-store.js";
-import { PROBE_PREFIX } from "../store/s3-conditional-probe.js";
+import { PROBE_PREFIX } from "../store/probe-prefix.js";
 
 /** The site's pages at the root, checked page by page against what relcast renders (public-feeds.ts). */
 function isSitePage(key: string): boolean {

@@ -26,7 +26,11 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const pythonTreeHash = (root: string): string => execFileSync("python3", [path.join(here, "sparkle-tree-hash.py"), root], { encoding: "utf8" }).trim();
 
 const NFC = "caf\u00e9";
-const NFD = "cafe\u0301";
+/**
+ * Decomposed (NFD) bytes beside the NFC name above, but not the same name once normalized: macOS's default file
+ * system takes "café" in NFC and NFD for one name, and relcast refuses such a pair (preflight and the zip step).
+ */
+const NFD = "cafe\u0301s";
 /** Above U+FFFF: a surrogate pair in UTF-16, which sorts before U+FB01 there but after it in UTF-8. */
 const ASTRAL = "\u{1F600}";
 const LIGATURE = "\uFB01le";
