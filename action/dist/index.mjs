@@ -72027,6 +72027,12 @@ var init_s3_stale_uploads = __esmMin((() => {
 	import_dist_cjs$4 = require_dist_cjs();
 }));
 
+// src/store/probe-prefix.ts
+var PROBE_PREFIX;
+var init_probe_prefix = __esmMin((() => {
+	PROBE_PREFIX = ".relcast/probe/";
+}));
+
 // src/store/s3-conditional-probe.ts
 async function proveConditionalWrites(t) {
 	const Key = fullKey(t.prefix, `${PROBE_PREFIX}${randomBytes(12).toString("hex")}`);
@@ -72159,7 +72165,7 @@ async function cleanUp(t, Key, uploadId) {
 		if (isNotFound(err)) t.onKey(Key, false);
 	}
 }
-var import_dist_cjs$3, PROBE_PREFIX, WRONG_ETAG;
+var import_dist_cjs$3, WRONG_ETAG;
 var init_s3_conditional_probe = __esmMin((() => {
 	import_dist_cjs$3 = require_dist_cjs();
 	init_errors$4();
@@ -72167,7 +72173,7 @@ var init_s3_conditional_probe = __esmMin((() => {
 	init_s3_errors();
 	init_s3_object_meta();
 	init_s3_options();
-	PROBE_PREFIX = ".relcast/probe/";
+	init_probe_prefix();
 	WRONG_ETAG = `"${"0".repeat(32)}"`;
 }));
 
