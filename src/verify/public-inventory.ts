@@ -67,6 +67,12 @@ const isSiteOwnerFile = (key: string) => SITE_OWNER_FILES.has(key) || key.starts
 
 /** A file named as the folder store names its temp and lock files (`.relcast-tmp-…`, `.relcast-lock-…`): what gc sweeps (every `.relcast-*` file, in any folder). */
 const STORE_TEMP_NAME = /(^|\/)\.relcast-[^/]*$/;
+/**
+ * Exactly as the folder store makes them: a temp file (`.relcast-tmp-<pid>-<12 hex>`) or a lock (`.relcast-lock`,
+ * `.relcast-lock-<object name>…`). A killed run leaves these, and re-running it does not remove another run's:
+ * warnings naming gc. Any other `.relcast-*` name is no file of relcast's: a problem.
+ */
+const STORE_OWN_NAME = /(^|\/)\.relcast-(tmp-\d+-[0-9a-f]{12}|lock(-[^/]+)?)$/;
 
 
 /**
@@ -76,9 +82,9 @@ const STORE_TEMP_NAME = /(^|\/)\.relcast-[^/]*$/;
  * `api/v1/plugins/<id>/…`) is served from the official host as if the
  * publisher had published it; anything else there (a page beside index.html,
  * a folder relcast never makes, another plugin's feed) is served from the
- * same host just the same: both are problems. So are the folder store's own
- * temp and lock files (`.relcast-*`) on the site, which a static host serves
- * too. The usual files of a site's root (robots.txt, favicon.ico, CNAME,
+ * same host just the same: both are problems. The folder store's own temp
+ * and lock files on the site (a killed run's; a static host serves them too)
+ * are warnings naming gc; other `.relcast-*` names are problems. The usual files of a site's root (robots.txt, favicon.ico, CNAME,
  * `.well-known/`…) are only warnings. A publish copies its downloads before it writes its feeds, so one
  * running now shows its new copies (and temp files) here for a moment; the
  * repairs say so.
@@ -98,7 +104,8 @@ export async function publicInventory(store: ObjectStore, pluginId: string, reco
   // (gc removes them), and anything else with such a name or in such a folder (which nothing of relcast's makes).
   const hidden: string[] = [];
   const strange: string[] = [];
-  for (const meta of (await store.hiddenFiles?.("")) ?? []) (STORE_TEMP_NAME.test(meta.key) ? hidden : strange).push(meta.key);
+  const odd: string[] = [];
+  for (const meta of (await store.hiddenFiles?.("")) ?? []) (STORE_OWN_NAME.test(meta.key) ? hidden : STORE_TEMP_NAME.test(meta.key) ? odd : strange).push(meta.key);
   const problems: string[] = [];
   if (own.length > 0) {
     problems.push(`${own.length} public object(s) under the plugin's own names that no release in the catalog names (${shown(own)}): they are served from the official host as if published; if no publish is running now, delete them (or re-run the publish they belong to)`);
@@ -106,13 +113,19 @@ export async function publicInventory(store: ObjectStore, pluginId: string, reco
   if (other.length > 0) {
     problems.push(`${other.length} object(s) on the public site that relcast did not write for ${pluginId} (${shown(other)}): the site's host serves them beside its pages as the publisher's; delete them (relcast gc never removes objects)`);
   }
-  if (hidden.length > 0) {
-    problems.push(`${hidden.length} temp or lock file(s) of the folder store on the public site (${shown(hidden)}): an interrupted write left them (if no publish, yank or site sync is running now), and a static host serving the folder serves them; run \`relcast gc\` (it removes those older than a day; \`--older-than 0\` when nothing is running)`);
+  if (odd.length > 0) {
+    problems.push(`${odd.length} file(s) named like the folder store's temp and lock files but not as it makes them (${shown(odd)}): no run of relcast wrote them, and a static host serving the folder serves them; delete them (\`relcast gc --older-than 0\` removes every \`.relcast-*\` file when nothing is running)`);
   }
   if (strange.length > 0) {
     problems.push(`${strange.length} file(s) in a folder named as the folder store names its temp files (${shown(strange)}): its listing hides them, but a static host serving the folder serves them; relcast makes no such folder, and relcast gc does not remove what is in it: delete it by hand`);
   }
   const warnings = siteFiles.length === 0 ? [] : [`${siteFiles.length} site file(s) relcast does not write (${shown(siteFiles)}): kept as the publisher's own; delete any you did not put there`];
+  // A killed run's temp and lock files: relcast's own, partial bytes of objects it publishes anyway (a re-run
+  // completes the release but leaves them, since another run may be writing its own). A static host serves them, so
+  // they are named, with gc, but a store whose every release verifies is not failed for them.
+  if (hidden.length > 0) {
+    warnings.push(`${hidden.length} temp or lock file(s) of the folder store on the public site (${shown(hidden)}): an interrupted write left them (if no publish, yank or site sync is running now), and a static host serving the folder serves them; run \`relcast gc\` (it removes those older than a day; \`--older-than 0\` when nothing is running)`);
+  }
   // A run's conditional-write proof object, left by a run that was killed: relcast's own, holding nothing of a release.
   if (probes.length > 0) warnings.push(`${probes.length} conditional-write probe object(s) an interrupted run left (${shown(probes)}): relcast gc removes them once they are a day old (\`--older-than 0\` when nothing is running)`);
   return { problems, warnings };

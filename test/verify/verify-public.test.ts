@@ -311,15 +311,19 @@ describe.concurrent("verify checks what installed copies and people read: the pu
     expect(res.stdout + res.stderr).toMatch(/2 site file\(s\) relcast does not write \(favicon\.ico, robots\.txt\): kept as the publisher's own/);
   });
 
-  it("the folder store's temp and lock names (.relcast-*) on the public site: exit 11 naming them and relcast gc, which removes them; verify then passes", async () => {
+  it("the folder store's temp and lock files on the public site are warnings naming gc; other .relcast-* names are problems (exit 11); gc removes both, and verify then passes", async () => {
     const store = await copyStore();
-    const hidden = ["downloads/.relcast-tmp-1-aa", ".relcast-tmp-2-bb", "api/v1/plugins/bridge-plugin/.relcast-evil.html", "icons/.relcast-x"];
-    for (const key of hidden) {
+    // As the store makes them (a killed run's): warnings. Named like them but not as the store makes them: problems.
+    const own = [".relcast-tmp-2-0123456789ab", "icons/.relcast-lock-bridge-plugin-1.0.0-icon.png"];
+    const hidden = ["downloads/.relcast-tmp-1-aa", "api/v1/plugins/bridge-plugin/.relcast-evil.html"];
+    for (const key of [...own, ...hidden]) {
       await mkdir(path.dirname(path.join(store, key)), { recursive: true });
       await writeFile(path.join(store, key), "left behind");
     }
-    const out = await expectProblem(store, /site: 4 temp or lock file\(s\) of the folder store on the public site \(.*\): an interrupted write left them .*run `relcast gc`/);
+    const out = await expectProblem(store, /site: 2 file\(s\) named like the folder store's temp and lock files but not as it makes them \(.*\): no run of relcast wrote them/);
     for (const key of hidden) expect(out).toContain(key);
+    expect(out).toMatch(/2 temp or lock file\(s\) of the folder store on the public site \(.*\): an interrupted write left them .*run `relcast gc`/);
+    for (const key of own) expect(out).toContain(key);
     const gc = await runCli(["gc", "--config", ws.configFile, "--store", `file://${store}`, "--older-than", "0"]);
     expect(gc.code, gc.stdout + gc.stderr).toBe(0);
     const res = await verify(store);
@@ -334,8 +338,10 @@ describe.concurrent("verify checks what installed copies and people read: the pu
       await mkdir(path.dirname(path.join(store, key)), { recursive: true });
       await writeFile(path.join(store, key), "<script>alert(1)</script>");
     }
-    const out = await expectProblem(store, /site: 3 temp or lock file\(s\) of the folder store on the public site .*run `relcast gc`/);
+    const out = await expectProblem(store, /site: 2 file\(s\) named like the folder store's temp and lock files but not as it makes them .*relcast gc --older-than 0/);
     for (const key of named) expect(out).toContain(key);
+    // A lock named as the store names its locks is a killed run's: a warning.
+    expect(out).toMatch(/1 temp or lock file\(s\) of the folder store on the public site \("releases\/1\.1\.0\/\.relcast-lock-foo"\)/);
     expect(out).toMatch(/site: 1 file\(s\) in a folder named as the folder store names its temp files \(".relcast-d\/payload\.html"\).*delete it by hand/);
     const gc = await runCli(["gc", "--config", ws.configFile, "--store", `file://${store}`, "--older-than", "0"]);
     expect(gc.code, gc.stdout + gc.stderr).toBe(0);
